@@ -1,0 +1,1 @@
+"""mixbatch_conformance: the conformance suite."""

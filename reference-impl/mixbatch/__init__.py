@@ -1,0 +1,1 @@
+"""mixbatch: batching HTTP requests in one multipart/mixed message."""
