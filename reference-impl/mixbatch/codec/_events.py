@@ -1,0 +1,84 @@
+"""Events the batch parser emits, as frozen dataclasses.
+
+A well-formed batch yields, for each part, one ``*PartStart`` event, zero or more ``PartData``
+events and one ``PartEnd`` event, and then a single ``BatchEnd``. Part indexes count from 0.
+``PartData.data`` is a read-only ``memoryview`` into the bytes that were fed; it stays valid for
+as long as it is referenced, so a consumer may keep it or write it out without copying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ._fields import Fields
+
+__all__ = [
+    "BatchEnd",
+    "Event",
+    "PartData",
+    "PartEnd",
+    "RequestPartStart",
+    "ResponsePartStart",
+]
+
+#: Batch-Outcome values (spec §3.3); ``None`` means the sub-request ran normally.
+OUTCOMES = frozenset({"skipped", "rolled-back", "aborted"})
+
+
+@dataclass(frozen=True, slots=True)
+class RequestPartStart:
+    """The header section of one sub-request: its method, its target and its other fields."""
+
+    index: int
+    method: str
+    target: str
+    fields: Fields
+    offset: int
+
+    def __post_init__(self) -> None:
+        if self.index < 0 or not self.method or not self.target:
+            raise ValueError(f"invalid RequestPartStart {self!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ResponsePartStart:
+    """The header section of one sub-response."""
+
+    index: int
+    status: int | None
+    outcome: str | None
+    content_id: str | None
+    fields: Fields
+    offset: int
+
+    def __post_init__(self) -> None:
+        if self.outcome is not None and self.outcome not in OUTCOMES:
+            raise ValueError(f"unknown Batch-Outcome {self.outcome!r}")
+        if self.status is not None and not 100 <= self.status <= 599:
+            raise ValueError(f"status out of range: {self.status!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class PartData:
+    """A chunk of the current part's body."""
+
+    index: int
+    data: memoryview
+
+
+@dataclass(frozen=True, slots=True)
+class PartEnd:
+    """The current part's body is complete; ``length`` is its size in octets."""
+
+    index: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchEnd:
+    """The close delimiter was seen; ``parts`` is the number of parts."""
+
+    parts: int
+
+
+Event = RequestPartStart | ResponsePartStart | PartData | PartEnd | BatchEnd

@@ -1,0 +1,60 @@
+"""Named limits of the mixbatch codec.
+
+Every bound the parser enforces lives here, with the reason for its default, so that the spec's
+limit table, the capabilities document and the error messages all read from one place
+(MB-LIMIT-1: "A server enforces and publishes limits on part count, batch octets, part octets
+and part header octets"). Overflowing a limit is a ``LimitExceeded`` error that maps to 413, or to
+431 for a part header section.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "MAX_BATCH_BYTES",
+    "MAX_BOUNDARY_LENGTH",
+    "MAX_PARTS",
+    "MAX_PART_BYTES",
+    "MAX_PART_HEADER_BYTES",
+    "MIN_RECOMMENDED_BOUNDARY_LENGTH",
+    "Limits",
+]
+
+#: The thesis' largest measured batch (ch. 6: 10,000 requests); larger batches should be split.
+MAX_PARTS = 10_000
+#: The per-request header budget most HTTP servers apply (8 KiB), applied to each part.
+MAX_PART_HEADER_BYTES = 8_192
+#: Large enough for a 1 MB payload sixteen times over; bigger bodies belong in their own request.
+MAX_PART_BYTES = 16 * 1024 * 1024
+#: 10,000 parts of the thesis' 1 kB payload with headers fit several times over.
+MAX_BATCH_BYTES = 64 * 1024 * 1024
+#: RFC 2046 §5.1.1: "boundary := 0*69<bchars> bcharsnospace", at most 70 characters.
+MAX_BOUNDARY_LENGTH = 70
+#: MB-WIRE-5: at least 16 characters of [A-Za-z0-9_-] make an accidental collision negligible.
+MIN_RECOMMENDED_BOUNDARY_LENGTH = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The bounds one parser enforces. Every field must be a positive integer."""
+
+    max_parts: int = MAX_PARTS
+    max_part_header_bytes: int = MAX_PART_HEADER_BYTES
+    max_part_bytes: int = MAX_PART_BYTES
+    max_batch_bytes: int = MAX_BATCH_BYTES
+
+    def __post_init__(self) -> None:
+        for name in ("max_parts", "max_part_header_bytes", "max_part_bytes", "max_batch_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
+
+    def as_document(self) -> dict[str, int]:
+        """The ``limits`` member of the capabilities document (spec §9)."""
+        return {
+            "max_parts": self.max_parts,
+            "max_batch_bytes": self.max_batch_bytes,
+            "max_part_bytes": self.max_part_bytes,
+            "max_part_header_bytes": self.max_part_header_bytes,
+        }

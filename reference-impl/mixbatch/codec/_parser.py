@@ -1,0 +1,497 @@
+"""The incremental batch parser: bytes in, events out, no I/O.
+
+Theory of operation. The parser is a table-driven state machine over the RFC 2046 §5.1.1
+grammar, restricted by the mixbatch spec §3:
+
+    multipart-body := [preamble CRLF] dash-boundary transport-padding CRLF
+                      body-part *encapsulation close-delimiter transport-padding
+                      [CRLF epilogue]
+    encapsulation  := delimiter transport-padding CRLF body-part
+    delimiter      := CRLF dash-boundary          ; dash-boundary := "--" boundary
+    close-delimiter := delimiter "--"
+    body-part      := MIME-part-headers [CRLF *OCTET]
+
+    state        input seen                        next state
+    -----------  --------------------------------  -----------
+    PREAMBLE     dash-boundary (at 0 or after CRLF) AFTER_DASH
+    AFTER_DASH   transport-padding CRLF             HEADERS (a part starts)
+    AFTER_DASH   "--" transport-padding [CRLF]      EPILOGUE (BatchEnd)
+    HEADERS      CRLF CRLF (or a leading CRLF)      BODY (a *PartStart event)
+    BODY         CRLF dash-boundary                 AFTER_DASH (PartEnd)
+    EPILOGUE     anything                           EPILOGUE
+    any          a byte sequence not in this table  ERROR (sticky)
+
+Strictness (each rule cites the spec): a bare LF or CR used as a line terminator in a delimiter
+line or a header section is an error, never a leniency (MB-WIRE-8); so is text after a
+dash-boundary other than transport padding (MB-WIRE-19). The part body is scanned for
+"\\n--boundary" with ``bytes.find``, which runs in C; a hit not preceded by CR is a bare-LF
+delimiter and an error. Body bytes are handed out as ``memoryview`` slices of the fed chunk, so
+a body is never copied by the parser; only the few octets that might start a delimiter are held
+back until the next chunk decides them.
+
+Offsets in errors count octets from the first octet of the multipart content.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from ._errors import IncompleteBatch, LimitExceeded, MixbatchError, RemoteProtocolError
+from ._events import BatchEnd, Event, PartData, PartEnd
+from ._fields import FIELD_LINE
+from ._limits import Limits
+from ._parts import RawField, Role, start_part
+
+__all__ = ["BatchParser"]
+
+
+class _State(enum.Enum):
+    PREAMBLE = "preamble"
+    AFTER_DASH = "after dash-boundary"
+    HEADERS = "part headers"
+    BODY = "part body"
+    EPILOGUE = "epilogue"
+
+
+_PADDING = re.compile(rb"[ \t]*")
+_EMPTY_MEMORY = memoryview(b"")
+
+
+def _malformed(
+    detail: str, requirement: str, part_index: int | None, offset: int
+) -> RemoteProtocolError:
+    return RemoteProtocolError(
+        detail, requirement=requirement, part_index=part_index, offset=offset
+    )
+
+
+class BatchParser:
+    """Parse one multipart/mixed batch incrementally.
+
+    ``feed`` accepts the content in chunks of any size (``bytes``, ``bytearray`` or
+    ``memoryview``) and returns the events completed so far; ``feed_eof`` says the content
+    ended. Any ``RemoteProtocolError`` leaves the parser in a sticky error state.
+    """
+
+    __slots__ = (
+        "_aborted",
+        "_after_close",
+        "_base",
+        "_boundary",
+        "_buf",
+        "_dash",
+        "_end_sent",
+        "_error",
+        "_expected",
+        "_fresh",
+        "_index",
+        "_limits",
+        "_nl_dash",
+        "_part_len",
+        "_part_offset",
+        "_pos",
+        "_prev",
+        "_role",
+        "_state",
+        "_total",
+    )
+
+    def __init__(
+        self, boundary: bytes | str, role: Role = Role.REQUEST, limits: Limits | None = None
+    ) -> None:
+        if isinstance(boundary, str):
+            boundary = boundary.encode("ascii")
+        if not boundary:
+            raise ValueError("boundary must not be empty")
+        self._boundary = boundary
+        self._dash = b"--" + boundary
+        self._nl_dash = b"\n--" + boundary
+        self._role = role
+        self._limits = limits or Limits()
+        self._buf = b""
+        self._pos = 0  # first unconsumed octet of _buf
+        self._base = 0  # absolute offset of _buf[0]
+        self._prev = -1  # the octet before _buf[0], or -1 at the very start
+        self._state = _State.PREAMBLE
+        self._index = -1
+        self._part_len = 0
+        self._part_offset = 0
+        self._expected: int | None = None
+        self._total = 0
+        self._after_close = False
+        self._end_sent = False
+        self._aborted = False
+        self._fresh = False
+        self._error: MixbatchError | None = None
+
+    @property
+    def role(self) -> Role:
+        return self._role
+
+    @property
+    def parts_complete(self) -> int:
+        """How many parts have ended whole so far."""
+        return self._index if self._state in (_State.HEADERS, _State.BODY) else self._index + 1
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Event]:
+        """Consume ``data`` and return the events it completes."""
+        if self._error is not None:
+            raise self._error
+        self._total += len(data)
+        if self._total > self._limits.max_batch_bytes:
+            return self._fail(
+                LimitExceeded(
+                    f"batch is over the limit of {self._limits.max_batch_bytes} octets",
+                    limit="max_batch_bytes",
+                    value=self._limits.max_batch_bytes,
+                    offset=self._limits.max_batch_bytes,
+                )
+            )
+        if self._state is _State.EPILOGUE and self._end_sent:
+            return []  # MB-WIRE-9: "A receiver ignores the preamble and the epilogue."
+        self._append(data)
+        events: list[Event] = []
+        try:
+            self._run(events)
+        except RemoteProtocolError as exc:
+            self._error = exc
+            raise
+        return events
+
+    def feed_eof(self) -> list[Event]:
+        """Say that the content ended; raises ``IncompleteBatch`` before the close delimiter."""
+        if self._error is not None:
+            raise self._error
+        events: list[Event] = []
+        if self._state is _State.AFTER_DASH and self._after_close:
+            self._state = _State.EPILOGUE
+        if self._state is _State.EPILOGUE:
+            if not self._end_sent:
+                self._end_sent = True
+                events.append(BatchEnd(self._index + 1))
+            return events
+        if self._state is _State.PREAMBLE:
+            # MB-WIRE-18: "A batch contains at least one part".
+            return self._fail(
+                _malformed(
+                    f"no delimiter line {self._dash.decode('latin-1')!r} in the content: "
+                    "the boundary does not match or the batch is empty",
+                    "MB-WIRE-18",
+                    None,
+                    self._total,
+                )
+            )
+        requirement = "MB-WIRE-13" if self._role is Role.REQUEST else "MB-WIRE-14"
+        return self._fail(
+            IncompleteBatch(
+                f"the content ended in the {self._state.value} of part {self._index} "
+                "before the close delimiter",
+                requirement=requirement,
+                parts_complete=self.parts_complete,
+                offset=self._total,
+            )
+        )
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _fail(self, error: MixbatchError) -> list[Event]:
+        self._error = error
+        raise error
+
+    def _append(self, data: bytes | bytearray | memoryview) -> None:
+        pos, buf = self._pos, self._buf
+        if pos >= len(buf):
+            if buf:
+                self._prev = buf[-1]
+            self._base += len(buf)
+            self._buf = bytes(data)  # no copy when data is already bytes
+        else:
+            if pos:
+                self._prev = buf[pos - 1]
+            self._base += pos
+            self._buf = buf[pos:] + bytes(data)
+        self._pos = 0
+
+    def _byte_before(self, i: int) -> int:
+        return self._buf[i - 1] if i > 0 else self._prev
+
+    def _run(self, events: list[Event]) -> None:
+        while True:
+            state = self._state
+            if state is _State.BODY:
+                progressed = self._body(events)
+            elif state is _State.HEADERS:
+                progressed = self._headers(events)
+            elif state is _State.AFTER_DASH:
+                progressed = self._after_dash(events)
+            elif state is _State.PREAMBLE:
+                progressed = self._preamble()
+            else:
+                self._pos = len(self._buf)
+                return
+            if not progressed:
+                return
+
+    def _preamble(self) -> bool:
+        buf, dash = self._buf, self._dash
+        if self._base == 0 and self._pos == 0:
+            if buf.startswith(dash):
+                self._pos = len(dash)
+                self._state = _State.AFTER_DASH
+                return True
+            if dash.startswith(buf):
+                return False  # too few octets to tell
+        hit = buf.find(self._nl_dash, self._pos)
+        if hit == -1:
+            # Keep only what might begin a delimiter (and the octet before it).
+            self._pos = max(self._pos, len(buf) - len(self._nl_dash))
+            return False
+        if self._byte_before(hit) != 0x0D:
+            raise _malformed(
+                "the first delimiter line follows a bare LF, not CRLF",
+                "MB-WIRE-8",
+                None,
+                self._base + hit,
+            )
+        self._pos = hit + len(self._nl_dash)
+        self._state = _State.AFTER_DASH
+        return True
+
+    def _after_dash(self, events: list[Event]) -> bool:
+        buf, pos = self._buf, self._pos
+        at = self._base + pos
+        if not self._after_close and len(buf) - pos >= 1 and buf[pos] == 0x2D:  # "-"
+            if len(buf) - pos < 2:
+                return False
+            if buf[pos + 1] != 0x2D:
+                raise _malformed(
+                    f"text {bytes(buf[pos : pos + 16])!r} follows a dash-boundary",
+                    "MB-WIRE-19",
+                    self._index,
+                    at,
+                )
+            if self._index < 0:
+                raise _malformed(
+                    "the batch has no part: its first delimiter is the close delimiter",
+                    "MB-WIRE-18",
+                    None,
+                    at - len(self._dash),
+                )
+            self._after_close = True
+            self._pos = pos = pos + 2
+            at += 2
+        pad = _PADDING.match(buf, pos)
+        end = pad.end() if pad else pos
+        if end == len(buf):
+            self._pos = end  # padding so far; wait for its end
+            return False
+        octet = buf[end]
+        if octet == 0x0D:
+            if end + 1 == len(buf):
+                self._pos = end
+                return False
+            if buf[end + 1] != 0x0A:
+                raise _malformed(
+                    "a delimiter line ends in a bare CR", "MB-WIRE-8", self._index, self._base + end
+                )
+            self._pos = end + 2
+        elif octet == 0x0A:
+            raise _malformed(
+                "a delimiter line ends in a bare LF, not CRLF",
+                "MB-WIRE-8",
+                self._index if self._after_close else self._index + 1,
+                self._base + end,
+            )
+        else:
+            raise _malformed(
+                f"text {bytes(buf[end : end + 16])!r} follows a dash-boundary",
+                "MB-WIRE-19",
+                self._index if self._after_close else self._index + 1,
+                self._base + end,
+            )
+        if self._after_close:
+            self._state = _State.EPILOGUE
+            self._end_sent = True
+            events.append(BatchEnd(self._index + 1))
+            return True
+        if self._aborted:
+            raise _malformed(
+                "a part follows the aborted part",
+                "MB-STATUS-6",
+                self._index + 1,
+                self._base + self._pos,
+            )
+        self._index += 1
+        self._part_offset = self._base + self._pos
+        if self._index >= self._limits.max_parts:
+            raise LimitExceeded(
+                f"batch has more than {self._limits.max_parts} parts",
+                limit="max_parts",
+                value=self._limits.max_parts,
+                part_index=self._index,
+                offset=self._part_offset,
+            )
+        self._state = _State.HEADERS
+        return True
+
+    def _headers(self, events: list[Event]) -> bool:
+        buf, pos = self._buf, self._pos
+        limit = self._limits.max_part_header_bytes
+        if len(buf) - pos < 2:
+            if buf[pos:] not in (b"", b"\r"):
+                self._check_header_bytes(buf[pos:], pos, final=False)
+            return False
+        if buf[pos] == 0x0D and buf[pos + 1] == 0x0A:
+            block_end, body_start = pos, pos + 2  # no header fields at all
+        else:
+            end = buf.find(b"\r\n\r\n", pos)
+            if end == -1:
+                self._check_header_bytes(buf[pos:], pos, final=False)
+                if len(buf) - pos > limit:
+                    raise self._header_limit()
+                return False
+            block_end, body_start = end, end + 4
+        if body_start - pos > limit:
+            raise self._header_limit()
+        block = buf[pos:block_end]
+        self._check_header_bytes(block, pos, final=True)
+        raw: list[RawField] = []
+        line_at = pos
+        if block:
+            for line in block.split(b"\r\n"):
+                match = FIELD_LINE.fullmatch(line)
+                if match is None:
+                    kind = (
+                        "obs-fold (a line starting with whitespace)"
+                        if line[:1] in (b" ", b"\t")
+                        else "not a field-line"
+                    )
+                    raise _malformed(
+                        f"part header line {bytes(line[:64])!r} is {kind}",
+                        "MB-PART-11",
+                        self._index,
+                        self._base + line_at,
+                    )
+                raw.append(
+                    (
+                        match.group(1).decode("ascii"),
+                        match.group(2).decode("latin-1"),
+                        self._base + line_at,
+                    )
+                )
+                line_at += len(line) + 2
+        event, self._expected = start_part(
+            self._role, self._index, raw, self._part_offset, self._limits
+        )
+        events.append(event)
+        if getattr(event, "outcome", None) == "aborted":
+            self._aborted = True
+        self._part_len = 0
+        self._fresh = True
+        self._pos = body_start
+        self._state = _State.BODY
+        return True
+
+    def _check_header_bytes(self, block: bytes, pos: int, *, final: bool) -> None:
+        # MB-WIRE-8: "A receiver rejects a bare LF or bare CR used as a line terminator in
+        # delimiter lines or part header sections." A final CR may still meet its LF.
+        scan = block if final or not block.endswith(b"\r") else block[:-1]
+        if scan.count(b"\n") == scan.count(b"\r\n") == scan.count(b"\r"):
+            return
+        for i, octet in enumerate(scan):
+            if octet == 0x0A and (i == 0 or scan[i - 1] != 0x0D):
+                raise _malformed(
+                    "a part header line ends in a bare LF, not CRLF",
+                    "MB-WIRE-8",
+                    self._index,
+                    self._base + pos + i,
+                )
+            if octet == 0x0D and (i + 1 == len(scan) or scan[i + 1] != 0x0A):
+                raise _malformed(
+                    "a part header section holds a bare CR",
+                    "MB-WIRE-8",
+                    self._index,
+                    self._base + pos + i,
+                )
+
+    def _header_limit(self) -> LimitExceeded:
+        limit = self._limits.max_part_header_bytes
+        return LimitExceeded(
+            f"part header section is over the limit of {limit} octets",
+            limit="max_part_header_bytes",
+            value=limit,
+            status_hint=431,
+            part_index=self._index,
+            offset=self._part_offset,
+        )
+
+    def _body(self, events: list[Event]) -> bool:
+        buf, pos = self._buf, self._pos
+        if self._fresh:
+            # RFC 2046: body-part := MIME-part-headers [CRLF *OCTET]. When the body is absent,
+            # the blank line that ended the header section is the delimiter's own CRLF.
+            dash = self._dash
+            if len(buf) - pos < len(dash) and dash.startswith(buf[pos:]):
+                return False
+            self._fresh = False
+            if buf.startswith(dash, pos):
+                if self._expected:
+                    raise self._length_mismatch(self._base + pos)
+                events.append(PartEnd(self._index, 0))
+                self._pos = pos + len(dash)
+                self._state = _State.AFTER_DASH
+                return True
+        hit = buf.find(self._nl_dash, pos)
+        if hit == -1:
+            safe = len(buf) - len(self._nl_dash)
+            if safe > pos:
+                self._emit(events, pos, safe)
+                self._pos = safe
+            return False
+        if self._byte_before(hit) != 0x0D:
+            raise _malformed(
+                "a delimiter line follows a bare LF, not CRLF",
+                "MB-WIRE-8",
+                self._index,
+                self._base + hit,
+            )
+        body_end = hit - 1
+        if body_end > pos:
+            self._emit(events, pos, body_end)
+        # MB-WIRE-17: "A receiver rejects a part whose Content-Length differs from the octets
+        # before the next delimiter."
+        if self._expected is not None and self._part_len != self._expected:
+            raise self._length_mismatch(self._base + body_end)
+        events.append(PartEnd(self._index, self._part_len))
+        self._pos = hit + len(self._nl_dash)
+        self._state = _State.AFTER_DASH
+        return True
+
+    def _emit(self, events: list[Event], start: int, end: int) -> None:
+        size = end - start
+        self._part_len += size
+        if self._part_len > self._limits.max_part_bytes:
+            raise LimitExceeded(
+                f"part body is over the limit of {self._limits.max_part_bytes} octets",
+                limit="max_part_bytes",
+                value=self._limits.max_part_bytes,
+                part_index=self._index,
+                offset=self._part_offset,
+            )
+        if self._expected is not None and self._part_len > self._expected:
+            raise self._length_mismatch(
+                self._base + start + size - (self._part_len - self._expected)
+            )
+        events.append(PartData(self._index, memoryview(self._buf)[start:end]))
+
+    def _length_mismatch(self, offset: int) -> RemoteProtocolError:
+        return RemoteProtocolError(
+            f"part Content-Length is {self._expected} but the body before the next delimiter "
+            f"is {'at least ' if self._part_len > (self._expected or 0) else ''}{self._part_len} octets",
+            requirement="MB-WIRE-17",
+            slug="content-length-mismatch",
+            title="Part Content-Length mismatch",
+            part_index=self._index,
+            offset=offset,
+        )

@@ -1,0 +1,109 @@
+"""Sub-request targets: the ``Content-Id`` syntax and its resolution to an origin-form target.
+
+MB-PART-3: each request part names its target as ``Content-Id: <URI-reference>``.
+MB-PART-5: the reference is resolved against the batch request's target URI by RFC 3986 §5.2.
+MB-SUB-2: the result must stay on the batch's origin, so a reference with a different scheme or
+authority, a network-path reference (``//host/...``) and a fragment are all refused.
+
+The grammar accepted inside the angle brackets is RFC 3986's URI-reference character set:
+unreserved, reserved and percent-encoded octets. The split uses the regular expression of
+RFC 3986 Appendix B; the merge and dot-segment removal follow §5.2.2-§5.2.4 literally.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._errors import RemoteProtocolError
+
+__all__ = ["is_uri_reference", "remove_dot_segments", "resolve_target"]
+
+_URI_REFERENCE = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+")
+# RFC 3986 Appendix B.
+_SPLIT = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*")
+
+
+def is_uri_reference(text: str) -> bool:
+    """True if ``text`` is a non-empty RFC 3986 URI-reference (character set and % escapes)."""
+    return _URI_REFERENCE.fullmatch(text) is not None and _SPLIT.match(text) is not None
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4."""
+    output: list[str] = []
+    inp = path
+    while inp:
+        if inp.startswith("../"):
+            inp = inp[3:]
+        elif inp.startswith("./") or inp.startswith("/./"):
+            inp = inp[2:]
+        elif inp == "/.":
+            inp = "/"
+        elif inp.startswith("/../"):
+            inp = inp[3:]
+            if output:
+                output.pop()
+        elif inp == "/..":
+            inp = "/"
+            if output:
+                output.pop()
+        elif inp in (".", ".."):
+            inp = ""
+        else:
+            start = 1 if inp.startswith("/") else 0
+            cut = inp.find("/", start)
+            if cut == -1:
+                cut = len(inp)
+            output.append(inp[:cut])
+            inp = inp[cut:]
+    return "".join(output)
+
+
+def _refuse(detail: str) -> RemoteProtocolError:
+    # MB-SUB-2: "A server rejects a target with a scheme or authority of its own that differs
+    # from the batch's, a network-path reference, or a fragment, with 400."
+    return RemoteProtocolError(
+        detail, requirement="MB-SUB-2", slug="target-off-origin", title="Target leaves the origin"
+    )
+
+
+def resolve_target(base: str, reference: str, *, scheme: str, authority: str) -> str:
+    """Resolve ``reference`` against the batch's origin-form target ``base``.
+
+    ``scheme`` and ``authority`` are the batch request's own; the result is an origin-form
+    target (``/path?query``). Raises ``RemoteProtocolError`` (MB-SUB-2) for a reference that
+    would leave the origin or carries a fragment.
+    """
+    if not base.startswith("/"):
+        raise ValueError(f"base must be an origin-form target, got {base!r}")
+    match = _SPLIT.match(reference)
+    if match is None:  # pragma: no cover - the Appendix B expression matches every string
+        raise _refuse(f"unparseable target {reference!r}")
+    r_scheme, r_authority, r_path, r_query, r_fragment = match.groups()
+    if r_fragment is not None:
+        raise _refuse(f"target {reference!r} carries a fragment")
+    if r_scheme is not None:
+        if not _SCHEME.fullmatch(r_scheme):
+            raise _refuse(f"target {reference!r} has an invalid scheme")
+        if r_scheme.lower() != scheme.lower() or (r_authority or "").lower() != authority.lower():
+            raise _refuse(f"target {reference!r} names another origin than {scheme}://{authority}")
+        path, query = remove_dot_segments(r_path or "/"), r_query
+    elif r_authority is not None:
+        raise _refuse(f"target {reference!r} is a network-path reference")
+    else:
+        b_path, _, b_query = base.partition("?")
+        if r_path == "":
+            path = b_path
+            query = r_query if r_query is not None else (b_query if "?" in base else None)
+        else:
+            if r_path.startswith("/"):
+                path = remove_dot_segments(r_path)
+            else:
+                # RFC 3986 §5.2.3 merge: the base has an authority, so a base with an empty
+                # path would merge as "/" + reference; origin-form bases are never empty.
+                path = remove_dot_segments(b_path[: b_path.rfind("/") + 1] + r_path)
+            query = r_query
+    if not path.startswith("/"):
+        path = "/" + path
+    return path if query is None else f"{path}?{query}"

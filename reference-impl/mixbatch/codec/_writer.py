@@ -1,0 +1,180 @@
+"""Writing batches: request parts, response parts and the close delimiter, as bytes.
+
+The writer is the sending half of the codec and enforces the sender's duties, raising
+``LocalProtocolError`` (our own bug, never the peer's) when asked to break one:
+- MB-WIRE-6: the delimiter occurs in no part's body. The writer refuses any body holding
+  "\\n--boundary", which also rules out the bare-LF form strict receivers reject.
+- MB-WIRE-7 and MB-WIRE-12: CRLF after every line, no transport padding.
+- MB-WIRE-15 and MB-WIRE-16: every part gets an exact Content-Length.
+- MB-PART-7 and MB-PART-9: no folded values, no forbidden fields in request parts.
+
+Each call returns the octets of one part, beginning with its delimiter line, so a caller can
+write every part to the wire the moment it is ready (MB-PROC-4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ._errors import LocalProtocolError
+from ._events import OUTCOMES
+from ._fields import FieldPair, is_field_value, is_token
+from ._mediatype import format_batch_content_type, is_valid_boundary, make_boundary
+from ._parts import FORBIDDEN_METHODS, FORBIDDEN_REQUEST_FIELDS, FORBIDDEN_RESPONSE_FIELDS
+from ._target import is_uri_reference
+
+__all__ = ["BatchWriter"]
+
+_RESERVED_REQUEST = frozenset({"http-method", "content-id"})
+_RESERVED_RESPONSE = frozenset({"http-status-code", "batch-outcome", "content-id"})
+
+
+def _local(detail: str, requirement: str, index: int) -> LocalProtocolError:
+    return LocalProtocolError(
+        detail,
+        requirement=requirement,
+        part_index=index,
+        slug="local-error",
+        title="Invalid batch to send",
+    )
+
+
+class BatchWriter:
+    """Serialize one batch, part by part, for the boundary given (a fresh one by default)."""
+
+    __slots__ = ("_boundary", "_closed", "_count", "_dash", "_guard")
+
+    def __init__(self, boundary: str | None = None) -> None:
+        boundary = make_boundary() if boundary is None else boundary
+        if not is_valid_boundary(boundary):
+            raise ValueError(f"invalid boundary {boundary!r} (MB-WIRE-3)")
+        self._boundary = boundary
+        self._dash = b"--" + boundary.encode("ascii")
+        self._guard = b"\n" + self._dash
+        self._count = 0
+        self._closed = False
+
+    @property
+    def boundary(self) -> str:
+        return self._boundary
+
+    @property
+    def content_type(self) -> str:
+        """The Content-Type value for the batch this writer produces."""
+        return format_batch_content_type(self._boundary)
+
+    @property
+    def parts_written(self) -> int:
+        return self._count
+
+    def request_part(
+        self,
+        method: str,
+        target: str,
+        fields: Iterable[FieldPair] = (),
+        body: bytes | bytearray | memoryview = b"",
+    ) -> bytes:
+        """One sub-request: ``Http-Method``, ``Content-Id: <target>``, ``fields``, ``body``."""
+        index = self._count
+        if not is_token(method):
+            raise _local(f"method {method!r} is not a token", "MB-PART-1", index)
+        if method.upper() in FORBIDDEN_METHODS:
+            raise _local(f"method {method!r} may not be sent in a batch", "MB-SUB-3", index)
+        if not is_uri_reference(target) or "#" in target:
+            raise _local(
+                f"target {target!r} is not a URI-reference without a fragment", "MB-PART-3", index
+            )
+        head = [f"Http-Method: {method}", f"Content-Id: <{target}>"]
+        return self._part(
+            head, fields, body, FORBIDDEN_REQUEST_FIELDS | _RESERVED_REQUEST, "MB-PART-9"
+        )
+
+    def response_part(
+        self,
+        status: int | None,
+        content_id: str | None,
+        fields: Iterable[FieldPair] = (),
+        body: bytes | bytearray | memoryview = b"",
+        outcome: str | None = None,
+    ) -> bytes:
+        """One sub-response. ``status`` is None exactly when ``outcome`` says the part did not run."""
+        index = self._count
+        if outcome is not None and outcome not in OUTCOMES:
+            raise _local(f"unknown Batch-Outcome {outcome!r}", "MB-RESP-5", index)
+        ran = outcome in (None, "rolled-back")
+        if ran != (status is not None):
+            raise _local(
+                f"status {status!r} does not fit Batch-Outcome {outcome!r}",
+                "MB-RESP-2" if ran else "MB-RESP-5",
+                index,
+            )
+        if status is not None and not 100 <= status <= 599:
+            raise _local(f"status {status!r} is not a 3-digit HTTP status", "MB-RESP-2", index)
+        head = []
+        if status is not None:
+            head.append(f"Http-Status-Code: {status}")
+        if outcome is not None:
+            head.append(f"Batch-Outcome: {outcome}")
+        if content_id is not None:
+            if not is_uri_reference(content_id):
+                raise _local(
+                    f"Content-Id {content_id!r} is not a URI-reference", "MB-RESP-3", index
+                )
+            head.append(f"Content-Id: <{content_id}>")
+        elif outcome != "aborted":
+            raise _local(
+                "a response part must echo its request part's Content-Id", "MB-RESP-3", index
+            )
+        return self._part(
+            head, fields, body, FORBIDDEN_RESPONSE_FIELDS | _RESERVED_RESPONSE, "MB-RESP-4"
+        )
+
+    def close(self) -> bytes:
+        """The close delimiter. A batch needs at least one part (MB-WIRE-18)."""
+        if self._count == 0:
+            raise _local("a batch needs at least one part", "MB-WIRE-18", 0)
+        if self._closed:
+            raise _local("the batch is already closed", "MB-WIRE-18", self._count)
+        self._closed = True
+        return b"\r\n" + self._dash + b"--\r\n"
+
+    def _part(
+        self,
+        head: list[str],
+        fields: Iterable[FieldPair],
+        body: bytes | bytearray | memoryview,
+        forbidden: frozenset[str],
+        requirement: str,
+    ) -> bytes:
+        index = self._count
+        if self._closed:
+            raise _local("no part may follow the close delimiter", "MB-WIRE-18", index)
+        length = len(body)
+        has_length = False
+        for name, value in fields:
+            lname = name.lower()
+            if lname in forbidden:
+                raise _local(f"header field {name!r} may not appear here", requirement, index)
+            # MB-PART-7: "A sender does not fold any part header field"; a value with CR or LF
+            # would be a fold or an injected line, so it is not a field-value at all.
+            if not is_token(name) or not is_field_value(value):
+                raise _local(f"invalid header field {name!r}: {value!r}", "MB-PART-11", index)
+            if lname == "content-length":
+                if value != str(length) or has_length:
+                    raise _local(
+                        f"Content-Length {value!r} does not equal the body's {length} octets",
+                        "MB-WIRE-16",
+                        index,
+                    )
+                has_length = True
+            head.append(f"{name}: {value}")
+        if not has_length:
+            head.append(f"Content-Length: {length}")
+        if self._guard in body or bytes(body[: len(self._dash)]) == self._dash:
+            raise _local(
+                "the body contains the delimiter; choose another boundary", "MB-WIRE-6", index
+            )
+        prefix = b"\r\n" if index else b""
+        self._count += 1
+        head_bytes = "\r\n".join(head).encode("latin-1")
+        return b"".join((prefix, self._dash, b"\r\n", head_bytes, b"\r\n\r\n", body))
