@@ -36,7 +36,7 @@ class RequestPartStart:
     offset: int
 
     def __post_init__(self) -> None:
-        if self.index < 0 or not self.method or not self.target:
+        if self.index < 0 or not self.method:
             raise ValueError(f"invalid RequestPartStart {self!r}")
 
 

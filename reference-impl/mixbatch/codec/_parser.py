@@ -38,7 +38,7 @@ import enum
 import re
 
 from ._errors import IncompleteBatch, LimitExceeded, MixbatchError, RemoteProtocolError
-from ._events import BatchEnd, Event, PartData, PartEnd
+from ._events import BatchEnd, Event, PartData, PartEnd, ResponsePartStart
 from ._fields import FIELD_LINE
 from ._limits import Limits
 from ._parts import RawField, Role, start_part
@@ -81,9 +81,11 @@ class BatchParser:
         "_boundary",
         "_buf",
         "_dash",
+        "_dash_at",
         "_end_sent",
         "_error",
         "_expected",
+        "_expected_at",
         "_fresh",
         "_index",
         "_limits",
@@ -123,6 +125,8 @@ class BatchParser:
         self._end_sent = False
         self._aborted = False
         self._fresh = False
+        self._dash_at = 0  # absolute offset of the current delimiter line's first "-"
+        self._expected_at: int | None = None  # offset of the part's Content-Length line
         self._error: MixbatchError | None = None
 
     @property
@@ -145,7 +149,6 @@ class BatchParser:
                     f"batch is over the limit of {self._limits.max_batch_bytes} octets",
                     limit="max_batch_bytes",
                     value=self._limits.max_batch_bytes,
-                    offset=self._limits.max_batch_bytes,
                 )
             )
         if self._state is _State.EPILOGUE and self._end_sent:
@@ -233,13 +236,18 @@ class BatchParser:
             if not progressed:
                 return
 
+    # Offsets follow spec/schemas/vector.schema.json: a delimiter-line fault is reported at the
+    # line's first "-" and belongs to the part that line opens; a header-line fault at the
+    # line's first octet; a fault of a whole header section at the section's first octet.
+
+    def _delimiter_fault(self, detail: str, requirement: str) -> RemoteProtocolError:
+        return _malformed(detail, requirement, self._index + 1, self._dash_at)
+
     def _preamble(self) -> bool:
         buf, dash = self._buf, self._dash
         if self._base == 0 and self._pos == 0:
             if buf.startswith(dash):
-                self._pos = len(dash)
-                self._state = _State.AFTER_DASH
-                return True
+                return self._enter_dash(0, len(dash))
             if dash.startswith(buf):
                 return False  # too few octets to tell
         hit = buf.find(self._nl_dash, self._pos)
@@ -247,40 +255,36 @@ class BatchParser:
             # Keep only what might begin a delimiter (and the octet before it).
             self._pos = max(self._pos, len(buf) - len(self._nl_dash))
             return False
+        self._enter_dash(self._base + hit + 1, hit + len(self._nl_dash))
         if self._byte_before(hit) != 0x0D:
-            raise _malformed(
-                "the first delimiter line follows a bare LF, not CRLF",
-                "MB-WIRE-8",
-                None,
-                self._base + hit,
+            raise self._delimiter_fault(
+                "the first delimiter line follows a bare LF, not CRLF", "MB-WIRE-8"
             )
-        self._pos = hit + len(self._nl_dash)
+        return True
+
+    def _enter_dash(self, dash_at: int, pos: int) -> bool:
+        self._dash_at = dash_at
+        self._pos = pos
         self._state = _State.AFTER_DASH
         return True
 
     def _after_dash(self, events: list[Event]) -> bool:
         buf, pos = self._buf, self._pos
-        at = self._base + pos
         if not self._after_close and len(buf) - pos >= 1 and buf[pos] == 0x2D:  # "-"
             if len(buf) - pos < 2:
                 return False
             if buf[pos + 1] != 0x2D:
-                raise _malformed(
-                    f"text {bytes(buf[pos : pos + 16])!r} follows a dash-boundary",
-                    "MB-WIRE-19",
-                    self._index,
-                    at,
+                raise self._delimiter_fault(
+                    f"text {bytes(buf[pos : pos + 16])!r} follows a dash-boundary", "MB-WIRE-19"
                 )
             if self._index < 0:
-                raise _malformed(
+                # MB-WIRE-18: "A batch contains at least one part".
+                raise self._delimiter_fault(
                     "the batch has no part: its first delimiter is the close delimiter",
                     "MB-WIRE-18",
-                    None,
-                    at - len(self._dash),
                 )
             self._after_close = True
             self._pos = pos = pos + 2
-            at += 2
         pad = _PADDING.match(buf, pos)
         end = pad.end() if pad else pos
         if end == len(buf):
@@ -292,23 +296,14 @@ class BatchParser:
                 self._pos = end
                 return False
             if buf[end + 1] != 0x0A:
-                raise _malformed(
-                    "a delimiter line ends in a bare CR", "MB-WIRE-8", self._index, self._base + end
-                )
+                raise self._delimiter_fault("a delimiter line ends in a bare CR", "MB-WIRE-8")
             self._pos = end + 2
         elif octet == 0x0A:
-            raise _malformed(
-                "a delimiter line ends in a bare LF, not CRLF",
-                "MB-WIRE-8",
-                self._index if self._after_close else self._index + 1,
-                self._base + end,
-            )
+            raise self._delimiter_fault("a delimiter line ends in a bare LF, not CRLF", "MB-WIRE-8")
         else:
-            raise _malformed(
-                f"text {bytes(buf[end : end + 16])!r} follows a dash-boundary",
-                "MB-WIRE-19",
-                self._index if self._after_close else self._index + 1,
-                self._base + end,
+            # MB-WIRE-19: only transport padding may follow a dash-boundary.
+            raise self._delimiter_fault(
+                f"text {bytes(buf[end : end + 16])!r} follows a dash-boundary", "MB-WIRE-19"
             )
         if self._after_close:
             self._state = _State.EPILOGUE
@@ -316,22 +311,17 @@ class BatchParser:
             events.append(BatchEnd(self._index + 1))
             return True
         if self._aborted:
-            raise _malformed(
-                "a part follows the aborted part",
-                "MB-STATUS-6",
-                self._index + 1,
-                self._base + self._pos,
-            )
-        self._index += 1
-        self._part_offset = self._base + self._pos
-        if self._index >= self._limits.max_parts:
+            raise self._delimiter_fault("a part follows the aborted part", "MB-STATUS-6")
+        if self._index + 1 >= self._limits.max_parts:
             raise LimitExceeded(
                 f"batch has more than {self._limits.max_parts} parts",
                 limit="max_parts",
                 value=self._limits.max_parts,
-                part_index=self._index,
-                offset=self._part_offset,
+                part_index=self._index + 1,
+                offset=self._dash_at,
             )
+        self._index += 1
+        self._part_offset = self._base + self._pos
         self._state = _State.HEADERS
         return True
 
@@ -339,8 +329,7 @@ class BatchParser:
         buf, pos = self._buf, self._pos
         limit = self._limits.max_part_header_bytes
         if len(buf) - pos < 2:
-            if buf[pos:] not in (b"", b"\r"):
-                self._check_header_bytes(buf[pos:], pos, final=False)
+            self._check_header_bytes(buf[pos:], pos, final=False)
             return False
         if buf[pos] == 0x0D and buf[pos + 1] == 0x0A:
             block_end, body_start = pos, pos + 2  # no header fields at all
@@ -357,35 +346,31 @@ class BatchParser:
         block = buf[pos:block_end]
         self._check_header_bytes(block, pos, final=True)
         raw: list[RawField] = []
-        line_at = pos
+        line_at = self._base + pos
         if block:
             for line in block.split(b"\r\n"):
                 match = FIELD_LINE.fullmatch(line)
                 if match is None:
+                    # MB-PART-11: a part header line must be a field-line; obs-fold is not.
+                    fold = line[:1] in (b" ", b"\t")
                     kind = (
-                        "obs-fold (a line starting with whitespace)"
-                        if line[:1] in (b" ", b"\t")
-                        else "not a field-line"
+                        "obs-fold (a line starting with whitespace)" if fold else "not a field-line"
                     )
                     raise _malformed(
                         f"part header line {bytes(line[:64])!r} is {kind}",
                         "MB-PART-11",
                         self._index,
-                        self._base + line_at,
+                        line_at,
                     )
                 raw.append(
-                    (
-                        match.group(1).decode("ascii"),
-                        match.group(2).decode("latin-1"),
-                        self._base + line_at,
-                    )
+                    (match.group(1).decode("ascii"), match.group(2).decode("latin-1"), line_at)
                 )
                 line_at += len(line) + 2
-        event, self._expected = start_part(
+        event, self._expected, self._expected_at = start_part(
             self._role, self._index, raw, self._part_offset, self._limits
         )
         events.append(event)
-        if getattr(event, "outcome", None) == "aborted":
+        if isinstance(event, ResponsePartStart) and event.outcome == "aborted":
             self._aborted = True
         self._part_len = 0
         self._fresh = True
@@ -400,19 +385,17 @@ class BatchParser:
         if scan.count(b"\n") == scan.count(b"\r\n") == scan.count(b"\r"):
             return
         for i, octet in enumerate(scan):
-            if octet == 0x0A and (i == 0 or scan[i - 1] != 0x0D):
+            bare_lf = octet == 0x0A and (i == 0 or scan[i - 1] != 0x0D)
+            bare_cr = octet == 0x0D and (i + 1 == len(scan) or scan[i + 1] != 0x0A)
+            if bare_lf or bare_cr:
+                # Every earlier terminator was a proper CRLF, so the line starts after it.
+                line_start = scan.rfind(b"\n", 0, i) + 1
+                kind = "ends in a bare LF, not CRLF" if bare_lf else "holds a bare CR"
                 raise _malformed(
-                    "a part header line ends in a bare LF, not CRLF",
+                    f"a part header line {kind}",
                     "MB-WIRE-8",
                     self._index,
-                    self._base + pos + i,
-                )
-            if octet == 0x0D and (i + 1 == len(scan) or scan[i + 1] != 0x0A):
-                raise _malformed(
-                    "a part header section holds a bare CR",
-                    "MB-WIRE-8",
-                    self._index,
-                    self._base + pos + i,
+                    self._base + pos + line_start,
                 )
 
     def _header_limit(self) -> LimitExceeded:
@@ -437,11 +420,9 @@ class BatchParser:
             self._fresh = False
             if buf.startswith(dash, pos):
                 if self._expected:
-                    raise self._length_mismatch(self._base + pos)
+                    raise self._length_mismatch()
                 events.append(PartEnd(self._index, 0))
-                self._pos = pos + len(dash)
-                self._state = _State.AFTER_DASH
-                return True
+                return self._enter_dash(self._base + pos, pos + len(dash))
         hit = buf.find(self._nl_dash, pos)
         if hit == -1:
             safe = len(buf) - len(self._nl_dash)
@@ -450,27 +431,20 @@ class BatchParser:
                 self._pos = safe
             return False
         if self._byte_before(hit) != 0x0D:
-            raise _malformed(
-                "a delimiter line follows a bare LF, not CRLF",
-                "MB-WIRE-8",
-                self._index,
-                self._base + hit,
-            )
+            self._dash_at = self._base + hit + 1
+            raise self._delimiter_fault("a delimiter line follows a bare LF, not CRLF", "MB-WIRE-8")
         body_end = hit - 1
         if body_end > pos:
             self._emit(events, pos, body_end)
         # MB-WIRE-17: "A receiver rejects a part whose Content-Length differs from the octets
         # before the next delimiter."
         if self._expected is not None and self._part_len != self._expected:
-            raise self._length_mismatch(self._base + body_end)
+            raise self._length_mismatch()
         events.append(PartEnd(self._index, self._part_len))
-        self._pos = hit + len(self._nl_dash)
-        self._state = _State.AFTER_DASH
-        return True
+        return self._enter_dash(self._base + hit + 1, hit + len(self._nl_dash))
 
     def _emit(self, events: list[Event], start: int, end: int) -> None:
-        size = end - start
-        self._part_len += size
+        self._part_len += end - start
         if self._part_len > self._limits.max_part_bytes:
             raise LimitExceeded(
                 f"part body is over the limit of {self._limits.max_part_bytes} octets",
@@ -480,18 +454,17 @@ class BatchParser:
                 offset=self._part_offset,
             )
         if self._expected is not None and self._part_len > self._expected:
-            raise self._length_mismatch(
-                self._base + start + size - (self._part_len - self._expected)
-            )
+            raise self._length_mismatch()
         events.append(PartData(self._index, memoryview(self._buf)[start:end]))
 
-    def _length_mismatch(self, offset: int) -> RemoteProtocolError:
+    def _length_mismatch(self) -> RemoteProtocolError:
+        longer = self._part_len > (self._expected or 0)
         return RemoteProtocolError(
             f"part Content-Length is {self._expected} but the body before the next delimiter "
-            f"is {'at least ' if self._part_len > (self._expected or 0) else ''}{self._part_len} octets",
+            f"is {'more than ' if longer else ''}{self._expected if longer else self._part_len} octets",
             requirement="MB-WIRE-17",
             slug="content-length-mismatch",
             title="Part Content-Length mismatch",
             part_index=self._index,
-            offset=offset,
+            offset=self._expected_at,
         )

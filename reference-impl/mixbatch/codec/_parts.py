@@ -70,24 +70,33 @@ _STATUS = re.compile(r"[1-5][0-9][0-9]")
 
 
 def parse_content_id(value: str) -> str | None:
-    """The URI-reference inside ``<...>``, or None when the value is not of that form."""
+    """The URI-reference inside ``<...>``, or None when the value is not of that form.
+
+    An empty reference (``<>``) is a valid URI-reference: it names the batch target itself,
+    which the server then refuses as a nested batch (MB-SUB-4).
+    """
     match = _CONTENT_ID.fullmatch(value)
-    if match is None or not is_uri_reference(match.group(1)):
+    if match is None or (match.group(1) and not is_uri_reference(match.group(1))):
         return None
     return match.group(1)
 
 
 def _single(raw: Sequence[RawField], lname: str) -> tuple[list[RawField], RawField | None]:
+    """All fields named ``lname`` and the one to blame: the first repeat, else the only one."""
     found = [f for f in raw if f[0].lower() == lname]
+    if len(found) > 1:
+        return found, found[1]
     return found, (found[0] if found else None)
 
 
-def _content_length(raw: Sequence[RawField], index: int, limits: Limits, offset: int) -> int | None:
-    found, first = _single(raw, "content-length")
-    if first is None:
-        return None
+def _content_length(
+    raw: Sequence[RawField], index: int, limits: Limits, offset: int
+) -> tuple[int | None, int | None]:
+    found, blame = _single(raw, "content-length")
+    if blame is None:
+        return None, None
     values = {f[1] for f in found}
-    if len(values) != 1 or not _DIGITS.fullmatch(first[1]):
+    if len(values) != 1 or not _DIGITS.fullmatch(found[0][1]):
         # MB-WIRE-16: "A part's Content-Length, when present, equals the exact number of octets".
         raise RemoteProtocolError(
             f"part Content-Length {', '.join(sorted(values))!r} is not one decimal number",
@@ -95,28 +104,29 @@ def _content_length(raw: Sequence[RawField], index: int, limits: Limits, offset:
             slug="content-length-mismatch",
             title="Part Content-Length mismatch",
             part_index=index,
-            offset=first[2],
+            offset=blame[2],
         )
-    length = int(first[1])
+    length = int(found[0][1])
     if length > limits.max_part_bytes:
         raise LimitExceeded(
             f"part Content-Length {length} is over the limit of {limits.max_part_bytes} octets",
             limit="max_part_bytes",
             value=limits.max_part_bytes,
             part_index=index,
-            offset=first[2],
+            offset=offset,
         )
-    return length
+    return length, found[0][2]
 
 
 def start_part(
     role: Role, index: int, raw: Sequence[RawField], offset: int, limits: Limits
-) -> tuple[RequestPartStart | ResponsePartStart, int | None]:
-    """The start event of a part and its declared Content-Length (None when absent)."""
-    length = _content_length(raw, index, limits, offset)
+) -> tuple[RequestPartStart | ResponsePartStart, int | None, int | None]:
+    """The start event of a part, its declared Content-Length, and the offset of that field
+    line (both None when the part has none)."""
+    length, length_at = _content_length(raw, index, limits, offset)
     if role is Role.REQUEST:
-        return _request_start(index, raw, offset), length
-    return _response_start(index, raw, offset), length
+        return _request_start(index, raw, offset), length, length_at
+    return _response_start(index, raw, offset), length, length_at
 
 
 def _request_start(index: int, raw: Sequence[RawField], offset: int) -> RequestPartStart:
@@ -196,7 +206,7 @@ def _response_start(index: int, raw: Sequence[RawField], offset: int) -> Respons
             slug="invalid-outcome",
             title="Invalid Batch-Outcome",
             part_index=index,
-            offset=outcomes[0][2],
+            offset=outcomes[-1][2] if len(outcomes) == 1 else outcomes[1][2],
         )
     statuses, status_field = _single(raw, "http-status-code")
     if status_field is not None and (len(statuses) > 1 or not _STATUS.fullmatch(status_field[1])):

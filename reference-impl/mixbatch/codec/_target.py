@@ -77,6 +77,8 @@ def resolve_target(base: str, reference: str, *, scheme: str, authority: str) ->
     """
     if not base.startswith("/"):
         raise ValueError(f"base must be an origin-form target, got {base!r}")
+    if reference == "*":
+        raise _refuse("the asterisk-form target '*' names no resource")
     match = _SPLIT.match(reference)
     if match is None:  # pragma: no cover - the Appendix B expression matches every string
         raise _refuse(f"unparseable target {reference!r}")
