@@ -1,0 +1,248 @@
+"""The batch endpoint: ``POST /batch`` runs a multipart/mixed batch, ``OPTIONS`` describes it.
+
+Order of decisions for a POST, every refusal a problem+json before anything runs:
+
+    1. Batch-Mode present            -> 501 (MB-PROC-7: the atomic profile is not offered)
+    2. Content-Type not a batch      -> 415 + Accept-Post (MB-WIRE-2), bad boundary 400 (MB-WIRE-4)
+    3. Accept admits no representation -> 406 (MB-STATUS-9)
+    4. whole envelope received and validated (``_envelope.receive``) -> 400 / 413 / 431
+    5. 200 (multipart) or 207 (XML, JSON) begins; parts run one at a time, in order, each
+       through the same router as a standalone request (thesis ch. 5.2, MB-SUB-1), and each
+       result is written the moment it is ready (MB-PROC-4).
+
+Parts run strictly in sequence (MB-PROC-2); MB-PROC-3 would allow running consecutive safe parts
+concurrently, which this reference server does not do, keeping its behaviour easy to reason about.
+The error policy comes from ``Prefer: batch-on-error`` (MB-PROC-5/6). A whole-batch timeout that
+fires after the response began ends it with a ``Batch-Outcome: aborted`` part and the close
+delimiter (MB-STATUS-6). The client's ``Authorization`` and ``Cookie`` fields are inherited by
+parts without their own (MB-SUB-5); nothing else is (MB-SUB-6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+
+from mixbatch.codec import (
+    BatchWriter,
+    Fields,
+    LocalProtocolError,
+    MixbatchError,
+    parse_batch_content_type,
+)
+
+from . import _envelope
+from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
+from ._config import ServerConfig
+from ._envelope import Envelope, PartSpec
+from ._messages import Request, Response, SpooledBody, end_to_end
+from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE, JsonRenderer, XmlRenderer
+from ._negotiation import choose, parse_prefer
+from ._problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
+from ._results import MultipartRenderer, PartResult, Renderer, Summary
+from ._router import Route
+
+__all__ = ["INHERITED_FIELDS", "BatchEndpoint", "SubRequestRunner"]
+
+_log = logging.getLogger("mixbatch.server")
+
+#: MB-SUB-5: "The batch request's Authorization and Cookie fields apply to each part that
+#: carries none of its own"; MB-SUB-6: no other batch request field is applied.
+INHERITED_FIELDS = ("Authorization", "Cookie")
+#: Fields a sub-response may not pass into its part: the part's own control fields.
+_PART_CONTROL_FIELDS = (
+    "Content-Id",
+    "Http-Status-Code",
+    "Batch-Outcome",
+    "Http-Method",
+    "Content-Transfer-Encoding",
+)
+#: Parts run back to back yield to the event loop this often, so one long batch of instant
+#: parts cannot starve other connections (and its output is flushed in between).
+_YIELD_EVERY = 32
+
+SubRequestRunner = Callable[[Request, int], Awaitable[Response]]
+"""Runs one sub-request (with its part index, for logging) through the application router."""
+
+
+class BatchEndpoint:
+    """The ``POST`` and ``OPTIONS`` handlers of one batch endpoint."""
+
+    def __init__(self, run: SubRequestRunner, config: ServerConfig) -> None:
+        self._run = run
+        self._config = config
+        self.path = config.batch_path
+        self.route = Route(self.path, {"POST": self.post, "OPTIONS": self.options})
+
+    async def options(self, request: Request, params: Mapping[str, str]) -> Response:
+        # MB-LIMIT-2: "OPTIONS on the batch endpoint returns the capabilities document and
+        # Accept-Post: multipart/mixed".
+        return capabilities_response(self._config.limits, self.path, self.route.allow())
+
+    async def post(self, request: Request, params: Mapping[str, str]) -> Response:
+        deadline = asyncio.get_running_loop().time() + self._config.batch_timeout
+        mode = request.headers.get("Batch-Mode")
+        if mode is not None:
+            # MB-PROC-7: "A server that does not offer the atomic profile answers Batch-Mode:
+            # atomic with 501 before any part runs."
+            return problem(
+                501,
+                "batch-mode-unsupported",
+                f"Batch-Mode {mode!r} is not offered by this server (no atomic profile)",
+                requirement="MB-PROC-7",
+            )
+        try:
+            boundary = parse_batch_content_type(request.headers.get("Content-Type"))
+        except MixbatchError as exc:
+            extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
+            return from_error(exc, headers=extra)
+        chosen = choose(request.headers.get("Accept"), REPRESENTATIONS)
+        if chosen is None:
+            # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
+            # representations it offers."
+            return problem(
+                406,
+                "not-acceptable",
+                f"Accept admits none of {', '.join(REPRESENTATIONS)}",
+                requirement="MB-STATUS-9",
+            )
+        preference = parse_prefer(request.headers.get_all("Prefer")).get("batch-on-error")
+        stop_on_error = preference == "stop"
+        try:
+            async with asyncio.timeout_at(deadline):
+                envelope = await _envelope.receive(
+                    request,
+                    boundary,
+                    limits=self._config.limits,
+                    spool_threshold=self._config.spool_memory_threshold,
+                    batch_paths=(self.path,),
+                )
+        except MixbatchError as exc:
+            return from_error(exc)
+        except TimeoutError:
+            return problem(
+                408,
+                "batch-timeout",
+                f"the batch did not arrive within {self._config.batch_timeout:g} s",
+                requirement="MB-PROC-1",
+            )
+        renderer = self._renderer(chosen)
+        headers = [("Content-Type", renderer.content_type), ("Vary", "Accept")]
+        if preference in ("stop", "continue"):
+            headers.append(("Preference-Applied", f"batch-on-error={preference}"))
+        response = Response(renderer.status, headers)
+        if request.accepts_trailers:
+            headers.append(("Trailer", "Batch-Summary"))
+        response.body = self._stream(request, envelope, renderer, stop_on_error, deadline, response)
+        return response
+
+    def _renderer(self, media_type: str) -> Renderer:
+        if media_type == XML_MEDIA_TYPE:
+            return XmlRenderer()
+        if media_type == JSON_MEDIA_TYPE:
+            return JsonRenderer(SPEC_VERSION)
+        return MultipartRenderer(BatchWriter())
+
+    def _subrequest(self, batch: Request, envelope: Envelope, part: PartSpec) -> Request:
+        fields = list(end_to_end(part.fields))
+        for name in INHERITED_FIELDS:
+            if part.fields.get(name) is None:
+                fields.extend((name, value) for value in batch.headers.get_all(name))
+        return Request(
+            method=part.method,
+            target=part.target,
+            headers=Fields(fields),
+            body=SpooledBody(envelope.spool, part.start, part.length),
+            scheme=batch.scheme,
+            authority=batch.authority,
+        )
+
+    async def _result(self, batch: Request, envelope: Envelope, part: PartSpec) -> PartResult:
+        response = await self._run(self._subrequest(batch, envelope, part), part.index)
+        body = response.body
+        if not isinstance(body, bytes):
+            body = b"".join([bytes(chunk) async for chunk in body])
+        fields = list(end_to_end(response.headers).without(*_PART_CONTROL_FIELDS))
+        return PartResult(
+            part.index, part.target, part.content_id, response.status, None, fields, body
+        )
+
+    async def _stream(
+        self,
+        batch: Request,
+        envelope: Envelope,
+        renderer: Renderer,
+        stop_on_error: bool,
+        deadline: float,
+        response: Response,
+    ) -> AsyncIterator[bytes]:
+        summary = Summary()
+        stopped = False
+        try:
+            yield renderer.start()
+            for part in envelope.parts:
+                if stopped:
+                    # MB-RESP-5: "A part that did not run carries Batch-Outcome: skipped and no
+                    # Http-Status-Code."
+                    result = PartResult(part.index, part.target, part.content_id, None, "skipped")
+                else:
+                    try:
+                        async with asyncio.timeout_at(deadline):
+                            result = await self._result(batch, envelope, part)
+                    except TimeoutError:
+                        aborted = self._aborted(part.index)
+                        summary.add(aborted)
+                        yield renderer.part(aborted)
+                        break
+                    # MB-PROC-6: with batch-on-error=stop, every part after the first with
+                    # status 400 or above is skipped.
+                    stopped = stop_on_error and result.status is not None and result.status >= 400
+                summary.add(result)
+                try:
+                    chunk = renderer.part(result)
+                except LocalProtocolError as exc:
+                    # A sub-response the writer refuses (say, a header value it cannot carry)
+                    # is that part's 500, never the batch's.
+                    _log.error("part %d cannot be written: %s", part.index, exc)
+                    result = PartResult(
+                        part.index,
+                        part.target,
+                        part.content_id,
+                        500,
+                        None,
+                        [("Content-Type", PROBLEM_MEDIA_TYPE)],
+                        problem_body(exc.to_problem() | {"status": 500}),
+                    )
+                    chunk = renderer.part(result)
+                yield chunk
+                if part.index % _YIELD_EVERY == _YIELD_EVERY - 1:
+                    await asyncio.sleep(0)
+            yield renderer.end(summary)
+            response.trailers.append(("Batch-Summary", summary.as_field()))
+        finally:
+            envelope.close()
+
+    def _aborted(self, index: int) -> PartResult:
+        # MB-STATUS-6: a server that must stop after the response began "writes a final part
+        # with Batch-Outcome: aborted and a problem+json body, then the close delimiter".
+        document = {
+            "type": "https://mixbatch.dev/problems/batch-aborted",
+            "title": "Batch aborted",
+            "status": 503,
+            "detail": (
+                f"the batch exceeded its time limit of {self._config.batch_timeout:g} s; "
+                f"part {index} and every later part did not complete"
+            ),
+            "requirement": "MB-STATUS-6",
+            "part_index": index,
+        }
+        return PartResult(
+            index,
+            None,
+            None,
+            None,
+            "aborted",
+            [("Content-Type", PROBLEM_MEDIA_TYPE)],
+            problem_body(document),
+        )

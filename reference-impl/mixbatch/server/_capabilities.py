@@ -1,0 +1,72 @@
+"""The capabilities document answered to ``OPTIONS`` on the batch endpoint (MB-LIMIT-2).
+
+MB-LIMIT-1: "A server enforces and publishes limits on part count, batch octets, part octets
+and part header octets". The limits published here are read from the same ``Limits`` object the
+parser enforces, so the two cannot disagree. The document follows
+spec/schemas/capabilities.schema.json.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mixbatch.codec import Limits
+
+from ._messages import Response
+from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE
+
+__all__ = [
+    "CAPABILITIES_MEDIA_TYPE",
+    "PREFERENCES",
+    "PROFILES",
+    "REPRESENTATIONS",
+    "SPEC_VERSION",
+    "capabilities",
+    "capabilities_response",
+]
+
+#: The spec version this server implements (spec/requirements.json ``spec_version``).
+SPEC_VERSION = "draft-01"
+CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
+#: The profiles this server implements. "atomic" is absent: Batch-Mode: atomic gets 501.
+PROFILES = (
+    "core",
+    "xml",
+    "json",
+    "collection-get",
+    "conditional",
+    "error-policy",
+    "pipelining",
+    "limits",
+)
+#: Batch representations in preference order; multipart/mixed is always first (MB-MULTI-1).
+REPRESENTATIONS = ("multipart/mixed", XML_MEDIA_TYPE, JSON_MEDIA_TYPE)
+#: RFC 7240 preferences honoured, as they appear in Preference-Applied.
+PREFERENCES = ("batch-on-error=continue", "batch-on-error=stop")
+
+
+def capabilities(limits: Limits, endpoint: str) -> dict[str, Any]:
+    """The capabilities document for a batch endpoint at ``endpoint`` enforcing ``limits``."""
+    return {
+        "spec_version": SPEC_VERSION,
+        "endpoint": endpoint,
+        "limits": limits.as_document(),
+        "profiles": list(PROFILES),
+        "representations": list(REPRESENTATIONS),
+        "preferences": list(PREFERENCES),
+    }
+
+
+def capabilities_response(limits: Limits, endpoint: str, allow: str) -> Response:
+    """200 with the capabilities document, Accept-Post and Allow."""
+    body = json.dumps(capabilities(limits, endpoint), separators=(",", ":")).encode("ascii")
+    return Response(
+        200,
+        [
+            ("Content-Type", CAPABILITIES_MEDIA_TYPE),
+            ("Accept-Post", "multipart/mixed"),
+            ("Allow", allow),
+        ],
+        body,
+    )

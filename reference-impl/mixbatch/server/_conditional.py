@@ -1,0 +1,125 @@
+"""Conditional requests (RFC 9110 §13): HTTP dates, entity-tags and the precondition order.
+
+``evaluate`` applies RFC 9110 §13.2.2 step by step and returns 412, 304 or ``None`` (carry
+on). The caller answers 404 itself before calling it when the resource is missing, because
+§13.2.1 says preconditions are ignored when the response without them "would have been a status
+code other than a 2xx (Successful) or 412". MB-PROC-9: a part's conditional fields "give 304 or
+412 exactly as for the standalone request"; since sub-requests reach the same handlers, this one
+function decides both.
+
+    entity-tag = [ weak ] opaque-tag        weak = %s"W/"
+    opaque-tag = DQUOTE *etagc DQUOTE       etagc = %x21 / %x23-7E / obs-text
+    If-Match = "*" / #entity-tag            If-None-Match = "*" / #entity-tag
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+from dataclasses import dataclass
+from datetime import UTC
+
+from mixbatch.codec import Fields
+
+__all__ = ["Validators", "evaluate", "format_http_date", "parse_etags", "parse_http_date"]
+
+_ETAG = re.compile(r'\s*(W/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)')
+
+#: The methods for which a failed If-None-Match or If-Modified-Since means 304, not 412.
+_READ_METHODS = frozenset({"GET", "HEAD"})
+
+
+def format_http_date(timestamp: float) -> str:
+    """IMF-fixdate (RFC 9110 §5.6.7), the only form a sender may generate."""
+    return email.utils.formatdate(int(timestamp), usegmt=True)
+
+
+def parse_http_date(value: str) -> float | None:
+    """Seconds since the epoch for any of the three HTTP-date forms, or ``None`` if invalid."""
+    try:
+        parsed = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:
+        # asctime-date carries no zone; every HTTP date is in GMT.
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.timestamp()
+
+
+def parse_etags(value: str) -> list[tuple[bool, str]] | None:
+    """``[(weak, opaque-tag)]`` of an If-Match/If-None-Match value; ``None`` if malformed.
+
+    ``"*"`` is returned as ``[(False, "*")]``.
+    """
+    if value.strip() == "*":
+        return [(False, "*")]
+    tags: list[tuple[bool, str]] = []
+    pos = 0
+    text = value.strip()
+    while pos < len(text):
+        match = _ETAG.match(text, pos)
+        if match is None:
+            return None
+        tags.append((match.group(1) is not None, match.group(2)))
+        pos = match.end()
+    return tags
+
+
+@dataclass(frozen=True, slots=True)
+class Validators:
+    """The current representation's validators: a strong ETag and a whole-second mtime."""
+
+    etag: str
+    last_modified: float
+
+
+def _combined(headers: Fields, name: str) -> str | None:
+    values = headers.get_all(name)
+    return ", ".join(values) if values else None
+
+
+def _if_match(value: str, current: Validators) -> bool:
+    tags = parse_etags(value)
+    if tags is None:
+        return False
+    if tags == [(False, "*")]:
+        return True
+    # Strong comparison (RFC 9110 §8.8.3.2): neither tag may be weak.
+    return any(not weak and tag == current.etag for weak, tag in tags)
+
+
+def _if_none_match(value: str, current: Validators) -> bool:
+    tags = parse_etags(value)
+    if tags is None:
+        return True
+    if tags == [(False, "*")]:
+        return False
+    # Weak comparison: the opaque tags match whether or not either is weak.
+    current_tag = current.etag.removeprefix("W/")
+    return all(tag != current_tag for _, tag in tags)
+
+
+def evaluate(method: str, headers: Fields, current: Validators, now: float) -> int | None:
+    """412, 304 or ``None`` for a request on an existing resource, per RFC 9110 §13.2.2."""
+    if_match = _combined(headers, "If-Match")
+    # Step 1: If-Match, else step 2: If-Unmodified-Since.
+    if if_match is not None:
+        if not _if_match(if_match, current):
+            return 412
+    else:
+        since = headers.get("If-Unmodified-Since")
+        date = parse_http_date(since) if since is not None else None
+        if date is not None and current.last_modified > date:
+            return 412
+    # Step 3: If-None-Match, else step 4: If-Modified-Since (GET and HEAD only).
+    if_none_match = _combined(headers, "If-None-Match")
+    if if_none_match is not None:
+        if not _if_none_match(if_none_match, current):
+            return 304 if method in _READ_METHODS else 412
+    elif method in _READ_METHODS:
+        since = headers.get("If-Modified-Since")
+        date = parse_http_date(since) if since is not None else None
+        # RFC 9110 §13.1.3: a date later than the server's current time is invalid.
+        if date is not None and date <= now and current.last_modified <= date:
+            return 304
+    return None

@@ -1,0 +1,119 @@
+"""Server configuration: every limit and timeout of the server as a named constant.
+
+The codec's ``Limits`` bound what one batch envelope may contain; the constants here bound the
+connection around it (header section size, read buffering, standalone bodies) and the time a
+peer may take. Each default carries a one-line reason. ``ServerConfig`` gathers them so that
+tests and the CLI can shrink any one of them, and validates them when it is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mixbatch.codec import Limits
+
+__all__ = [
+    "BATCH_PATH",
+    "BATCH_TIMEOUT",
+    "BODY_READ_TIMEOUT",
+    "COALESCE_MAX_BYTES",
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "HEADER_READ_TIMEOUT",
+    "IDLE_TIMEOUT",
+    "MAX_DELAY_MS",
+    "MAX_DRAIN_BYTES",
+    "MAX_RANDOM_BYTES",
+    "MAX_REQUEST_BODY_BYTES",
+    "MAX_REQUEST_HEADER_BYTES",
+    "READ_BUFFER_HIGH_WATER",
+    "SHUTDOWN_GRACE",
+    "SPOOL_MEMORY_THRESHOLD",
+    "ServerConfig",
+]
+
+#: Loopback by default: a demo server should not listen on every interface unasked.
+DEFAULT_HOST = "127.0.0.1"
+#: The port the CLI uses when none is given; 0 asks the OS for an ephemeral port.
+DEFAULT_PORT = 8080
+#: The batch endpoint's path.
+BATCH_PATH = "/batch"
+
+#: h11's own default (16 KiB): large enough for real cookies, small enough to refuse floods (431).
+MAX_REQUEST_HEADER_BYTES = 16 * 1024
+#: A standalone request body may be as large as one batch part, so every request that works
+#: alone also fits in a batch (codec MAX_PART_BYTES, 16 MiB).
+MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024
+#: Unread input above this pauses the socket: one pipelined burst never grows the buffer further.
+READ_BUFFER_HIGH_WATER = 256 * 1024
+#: Pipelined responses are coalesced into one write until this much output is pending.
+COALESCE_MAX_BYTES = 64 * 1024
+#: A handler that left its request body unread costs at most this much draining; beyond it the
+#: connection closes instead, so a refused upload never has to be received in full.
+MAX_DRAIN_BYTES = 64 * 1024
+#: Batch part bodies up to this total stay in memory; beyond it they spill to a temporary file.
+SPOOL_MEMORY_THRESHOLD = 1024 * 1024
+#: /random/{n} serves at most this many octets: 16 MiB, so any answer fits one batch part.
+MAX_RANDOM_BYTES = 16 * 1024 * 1024
+#: /delay/{ms} sleeps at most ten seconds, well inside the whole-batch timeout.
+MAX_DELAY_MS = 10_000
+
+#: Seconds from the first byte of a request to the end of its header section (slowloris bound).
+HEADER_READ_TIMEOUT = 10.0
+#: Seconds an idle keep-alive connection stays open; the thesis (ch. 4.1) advises keeping it short.
+IDLE_TIMEOUT = 5.0
+#: Seconds the server waits for the next chunk of a request body before giving up (408).
+BODY_READ_TIMEOUT = 30.0
+#: Seconds one batch may take from its header section to its last part, reception included.
+BATCH_TIMEOUT = 120.0
+#: Seconds a graceful shutdown waits for in-flight requests before closing them.
+SHUTDOWN_GRACE = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything a server instance is allowed to spend. Every number must be positive."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    limits: Limits = field(default_factory=Limits)
+    max_request_header_bytes: int = MAX_REQUEST_HEADER_BYTES
+    max_request_body_bytes: int = MAX_REQUEST_BODY_BYTES
+    read_buffer_high_water: int = READ_BUFFER_HIGH_WATER
+    coalesce_max_bytes: int = COALESCE_MAX_BYTES
+    max_drain_bytes: int = MAX_DRAIN_BYTES
+    spool_memory_threshold: int = SPOOL_MEMORY_THRESHOLD
+    max_random_bytes: int = MAX_RANDOM_BYTES
+    max_delay_ms: int = MAX_DELAY_MS
+    header_read_timeout: float = HEADER_READ_TIMEOUT
+    idle_timeout: float = IDLE_TIMEOUT
+    body_read_timeout: float = BODY_READ_TIMEOUT
+    batch_timeout: float = BATCH_TIMEOUT
+    shutdown_grace: float = SHUTDOWN_GRACE
+    batch_path: str = BATCH_PATH
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"ServerConfig.port must be 0-65535, got {self.port!r}")
+        for name in (
+            "max_request_header_bytes",
+            "max_request_body_bytes",
+            "read_buffer_high_water",
+            "coalesce_max_bytes",
+            "max_drain_bytes",
+            "spool_memory_threshold",
+            "max_random_bytes",
+            "max_delay_ms",
+            "header_read_timeout",
+            "idle_timeout",
+            "body_read_timeout",
+            "batch_timeout",
+            "shutdown_grace",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ValueError(f"ServerConfig.{name} must be positive, got {value!r}")
+        if not self.batch_path.startswith("/"):
+            raise ValueError(
+                f"ServerConfig.batch_path must start with '/', got {self.batch_path!r}"
+            )

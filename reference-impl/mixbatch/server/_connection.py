@@ -1,0 +1,455 @@
+"""The I/O adapter: one ``asyncio.Protocol`` per TCP connection, driving an h11 state machine.
+
+Theory of operation. ``data_received`` only appends to an input buffer and wakes the
+connection's task; the task (``_serve``) pulls h11 events, builds a ``Request``, awaits the
+application and writes the ``Response``. Requests on one connection are handled strictly one
+after another, so responses to pipelined requests leave in the order the requests came
+(RFC 9112 §9.3.2; MB-PIPE-1).
+
+Input is fed to h11 only when h11 asks for more (``NEED_DATA``), so h11 never holds more than
+one read buffer of pipelined input. When the unread input passes
+``ServerConfig.read_buffer_high_water`` the transport is paused and resumed once h11 took it.
+h11's ``max_incomplete_event_size`` is set explicitly: a header section over it is a 431.
+
+Output goes to a buffer that is flushed by a ``call_soon`` callback, i.e. at the end of the
+current event-loop step: pipelined requests answered without suspending are coalesced into one
+``transport.write``, while a handler that really waits (``/delay``) lets the earlier responses
+go first. Streaming bodies (batches) flush every chunk at once and wait for the transport to
+drain, so a large response is never held in memory.
+
+Timers: before the first byte of a request, ``idle_timeout`` (close silently); from the first
+byte to the end of the header section, ``header_read_timeout`` (slowloris: 408, close); between
+body chunks, ``body_read_timeout`` (408). The batch endpoint keeps its own whole-batch timer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import h11
+
+from mixbatch.codec import Fields
+
+from ._conditional import format_http_date
+from ._config import ServerConfig
+from ._messages import BodyReadError, Request, RequestBody, Response, end_to_end
+from ._problems import problem, reason
+
+__all__ = ["SERVER_NAME", "HttpConnection"]
+
+_log = logging.getLogger("mixbatch.server")
+
+#: The Server field value of every response.
+SERVER_NAME = "mixbatch"
+#: Seconds a closing connection keeps discarding input so that the peer reads our last
+#: response before any reset (the "lingering close" of RFC 9112 §9.6).
+LINGER_TIMEOUT = 2.0
+#: Status codes whose responses never carry content (RFC 9110 §6.4.1).
+_NO_CONTENT = frozenset({204, 304})
+
+App = Callable[[Request], Awaitable[Response]]
+
+
+class _Closed(Exception):
+    """The peer went away; the connection task unwinds quietly."""
+
+
+class _WireBody(RequestBody):
+    """The body of the request being handled, read from h11 as ``Data`` events arrive."""
+
+    def __init__(self, connection: HttpConnection, length: int | None) -> None:
+        self._connection = connection
+        self.length = length
+        self.consumed = False
+
+    async def stream(self) -> AsyncIterator[bytes | bytearray | memoryview]:
+        if self.consumed:
+            return
+        while True:
+            event = await self._connection._next_body_event()
+            if isinstance(event, h11.Data):
+                # h11 hands over a bytearray (or a memoryview of one); consumers take both.
+                yield event.data
+            else:
+                self.consumed = True
+                return
+
+
+class HttpConnection(asyncio.Protocol):
+    """One HTTP/1.1 connection: keep-alive, pipelining, back-pressure, timeouts."""
+
+    def __init__(
+        self, app: App, config: ServerConfig, on_close: Callable[[HttpConnection], None]
+    ) -> None:
+        self._app = app
+        self._config = config
+        self._on_close = on_close
+        self._h11 = h11.Connection(
+            h11.SERVER, max_incomplete_event_size=config.max_request_header_bytes
+        )
+        self._loop = asyncio.get_running_loop()
+        self._transport: asyncio.Transport | None = None
+        self._inbuf = bytearray()
+        self._eof = False
+        self._eof_fed = False
+        self._lost = False
+        self._reading_paused = False
+        self._input_waiter: asyncio.Future[None] | None = None
+        self._outbuf = bytearray()
+        self._flush_handle: asyncio.Handle | None = None
+        self._writing_paused = False
+        self._drain_waiter: asyncio.Future[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._idle = True
+        self._shutting_down = False
+        self.peer = "-"
+
+    # -- asyncio.Protocol callbacks -------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        peer = transport.get_extra_info("peername")
+        if isinstance(peer, tuple):
+            self.peer = f"{peer[0]}:{peer[1]}"
+        self._task = self._loop.create_task(self._serve(), name=f"mixbatch-conn-{self.peer}")
+
+    def data_received(self, data: bytes) -> None:
+        self._inbuf += data
+        if (
+            not self._reading_paused
+            and len(self._inbuf) >= self._config.read_buffer_high_water
+            and self._transport is not None
+        ):
+            self._reading_paused = True
+            self._transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        self._wake()
+        # Keep the write side open: the last response may still be on its way.
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
+        self._wake()
+        if self._drain_waiter is not None and not self._drain_waiter.done():
+            self._drain_waiter.set_result(None)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    def pause_writing(self) -> None:
+        self._writing_paused = True
+
+    def resume_writing(self) -> None:
+        self._writing_paused = False
+        if self._drain_waiter is not None and not self._drain_waiter.done():
+            self._drain_waiter.set_result(None)
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        return self._task
+
+    def begin_shutdown(self) -> None:
+        """Finish the request in flight (answering it with Connection: close), then close."""
+        self._shutting_down = True
+        self._wake()
+
+    def abort(self) -> None:
+        if self._transport is not None:
+            self._transport.abort()
+
+    async def _serve(self) -> None:
+        try:
+            while not self._lost:
+                event = await self._read_request()
+                if event is None:
+                    break
+                if not await self._respond(event):
+                    break
+                self._h11.start_next_cycle()
+        except (_Closed, asyncio.CancelledError):
+            pass
+        except Exception:
+            _log.exception("connection %s failed", self.peer)
+        finally:
+            await self._close()
+
+    async def _close(self) -> None:
+        self._flush()
+        transport = self._transport
+        if transport is not None and not self._lost and not transport.is_closing():
+            if self._h11.their_state not in (h11.DONE, h11.CLOSED, h11.MUST_CLOSE):
+                # Stop sending, then discard input for a moment so that unread request bytes
+                # do not make the kernel reset the connection before our response is read.
+                with contextlib.suppress(OSError, RuntimeError):
+                    if transport.can_write_eof():
+                        transport.write_eof()
+                await self._linger()
+            transport.close()
+        self._on_close(self)
+
+    async def _linger(self) -> None:
+        deadline = self._loop.time() + LINGER_TIMEOUT
+        with contextlib.suppress(TimeoutError, _Closed, asyncio.CancelledError):
+            while not self._eof and not self._lost:
+                self._inbuf.clear()
+                self._resume_reading()
+                await self._wait_input(deadline)
+
+    # -- input ----------------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        waiter = self._input_waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _resume_reading(self) -> None:
+        if self._reading_paused and self._transport is not None:
+            self._reading_paused = False
+            self._transport.resume_reading()
+
+    def _feed(self) -> None:
+        data = bytes(self._inbuf)
+        self._inbuf.clear()
+        self._h11.receive_data(data)
+        self._resume_reading()
+
+    async def _wait_input(self, deadline: float) -> None:
+        """Wait for input, EOF, loss or shutdown; raises TimeoutError at ``deadline``."""
+        self._flush()
+        self._input_waiter = self._loop.create_future()
+        try:
+            async with asyncio.timeout_at(deadline):
+                await self._input_waiter
+        finally:
+            self._input_waiter = None
+        if self._lost:
+            raise _Closed
+
+    def _pull(self) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+        """The next h11 event, feeding buffered input as h11 asks for it."""
+        while True:
+            event = self._h11.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            if self._inbuf:
+                self._feed()
+            elif self._eof and not self._eof_fed:
+                self._eof_fed = True
+                self._h11.receive_data(b"")
+            else:
+                return event
+
+    async def _read_request(self) -> h11.Request | None:
+        """The next request's head, or ``None`` when the connection should close."""
+        config = self._config
+        header_deadline: float | None = None
+        if self._h11.trailing_data[0] or self._inbuf:
+            header_deadline = self._loop.time() + config.header_read_timeout
+        idle_deadline = self._loop.time() + config.idle_timeout
+        while True:
+            try:
+                event = self._pull()
+            except h11.RemoteProtocolError as exc:
+                await self._refuse_head(exc)
+                return None
+            if isinstance(event, h11.Request):
+                self._idle = False
+                return event
+            if event is not h11.NEED_DATA:
+                # ConnectionClosed, or EOF handled by h11 as a clean close.
+                return None
+            if self._eof_fed:
+                return None
+            if header_deadline is None and self._shutting_down:
+                return None
+            self._idle = header_deadline is None
+            try:
+                await self._wait_input(header_deadline or idle_deadline)
+            except TimeoutError:
+                if header_deadline is None:
+                    return None  # idle keep-alive connection: close silently
+                await self._send_simple(
+                    problem(
+                        408,
+                        "header-timeout",
+                        f"the request header section did not arrive within "
+                        f"{config.header_read_timeout:g} s",
+                    )
+                )
+                return None
+            if header_deadline is None and self._inbuf:
+                header_deadline = self._loop.time() + config.header_read_timeout
+
+    async def _next_body_event(self) -> h11.Data | h11.EndOfMessage:
+        deadline = self._loop.time() + self._config.body_read_timeout
+        while True:
+            try:
+                event = self._pull()
+            except h11.RemoteProtocolError as exc:
+                raise BodyReadError(400, f"malformed request framing: {exc}") from None
+            if isinstance(event, h11.Data | h11.EndOfMessage):
+                return event
+            if event is not h11.NEED_DATA or self._eof_fed:
+                raise BodyReadError(400, "the connection ended inside the request content")
+            try:
+                await self._wait_input(deadline)
+            except TimeoutError:
+                raise BodyReadError(
+                    408,
+                    f"no request content arrived for {self._config.body_read_timeout:g} s",
+                ) from None
+            deadline = self._loop.time() + self._config.body_read_timeout
+
+    # -- responding -----------------------------------------------------------------------
+
+    async def _respond(self, head: h11.Request) -> bool:
+        """Handle one request; True when the connection may carry another."""
+        raw = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()]
+        fields = Fields(raw)
+        length_field = fields.get("Content-Length")
+        length = int(length_field) if length_field is not None else None
+        if length is None and fields.get("Transfer-Encoding") is None:
+            length = 0
+        body = _WireBody(self, length)
+        request = Request(
+            method=head.method.decode("ascii"),
+            target=head.target.decode("ascii"),
+            headers=end_to_end(raw),
+            body=body,
+            authority=fields.get("Host") or "",
+            accepts_trailers="trailers" in (fields.get("TE") or "").lower(),
+        )
+        response = await self._app(request)
+        if self._h11.their_state is h11.SEND_BODY and not await self._drain_request():
+            response.headers.append(("Connection", "close"))
+        await self._send(response, head)
+        self._idle = True
+        return (
+            self._h11.our_state is h11.DONE
+            and self._h11.their_state is h11.DONE
+            and not self._shutting_down
+        )
+
+    async def _drain_request(self) -> bool:
+        """Discard an unread request body of at most ``max_drain_bytes``; True on success."""
+        budget = self._config.max_drain_bytes
+        with contextlib.suppress(BodyReadError):
+            while budget >= 0:
+                event = await self._next_body_event()
+                if isinstance(event, h11.EndOfMessage):
+                    return True
+                budget -= len(event.data)
+        return False
+
+    def _head_fields(self, response: Response) -> list[tuple[bytes, bytes]]:
+        headers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in response.headers]
+        headers.append((b"Date", format_http_date(time.time()).encode("ascii")))
+        headers.append((b"Server", SERVER_NAME.encode("ascii")))
+        if self._shutting_down:
+            headers.append((b"Connection", b"close"))
+        return headers
+
+    @staticmethod
+    def _head(response: Response, headers: list[tuple[bytes, bytes]]) -> h11.Response:
+        phrase = reason(response.status).encode("ascii")
+        return h11.Response(status_code=response.status, headers=headers, reason=phrase)
+
+    async def _send(self, response: Response, head: h11.Request | None) -> None:
+        headers = self._head_fields(response)
+        body = response.body
+        if isinstance(body, bytes):
+            if response.header("Content-Length") is None and response.status not in _NO_CONTENT:
+                headers.append((b"Content-Length", str(len(body)).encode("ascii")))
+            self._write(self._head(response, headers))
+            if (
+                body
+                and response.status not in _NO_CONTENT
+                and (head is None or head.method != b"HEAD")
+            ):
+                self._write(h11.Data(data=body))
+            self._write(h11.EndOfMessage())
+            self._schedule_flush()
+            return
+        chunked = head is not None and head.http_version == b"1.1"
+        if not chunked:
+            headers = [(n, v) for n, v in headers if n.lower() != b"trailer"]
+        self._write(self._head(response, headers))
+        try:
+            async for chunk in body:
+                if chunk:
+                    self._write(h11.Data(data=chunk))
+                    self._flush()
+                    await self._drain()
+        finally:
+            aclose = getattr(body, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        trailers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in response.trailers]
+        self._write(h11.EndOfMessage(headers=trailers if chunked else []))
+        self._flush()
+
+    async def _send_simple(self, response: Response) -> None:
+        """Answer without a parsed request (408 and 4xx refusals), then close."""
+        if self._h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        response.headers.append(("Connection", "close"))
+        with contextlib.suppress(h11.LocalProtocolError):
+            await self._send(response, None)
+
+    async def _refuse_head(self, exc: h11.RemoteProtocolError) -> None:
+        status = exc.error_status_hint
+        if status == 431:
+            response = problem(
+                431,
+                "header-fields-too-large",
+                f"the request header section exceeds "
+                f"{self._config.max_request_header_bytes} octets",
+                limit=self._config.max_request_header_bytes,
+            )
+        else:
+            response = problem(status, "malformed-request", f"unparseable request: {exc}")
+        await self._send_simple(response)
+
+    # -- output ---------------------------------------------------------------------------
+
+    def _write(self, event: h11.Event) -> None:
+        for piece in self._h11.send_with_data_passthrough(event) or ():
+            self._outbuf += piece
+        if len(self._outbuf) >= self._config.coalesce_max_bytes:
+            self._flush()
+
+    def _schedule_flush(self) -> None:
+        if self._flush_handle is None:
+            self._flush_handle = self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if not self._outbuf:
+            return
+        data, self._outbuf = self._outbuf, bytearray()
+        transport = self._transport
+        if transport is not None and not transport.is_closing():
+            transport.write(data)
+
+    async def _drain(self) -> None:
+        if self._lost:
+            raise _Closed
+        if self._writing_paused:
+            self._drain_waiter = self._loop.create_future()
+            try:
+                await self._drain_waiter
+            finally:
+                self._drain_waiter = None
+            if self._lost:
+                raise _Closed

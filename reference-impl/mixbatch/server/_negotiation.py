@@ -1,0 +1,93 @@
+"""Proactive content negotiation on ``Accept`` (RFC 9110 §12.5.1) and ``Prefer`` parsing.
+
+``choose(accept, offers)`` ranks each offered media type by the quality of the most specific
+media range that matches it (exact type beats ``type/*`` beats ``*/*``), drops q=0, and breaks
+ties by the order of ``offers``, so the server's first offer wins when the client is indifferent
+(MB-MULTI-1: multipart/mixed "when Accept is absent or admits it equally"). A malformed member
+of Accept is ignored rather than failing the request, as RFC 9110 §12.5.1 permits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["choose", "parse_accept", "parse_prefer"]
+
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;[^,]*)?)$")
+_QVALUE = re.compile(r"(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)")
+
+MediaRange = tuple[str, str, float]
+
+
+def parse_accept(value: str) -> list[MediaRange]:
+    """The media ranges of an Accept value as ``(type, subtype, q)``, lower-cased."""
+    ranges: list[MediaRange] = []
+    for member in value.split(","):
+        if not member.strip():
+            continue
+        match = _RANGE.match(member)
+        if match is None:
+            continue
+        kind, sub, params = match.group(1).lower(), match.group(2).lower(), match.group(3)
+        if kind == "*" and sub != "*":
+            continue
+        quality = 1.0
+        for param in params.split(";")[1:]:
+            name, _, raw = param.partition("=")
+            if name.strip().lower() == "q":
+                raw = raw.strip()
+                quality = float(raw) if _QVALUE.fullmatch(raw) else -1.0
+        if quality >= 0:
+            ranges.append((kind, sub, quality))
+    return ranges
+
+
+def _quality(offer: str, ranges: list[MediaRange]) -> float:
+    kind, _, sub = offer.partition("/")
+    best_specificity, best_q = -1, 0.0
+    for r_kind, r_sub, quality in ranges:
+        if r_kind == kind and r_sub == sub:
+            specificity = 2
+        elif r_kind == kind and r_sub == "*":
+            specificity = 1
+        elif r_kind == "*":
+            specificity = 0
+        else:
+            continue
+        if specificity > best_specificity:
+            best_specificity, best_q = specificity, quality
+    return best_q
+
+
+def choose(accept: str | None, offers: Sequence[str]) -> str | None:
+    """The best of ``offers`` for ``accept``, or ``None`` when Accept admits none of them."""
+    if accept is None or not accept.strip():
+        return offers[0] if offers else None
+    ranges = parse_accept(accept)
+    if not ranges:
+        # Every member was malformed: treat the field as absent rather than refusing.
+        return offers[0] if offers else None
+    best: str | None = None
+    best_q = 0.0
+    for offer in offers:
+        quality = _quality(offer, ranges)
+        if quality > best_q:
+            best, best_q = offer, quality
+    return best
+
+
+def parse_prefer(values: Sequence[str]) -> dict[str, str]:
+    """Preferences of RFC 7240 Prefer fields as ``{lower-cased name: value}``; first wins."""
+    preferences: dict[str, str] = {}
+    for value in values:
+        for member in value.split(","):
+            token = member.split(";", 1)[0].strip()
+            if not token:
+                continue
+            name, _, raw = token.partition("=")
+            name = name.strip().lower()
+            if name and name not in preferences:
+                preferences[name] = raw.strip().strip('"')
+    return preferences

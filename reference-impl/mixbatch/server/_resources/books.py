@@ -1,0 +1,271 @@
+"""``/books`` and ``/books/{id}``: a small collection with validators and conditional requests.
+
+Each book is a JSON object ``{"id", "title", "author", "year"}``. Its strong ETag is a hash of
+its exact representation (a strong validator must change whenever the octets do: RFC 9110
+§8.8.3), and its Last-Modified is the whole second of its last change, from an injectable clock
+so that tests can fix time. Every read and write goes through ``evaluate`` (RFC 9110 §13.2.2)
+after the existence check, so 304 and 412 come out exactly as the RFC orders them.
+
+``GET /books`` answers ``application/json`` (a list) or, when Accept prefers it,
+``multipart/mixed`` with one part per book (``_collection``); both carry ``Vary: Accept``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import _collection
+from .._conditional import Validators, evaluate, format_http_date
+from .._messages import Request, Response
+from .._negotiation import choose
+from .._problems import problem
+from .._router import Route
+
+__all__ = ["MAX_BOOK_BYTES", "SEED_BOOKS", "Book", "BookStore", "routes"]
+
+#: A book is a few short strings; 64 KiB leaves room and refuses anything that is not a book.
+MAX_BOOK_BYTES = 64 * 1024
+JSON_TYPE = "application/json"
+MERGE_PATCH_TYPE = "application/merge-patch+json"
+#: The store starts with these, so that /books/1 exists on a fresh server.
+SEED_BOOKS: tuple[dict[str, Any], ...] = (
+    {"title": "The Mythical Man-Month", "author": "Frederick P. Brooks Jr.", "year": 1975},
+    {"title": "The Art of Computer Programming, Vol. 1", "author": "Donald E. Knuth", "year": 1968},
+    {"title": "Weaving the Web", "author": "Tim Berners-Lee", "year": 1999},
+)
+_FIELDS = {"title": str, "author": str, "year": int}
+
+
+@dataclass(frozen=True, slots=True)
+class Book:
+    """One stored book with its representation and validators."""
+
+    id: int
+    data: Mapping[str, Any]
+    body: bytes
+    validators: Validators
+
+    @property
+    def path(self) -> str:
+        return f"/books/{self.id}"
+
+
+def _etag(data: bytes) -> str:
+    return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+
+
+class BookStore:
+    """Books in memory, keyed by id; ids are never reused."""
+
+    def __init__(self, clock: Callable[[], float], seed: bool = True) -> None:
+        self._clock = clock
+        self._books: dict[int, Book] = {}
+        self._next_id = 1
+        if seed:
+            for data in SEED_BOOKS:
+                self.create(dict(data))
+
+    def _make(self, book_id: int, data: Mapping[str, Any]) -> Book:
+        record = {"id": book_id, **{k: data.get(k) for k in _FIELDS}}
+        body = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return Book(book_id, record, body, Validators(_etag(body), float(int(self._clock()))))
+
+    def get(self, book_id: int) -> Book | None:
+        return self._books.get(book_id)
+
+    def all(self) -> list[Book]:
+        return [self._books[k] for k in sorted(self._books)]
+
+    def create(self, data: Mapping[str, Any]) -> Book:
+        book = self._make(self._next_id, data)
+        self._books[book.id] = book
+        self._next_id += 1
+        return book
+
+    def replace(self, book_id: int, data: Mapping[str, Any]) -> Book:
+        book = self._make(book_id, data)
+        self._books[book_id] = book
+        return book
+
+    def delete(self, book_id: int) -> None:
+        del self._books[book_id]
+
+
+def _validate(document: Any, *, partial: bool) -> str | None:
+    """Why ``document`` is not a (partial) book, or ``None`` if it is one."""
+    if not isinstance(document, dict):
+        return "a book is a JSON object"
+    unknown = sorted(set(document) - set(_FIELDS) - {"id"})
+    if unknown:
+        return f"unknown members {unknown}"
+    for name, kind in _FIELDS.items():
+        if name not in document:
+            if not partial and name != "year":
+                return f"missing member {name!r}"
+            continue
+        value = document[name]
+        if name == "year" and value is None:
+            continue
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"member {name!r} must be a {kind.__name__}, got {value!r}"
+    return None
+
+
+def _book_headers(book: Book) -> list[tuple[str, str]]:
+    return [
+        ("Content-Type", JSON_TYPE),
+        ("ETag", book.validators.etag),
+        ("Last-Modified", format_http_date(book.validators.last_modified)),
+    ]
+
+
+def _not_modified(etag: str, extra: list[tuple[str, str]] | None = None) -> Response:
+    # RFC 9110 §15.4.5: a 304 carries the ETag (and Vary) a 200 would have carried.
+    return Response(304, [("ETag", etag), *(extra or [])])
+
+
+def _precondition_failed(request: Request) -> Response:
+    return problem(
+        412, "precondition-failed", f"a precondition of {request.method} {request.path} is false"
+    )
+
+
+async def _has_content(request: Request) -> bool:
+    if request.body.length is not None:
+        return request.body.length > 0
+    data = await request.body.read(MAX_BOOK_BYTES)
+    return bool(data)
+
+
+async def _read_document(request: Request, media_types: tuple[str, ...]) -> Any | Response:
+    content_type = (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    if content_type not in media_types:
+        return problem(
+            415,
+            "unsupported-media-type",
+            f"expected {' or '.join(media_types)}, got {content_type or 'no Content-Type'}",
+            headers=[("Accept-Patch", MERGE_PATCH_TYPE)] if MERGE_PATCH_TYPE in media_types else [],
+        )
+    raw = await request.body.read(MAX_BOOK_BYTES)
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return problem(400, "invalid-json", f"the content is not JSON: {exc}")
+
+
+def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
+    """The routes of the books collection and its members, bound to ``store``."""
+
+    def lookup(params: Mapping[str, str]) -> Book | None:
+        raw = params["id"]
+        return store.get(int(raw)) if raw.isdigit() and len(raw) < 19 else None
+
+    def missing(request: Request) -> Response:
+        return problem(404, "not-found", f"no book at {request.path!r}")
+
+    async def list_books(request: Request, params: Mapping[str, str]) -> Response:
+        if await _has_content(request):
+            # MB-METHOD-3: "A server rejects a GET batch or collection retrieval that has
+            # content with 400."
+            return problem(
+                400,
+                "get-with-content",
+                "a collection retrieval carries no content",
+                requirement="MB-METHOD-3",
+            )
+        books = store.all()
+        chosen = choose(request.headers.get("Accept"), (JSON_TYPE, _collection.MEDIA_TYPE))
+        if chosen == _collection.MEDIA_TYPE:
+            members = [
+                _collection.Member(book.path, book.validators, _book_headers(book), book.body)
+                for book in books
+            ]
+            return _collection.retrieve(request, members, now=clock())
+        if chosen is None:
+            return problem(
+                406, "not-acceptable", f"/books is available as {JSON_TYPE} or multipart/mixed"
+            )
+        body = b"[" + b",".join(book.body for book in books) + b"]"
+        modified = max((b.validators.last_modified for b in books), default=float(int(clock())))
+        current = Validators(_etag(body), modified)
+        vary = [("Vary", "Accept")]
+        status = evaluate(request.method, request.headers, current, clock())
+        if status == 304:
+            return _not_modified(current.etag, vary)
+        if status == 412:
+            return _precondition_failed(request)
+        return Response(
+            200,
+            [
+                ("Content-Type", JSON_TYPE),
+                ("ETag", current.etag),
+                ("Last-Modified", format_http_date(modified)),
+                *vary,
+            ],
+            body,
+        )
+
+    async def create_book(request: Request, params: Mapping[str, str]) -> Response:
+        document = await _read_document(request, (JSON_TYPE,))
+        if isinstance(document, Response):
+            return document
+        fault = _validate(document, partial=False)
+        if fault is not None:
+            return problem(422, "invalid-book", fault)
+        book = store.create(document)
+        # MB-RESP-7: "A created resource's URI is given in the part's Location field".
+        return Response(201, [("Location", book.path), *_book_headers(book)], book.body)
+
+    async def get_book(request: Request, params: Mapping[str, str]) -> Response:
+        book = lookup(params)
+        if book is None:
+            return missing(request)
+        status = evaluate(request.method, request.headers, book.validators, clock())
+        if status == 304:
+            return _not_modified(book.validators.etag)
+        if status == 412:
+            return _precondition_failed(request)
+        return Response(200, _book_headers(book), book.body)
+
+    async def change_book(request: Request, params: Mapping[str, str]) -> Response:
+        book = lookup(params)
+        if book is None:
+            return missing(request)
+        if evaluate(request.method, request.headers, book.validators, clock()) is not None:
+            return _precondition_failed(request)
+        if request.method == "DELETE":
+            store.delete(book.id)
+            return Response(204)
+        patch = request.method == "PATCH"
+        document = await _read_document(
+            request, (MERGE_PATCH_TYPE, JSON_TYPE) if patch else (JSON_TYPE,)
+        )
+        if isinstance(document, Response):
+            return document
+        fault = _validate(document, partial=patch)
+        if fault is None and document.get("id", book.id) != book.id:
+            fault = f"member 'id' must be {book.id} or absent"
+        if fault is not None:
+            return problem(422, "invalid-book", fault)
+        if patch:
+            # RFC 7396 merge patch: members replace, null removes (only "year" may be absent).
+            merged = dict(book.data)
+            merged.update(document)
+            document = merged
+            fault = _validate({k: v for k, v in merged.items() if v is not None}, partial=False)
+            if fault is not None:
+                return problem(422, "invalid-book", fault)
+        updated = store.replace(book.id, document)
+        return Response(200, _book_headers(updated), updated.body)
+
+    return [
+        Route("/books", {"GET": list_books, "POST": create_book}),
+        Route(
+            "/books/{id}",
+            {"GET": get_book, "PUT": change_book, "PATCH": change_book, "DELETE": change_book},
+        ),
+    ]

@@ -1,0 +1,44 @@
+"""``/echo``: reflects the request as the handler saw it, as JSON.
+
+The document holds the method, the origin-form target, the end-to-end header fields in order
+(names in their received case) and the content: as text when it is UTF-8, else as base64. Host
+and framing fields are not reflected: they belong to the connection, not the request, and a
+sub-request has none of them. A test that sends the same request alone and inside a batch and
+compares the two echoes therefore checks exactly what a handler can observe.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .._messages import Request, Response
+from .._router import Route
+
+__all__ = ["MAX_ECHO_BYTES", "routes"]
+
+#: The echo keeps the request content in memory, so it accepts at most 1 MiB.
+MAX_ECHO_BYTES = 1024 * 1024
+
+
+async def _echo(request: Request, params: Mapping[str, str]) -> Response:
+    content = await request.body.read(MAX_ECHO_BYTES)
+    document: dict[str, Any] = {
+        "method": request.method,
+        "target": request.target,
+        "headers": [[name, value] for name, value in request.headers],
+    }
+    try:
+        document["body"] = content.decode("utf-8")
+    except UnicodeDecodeError:
+        document["body_base64"] = base64.b64encode(content).decode("ascii")
+    body = json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return Response(200, [("Content-Type", "application/json")], body)
+
+
+def routes() -> list[Route]:
+    """The /echo route, answering every method a sub-request may carry."""
+    methods = ("GET", "POST", "PUT", "PATCH", "DELETE", "QUERY", "OPTIONS")
+    return [Route("/echo", dict.fromkeys(methods, _echo))]

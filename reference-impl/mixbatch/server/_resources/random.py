@@ -1,0 +1,47 @@
+"""``/random/{n}``: exactly n random octets, the thesis' workload (ch. 5.2: "random/1024 would
+return 1024 bytes of body").
+
+``?seed=S`` makes the octets a deterministic function of S and n, so that the same request always
+gets the same answer; this is what lets a test compare a sub-request with the same request sent
+alone. Without a seed the octets come from ``os.urandom``. n above the configured cap is 413.
+"""
+
+from __future__ import annotations
+
+import os
+import random as _random
+from collections.abc import Mapping
+from urllib.parse import parse_qs
+
+from .._messages import Request, Response
+from .._problems import problem
+from .._router import Route
+
+__all__ = ["routes"]
+
+
+def routes(max_bytes: int) -> list[Route]:
+    """The /random/{n} route, refusing n above ``max_bytes``."""
+
+    async def get_random(request: Request, params: Mapping[str, str]) -> Response:
+        raw = params["n"]
+        if not raw.isdigit() or len(raw) > 12:
+            return problem(400, "invalid-size", f"{raw!r} is not a decimal octet count")
+        size = int(raw)
+        if size > max_bytes:
+            return problem(
+                413,
+                "content-too-large",
+                f"{size} octets is over the limit of {max_bytes}",
+                limit=max_bytes,
+            )
+        seeds = parse_qs(request.query).get("seed")
+        # A seeded generator is not for secrets, only for reproducible test payloads.
+        body = _random.Random(f"{seeds[0]}/{size}").randbytes(size) if seeds else os.urandom(size)
+        return Response(
+            200,
+            [("Content-Type", "application/octet-stream"), ("Cache-Control", "no-store")],
+            body,
+        )
+
+    return [Route("/random/{n}", {"GET": get_random})]

@@ -1,0 +1,127 @@
+"""The router: one table from path patterns to per-method handlers, for every request.
+
+The connection calls ``Router.handle`` for a standalone request and the batch endpoint calls the
+very same method for each sub-request (thesis ch. 5.2: "one code path per operation"; MB-SUB-1:
+each sub-request "passes the same routing ... checks as the same request sent alone").
+
+A ``Route`` is a path pattern such as ``/books/{id}`` plus a mapping of method to handler.
+Anything not in the table is an error response, never a guess: an unknown path is 404, a known
+path with an unlisted method is 405 with ``Allow``. HEAD is answered by the GET handler with the
+content dropped (RFC 9110 §9.3.2), OPTIONS by an empty 204 with ``Allow`` unless the route lists
+its own. A handler that raises yields a 500 problem for that request alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ._messages import BodyReadError, BodyTooLarge, Handler, Request, Response
+from ._problems import problem
+
+__all__ = ["Route", "Router"]
+
+_log = logging.getLogger("mixbatch.server")
+_PARAM = re.compile(r"\{([a-z_]+)\}")
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    pos = 0
+    for match in _PARAM.finditer(pattern):
+        parts.append(re.escape(pattern[pos : match.start()]))
+        parts.append(f"(?P<{match.group(1)}>[^/]+)")
+        pos = match.end()
+    parts.append(re.escape(pattern[pos:]))
+    return re.compile("".join(parts))
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A path pattern with ``{name}`` segments and the handlers of each method it allows."""
+
+    pattern: str
+    handlers: Mapping[str, Handler]
+    regex: re.Pattern[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.pattern.startswith("/"):
+            raise ValueError(f"Route.pattern must start with '/', got {self.pattern!r}")
+        if not self.handlers:
+            raise ValueError(f"Route {self.pattern!r} has no handlers")
+        object.__setattr__(self, "regex", _compile(self.pattern))
+
+    def allow(self) -> str:
+        methods = set(self.handlers)
+        if "GET" in methods:
+            methods.add("HEAD")
+        methods.add("OPTIONS")
+        return ", ".join(sorted(methods))
+
+
+class Router:
+    """Dispatches requests to the first route whose pattern matches the whole path."""
+
+    def __init__(self, routes: Sequence[Route]) -> None:
+        self._routes = tuple(routes)
+
+    @property
+    def routes(self) -> tuple[Route, ...]:
+        return self._routes
+
+    def match(self, path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self._routes:
+            found = route.regex.fullmatch(path)
+            if found is not None:
+                return route, found.groupdict()
+        return None
+
+    async def handle(self, request: Request) -> Response:
+        found = self.match(request.path)
+        if found is None:
+            return problem(404, "not-found", f"no resource at {request.path!r}")
+        route, params = found
+        method = request.method
+        handler = route.handlers.get(method)
+        head = False
+        if handler is None and method == "HEAD":
+            handler, head = route.handlers.get("GET"), True
+        if handler is None:
+            if method == "OPTIONS":
+                return Response(204, [("Allow", route.allow())])
+            return problem(
+                405,
+                "method-not-allowed",
+                f"{method} is not allowed on {request.path!r}",
+                headers=[("Allow", route.allow())],
+            )
+        try:
+            response = await handler(request, params)
+        except BodyTooLarge as exc:
+            return problem(413, "content-too-large", str(exc), limit=exc.limit)
+        except BodyReadError as exc:
+            slug = "request-timeout" if exc.status == 408 else "malformed-content"
+            return problem(exc.status, slug, exc.detail)
+        except Exception:
+            # One failing handler is that request's 500, never the server's or the batch's
+            # (MB-STATUS-5).
+            _log.exception("handler for %s %s failed", method, request.target)
+            return problem(500, "internal-error", f"the handler for {method} failed")
+        if head:
+            await _drop_content(response)
+        return response
+
+
+async def _drop_content(response: Response) -> None:
+    """Turn a GET response into its HEAD form: same fields, no content."""
+    body = response.body
+    if isinstance(body, bytes):
+        if response.header("Content-Length") is None:
+            response.headers.append(("Content-Length", str(len(body))))
+    else:
+        aclose = getattr(body, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    response.body = b""

@@ -1,0 +1,38 @@
+"""Running a server as a process: bind, announce the URL, serve until a signal, shut down.
+
+The announcement line ``mixbatch listening on http://HOST:PORT`` is a stable interface: tests and
+tools start ``mixbatch serve --port 0`` and parse the bound port from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import TextIO
+
+from ._app import build_app
+from ._config import ServerConfig
+from ._server import Server
+
+__all__ = ["ANNOUNCEMENT", "serve"]
+
+ANNOUNCEMENT = "mixbatch listening on {url}"
+
+
+async def serve(config: ServerConfig, announce: TextIO | None = None) -> None:
+    """Serve ``config`` until SIGINT/SIGTERM (or cancellation), then shut down gracefully."""
+    server = Server(build_app(config), config)
+    await server.start()
+    out = announce or sys.stdout
+    print(ANNOUNCEMENT.format(url=server.url), file=out, flush=True)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix loops
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await server.shutdown()
