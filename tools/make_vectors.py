@@ -7,15 +7,16 @@ result sits beside the bytes that produce it. An invalid vector records where it
 written, so every ``byte_offset`` is exact by construction, following the convention stated in
 spec/schemas/vector.schema.json:
 
-* a fault on a delimiter line: the offset of the line's first "-" (the CRLF before it belongs
-  to the previous part's end); the line opens the part with the next index;
+* a fault on a delimiter line: the offset of the line's first "-" (the CRLF before it is not
+  part of the line); the line, the close delimiter included, belongs to the part it opens or
+  would open, whose index is the number of parts before it;
 * a fault in one header field line (syntax, bare LF/CR ending it, forbidden or repeated
   field, bad value): the offset of the line's first byte;
 * a fault of a header section as a whole (a missing field, a limit on the section or the
   part): the offset of the section's first byte;
 * a Content-Length mismatch: the offset of the Content-Length field line;
 * too many parts: the delimiter line that opens the first part over the limit;
-* a missing close delimiter: the length of the content (the end of input);
+* a missing close delimiter: the length of the content (the end of input), in the last part;
 * null where the fault is not in the content (the top-level Content-Type, a batch-size limit).
 
 The committed .http/.json files are the source of truth that tests read;
@@ -109,7 +110,7 @@ class Wire:
     def close(self, padding: str = "", eol: str = CRLF, fault: bool = False) -> Wire:
         self.raw(CRLF)
         if fault:
-            self.mark(part=-1)
+            self.mark(part=self.opened)  # the index the line would open, as for any delimiter
         return self.raw(f"--{self.boundary}--{padding}{eol}")
 
     def line(self, text: str, eol: str = CRLF, fault: bool = False) -> Wire:
@@ -245,10 +246,8 @@ def fail(
 ) -> None:
     """Register an invalid vector whose fault offset and part index ``wire`` recorded."""
     offset, part = wire.fault, wire.fault_part
-    if at_end:
-        offset, part = wire.here(), None
-    if part is not None and part < 0:
-        part = None
+    if at_end:  # the content ends inside the last part, which stays unterminated
+        offset, part = wire.here(), wire.opened - 1
     error: Json = {
         "blame": "peer",
         "detected_by": detected_by,
@@ -373,14 +372,22 @@ def valid_framing() -> None:
     w.parts = [{"method": "GET", "target": f"books/{n}", "resolved_target": f"/books/{n}",
                 "fields": [], "body_text": "", "body_length": 0} for n in (1, 2)]
     emit("transport-padding", "Spaces and tabs after a boundary delimiter and after the close delimiter are transport padding, which a receiver accepts.", ["MB-WIRE-11"], w)
-    emit("binary-body-all-octets", "A body holding every octet 0x00 to 0xFF, CRLF and '--' runs is carried exactly, with an exact Content-Length.", ["MB-PART-8", "MB-WIRE-6", "MB-WIRE-16"], Wire("bin-octets-Vx7Rk2Pq") .request("PUT", "blobs/1", [("Content-Type", "application/octet-stream")], BINARY, length=True).close())
-    emit("binary-body-without-content-length", "A binary body with CRLF and '--' but without the delimiter is carried exactly even without Content-Length.", ["MB-PART-8", "MB-WIRE-6"], Wire("bin-nolen-Hs5Tn1Cw") .request("PUT", "blobs/2", [("Content-Type", "application/octet-stream")], BINARY).close())
+    emit("binary-body-all-octets", "A body holding every octet 0x00 to 0xFF, CRLF and '--' runs is carried exactly, with an exact Content-Length.", ["MB-PART-8", "MB-WIRE-6", "MB-WIRE-16"], Wire("bin-octets-Vx7Rk2Pq").request("PUT", "blobs/1", [("Content-Type", "application/octet-stream")], BINARY, length=True).close())
+    emit("binary-body-without-content-length", "A binary body with CRLF and '--' but without the delimiter is carried exactly even without Content-Length.", ["MB-PART-8", "MB-WIRE-6"], Wire("bin-nolen-Hs5Tn1Cw").request("PUT", "blobs/2", [("Content-Type", "application/octet-stream")], BINARY).close())
     w = Wire("empty-bodies-Rk3Ww9").request("GET", "books/1").request("GET", "books/2", length=True)
     w.request("DELETE", "books/3").close()
     emit("empty-bodies", "Parts with empty bodies, with and without Content-Length: 0, have zero-length content.", ["MB-PART-8", "MB-WIRE-16"], w)
-    emit("bare-lf-in-body", "Bare LF inside a part body is body data, not a framing fault, and is kept exactly.", ["MB-WIRE-8", "MB-PART-8"], Wire("lf-body-Pq8Xz3Nd") .request("POST", "notes", [("Content-Type", "text/plain")], "line one\nline two\n\nline four\n").close())
-    emit("body-contains-lf-boundary", "A body line '--boundary' preceded by a bare LF is body data, because a delimiter begins with CRLF.", ["MB-WIRE-8", "MB-WIRE-6"], Wire("lf-delim-Jt4Mv7Bc") .request("POST", "notes", [("Content-Type", "text/plain")], "before\n--lf-delim-Jt4Mv7Bc\nafter").close())
-    emit("content-length-exact", "Parts whose Content-Length equals the octets before the next delimiter are accepted.", ["MB-WIRE-15", "MB-WIRE-16", "MB-WIRE-17"], Wire("cl-exact-Fw2Sx8Ny") .request("POST", "e/", [("Content-Type", "text/xml")], THESIS_ENTITY, length=True) .request("PUT", "notes/1", [("Content-Type", "text/plain")], "ends with CRLF\r\n", length=True).close())
+    emit("bare-lf-in-body", "Bare LF inside a part body is body data, not a framing fault, and is kept exactly.", ["MB-WIRE-8", "MB-PART-8"], Wire("lf-body-Pq8Xz3Nd").request("POST", "notes", [("Content-Type", "text/plain")], "line one\nline two\n\nline four\n").close())
+    w = Wire("lf-delim-Jt4Mv7Bc").delimiter().line("Http-Method: POST").line("Content-Id: <notes>")
+    w.raw(CRLF).raw("before\n").mark(part=1).raw("--lf-delim-Jt4Mv7Bc\nafter").close()
+    fail("body-contains-lf-delimiter", "A body line equal to the dash-boundary after a bare LF is a delimiter line with a bare LF line break, which is rejected so that no lenient parser sees a part boundary the strict one does not.", ["MB-WIRE-6"], w, "MB-WIRE-8", "Bare LF in a delimiter line")
+    w = Wire("no-blank-line-Xb6Rt2")
+    for n in (1, 2):
+        w.delimiter().line("Http-Method: GET").line(f"Content-Id: <books/{n}>")
+    w.close()
+    w.parts = [{"method": "GET", "target": f"books/{n}", "resolved_target": f"/books/{n}", "fields": [], "body_text": "", "body_length": 0} for n in (1, 2)]
+    emit("part-without-blank-line", "A header section followed directly by the next delimiter, with no blank line, ends a part with an empty body, as the RFC 2046 body-part grammar allows.", ["MB-PART-8", "MB-WIRE-7"], w)
+    emit("content-length-exact", "Parts whose Content-Length equals the octets before the next delimiter are accepted.", ["MB-WIRE-15", "MB-WIRE-16", "MB-WIRE-17"], Wire("cl-exact-Fw2Sx8Ny").request("POST", "e/", [("Content-Type", "text/xml")], THESIS_ENTITY, length=True).request("PUT", "notes/1", [("Content-Type", "text/plain")], "ends with CRLF\r\n", length=True).close())
 
 
 # --- Valid requests: part headers and targets ---------------------------------------------------
@@ -460,7 +467,7 @@ def invalid_framing() -> None:
     w = Wire("after-close-Ds3Kv6Pz").request("GET", "books/1").close(padding="trailing", fault=True)
     fail("text-after-close-delimiter", "Text after the close delimiter on its own line, other than padding, is rejected; an epilogue begins only after a CRLF.", [], w, "MB-WIRE-19", "Text after a boundary delimiter")
     w = Wire("empty-Hq7Bx2Nm")
-    w.mark(part=-1).raw("--empty-Hq7Bx2Nm--\r\n")
+    w.mark(part=0).raw("--empty-Hq7Bx2Nm--\r\n")
     fail("empty-batch", "A batch of only the close delimiter has no part and is rejected.", ["MB-STATUS-2"], w, "MB-WIRE-18", "Empty batch")
 
 
