@@ -16,19 +16,40 @@ from hypothesis import strategies as st
 METHODS = st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "X-CUSTOM"])
 _SEGMENT = st.text(string.ascii_letters + string.digits + "-._~", min_size=1, max_size=8)
 TARGETS = st.builds(
-    lambda segs, query, absolute: ("/" if absolute else "") + "/".join(segs) + (f"?{query}" if query else ""),
+    lambda segs, query, absolute: (
+        ("/" if absolute else "") + "/".join(segs) + (f"?{query}" if query else "")
+    ),
     st.lists(_SEGMENT, min_size=1, max_size=4),
     st.none() | st.text(string.ascii_letters + "=&", max_size=10),
     st.booleans(),
 )
-_NAME = st.text(string.ascii_letters + "-", min_size=1, max_size=12).filter(lambda n: n.lower() not in {
-    "http-method", "content-id", "content-length", "host", "connection", "keep-alive", "proxy-connection",
-    "te", "transfer-encoding", "upgrade", "expect", "trailer", "content-transfer-encoding", "http-status-code",
-    "batch-outcome",
-})
+_NAME = st.text(string.ascii_letters + "-", min_size=1, max_size=12).filter(
+    lambda n: (
+        n.lower()
+        not in {
+            "http-method",
+            "content-id",
+            "content-length",
+            "host",
+            "connection",
+            "keep-alive",
+            "proxy-connection",
+            "te",
+            "transfer-encoding",
+            "upgrade",
+            "expect",
+            "trailer",
+            "content-transfer-encoding",
+            "http-status-code",
+            "batch-outcome",
+        }
+    )
+)
 _VALUE = st.text(string.ascii_letters + string.digits + " ;=,/\"'()", max_size=30).map(str.strip)
 FIELDS = st.lists(st.tuples(_NAME, _VALUE), max_size=4)
-BODIES = st.binary(max_size=300) | st.sampled_from([b"", b"\r\n", b"--", b"\r\n--\r\n", b"--x--\r\n\r\n"])
+BODIES = st.binary(max_size=300) | st.sampled_from(
+    [b"", b"\r\n", b"--", b"\r\n--\r\n", b"--x--\r\n\r\n"]
+)
 BCHARS = string.ascii_letters + string.digits + "'()+_,-./:=?"
 
 
@@ -40,9 +61,7 @@ class SubRequest:
     body: bytes
 
 
-SUB_REQUESTS = st.builds(
-    SubRequest, METHODS, TARGETS, FIELDS.map(tuple), BODIES
-)
+SUB_REQUESTS = st.builds(SubRequest, METHODS, TARGETS, FIELDS.map(tuple), BODIES)
 
 
 @st.composite

@@ -40,13 +40,16 @@ def collect(events: list[Event]) -> list[tuple[object, bytes]]:
             assert start is None
             start, body = ev, bytearray()
         elif isinstance(ev, PartData):
-            assert start is not None and ev.index == start.index  # type: ignore[attr-defined]
+            assert start is not None
+            assert ev.index == start.index
             body += ev.data
         elif isinstance(ev, PartEnd):
-            assert start is not None and ev.length == len(body)
+            assert start is not None
+            assert ev.length == len(body)
             parts.append((start, bytes(body)))
             start = None
-    assert isinstance(events[-1], BatchEnd) and events[-1].parts == len(parts)
+    assert isinstance(events[-1], BatchEnd)
+    assert events[-1].parts == len(parts)
     return parts
 
 
@@ -80,7 +83,9 @@ def test_request_batches_round_trip_under_any_chunking(
 
 
 @given(batches())
-def test_byte_by_byte_feeding_gives_the_same_parts_as_one_feed(batch: tuple[str, list[SubRequest]]) -> None:
+def test_byte_by_byte_feeding_gives_the_same_parts_as_one_feed(
+    batch: tuple[str, list[SubRequest]],
+) -> None:
     boundary, subs = batch
     wire = write(boundary, subs)
     whole = collect(parse(boundary, wire, []))
@@ -94,20 +99,32 @@ def test_trailing_garbage_after_the_close_delimiter_is_an_ignored_epilogue(
 ) -> None:
     boundary, subs = batch
     wire = write(boundary, subs)
-    assert collect(parse(boundary, wire + garbage, [len(wire)])) == collect(parse(boundary, wire, []))
+    assert collect(parse(boundary, wire + garbage, [len(wire)])) == collect(
+        parse(boundary, wire, [])
+    )
 
 
 @given(st.lists(st.tuples(st.integers(100, 599), st.binary(max_size=200)), min_size=1, max_size=5))
 def test_response_batches_round_trip(parts: list[tuple[int, bytes]]) -> None:
     writer = BatchWriter()
-    wire = b"".join(
-        writer.response_part(status, f"items/{i}", [("Content-Type", "application/octet-stream")], body)
-        for i, (status, body) in enumerate(parts)
-    ) + writer.close()
+    wire = (
+        b"".join(
+            writer.response_part(
+                status, f"items/{i}", [("Content-Type", "application/octet-stream")], body
+            )
+            for i, (status, body) in enumerate(parts)
+        )
+        + writer.close()
+    )
     got = collect(parse(writer.boundary, wire, [], Role.RESPONSE))
     for i, ((start, body), (status, sent)) in enumerate(zip(got, parts, strict=True)):
         assert isinstance(start, ResponsePartStart)
-        assert (start.status, start.content_id, start.outcome, body) == (status, f"items/{i}", None, sent)
+        assert (start.status, start.content_id, start.outcome, body) == (
+            status,
+            f"items/{i}",
+            None,
+            sent,
+        )
 
 
 def test_skipped_and_aborted_parts_carry_no_status() -> None:
@@ -115,8 +132,14 @@ def test_skipped_and_aborted_parts_carry_no_status() -> None:
     wire = (
         writer.response_part(404, "a")
         + writer.response_part(None, "b", outcome="skipped")
-        + writer.response_part(None, None, [("Content-Type", "application/problem+json")], b"{}", outcome="aborted")
+        + writer.response_part(
+            None, None, [("Content-Type", "application/problem+json")], b"{}", outcome="aborted"
+        )
         + writer.close()
     )
     got = collect(parse("b0und4ry", wire, [], Role.RESPONSE))
-    assert [(s.status, s.outcome) for s, _ in got] == [(404, None), (None, "skipped"), (None, "aborted")]  # type: ignore[attr-defined]
+    assert [(s.status, s.outcome) for s, _ in got] == [
+        (404, None),
+        (None, "skipped"),
+        (None, "aborted"),
+    ]  # type: ignore[attr-defined]

@@ -55,10 +55,15 @@ def run(wire: bytes, spec: dict[str, Any], cuts: list[int]) -> list[Event]:
             if isinstance(ev, RequestPartStart):
                 # What the server adds to the codec (spec §8): same-origin targets and no nesting.
                 resolved = resolve_target(
-                    context["target"], ev.target, scheme=context["scheme"], authority=context["authority"]
+                    context["target"],
+                    ev.target,
+                    scheme=context["scheme"],
+                    authority=context["authority"],
                 )
                 if resolved.split("?")[0] == context["target"].split("?")[0]:
-                    raise RemoteProtocolError("nested batch", requirement="MB-SUB-4", part_index=ev.index)
+                    raise RemoteProtocolError(
+                        "nested batch", requirement="MB-SUB-4", part_index=ev.index
+                    )
     return events
 
 
@@ -94,11 +99,20 @@ def check(stem: Path, cuts: list[int]) -> None:
         assert [list(f) for f in start.fields] == want["fields"]  # type: ignore[attr-defined]
         if isinstance(start, RequestPartStart):
             assert (start.method, start.target) == (want["method"], want["target"])
-            resolved = resolve_target(context["target"], start.target, scheme=context["scheme"], authority=context["authority"])
+            resolved = resolve_target(
+                context["target"],
+                start.target,
+                scheme=context["scheme"],
+                authority=context["authority"],
+            )
             assert resolved == want["resolved_target"]
         else:
             assert isinstance(start, ResponsePartStart)
-            assert (start.status, start.outcome, start.content_id) == (want["status"], want["outcome"], want["content_id"])
+            assert (start.status, start.outcome, start.content_id) == (
+                want["status"],
+                want["outcome"],
+                want["content_id"],
+            )
 
 
 def test_there_are_at_least_forty_vectors() -> None:

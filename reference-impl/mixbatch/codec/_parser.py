@@ -168,6 +168,10 @@ class BatchParser:
             raise self._error
         events: list[Event] = []
         if self._state is _State.AFTER_DASH and self._after_close:
+            if self._pos < len(self._buf):  # a CR that never met its LF
+                return self._fail(
+                    self._delimiter_fault("the close delimiter line ends in a bare CR", "MB-WIRE-8")
+                )
             self._state = _State.EPILOGUE
         if self._state is _State.EPILOGUE:
             if not self._end_sent:

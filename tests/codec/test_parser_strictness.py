@@ -1,0 +1,157 @@
+"""The parser's own rules beyond the vectors: limits, sticky errors, incompleteness, and the
+aborted-part rule. Each test names the requirement it enforces."""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch.codec import (
+    BatchParser,
+    BatchWriter,
+    IncompleteBatch,
+    LimitExceeded,
+    Limits,
+    RemoteProtocolError,
+    Role,
+)
+
+
+def batch(n: int, body: bytes = b"", boundary: str = "sep") -> bytes:
+    writer = BatchWriter(boundary)
+    return (
+        b"".join(writer.request_part("GET", f"r/{i}", body=body) for i in range(n)) + writer.close()
+    )
+
+
+def error_of(
+    wire: bytes, limits: Limits | None = None, role: Role = Role.REQUEST, eof: bool = True
+) -> RemoteProtocolError:
+    parser = BatchParser("sep", role, limits)
+
+    def run() -> None:
+        parser.feed(wire)
+        if eof:
+            parser.feed_eof()
+
+    with pytest.raises(RemoteProtocolError) as info:
+        run()
+    return info.value
+
+
+def test_part_count_over_the_limit_is_413_at_the_opening_delimiter() -> None:
+    wire = batch(4)
+    exc = error_of(wire, Limits(max_parts=3))
+    assert isinstance(exc, LimitExceeded)
+    assert (exc.status_hint, exc.part_index, exc.limit) == (413, 3, "max_parts")
+    assert wire[exc.offset or 0 :].startswith(b"--sep\r\n")
+
+
+def test_exactly_the_part_limit_is_accepted() -> None:
+    parser = BatchParser("sep", limits=Limits(max_parts=3))
+    events = parser.feed(batch(3)) + parser.feed_eof()
+    assert type(events[-1]).__name__ == "BatchEnd"
+    assert parser.parts_complete == 3
+
+
+def test_oversized_part_header_section_is_431() -> None:
+    writer = BatchWriter("sep")
+    wire = writer.request_part("GET", "a", [("X-Big", "v" * 9000)]) + writer.close()
+    exc = error_of(wire)
+    assert isinstance(exc, LimitExceeded)
+    assert exc.status_hint == 431
+
+
+def test_oversized_header_section_is_found_without_its_end_arriving() -> None:
+    # A slow sender that never ends its header section cannot grow the buffer past the limit.
+    exc = error_of(b"--sep\r\nX-Big: " + b"v" * 10_000, eof=False)
+    assert isinstance(exc, LimitExceeded)
+    assert exc.status_hint == 431
+
+
+def test_oversized_body_is_413_while_it_streams() -> None:
+    parser = BatchParser("sep", limits=Limits(max_part_bytes=100))
+    parser.feed(b"--sep\r\nHttp-Method: POST\r\nContent-Id: <a>\r\n\r\n")
+    with pytest.raises(LimitExceeded) as info:
+        parser.feed(b"x" * 50 * 10)
+    assert info.value.limit == "max_part_bytes"
+
+
+def test_batch_bytes_over_the_limit_is_413_without_an_offset() -> None:
+    exc = error_of(batch(10, b"x" * 100), Limits(max_batch_bytes=500))
+    assert isinstance(exc, LimitExceeded)
+    assert exc.limit == "max_batch_bytes"
+    assert exc.offset is None
+
+
+def test_errors_are_sticky() -> None:
+    parser = BatchParser("sep")
+    with pytest.raises(RemoteProtocolError) as first:
+        parser.feed(b"--sep\nHttp-Method: GET\n")
+    with pytest.raises(RemoteProtocolError) as again:
+        parser.feed(b"anything")
+    assert again.value is first.value
+    with pytest.raises(RemoteProtocolError):
+        parser.feed_eof()
+
+
+@pytest.mark.parametrize("cut", [3, 20, 60, -3, -1])
+def test_truncated_request_is_incomplete_with_mb_wire_13(cut: int) -> None:
+    wire = batch(2, b"body")
+    exc = error_of(wire[:cut])
+    if cut == -1:  # "--sep--\r": the close delimiter line ends in a bare CR
+        assert exc.requirement == "MB-WIRE-8"
+    elif cut == 3:  # "--s": no delimiter line at all
+        assert exc.requirement == "MB-WIRE-18"
+    else:
+        assert exc.requirement == "MB-WIRE-13"
+        assert isinstance(exc, IncompleteBatch)
+        assert exc.offset == len(wire[:cut])
+
+
+def test_truncated_response_keeps_whole_parts_and_cites_mb_wire_14() -> None:
+    writer = BatchWriter("sep")
+    wire = writer.response_part(200, "a", body=b"one") + writer.response_part(200, "b", body=b"two")
+    parser = BatchParser("sep", Role.RESPONSE)
+    events = parser.feed(wire)
+    with pytest.raises(IncompleteBatch) as info:
+        parser.feed_eof()
+    assert info.value.requirement == "MB-WIRE-14"
+    assert info.value.parts_complete == 1
+    assert sum(1 for e in events if type(e).__name__ == "PartEnd") == 1
+
+
+def test_a_part_after_the_aborted_part_is_an_error() -> None:
+    writer = BatchWriter("sep")
+    wire = (
+        writer.response_part(
+            None, None, [("Content-Type", "application/problem+json")], b"{}", outcome="aborted"
+        )
+        + writer.response_part(200, "a")
+        + writer.close()
+    )
+    assert error_of(wire, role=Role.RESPONSE).requirement == "MB-STATUS-6"
+
+
+def test_a_stray_lf_dash_boundary_in_a_body_is_a_bare_lf_delimiter() -> None:
+    # MB-WIRE-8: a line "--sep" that follows a bare LF is a delimiter line with a bad terminator.
+    wire = b"--sep\r\nHttp-Method: POST\r\nContent-Id: <a>\r\n\r\nbefore\n--sep\r\nafter\r\n--sep--\r\n"
+    exc = error_of(wire)
+    assert exc.requirement == "MB-WIRE-8"
+    assert wire[exc.offset or 0 :].startswith(b"--sep\r\nafter")
+
+
+def test_transport_padding_after_delimiters_is_accepted() -> None:
+    wire = batch(2).replace(b"--sep\r\n", b"--sep \t \r\n").replace(b"--sep--\r\n", b"--sep-- \r\n")
+    parser = BatchParser("sep")
+    parser.feed(wire)
+    parser.feed_eof()
+    assert parser.parts_complete == 2
+
+
+def test_a_part_with_an_absent_body_ends_at_the_blank_line() -> None:
+    parser = BatchParser("sep")
+    events = (
+        parser.feed(b"--sep\r\nHttp-Method: GET\r\nContent-Id: <a>\r\n\r\n--sep--")
+        + parser.feed_eof()
+    )
+    assert [type(e).__name__ for e in events] == ["RequestPartStart", "PartEnd", "BatchEnd"]
