@@ -1,0 +1,251 @@
+"""A small HTTP/1.1 client over raw sockets that keeps every octet.
+
+Theory of operation: a conformance suite must see exactly what crossed the wire, so this
+client writes the request bytes it is given unchanged and records the response bytes as
+received, before any decoding. `read_response` frames one response from a buffered socket
+reader by RFC 9112 §6.3: no content for HEAD, 1xx, 204 and 304; chunked when
+Transfer-Encoding ends in chunked (trailer fields kept); Content-Length; else read to close.
+Interim 1xx responses are skipped and kept in the raw record. `pipeline` writes several
+requests back to back on one connection and reads the responses in order (MB-PIPE-1).
+
+Errors: `TargetUnreachable` when no connection can be made, `ResponseError` when the bytes
+are not an HTTP/1.1 response, TimeoutError from the socket when the target is silent.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from dataclasses import dataclass, field
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+__all__ = [
+    "Exchange",
+    "Response",
+    "ResponseError",
+    "TargetUnreachable",
+    "build_request",
+    "exchange",
+    "pipeline",
+    "read_response",
+    "split_url",
+]
+
+DEFAULT_TIMEOUT = 20.0
+MAX_HEAD = 1 << 20
+
+
+class TargetUnreachable(Exception):
+    """No TCP connection could be made to the target."""
+
+
+class ResponseError(Exception):
+    """The target answered with bytes that are not an HTTP/1.1 response."""
+
+
+@dataclass(frozen=True)
+class Response:
+    """One response: parsed head, decoded content, and the raw octets."""
+
+    status: int
+    reason: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    raw: bytes
+    trailers: tuple[tuple[str, str], ...] = ()
+    chunked: bool = False
+
+    def get(self, name: str) -> str | None:
+        values = self.get_all(name)
+        return values[0] if values else None
+
+    def get_all(self, name: str) -> list[str]:
+        lowered = name.lower()
+        return [v for (n, v) in self.headers if n.lower() == lowered]
+
+    @property
+    def media_type(self) -> str:
+        value = self.get("Content-Type") or ""
+        return value.split(";", 1)[0].strip().lower()
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A request as sent and the response it got (None when none arrived)."""
+
+    request: bytes
+    response: Response | None
+    error: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+def split_url(url: str) -> tuple[str, int, str]:
+    """Return host, port and base path of an http URL."""
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise ValueError(f"only http:// targets are supported, got {url!r}")
+    return parts.hostname, parts.port or 80, parts.path or "/"
+
+
+def build_request(
+    method: str,
+    target: str,
+    authority: str,
+    headers: list[tuple[str, str]] | tuple[tuple[str, str], ...] = (),
+    body: bytes | None = None,
+) -> bytes:
+    """Serialize a request with Host first and Content-Length when there is content."""
+    lines = [f"{method} {target} HTTP/1.1", f"Host: {authority}"]
+    names = {n.lower() for n, _ in headers}
+    lines.extend(f"{n}: {v}" for n, v in headers)
+    if body is not None and "content-length" not in names and "transfer-encoding" not in names:
+        lines.append(f"Content-Length: {len(body)}")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return head + (body or b"")
+
+
+def _connect(host: str, port: int, timeout: float) -> socket.socket:
+    try:
+        return socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        if isinstance(exc, TimeoutError):
+            raise
+        raise TargetUnreachable(f"cannot connect to {host}:{port}: {exc}") from exc
+
+
+class _Recorder:
+    """Wraps a binary reader and keeps a copy of every octet read."""
+
+    def __init__(self, reader: BinaryIO) -> None:
+        self.reader = reader
+        self.seen = bytearray()
+
+    def readline(self) -> bytes:
+        line = self.reader.readline(MAX_HEAD)
+        self.seen += line
+        return line
+
+    def read(self, n: int) -> bytes:
+        data = self.reader.read(n)
+        self.seen += data
+        return data
+
+    def read_all(self) -> bytes:
+        data = self.reader.read()
+        self.seen += data
+        return data
+
+
+def _read_head(rec: _Recorder) -> tuple[int, str, list[tuple[str, str]]]:
+    line = rec.readline()
+    if not line:
+        raise ResponseError("the connection closed before a status line")
+    m = re.fullmatch(rb"HTTP/1\.[01] ([0-9]{3})(?: (.*))?\r?\n", line)
+    if not m:
+        raise ResponseError(f"not a status line: {line[:80]!r}")
+    headers: list[tuple[str, str]] = []
+    while True:
+        hl = rec.readline()
+        if hl in (b"\r\n", b"\n"):
+            break
+        if not hl:
+            raise ResponseError("the connection closed inside the response head")
+        name, sep, value = hl.decode("latin-1").partition(":")
+        if not sep:
+            raise ResponseError(f"bad header line {hl[:80]!r}")
+        headers.append((name.strip(), value.strip()))
+    return int(m.group(1)), (m.group(2) or b"").decode("latin-1"), headers
+
+
+def read_response(reader: BinaryIO, request_method: str) -> Response:
+    """Read one response (skipping interim 1xx responses) from `reader`."""
+    rec = _Recorder(reader)
+    while True:
+        status, reason, headers = _read_head(rec)
+        if not 100 <= status < 200 or status == 101:
+            break
+    lowered = [(n.lower(), v) for n, v in headers]
+    te = ",".join(v for n, v in lowered if n == "transfer-encoding").lower()
+    lengths = [v for n, v in lowered if n == "content-length"]
+    trailers: list[tuple[str, str]] = []
+    chunked = False
+    if request_method == "HEAD" or status in (204, 304) or status < 200:
+        body = b""
+    elif te.strip().endswith("chunked"):
+        chunked = True
+        chunks = bytearray()
+        while True:
+            size_line = rec.readline()
+            m = re.match(rb"([0-9A-Fa-f]+)[ \t]*(;[^\r\n]*)?\r?\n$", size_line)
+            if not m:
+                raise ResponseError(f"bad chunk size line {size_line[:40]!r}")
+            size = int(m.group(1), 16)
+            if size == 0:
+                break
+            data = rec.read(size)
+            if len(data) != size:
+                raise ResponseError("the connection closed inside a chunk")
+            chunks += data
+            if rec.read(2) != b"\r\n":
+                raise ResponseError("a chunk is not followed by CRLF")
+        while True:
+            tl = rec.readline()
+            if tl in (b"\r\n", b"\n"):
+                break
+            if not tl:
+                raise ResponseError("the connection closed inside the trailer section")
+            name, _, value = tl.decode("latin-1").partition(":")
+            trailers.append((name.strip(), value.strip()))
+        body = bytes(chunks)
+    elif lengths:
+        if len(set(lengths)) != 1 or not lengths[0].isdigit():
+            raise ResponseError(f"bad Content-Length {lengths!r}")
+        want = int(lengths[0])
+        body = rec.read(want)
+        if len(body) != want:
+            raise ResponseError(f"Content-Length {want} but the connection closed at {len(body)}")
+    else:
+        body = rec.read_all()
+    return Response(status, reason, tuple(headers), body, bytes(rec.seen), tuple(trailers), chunked)
+
+
+def _method_of(request: bytes) -> str:
+    return request.split(b" ", 1)[0].decode("latin-1", "replace")
+
+
+def exchange(host: str, port: int, request: bytes, timeout: float = DEFAULT_TIMEOUT) -> Exchange:
+    """Send one request on a new connection and read one response."""
+    return pipeline(host, port, [request], timeout)[0]
+
+
+def pipeline(
+    host: str, port: int, requests: list[bytes], timeout: float = DEFAULT_TIMEOUT
+) -> list[Exchange]:
+    """Write every request on one connection before reading, then read the answers in order.
+
+    A request that got no answer becomes an Exchange with `error` set; TargetUnreachable and
+    TimeoutError propagate only when the connection cannot be made at all.
+    """
+    sock = _connect(host, port, timeout)
+    out: list[Exchange] = []
+    try:
+        try:
+            sock.sendall(b"".join(requests))
+        except OSError as exc:
+            # A server may answer early (e.g. 413) and close; still read what it said.
+            err: str | None = f"send failed: {exc}"
+        else:
+            err = None
+        reader = sock.makefile("rb")
+        for req in requests:
+            try:
+                resp = read_response(reader, _method_of(req))
+            except (ResponseError, OSError) as exc:
+                out.append(Exchange(req, None, err or f"{type(exc).__name__}: {exc}"))
+                continue
+            out.append(Exchange(req, resp))
+        reader.close()
+    finally:
+        sock.close()
+    return out

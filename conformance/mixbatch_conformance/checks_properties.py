@@ -1,0 +1,1 @@
+"""Property checks (standard tier): placeholder until the strategies land."""
