@@ -108,7 +108,9 @@ _ANCHOR_RE = re.compile(r'<a id="(?P<anchor>MB-[^"]*)"></a>')
 _LINK_RE = re.compile(r"\]\(#(?P<target>MB-[^)\s]*)\)")
 _MENTION_RE = re.compile(r"(?<![A-Za-z0-9])MB-[A-Z]+-[0-9]+(?![0-9])")
 _INCLUDE_RE = re.compile(r'^\s*--8<--\s+"(?P<path>[^"]+)"\s*$')
-_HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?:(?P<number>\d+(?:\.\d+)*)\.?\s+)?(?P<title>.*)$")
+_HEADING_RE = re.compile(
+    r"^(?P<hashes>#{1,6})\s+(?:(?P<number>\d+(?:\.\d+)*)\.?\s+)?(?P<title>.*)$"
+)
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FENCE_RE = re.compile(r"^\s*(?P<fence>`{3,}|~{3,})")
 # The one paragraph allowed to quote the keywords without defining a requirement.
@@ -295,7 +297,9 @@ def check_spec(markdown: str, index: Mapping[str, Any], root: Path = ROOT) -> li
         label = _DEFINITION_RE.match(_strip_list_marker(block.text))
         assert label is not None  # extract_definitions only returns matching blocks
         if label.group("label") != rid:
-            problems.append(f"line {block.line}: anchor {rid!r} and label {label.group('label')!r} differ")
+            problems.append(
+                f"line {block.line}: anchor {rid!r} and label {label.group('label')!r} differ"
+            )
         if rid not in entries:
             problems.append(f"line {block.line}: {rid} is defined but is not in the index")
             continue
@@ -358,7 +362,9 @@ def check_spec(markdown: str, index: Mapping[str, Any], root: Path = ROOT) -> li
                 problems.append(f"line {number}: {mention} is not in the index")
         include = _INCLUDE_RE.match(line)
         if include and not (root / include.group("path")).is_file():
-            problems.append(f"line {number}: included file {include.group('path')!r} does not exist")
+            problems.append(
+                f"line {number}: included file {include.group('path')!r} does not exist"
+            )
     return problems
 
 
