@@ -271,26 +271,13 @@ def header_fault(
     title: str,
     *,
     also: tuple[str, ...] = (),
-    status: int = 400,
-    detected_by: str = "codec",
 ) -> None:
     """A two-part batch whose second part has header ``lines``; a line starting with "!" is
     the fault, and with no such line the fault is the section as a whole (its first byte)."""
-    w = Wire("hdr-fault-7Kq2Zp").request("GET", "books/1").delimiter()
-    w.mark()
+    w = Wire("hdr-fault-7Kq2Zp").request("GET", "books/1").delimiter().mark()
     for text in lines:
         w.line(text.removeprefix("!"), fault=text.startswith("!"))
-    w.raw(CRLF).close()
-    fail(
-        name,
-        description,
-        [requirement, *also],
-        w,
-        requirement,
-        title,
-        status=status,
-        detected_by=detected_by,
-    )
+    fail(name, description, [requirement, *also], w.raw(CRLF).close(), requirement, title)
 
 
 # The definitions below are tables in code: one vector per statement, so the formatter leaves
