@@ -15,7 +15,8 @@ prose that defines them. This module keeps the two honest:
    ``<a id="MB-X-1"></a>**[MB-X-1]**`` defines that ID; every BCP 14 keyword in that block must be
    the index's keyword for it. Any upper-case keyword anywhere else is an error, except in the
    one BCP 14 boilerplate paragraph of the Conventions section. Every ID mentioned must exist,
-   every ``(#MB-...)`` link must land on a definition, every snippet include
+   every ``(#MB-...)`` link must land on a definition, every other ``(#...)`` link on a
+   heading (slugged as Python-Markdown's toc extension does), every snippet include
    (``--8<-- "path"``) must name an existing file, and the section a definition sits in must
    match (or lie under) the section recorded in the index.
 
@@ -46,6 +47,7 @@ __all__ = [
     "check_index",
     "check_spec",
     "extract_definitions",
+    "heading_slug",
     "load_index",
     "main",
     "split_blocks",
@@ -106,6 +108,7 @@ _KEYWORD_RE = re.compile(
 _DEFINITION_RE = re.compile(r'^<a id="(?P<anchor>[^"]*)"></a>\*\*\[(?P<label>[^\]]*)\]\*\*(?=\s)')
 _ANCHOR_RE = re.compile(r'<a id="(?P<anchor>MB-[^"]*)"></a>')
 _LINK_RE = re.compile(r"\]\(#(?P<target>MB-[^)\s]*)\)")
+_SECTION_LINK_RE = re.compile(r"\]\(#(?P<target>(?!MB-)[^)\s]+)\)")
 _MENTION_RE = re.compile(r"(?<![A-Za-z0-9])MB-[A-Z]+-[0-9]+(?![0-9])")
 _INCLUDE_RE = re.compile(r'^\s*--8<--\s+"(?P<path>[^"]+)"\s*$')
 _HEADING_RE = re.compile(
@@ -353,7 +356,13 @@ def check_spec(markdown: str, index: Mapping[str, Any], root: Path = ROOT) -> li
             "(write non-normative text in lower case)"
         )
 
+    slugs = {
+        heading_slug(block.text.lstrip("#").strip()) for block in blocks if block.kind == "heading"
+    }
     for number, line in enumerate(markdown.splitlines(), start=1):
+        for target in _SECTION_LINK_RE.findall(line):
+            if target not in slugs:
+                problems.append(f"line {number}: link to #{target} matches no heading")
         for target in _LINK_RE.findall(line):
             if target not in defined:
                 problems.append(f"line {number}: link to #{target} has no definition")
@@ -366,6 +375,12 @@ def check_spec(markdown: str, index: Mapping[str, Any], root: Path = ROOT) -> li
                 f"line {number}: included file {include.group('path')!r} does not exist"
             )
     return problems
+
+
+def heading_slug(title: str) -> str:
+    """The anchor Python-Markdown's toc extension gives a heading (its default slugify)."""
+    text = re.sub(r"[^\w\s-]", "", title).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
 
 
 def _id_order(rid: str) -> tuple[int, int]:

@@ -100,7 +100,8 @@ as described in BCP 14.
 - <a id="MB-WIRE-2"></a>**[MB-WIRE-2]** A sender SHOULD NOT send a preamble; see
   [MB-WIRE-1](#MB-WIRE-1).
 
-Non-normative text in lower case: a sender must not do this, says [MB-WIRE-1](#MB-WIRE-1).
+Non-normative text in lower case: a sender must not do this, says [MB-WIRE-1](#MB-WIRE-1) in
+[section 3](#3-wire-format).
 
 ```abnf
 rule = "x"
@@ -243,6 +244,10 @@ BAD_MARKDOWN = {
         _break("in lower case:", "in lower case (see MB-PART-4):"),
         "MB-PART-4 is not in the index",
     ),
+    "dangling-section-link": (
+        _break("[section 3](#3-wire-format)", "[section 3](#3-wire-formats)"),
+        "link to #3-wire-formats matches no heading",
+    ),
     "missing-include": (
         GOOD_MD + '\n```http\n--8<-- "spec/examples/no-such-vector.request.http"\n```\n',
         "included file 'spec/examples/no-such-vector.request.http' does not exist",
@@ -302,6 +307,21 @@ def test_corrupted_copy_of_repository_spec_fails(
     copy_path.write_text(text.replace(old, new, 1), encoding="utf-8")
     problems = checker.check_spec(copy_path.read_text(encoding="utf-8"), INDEX, ROOT)
     assert any(message in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        ("3.1.2 Line terminators", "312-line-terminators"),
+        (
+            "6. 207 Multi-Status and other representations",
+            "6-207-multi-status-and-other-representations",
+        ),
+        ("3.2.2 Content-Id: the target", "322-content-id-the-target"),
+    ],
+)
+def test_heading_slug_matches_the_toc_extension(title: str, slug: str) -> None:
+    assert checker.heading_slug(title) == slug
 
 
 def test_command_line_reports_agreement(capsys: pytest.CaptureFixture[str]) -> None:
