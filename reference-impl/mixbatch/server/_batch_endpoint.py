@@ -218,8 +218,11 @@ class BatchEndpoint:
                 yield chunk
                 if part.index % _YIELD_EVERY == _YIELD_EVERY - 1:
                     await asyncio.sleep(0)
+            if batch.accepts_trailers:
+                # MB-STATUS-8: an optional trailer counting parts by outcome, sent only to a
+                # client that said it accepts trailers (TE: trailers).
+                response.trailers.append(("Batch-Summary", summary.as_field()))
             yield renderer.end(summary)
-            response.trailers.append(("Batch-Summary", summary.as_field()))
         finally:
             envelope.close()
 

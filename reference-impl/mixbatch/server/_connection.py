@@ -54,6 +54,14 @@ _NO_CONTENT = frozenset({204, 304})
 App = Callable[[Request], Awaitable[Response]]
 
 
+def _head_size(head: h11.Request) -> int:
+    """The octets of a request head as sent, give or take optional whitespace."""
+    size = len(head.method) + len(head.target) + len(b"  HTTP/1.1\r\n\r\n")
+    for name, value in head.headers.raw_items():
+        size += len(name) + len(value) + 4  # ": " and CRLF
+    return size
+
+
 class _Closed(Exception):
     """The peer went away; the connection task unwinds quietly."""
 
@@ -157,6 +165,11 @@ class HttpConnection(asyncio.Protocol):
     def task(self) -> asyncio.Task[None] | None:
         return self._task
 
+    @property
+    def idle(self) -> bool:
+        """True between requests, when no byte of a next request has arrived."""
+        return self._idle
+
     def begin_shutdown(self) -> None:
         """Finish the request in flight (answering it with Connection: close), then close."""
         self._shutting_down = True
@@ -186,7 +199,7 @@ class HttpConnection(asyncio.Protocol):
         self._flush()
         transport = self._transport
         if transport is not None and not self._lost and not transport.is_closing():
-            if self._h11.their_state not in (h11.DONE, h11.CLOSED, h11.MUST_CLOSE):
+            if self._inbuf or self._h11.their_state in (h11.SEND_BODY, h11.ERROR):
                 # Stop sending, then discard input for a moment so that unread request bytes
                 # do not make the kernel reset the connection before our response is read.
                 with contextlib.suppress(OSError, RuntimeError):
@@ -263,6 +276,13 @@ class HttpConnection(asyncio.Protocol):
                 return None
             if isinstance(event, h11.Request):
                 self._idle = False
+                if _head_size(event) > config.max_request_header_bytes:
+                    # h11 only bounds a head that is still incomplete; one that arrived whole
+                    # in a single read is measured here, so the limit holds either way.
+                    await self._refuse_head(
+                        h11.RemoteProtocolError("header section too large", 431)
+                    )
+                    return None
                 return event
             if event is not h11.NEED_DATA:
                 # ConnectionClosed, or EOF handled by h11 as a clean close.
@@ -378,16 +398,21 @@ class HttpConnection(asyncio.Protocol):
                 self._write(h11.Data(data=body))
             self._write(h11.EndOfMessage())
             self._schedule_flush()
+            await self._drain()
             return
         chunked = head is not None and head.http_version == b"1.1"
         if not chunked:
             headers = [(n, v) for n, v in headers if n.lower() != b"trailer"]
         self._write(self._head(response, headers))
+        # The head leaves at the end of this loop step, before the first part is even run.
+        self._schedule_flush()
         try:
             async for chunk in body:
                 if chunk:
+                    # Parts ready in the same loop step share a write; a part that took time
+                    # goes out the moment the next one starts waiting (MB-PROC-4).
                     self._write(h11.Data(data=chunk))
-                    self._flush()
+                    self._schedule_flush()
                     await self._drain()
         finally:
             aclose = getattr(body, "aclose", None)
@@ -443,9 +468,11 @@ class HttpConnection(asyncio.Protocol):
             transport.write(data)
 
     async def _drain(self) -> None:
+        """Wait while the transport's buffer is over its high-water mark."""
         if self._lost:
             raise _Closed
         if self._writing_paused:
+            self._flush()
             self._drain_waiter = self._loop.create_future()
             try:
                 await self._drain_waiter

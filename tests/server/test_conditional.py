@@ -1,0 +1,128 @@
+"""Conditional requests give 304 and 412 exactly as RFC 9110 §13.2.2 orders them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mixbatch.codec import Fields
+from mixbatch.server._conditional import (
+    Validators,
+    evaluate,
+    format_http_date,
+    parse_etags,
+    parse_http_date,
+)
+
+from ._client import FIXED_NOW, HttpClient
+
+CURRENT = Validators('"abc"', FIXED_NOW)
+EARLIER = format_http_date(FIXED_NOW - 60)
+SAME = format_http_date(FIXED_NOW)
+NOW = FIXED_NOW + 3600
+
+
+def run(method: str, *fields: tuple[str, str]) -> int | None:
+    return evaluate(method, Fields(fields), CURRENT, NOW)
+
+
+@pytest.mark.parametrize(
+    ("method", "fields", "expected"),
+    [
+        ("GET", [], None),
+        ("GET", [("If-None-Match", '"abc"')], 304),
+        ("GET", [("If-None-Match", 'W/"abc"')], 304),  # weak comparison
+        ("GET", [("If-None-Match", '"x", "abc"')], 304),
+        ("GET", [("If-None-Match", "*")], 304),
+        ("GET", [("If-None-Match", '"other"')], None),
+        ("PUT", [("If-None-Match", '"abc"')], 412),
+        ("PUT", [("If-None-Match", "*")], 412),
+        ("GET", [("If-Match", '"abc"')], None),
+        ("GET", [("If-Match", 'W/"abc"')], 412),  # strong comparison
+        ("PUT", [("If-Match", '"other"')], 412),
+        ("PUT", [("If-Match", "*")], None),
+        ("GET", [("If-Modified-Since", SAME)], 304),
+        ("GET", [("If-Modified-Since", EARLIER)], None),
+        ("HEAD", [("If-Modified-Since", SAME)], 304),
+        ("PUT", [("If-Modified-Since", SAME)], None),  # only GET and HEAD
+        ("GET", [("If-Modified-Since", "not a date")], None),
+        ("GET", [("If-Modified-Since", format_http_date(NOW + 86400))], None),  # future: invalid
+        ("PUT", [("If-Unmodified-Since", EARLIER)], 412),
+        ("PUT", [("If-Unmodified-Since", SAME)], None),
+        ("PUT", [("If-Unmodified-Since", "garbage")], None),
+        # If-None-Match takes precedence over If-Modified-Since (§13.2.2 step 3 before 4).
+        ("GET", [("If-None-Match", '"other"'), ("If-Modified-Since", SAME)], None),
+        # If-Match takes precedence over If-Unmodified-Since (step 1 before 2).
+        ("PUT", [("If-Match", '"abc"'), ("If-Unmodified-Since", EARLIER)], None),
+        # A failed If-Match is 412 even when If-None-Match would say 304 (step 1 first).
+        ("GET", [("If-Match", '"other"'), ("If-None-Match", '"abc"')], 412),
+    ],
+)
+def test_evaluate_follows_rfc9110_order(
+    method: str, fields: list[tuple[str, str]], expected: int | None
+) -> None:
+    assert run(method, *fields) == expected
+
+
+def test_parse_http_date_accepts_all_three_forms() -> None:
+    expected = 784111777.0
+    assert parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT") == expected
+    assert parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT") == expected
+    assert parse_http_date("Sun Nov  6 08:49:37 1994") == expected
+    assert parse_http_date("yesterday") is None
+
+
+def test_parse_etags_rejects_unquoted_tags() -> None:
+    assert parse_etags('"a", W/"b"') == [(False, '"a"'), (True, '"b"')]
+    assert parse_etags("abc") is None
+
+
+def test_get_with_matching_if_none_match_is_304_with_etag(client: HttpClient) -> None:
+    etag = client.request("GET", "/books/1").header("ETag")
+    assert etag is not None
+    reply = client.request("GET", "/books/1", [("If-None-Match", etag)])
+    assert reply.status == 304
+    assert reply.body == b""
+    assert reply.header("ETag") == etag
+
+
+def test_get_if_modified_since_last_modified_is_304(client: HttpClient) -> None:
+    reply = client.request("GET", "/books/1", [("If-Modified-Since", SAME)])
+    assert reply.status == 304
+
+
+def test_put_with_stale_if_match_is_412_and_changes_nothing(client: HttpClient) -> None:
+    before = client.request("GET", "/books/1")
+    body = json.dumps({"title": "t", "author": "a"}).encode()
+    reply = client.request(
+        "PUT",
+        "/books/1",
+        [("Content-Type", "application/json"), ("If-Match", '"stale"')],
+        body,
+    )
+    assert reply.status == 412
+    assert reply.header("Content-Type") == "application/problem+json"
+    assert client.request("GET", "/books/1").body == before.body
+
+
+def test_put_with_current_if_match_succeeds(client: HttpClient) -> None:
+    etag = client.request("GET", "/books/1").header("ETag")
+    assert etag is not None
+    body = json.dumps({"title": "t", "author": "a"}).encode()
+    reply = client.request(
+        "PUT", "/books/1", [("Content-Type", "application/json"), ("If-Match", etag)], body
+    )
+    assert reply.status == 200
+
+
+def test_delete_with_stale_if_unmodified_since_is_412(client: HttpClient) -> None:
+    reply = client.request("DELETE", "/books/1", [("If-Unmodified-Since", EARLIER)])
+    assert reply.status == 412
+    assert client.request("GET", "/books/1").status == 200
+
+
+def test_preconditions_are_ignored_for_missing_resource(client: HttpClient) -> None:
+    # RFC 9110 §13.2.1: the response would not be 2xx without them, so 404, not 412.
+    assert client.request("GET", "/books/42", [("If-Match", '"x"')]).status == 404
+    assert client.request("DELETE", "/books/42", [("If-Match", "*")]).status == 404
