@@ -171,7 +171,7 @@ class HttpClient:
         headers: Sequence[tuple[str, str]] = (),
         body: bytes = b"",
     ) -> None:
-        fields = [("Host", "test")] + list(headers)
+        fields = [("Host", "test"), *list(headers)]
         names = {k.lower() for k, _ in fields}
         if body and "content-length" not in names and "transfer-encoding" not in names:
             fields.append(("Content-Length", str(len(body))))

@@ -30,7 +30,8 @@ def assert_problem(reply: Any, status: int, requirement: str | None = None) -> d
     document: dict[str, Any] = json.loads(reply.body)
     assert document["status"] == status
     assert document["type"].startswith("https://mixbatch.dev/problems/")
-    assert document["title"] and document["detail"]
+    assert document["title"]
+    assert document["detail"]
     if requirement is not None:
         assert document["requirement"] == requirement
         jsonschema.validate(document, schema("problem.schema.json"))

@@ -90,7 +90,8 @@ def test_pipelined_requests_including_a_batch_are_answered_in_order(server: Runn
         sock.sendall(burst)
         first, second, third = read_pipelined(sock, ["GET", "POST", "GET"])
     assert json.loads(first.body) == {"delayed_ms": 100}
-    assert second.status == 200 and b"Content-Id: <books/2>" in second.body
+    assert second.status == 200
+    assert b"Content-Id: <books/2>" in second.body
     assert json.loads(third.body)["id"] == 3
 
 

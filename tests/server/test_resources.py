@@ -15,7 +15,9 @@ def test_seeded_book_exists_with_validators(client: HttpClient) -> None:
     assert reply.reason == "OK"
     assert json.loads(reply.body)["id"] == 1
     etag = reply.header("ETag")
-    assert etag is not None and etag.startswith('"') and not etag.startswith("W/")
+    assert etag is not None
+    assert etag.startswith('"')
+    assert not etag.startswith("W/")
     assert reply.header("Last-Modified") == format_http_date(FIXED_NOW)
     assert reply.header("Date") is not None
 
@@ -170,7 +172,8 @@ def test_echo_base64_encodes_binary_content(client: HttpClient) -> None:
 def test_status_answers_requested_code(client: HttpClient) -> None:
     assert client.request("GET", "/status/418").status == 418
     no_content = client.request("GET", "/status/204")
-    assert no_content.status == 204 and no_content.body == b""
+    assert no_content.status == 204
+    assert no_content.body == b""
     assert client.request("GET", "/status/99").status == 400
     assert client.request("GET", "/status/600").status == 400
 
