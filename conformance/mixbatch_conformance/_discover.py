@@ -53,7 +53,9 @@ def discover(base_url: str, batch_endpoint: str = "/batch") -> dict[str, Any]:
             doc = {}
         if isinstance(doc, dict):
             profiles += [p for p in doc.get("profiles", []) if p in ALL_PROFILES and p != "core"]
-            raw = doc.get("limits") if isinstance(doc.get("limits"), dict) else {}
+            raw = doc.get("limits")
+            if not isinstance(raw, dict):
+                raw = {}
             limits = {k: v for k, v in raw.items() if isinstance(v, int) and v >= 1}
     resources: dict[str, str] = {}
     for path in CANDIDATES["ok"]:

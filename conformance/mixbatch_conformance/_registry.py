@@ -23,7 +23,7 @@ from mixbatch_conformance._context import Context
 from mixbatch_conformance._judge import Judge
 from mixbatch_conformance._requirements import RequirementIndex, Severity, load_index
 
-__all__ = ["CHECK_MODULES", "TIERS", "Check", "all_checks", "register", "select"]
+__all__ = ["CHECK_MODULES", "TIERS", "Check", "all_checks", "checker", "register", "select"]
 
 TIERS = ("smoke", "standard", "deep")
 SLUG = re.compile(r"[a-z0-9]+(?:[-.][a-z0-9]+)*")
@@ -31,6 +31,7 @@ CHECK_MODULES = (
     "mixbatch_conformance.checks_corpus",
     "mixbatch_conformance.checks_envelope",
     "mixbatch_conformance.checks_semantics",
+    "mixbatch_conformance.checks_policies",
     "mixbatch_conformance.checks_properties",
 )
 

@@ -201,7 +201,8 @@ def _junit(results: list[CheckResult], index: RequirementIndex) -> bytes:
             ElementTree.SubElement(case, "system-out").text = f"{r.verdict.value}: {text}"
     root = ElementTree.Element("testsuites")
     root.append(suite)
-    return ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+    data: bytes = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data
 
 
 COLOURS = {

@@ -351,6 +351,12 @@ def response_part_findings(part: Part, request_content_id: str | None) -> list[F
                 "MB-RESP-2", None, part.offset, f"part {part.index}: Http-Status-Code {statuses!r}"
             )
         )
+    elif statuses[0].startswith("1"):
+        out.append(
+            Finding(
+                "MB-RESP-9", None, part.offset, f"part {part.index}: interim status {statuses[0]}"
+            )
+        )
     if request_content_id is not None and outcome != "aborted":
         echoed = part.get_all("Content-Id")
         if echoed != [request_content_id]:

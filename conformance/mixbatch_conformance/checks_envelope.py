@@ -19,7 +19,8 @@ from typing import Any
 
 import jsonschema
 
-from mixbatch_conformance._context import Context
+from mixbatch_conformance._context import Context, problem_of
+from mixbatch_conformance._http import Response
 from mixbatch_conformance._judge import Judge
 from mixbatch_conformance._outcomes import expect_processed, expect_rejected
 from mixbatch_conformance._registry import Check, register
@@ -133,6 +134,12 @@ def _forbidden(name: str, ctx: Context, judge: Judge) -> None:
     expect_rejected(judge, resp, {400}, "MB-PART-10")
 
 
+def _names_limit(judge: Judge, resp: Response, name: str) -> None:
+    doc = problem_of(resp)
+    if doc is not None:
+        judge.expect("problem names the limit", doc.get("limit"), {name}, "MB-LIMIT-4")
+
+
 def _too_many_parts(ctx: Context, judge: Judge) -> None:
     limit = ctx.limit("max_parts")
     if limit is None:
@@ -145,6 +152,7 @@ def _too_many_parts(ctx: Context, judge: Judge) -> None:
     head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
     expect_rejected(judge, resp, {413}, "MB-STATUS-3")
+    _names_limit(judge, resp, "max_parts")
 
 
 def _oversized_part_header(ctx: Context, judge: Judge) -> None:
@@ -162,6 +170,7 @@ def _oversized_part_header(ctx: Context, judge: Judge) -> None:
     head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
     expect_rejected(judge, resp, {431}, "MB-STATUS-3")
+    _names_limit(judge, resp, "max_part_header_bytes")
 
 
 def _register_all() -> None:
@@ -190,7 +199,7 @@ def _register_all() -> None:
     register(
         Check(
             "reject-too-many-parts",
-            ("MB-STATUS-3", "MB-LIMIT-1"),
+            ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
             "core",
             "smoke",
             "A batch with one part more than the published max_parts is answered 413.",
@@ -200,7 +209,7 @@ def _register_all() -> None:
     register(
         Check(
             "reject-oversized-part-header",
-            ("MB-STATUS-3", "MB-LIMIT-1"),
+            ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
             "core",
             "smoke",
             "A part header section larger than the published max_part_header_bytes is answered 431.",

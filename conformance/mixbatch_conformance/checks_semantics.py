@@ -121,6 +121,16 @@ def response_framing_strict(ctx: Context, judge: Judge) -> None:
 def batch_equals_alone(ctx: Context, judge: Judge) -> None:
     ok, nf = _ok_nf(ctx, judge)
     subs = [ok, nf]
+    echo = ctx.target.resource("echo")
+    if echo:
+        binary = bytes(range(256)) + b"\r\n--not-a-boundary\r\n"
+        subs += [
+            SubRequest("PUT", ctx.path(echo), (("Content-Type", "text/plain"),), b"put body"),
+            SubRequest(
+                "POST", ctx.path(echo), (("Content-Type", "application/octet-stream"),), binary
+            ),
+            SubRequest("DELETE", ctx.path(echo)),
+        ]
     alone = [ctx.alone(judge, s) for s in subs]
     resp = ctx.batch(judge, subs)
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
@@ -198,7 +208,7 @@ def _representation(ctx: Context, judge: Judge, accept: str) -> tuple[list[SubRe
 
 @checker(
     "multistatus-xml",
-    ("MB-MULTI-3", "MB-MULTI-2"),
+    ("MB-MULTI-3", "MB-MULTI-2", "MB-MULTI-6"),
     "Accept application/xml gives 207 with one multistatus response per part, in order, with indexes.",
     profile="xml",
 )
@@ -212,11 +222,29 @@ def multistatus_xml(ctx: Context, judge: Judge) -> None:
     judge.require("response count", len(entries), {len(subs)}, "MB-MULTI-3")
     for i, entry in enumerate(entries):
         judge.expect(f"response {i} index", entry.index, {i}, "MB-MULTI-3")
+        judge.expect(
+            f"response {i} mb:content-id", entry.content_id, {subs[i].target}, "MB-MULTI-6"
+        )
+        judge.expect(f"response {i} DAV:status", entry.status, {200, 404}, "MB-MULTI-6")
+        judge.expect_true(
+            f"response {i} mb:header fields",
+            any(n.lower() == "content-type" for n, _ in entry.fields),
+            repr(entry.fields[:3]),
+            "mb:header elements including Content-Type",
+            "MB-MULTI-6",
+        )
+        judge.expect_true(
+            f"response {i} mb:body",
+            bool(entry.body),
+            f"{len(entry.body)} octets",
+            "the body",
+            "MB-MULTI-6",
+        )
 
 
 @checker(
     "multistatus-json",
-    ("MB-MULTI-4", "MB-MULTI-2"),
+    ("MB-MULTI-4", "MB-MULTI-2", "MB-MULTI-7"),
     "Accept application/vnd.mixbatch.multistatus+json gives 207 with a valid document, one entry per part in order.",
     profile="json",
 )
@@ -227,7 +255,16 @@ def multistatus_json(ctx: Context, judge: Judge) -> None:
     judge.require("JSON document", problem, {None}, "MB-MULTI-4", allowed_text="valid by schema")
     judge.require("entry count", len(entries), {len(subs)}, "MB-MULTI-4")
     for i, entry in enumerate(entries):
-        judge.expect(f"entry {i} index", entry.index, {i, None}, "MB-MULTI-4")
+        judge.expect(f"entry {i} index", entry.index, {i}, "MB-MULTI-4")
+    doc = json.loads(body)
+    for i, item in enumerate(doc["responses"]):
+        try:
+            entries[i].body.decode("utf-8")
+            want = "body"
+        except UnicodeDecodeError:
+            want = "body_base64"
+        have = [k for k in ("body", "body_base64") if k in item]
+        judge.expect(f"entry {i} body member", have, [[want]], "MB-MULTI-7")
 
 
 @checker(
@@ -393,7 +430,7 @@ def outer_fields(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "collection-get",
-    ("MB-METHOD-4", "MB-STATUS-7"),
+    ("MB-METHOD-4", "MB-STATUS-7", "MB-METHOD-6", "MB-METHOD-7"),
     "GET on a collection with Accept multipart/mixed gives one part per member, an ETag, Vary: Accept, and 304 on that ETag.",
     profile="collection-get",
 )
@@ -408,6 +445,16 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     judge.require("media type", media, {"multipart/mixed"}, "MB-METHOD-4")
     env = read_multipart(resp.body, params.get("boundary", ""))
     judge.expect("framing", [f.message for f in env.fatal], [[]], "MB-METHOD-4")
+    for part in env.parts:
+        status = part.get("Http-Status-Code") or ""
+        cid = part.get("Content-Id") or ""
+        judge.expect_true(
+            f"member part {part.index}",
+            len(status) == 3 and status.isdigit() and cid.startswith("<") and cid.endswith(">"),
+            f"Http-Status-Code {status!r}, Content-Id {cid!r}",
+            "Http-Status-Code and a Content-Id naming the member",
+            "MB-METHOD-6",
+        )
     etag = resp.get("ETag")
     judge.require_true("aggregate ETag", bool(etag), repr(etag), "an ETag field", "MB-METHOD-4")
     vary = [v.strip().lower() for v in ",".join(resp.get_all("Vary")).split(",")]
@@ -419,6 +466,15 @@ def collection_get(ctx: Context, judge: Judge) -> None:
         ),
     )
     judge.expect("conditional status", again.status, {304}, "MB-STATUS-7")
+    if etag and not etag.startswith("W/"):
+        third = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+        judge.expect_true(
+            "strong ETag means identical octets",
+            third.get("ETag") != etag or third.body == resp.body,
+            "same strong ETag, different octets" if third.body != resp.body else "identical",
+            "a strong ETag only when the octets, boundary included, repeat",
+            "MB-METHOD-7",
+        )
     nf = ctx.path(ctx.resource(judge, "not_found"))
     missing = ctx.send(judge, ctx.raw_request("GET", nf, [("Accept", "multipart/mixed")]))
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
