@@ -39,7 +39,7 @@ import re
 
 from ._errors import IncompleteBatch, LimitExceeded, MixbatchError, RemoteProtocolError
 from ._events import BatchEnd, Event, PartData, PartEnd, ResponsePartStart
-from ._fields import FIELD_LINE
+from ._fields import FIELD_BLOCK, FIELD_LINE, FIELD_PAIRS
 from ._limits import Limits
 from ._parts import RawField, Role, start_part
 
@@ -348,31 +348,21 @@ class BatchParser:
         if body_start - pos > limit:
             raise self._header_limit()
         block = buf[pos:block_end]
-        self._check_header_bytes(block, pos, final=True)
-        raw: list[RawField] = []
-        line_at = self._base + pos
-        if block:
-            for line in block.split(b"\r\n"):
-                match = FIELD_LINE.fullmatch(line)
-                if match is None:
-                    # MB-PART-11: a part header line must be a field-line; obs-fold is not.
-                    fold = line[:1] in (b" ", b"\t")
-                    kind = (
-                        "obs-fold (a line starting with whitespace)" if fold else "not a field-line"
-                    )
-                    raise _malformed(
-                        f"part header line {bytes(line[:64])!r} is {kind}",
-                        "MB-PART-11",
-                        self._index,
-                        line_at,
-                    )
-                raw.append(
-                    (match.group(1).decode("ascii"), match.group(2).decode("latin-1"), line_at)
-                )
-                line_at += len(line) + 2
-        event, self._expected, self._expected_at = start_part(
-            self._role, self._index, raw, self._part_offset, self._limits
+        text = block.decode("latin-1")
+        # One C pass validates the whole section; FIELD_BLOCK admits no CR or LF inside a line.
+        if block and FIELD_BLOCK.fullmatch(text) is None:
+            self._check_header_bytes(block, pos, final=True)
+            self._diagnose_field_lines(block, pos)
+        raw: list[RawField] = FIELD_PAIRS.findall(text) if block else []
+        section_at = self._base + pos
+
+        def locate(i: int) -> int:
+            return section_at + sum(len(line) + 2 for line in block.split(b"\r\n")[:i])
+
+        event, self._expected, length_field = start_part(
+            self._role, self._index, raw, self._part_offset, self._limits, locate
         )
+        self._expected_at = None if length_field is None else locate(length_field)
         events.append(event)
         if isinstance(event, ResponsePartStart) and event.outcome == "aborted":
             self._aborted = True
@@ -381,6 +371,22 @@ class BatchParser:
         self._pos = body_start
         self._state = _State.BODY
         return True
+
+    def _diagnose_field_lines(self, block: bytes, pos: int) -> None:
+        """Raise for the first line of a section that is not a field-line (MB-PART-11)."""
+        line_at = self._base + pos
+        for line in block.split(b"\r\n"):
+            if FIELD_LINE.fullmatch(line) is None:
+                fold = line[:1] in (b" ", b"\t")
+                kind = "obs-fold (a line starting with whitespace)" if fold else "not a field-line"
+                raise _malformed(
+                    f"part header line {bytes(line[:64])!r} is {kind}",
+                    "MB-PART-11",
+                    self._index,
+                    line_at,
+                )
+            line_at += len(line) + 2
+        raise AssertionError("FIELD_BLOCK and FIELD_LINE disagree")  # pragma: no cover
 
     def _check_header_bytes(self, block: bytes, pos: int, *, final: bool) -> None:
         # MB-WIRE-8: "A receiver rejects a bare LF or bare CR used as a line terminator in

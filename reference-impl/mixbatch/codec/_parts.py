@@ -10,8 +10,9 @@ unless its ``Batch-Outcome`` says it never ran. Both roles share the part ``Cont
 from __future__ import annotations
 
 import enum
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ._errors import LimitExceeded, RemoteProtocolError
 from ._events import OUTCOMES, RequestPartStart, ResponsePartStart
@@ -29,8 +30,11 @@ __all__ = [
     "start_part",
 ]
 
-#: (name, value, absolute offset of the field line)
-RawField = tuple[str, str, int]
+#: (name, value) of one field line, in order.
+RawField = tuple[str, str]
+#: Maps a field's position in the section to the absolute offset of its line; only errors
+#: need offsets, so the parser computes them lazily.
+Locate = Callable[[int], int]
 
 
 class Role(enum.Enum):
@@ -81,22 +85,40 @@ def parse_content_id(value: str) -> str | None:
     return match.group(1)
 
 
-def _single(raw: Sequence[RawField], lname: str) -> tuple[list[RawField], RawField | None]:
-    """All fields named ``lname`` and the one to blame: the first repeat, else the only one."""
-    found = [f for f in raw if f[0].lower() == lname]
-    if len(found) > 1:
-        return found, found[1]
-    return found, (found[0] if found else None)
+#: Methods repeat across parts, so their token check is cached.
+_is_method = functools.lru_cache(maxsize=256)(is_token)
+
+
+def _scan(raw: Sequence[RawField], names: frozenset[str]) -> dict[str, list[int]]:
+    """Positions of the fields named in ``names`` (lower-case), in one pass."""
+    found: dict[str, list[int]] = {}
+    for i, (name, _value) in enumerate(raw):
+        lname = name.lower()
+        if lname in names:
+            found.setdefault(lname, []).append(i)
+    return found
+
+
+def _blame(positions: list[int]) -> int:
+    """The field to blame: the first repeat, else the only one."""
+    return positions[1] if len(positions) > 1 else positions[0]
+
+
+_REQUEST_NAMES = FORBIDDEN_REQUEST_FIELDS | {"http-method", "content-id", "content-length"}
+_RESPONSE_NAMES = FORBIDDEN_RESPONSE_FIELDS | {
+    "http-status-code",
+    "batch-outcome",
+    "content-id",
+    "content-length",
+}
 
 
 def _content_length(
-    raw: Sequence[RawField], index: int, limits: Limits, offset: int
-) -> tuple[int | None, int | None]:
-    found, blame = _single(raw, "content-length")
-    if blame is None:
-        return None, None
-    values = {f[1] for f in found}
-    if len(values) != 1 or not _DIGITS.fullmatch(found[0][1]):
+    raw: Sequence[RawField], at: list[int], index: int, limits: Limits, offset: int, locate: Locate
+) -> int:
+    values = {raw[i][1] for i in at}
+    first = raw[at[0]][1]
+    if len(values) != 1 or not _DIGITS.fullmatch(first):
         # MB-WIRE-16: "A part's Content-Length, when present, equals the exact number of octets".
         raise RemoteProtocolError(
             f"part Content-Length {', '.join(sorted(values))!r} is not one decimal number",
@@ -104,9 +126,9 @@ def _content_length(
             slug="content-length-mismatch",
             title="Part Content-Length mismatch",
             part_index=index,
-            offset=blame[2],
+            offset=locate(_blame(at)),
         )
-    length = int(found[0][1])
+    length = int(first)
     if length > limits.max_part_bytes:
         raise LimitExceeded(
             f"part Content-Length {length} is over the limit of {limits.max_part_bytes} octets",
@@ -115,157 +137,177 @@ def _content_length(
             part_index=index,
             offset=offset,
         )
-    return length, found[0][2]
+    return length
 
 
 def start_part(
-    role: Role, index: int, raw: Sequence[RawField], offset: int, limits: Limits
+    role: Role,
+    index: int,
+    raw: Sequence[RawField],
+    offset: int,
+    limits: Limits,
+    locate: Locate,
 ) -> tuple[RequestPartStart | ResponsePartStart, int | None, int | None]:
-    """The start event of a part, its declared Content-Length, and the offset of that field
-    line (both None when the part has none)."""
-    length, length_at = _content_length(raw, index, limits, offset)
+    """The start event of a part, its declared Content-Length and the position of that field
+    in the section (both None when the part has none)."""
     if role is Role.REQUEST:
-        return _request_start(index, raw, offset), length, length_at
-    return _response_start(index, raw, offset), length, length_at
+        found = _scan(raw, _REQUEST_NAMES)
+        event: RequestPartStart | ResponsePartStart = _request_start(
+            index, raw, found, offset, locate
+        )
+    else:
+        found = _scan(raw, _RESPONSE_NAMES)
+        event = _response_start(index, raw, found, offset, locate)
+    at = found.get("content-length")
+    if at is None:
+        return event, None, None
+    return event, _content_length(raw, at, index, limits, offset, locate), at[0]
 
 
-def _request_start(index: int, raw: Sequence[RawField], offset: int) -> RequestPartStart:
-    for name, _value, at in raw:
+def _fields_without(
+    raw: Sequence[RawField], found: dict[str, list[int]], names: tuple[str, ...]
+) -> Fields:
+    drop = {i for name in names for i in found.get(name, ())}
+    return Fields(raw if not drop else [pair for i, pair in enumerate(raw) if i not in drop])
+
+
+def _request_start(
+    index: int, raw: Sequence[RawField], found: dict[str, list[int]], offset: int, locate: Locate
+) -> RequestPartStart:
+    def fail(detail: str, requirement: str, slug: str, title: str, at: int) -> RemoteProtocolError:
+        return RemoteProtocolError(
+            detail, requirement=requirement, slug=slug, title=title, part_index=index, offset=at
+        )
+
+    forbidden = FORBIDDEN_REQUEST_FIELDS & found.keys()
+    if forbidden:
         # MB-PART-10: "A server rejects a request part that carries a forbidden header field".
-        if name.lower() in FORBIDDEN_REQUEST_FIELDS:
-            raise RemoteProtocolError(
-                f"request part carries the forbidden header field {name!r}",
-                requirement="MB-PART-10",
-                slug="forbidden-part-field",
-                title="Forbidden header field in a part",
-                part_index=index,
-                offset=at,
-            )
-    methods, method = _single(raw, "http-method")
+        first = min(found[n][0] for n in forbidden)
+        raise fail(
+            f"request part carries the forbidden header field {raw[first][0]!r}",
+            "MB-PART-10",
+            "forbidden-part-field",
+            "Forbidden header field in a part",
+            locate(first),
+        )
+    methods = found.get("http-method")
+    method = raw[methods[0]][1] if methods else None
     # MB-PART-2: "A server rejects a part with a missing, repeated or invalid Http-Method".
-    if method is None or len(methods) > 1 or not is_token(method[1]):
-        what = "no" if method is None else ("more than one" if len(methods) > 1 else "an invalid")
-        raise RemoteProtocolError(
-            f"request part has {what} Http-Method field"
-            + ("" if method is None else f": {method[1]!r}"),
-            requirement="MB-PART-2",
-            slug="invalid-http-method",
-            title="Missing or invalid Http-Method",
-            part_index=index,
-            offset=offset if method is None else method[2],
-        )
-    # MB-SUB-3: "A server rejects a part whose Http-Method is CONNECT or TRACE".
-    if method[1].upper() in FORBIDDEN_METHODS:
-        raise RemoteProtocolError(
-            f"Http-Method {method[1]!r} is not allowed in a batch",
-            requirement="MB-SUB-3",
-            slug="forbidden-method",
-            title="Forbidden sub-request method",
-            part_index=index,
-            offset=method[2],
-        )
-    ids, content_id = _single(raw, "content-id")
-    target = None if content_id is None or len(ids) > 1 else parse_content_id(content_id[1])
-    # MB-PART-4: "A server rejects a part with a missing, repeated or malformed Content-Id".
-    if target is None:
-        if content_id is None:
-            detail = "request part has no Content-Id field naming its target"
-        elif len(ids) > 1:
-            detail = "request part has more than one Content-Id field"
+    if methods is None or method is None or len(methods) > 1 or not _is_method(method):
+        if methods is None:
+            detail, at = "request part has no Http-Method field", offset
+        elif len(methods) > 1:
+            detail, at = "request part has more than one Http-Method field", locate(methods[1])
         else:
-            detail = f"Content-Id {content_id[1]!r} is not '<' URI-reference '>'"
-        raise RemoteProtocolError(
-            detail,
-            requirement="MB-PART-4",
-            slug="invalid-content-id",
-            title="Missing or malformed Content-Id",
-            part_index=index,
-            offset=offset if content_id is None else content_id[2],
-        )
-    fields = Fields((n, v) for n, v, _ in raw if n.lower() not in ("http-method", "content-id"))
-    return RequestPartStart(index, method[1], target, fields, offset)
-
-
-def _response_start(index: int, raw: Sequence[RawField], offset: int) -> ResponsePartStart:
-    for name, _value, at in raw:
-        if name.lower() in FORBIDDEN_RESPONSE_FIELDS:
-            raise RemoteProtocolError(
-                f"response part carries the header field {name!r}, which no response part may carry",
-                requirement="MB-RESP-4",
-                slug="forbidden-part-field",
-                title="Forbidden header field in a part",
-                part_index=index,
-                offset=at,
+            detail, at = (
+                f"request part has an invalid Http-Method field: {method!r}",
+                locate(methods[0]),
             )
-    outcomes, outcome_field = _single(raw, "batch-outcome")
-    outcome = None if outcome_field is None else outcome_field[1]
-    if len(outcomes) > 1 or (outcome is not None and outcome not in OUTCOMES):
-        raise RemoteProtocolError(
-            f"invalid Batch-Outcome {', '.join(f[1] for f in outcomes)!r}",
-            requirement="MB-RESP-5",
-            slug="invalid-outcome",
-            title="Invalid Batch-Outcome",
-            part_index=index,
-            offset=outcomes[-1][2] if len(outcomes) == 1 else outcomes[1][2],
+        raise fail(detail, "MB-PART-2", "invalid-http-method", "Missing or invalid Http-Method", at)
+    # MB-SUB-3: "A server rejects a part whose Http-Method is CONNECT or TRACE".
+    if method.upper() in FORBIDDEN_METHODS:
+        raise fail(
+            f"Http-Method {method!r} is not allowed in a batch",
+            "MB-SUB-3",
+            "forbidden-method",
+            "Forbidden sub-request method",
+            locate(methods[0]),
         )
-    statuses, status_field = _single(raw, "http-status-code")
-    if status_field is not None and (len(statuses) > 1 or not _STATUS.fullmatch(status_field[1])):
-        raise RemoteProtocolError(
-            f"Http-Status-Code {', '.join(f[1] for f in statuses)!r} is not one 3-digit status",
-            requirement="MB-RESP-2",
-            slug="invalid-status",
-            title="Invalid Http-Status-Code",
-            part_index=index,
-            offset=status_field[2],
+    ids = found.get("content-id")
+    target = parse_content_id(raw[ids[0]][1]) if ids and len(ids) == 1 else None
+    # MB-PART-4: "A server rejects a part with a missing, repeated or malformed Content-Id".
+    if ids is None or target is None:
+        if ids is None:
+            detail, at = "request part has no Content-Id field naming its target", offset
+        elif len(ids) > 1:
+            detail, at = "request part has more than one Content-Id field", locate(ids[1])
+        else:
+            detail, at = (
+                f"Content-Id {raw[ids[0]][1]!r} is not '<' URI-reference '>'",
+                locate(ids[0]),
+            )
+        raise fail(detail, "MB-PART-4", "invalid-content-id", "Missing or malformed Content-Id", at)
+    fields = _fields_without(raw, found, ("http-method", "content-id"))
+    return RequestPartStart(index, method, target, fields, offset)
+
+
+def _response_start(
+    index: int, raw: Sequence[RawField], found: dict[str, list[int]], offset: int, locate: Locate
+) -> ResponsePartStart:
+    def fail(detail: str, requirement: str, slug: str, title: str, at: int) -> RemoteProtocolError:
+        return RemoteProtocolError(
+            detail, requirement=requirement, slug=slug, title=title, part_index=index, offset=at
         )
-    status = None if status_field is None else int(status_field[1])
+
+    if FORBIDDEN_RESPONSE_FIELDS & found.keys():
+        first = min(found[n][0] for n in FORBIDDEN_RESPONSE_FIELDS & found.keys())
+        raise fail(
+            f"response part carries the header field {raw[first][0]!r}, which no response part may carry",
+            "MB-RESP-4",
+            "forbidden-part-field",
+            "Forbidden header field in a part",
+            locate(first),
+        )
+    outcomes = found.get("batch-outcome")
+    outcome = raw[outcomes[0]][1] if outcomes else None
+    if outcomes and (len(outcomes) > 1 or outcome not in OUTCOMES):
+        raise fail(
+            f"invalid Batch-Outcome {', '.join(raw[i][1] for i in outcomes)!r}",
+            "MB-RESP-5",
+            "invalid-outcome",
+            "Invalid Batch-Outcome",
+            locate(_blame(outcomes)),
+        )
+    statuses = found.get("http-status-code")
+    status_text = raw[statuses[0]][1] if statuses else None
+    if statuses and (len(statuses) > 1 or not _STATUS.fullmatch(status_text or "")):
+        raise fail(
+            f"Http-Status-Code {', '.join(raw[i][1] for i in statuses)!r} is not one 3-digit status",
+            "MB-RESP-2",
+            "invalid-status",
+            "Invalid Http-Status-Code",
+            locate(_blame(statuses)),
+        )
+    status = None if status_text is None else int(status_text)
     ran = outcome in (None, "rolled-back")
     # MB-RESP-2: "Each response part of a sub-request that ran carries exactly one
     # Http-Status-Code"; MB-RESP-5: a skipped part carries "no Http-Status-Code".
     if ran and status is None:
-        raise RemoteProtocolError(
+        raise fail(
             "response part has no Http-Status-Code",
-            requirement="MB-RESP-2",
-            slug="missing-status",
-            title="Missing Http-Status-Code",
-            part_index=index,
-            offset=offset,
+            "MB-RESP-2",
+            "missing-status",
+            "Missing Http-Status-Code",
+            offset,
         )
-    if not ran and status is not None:
-        raise RemoteProtocolError(
+    if not ran and statuses:
+        raise fail(
             f"a part with Batch-Outcome {outcome!r} must not carry Http-Status-Code",
-            requirement="MB-RESP-5" if outcome == "skipped" else "MB-STATUS-6",
-            slug="invalid-outcome",
-            title="Status on a part that did not run",
-            part_index=index,
-            offset=status_field[2] if status_field else offset,
+            "MB-RESP-5" if outcome == "skipped" else "MB-STATUS-6",
+            "invalid-outcome",
+            "Status on a part that did not run",
+            locate(statuses[0]),
         )
-    ids, content_id_field = _single(raw, "content-id")
+    ids = found.get("content-id")
     content_id = None
-    if content_id_field is not None:
-        content_id = parse_content_id(content_id_field[1]) if len(ids) == 1 else None
+    if ids:
+        content_id = parse_content_id(raw[ids[0]][1]) if len(ids) == 1 else None
         if content_id is None:
-            raise RemoteProtocolError(
-                f"response Content-Id {content_id_field[1]!r} is repeated or not '<' URI-reference '>'",
-                requirement="MB-RESP-3",
-                slug="invalid-content-id",
-                title="Malformed Content-Id",
-                part_index=index,
-                offset=content_id_field[2],
+            raise fail(
+                f"response Content-Id {raw[_blame(ids)][1]!r} is repeated or not '<' URI-reference '>'",
+                "MB-RESP-3",
+                "invalid-content-id",
+                "Malformed Content-Id",
+                locate(_blame(ids)),
             )
     elif outcome != "aborted":
         # MB-RESP-3: "Each response part echoes the request part's Content-Id value".
-        raise RemoteProtocolError(
+        raise fail(
             "response part has no Content-Id echoing its request part",
-            requirement="MB-RESP-3",
-            slug="invalid-content-id",
-            title="Missing Content-Id",
-            part_index=index,
-            offset=offset,
+            "MB-RESP-3",
+            "invalid-content-id",
+            "Missing Content-Id",
+            offset,
         )
-    fields = Fields(
-        (n, v)
-        for n, v, _ in raw
-        if n.lower() not in ("http-status-code", "batch-outcome", "content-id")
-    )
+    fields = _fields_without(raw, found, ("http-status-code", "batch-outcome", "content-id"))
     return ResponsePartStart(index, status, outcome, content_id, fields, offset)
