@@ -503,12 +503,12 @@ def invalid_targets() -> None:
         ("absolute-uri-other-scheme", "GET", "https://example.test/books/1", "MB-SUB-2", "An absolute-URI target with another scheme than the batch's is rejected."),
         ("network-path-reference", "GET", "//evil.test/x", "MB-SUB-2", "A network-path reference names an authority of its own and is rejected."),
         ("fragment-in-target", "GET", "books/1#top", "MB-SUB-2", "A target with a fragment is rejected, since a fragment is never sent in a request."),
-        ("asterisk-form-target", "OPTIONS", "*", "MB-SUB-2", "An asterisk-form target is rejected even with OPTIONS."),
+        ("asterisk-form-target", "OPTIONS", "*", "MB-SUB-8", "An asterisk-form target is rejected even with OPTIONS."),
         ("connect-method", "CONNECT", "books/1", "MB-SUB-3", "A part with Http-Method CONNECT is rejected."),
         ("trace-method", "TRACE", "books/1", "MB-SUB-3", "A part with Http-Method TRACE is rejected."),
     ]
     titles = {"MB-SUB-2": "Target leaves the origin", "MB-SUB-3": "Method not allowed in a batch",
-              "MB-SUB-4": "Nested batch"}
+              "MB-SUB-4": "Nested batch", "MB-SUB-8": "Asterisk-form target"}
     for name, method, target, requirement, description in cases:
         w = Wire("target-Fz8Qm3Wc").request("GET", "books/2").delimiter()
         line = f"Http-Method: {method}"

@@ -78,7 +78,13 @@ def resolve_target(base: str, reference: str, *, scheme: str, authority: str) ->
     if not base.startswith("/"):
         raise ValueError(f"base must be an origin-form target, got {base!r}")
     if reference == "*":
-        raise _refuse("the asterisk-form target '*' names no resource")
+        # MB-SUB-8: "A server rejects a part whose Content-Id is <*> with 400."
+        raise RemoteProtocolError(
+            "the asterisk-form target '*' names no resource",
+            requirement="MB-SUB-8",
+            slug="target-off-origin",
+            title="Asterisk-form target",
+        )
     match = _SPLIT.match(reference)
     if match is None:  # pragma: no cover - the Appendix B expression matches every string
         raise _refuse(f"unparseable target {reference!r}")
