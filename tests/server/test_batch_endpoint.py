@@ -122,11 +122,52 @@ def test_unacceptable_accept_is_406(client: HttpClient) -> None:
     assert_problem(reply, 406, "MB-STATUS-9")
 
 
-@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+@pytest.mark.parametrize("method", ["GET", "HEAD", "PUT", "DELETE"])
 def test_other_methods_are_405_with_allow(client: HttpClient, method: str) -> None:
     reply = client.request(method, "/batch")
     assert reply.status == 405
     assert reply.header("Allow") == "OPTIONS, POST"
+
+
+def test_get_with_content_on_batch_endpoint_is_400(client: HttpClient) -> None:
+    content_type, body = build_batch([("GET", "books/1")])
+    reply = client.request("GET", "/batch", [("Content-Type", content_type)], body)
+    assert_problem(reply, 400, "MB-METHOD-3")
+
+
+def test_batch_with_content_coding_is_415_with_accept_encoding(client: HttpClient) -> None:
+    reply = post_batch(client, [("GET", "books/1")], [("Content-Encoding", "gzip")])
+    assert_problem(reply, 415, "MB-INTER-4")
+    assert reply.header("Accept-Encoding") == "identity"
+
+
+def test_batch_response_says_no_transform_and_vary_accept(client: HttpClient) -> None:
+    reply = post_batch(client, [("GET", "books/1")])
+    assert reply.header("Cache-Control") == "no-transform"
+    assert reply.header("Vary") == "Accept"
+
+
+def test_unrecognised_error_preference_is_treated_as_absent(client: HttpClient) -> None:
+    reply = post_batch(
+        client, [("GET", "books/99"), ("GET", "books/1")], [("Prefer", "batch-on-error=maybe")]
+    )
+    assert reply.header("Preference-Applied") is None
+    assert [p.status for p in parse_batch(reply)] == [404, 200]
+
+
+def test_unknown_batch_mode_is_501(client: HttpClient) -> None:
+    assert_problem(
+        post_batch(client, [("GET", "books/1")], [("Batch-Mode", "eventual")]), 501, "MB-PROC-7"
+    )
+
+
+def test_asterisk_target_is_400(client: HttpClient) -> None:
+    body = b"--b\r\nHttp-Method: OPTIONS\r\nContent-Id: <*>\r\n\r\n\r\n--b--\r\n"
+    reply = client.request(
+        "POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body
+    )
+    assert reply.status == 400
+    assert json.loads(reply.body)["requirement"] in {"MB-SUB-8", "MB-SUB-2"}
 
 
 def test_options_returns_capabilities(client: HttpClient, server: RunningServer) -> None:

@@ -73,7 +73,30 @@ class BatchEndpoint:
         self._run = run
         self._config = config
         self.path = config.batch_path
-        self.route = Route(self.path, {"POST": self.post, "OPTIONS": self.options})
+        self.route = Route(
+            self.path, {"POST": self.post, "OPTIONS": self.options}, on_unlisted=self.refuse
+        )
+
+    async def refuse(self, request: Request, params: Mapping[str, str]) -> Response:
+        """Every other method: 405 with Allow (MB-METHOD-2), or 400 for a GET with content."""
+        if request.method == "GET" and (request.body.length or 0) > 0:
+            # MB-METHOD-3: "A server MUST answer 400 to a GET request ... to a batch endpoint,
+            # that has content."
+            return problem(
+                400,
+                "get-with-content",
+                "a GET to the batch endpoint carries content; send batches with POST",
+                requirement="MB-METHOD-3",
+            )
+        # MB-METHOD-2: "A server answers other methods on the batch endpoint with 405 and an
+        # Allow field."
+        return problem(
+            405,
+            "method-not-allowed",
+            f"{request.method} is not allowed on the batch endpoint; use POST",
+            requirement="MB-METHOD-2",
+            headers=[("Allow", self.route.allow())],
+        )
 
     async def options(self, request: Request, params: Mapping[str, str]) -> Response:
         # MB-LIMIT-2: "OPTIONS on the batch endpoint returns the capabilities document and
@@ -90,13 +113,25 @@ class BatchEndpoint:
                 501,
                 "batch-mode-unsupported",
                 f"Batch-Mode {mode!r} is not offered by this server (no atomic profile)",
-                requirement="MB-PROC-7",
+                # MB-PROC-12: any other Batch-Mode value the server does not implement, likewise.
+                requirement="MB-PROC-7" if mode.strip().lower() == "atomic" else "MB-PROC-12",
             )
         try:
             boundary = parse_batch_content_type(request.headers.get("Content-Type"))
         except MixbatchError as exc:
             extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
             return from_error(exc, headers=extra)
+        coding = request.headers.get("Content-Encoding")
+        if coding is not None and coding.strip().lower() != "identity":
+            # Spec §10 (with MB-INTER-4): a batch with a content coding the server does not
+            # support is answered 415 with Accept-Encoding (RFC 9110 §15.5.16).
+            return problem(
+                415,
+                "unsupported-content-coding",
+                f"Content-Encoding {coding!r} is not supported for batches",
+                requirement="MB-INTER-4",
+                headers=[("Accept-Encoding", "identity")],
+            )
         chosen = choose(request.headers.get("Accept"), REPRESENTATIONS)
         if chosen is None:
             # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
@@ -128,7 +163,13 @@ class BatchEndpoint:
                 requirement="MB-PROC-1",
             )
         renderer = self._renderer(chosen)
-        headers = [("Content-Type", renderer.content_type), ("Vary", "Accept")]
+        # MB-MULTI-10: Vary: Accept, since the representation depends on it. MB-INTER-4: a
+        # sender SHOULD include Cache-Control: no-transform in batch responses.
+        headers = [
+            ("Content-Type", renderer.content_type),
+            ("Vary", "Accept"),
+            ("Cache-Control", "no-transform"),
+        ]
         if preference in ("stop", "continue"):
             headers.append(("Preference-Applied", f"batch-on-error={preference}"))
         response = Response(renderer.status, headers)

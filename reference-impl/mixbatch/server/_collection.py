@@ -2,16 +2,18 @@
 
 Thesis ch. 4.2: "A simple batch retrieval of a collection, where the collection is given by the
 URL of the request (for example, books/everything), is a prime candidate for caching", and its
-status describes the collection as a whole: "200 OK (here are your books), 304 Not Modified
-(nothing new since the last time you asked) or 404 (nope, no books here)" (MB-STATUS-7).
+status describes the collection as a whole (MB-STATUS-7): 200 with the members, 304 when the
+aggregate validator matches, and 204 for an existing collection with no members (MB-STATUS-11,
+which refines the thesis' "404 (nope, no books here)"; 404 means the collection does not exist).
 
 Each member becomes one part (``Http-Status-Code: 200``, ``Content-Id: <path>``, the member's
 own fields and body). The aggregate ETag hashes the members' ETags in order, so it changes
 whenever any member, the membership or the order changes (MB-METHOD-4).
 
 The boundary is derived from the aggregate ETag instead of a CSPRNG (a documented departure from
-the MB-WIRE-5 SHOULD): a strong ETag promises identical octets, so two 200s with the same ETag
-must carry the same boundary. A body cannot aim at the boundary either, because the boundary is
+the MB-WIRE-5 SHOULD). MB-METHOD-7: the aggregate ETag must be weak "unless every octet of the
+representation, boundary included, is a function of the collection's state"; with a derived
+boundary every octet is, so the tag can honestly be strong. A body cannot aim at the boundary either, because the boundary is
 a hash of that body's own validators. The writer still refuses any body containing it.
 """
 
@@ -54,24 +56,19 @@ def aggregate_etag(members: Sequence[Member]) -> str:
 def retrieve(request: Request, members: Sequence[Member], *, now: float) -> Response:
     """The multipart/mixed response for a collection GET (200, 304 or 404)."""
     vary = ("Vary", "Accept")
-    if not members:
-        # A multipart body needs at least one part (MB-WIRE-18), so an empty collection is
-        # "no books here": 404, as the thesis puts it.
-        return problem(
-            404,
-            "empty-collection",
-            f"the collection {request.path!r} has no members",
-            requirement="MB-STATUS-7",
-            headers=[vary],
-        )
     etag = aggregate_etag(members)
-    modified = max(m.validators.last_modified for m in members)
+    # MB-METHOD-5: the aggregate Last-Modified is the latest member's.
+    modified = max((m.validators.last_modified for m in members), default=float(int(now)))
     current = Validators(etag, modified)
     status = evaluate(request.method, request.headers, current, now)
     if status == 304:
         return Response(304, [("ETag", etag), vary])
     if status == 412:
         return problem(412, "precondition-failed", f"a precondition of GET {request.path} is false")
+    if not members:
+        # MB-STATUS-11: "A collection retrieval of an existing collection with no members is
+        # answered 204"; a multipart body needs at least one part (MB-WIRE-18).
+        return Response(204, [("ETag", etag), vary])
     boundary = "collection-" + etag[4:-1]
     writer = BatchWriter(boundary)
     chunks = [

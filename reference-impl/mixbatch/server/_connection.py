@@ -438,7 +438,7 @@ class HttpConnection(asyncio.Protocol):
                 "header-fields-too-large",
                 f"the request header section exceeds "
                 f"{self._config.max_request_header_bytes} octets",
-                limit=self._config.max_request_header_bytes,
+                max_bytes=self._config.max_request_header_bytes,
             )
         else:
             response = problem(status, "malformed-request", f"unparseable request: {exc}")

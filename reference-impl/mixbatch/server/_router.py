@@ -44,6 +44,8 @@ class Route:
 
     pattern: str
     handlers: Mapping[str, Handler]
+    #: Answers methods not in ``handlers`` instead of the default 405 (it must still refuse).
+    on_unlisted: Handler | None = None
     regex: re.Pattern[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -88,6 +90,8 @@ class Router:
         head = False
         if handler is None and method == "HEAD":
             handler, head = route.handlers.get("GET"), True
+        if handler is None and route.on_unlisted is not None and method != "OPTIONS":
+            handler = route.on_unlisted
         if handler is None:
             if method == "OPTIONS":
                 return Response(204, [("Allow", route.allow())])
@@ -100,7 +104,7 @@ class Router:
         try:
             response = await handler(request, params)
         except BodyTooLarge as exc:
-            return problem(413, "content-too-large", str(exc), limit=exc.limit)
+            return problem(413, "content-too-large", str(exc), max_bytes=exc.limit)
         except BodyReadError as exc:
             slug = "request-timeout" if exc.status == 408 else "malformed-content"
             return problem(exc.status, slug, exc.detail)

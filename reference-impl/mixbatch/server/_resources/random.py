@@ -33,7 +33,7 @@ def routes(max_bytes: int) -> list[Route]:
                 413,
                 "content-too-large",
                 f"{size} octets is over the limit of {max_bytes}",
-                limit=max_bytes,
+                max_bytes=max_bytes,
             )
         seeds = parse_qs(request.query).get("seed")
         # A seeded generator is not for secrets, only for reproducible test payloads.
