@@ -157,7 +157,7 @@ def test_unrecognised_error_preference_is_treated_as_absent(client: HttpClient) 
 
 def test_unknown_batch_mode_is_501(client: HttpClient) -> None:
     assert_problem(
-        post_batch(client, [("GET", "books/1")], [("Batch-Mode", "eventual")]), 501, "MB-PROC-7"
+        post_batch(client, [("GET", "books/1")], [("Batch-Mode", "eventual")]), 501, "MB-PROC-12"
     )
 
 
