@@ -51,7 +51,7 @@ def test_resolves_rfc3986_examples(reference: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     "reference",
-    ["http://b/g", "https://a/g", "//a/g", "//evil.test/x", "g#frag", "#s", "*", "ftp://a/g"],
+    ["http://b/g", "https://a/g", "//a/g", "//evil.test/x", "g#frag", "#s", "ftp://a/g"],
 )
 def test_refuses_targets_that_leave_the_origin(reference: str) -> None:
     with pytest.raises(RemoteProtocolError) as info:
@@ -70,3 +70,9 @@ def test_scheme_and_host_compare_case_insensitively() -> None:
 def test_remove_dot_segments_matches_rfc3986_section_5_2_4_walkthrough() -> None:
     assert remove_dot_segments("/a/b/c/./../../g") == "/a/g"
     assert remove_dot_segments("mid/content=5/../6") == "mid/6"
+
+
+def test_refuses_the_asterisk_form_with_mb_sub_8() -> None:
+    with pytest.raises(RemoteProtocolError) as info:
+        resolve_target("/batch", "*", scheme="http", authority="a")
+    assert info.value.requirement == "MB-SUB-8"
