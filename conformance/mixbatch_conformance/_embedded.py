@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-__all__ = ["EmbeddedServerError", "default_command", "embedded_server"]
+__all__ = ["EmbeddedServerError", "default_command", "embedded_server", "server_only_command"]
 
 LISTENING = re.compile(r"mixbatch listening on (http://[^\s]+)")
 START_TIMEOUT = 30.0
@@ -32,6 +32,11 @@ def default_command() -> list[str]:
     """`python -m mixbatch serve ...`, or the server's own entry point if the CLI is absent."""
     if importlib.util.find_spec("mixbatch.__main__") is not None:
         return [sys.executable, "-m", "mixbatch", "serve", "--host", "127.0.0.1", "--port", "0"]
+    return server_only_command()
+
+
+def server_only_command() -> list[str]:
+    """Start the reference server through its package alone, without the CLI."""
     code = (
         "import asyncio; from mixbatch.server import ServerConfig, serve; "
         "asyncio.run(serve(ServerConfig(host='127.0.0.1', port=0)))"
@@ -84,3 +89,5 @@ def embedded_server(command: list[str] | None = None) -> Iterator[str]:
             proc.kill()
             proc.wait(5)
         reader.join(5)
+        if proc.stdout is not None:
+            proc.stdout.close()

@@ -199,7 +199,7 @@ def _read_fields(
         value = line[colon + 1 :].strip(b" \t") if colon > 0 else b""
         if not TOKEN.fullmatch(name) or not FIELD_VALUE.fullmatch(value):
             findings.append(
-                Finding("MB-PART-11", "MB-PART-11", pos, f"{line!r} is not a valid field-line")
+                Finding("MB-SEC-3", "MB-PART-11", pos, f"{line!r} is not a valid field-line")
             )
             return None
         fields.append((name.decode("ascii"), value.decode("latin-1")))

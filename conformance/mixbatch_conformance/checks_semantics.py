@@ -96,7 +96,17 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "response-framing-strict",
-    ("MB-WIRE-7", "MB-WIRE-12", "MB-WIRE-16", "MB-RESP-2", "MB-RESP-3", "MB-WIRE-10", "MB-WIRE-15"),
+    (
+        "MB-WIRE-7",
+        "MB-WIRE-12",
+        "MB-WIRE-16",
+        "MB-RESP-2",
+        "MB-RESP-3",
+        "MB-WIRE-10",
+        "MB-WIRE-15",
+        "MB-RESP-9",
+        "MB-SEC-3",
+    ),
     "A processed batch response is framed exactly by the ABNF, with valid part header fields.",
 )
 def response_framing_strict(ctx: Context, judge: Judge) -> None:
