@@ -1,0 +1,47 @@
+"""``mixbatch conformance ...``: run the conformance suite (``mixbatch_conformance``).
+
+The suite is a separate package; it is imported only when this subcommand runs, and a missing
+suite is reported plainly with exit status 2 rather than a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from typing import Any
+
+__all__ = ["NAME", "add_parser", "dispatch"]
+
+NAME = "conformance"
+#: Exit status when the suite is not installed (2: a usage or environment error, as argparse).
+MISSING_SUITE = 2
+_MODULE = "mixbatch_conformance.cli"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        NAME,
+        help="run the conformance suite against a server (options: mixbatch conformance --help)",
+        add_help=False,
+    )
+    parser.add_argument("suite_args", nargs=argparse.REMAINDER, help="passed to the suite")
+    parser.set_defaults(run=lambda args: dispatch(args.suite_args))
+
+
+def dispatch(argv: list[str]) -> int:
+    """Call ``mixbatch_conformance.cli.main(argv)``; 2 if the suite is not installed."""
+    try:
+        found = importlib.util.find_spec(_MODULE) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        print(
+            f"mixbatch conformance: the conformance suite ({_MODULE}) is not installed",
+            file=sys.stderr,
+        )
+        return MISSING_SUITE
+    module = importlib.import_module(_MODULE)
+    status = module.main(argv)
+    return int(status or 0)

@@ -1,0 +1,105 @@
+"""``mixbatch serve``: run the reference server until interrupted.
+
+Prints ``mixbatch listening on http://HOST:PORT`` on one line once bound (``--port 0`` picks an
+ephemeral port), so scripts and tests can read the port from it. Every limit and timeout of
+``ServerConfig`` can be set from the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import Any
+
+from mixbatch.codec import Limits
+from mixbatch.server import ServerConfig, serve
+
+__all__ = ["add_parser", "config_from_args", "run"]
+
+_defaults = ServerConfig()
+_limits = Limits()
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help="run the reference server")
+    parser.add_argument("--host", default=_defaults.host, help="address to bind (%(default)s)")
+    parser.add_argument(
+        "--port", type=int, default=_defaults.port, help="port to bind, 0 for any (%(default)s)"
+    )
+    limits = parser.add_argument_group("batch limits (published by OPTIONS /batch)")
+    for name, doc in (
+        ("max_parts", "most parts in one batch"),
+        ("max_batch_bytes", "most octets of batch content"),
+        ("max_part_bytes", "most octets of one part body"),
+        ("max_part_header_bytes", "most octets of one part header section"),
+    ):
+        limits.add_argument(
+            "--" + name.replace("_", "-"),
+            type=int,
+            default=getattr(_limits, name),
+            help=f"{doc} (%(default)s)",
+        )
+    conn = parser.add_argument_group("connection limits and timeouts (seconds)")
+    for name, kind, doc in (
+        ("max_request_header_bytes", int, "most octets of a request header section"),
+        ("max_request_body_bytes", int, "most octets of a standalone request body"),
+        ("header_read_timeout", float, "time allowed for a request header section"),
+        ("idle_timeout", float, "time an idle keep-alive connection stays open"),
+        ("body_read_timeout", float, "longest wait for the next chunk of a request body"),
+        ("batch_timeout", float, "time allowed for one whole batch"),
+        ("shutdown_grace", float, "time in-flight requests get on shutdown"),
+    ):
+        conn.add_argument(
+            "--" + name.replace("_", "-"),
+            type=kind,
+            default=getattr(_defaults, name),
+            help=f"{doc} (%(default)s)",
+        )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="access and error log level (%(default)s); logs go to stderr",
+    )
+    parser.set_defaults(run=run)
+
+
+def config_from_args(args: argparse.Namespace) -> ServerConfig:
+    """The ``ServerConfig`` the parsed options describe; raises ValueError if invalid."""
+    limits = Limits(
+        max_parts=args.max_parts,
+        max_batch_bytes=args.max_batch_bytes,
+        max_part_bytes=args.max_part_bytes,
+        max_part_header_bytes=args.max_part_header_bytes,
+    )
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        limits=limits,
+        max_request_header_bytes=args.max_request_header_bytes,
+        max_request_body_bytes=args.max_request_body_bytes,
+        header_read_timeout=args.header_read_timeout,
+        idle_timeout=args.idle_timeout,
+        body_read_timeout=args.body_read_timeout,
+        batch_timeout=args.batch_timeout,
+        shutdown_grace=args.shutdown_grace,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = config_from_args(args)
+    except ValueError as exc:
+        print(f"mixbatch serve: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(message)s")
+    try:
+        asyncio.run(serve(config))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"mixbatch serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
