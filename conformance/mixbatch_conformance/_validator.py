@@ -290,6 +290,16 @@ def read_multipart(data: bytes, boundary: str) -> Envelope:
             )
             return done(False)
         body = data[body_start:end] if end >= body_start else b""
+        lf_dash = body.find(b"\n" + dash)
+        if lf_dash >= 0:
+            # MB-WIRE-8: an LF followed by the dash-boundary inside a body is a delimiter line
+            # with a bare LF to a lenient parser, so a strict receiver rejects it.
+            findings.append(
+                Finding(
+                    "MB-WIRE-6", "MB-WIRE-8", body_start + lf_dash, "LF + dash-boundary in body"
+                )
+            )
+            return done(False)
         part = Part(index, tuple(fields), body, q, body_start)
         for raw in part.get_all("Content-Length"):
             if not DIGITS.fullmatch(raw.encode("latin-1")) or int(raw) != len(body):

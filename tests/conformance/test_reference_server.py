@@ -15,10 +15,10 @@ from mixbatch_conformance._registry import select
 from mixbatch_conformance._runner import run_checks
 from mixbatch_conformance._target import Target
 
-#: check id -> why the reference server fails it (a server bug, not a suite bug).
-KNOWN_SERVER_BUGS = {
-    "reject-content-length-repeated": "the codec accepts two equal Content-Length lines (MB-WIRE-20)",
-}
+#: check id -> why the reference server fails it (a server bug, not a suite bug). Found and
+#: fixed so far: reject-content-length-repeated (two equal Content-Length lines were accepted,
+#: MB-WIRE-20) and top-level-fields (no Cache-Control: no-transform, MB-INTER-4).
+KNOWN_SERVER_BUGS: dict[str, str] = {}
 #: checks that are N/A against the reference server, with the reason.
 EXPECTED_NA = {
     "vector-oversized-batch": "assumes max_batch_bytes=256",

@@ -38,7 +38,8 @@ def test_check_profile_is_a_spec_profile(check: Check) -> None:
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.id)
 def test_description_states_a_fact(check: Check) -> None:
     text = check.description
-    assert text[0].isupper() and text.endswith(".")
+    assert text[0].isupper()
+    assert text.endswith(".")
     assert not re.search(r"\b(test|check|verify|should we|TODO)\b", text, re.IGNORECASE)
 
 
