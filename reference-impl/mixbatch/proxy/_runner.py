@@ -1,0 +1,63 @@
+"""Running a proxy: in-process (``ProxyServer``) or as a process (``serve_proxy``).
+
+The proxy is the reference server's listener and connection code with ``ProxyApp`` as the
+application, so it inherits keep-alive, pipelining order, back-pressure and graceful shutdown.
+The announcement ``mixbatch proxy listening on http://HOST:PORT -> UPSTREAM`` is a stable
+interface: tests and tools start ``mixbatch proxy --port 0`` and parse the bound port from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import TextIO
+
+from mixbatch.server import Server, ServerConfig
+
+from ._app import ProxyApp
+from ._config import ProxyConfig
+
+__all__ = ["ANNOUNCEMENT", "ProxyServer", "serve_proxy"]
+
+ANNOUNCEMENT = "mixbatch proxy listening on {url} -> {upstream}"
+
+
+class ProxyServer:
+    """A listening proxy: ``start``, then ``url``, then ``shutdown``."""
+
+    def __init__(self, config: ProxyConfig) -> None:
+        self.config = config
+        self.app = ProxyApp(config)
+        self._server = Server(self.app, ServerConfig(host=config.host, port=config.port))
+
+    @property
+    def url(self) -> str:
+        return self._server.url
+
+    async def start(self) -> None:
+        await self._server.start()
+
+    async def shutdown(self, grace: float | None = None) -> None:
+        try:
+            await self._server.shutdown(grace)
+        finally:
+            await self.app.aclose()
+
+
+async def serve_proxy(config: ProxyConfig, announce: TextIO | None = None) -> None:
+    """Serve until SIGINT/SIGTERM (or cancellation), then shut down gracefully."""
+    proxy = ProxyServer(config)
+    await proxy.start()
+    out = announce or sys.stdout
+    print(ANNOUNCEMENT.format(url=proxy.url, upstream=config.upstream.url), file=out, flush=True)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix loops
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await proxy.shutdown()
