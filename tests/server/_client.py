@@ -171,7 +171,9 @@ class HttpClient:
         headers: Sequence[tuple[str, str]] = (),
         body: bytes = b"",
     ) -> None:
-        fields = [("Host", "test"), *list(headers)]
+        fields = list(headers)
+        if not any(k.lower() == "host" for k, _ in fields):
+            fields.insert(0, ("Host", "test"))
         names = {k.lower() for k, _ in fields}
         if body and "content-length" not in names and "transfer-encoding" not in names:
             fields.append(("Content-Length", str(len(body))))

@@ -351,3 +351,24 @@ def test_whole_batch_timeout_after_200_ends_with_aborted_part(make_server: Any) 
         assert document["part_index"] == 1
         # The connection is still usable afterwards.
         assert http.request("GET", "/books/2").status == 200
+
+
+def test_repeated_part_content_length_is_400(client: HttpClient) -> None:
+    body = (
+        b"--b\r\nHttp-Method: POST\r\nContent-Id: <echo>\r\nContent-Length: 2\r\n"
+        b"Content-Length: 2\r\n\r\nhi\r\n--b--\r\n"
+    )
+    reply = client.request(
+        "POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body
+    )
+    document = assert_problem(reply, 400, "MB-WIRE-20")
+    assert document["part_index"] == 0
+
+
+def test_off_origin_target_is_reported_at_its_content_id_line(client: HttpClient) -> None:
+    body = b"--b\r\nContent-Id: <//elsewhere/x>\r\nHttp-Method: GET\r\n\r\n\r\n--b--\r\n"
+    reply = client.request(
+        "POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body
+    )
+    document = assert_problem(reply, 400, "MB-SUB-2")
+    assert document["byte_offset"] == body.index(b"Content-Id")
