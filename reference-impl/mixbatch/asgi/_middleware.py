@@ -1,0 +1,383 @@
+"""``BatchMiddleware``: give any ASGI application a spec-conformant batch endpoint.
+
+    app = BatchMiddleware(app, path="/batch")
+
+Requests to other paths go to the application untouched. At ``path``:
+
+    OPTIONS            -> 200 capabilities document, Accept-Post, Allow (MB-LIMIT-2)
+    other than POST    -> 405 + Allow (MB-METHOD-2)
+    POST, in order, every refusal a problem+json before any part runs (MB-STATUS-4):
+      Batch-Mode       -> 501 (MB-PROC-7, MB-PROC-12: no atomic profile here)
+      Content-Type     -> 415 + Accept-Post (MB-WIRE-2), or 400 for a bad boundary (MB-WIRE-4)
+      Content-Encoding -> 415 + Accept-Encoding: identity (spec §10.1)
+      Accept           -> 406 unless it admits multipart/mixed (MB-STATUS-9)
+      envelope         -> whole batch received and validated first (MB-PROC-1): 400/413/431
+    then 200 multipart/mixed: each part runs in request order through the whole wrapped app
+    (MB-SUB-1, MB-PROC-2), and each response part is sent the moment it is ready (MB-PROC-4).
+
+``authorize_part`` may refuse a part: the part is answered 403 and never reaches the app.
+``Prefer: batch-on-error=stop`` skips the parts after the first failure (MB-PROC-6). A batch
+that runs past ``batch_timeout`` ends with an abort part (MB-STATUS-6, MB-SEC-1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mixbatch.codec import (
+    PROBLEM_TYPE_BASE,
+    BatchWriter,
+    Fields,
+    Limits,
+    LocalProtocolError,
+    RemoteProtocolError,
+    is_token,
+    parse_batch_content_type,
+)
+
+from ._dispatch import SubResponse, build_scope, run_part
+from ._envelope import ClientGone, Envelope, Part, declared_too_large, receive_envelope
+from ._replies import (
+    ALLOW,
+    CAPABILITIES_MEDIA_TYPE,
+    PROBLEM_MEDIA_TYPE,
+    accepts_multipart,
+    capabilities,
+    problem_bytes,
+    problem_document,
+    send_problem,
+    send_whole,
+)
+from ._types import ASGIApp, Receive, Scope, Send
+
+__all__ = [
+    "BATCH_TIMEOUT",
+    "DEFAULT_PROFILES",
+    "SPOOL_MEMORY_THRESHOLD",
+    "SUPPORTED_PROFILES",
+    "BatchMiddleware",
+    "PartRequest",
+]
+
+_log = logging.getLogger("mixbatch.asgi")
+
+#: The profiles this middleware implements. "atomic" needs the application's transactions, and
+#: the XML and JSON forms are not offered; collection-get and conditional belong to the app.
+SUPPORTED_PROFILES = ("core", "error-policy", "limits", "conditional", "collection-get")
+DEFAULT_PROFILES = ("core", "error-policy", "limits")
+#: Seconds one batch may run; the same bound as the reference server's (MB-SEC-1).
+BATCH_TIMEOUT = 120.0
+#: Part bodies up to this total stay in memory; beyond it they spill to a temporary file.
+SPOOL_MEMORY_THRESHOLD = 1024 * 1024
+#: Parts run back to back yield to the event loop this often, so other requests get a turn.
+_YIELD_EVERY = 32
+
+
+@dataclass(frozen=True, slots=True)
+class PartRequest:
+    """What ``authorize_part`` sees: one sub-request about to run, and the batch's scope."""
+
+    index: int
+    method: str
+    target: str
+    headers: Fields
+    scope: Scope
+
+
+Authorizer = Callable[[PartRequest], bool | Awaitable[bool]]
+
+
+class BatchMiddleware:
+    """An ASGI middleware that answers batch requests at ``path`` by running each part through
+    ``app``. See the module docstring for the order of decisions."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        path: str = "/batch",
+        limits: Limits | None = None,
+        profiles: Iterable[str] = DEFAULT_PROFILES,
+        inherit_headers: Sequence[str] = ("authorization", "cookie"),
+        authorize_part: Authorizer | None = None,
+        batch_timeout: float = BATCH_TIMEOUT,
+        spool_threshold: int = SPOOL_MEMORY_THRESHOLD,
+    ) -> None:
+        if not isinstance(path, str) or not path.startswith("/") or "?" in path:
+            raise ValueError(f"BatchMiddleware path must be an origin-form path, got {path!r}")
+        chosen = tuple(dict.fromkeys(["core", *profiles]))
+        unknown = [p for p in chosen if p not in SUPPORTED_PROFILES]
+        if unknown:
+            raise ValueError(
+                f"BatchMiddleware profiles {unknown!r} are not offered; choose from {SUPPORTED_PROFILES}"
+            )
+        bad = [name for name in inherit_headers if not is_token(name)]
+        if bad:
+            raise ValueError(f"BatchMiddleware inherit_headers must be field names, got {bad!r}")
+        if not batch_timeout > 0:
+            raise ValueError(
+                f"BatchMiddleware batch_timeout must be positive, got {batch_timeout!r}"
+            )
+        self.app = app
+        self.path = path
+        self.limits = limits or Limits()
+        self.profiles = chosen
+        self.inherit_headers = tuple(name.lower() for name in inherit_headers)
+        self.authorize_part = authorize_part
+        self.batch_timeout = batch_timeout
+        self.spool_threshold = spool_threshold
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send)
+        elif method == "OPTIONS":
+            # MB-LIMIT-2: "OPTIONS on the batch endpoint returns the capabilities document and
+            # Accept-Post: multipart/mixed" (and Allow).
+            document = capabilities(self.limits, self.path, self.profiles)
+            body = json.dumps(document, separators=(",", ":")).encode("ascii")
+            headers = [
+                ("Content-Type", CAPABILITIES_MEDIA_TYPE),
+                ("Accept-Post", "multipart/mixed"),
+                ("Allow", ALLOW),
+            ]
+            await send_whole(send, 200, headers, body)
+        else:
+            # MB-METHOD-2: "A server answers other methods on the batch endpoint with 405 and
+            # an Allow field."
+            problem = problem_document(
+                405,
+                "method-not-allowed",
+                f"{method} is not allowed on the batch endpoint",
+                requirement="MB-METHOD-2",
+            )
+            await send_problem(send, problem, [("Allow", ALLOW)])
+
+    # -- POST ---------------------------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = _fields(scope)
+        mode = headers.get("Batch-Mode")
+        if mode is not None:
+            # MB-PROC-12: "A Batch-Mode value the server does not implement is answered 501
+            # before any part runs."
+            problem = problem_document(
+                501,
+                "batch-mode-unsupported",
+                f"Batch-Mode {mode!r} is not offered by this endpoint (no atomic profile)",
+                requirement="MB-PROC-7",
+            )
+            await send_problem(send, problem)
+            return
+        try:
+            boundary = parse_batch_content_type(headers.get("Content-Type"))
+        except RemoteProtocolError as exc:
+            extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
+            await send_problem(send, exc, extra)
+            return
+        coding = (headers.get("Content-Encoding") or "identity").strip().lower()
+        if coding != "identity":
+            problem = problem_document(
+                415,
+                "unsupported-content-coding",
+                f"the batch has content coding {coding!r}; send it without one",
+            )
+            await send_problem(send, problem, [("Accept-Encoding", "identity")])
+            return
+        if not accepts_multipart(", ".join(headers.get_all("Accept")) or None):
+            # MB-STATUS-9: "A server MUST answer 406 (Not Acceptable) to a batch request whose
+            # Accept field admits none of the batch representations the server offers."
+            problem = problem_document(
+                406,
+                "not-acceptable",
+                "Accept does not admit multipart/mixed, the only batch representation offered here",
+                requirement="MB-STATUS-9",
+            )
+            await send_problem(send, problem)
+            return
+        too_large = declared_too_large(headers.get("Content-Length"), self.limits)
+        if too_large is not None:
+            await send_problem(send, too_large)
+            return
+        raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
+        query = scope.get("query_string", b"")
+        base = raw_path.decode("latin-1") + (f"?{query.decode('latin-1')}" if query else "")
+        try:
+            envelope = await receive_envelope(
+                receive,
+                boundary,
+                base=base,
+                scheme=scope.get("scheme", "http"),
+                authority=_authority(scope, headers),
+                batch_path=self.path,
+                limits=self.limits,
+                spool_threshold=self.spool_threshold,
+            )
+        except RemoteProtocolError as exc:
+            await send_problem(send, exc)
+            return
+        except ClientGone:
+            return
+        try:
+            await self._run(scope, headers, envelope, send)
+        finally:
+            envelope.close()
+
+    async def _run(self, scope: Scope, headers: Fields, envelope: Envelope, send: Send) -> None:
+        preference = _batch_on_error(headers.get_all("Prefer"))
+        if "error-policy" not in self.profiles and preference == "stop":
+            preference = None  # a preference the endpoint does not honour is ignored (RFC 7240)
+        writer = BatchWriter()
+        start = [
+            ("Content-Type", writer.content_type),
+            ("Vary", "Accept"),
+            # MB-INTER-4: "A sender SHOULD include Cache-Control: no-transform".
+            ("Cache-Control", "no-transform"),
+        ]
+        if preference is not None:
+            start.append(("Preference-Applied", f"batch-on-error={preference}"))
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(k.lower().encode(), v.encode("latin-1")) for k, v in start],
+            }
+        )
+        deadline = asyncio.get_running_loop().time() + self.batch_timeout
+        inherited = [
+            (name, value) for name, value in headers if name.lower() in self.inherit_headers
+        ]
+        stopped = False
+        for part in envelope.parts:
+            if stopped:
+                # MB-RESP-5: a part that never ran carries Batch-Outcome: skipped, no status.
+                chunk = writer.response_part(None, part.content_id, outcome="skipped")
+            else:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        result = await self._part(scope, headers, inherited, envelope, part)
+                except TimeoutError:
+                    await send(
+                        {
+                            "type": "http.response.body",
+                            "body": self._abort(writer, part),
+                            "more_body": True,
+                        }
+                    )
+                    break
+                # MB-PROC-6: with batch-on-error=stop, every part after the first failure skips.
+                stopped = preference == "stop" and result.status >= 400
+                chunk = self._write(writer, part, result)
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            if part.index % _YIELD_EVERY == _YIELD_EVERY - 1:
+                await asyncio.sleep(0)
+        await send({"type": "http.response.body", "body": writer.close(), "more_body": False})
+
+    async def _part(
+        self,
+        scope: Scope,
+        headers: Fields,
+        inherited: list[tuple[str, str]],
+        envelope: Envelope,
+        part: Part,
+    ) -> SubResponse:
+        own = {name.lower() for name, _ in part.fields}
+        fields = list(part.fields)
+        # MB-SUB-5: outer credentials apply to a part without its own; a part's own field
+        # replaces them. MB-SUB-6: no other outer field is applied.
+        fields += [(n, v) for n, v in inherited if n.lower() not in own]
+        body = envelope.body(part)
+        if body and "content-length" not in own:
+            fields.append(("Content-Length", str(len(body))))
+        if self.authorize_part is not None:
+            request = PartRequest(part.index, part.method, part.target, Fields(fields), scope)
+            allowed = self.authorize_part(request)
+            if inspect.isawaitable(allowed):
+                allowed = await allowed
+            if not allowed:
+                document = problem_document(
+                    403,
+                    "part-forbidden",
+                    f"part {part.index} ({part.method} {part.target}) is not authorised",
+                    requirement="MB-SUB-1",
+                )
+                document["part_index"] = part.index
+                return SubResponse(
+                    403, [("Content-Type", PROBLEM_MEDIA_TYPE)], problem_bytes(document)
+                )
+        host = [("Host", _authority(scope, headers))]
+        sub_scope = build_scope(scope, part.method, part.target, host + fields)
+        return await run_part(self.app, sub_scope, body)
+
+    def _write(self, writer: BatchWriter, part: Part, result: SubResponse) -> bytes:
+        try:
+            return writer.response_part(result.status, part.content_id, result.headers, result.body)
+        except LocalProtocolError as exc:
+            # A sub-response the writer refuses (a header value it cannot carry, say) is that
+            # part's 500, never the batch's (MB-STATUS-5).
+            _log.error("part %d cannot be written: %s", part.index, exc)
+            document = exc.to_problem() | {"status": 500}
+            return writer.response_part(
+                500,
+                part.content_id,
+                [("Content-Type", PROBLEM_MEDIA_TYPE)],
+                problem_bytes(document),
+            )
+
+    def _abort(self, writer: BatchWriter, part: Part) -> bytes:
+        # MB-STATUS-6: a final part "with Batch-Outcome: aborted, Content-Type:
+        # application/problem+json and a problem document naming in part_index the first part
+        # it does not answer, and then the close delimiter".
+        document: dict[str, Any] = {
+            "type": PROBLEM_TYPE_BASE + "batch-aborted",
+            "title": "Batch aborted",
+            "status": 503,
+            "detail": f"the batch ran past its time limit of {self.batch_timeout:g} s",
+            "requirement": "MB-STATUS-6",
+            "part_index": part.index,
+        }
+        return writer.response_part(
+            None,
+            None,
+            [("Content-Type", PROBLEM_MEDIA_TYPE)],
+            problem_bytes(document),
+            outcome="aborted",
+        )
+
+
+def _fields(scope: Scope) -> Fields:
+    return Fields((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", []))
+
+
+def _authority(scope: Scope, headers: Fields) -> str:
+    host = headers.get("Host")
+    if host:
+        return host
+    server = scope.get("server")
+    if server:
+        name, port = server[0], server[1]
+        default = 443 if scope.get("scheme") == "https" else 80
+        return name if port in (None, default) else f"{name}:{port}"
+    return "localhost"
+
+
+def _batch_on_error(values: Sequence[str]) -> str | None:
+    """The batch-on-error preference (RFC 7240), or None when absent or unrecognised
+    (MB-PROC-11: an unrecognised value is treated as absent)."""
+    for value in values:
+        for member in value.split(","):
+            token = member.split(";", 1)[0].strip()
+            name, _, raw = token.partition("=")
+            if name.strip().lower() == "batch-on-error":
+                choice = raw.strip().strip('"').lower()
+                return choice if choice in ("stop", "continue") else None
+    return None

@@ -1,0 +1,137 @@
+"""Whole responses the middleware answers itself: problem documents, capabilities, and the
+Accept check.
+
+MB-STATUS-4: every 4xx or 5xx answer to a batch request is ``application/problem+json``
+(RFC 9457) naming the broken requirement, with ``part_index`` and ``byte_offset`` when known;
+codec errors carry all of that already (``MixbatchError.to_problem``). MB-LIMIT-2: ``OPTIONS``
+returns the capabilities document (spec/schemas/capabilities.schema.json) with ``Accept-Post``
+and ``Allow``; its limits are the very ``Limits`` object the parser enforces (MB-LIMIT-1).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from http import HTTPStatus
+from typing import Any
+
+from mixbatch.codec import PROBLEM_TYPE_BASE, Limits, MixbatchError
+
+from ._types import Send
+
+__all__ = [
+    "ALLOW",
+    "CAPABILITIES_MEDIA_TYPE",
+    "PROBLEM_MEDIA_TYPE",
+    "SPEC_VERSION",
+    "accepts_multipart",
+    "capabilities",
+    "problem_bytes",
+    "problem_document",
+    "send_problem",
+    "send_whole",
+]
+
+SPEC_VERSION = "draft-01"
+CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+#: The methods of the batch endpoint (MB-METHOD-2: others get 405 with this Allow).
+ALLOW = "OPTIONS, POST"
+
+_RANGE = re.compile(r"\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)/([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(;.*)?$")
+_QVALUE = re.compile(r"0(?:\.\d{0,3})?|1(?:\.0{0,3})?")
+
+
+def accepts_multipart(accept: str | None) -> bool:
+    """True if ``accept`` admits multipart/mixed (RFC 9110 §12.5.1: the most specific range
+    that matches decides its quality). An absent, empty or wholly malformed Accept admits it."""
+    if accept is None or not accept.strip():
+        return True
+    best_specificity, best_q, parsed = -1, 0.0, False
+    for member in accept.split(","):
+        match = _RANGE.match(member)
+        if match is None:
+            continue
+        kind, sub = match.group(1).lower(), match.group(2).lower()
+        quality = 1.0
+        for param in (match.group(3) or "").split(";")[1:]:
+            name, _, raw = param.partition("=")
+            if name.strip().lower() == "q":
+                raw = raw.strip()
+                quality = float(raw) if _QVALUE.fullmatch(raw) else -1.0
+        if quality < 0:
+            continue
+        parsed = True
+        if (kind, sub) == ("multipart", "mixed"):
+            specificity = 2
+        elif (kind, sub) == ("multipart", "*"):
+            specificity = 1
+        elif (kind, sub) == ("*", "*"):
+            specificity = 0
+        else:
+            continue
+        if specificity > best_specificity:
+            best_specificity, best_q = specificity, quality
+    return best_q > 0 or not parsed
+
+
+def capabilities(limits: Limits, endpoint: str, profiles: Sequence[str]) -> dict[str, Any]:
+    """The capabilities document of a batch endpoint at ``endpoint``."""
+    document: dict[str, Any] = {
+        "spec_version": SPEC_VERSION,
+        "endpoint": endpoint,
+        "limits": limits.as_document(),
+        "profiles": list(profiles),
+        "representations": ["multipart/mixed"],
+    }
+    if "error-policy" in profiles:
+        document["preferences"] = ["batch-on-error=continue", "batch-on-error=stop"]
+    return document
+
+
+async def send_whole(
+    send: Send, status: int, headers: Sequence[tuple[str, str]], body: bytes
+) -> None:
+    """Send a complete response with Content-Length."""
+    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    raw.append((b"content-length", str(len(body)).encode("ascii")))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def problem_document(
+    status: int, slug: str, detail: str, *, requirement: str | None = None
+) -> dict[str, Any]:
+    try:
+        title = HTTPStatus(status).phrase
+    except ValueError:  # pragma: no cover - every status used here is registered
+        title = f"Status {status}"
+    document: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
+    if requirement is not None:
+        document["requirement"] = requirement
+    return document
+
+
+def problem_bytes(document: dict[str, Any]) -> bytes:
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+async def send_problem(
+    send: Send,
+    problem: dict[str, Any] | MixbatchError,
+    headers: Sequence[tuple[str, str]] = (),
+) -> None:
+    """Send an RFC 9457 problem response; its status is the document's ``status``."""
+    document = problem.to_problem() if isinstance(problem, MixbatchError) else problem
+    await send_whole(
+        send,
+        int(document["status"]),
+        [("Content-Type", PROBLEM_MEDIA_TYPE), *headers],
+        problem_bytes(document),
+    )
