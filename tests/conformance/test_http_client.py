@@ -1,0 +1,60 @@
+"""The raw HTTP client frames responses by RFC 9112 §6.3 and keeps every octet."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from mixbatch_conformance._http import ResponseError, build_request, read_response
+
+
+def test_reads_content_length_body_and_keeps_raw_octets() -> None:
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: b\r\n\r\nhelloNEXT"
+    resp = read_response(io.BytesIO(raw), "GET")
+    assert (resp.status, resp.body, resp.get("x-a")) == (200, b"hello", "b")
+    assert resp.raw == raw[:-4]
+
+
+def test_reads_chunked_body_with_trailer_fields() -> None:
+    raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\nBatch-Summary: ok=1\r\n\r\n"
+    resp = read_response(io.BytesIO(raw), "POST")
+    assert resp.body == b"abcde"
+    assert resp.trailers == (("Batch-Summary", "ok=1"),)
+    assert resp.chunked
+
+
+def test_skips_interim_responses() -> None:
+    raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n"
+    resp = read_response(io.BytesIO(raw), "POST")
+    assert resp.status == 204
+
+
+def test_head_and_304_have_no_body() -> None:
+    raw = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"
+    assert read_response(io.BytesIO(raw), "GET").body == b""
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
+    assert read_response(io.BytesIO(raw), "HEAD").body == b""
+
+
+def test_reads_to_close_without_framing() -> None:
+    raw = b"HTTP/1.1 200 OK\r\n\r\nall of it"
+    assert read_response(io.BytesIO(raw), "GET").body == b"all of it"
+
+
+def test_rejects_a_truncated_content_length_body() -> None:
+    with pytest.raises(ResponseError, match="closed at 2"):
+        read_response(io.BytesIO(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhe"), "GET")
+
+
+def test_rejects_a_non_http_status_line() -> None:
+    with pytest.raises(ResponseError, match="not a status line"):
+        read_response(io.BytesIO(b"SSH-2.0-x\r\n"), "GET")
+
+
+def test_builds_a_request_with_host_first_and_exact_length() -> None:
+    raw = build_request("POST", "/batch", "h:1", [("Content-Type", "x/y")], b"abc")
+    assert (
+        raw
+        == b"POST /batch HTTP/1.1\r\nHost: h:1\r\nContent-Type: x/y\r\nContent-Length: 3\r\n\r\nabc"
+    )

@@ -1,0 +1,100 @@
+"""Meta-tests: a check that asserts nothing cannot pass; verdicts follow the keywords."""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch_conformance._context import Context
+from mixbatch_conformance._judge import Judge, Verdict
+from mixbatch_conformance._registry import Check, all_checks
+from mixbatch_conformance._runner import run_check, run_checks
+from mixbatch_conformance._target import Target
+
+
+def _check(
+    fn: object, requirements: tuple[str, ...] = ("MB-WIRE-8",), profile: str = "core"
+) -> Check:
+    return Check("meta-probe", requirements, profile, "smoke", "A probe for the runner.", fn)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def offline() -> Context:
+    return Context(Target(base_url="http://127.0.0.1:9", profiles=frozenset({"core"})))
+
+
+def test_a_check_without_expectations_is_a_harness_error(offline: Context) -> None:
+    result = run_check(_check(lambda ctx, judge: None), offline)
+    assert result.verdict is Verdict.HARNESS_ERROR
+
+
+def test_a_broken_must_is_a_fail(offline: Context) -> None:
+    result = run_check(_check(lambda ctx, judge: judge.expect("x", 1, {2})), offline)
+    assert result.verdict is Verdict.FAIL
+
+
+def test_a_broken_should_is_a_warn(offline: Context) -> None:
+    result = run_check(
+        _check(lambda ctx, judge: judge.expect("x", 1, {2}, "MB-WIRE-15"), ("MB-WIRE-15",)), offline
+    )
+    assert result.verdict is Verdict.WARN
+
+
+def test_a_broken_may_is_info(offline: Context) -> None:
+    result = run_check(
+        _check(lambda ctx, judge: judge.expect("x", 1, {2}, "MB-STATUS-8"), ("MB-STATUS-8",)),
+        offline,
+    )
+    assert result.verdict is Verdict.INFO
+
+
+def test_an_unclaimed_profile_is_not_applicable_and_never_runs(offline: Context) -> None:
+    ran: list[bool] = []
+    result = run_check(_check(lambda ctx, judge: ran.append(True), profile="atomic"), offline)
+    assert (result.verdict, ran) == (Verdict.NA, [])
+
+
+def test_a_raising_check_is_a_harness_error(offline: Context) -> None:
+    def boom(ctx: Context, judge: Judge) -> None:
+        raise KeyError("oops")
+
+    assert run_check(_check(boom), offline).verdict is Verdict.HARNESS_ERROR
+
+
+def test_an_unreachable_target_is_a_setup_error_not_a_pass(offline: Context) -> None:
+    def probe(ctx: Context, judge: Judge) -> None:
+        ctx.send(judge, ctx.raw_request("GET", "/"))
+        judge.expect("x", 1, {1})
+
+    assert run_check(_check(probe), offline).verdict in (Verdict.SETUP_ERROR, Verdict.HARNESS_ERROR)
+
+
+def test_failures_that_do_not_repeat_are_flaky(offline: Context) -> None:
+    calls = iter([1, 2, 2, 2])
+    result = run_checks(
+        [_check(lambda ctx, judge: judge.expect("x", next(calls), {2}))], offline, replays=3
+    )[0]
+    assert result.verdict is Verdict.FLAKY
+    assert result.replays is not None
+    assert (result.replays.runs, result.replays.failures) == (4, 1)
+
+
+def test_failures_that_repeat_are_deterministic(offline: Context) -> None:
+    result = run_checks([_check(lambda ctx, judge: judge.expect("x", 1, {2}))], offline, replays=2)[
+        0
+    ]
+    assert result.verdict is Verdict.FAIL
+    assert result.replays is not None
+    assert result.replays.classification == "DETERMINISTIC"
+
+
+def test_every_registered_check_states_expectations_against_the_reference(
+    reference: Target,
+) -> None:
+    """No real check may finish PASS without evaluating an expectation (the runner enforces it)."""
+    ctx = Context(reference)
+    for check in all_checks():
+        if check.tier != "smoke":
+            continue
+        result = run_check(check, ctx)
+        if result.verdict is Verdict.PASS:
+            assert result.judge.expectations, check.id
