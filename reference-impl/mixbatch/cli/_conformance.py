@@ -34,7 +34,7 @@ def dispatch(argv: list[str]) -> int:
     """Call ``mixbatch_conformance.cli.main(argv)``; 2 if the suite is not installed."""
     try:
         found = importlib.util.find_spec(_MODULE) is not None
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, ValueError):
         found = False
     if not found:
         print(

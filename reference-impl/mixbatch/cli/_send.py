@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 from urllib.parse import urlsplit
 
@@ -57,7 +58,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "requests", nargs="*", metavar="METHOD TARGET", help="sub-requests as method/target pairs"
     )
-    parser.add_argument("--file", type=argparse.FileType("rb"), help="send this batch content")
+    parser.add_argument("--file", type=Path, help="send this batch content, byte for byte")
     parser.add_argument("--boundary", help="the boundary of --file's content")
     parser.add_argument(
         "-H",
@@ -90,7 +91,10 @@ def build_request(args: argparse.Namespace) -> tuple[str, bytes]:
             raise UsageError("give either --file or METHOD TARGET pairs, not both")
         if not args.boundary:
             raise UsageError("--file needs --boundary")
-        content: bytes = args.file.read()
+        try:
+            content = args.file.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.file}: {exc}") from None
         return format_batch_content_type(args.boundary), content
     pairs = args.requests
     if not pairs or len(pairs) % 2:
