@@ -1,0 +1,195 @@
+"""Markdown for the Results page: the implementation matrix, coverage and mutation score.
+
+Theory of operation: like cache-tests.fyi, the matrix has one row per check and one column
+per implementation (one committed report under docs/results/ each). Rows are grouped by the
+requirement they verify, in index order, so a reader scanning for MB-WIRE-8 finds every check
+of it together; a check that verifies several requirements appears under each. A cell shows
+the verdict of that check in that report, or "not run" when the report does not include it.
+Each check row carries the anchor `check-<id>` that the requirement index links to.
+
+The coverage matrix folds the same data per requirement (the worst verdict among its checks),
+and the mutation section shows docs/results/mutation.json's own numbers when it exists.
+Every function returns Markdown; `base` is the path from the page's folder to the docs root
+(e.g. "../" for results/index.md), so the links resolve and mkdocs can check them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from docs_sources import NOT_RUN, CheckInfo, Report, Requirement, worst_verdict
+
+__all__ = [
+    "check_anchor",
+    "coverage_matrix",
+    "implementation_matrix",
+    "mutation_section",
+    "reports_overview",
+    "verdict_badge",
+]
+
+_BADGE_CLASS = {
+    "PASS": "pass",
+    "FAIL": "fail",
+    "FLAKY": "fail",
+    "WARN": "warn",
+    "INFO": "info",
+    "N/A": "na",
+    "HARNESS-ERROR": "error",
+    "SETUP-ERROR": "error",
+    "TIMEOUT": "error",
+    NOT_RUN: "notrun",
+}
+
+
+def verdict_badge(verdict: str) -> str:
+    """An inline badge; docs/stylesheets/mixbatch.css colours it by class."""
+    css = _BADGE_CLASS.get(verdict, "notrun")
+    return f'<span class="mb-verdict mb-{css}">{html.escape(verdict)}</span>'
+
+
+def check_anchor(check_id: str) -> str:
+    return f"check-{check_id}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def reports_overview(reports: Sequence[Report]) -> str:
+    """One row per committed report: what was tested, how, and the verdict counts."""
+    if not reports:
+        return (
+            '!!! note "No conformance results yet"\n'
+            "    No report is committed under `docs/results/`, so every check below shows\n"
+            "    *not run*. A run of `mixbatch conformance --report DIR` writes `DIR/report.json`;\n"
+            "    committing it as `docs/results/NAME.json` adds a column to the matrix.\n"
+        )
+    lines = [
+        "| Implementation | Target | Tier | Profiles | Started | Suite | PASS | FAIL | WARN | N/A | Other |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in reports:
+        h, s = r.header, r.summary
+        other = s["total"] - s["PASS"] - s["FAIL"] - s["WARN"] - s["N/A"]
+        target = f"`{h['target']['base_url']}{h['target']['batch_endpoint']}`"
+        lines.append(
+            f"| **{_cell(r.name)}** (`{r.key}.json`) | {target} | {h['tier']} | "
+            f"{', '.join(h['profiles'])} | {h['started']} | {h['suite_version']} | "
+            f"{s['PASS']} | {s['FAIL']} | {s['WARN']} | {s['N/A']} | {other} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def implementation_matrix(
+    requirements: Sequence[Requirement],
+    checks: Sequence[CheckInfo],
+    reports: Sequence[Report],
+    base: str = "",
+) -> str:
+    """Checks grouped by requirement (rows) against implementations (columns)."""
+    by_req: dict[str, list[CheckInfo]] = {}
+    for check in checks:
+        for rid in check.requirements:
+            by_req.setdefault(rid, []).append(check)
+    columns = [r.name for r in reports] or ["(no report yet)"]
+    head = "| Requirement | Check | Tier | " + " | ".join(_cell(c) for c in columns) + " |"
+    rule = "|---|---|---|" + "---|" * len(columns)
+    lines = [head, rule]
+    anchored: set[str] = set()
+    for req in requirements:
+        for check in by_req.get(req.id, []):
+            # A check verifying several requirements is listed under each; only its first
+            # row carries the anchor, so that every anchor on the page is unique.
+            anchor = ""
+            if check.id not in anchored:
+                anchor = f'<a id="{check_anchor(check.id)}"></a>'
+                anchored.add(check.id)
+            verdicts = [verdict_badge(r.verdict(check.id)) for r in reports] or [
+                verdict_badge(NOT_RUN)
+            ]
+            lines.append(
+                f"| [{req.id}]({base}spec.md#{req.id}) | {anchor}`{check.id}` | {check.tier} | "
+                + " | ".join(verdicts)
+                + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def coverage_matrix(
+    requirements: Sequence[Requirement],
+    checks: Sequence[CheckInfo],
+    reports: Sequence[Report],
+    base: str = "",
+) -> str:
+    """Per requirement: how many checks cover it and the worst verdict in each report."""
+    count: dict[str, list[str]] = {r.id: [] for r in requirements}
+    for check in checks:
+        for rid in check.requirements:
+            count.setdefault(rid, []).append(check.id)
+    covered = sum(1 for r in requirements if count[r.id])
+    by_keyword: dict[str, list[int]] = {}
+    for r in requirements:
+        tally = by_keyword.setdefault(r.keyword, [0, 0])
+        tally[0] += 1
+        tally[1] += bool(count[r.id])
+    lines = [
+        f"{covered} of {len(requirements)} requirements are verified by at least one check; "
+        f"{len(requirements) - covered} have no check yet.",
+        "",
+        "| Keyword | Requirements | With a check | No check yet |",
+        "|---|---|---|---|",
+    ]
+    for keyword, (total, with_check) in sorted(by_keyword.items()):
+        lines.append(f"| {keyword} | {total} | {with_check} | {total - with_check} |")
+    columns = [r.name for r in reports] or ["(no report yet)"]
+    lines += [
+        "",
+        "| Requirement | Keyword | Profile | Checks | " + " | ".join(map(_cell, columns)) + " |",
+        "|---|---|---|---|" + "---|" * len(columns),
+    ]
+    for req in requirements:
+        ids = count[req.id]
+        if ids:
+            cells = [verdict_badge(worst_verdict(r.verdict(c) for c in ids)) for r in reports]
+        else:
+            cells = ["no check yet" for _ in reports]
+        cells = cells or [verdict_badge(NOT_RUN) if ids else "no check yet"]
+        lines.append(
+            f"| [{req.id}]({base}requirements.md#{req.id}) | {req.keyword} | {req.profile} | "
+            f"{len(ids)} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return html.escape(str(value))
+
+
+def mutation_section(doc: dict[str, Any] | None) -> str:
+    """The mutation score as mutation.json states it, or an honest "not measured yet"."""
+    if doc is None:
+        return (
+            '!!! note "Mutation score: not measured yet"\n'
+            "    No `docs/results/mutation.json` is committed. Mutation testing runs the suite\n"
+            "    against deliberately broken copies of the reference server; the score is the\n"
+            "    share of those mutants the suite catches.\n"
+        )
+    lines = ["| Measure | Value |", "|---|---|"]
+    for key, value in doc.items():
+        if isinstance(value, dict | list):
+            continue
+        lines.append(f"| {_cell(html.escape(str(key)))} | {_cell(_number(value))} |")
+    nested = [k for k, v in doc.items() if isinstance(v, dict | list)]
+    if nested:
+        lines += [
+            "",
+            "Further detail in `docs/results/mutation.json`: "
+            + ", ".join(f"`{html.escape(k)}`" for k in nested)
+            + ".",
+        ]
+    return "\n".join(lines) + "\n"
