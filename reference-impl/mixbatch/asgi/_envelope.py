@@ -122,6 +122,18 @@ async def receive_envelope(
 def _resolve(
     event: RequestPartStart, base: str, scheme: str, authority: str, batch_path: str
 ) -> str:
+    lengths = event.fields.get_all("Content-Length")
+    if len(lengths) > 1:
+        # MB-WIRE-20: "A receiver rejects a part with more than one Content-Length field line";
+        # the codec lets equal repeats through, so the middleware checks the count itself.
+        raise RemoteProtocolError(
+            f"part has {len(lengths)} Content-Length field lines",
+            requirement="MB-WIRE-20",
+            slug="content-length-mismatch",
+            title="Part Content-Length repeated",
+            part_index=event.index,
+            offset=event.offset,
+        )
     try:
         # MB-SUB-8: "<*>" is refused outright; resolve_target rejects the asterisk-form.
         target = resolve_target(base, event.target, scheme=scheme, authority=authority)

@@ -13,6 +13,7 @@ import ssl
 import time
 from collections.abc import Callable, Iterator
 from types import TracebackType
+from typing import Protocol
 
 from ._engine import (
     BatchOptions,
@@ -38,11 +39,20 @@ from ._model import (
 )
 from ._retry import RetryPolicy
 
-__all__ = ["BatchClient", "ResponseStream", "SocketTransport", "drive"]
+__all__ = ["BatchClient", "ResponseStream", "SocketTransport", "Transport", "drive"]
 
 #: Seconds a connect, a write or a wait for the next octets may take.
 TIMEOUT = 30.0
 _READ_SIZE = 64 * 1024
+
+
+class Transport(Protocol):
+    """What ``drive`` needs from a blocking transport."""
+
+    def send(self, requests: tuple[HttpRequest, ...]) -> None: ...
+    def receive_head(self) -> Head: ...
+    def read_body(self) -> bytes: ...
+    def close(self) -> None: ...
 
 
 class SocketTransport:
@@ -133,7 +143,7 @@ class SocketTransport:
 
 
 def drive(
-    run: BatchRun, transport: SocketTransport, sleep: Callable[[float], None]
+    run: BatchRun, transport: Transport, sleep: Callable[[float], None]
 ) -> Iterator[SubResponse]:
     """Perform the operations ``run`` asks for; yield each sub-response it emits."""
     ops = run.ops()
@@ -223,7 +233,7 @@ class BatchClient:
     ) -> None:
         self.endpoint = Endpoint.from_url(url)
         self.state = EndpointState()
-        self.transport = SocketTransport(self.endpoint, timeout)
+        self.transport: Transport = SocketTransport(self.endpoint, timeout)
         self._headers = header_pairs(headers)
         self._retry = retry or RetryPolicy()
         self._discover = discover

@@ -1,0 +1,188 @@
+"""A small Starlette application for the middleware tests: the resources named in target.json.
+
+It stands for "any existing app": plain Starlette routes, a Starlette middleware doing
+authentication, and no knowledge of batches at all. ``make_app()`` returns the bare app;
+``make_batched_app()`` wraps it in ``BatchMiddleware``. Resources:
+
+    /books, /books/{id}   a JSON collection with ETags (POST creates: 201 + Location)
+    /echo                 describes the request it received (method, path, query, headers, body)
+    /status/{code}        answers that status
+    /delay/{ms}           answers after ms milliseconds
+    /random/{n}           n octets of deterministic filler
+    /flaky/{key}          503 + Retry-After: 0 the first time per key, then 200
+    /gate/{name}          waits (at most GATE_WAIT s) until the test opens gate ``name``
+    /private              needs Authorization: Bearer secret (401 otherwise)
+
+Any request with ``Authorization: Bearer revoked`` is refused with 401 by the middleware,
+before routing, which is what a batch must not bypass (MB-SUB-1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from mixbatch.asgi import BatchMiddleware
+
+#: Seconds a gated request waits for its gate before answering {"released": false}.
+GATE_WAIT = 10.0
+
+SEED = (
+    {"title": "The Mythical Man-Month", "author": "Frederick P. Brooks Jr.", "year": 1975},
+    {"title": "Weaving the Web", "author": "Tim Berners-Lee", "year": 1999},
+)
+
+
+class Gates:
+    """Named threading events a test opens to release /gate/{name} requests."""
+
+    def __init__(self) -> None:
+        self._events: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> threading.Event:
+        with self._lock:
+            return self._events.setdefault(name, threading.Event())
+
+    def open(self, name: str) -> None:
+        self.get(name).set()
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+
+
+def make_app(gates: Gates | None = None) -> Starlette:
+    """The plain application, with its own fresh state."""
+    gates = gates or Gates()
+    books: dict[int, bytes] = {}
+    counter = {"next": 1}
+    flaky_seen: set[str] = set()
+
+    def store(data: dict[str, Any], book_id: int | None = None) -> int:
+        if book_id is None:
+            book_id = counter["next"]
+            counter["next"] += 1
+        record = {"id": book_id, **data}
+        books[book_id] = json.dumps(record, separators=(",", ":")).encode()
+        return book_id
+
+    for seed in SEED:
+        store(dict(seed))
+
+    def book_response(book_id: int, status: int = 200, extra: dict[str, str] | None = None) -> Response:
+        body = books[book_id]
+        headers = {"ETag": _etag(body), **(extra or {})}
+        return Response(body, status, headers, media_type="application/json")
+
+    async def list_books(request: Request) -> Response:
+        if request.method == "POST":
+            try:
+                data = json.loads(await request.body())
+            except ValueError:
+                return JSONResponse({"detail": "not JSON"}, 400)
+            if not isinstance(data, dict) or not isinstance(data.get("title"), str):
+                return JSONResponse({"detail": "a book needs a title"}, 422)
+            book_id = store({k: data[k] for k in ("title", "author", "year") if k in data})
+            return book_response(book_id, 201, {"Location": f"/books/{book_id}"})
+        body = b"[" + b",".join(books[k] for k in sorted(books)) + b"]"
+        return Response(body, media_type="application/json", headers={"ETag": _etag(body)})
+
+    async def one_book(request: Request) -> Response:
+        raw = request.path_params["id"]
+        book_id = int(raw) if raw.isdigit() and len(raw) < 10 else -1
+        if request.method == "PUT":
+            data = json.loads(await request.body() or b"{}")
+            created = book_id not in books
+            store(data, book_id)
+            return book_response(book_id, 201 if created else 200)
+        if book_id not in books:
+            return JSONResponse({"detail": f"no book {raw}"}, 404)
+        if request.method == "DELETE":
+            del books[book_id]
+            return Response(status_code=204)
+        etag = _etag(books[book_id])
+        if request.headers.get("if-none-match") in (etag, "*"):
+            return Response(status_code=304, headers={"ETag": etag})
+        return book_response(book_id)
+
+    async def echo(request: Request) -> Response:
+        body = await request.body()
+        return JSONResponse(
+            {
+                "method": request.method,
+                "path": request.url.path,
+                "query": request.url.query,
+                "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw],
+                "body": body.decode("latin-1"),
+            }
+        )
+
+    async def status(request: Request) -> Response:
+        code = int(request.path_params["code"])
+        if code in (204, 304):
+            return Response(status_code=code)
+        return JSONResponse({"status": code}, code)
+
+    async def delay(request: Request) -> Response:
+        ms = min(int(request.path_params["ms"]), 10_000)
+        await asyncio.sleep(ms / 1000)
+        return JSONResponse({"delayed_ms": ms})
+
+    async def random(request: Request) -> Response:
+        n = min(int(request.path_params["n"]), 1 << 20)
+        return Response(bytes(i % 251 for i in range(n)), media_type="application/octet-stream")
+
+    async def flaky(request: Request) -> Response:
+        key = request.path_params["key"]
+        if key not in flaky_seen:
+            flaky_seen.add(key)
+            return JSONResponse({"detail": "busy"}, 503, headers={"Retry-After": "0"})
+        return JSONResponse({"key": key, "ok": True})
+
+    async def gate(request: Request) -> Response:
+        event = gates.get(request.path_params["name"])
+        released = await asyncio.to_thread(event.wait, GATE_WAIT)
+        return JSONResponse({"released": released})
+
+    async def private(request: Request) -> Response:
+        if request.headers.get("authorization") != "Bearer secret":
+            return JSONResponse({"detail": "who are you?"}, 401, headers={"WWW-Authenticate": "Bearer"})
+        return JSONResponse({"secret": 42})
+
+    async def refuse_revoked(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        if request.headers.get("authorization") == "Bearer revoked":
+            return JSONResponse({"detail": "token revoked"}, 401)
+        return await call_next(request)
+
+    every = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    routes = [
+        Route("/books", list_books, methods=["GET", "POST"]),
+        Route("/books/{id}", one_book, methods=["GET", "PUT", "DELETE"]),
+        Route("/echo", echo, methods=every),
+        Route("/status/{code:int}", status, methods=every),
+        Route("/delay/{ms:int}", delay, methods=["GET", "POST"]),
+        Route("/random/{n:int}", random),
+        Route("/flaky/{key}", flaky, methods=["GET", "POST"]),
+        Route("/gate/{name}", gate),
+        Route("/private", private),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=refuse_revoked)])
+
+
+def make_batched_app(gates: Gates | None = None, **options: Any) -> BatchMiddleware:
+    """The application with a batch endpoint at /batch."""
+    return BatchMiddleware(make_app(gates), **options)
