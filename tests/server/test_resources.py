@@ -183,3 +183,14 @@ def test_delay_answers_after_sleeping_and_refuses_over_cap(client: HttpClient) -
     assert reply.status == 200
     assert json.loads(reply.body) == {"delayed_ms": 5}
     assert client.request("GET", "/delay/999999").status == 400
+
+
+def test_standalone_body_over_request_limit_is_413(make_server: object) -> None:
+    from mixbatch.server import ServerConfig
+
+    running: RunningServer = make_server(ServerConfig(port=0, max_request_body_bytes=100))  # type: ignore[operator]
+    with running.client() as http:
+        assert http.request("POST", "/echo", [], b"x" * 100).status == 200
+        reply = http.request("POST", "/echo", [], b"x" * 101)
+    assert reply.status == 413
+    assert reply.header("Content-Type") == "application/problem+json"

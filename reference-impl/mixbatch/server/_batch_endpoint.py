@@ -239,7 +239,6 @@ class BatchEndpoint:
                     # MB-PROC-6: with batch-on-error=stop, every part after the first with
                     # status 400 or above is skipped.
                     stopped = stop_on_error and result.status is not None and result.status >= 400
-                summary.add(result)
                 try:
                     chunk = renderer.part(result)
                 except LocalProtocolError as exc:
@@ -256,6 +255,7 @@ class BatchEndpoint:
                         problem_body(exc.to_problem() | {"status": 500}),
                     )
                     chunk = renderer.part(result)
+                summary.add(result)
                 yield chunk
                 if part.index % _YIELD_EVERY == _YIELD_EVERY - 1:
                     await asyncio.sleep(0)

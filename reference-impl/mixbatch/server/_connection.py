@@ -36,7 +36,7 @@ from mixbatch.codec import Fields
 
 from ._conditional import format_http_date
 from ._config import ServerConfig
-from ._messages import BodyReadError, Request, RequestBody, Response, end_to_end
+from ._messages import BodyReadError, BodyTooLarge, Request, RequestBody, Response, end_to_end
 from ._problems import problem, reason
 
 __all__ = ["SERVER_NAME", "HttpConnection"]
@@ -69,17 +69,25 @@ class _Closed(Exception):
 class _WireBody(RequestBody):
     """The body of the request being handled, read from h11 as ``Data`` events arrive."""
 
-    def __init__(self, connection: HttpConnection, length: int | None) -> None:
+    def __init__(self, connection: HttpConnection, length: int | None, limit: int | None) -> None:
         self._connection = connection
+        self._limit = limit
         self.length = length
         self.consumed = False
 
     async def stream(self) -> AsyncIterator[bytes | bytearray | memoryview]:
         if self.consumed:
             return
+        limit = self._limit
+        if limit is not None and self.length is not None and self.length > limit:
+            raise BodyTooLarge(limit)
+        size = 0
         while True:
             event = await self._connection._next_body_event()
             if isinstance(event, h11.Data):
+                size += len(event.data)
+                if limit is not None and size > limit:
+                    raise BodyTooLarge(limit)
                 # h11 hands over a bytearray (or a memoryview of one); consumers take both.
                 yield event.data
             else:
@@ -339,10 +347,14 @@ class HttpConnection(asyncio.Protocol):
         length = int(length_field) if length_field is not None else None
         if length is None and fields.get("Transfer-Encoding") is None:
             length = 0
-        body = _WireBody(self, length)
+        target = head.target.decode("ascii")
+        # A batch is bounded by the codec's max_batch_bytes, with its own problem document;
+        # any other request content by max_request_body_bytes (413 via the router).
+        is_batch = target.partition("?")[0] == self._config.batch_path
+        body = _WireBody(self, length, None if is_batch else self._config.max_request_body_bytes)
         request = Request(
             method=head.method.decode("ascii"),
-            target=head.target.decode("ascii"),
+            target=target,
             headers=end_to_end(raw),
             body=body,
             authority=fields.get("Host") or "",

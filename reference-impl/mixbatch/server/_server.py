@@ -29,7 +29,6 @@ class Server:
         self._config = config
         self._server: asyncio.Server | None = None
         self._connections: set[HttpConnection] = set()
-        self._closed_event = asyncio.Event()
         self.host = config.host
         self.port = config.port
 
@@ -58,10 +57,6 @@ class Server:
         sockname = self._server.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
 
-    async def serve_forever(self) -> None:
-        """Serve until ``shutdown`` is called (from a signal handler, say)."""
-        await self._closed_event.wait()
-
     async def shutdown(self, grace: float | None = None) -> None:
         """Stop accepting, finish in-flight requests, close idle connections."""
         grace = self._config.shutdown_grace if grace is None else grace
@@ -80,4 +75,3 @@ class Server:
                 await asyncio.wait(pending, timeout=1.0)
         if self._server is not None:
             await self._server.wait_closed()
-        self._closed_event.set()
