@@ -233,20 +233,21 @@ class BatchResult:
 
     @property
     def status(self) -> int | None:
-        """The top-level status of the batch response: that of the first batch envelope.
+        """The top-level status of the batch response: that of the first batch envelope that
+        carried parts.
 
-        ``None`` when no batch envelope was sent (the server does not batch and the client fell
-        back to standalone requests).
+        ``None`` when no batch envelope carried parts (the server does not batch and the client
+        fell back to standalone requests; the refused batch is still listed in ``envelopes``).
         """
         for envelope in self.envelopes:
-            if envelope.mode == "batch":
+            if envelope.mode == "batch" and envelope.parts:
                 return envelope.status
         return None
 
     @property
     def mode(self) -> str:
         """``batch`` when every part travelled in a batch, else the fallback mode used."""
-        modes = {e.mode for e in self.envelopes}
+        modes = {e.mode for e in self.envelopes if e.parts}
         if modes <= {"batch"}:
             return "batch"
         return "pipelined" if "pipelined" in modes else "sequential"
