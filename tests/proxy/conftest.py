@@ -49,3 +49,10 @@ def reference(loop_thread: LoopThread) -> Iterator[RunningReference]:
     running = RunningReference(loop_thread)
     yield running
     running.stop()
+
+
+@pytest.fixture
+def reference_proxy(
+    reference: RunningReference, make_proxy: Callable[..., RunningProxy]
+) -> RunningProxy:
+    return make_proxy(reference.url)
