@@ -12,11 +12,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _conformance, _inspect, _send, _serve
+from . import _conformance, _inspect, _proxy, _send, _serve
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (_serve, _send, _inspect, _conformance)
+_COMMANDS = (_serve, _send, _inspect, _conformance, _proxy)
 
 
 def build_parser() -> argparse.ArgumentParser:
