@@ -13,7 +13,14 @@ import json
 from collections.abc import Callable, Sequence
 
 from mixbatch.client._http1 import End, Head, Http1Connection, HttpRequest
-from mixbatch.codec import BatchParser, BatchWriter, PartData, RequestPartStart, Role, parse_batch_content_type
+from mixbatch.codec import (
+    BatchParser,
+    BatchWriter,
+    PartData,
+    RequestPartStart,
+    Role,
+    parse_batch_content_type,
+)
 
 Responder = Callable[[HttpRequest], bytes]
 
@@ -111,9 +118,15 @@ def batch_reply(
         content = b""
         for index, (status, outcome, fields, body) in enumerate(parts(received)):
             if abort_at == index:
-                problem = json.dumps({"type": "x", "title": "t", "status": 503, "part_index": index})
+                problem = json.dumps(
+                    {"type": "x", "title": "t", "status": 503, "part_index": index}
+                )
                 content += writer.response_part(
-                    None, None, [("Content-Type", "application/problem+json")], problem.encode(), "aborted"
+                    None,
+                    None,
+                    [("Content-Type", "application/problem+json")],
+                    problem.encode(),
+                    "aborted",
                 )
                 break
             content += writer.response_part(status, received[index][1], fields, body, outcome)
@@ -130,7 +143,9 @@ def batch_reply(
 
 def echo_parts(received: list[tuple[str, str, bytes]]) -> list[PartSpec]:
     """200 for every part, with the part's target as its body."""
-    return [(200, None, [("Content-Type", "text/plain")], target.encode()) for _, target, _ in received]
+    return [
+        (200, None, [("Content-Type", "text/plain")], target.encode()) for _, target, _ in received
+    ]
 
 
 def capabilities(**limits: int) -> Responder:
@@ -151,7 +166,9 @@ def capabilities(**limits: int) -> Responder:
 
     def respond(request: HttpRequest) -> bytes:
         assert request.method == "OPTIONS", request
-        return http_response(200, [("Content-Type", "application/vnd.mixbatch.capabilities+json")], body)
+        return http_response(
+            200, [("Content-Type", "application/vnd.mixbatch.capabilities+json")], body
+        )
 
     return respond
 

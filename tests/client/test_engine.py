@@ -25,7 +25,9 @@ from .scripted import (
 )
 
 
-def client_with(script: list, **options: object) -> tuple[BatchClient, ScriptedTransport, list[float]]:
+def client_with(
+    script: list, **options: object
+) -> tuple[BatchClient, ScriptedTransport, list[float]]:
     slept: list[float] = []
     client = BatchClient("http://example.test/batch", sleep=slept.append, **options)  # type: ignore[arg-type]
     transport = ScriptedTransport(script)
@@ -48,7 +50,11 @@ def test_sends_one_batch_and_correlates_answers_by_position() -> None:
     assert result.status == 200 and result.mode == "batch"
     batch_post = transport.sent[1]
     assert dict(batch_post.headers)["Cache-Control"] == "no-transform"
-    assert [p[:2] for p in parse_batch_request(batch_post)] == [("GET", "/a"), ("GET", "b"), ("GET", "/c?x=1")]
+    assert [p[:2] for p in parse_batch_request(batch_post)] == [
+        ("GET", "/a"),
+        ("GET", "b"),
+        ("GET", "/c?x=1"),
+    ]
 
 
 def test_splits_a_batch_over_max_parts_into_batches_in_order() -> None:
@@ -97,7 +103,9 @@ def test_removes_gzip_content_coding_before_parsing() -> None:
 
 
 def test_incomplete_batch_raises_and_keeps_the_parts_that_arrived() -> None:
-    client, transport, _ = client_with([capabilities(), batch_reply(echo_parts, close_delimiter=False)])
+    client, transport, _ = client_with(
+        [capabilities(), batch_reply(echo_parts, close_delimiter=False)]
+    )
     with pytest.raises(IncompleteBatch) as caught:
         client.send(gets("/a", "/b", "/c"))
     error = caught.value
@@ -174,7 +182,11 @@ def test_retry_count_is_bounded() -> None:
 
 def test_skipped_parts_are_retried_with_the_retryable_failure_that_caused_them() -> None:
     def first(received: list) -> list:
-        return [(200, None, [], b""), (503, None, [("Retry-After", "0")], b""), (None, "skipped", [], b"")]
+        return [
+            (200, None, [], b""),
+            (503, None, [("Retry-After", "0")], b""),
+            (None, "skipped", [], b""),
+        ]
 
     script = [capabilities(), batch_reply(first), batch_reply(echo_parts)]
     client, transport, _ = client_with(script)
