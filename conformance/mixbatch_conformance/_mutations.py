@@ -201,7 +201,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "reorder-parts",
         "MB-RESP-1 order",
-        ("batch-equals-alone", "error-policy-default-continue"),
+        ("batch-equals-alone", "error-policy-default-continue", "property-metamorphic-variants"),
         on_response_parts=_swap,
     ),
     Mutation(
@@ -249,13 +249,13 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "http-method-ignored",
         "MB-PART-8",
-        ("batch-equals-alone",),
+        ("batch-equals-alone", "property-batch-equals-alone"),
         on_request_parts=_rewrite_method,
     ),
     Mutation(
         "conditionals-ignored",
         "MB-PROC-9",
-        ("conditional-parts",),
+        ("conditional-parts", "property-conditional-parts"),
         on_request_parts=_drop_fields(
             {"if-none-match", "if-match", "if-modified-since", "if-unmodified-since"}
         ),
@@ -280,7 +280,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "part-headers-lost",
         "MB-RESP-4",
-        ("batch-equals-alone",),
+        ("batch-equals-alone", "property-representations-equivalent"),
         on_response_parts=_keep_only(
             {"http-status-code", "content-id", "content-length", "batch-outcome"}
         ),
@@ -304,7 +304,10 @@ MUTATIONS: tuple[Mutation, ...] = (
         on_response_parts=lambda p: [_change_cid(f, b) for f, b in p],
     ),
     Mutation(
-        "skipped-part-faked-424", "MB-RESP-5", ("error-policy-stop",), on_response_parts=_fake_424
+        "skipped-part-faked-424",
+        "MB-RESP-5",
+        ("error-policy-stop", "property-stop-policy"),
+        on_response_parts=_fake_424,
     ),
     Mutation(
         "stop-preference-ignored",

@@ -33,6 +33,7 @@ CHECK_MODULES = (
     "mixbatch_conformance.checks_semantics",
     "mixbatch_conformance.checks_policies",
     "mixbatch_conformance.checks_properties",
+    "mixbatch_conformance.checks_statemachine",
 )
 
 RunFn = Callable[[Context, Judge], None]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -33,11 +32,11 @@ def _config(tmp_path: Path, base_url: str) -> Path:
 
 
 @pytest.fixture
-def closed_port() -> Iterator[int]:
+def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    yield port
+        port: int = s.getsockname()[1]
+    return port
 
 
 def test_unknown_tier_is_a_usage_error() -> None:

@@ -58,3 +58,16 @@ def test_only_the_expected_checks_are_not_applicable(
     na = {cid for cid, (v, _) in smoke_results.items() if v is Verdict.NA}
     claimed_atomic = "atomic-unsupported"
     assert na - {claimed_atomic} == set(EXPECTED_NA)
+
+
+def test_reference_server_holds_the_standard_properties(reference: Target) -> None:
+    ctx = Context(reference)
+    ctx.cache.update(seed=20261121, tier="standard")
+    standard = [c for c in select("standard") if c.tier == "standard"]
+    assert standard, "the standard tier has property checks"
+    results = run_checks(standard, ctx, replays=0)
+    assert {
+        r.check.id: f"{r.verdict.value}: {r.message}"
+        for r in results
+        if r.verdict is not Verdict.PASS
+    } == {}
