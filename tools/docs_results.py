@@ -27,6 +27,7 @@ __all__ = [
     "implementation_matrix",
     "mutation_section",
     "reports_overview",
+    "tiers_table",
     "verdict_badge",
 ]
 
@@ -80,6 +81,21 @@ def reports_overview(reports: Sequence[Report]) -> str:
             f"{', '.join(h['profiles'])} | {h['started']} | {h['suite_version']} | "
             f"{s['PASS']} | {s['FAIL']} | {s['WARN']} | {s['N/A']} | {other} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def tiers_table(checks: Sequence[CheckInfo], tiers: Sequence[str]) -> str:
+    """How many checks each tier adds and runs in all, from the registry."""
+    lines = [
+        "| Tier | Checks it adds | Checks it runs | Profiles of its checks |",
+        "|---|---|---|---|",
+    ]
+    total = 0
+    for tier in tiers:
+        own = [c for c in checks if c.tier == tier]
+        total += len(own)
+        profiles = ", ".join(sorted({c.profile for c in own})) or "none yet"
+        lines.append(f"| `{tier}` | {len(own)} | {total} | {profiles} |")
     return "\n".join(lines) + "\n"
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "load_mutation",
     "load_reports",
     "load_requirements",
+    "load_tiers",
     "worst_verdict",
 ]
 
@@ -128,6 +129,11 @@ def _import_registry(root: Path) -> Any:
     from mixbatch_conformance import _registry
 
     return _registry
+
+
+def load_tiers(root: Path = ROOT) -> tuple[str, ...]:
+    """The suite's tiers, shallowest first."""
+    return tuple(_import_registry(root).TIERS)
 
 
 def load_checks(root: Path = ROOT) -> list[CheckInfo]:

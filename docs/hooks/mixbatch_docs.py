@@ -93,6 +93,8 @@ def _render(name: str, arg: str, base: str) -> str:
         return f'<figure class="mb-chart">{docs_chart.latency_chart_svg()}</figure>\n'
     if name == "requirements-table":
         return docs_requirements.requirements_table(_requirements(), _checks(), _reports(), base)
+    if name == "tier-table":
+        return docs_results.tiers_table(_checks(), docs_sources.load_tiers(ROOT))
     if name == "results-overview":
         return docs_results.reports_overview(_reports())
     if name == "results-matrix":
