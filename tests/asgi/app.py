@@ -81,7 +81,9 @@ def make_app(gates: Gates | None = None) -> Starlette:
     for seed in SEED:
         store(dict(seed))
 
-    def book_response(book_id: int, status: int = 200, extra: dict[str, str] | None = None) -> Response:
+    def book_response(
+        book_id: int, status: int = 200, extra: dict[str, str] | None = None
+    ) -> Response:
         body = books[book_id]
         headers = {"ETag": _etag(body), **(extra or {})}
         return Response(body, status, headers, media_type="application/json")
@@ -124,7 +126,9 @@ def make_app(gates: Gates | None = None) -> Starlette:
                 "method": request.method,
                 "path": request.url.path,
                 "query": request.url.query,
-                "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw],
+                "headers": [
+                    [k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw
+                ],
                 "body": body.decode("latin-1"),
             }
         )
@@ -158,7 +162,9 @@ def make_app(gates: Gates | None = None) -> Starlette:
 
     async def private(request: Request) -> Response:
         if request.headers.get("authorization") != "Bearer secret":
-            return JSONResponse({"detail": "who are you?"}, 401, headers={"WWW-Authenticate": "Bearer"})
+            return JSONResponse(
+                {"detail": "who are you?"}, 401, headers={"WWW-Authenticate": "Bearer"}
+            )
         return JSONResponse({"secret": 42})
 
     async def refuse_revoked(
@@ -180,7 +186,9 @@ def make_app(gates: Gates | None = None) -> Starlette:
         Route("/gate/{name}", gate),
         Route("/private", private),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=refuse_revoked)])
+    return Starlette(
+        routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=refuse_revoked)]
+    )
 
 
 def make_batched_app(gates: Gates | None = None, **options: Any) -> BatchMiddleware:

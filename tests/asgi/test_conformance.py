@@ -1,0 +1,69 @@
+"""The conformance suite, smoke tier, against the Starlette test app wrapped by BatchMiddleware
+and served by uvicorn on loopback (the h2spectest.sh habit: run the real tool on the example).
+
+The target description is tests/asgi/target.json; its base_url is replaced by the live one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from ..client.servers import uvicorn_server
+from .app import make_batched_app
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+TARGET = HERE / "target.json"
+#: Seconds the smoke tier may take before the test fails instead of hanging.
+SUITE_TIMEOUT = 120
+
+
+def suite_command() -> list[str] | None:
+    """`python -m mixbatch conformance`, or the suite's own CLI module when that is absent."""
+    if importlib.util.find_spec("mixbatch.__main__") is not None:
+        return [sys.executable, "-m", "mixbatch", "conformance"]
+    if importlib.util.find_spec("mixbatch_conformance.cli") is not None:
+        return [sys.executable, "-m", "mixbatch_conformance.cli"]
+    return None
+
+
+def test_target_description_is_valid() -> None:
+    schema = json.loads((ROOT / "spec" / "schemas" / "target.schema.json").read_text())
+    jsonschema.validate(json.loads(TARGET.read_text()), schema)
+
+
+@pytest.mark.slow
+def test_smoke_tier_passes_against_the_middleware_under_uvicorn() -> None:
+    command = suite_command()
+    if command is None:
+        pytest.skip("the conformance suite CLI (mixbatch conformance) is not installed")
+    with uvicorn_server(make_batched_app()) as url:
+        run = subprocess.run(
+            [
+                *command,
+                "--target",
+                url,
+                "--config",
+                str(TARGET),
+                "--tier",
+                "smoke",
+                "--no-progress",
+                "--quiet",
+                "--replays",
+                "0",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=SUITE_TIMEOUT,
+            cwd=ROOT,
+            check=False,
+        )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert " 0 failed" in run.stdout
