@@ -155,3 +155,17 @@ def test_a_part_with_an_absent_body_ends_at_the_blank_line() -> None:
         + parser.feed_eof()
     )
     assert [type(e).__name__ for e in events] == ["RequestPartStart", "PartEnd", "BatchEnd"]
+
+
+def test_repeated_equal_content_length_lines_are_refused_with_mb_wire_20() -> None:
+    wire = b"--sep\r\nHttp-Method: POST\r\nContent-Id: <a>\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx\r\n--sep--\r\n"
+    exc = error_of(wire)
+    assert exc.requirement == "MB-WIRE-20"
+    assert wire[exc.offset or 0 :].startswith(b"Content-Length: 1\r\n\r\n")
+
+
+def test_request_part_start_locates_its_content_id_line() -> None:
+    wire = b"--sep\r\nX-A: 1\r\nHttp-Method: GET\r\nContent-Id: <books/1>\r\n\r\n\r\n--sep--\r\n"
+    event = BatchParser("sep").feed(wire)[0]
+    assert wire[event.target_offset :].startswith(b"Content-Id: <books/1>")  # type: ignore[union-attr]
+    assert wire[event.offset :].startswith(b"X-A: 1")

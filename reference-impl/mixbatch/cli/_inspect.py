@@ -20,12 +20,11 @@ from mixbatch.codec import (
     BatchParser,
     MixbatchError,
     PartData,
-    RemoteProtocolError,
     RequestPartStart,
     ResponsePartStart,
     Role,
     parse_batch_content_type,
-    resolve_target,
+    resolve_part_target,
 )
 
 from ._display import print_fault
@@ -33,7 +32,6 @@ from ._display import print_fault
 __all__ = ["add_parser", "run"]
 
 _HTTP_HEAD = re.compile(rb"(?:HTTP/1\.[01] \d{3}|[A-Z]+ \S+ HTTP/1\.[01])\r\n")
-_CONTENT_ID_LINE = re.compile(rb"\r\n((?i:content-id)[ \t]*:)")
 _CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n]*?)[ \t]*\r?$")
 
 
@@ -83,35 +81,15 @@ def _guess_boundary(data: bytes) -> str | None:
     return None
 
 
-def _content_id_offset(data: bytes, section: int) -> int:
-    """Where the Content-Id line of the header section at ``section`` starts (fault offsets
-    point at the offending field line, as in spec/schemas/vector.schema.json)."""
-    found = _CONTENT_ID_LINE.search(data, max(0, section - 2))
-    return found.start(1) if found else section
-
-
-def _check_target(args: argparse.Namespace, data: bytes, event: RequestPartStart) -> str:
+def _check_target(args: argparse.Namespace, event: RequestPartStart) -> str:
     """The part's resolved target, checked as a server would check it."""
-    try:
-        target = resolve_target(
-            args.base, event.target, scheme=args.scheme, authority=args.authority
-        )
-    except RemoteProtocolError as exc:
-        exc.part_index = event.index
-        if exc.offset is None:
-            exc.offset = _content_id_offset(data, event.offset)
-        raise
-    if target.partition("?")[0] == args.base.partition("?")[0]:
-        # MB-SUB-4: "A server rejects a part whose target is a batch endpoint with 400".
-        raise RemoteProtocolError(
-            f"part target {event.target!r} resolves to the batch endpoint {target!r}",
-            requirement="MB-SUB-4",
-            slug="nested-batch",
-            title="Nested batch",
-            part_index=event.index,
-            offset=_content_id_offset(data, event.offset),
-        )
-    return target
+    return resolve_part_target(
+        event,
+        base=args.base,
+        scheme=args.scheme,
+        authority=args.authority,
+        batch_paths=(args.base.partition("?")[0],),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -137,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for event in parser.feed(data) + parser.feed_eof():
             if isinstance(event, RequestPartStart):
-                target = _check_target(args, data, event)
+                target = _check_target(args, event)
                 text = f"{event.method} <{event.target}> -> {target}"
                 lines.append((event.index, text, event.offset, len(event.fields)))
             elif isinstance(event, ResponsePartStart):

@@ -35,7 +35,7 @@ from ._mediatype import (
 )
 from ._parser import BatchParser
 from ._parts import FORBIDDEN_METHODS, FORBIDDEN_REQUEST_FIELDS, Role, parse_content_id
-from ._target import is_uri_reference, remove_dot_segments, resolve_target
+from ._target import is_uri_reference, remove_dot_segments, resolve_part_target, resolve_target
 from ._writer import BatchWriter
 
 __all__ = [
@@ -76,5 +76,6 @@ __all__ = [
     "parse_content_id",
     "parse_media_type",
     "remove_dot_segments",
+    "resolve_part_target",
     "resolve_target",
 ]

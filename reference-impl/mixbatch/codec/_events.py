@@ -27,13 +27,18 @@ OUTCOMES = frozenset({"skipped", "rolled-back", "aborted"})
 
 @dataclass(frozen=True, slots=True)
 class RequestPartStart:
-    """The header section of one sub-request: its method, its target and its other fields."""
+    """The header section of one sub-request: its method, its target and its other fields.
+
+    ``offset`` is where the part's header section starts.
+    """
 
     index: int
     method: str
     target: str
     fields: Fields
     offset: int
+    #: Offset of the Content-Id field line, where target faults (MB-SUB-2, MB-SUB-4) are reported.
+    target_offset: int = -1
 
     def __post_init__(self) -> None:
         if self.index < 0 or not self.method:

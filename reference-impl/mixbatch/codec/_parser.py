@@ -353,11 +353,16 @@ class BatchParser:
         if block and FIELD_BLOCK.fullmatch(text) is None:
             self._check_header_bytes(block, pos, final=True)
             self._diagnose_field_lines(block, pos)
-        raw: list[RawField] = FIELD_PAIRS.findall(text) if block else []
         section_at = self._base + pos
+        raw: list[RawField] = []
+        starts: list[int] = []
+        if block:
+            for match in FIELD_PAIRS.finditer(text):
+                raw.append((match[1], match[2]))
+                starts.append(section_at + match.start())
 
         def locate(i: int) -> int:
-            return section_at + sum(len(line) + 2 for line in block.split(b"\r\n")[:i])
+            return starts[i]
 
         event, self._expected, length_field = start_part(
             self._role, self._index, raw, self._part_offset, self._limits, locate

@@ -116,13 +116,14 @@ _RESPONSE_NAMES = FORBIDDEN_RESPONSE_FIELDS | {
 def _content_length(
     raw: Sequence[RawField], at: list[int], index: int, limits: Limits, offset: int, locate: Locate
 ) -> int:
-    values = {raw[i][1] for i in at}
     first = raw[at[0]][1]
-    if len(values) != 1 or not _DIGITS.fullmatch(first):
-        # MB-WIRE-16: "A part's Content-Length, when present, equals the exact number of octets".
+    if len(at) > 1 or not _DIGITS.fullmatch(first):
+        # MB-WIRE-20: "A receiver rejects a part with more than one Content-Length field line or
+        # a Content-Length that is not 1*DIGIT" -- equal repeats included.
+        values = ", ".join(raw[i][1] for i in at)
         raise RemoteProtocolError(
-            f"part Content-Length {', '.join(sorted(values))!r} is not one decimal number",
-            requirement="MB-WIRE-17",
+            f"part Content-Length {values!r} is not one field line of decimal digits",
+            requirement="MB-WIRE-20",
             slug="content-length-mismatch",
             title="Part Content-Length mismatch",
             part_index=index,
@@ -228,7 +229,7 @@ def _request_start(
             )
         raise fail(detail, "MB-PART-4", "invalid-content-id", "Missing or malformed Content-Id", at)
     fields = _fields_without(raw, found, ("http-method", "content-id"))
-    return RequestPartStart(index, method, target, fields, offset)
+    return RequestPartStart(index, method, target, fields, offset, locate(ids[0]))
 
 
 def _response_start(

@@ -13,10 +13,12 @@ RFC 3986 Appendix B; the merge and dot-segment removal follow §5.2.2-§5.2.4 li
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from ._errors import RemoteProtocolError
+from ._events import RequestPartStart
 
-__all__ = ["is_uri_reference", "remove_dot_segments", "resolve_target"]
+__all__ = ["is_uri_reference", "remove_dot_segments", "resolve_part_target", "resolve_target"]
 
 _URI_REFERENCE = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+")
 # RFC 3986 Appendix B.
@@ -115,3 +117,37 @@ def resolve_target(base: str, reference: str, *, scheme: str, authority: str) ->
     if not path.startswith("/"):
         path = "/" + path
     return path if query is None else f"{path}?{query}"
+
+
+def resolve_part_target(
+    event: RequestPartStart,
+    *,
+    base: str,
+    scheme: str,
+    authority: str,
+    batch_paths: Collection[str] = (),
+) -> str:
+    """The origin-form target of a request part, checked as spec §8 asks of a receiver.
+
+    Resolves the part's Content-Id against the batch target ``base`` (MB-PART-5), keeps it on
+    the batch's origin (MB-SUB-2, MB-SUB-8) and refuses a target whose path is one of
+    ``batch_paths`` (MB-SUB-4). Errors carry the part index and the Content-Id line's offset.
+    """
+    try:
+        target = resolve_target(base, event.target, scheme=scheme, authority=authority)
+    except RemoteProtocolError as exc:
+        exc.part_index = event.index
+        exc.offset = event.target_offset
+        raise
+    # MB-SUB-4: "A server rejects a part whose target is a batch endpoint with 400, so batches
+    # do not nest."
+    if target.partition("?")[0] in batch_paths:
+        raise RemoteProtocolError(
+            f"part target {event.target!r} resolves to the batch endpoint {target!r}",
+            requirement="MB-SUB-4",
+            slug="nested-batch",
+            title="Nested batch",
+            part_index=event.index,
+            offset=event.target_offset,
+        )
+    return target

@@ -13,7 +13,6 @@ keeps only its offset and length into the spool.
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -28,18 +27,14 @@ from mixbatch.codec import (
     Limits,
     PartData,
     PartEnd,
-    RemoteProtocolError,
     RequestPartStart,
     Role,
-    resolve_target,
+    resolve_part_target,
 )
 
 from ._messages import Request
 
 __all__ = ["Envelope", "PartSpec", "receive"]
-
-#: A Content-Id field line inside a part header section (the section starts at a line start).
-_CONTENT_ID_LINE = re.compile(rb"\r\n((?i:content-id)[ \t]*:)")
 
 
 def _spool(threshold: int) -> IO[bytes]:
@@ -73,44 +68,14 @@ class Envelope:
 
 
 class _Receiver:
-    """Turns parser events into ``PartSpec`` entries and spooled bodies.
+    """Turns parser events into ``PartSpec`` entries and spooled bodies."""
 
-    It also keeps a short window of the most recent raw content, enough to hold one whole part
-    header section, so that a fault found in a Content-Id value after the codec accepted it
-    (off-origin or nested target) is reported at the Content-Id line's first octet, as
-    vector.schema.json's offset rules ask; the codec's start event gives only the section's.
-    """
-
-    def __init__(
-        self,
-        request: Request,
-        envelope: Envelope,
-        batch_paths: Collection[str],
-        window: int,
-    ) -> None:
+    def __init__(self, request: Request, envelope: Envelope, batch_paths: Collection[str]) -> None:
         self._request = request
         self._envelope = envelope
         self._batch_paths = batch_paths
         self._position = 0
-        self._window = bytearray()
-        self._window_base = 0
-        self._window_size = window
         self.ended = False
-
-    def remember(self, chunk: bytes | bytearray | memoryview) -> None:
-        self._window += chunk
-        excess = len(self._window) - self._window_size - len(chunk)
-        if excess > 0:
-            del self._window[:excess]
-            self._window_base += excess
-
-    def _content_id_offset(self, section: int) -> int:
-        start = section - self._window_base
-        if start < 0:
-            return section
-        # Start at the CRLF that ends the delimiter line, so a first-line Content-Id matches.
-        found = _CONTENT_ID_LINE.search(self._window, max(0, start - 2))
-        return self._window_base + found.start(1) if found else section
 
     def handle(self, events: list[Event]) -> None:
         envelope = self._envelope
@@ -127,37 +92,13 @@ class _Receiver:
 
     def _start(self, event: RequestPartStart) -> PartSpec:
         request = self._request
-        if len(event.fields.get_all("Content-Length")) > 1:
-            # MB-WIRE-20: "A receiver rejects a part with more than one Content-Length field
-            # line". Checked here as well because the codec lets equal repeated values through.
-            raise RemoteProtocolError(
-                "request part has more than one Content-Length field line",
-                requirement="MB-WIRE-20",
-                slug="content-length-mismatch",
-                title="Part Content-Length mismatch",
-                part_index=event.index,
-                offset=event.offset,
-            )
-        try:
-            target = resolve_target(
-                request.path, event.target, scheme=request.scheme, authority=request.authority
-            )
-        except RemoteProtocolError as exc:
-            exc.part_index = event.index
-            if exc.offset is None:
-                exc.offset = self._content_id_offset(event.offset)
-            raise
-        # MB-SUB-4: "A server rejects a part whose target is a batch endpoint with 400, so
-        # batches do not nest."
-        if target.partition("?")[0] in self._batch_paths:
-            raise RemoteProtocolError(
-                f"part target {event.target!r} resolves to the batch endpoint {target!r}",
-                requirement="MB-SUB-4",
-                slug="nested-batch",
-                title="Nested batch",
-                part_index=event.index,
-                offset=self._content_id_offset(event.offset),
-            )
+        target = resolve_part_target(
+            event,
+            base=request.path,
+            scheme=request.scheme,
+            authority=request.authority,
+            batch_paths=self._batch_paths,
+        )
         return PartSpec(
             event.index,
             event.method,
@@ -189,9 +130,8 @@ async def receive(
     envelope = Envelope(spool=_spool(spool_threshold))
     try:
         parser = BatchParser(boundary, Role.REQUEST, limits)
-        receiver = _Receiver(request, envelope, batch_paths, limits.max_part_header_bytes + 256)
+        receiver = _Receiver(request, envelope, batch_paths)
         async for chunk in request.body.stream():
-            receiver.remember(chunk)
             receiver.handle(parser.feed(chunk))
         receiver.handle(parser.feed_eof())
     except BaseException:
