@@ -100,10 +100,14 @@ def test_a_part_sees_the_scope_a_standalone_request_would() -> None:
     echoed = json.loads(parts_of(call(make_batched_app(), "POST", "/batch", headers, body))[0][3])
     names = {k.lower(): v for k, v in echoed["headers"]}
     assert (echoed["method"], echoed["path"], echoed["query"]) == ("PUT", "/echo", "q=a%20b")
-    assert names["host"] == "testserver" and names["x-part"] == "1"
-    assert names["content-length"] == "7" and echoed["body"] == "payload"
+    assert names["host"] == "testserver"
+    assert names["x-part"] == "1"
+    assert names["content-length"] == "7"
+    assert echoed["body"] == "payload"
     # MB-SUB-6: no other outer field reaches the part.
-    assert "prefer" not in names and "x-outer" not in names and "content-type" not in names
+    assert "prefer" not in names
+    assert "x-outer" not in names
+    assert "content-type" not in names
 
 
 def test_outer_credentials_are_inherited_and_a_part_s_own_replace_them() -> None:

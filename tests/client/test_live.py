@@ -55,10 +55,12 @@ def test_sync_client_sends_a_batch_and_gets_answers_in_order(
     url = request.getfixturevalue(server)
     with BatchClient(f"{url}/batch") as client:
         result = client.send(thesis_batch())
-        assert result.status == 200 and result.mode == "batch"
+        assert result.status == 200
+        assert result.mode == "batch"
         assert [r.status for r in result] == [200, 404, 201]
         assert result[2].headers.get("Location", "").startswith("/books/")
-        assert result.summary.ok == 2 and result.summary.failed == 1
+        assert result.summary.ok == 2
+        assert result.summary.failed == 1
         assert client.state.limits is not None  # learnt by OPTIONS
 
 
@@ -141,7 +143,8 @@ def test_stream_yields_the_first_part_before_a_delayed_last_part_arrives(
 def test_falls_back_to_pipelined_requests_when_the_app_does_not_batch(plain_url: str) -> None:
     with BatchClient(f"{plain_url}/batch") as client:
         result = client.send(Batch().get("/books/1").get("/books/999").get("/echo?x=1"))
-        assert result.mode == "pipelined" and result.status is None
+        assert result.mode == "pipelined"
+        assert result.status is None
         assert [r.status for r in result] == [200, 404, 200]
         assert result[2].json()["query"] == "x=1"
         transport = client.transport
