@@ -86,9 +86,16 @@ class Progress:
 
 
 def print_summary(
-    results: list[CheckResult], index: RequirementIndex, console: Console | None = None
+    results: list[CheckResult],
+    index: RequirementIndex,
+    console: Console | None = None,
+    *,
+    header: str = "",
+    uncovered: list[str] | None = None,
 ) -> None:
     out = console or Console()
+    if header:
+        out.print(f"[bold]{header}[/]")
     by_req: dict[str, list[CheckResult]] = defaultdict(list)
     for r in results:
         for rid in r.check.requirements:
@@ -124,6 +131,8 @@ def print_summary(
         if r.artifacts.get("replay"):
             out.print(f"    replay: {r.artifacts['replay']}")
             out.print(f"    curl:   {r.artifacts.get('curl')}")
+    if uncovered:
+        out.print(f"server requirements with no check ({len(uncovered)}): {' '.join(uncovered)}")
     counts: dict[str, int] = defaultdict(int)
     for r in results:
         counts[r.verdict.value] += 1

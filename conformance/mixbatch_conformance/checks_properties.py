@@ -2,7 +2,8 @@
 
 Theory of operation: each check runs one hypothesis property with the run's seed, no
 example database (nothing is written to the working directory) and an example budget from
-the tier. Every example gets a fresh Judge; an example whose Judge recorded a broken
+the tier. The deep tier repeats rounds with fresh seeds until its time budget
+(`property_budget_s` in the context cache) is spent. Every example gets a fresh Judge; an example whose Judge recorded a broken
 expectation raises, hypothesis shrinks it, and the minimal example's expectations and exact
 exchanges are copied into the check's Judge, so the report shows the real bytes of the
 smallest failing batch. A property that held records one summary expectation naming how many
@@ -19,6 +20,7 @@ alone (MB-PROC-9); the stop policy skips exactly the parts after the first failu
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +28,7 @@ from mixbatch_conformance._context import Context, SubRequest, compose_batch
 from mixbatch_conformance._judge import Judge, StopCheck
 from mixbatch_conformance._registry import checker
 
-EXAMPLES = {"smoke": 0, "standard": 25, "deep": 300}
+EXAMPLES = {"smoke": 0, "standard": 25, "deep": 100}
 
 
 class _PropertyFailed(AssertionError):
@@ -47,39 +49,58 @@ def _hold(
 
     judged = [0]
     last_failure: list[Judge] = []
+    tier = str(ctx.cache.get("tier", "standard"))
+    budget_s = float(ctx.cache.get("property_budget_s", 0.0))
+    stop_at = time.monotonic() + budget_s
 
-    @seed(int(ctx.cache.get("seed", 0)))
-    @settings(
-        max_examples=EXAMPLES.get(str(ctx.cache.get("tier", "standard")), 25),
-        deadline=None,
-        database=None,
-        derandomize=False,
-        suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.generate, Phase.shrink],
-        report_multiple_bugs=False,
-    )
-    @given(strategy)
-    def prop(example: Any) -> None:
-        sub = Judge(judge.default_requirement)
-        with contextlib.suppress(StopCheck):
-            body(ctx, sub, example)
-        if not sub.expectations:
+    def one_round(round_seed: int) -> bool:
+        """Run the property once; True when it failed (the minimal failure is folded in)."""
+
+        @seed(round_seed)
+        @settings(
+            max_examples=EXAMPLES.get(tier, 25),
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.generate, Phase.shrink],
+            report_multiple_bugs=False,
+        )
+        @given(strategy)
+        def prop(example: Any) -> None:
+            sub = Judge(judge.default_requirement)
+            with contextlib.suppress(StopCheck):
+                body(ctx, sub, example)
+            if not sub.expectations:
+                return
+            judged[0] += 1
+            if sub.failed:
+                last_failure[:] = [sub]
+                raise _PropertyFailed(sub)
+
+        try:
+            prop()
+        except _PropertyFailed as exc:
+            minimal = last_failure[0] if last_failure else exc.judge
+            judge.exchanges.extend(minimal.exchanges)
+            judge.expectations.extend(minimal.expectations)
+            judge.note(f"minimal failing example of {what} (seed {round_seed})")
+            return True
+        return False
+
+    # The deep tier spends a time budget: fresh rounds (seed + n) until it is used up.
+    base_seed = int(ctx.cache.get("seed", 0))
+    rounds = 0
+    while True:
+        if one_round(base_seed + rounds):
             return
-        judged[0] += 1
-        if sub.failed:
-            last_failure[:] = [sub]
-            raise _PropertyFailed(sub)
-
-    try:
-        prop()
-    except _PropertyFailed as exc:
-        minimal = last_failure[0] if last_failure else exc.judge
-        judge.exchanges.extend(minimal.exchanges)
-        judge.expectations.extend(minimal.expectations)
-        judge.note(f"minimal failing example of {what}")
-        return
+        rounds += 1
+        if tier != "deep" or time.monotonic() >= stop_at:
+            break
     judge.expect_true(
-        what, judged[0] > 0, f"held over {judged[0]} judged examples", "holds over every example"
+        what,
+        judged[0] > 0,
+        f"held over {judged[0]} judged examples in {rounds} rounds",
+        "holds over every example",
     )
 
 

@@ -4,6 +4,7 @@ Theory of operation: one command and a URL, as with h2spec.
 
     mixbatch conformance [--target URL] [--config FILE] [--tier smoke|standard|deep]
                          [--report DIR] [--seed N] [--replays N] [--only ID ...]
+                         [--budget SECONDS]   (deep tier: time for the properties)
     mixbatch conformance discover --target URL [--output FILE]
     mixbatch conformance replay CASE_DIR [--target URL]
 
@@ -78,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="hypothesis seed (default: random, printed)")
     p.add_argument("--replays", type=int, default=3, help="reruns of each failure (default 3)")
     p.add_argument(
+        "--budget",
+        type=float,
+        default=600.0,
+        help="deep tier: seconds for the properties (default 600)",
+    )
+    p.add_argument(
         "--only", nargs="+", metavar="ID", help="run only checks with these ids/prefixes"
     )
     p.add_argument("--list", action="store_true", help="list the checks and exit")
@@ -132,6 +139,7 @@ def run(
     only: list[str] | None = None,
     progress: bool = True,
     quiet: bool = False,
+    budget: float = 600.0,
 ) -> tuple[int, list[CheckResult]]:
     """Run the suite against `target`; write reports; return the exit code and results."""
     from mixbatch_conformance._display import Progress, print_summary
@@ -143,6 +151,9 @@ def run(
     ctx = Context(target)
     ctx.cache["seed"] = run_seed
     ctx.cache["tier"] = tier
+    properties = [c for c in chosen if c.tier != "smoke"]
+    if tier == "deep" and properties:
+        ctx.cache["property_budget_s"] = budget / len(properties)
     started = dt.datetime.now(dt.UTC)
     t0 = time.monotonic()
     with Progress(len(chosen), enabled=progress) as bar:
@@ -159,7 +170,22 @@ def run(
     if report is not None:
         write_reports(report, results, info, index, all_checks())
     if not quiet:
-        print_summary(results, index)
+        from mixbatch_conformance import __version__
+        from mixbatch_conformance._report import coverage
+
+        cov = coverage(all_checks(), index)
+        uncovered = [
+            r.id
+            for r in index.requirements
+            if not cov.get(r.id)
+            and r.severity.value == "fail"
+            and {"server", "proxy"} & set(r.roles)
+        ]
+        header = (
+            f"mixbatch conformance {__version__} - spec {index.spec_version} - tier {tier} - "
+            f"seed {run_seed} - profiles {', '.join(sorted(target.profiles))} - {target.base_url}"
+        )
+        print_summary(results, index, header=header, uncovered=uncovered)
     print(
         f"mixbatch conformance: tier {tier}, seed {run_seed}, {len(results)} checks, "
         f"{sum(r.verdict is Verdict.PASS for r in results)} passed, "
@@ -241,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                 only=args.only,
                 progress=not args.no_progress and sys.stderr.isatty(),
                 quiet=args.quiet,
+                budget=args.budget,
             )
             return code
     except ConfigError as exc:

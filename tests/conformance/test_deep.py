@@ -1,0 +1,27 @@
+"""The deep tier against the reference server (runs under `make deep`, skipped otherwise)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch_conformance._context import Context
+from mixbatch_conformance._judge import Verdict
+from mixbatch_conformance._registry import select
+from mixbatch_conformance._runner import run_checks
+from mixbatch_conformance._target import Target
+
+DEEP_BUDGET_S = 240.0
+
+
+@pytest.mark.deep
+@pytest.mark.timeout(DEEP_BUDGET_S * 2)
+def test_reference_server_holds_every_property_for_the_deep_budget(
+    reference: Target, mixbatch_tier: str
+) -> None:
+    if mixbatch_tier != "deep":
+        pytest.skip("the deep tier runs with --mixbatch-tier deep (make deep)")
+    chosen = [c for c in select("deep") if c.tier != "smoke"]
+    ctx = Context(reference)
+    ctx.cache.update(seed=4, tier="deep", property_budget_s=DEEP_BUDGET_S / len(chosen))
+    results = run_checks(chosen, ctx, replays=1)
+    assert {r.check.id: r.message for r in results if r.verdict is not Verdict.PASS} == {}
