@@ -99,6 +99,7 @@ def parse_batch_request(request: HttpRequest) -> list[tuple[str, str, bytes]]:
 
 
 PartSpec = tuple[int | None, str | None, Sequence[tuple[str, str]], bytes]
+Received = tuple[str, str, bytes]
 
 
 def batch_reply(

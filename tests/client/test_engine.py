@@ -16,6 +16,9 @@ from mixbatch.client import (
 )
 
 from .scripted import (
+    PartSpec,
+    Received,
+    Responder,
     ScriptedTransport,
     batch_reply,
     capabilities,
@@ -26,7 +29,7 @@ from .scripted import (
 
 
 def client_with(
-    script: list, **options: object
+    script: list[Responder], **options: object
 ) -> tuple[BatchClient, ScriptedTransport, list[float]]:
     slept: list[float] = []
     client = BatchClient("http://example.test/batch", sleep=slept.append, **options)  # type: ignore[arg-type]
@@ -146,7 +149,7 @@ def test_after_an_abort_part_retries_only_idempotent_parts() -> None:
 
 
 def test_retries_a_503_part_with_retry_after_and_waits_as_told() -> None:
-    def first(received: list) -> list:
+    def first(received: list[Received]) -> list[PartSpec]:
         return [
             (200, None, [], b"ok"),
             (503, None, [("Retry-After", "2")], b"busy"),
@@ -164,7 +167,7 @@ def test_retries_a_503_part_with_retry_after_and_waits_as_told() -> None:
 
 
 def test_does_not_retry_a_429_without_retry_after_or_past_max_delay() -> None:
-    def answer(received: list) -> list:
+    def answer(received: list[Received]) -> list[PartSpec]:
         return [(429, None, [], b""), (503, None, [("Retry-After", "3600")], b"")]
 
     client, transport, slept = client_with([capabilities(), batch_reply(answer)])
@@ -175,7 +178,7 @@ def test_does_not_retry_a_429_without_retry_after_or_past_max_delay() -> None:
 
 
 def test_retry_count_is_bounded() -> None:
-    def busy(received: list) -> list:
+    def busy(received: list[Received]) -> list[PartSpec]:
         return [(503, None, [("Retry-After", "0")], b"") for _ in received]
 
     script = [capabilities()] + [batch_reply(busy)] * 2
@@ -187,7 +190,7 @@ def test_retry_count_is_bounded() -> None:
 
 
 def test_skipped_parts_are_retried_with_the_retryable_failure_that_caused_them() -> None:
-    def first(received: list) -> list:
+    def first(received: list[Received]) -> list[PartSpec]:
         return [
             (200, None, [], b""),
             (503, None, [("Retry-After", "0")], b""),
@@ -204,7 +207,7 @@ def test_skipped_parts_are_retried_with_the_retryable_failure_that_caused_them()
 
 
 def test_parts_skipped_after_a_final_failure_stay_skipped() -> None:
-    def first(received: list) -> list:
+    def first(received: list[Received]) -> list[PartSpec]:
         return [(404, None, [], b""), (None, "skipped", [], b"")]
 
     client, transport, _ = client_with([capabilities(), batch_reply(first)])
@@ -214,7 +217,7 @@ def test_parts_skipped_after_a_final_failure_stay_skipped() -> None:
 
 
 def test_stop_policy_carries_across_split_batches() -> None:
-    def fail_second(received: list) -> list:
+    def fail_second(received: list[Received]) -> list[PartSpec]:
         return [(200, None, [], b""), (500, None, [], b"")]
 
     script = [capabilities(max_parts=2), batch_reply(fail_second)]
@@ -271,7 +274,7 @@ def test_a_whole_batch_503_with_retry_after_is_sent_again() -> None:
 
 
 def test_a_response_with_fewer_parts_than_requests_is_a_protocol_error() -> None:
-    def short(received: list) -> list:
+    def short(received: list[Received]) -> list[PartSpec]:
         return [(200, None, [], b"")]
 
     client, _, _ = client_with([capabilities(), batch_reply(short)])
