@@ -34,7 +34,20 @@ from mixbatch.codec import (
     parse_batch_content_type,
 )
 
-__all__ = ["BenchError", "Transfer", "batch", "batch_body", "ping", "pipelined", "serial"]
+__all__ = [
+    "BenchError",
+    "Reader",
+    "Transfer",
+    "batch",
+    "batch_body",
+    "batch_of_gets",
+    "ping",
+    "pipelined",
+    "read_body",
+    "read_head",
+    "serial",
+    "serial_gets",
+]
 
 #: Socket read buffer; large enough that reading a 50 kB body is a few system calls.
 READ_BUFFER = 256 * 1024
@@ -58,7 +71,7 @@ class Transfer:
     first_part_seconds: float | None = None
 
 
-class _Reader:
+class Reader:
     """A buffered socket reader that counts the octets it hands out."""
 
     def __init__(self, sock: socket.socket) -> None:
@@ -93,7 +106,7 @@ def _get(path: str) -> bytes:
     return f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode("ascii")
 
 
-def _read_head(reader: _Reader) -> tuple[int, dict[str, str]]:
+def read_head(reader: Reader) -> tuple[int, dict[str, str]]:
     status_line = reader.readline()
     parts = status_line.split(None, 2)
     if len(parts) < 2 or not parts[0].startswith(b"HTTP/1."):
@@ -105,7 +118,7 @@ def _read_head(reader: _Reader) -> tuple[int, dict[str, str]]:
     return int(parts[1]), headers
 
 
-def _read_body(reader: _Reader, headers: dict[str, str], sink: Callable[[bytes], None]) -> None:
+def read_body(reader: Reader, headers: dict[str, str], sink: Callable[[bytes], None]) -> None:
     if "chunked" in headers.get("transfer-encoding", "").lower():
         while True:
             size = int(reader.readline().split(b";", 1)[0], 16)
@@ -131,14 +144,14 @@ def _expect(status: int, body_length: int, want_length: int, what: str) -> None:
 def ping(address: tuple[str, int], path: str, count: int) -> list[float]:
     """Seconds for each of ``count`` GETs of ``path`` in turn on one keep-alive connection."""
     sock = _connect(address)
-    reader = _Reader(sock)
+    reader = Reader(sock)
     times: list[float] = []
     try:
         for _ in range(count):
             started = time.perf_counter()
             sock.sendall(_get(path))
-            status, headers = _read_head(reader)
-            _read_body(reader, headers, lambda b: None)
+            status, headers = read_head(reader)
+            read_body(reader, headers, lambda b: None)
             times.append(time.perf_counter() - started)
             if status != 200:
                 raise BenchError(f"GET {path}: status {status}")
@@ -151,7 +164,7 @@ def ping(address: tuple[str, int], path: str, count: int) -> list[float]:
 def serial(address: tuple[str, int], paths: Sequence[str], lengths: Sequence[int]) -> Transfer:
     """One request at a time on one keep-alive connection."""
     sock = _connect(address)
-    reader = _Reader(sock)
+    reader = Reader(sock)
     out = 0
     payload = 0
     try:
@@ -160,9 +173,9 @@ def serial(address: tuple[str, int], paths: Sequence[str], lengths: Sequence[int
             request = _get(path)
             sock.sendall(request)
             out += len(request)
-            status, headers = _read_head(reader)
+            status, headers = read_head(reader)
             received: list[int] = []
-            _read_body(reader, headers, lambda b: received.append(len(b)))
+            read_body(reader, headers, lambda b: received.append(len(b)))
             _expect(status, sum(received), want, f"GET {path}")
             payload += want
         elapsed = time.perf_counter() - started
@@ -189,16 +202,16 @@ def _send_in_background(sock: socket.socket, data: bytes) -> threading.Thread:
 def pipelined(address: tuple[str, int], paths: Sequence[str], lengths: Sequence[int]) -> Transfer:
     """Every request sent back to back; responses read in order as they come."""
     sock = _connect(address)
-    reader = _Reader(sock)
+    reader = Reader(sock)
     wire = b"".join(_get(p) for p in paths)
     payload = 0
     try:
         started = time.perf_counter()
         writer = _send_in_background(sock, wire)
         for path, want in zip(paths, lengths, strict=True):
-            status, headers = _read_head(reader)
+            status, headers = read_head(reader)
             received: list[int] = []
-            _read_body(reader, headers, lambda b: received.append(len(b)))
+            read_body(reader, headers, lambda b: received.append(len(b)))
             _expect(status, sum(received), want, f"pipelined GET {path}")
             payload += want
         elapsed = time.perf_counter() - started
@@ -232,11 +245,11 @@ def batch(
         f"Content-Length: {len(body)}\r\nAccept: multipart/mixed\r\n\r\n"
     ).encode("ascii")
     sock = _connect(address)
-    reader = _Reader(sock)
+    reader = Reader(sock)
     try:
         started = time.perf_counter()
         writer = _send_in_background(sock, head + body)
-        status, headers = _read_head(reader)
+        status, headers = read_head(reader)
         if status != 200:
             raise BenchError(f"batch: status {status} {headers!r}")
         limits = Limits(
@@ -262,7 +275,7 @@ def batch(
                 elif type(event) is PartEnd and not first_part:
                     first_part.append(time.perf_counter() - started)
 
-        _read_body(reader, headers, feed)
+        read_body(reader, headers, feed)
         parser.feed_eof()
         elapsed = time.perf_counter() - started
         writer.join(SOCKET_TIMEOUT)
@@ -279,3 +292,15 @@ def batch(
     finally:
         reader.close()
         sock.close()
+
+
+def batch_of_gets(address: tuple[str, int], n: int, size: int) -> Transfer:
+    """One batch of n GETs of ``/random/{size}``: a picklable workload for ``bench.profiling``."""
+    paths = [f"/random/{size}"] * n
+    return batch(address, paths, [size] * n)
+
+
+def serial_gets(address: tuple[str, int], n: int, size: int) -> Transfer:
+    """n serial GETs of ``/random/{size}``: a picklable workload for ``bench.profiling``."""
+    paths = [f"/random/{size}"] * n
+    return serial(address, paths, [size] * n)
