@@ -9,8 +9,8 @@ back-pressure, timeouts) and adds only what a proxy does differently:
     the batch path            -> OPTIONS: capabilities; POST: the batch (``_batch``);
                                  anything else 405 with Allow (MB-METHOD-2)
     any other target          -> forwarded unchanged to the one origin and its answer streamed
-                                 back, except CONNECT and TRACE (405) and requests carrying a
-                                 field that would change the authority (400)
+                                 back, except CONNECT and TRACE (405); fields that would
+                                 change the authority (X-Forwarded-Host ...) are dropped
 
 A batch POST is decided in the reference server's order, every refusal a problem+json before
 anything is forwarded: Batch-Mode (501, MB-PROC-7), media type (415/400), Accept (406,
@@ -156,14 +156,6 @@ class ProxyApp:
             return problem_response(
                 405, "method-not-forwarded", f"this proxy does not forward {request.method}"
             )
-        name = _envelope.authority_field(request.headers)
-        if name is not None:
-            return problem_response(
-                400,
-                "authority-field-refused",
-                f"field {name!r} would send the request to another authority than the "
-                "proxy's one origin",
-            )
         # A standalone request may be as large as one part, so whatever works in a batch also
         # works alone; content is read whole because the origin gets it with Content-Length.
         limit = self.config.limits.max_part_bytes
@@ -182,7 +174,11 @@ class ProxyApp:
                 getattr(exc, "status", 400), "request-content-refused", str(exc)
             )
         body = b"".join(chunks)
-        headers = [("Host", self.config.upstream.authority), *end_to_end(request.headers)]
+        # A client's claims about the authority (X-Forwarded-Host, Forwarded ...) are dropped, not
+        # forwarded: the origin must see the one authority the proxy stands for. (In a part the
+        # same fields reject the batch, since a part's fields are all its own, MB-PART-8.)
+        passed = end_to_end(request.headers, drop=_envelope.AUTHORITY_FIELDS)
+        headers = [("Host", self.config.upstream.authority), *passed]
         headers.append(("Via", VIA_VALUE))
         if body or request.method in _CONTENT_METHODS:
             headers.append(("Content-Length", str(len(body))))
