@@ -75,7 +75,7 @@ def _save_artifacts(result: CheckResult, root: Path, base_url: str) -> dict[str,
             if name not in ("host", "content-length"):
                 parts += ["-H", line]
         if body:
-            parts += ["--data-binary", f"@{body_path.relative_to(root)}"]
+            parts += ["--data-binary", f"@{body_path.resolve()}"]
         curl = shlex.join(parts)
         curls.append(curl)
         last["request"] = str(req_path.relative_to(root))
@@ -244,7 +244,13 @@ def _html(doc: dict[str, Any], results: list[CheckResult], index: RequirementInd
                     f"<details><summary>last exchange</summary><pre>{e(last.request[:4000].decode('latin-1'))}</pre>"
                     f"<pre>{e(raw[:4000].decode('latin-1'))}</pre></details>"
                 )
-            detail = f"<ul>{items}</ul>{files}{wire}"
+            replays = ""
+            if r.replays is not None:
+                replays = (
+                    f"<p>replayed: {r.replays.failures}/{r.replays.runs} runs failed: "
+                    f"<b>{r.replays.classification}</b></p>"
+                )
+            detail = f"<ul>{items}</ul>{replays}{files}{wire}"
         rows.append(
             f"<tr id='{e(r.check.id)}'><td style='color:{colour};font-weight:bold'>{e(r.verdict.value)}</td>"
             f"<td><code>{e(r.check.id)}</code></td><td>{e(' '.join(r.check.requirements))}</td>"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import socket
+import subprocess
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -121,11 +124,17 @@ def test_failing_run_saves_exact_bytes_and_replays(tmp_path: Path, reference_url
         assert b"\r\n" in response.split(b"\r\n\r\n", 1)[0]
         assert b"\n--" in response.split(b"\r\n\r\n", 1)[1]
         assert result["artifacts"]["curl"].startswith("curl ")
-        assert (
-            "--data-binary @cases/response-framing-strict/request-0.body"
-            in result["artifacts"]["curl"]
-        )
+        body_file = (case / "request-0.body").resolve()
+        assert f"--data-binary @{body_file}" in result["artifacts"]["curl"]
         assert "mixbatch conformance replay" in result["artifacts"]["replay"]
+        if shutil.which("curl"):
+            curl = subprocess.run(
+                shlex.split(result["artifacts"]["curl"]),
+                capture_output=True,
+                timeout=30,
+                check=True,
+            )
+            assert curl.stdout.startswith(b"HTTP/1.1 200")
         out_lines: list[str] = []
 
         class Sink:
