@@ -1,0 +1,176 @@
+"""``--via SCENARIO[,SCENARIO...]``: run the suite (or a throughput probe) through mitmproxy.
+
+``run_via(argv)`` takes the suite's own arguments plus ``--via`` and ``--target``: for each
+scenario it starts mitmdump in front of the target (``start_mitmdump``), calls the suite's
+``main`` with ``--target`` pointing at mitmdump, and returns the worst exit status. ``--via all``
+means every transform scenario, ``--via faults`` every fault scenario. TLS scenarios (h2) are
+skipped for the suite, whose raw client speaks cleartext HTTP/1.1 only; ``measure`` covers them.
+
+``measure(url, ...)`` sends one fixed batch of ``parts`` GET parts ``iterations`` times and
+returns batches/s, parts/s and the batch properties it saw broken (status, part count, order by
+Content-Id echo, completeness), decoding any content coding first (MB-INTER-2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from mixbatch_conformance.intermediaries import FAULTS, SCENARIOS, TRANSFORMS, scenario
+from mixbatch_conformance.intermediaries._launcher import start_mitmdump
+
+__all__ = ["Measurement", "measure", "run_via", "scenarios_from"]
+
+
+def scenarios_from(text: str) -> list[str]:
+    """Scenario names from ``a,b``, ``all`` (transforms) or ``faults``; ValueError if unknown."""
+    names: list[str] = []
+    for item in (t.strip() for t in text.split(",") if t.strip()):
+        if item == "all":
+            names.extend(TRANSFORMS)
+        elif item == "faults":
+            names.extend(FAULTS)
+        else:
+            names.append(scenario(item).name)
+    if not names:
+        raise ValueError("--via names no scenario")
+    return list(dict.fromkeys(names))
+
+
+@dataclass
+class Measurement:
+    scenario: str
+    iterations: int
+    parts: int
+    seconds: float
+    broken: set[str] = field(default_factory=set)
+
+    @property
+    def batches_per_s(self) -> float:
+        return self.iterations / self.seconds if self.seconds else 0.0
+
+    @property
+    def parts_per_s(self) -> float:
+        return self.iterations * self.parts / self.seconds if self.seconds else 0.0
+
+
+def _decode(coding: str | None, data: bytes) -> bytes:
+    if coding is None or coding.strip().lower() in ("", "identity"):
+        return data
+    if coding.strip().lower() == "gzip":
+        return gzip.decompress(data)
+    if coding.strip().lower() == "deflate":
+        return zlib.decompress(data)
+    raise ValueError(f"unsupported content coding {coding!r}")
+
+
+def measure(
+    url: str,
+    name: str = "direct",
+    *,
+    parts: int = 100,
+    iterations: int = 20,
+    target: Callable[[int], str] = lambda n: f"/status/{200 + n % 5}",
+    verify: str | bool = True,
+    http2: bool = False,
+) -> Measurement:
+    """Throughput and broken properties for one fixed batch sent ``iterations`` times."""
+    import httpx
+
+    from mixbatch.codec import (
+        BatchParser,
+        BatchWriter,
+        MixbatchError,
+        ResponsePartStart,
+        Role,
+        parse_batch_content_type,
+    )
+
+    writer = BatchWriter()
+    ids = [target(n) for n in range(parts)]
+    body = b"".join(writer.request_part("GET", i) for i in ids) + writer.close()
+    headers = {"Content-Type": writer.content_type, "Accept-Encoding": "gzip"}
+    result = Measurement(name, iterations, parts, 0.0)
+    with httpx.Client(timeout=30, verify=verify, http2=http2) as client:
+        started = time.perf_counter()
+        for _ in range(iterations):
+            with client.stream(
+                "POST", url.rstrip("/") + "/batch", content=body, headers=headers
+            ) as r:
+                raw = b"".join(r.iter_raw())
+            if r.status_code != 200:
+                result.broken.add(f"status {r.status_code}")
+                continue
+            try:
+                content = _decode(r.headers.get("content-encoding"), raw)
+                parser = BatchParser(
+                    parse_batch_content_type(r.headers["content-type"]), Role.RESPONSE
+                )
+                seen = [
+                    e.content_id
+                    for e in [*parser.feed(content), *parser.feed_eof()]
+                    if isinstance(e, ResponsePartStart)
+                ]
+            except MixbatchError as exc:
+                result.broken.add("completeness" if "ncomplete" in exc.title else "framing")
+                continue
+            if len(seen) != parts:
+                result.broken.add("part-count")
+            if seen[: len(ids)] != ids[: len(seen)]:
+                result.broken.add("order")
+        result.seconds = time.perf_counter() - started
+    return result
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mixbatch conformance --via", add_help=False)
+    p.add_argument("--via", required=True, help="scenario[,scenario...], all, or faults")
+    p.add_argument("--target", required=True, help="base URL of the server behind the proxy")
+    p.add_argument("--measure", type=int, metavar="N", help="send a 100-part batch N times instead")
+    return p
+
+
+def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int] | None = None) -> int:
+    """Run the suite through each scenario; returns the worst exit status (2 on bad usage)."""
+    known, rest = _parser().parse_known_args(list(argv))
+    try:
+        names = scenarios_from(known.via)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if suite_main is None:
+        from mixbatch_conformance.cli import main as cli_main
+
+        suite_main = cli_main
+    worst = 0
+    for name in names:
+        chosen = SCENARIOS[name]
+        with start_mitmdump(known.target, chosen) as via:
+            if known.measure:
+                m = measure(
+                    via, name, iterations=known.measure, verify=str(via.ca_path), http2=chosen.tls
+                )
+                print(
+                    f"via {name}: {m.batches_per_s:.1f} batches/s, {m.parts_per_s:.0f} parts/s, "
+                    f"broken: {', '.join(sorted(m.broken)) or 'nothing'}"
+                )
+                continue
+            if chosen.tls:
+                print(f"via {name}: skipped; the suite's client speaks cleartext HTTP/1.1 only")
+                continue
+            print(f"via {name} ({chosen.kind}): {chosen.summary}; testing {via}")
+            code = suite_main(["--target", str(via), *rest])
+            if chosen.kind == "fault" and chosen.breaks and code == 0:
+                print(
+                    f"via {name}: the suite did not notice the fault ({', '.join(chosen.breaks)})"
+                )
+                code = 1
+            elif chosen.kind == "fault" and code == 1:
+                code = 0  # the suite saw the fault, as it must
+            worst = max(worst, code)
+    return worst
