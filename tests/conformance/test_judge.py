@@ -98,3 +98,21 @@ def test_every_registered_check_states_expectations_against_the_reference(
         result = run_check(check, ctx)
         if result.verdict is Verdict.PASS:
             assert result.judge.expectations, check.id
+
+
+def test_a_silent_target_is_a_timeout() -> None:
+    import socket
+
+    from mixbatch_conformance._registry import all_checks as checks
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        target = Target(
+            base_url=f"http://127.0.0.1:{port}",
+            resources={"ok": "/x", "not_found": "/y"},
+            timeout=0.3,
+        )
+        check = next(c for c in checks() if c.id == "reject-empty-batch")
+        assert run_check(check, Context(target)).verdict is Verdict.TIMEOUT
