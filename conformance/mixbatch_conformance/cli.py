@@ -7,6 +7,7 @@ Theory of operation: one command and a URL, as with h2spec.
                          [--budget SECONDS]   (deep tier: time for the properties)
     mixbatch conformance discover --target URL [--output FILE]
     mixbatch conformance replay CASE_DIR [--target URL]
+    mixbatch conformance --via SCENARIO[,...] --target URL [suite options]   (through mitmproxy)
 
 With no --target the embedded reference server is started as a subprocess, tested, and
 stopped. With --target but no --config the target is discovered first. Exit codes:
@@ -240,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
         return _discover_main(args_list[1:])
     if args_list[:1] == ["replay"]:
         return _replay_main(args_list[1:])
+    if any(a == "--via" or a.startswith("--via=") for a in args_list):
+        # The suite through mitmproxy scenarios (intermediaries._via): it calls back into
+        # main() once per scenario with --target pointing at the proxy.
+        from mixbatch_conformance.intermediaries._via import run_via
+
+        return run_via(args_list, main)
     try:
         args = _parser().parse_args(args_list)
     except SystemExit as exc:
