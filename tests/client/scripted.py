@@ -133,6 +133,9 @@ def batch_reply(
             content += writer.response_part(status, received[index][1], fields, body, outcome)
         if close_delimiter:
             content += writer.close()
+        else:
+            # Cut the "CRLF --boundary" that ends the last part: it never arrived whole.
+            content = content[: -(len(writer.boundary) + 4)]
         headers = [("Content-Type", writer.content_type)]
         if coding == "gzip":
             content = gzip.compress(content)

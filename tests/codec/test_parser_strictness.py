@@ -111,13 +111,24 @@ def test_truncated_request_is_incomplete_with_mb_wire_13(cut: int) -> None:
 def test_truncated_response_keeps_whole_parts_and_cites_mb_wire_14() -> None:
     writer = BatchWriter("sep")
     wire = writer.response_part(200, "a", body=b"one") + writer.response_part(200, "b", body=b"two")
+    cut = wire[: -len(b"\r\n--sep")]  # the second part's body never saw its delimiter
     parser = BatchParser("sep", Role.RESPONSE)
-    events = parser.feed(wire)
+    events = parser.feed(cut)
     with pytest.raises(IncompleteBatch) as info:
         parser.feed_eof()
     assert info.value.requirement == "MB-WIRE-14"
     assert info.value.parts_complete == 1
     assert sum(1 for e in events if type(e).__name__ == "PartEnd") == 1
+
+
+def test_a_response_missing_only_the_close_delimiter_has_every_part_whole() -> None:
+    writer = BatchWriter("sep")
+    wire = writer.response_part(200, "a", body=b"one") + writer.response_part(200, "b", body=b"two")
+    parser = BatchParser("sep", Role.RESPONSE)
+    parser.feed(wire)
+    with pytest.raises(IncompleteBatch) as info:
+        parser.feed_eof()
+    assert info.value.parts_complete == 2
 
 
 def test_a_part_after_the_aborted_part_is_an_error() -> None:
@@ -169,3 +180,11 @@ def test_request_part_start_locates_its_content_id_line() -> None:
     event = BatchParser("sep").feed(wire)[0]
     assert wire[event.target_offset :].startswith(b"Content-Id: <books/1>")  # type: ignore[union-attr]
     assert wire[event.offset :].startswith(b"X-A: 1")
+
+
+def test_an_unknown_outcome_token_passes_through_as_unknown() -> None:
+    # MB-RESP-8: the client, not the parser, reports the part's outcome as unknown.
+    wire = b"--sep\r\nBatch-Outcome: deferred\r\nContent-Id: <a>\r\n\r\n\r\n--sep--\r\n"
+    event = BatchParser("sep", Role.RESPONSE).feed(wire)[0]
+    assert event.outcome == "deferred"  # type: ignore[union-attr]
+    assert event.outcome_known is False  # type: ignore[union-attr]

@@ -25,7 +25,7 @@ def test_refuses_a_body_holding_the_delimiter() -> None:
 
 def test_allows_a_boundary_lookalike_that_is_not_at_a_line_start() -> None:
     writer = BatchWriter("sep")
-    assert writer.request_part("POST", "a", body=b"x--sep").endswith(b"x--sep")
+    assert writer.request_part("POST", "a", body=b"x--sep").endswith(b"x--sep\r\n--sep")
 
 
 @pytest.mark.parametrize(
@@ -91,3 +91,14 @@ def test_writes_crlf_and_no_transport_padding() -> None:
     assert b"--sep \r\n" not in wire
     assert wire.startswith(b"--sep\r\n")
     assert wire.endswith(b"\r\n--sep--\r\n")
+
+
+def test_each_part_ends_with_the_delimiter_that_closes_its_body() -> None:
+    # MB-PROC-4: a reader sees part i whole before part i + 1 is written.
+    writer = BatchWriter("sep")
+    first = writer.request_part("GET", "a")
+    second = writer.request_part("GET", "b")
+    assert first.startswith(b"--sep\r\n")
+    assert first.endswith(b"\r\n--sep")
+    assert second.startswith(b"\r\nHttp-Method: GET")
+    assert writer.close() == b"--\r\n"

@@ -257,11 +257,6 @@ class BatchMiddleware:
             (name, value) for name, value in headers if name.lower() in self.inherit_headers
         ]
         stopped = False
-        # The delimiter that ends part i is, on the wire, the start of part i + 1. Sent with
-        # part i + 1 it would keep part i from the client until part i + 1 is ready, so the
-        # "CRLF --boundary" goes out right after each part, and the rest of the next delimiter
-        # line (CRLF, or "--" CRLF for the close) follows later (MB-PROC-4).
-        eager = b"\r\n--" + writer.boundary.encode("ascii")
         for part in envelope.parts:
             if stopped:
                 # MB-RESP-5: a part that never ran carries Batch-Outcome: skipped, no status.
@@ -272,17 +267,15 @@ class BatchMiddleware:
                         result = await self._part(scope, headers, inherited, envelope, part)
                 except TimeoutError:
                     chunk = self._abort(writer, part)
-                    await _send_body(send, chunk[len(eager) :] if part.index else chunk, eager)
+                    await _send_body(send, chunk)
                     break
                 # MB-PROC-6: with batch-on-error=stop, every part after the first failure skips.
                 stopped = preference == "stop" and result.status >= 400
                 chunk = self._write(writer, part, result)
-            await _send_body(send, chunk[len(eager) :] if part.index else chunk, eager)
+            await _send_body(send, chunk)
             if part.index % _YIELD_EVERY == _YIELD_EVERY - 1:
                 await asyncio.sleep(0)
-        await send(
-            {"type": "http.response.body", "body": writer.close()[len(eager) :], "more_body": False}
-        )
+        await send({"type": "http.response.body", "body": writer.close(), "more_body": False})
 
     async def _part(
         self,
@@ -356,8 +349,8 @@ class BatchMiddleware:
         )
 
 
-async def _send_body(send: Send, chunk: bytes, eager: bytes) -> None:
-    await send({"type": "http.response.body", "body": chunk + eager, "more_body": True})
+async def _send_body(send: Send, chunk: bytes) -> None:
+    await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
 
 def _fields(scope: Scope) -> Fields:

@@ -52,12 +52,13 @@ def encode_parts(
 ) -> tuple[str, dict[int, EncodedPart]]:
     """A boundary and the encoded part of each of ``requests[i]`` for ``i`` in ``indexes``.
 
-    Every part is encoded as a first part (no leading CRLF); ``join_parts`` adds the CRLF that
-    separates later parts. Raises ``LocalProtocolError`` for a sub-request the spec forbids.
+    Every part is encoded as a first part: its opening dash-boundary line, its header section,
+    its body and the "CRLF --boundary" that ends it. ``join_parts`` drops the repeated opening
+    dash-boundary of later parts, whose CRLF finishes the previous part's delimiter line. Raises ``LocalProtocolError`` for a sub-request the spec forbids.
     """
     for _attempt in range(_BOUNDARY_ATTEMPTS):
         boundary = make_boundary()
-        dash = len(boundary) + 4  # "--" boundary CRLF
+        framing = 2 * (len(boundary) + 4)  # "--" boundary CRLF, and CRLF "--" boundary
         try:
             encoded: dict[int, EncodedPart] = {}
             for index in indexes:
@@ -66,7 +67,7 @@ def encode_parts(
                 data = writer.request_part(
                     request.method, request.target, request.headers, request.body
                 )
-                header = len(data) - len(request.body) - dash
+                header = len(data) - len(request.body) - framing
                 encoded[index] = EncodedPart(index, data, header, len(request.body))
             return boundary, encoded
         except LocalProtocolError as exc:
@@ -78,17 +79,22 @@ def encode_parts(
     )
 
 
+#: What follows the last part's "CRLF --boundary": the "--" of the close delimiter and a CRLF.
+_CLOSE = b"--\r\n"
+
+
 def join_parts(boundary: str, parts: Sequence[EncodedPart]) -> bytes:
     """The multipart content of ``parts``, closed."""
-    close = b"\r\n--" + boundary.encode("ascii") + b"--\r\n"
-    return b"\r\n".join(p.data for p in parts) + close
+    skip = len(boundary) + 2  # a later part's own "--" boundary
+    return b"".join([parts[0].data, *(p.data[skip:] for p in parts[1:]), _CLOSE])
 
 
 def plan_chunks(parts: Sequence[EncodedPart], boundary: str, limits: Limits | None) -> list[Chunk]:
     """Split ``parts`` (in order) into batches that respect ``limits`` (None: one batch)."""
     if limits is None:
         return [Chunk(tuple(p.index for p in parts), True)]
-    close = len(boundary) + 8  # CRLF "--" boundary "--" CRLF
+    close = len(_CLOSE)
+    skip = len(boundary) + 2  # what join_parts drops from a part that is not first
     chunks: list[Chunk] = []
     current: list[int] = []
     size = close
@@ -104,7 +110,7 @@ def plan_chunks(parts: Sequence[EncodedPart], boundary: str, limits: Limits | No
                 current, size = [], close
             chunks.append(Chunk((part.index,), False))
             continue
-        extra = len(part.data) + (2 if current else 0)
+        extra = len(part.data) - (skip if current else 0)
         if current and (len(current) >= limits.max_parts or size + extra > limits.max_batch_bytes):
             chunks.append(Chunk(tuple(current), True))
             current, size = [], close

@@ -47,7 +47,11 @@ class RequestPartStart:
 
 @dataclass(frozen=True, slots=True)
 class ResponsePartStart:
-    """The header section of one sub-response."""
+    """The header section of one sub-response.
+
+    ``outcome`` is None for a sub-request that ran normally, one of ``OUTCOMES``, or a token
+    this codec does not know, which a client reports as an unknown outcome (MB-RESP-8).
+    """
 
     index: int
     status: int | None
@@ -57,10 +61,15 @@ class ResponsePartStart:
     offset: int
 
     def __post_init__(self) -> None:
-        if self.outcome is not None and self.outcome not in OUTCOMES:
-            raise ValueError(f"unknown Batch-Outcome {self.outcome!r}")
+        if self.outcome is not None and not self.outcome:
+            raise ValueError("an empty Batch-Outcome")
         if self.status is not None and not 100 <= self.status <= 599:
             raise ValueError(f"status out of range: {self.status!r}")
+
+    @property
+    def outcome_known(self) -> bool:
+        """False for an outcome this codec does not know (MB-RESP-8)."""
+        return self.outcome is None or self.outcome in OUTCOMES
 
 
 @dataclass(frozen=True, slots=True)

@@ -251,7 +251,7 @@ def _response_start(
         )
     outcomes = found.get("batch-outcome")
     outcome = raw[outcomes[0]][1] if outcomes else None
-    if outcomes and (len(outcomes) > 1 or outcome not in OUTCOMES):
+    if outcomes and (len(outcomes) > 1 or not is_token(outcome or "")):
         raise fail(
             f"invalid Batch-Outcome {', '.join(raw[i][1] for i in outcomes)!r}",
             "MB-RESP-5",
@@ -270,6 +270,17 @@ def _response_start(
             locate(_blame(statuses)),
         )
     status = None if status_text is None else int(status_text)
+    if outcome is not None and outcome not in OUTCOMES:
+        # MB-RESP-8: a client treats an outcome it does not recognise as "not a normal
+        # sub-response" and reports it as unknown; the parser passes it on unjudged.
+        return ResponsePartStart(
+            index,
+            status,
+            outcome,
+            _content_id_or_none(raw, found),
+            _fields_without(raw, found, _RESPONSE_OWN),
+            offset,
+        )
     ran = outcome in (None, "rolled-back")
     # MB-RESP-2: "Each response part of a sub-request that ran carries exactly one
     # Http-Status-Code"; MB-RESP-5: a skipped part carries "no Http-Status-Code".
@@ -310,5 +321,13 @@ def _response_start(
             "Missing Content-Id",
             offset,
         )
-    fields = _fields_without(raw, found, ("http-status-code", "batch-outcome", "content-id"))
+    fields = _fields_without(raw, found, _RESPONSE_OWN)
     return ResponsePartStart(index, status, outcome, content_id, fields, offset)
+
+
+_RESPONSE_OWN = ("http-status-code", "batch-outcome", "content-id")
+
+
+def _content_id_or_none(raw: Sequence[RawField], found: dict[str, list[int]]) -> str | None:
+    ids = found.get("content-id")
+    return parse_content_id(raw[ids[0]][1]) if ids and len(ids) == 1 else None

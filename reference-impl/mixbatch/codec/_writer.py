@@ -8,8 +8,9 @@ The writer is the sending half of the codec and enforces the sender's duties, ra
 - MB-WIRE-15 and MB-WIRE-16: every part gets an exact Content-Length.
 - MB-PART-7 and MB-PART-9: no folded values, no forbidden fields in request parts.
 
-Each call returns the octets of one part, beginning with its delimiter line, so a caller can
-write every part to the wire the moment it is ready (MB-PROC-4).
+Each call returns the octets of one part, ending with the delimiter that closes its body, so a
+caller can write every part to the wire the moment it is ready and the reader sees it whole
+(MB-PROC-4).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ class BatchWriter:
         if self._closed:
             raise _local("the batch is already closed", "MB-WIRE-18", self._count)
         self._closed = True
-        return b"\r\n" + self._dash + b"--\r\n"
+        return b"--\r\n"
 
     def _part(
         self,
@@ -174,7 +175,10 @@ class BatchWriter:
             raise _local(
                 "the body contains the delimiter; choose another boundary", "MB-WIRE-6", index
             )
-        prefix = b"\r\n" if index else b""
+        # Each part ends with the "CRLF --boundary" that closes its body, so a reader can tell the
+        # part is complete the moment it arrives (MB-PROC-4); the CRLF that finishes that
+        # delimiter line opens the next part, and close() adds the "--" of the close delimiter.
+        opening = self._dash + b"\r\n" if index == 0 else b"\r\n"
         self._count += 1
         head_bytes = "\r\n".join(head).encode("latin-1")
-        return b"".join((prefix, self._dash, b"\r\n", head_bytes, b"\r\n\r\n", body))
+        return b"".join((opening, head_bytes, b"\r\n\r\n", body, b"\r\n", self._dash))
