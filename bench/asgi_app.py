@@ -21,7 +21,9 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
-async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+async def _respond(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
     headers = [*headers, (b"content-length", str(len(body)).encode("ascii"))]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -118,22 +118,31 @@ def read_head(reader: Reader) -> tuple[int, dict[str, str]]:
     return int(parts[1]), headers
 
 
-def read_body(reader: Reader, headers: dict[str, str], sink: Callable[[bytes], None]) -> None:
+def read_body(
+    reader: Reader, headers: dict[str, str], sink: Callable[[bytes], None] | None = None
+) -> int:
+    """Read one body (chunked or Content-Length), handing each piece to ``sink``; its length."""
+    total = 0
     if "chunked" in headers.get("transfer-encoding", "").lower():
         while True:
             size = int(reader.readline().split(b";", 1)[0], 16)
             if size == 0:
                 while reader.readline() not in (b"\r\n", b"\n"):
                     pass  # trailer fields
-                return
-            sink(reader.read(size))
+                return total
+            data = reader.read(size)
+            total += size
+            if sink is not None:
+                sink(data)
             reader.read(2)
-    elif "content-length" in headers:
+    if "content-length" in headers:
         length = int(headers["content-length"])
         if length:
-            sink(reader.read(length))
-    else:
-        raise BenchError(f"response without framing: {headers!r}")
+            data = reader.read(length)
+            if sink is not None:
+                sink(data)
+        return length
+    raise BenchError(f"response without framing: {headers!r}")
 
 
 def _expect(status: int, body_length: int, want_length: int, what: str) -> None:
@@ -151,7 +160,7 @@ def ping(address: tuple[str, int], path: str, count: int) -> list[float]:
             started = time.perf_counter()
             sock.sendall(_get(path))
             status, headers = read_head(reader)
-            read_body(reader, headers, lambda b: None)
+            read_body(reader, headers)
             times.append(time.perf_counter() - started)
             if status != 200:
                 raise BenchError(f"GET {path}: status {status}")
@@ -174,9 +183,7 @@ def serial(address: tuple[str, int], paths: Sequence[str], lengths: Sequence[int
             sock.sendall(request)
             out += len(request)
             status, headers = read_head(reader)
-            received: list[int] = []
-            read_body(reader, headers, lambda b: received.append(len(b)))
-            _expect(status, sum(received), want, f"GET {path}")
+            _expect(status, read_body(reader, headers), want, f"GET {path}")
             payload += want
         elapsed = time.perf_counter() - started
         return Transfer(elapsed, len(paths), payload, reader.count, out)
@@ -210,9 +217,7 @@ def pipelined(address: tuple[str, int], paths: Sequence[str], lengths: Sequence[
         writer = _send_in_background(sock, wire)
         for path, want in zip(paths, lengths, strict=True):
             status, headers = read_head(reader)
-            received: list[int] = []
-            read_body(reader, headers, lambda b: received.append(len(b)))
-            _expect(status, sum(received), want, f"pipelined GET {path}")
+            _expect(status, read_body(reader, headers), want, f"pipelined GET {path}")
             payload += want
         elapsed = time.perf_counter() - started
         writer.join(SOCKET_TIMEOUT)

@@ -29,8 +29,10 @@ __all__ = [
     "cpu_seconds",
     "pin_client",
     "placement",
+    "proxy_available",
     "rss_kib",
     "start_hypercorn",
+    "start_proxy",
     "start_reference_server",
     "start_relay",
     "start_uvicorn",
@@ -43,11 +45,19 @@ STOP_GRACE = 5.0
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-def _cores() -> list[int]:
+def _initial_cores() -> list[int]:
     try:
         return sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return []
+
+
+#: The cores this process could use when imported, before ``pin_client`` narrows its own set.
+_CORES = _initial_cores()
+
+
+def _cores() -> list[int]:
+    return list(_CORES)
 
 
 def placement() -> dict[str, object]:
@@ -213,7 +223,10 @@ def start_reference_server(
 
 
 def start_relay(
-    upstream: tuple[str, int], delay_ms: float, bandwidth_mbit: float = 0.0, max_seconds: float = 1800
+    upstream: tuple[str, int],
+    delay_ms: float,
+    bandwidth_mbit: float = 0.0,
+    max_seconds: float = 1800,
 ) -> Child:
     argv = [
         sys.executable,
@@ -318,3 +331,36 @@ def start_hypercorn() -> Child:
         "warning",
     ]
     return _start_asgi("hypercorn", argv)
+
+
+def proxy_available() -> bool:
+    """Whether this checkout has the batching proxy (``mixbatch.proxy``)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("mixbatch.proxy") is not None
+    except ImportError:
+        return False
+
+
+def start_proxy(upstream: tuple[str, int], max_parts: int = 10_000) -> Child:
+    """``mixbatch proxy`` in front of ``upstream``, logging warnings only."""
+    argv = [
+        sys.executable,
+        "-m",
+        "mixbatch",
+        "proxy",
+        "--upstream",
+        f"http://{upstream[0]}:{upstream[1]}",
+        "--port",
+        "0",
+        "--limits",
+        f"max_parts={max_parts}",
+        "--log-level",
+        "WARNING",
+    ]
+    process = _spawn("proxy", argv, "")
+    line = _read_line(process, "listening on http://")
+    hostport = line.split("http://", 1)[1].split()[0]
+    host, _, port = hostport.rpartition(":")
+    return Child("proxy", process, host, int(port))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import cProfile
-import pstats
 import multiprocessing
+import pstats
 from collections.abc import Callable
 from typing import Any, TypedDict
 
@@ -70,7 +70,9 @@ def profile_call(func: Callable[[], object]) -> list[HotSpot]:
     return hot_spots(profile)
 
 
-def _client(workload: Callable[..., object], address: tuple[str, int], args: tuple[Any, ...]) -> None:
+def _client(
+    workload: Callable[..., object], address: tuple[str, int], args: tuple[Any, ...]
+) -> None:
     workload(address, *args)
 
 

@@ -28,6 +28,8 @@ from .stats import log, paired_ratio, summarize
 __all__ = ["run"]
 
 PAYLOAD = 1024
+#: The seed comparison's larger collection.
+N_ITEMS = 500
 
 
 async def _httpx_run(base_url: str, n: int, http2: bool, repeats: int) -> list[float]:
@@ -51,7 +53,7 @@ async def _httpx_run(base_url: str, n: int, http2: bool, repeats: int) -> list[f
 
 
 def run(quick: bool, repeats: int, one_way_ms: float = 1.0) -> dict[str, Any]:
-    n = 500
+    n = N_ITEMS
     reference = processes.start_reference_server()
     hypercorn = processes.start_hypercorn()
     children = [reference, hypercorn]

@@ -17,10 +17,11 @@ from .stats import log, paired_ratio, summarize
 __all__ = ["run"]
 
 PAYLOAD = 1024
+N = {"quick": 500, "full": 2000}
 
 
 def run(quick: bool, repeats: int, one_way_ms: float = 1.0) -> dict[str, Any]:
-    n = 500 if quick else 2000
+    n = N["quick" if quick else "full"]
     reference = processes.start_reference_server()
     uvicorn = processes.start_uvicorn()
     children = [reference, uvicorn]

@@ -37,6 +37,13 @@ MIB = 1024 * 1024
 SERVER_LIMITS = {"max_parts": 200_000, "max_batch_bytes": 2 * 1024 * MIB, "max_part_bytes": 2 * MIB}
 
 
+#: (parts of 1 MiB in the big batches, the N steps) per mode.
+SIZES = {
+    "quick": (64, (10, 100, 1000, 10_000)),
+    "full": (1024, (10, 100, 1000, 10_000, 100_000)),
+}
+
+
 def _upload(address: tuple[str, int], parts: int) -> http1.Transfer:
     """Stream ``parts`` PUTs of 1 MiB each; parse the (small) multipart response."""
     writer = BatchWriter()
@@ -90,7 +97,9 @@ def _upload(address: tuple[str, int], parts: int) -> http1.Transfer:
         thread.join(http1.SOCKET_TIMEOUT)
         if done[0] != parts or errors:
             raise http1.BenchError(f"upload batch: {done[0]} of {parts} parts, {errors!r}")
-        return http1.Transfer(elapsed, parts, parts * MIB, reader.count, len(head) + length, first[0])
+        return http1.Transfer(
+            elapsed, parts, parts * MIB, reader.count, len(head) + length, first[0]
+        )
     finally:
         reader.close()
         sock.close()
@@ -117,7 +126,9 @@ def _measured(run: Callable[[tuple[str, int]], http1.Transfer]) -> dict[str, Any
         server.stop()
 
 
-def _repeat(label: str, repeats: int, run: Callable[[tuple[str, int]], http1.Transfer]) -> dict[str, Any]:
+def _repeat(
+    label: str, repeats: int, run: Callable[[tuple[str, int]], http1.Transfer]
+) -> dict[str, Any]:
     runs = []
     for i in range(repeats):
         log(f"E: {label} run {i + 1}/{repeats}")
@@ -135,8 +146,7 @@ def _repeat(label: str, repeats: int, run: Callable[[tuple[str, int]], http1.Tra
 
 
 def run(quick: bool, repeats: int) -> dict[str, Any]:
-    big_parts = 64 if quick else 1024
-    counts = (10, 100, 1000, 10_000) if quick else (10, 100, 1000, 10_000, 100_000)
+    big_parts, counts = SIZES["quick" if quick else "full"]
     results: dict[str, Any] = {"big_batch_bytes": big_parts * MIB, "limits": SERVER_LIMITS}
     results["upload"] = _repeat(
         f"upload {big_parts} MiB", repeats, lambda address: _upload(address, big_parts)

@@ -1,0 +1,181 @@
+"""PNG plots of a results document (matplotlib, Agg backend: no display needed).
+
+One file per scenario that ran: A as time against payload at the largest N (the thesis' own
+graph) plus the percentage bars beside the thesis, B and C as bars, D as parts/s bars per
+shape, E as time per part and RSS growth against N. Error bars span min to max.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+__all__ = ["write_plots"]
+
+
+def _err(s: dict[str, Any], scale: float = 1.0) -> tuple[float, list[float]]:
+    m = s["median"] * scale
+    return m, [m - s["min"] * scale, s["max"] * scale - m]
+
+
+def _bars(ax: Any, labels: list[str], summaries: list[dict[str, Any]], scale: float = 1.0) -> None:
+    values = [_err(s, scale) for s in summaries]
+    ax.bar(
+        labels,
+        [v[0] for v in values],
+        yerr=[[v[1][0] for v in values], [v[1][1] for v in values]],
+        capsize=4,
+        color="#4878a8",
+    )
+
+
+def _plot_a(a: dict[str, Any], out: Path) -> list[Path]:
+    grid = a["grids"][0]
+    n = max(c["n"] for c in grid["cells"])
+    cells = sorted((c for c in grid["cells"] if c["n"] == n), key=lambda c: c["payload_bytes"])
+    sizes = [c["payload_bytes"] // 1024 for c in cells]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for method in ("serial", "pipelined", "batch"):
+        values = [_err(c["seconds"][method], 1000) for c in cells]
+        left.errorbar(
+            sizes,
+            [v[0] for v in values],
+            yerr=[[v[1][0] for v in values], [v[1][1] for v in values]],
+            marker="o",
+            capsize=3,
+            label=method,
+        )
+    left.plot(sizes, [c["floor_seconds"]["median"] * 1000 for c in cells], "k--", label="floor")
+    left.set(
+        xlabel="payload (KiB)",
+        ylabel="ms",
+        yscale="log",
+        title=f"N={n}, RTT {grid['path']['rtt_measured_ms']:.1f} ms",
+    )
+    left.legend()
+    width = 0.2
+    xs = range(len(cells))
+    for offset, (label, getter) in enumerate(
+        (
+            ("pipelined (here)", lambda c: c["percent_of_serial"]["pipelined"]["median"]),
+            ("pipelined (thesis)", lambda c: (c["thesis"] or {}).get("pipelined_pct", 0)),
+            ("batch (here)", lambda c: c["percent_of_serial"]["batch"]["median"]),
+            ("batch (thesis)", lambda c: (c["thesis"] or {}).get("batch_pct", 0)),
+        )
+    ):
+        right.bar(
+            [x + (offset - 1.5) * width for x in xs], [getter(c) for c in cells], width, label=label
+        )
+    right.set_xticks(list(xs), [f"{s} KiB" for s in sizes])
+    right.set(ylabel="% of serial time", title="percent of serial, here vs thesis ch. 6")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "a_methods.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
+def _simple(
+    title: str,
+    labels: list[str],
+    summaries: list[dict[str, Any]],
+    ylabel: str,
+    path: Path,
+    log: bool = False,
+) -> Path:
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    _bars(ax, labels, summaries)
+    ax.set(title=title, ylabel=ylabel)
+    if log:
+        ax.set_yscale("log")
+    ax.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _plot_d(d: dict[str, Any], out: Path) -> list[Path]:
+    paths = []
+    for label, shape in d["shapes"].items():
+        names = list(shape["parsers"])
+        paths.append(
+            _simple(
+                f"D: parts/s, {label}",
+                names,
+                [shape["parsers"][n]["parts_per_second"] for n in names],
+                "parts/s (log)",
+                out / f"d_parsers_{label}.png",
+                log=True,
+            )
+        )
+    return paths
+
+
+def _plot_e(e: dict[str, Any], out: Path) -> list[Path]:
+    growth = e["growth"]
+    ns = [g["n"] for g in growth]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot(ns, [g["us_per_part"]["median"] for g in growth], "o-")
+    left.set(xscale="log", xlabel="parts", ylabel="us per part", title="E: time per part")
+    right.plot(ns, [g["rss_growth_mib"]["median"] for g in growth], "o-")
+    right.set(xscale="log", xlabel="parts", ylabel="MiB", title="E: server RSS growth")
+    fig.tight_layout()
+    path = out / "e_scale.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
+def write_plots(results: dict[str, Any], out: Path) -> list[Path]:
+    paths: list[Path] = []
+    if "A" in results:
+        paths += _plot_a(results["A"], out)
+    if "B" in results:
+        b = results["B"]
+        paths.append(
+            _simple(
+                f"B: {b['n']} items, seconds",
+                ["HTTP/2", "HTTP/1.1 x6", "batch"],
+                [b["seconds"][k] for k in ("h2", "h1x6", "batch")],
+                "seconds",
+                out / "b_http2.png",
+            )
+        )
+    if "C" in results:
+        c = results["C"]
+        names = list(c["seconds"])
+        paths.append(
+            _simple(
+                f"C: N={c['n']}, seconds (log)",
+                names,
+                [c["seconds"][k] for k in names],
+                "seconds",
+                out / "c_uvicorn.png",
+                log=True,
+            )
+        )
+    if "D" in results:
+        paths += _plot_d(results["D"], out)
+    if "E" in results:
+        paths += _plot_e(results["E"], out)
+    if results.get("F", {}).get("available"):
+        f = results["F"]
+        names = list(f["seconds"])
+        paths.append(
+            _simple(
+                f"F: proxy, N={f['n']}, seconds (log)",
+                names,
+                [f["seconds"][k] for k in names],
+                "seconds",
+                out / "f_proxy.png",
+                log=True,
+            )
+        )
+    return paths

@@ -1,0 +1,240 @@
+"""summary.md: the results document rendered as Markdown tables for the docs site.
+
+Everything here is read from the results dictionary (the same one written to results.json), so
+the page cannot disagree with the data. Figures are medians with the min-max spread of the
+repetitions in brackets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["render"]
+
+
+def _spread(s: dict[str, Any], scale: float = 1.0, digits: int = 1) -> str:
+    return f"{s['median'] * scale:.{digits}f} ({s['min'] * scale:.{digits}f}-{s['max'] * scale:.{digits}f})"
+
+
+def _kib(n: int) -> str:
+    return f"{n // 1024} KiB" if n < 1024 * 1024 else f"{n // (1024 * 1024)} MiB"
+
+
+def _meta(meta: dict[str, Any]) -> list[str]:
+    return [
+        f"Run: `{meta['command']}` on {meta['started']}, {meta['duration_s']:.0f} s, "
+        f"{meta['repeats']} repetitions per figure, Python {meta['python']}, "
+        f"{meta['cpu_count']} cores, load average {meta['loadavg_before'][0]:.1f} before and "
+        f"{meta['loadavg_after'][0]:.1f} after (other jobs shared the machine). "
+        f"Placement: client on {meta['placement']['client']}, server on "
+        f"{meta['placement']['server']}, relay {meta['placement']['relay']}.",
+        "",
+        "Every figure is the median of the repetitions with the min-max spread in brackets; "
+        "ratios are taken per repetition, between methods measured in the same run.",
+        "",
+    ]
+
+
+def _targets(records: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "## Targets",
+        "",
+        "| target | bound | measured | where | thesis | result |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in records:
+        measured = "-" if r["measured"] is None else f"{r['measured']:.3g} {r['unit']}"
+        result = {True: "pass", False: "**FAIL**", None: "not run"}[r["passed"]]
+        lines.append(
+            f"| {r['statement']} | {r['bound']:g} {r['unit']} | {measured} | {r['where']} | "
+            f"{r['thesis'] or '-'} | {result} |"
+        )
+    lines.append("")
+    for r in records:
+        why = r.get("why")
+        if not why:
+            continue
+        lines.append(f"**Why `{r['id']}` missed.**")
+        if "server_cpu_per_request_us" in why:
+            cpu = why["server_cpu_per_request_us"]
+            lines.append(
+                f"Server CPU per request: {cpu['serial']:.0f} us alone, {cpu['batch']:.0f} us "
+                "inside a batch; the batch can gain no more than their ratio once the network "
+                "is gone."
+            )
+        for key, title in (
+            ("profile_codec", "codec"),
+            ("profile_server_batch", "server during one batch"),
+            ("profile_server_serial", "server during serial requests"),
+        ):
+            if key in why:
+                spots = ", ".join(f"`{h['function']}` {h['percent']:.0f} %" for h in why[key][:6])
+                lines.append(f"Hot spots ({title}, own time): {spots}.")
+        lines.append("")
+    return lines
+
+
+def _scenario_a(a: dict[str, Any]) -> list[str]:
+    lines = ["## A: serial vs pipelined vs one batch (thesis ch. 6)", ""]
+    for grid in a["grids"]:
+        p = grid["path"]
+        lines += [
+            f"### RTT {2 * p['configured_one_way_ms']:g} ms configured, "
+            f"{p['rtt_measured_ms']:.2f} ms measured through the relay; bulk "
+            f"{p['bandwidth_mbyte_s']:.0f} MB/s",
+            "",
+            "| N | payload | serial s | pipelined s | batch s | pipelined % of serial (thesis) | "
+            "batch % of serial (thesis) | floor s | serial / floor | pipelined / floor | "
+            "batch / floor |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for c in grid["cells"]:
+            s = c["seconds"]
+            pct = c["percent_of_serial"]
+            thesis = c["thesis"]
+            tp = f" ({thesis['pipelined_pct']:g} %)" if thesis else ""
+            tb = f" ({thesis['batch_pct']:g} %)" if thesis else ""
+            f = c["ratio_to_floor"]
+            lines.append(
+                f"| {c['n']} | {_kib(c['payload_bytes'])} | {_spread(s['serial'], digits=3)} | "
+                f"{_spread(s['pipelined'], digits=3)} | {_spread(s['batch'], digits=3)} | "
+                f"{_spread(pct['pipelined'])}{tp} | {_spread(pct['batch'])}{tb} | "
+                f"{c['floor_seconds']['median']:.3f} | {f['serial']['median']:.1f} | "
+                f"{f['pipelined']['median']:.2f} | {f['batch']['median']:.2f} |"
+            )
+        lines.append("")
+    t = a["throughput"]
+    rps = t["requests_per_second"]
+    lines += [
+        f"Server throughput, no relay, N={t['n']} x 1 KiB: serial keep-alive "
+        f"{_spread(rps['serial'], digits=0)} requests/s; inside one batch "
+        f"{_spread(rps['batch'], digits=0)} sub-requests/s; ratio "
+        f"{_spread(t['batch_over_serial'], digits=2)}. Server CPU per request "
+        f"{t['server_cpu_per_request_us']['serial']['median']:.0f} us serial, "
+        f"{t['server_cpu_per_request_us']['batch']['median']:.0f} us per part in a batch.",
+        "",
+        "The floor is RTT + octets received / bulk bandwidth + server CPU during the batch, a sum; "
+        "a method that overlaps transfer with server work can come in under it.",
+        "",
+    ]
+    return lines
+
+
+def _scenario_b(b: dict[str, Any]) -> list[str]:
+    s = b["seconds"]
+    return [
+        "## B: HTTP/2 multiplexing vs one batch vs HTTP/1.1 x 6",
+        "",
+        f"{b['n']} GETs of {_kib(b['payload_bytes'])}, RTT {b['path']['rtt_measured_ms']:.2f} ms "
+        "measured. h2 and h1x6: httpx to hypercorn; batch: lean client to the reference server.",
+        "",
+        "| method | seconds | / batch |",
+        "|---|---|---|",
+        f"| HTTP/2, one connection | {_spread(s['h2'], digits=3)} | {_spread(b['h2_over_batch'])} |",
+        f"| HTTP/1.1, 6 connections | {_spread(s['h1x6'], digits=3)} | {_spread(b['h1x6_over_batch'])} |",
+        f"| mixbatch batch | {_spread(s['batch'], digits=3)} | 1 |",
+        "",
+    ]
+
+
+def _scenario_c(c: dict[str, Any]) -> list[str]:
+    s = c["seconds"]
+    return [
+        f"## C: uvicorn ({c['uvicorn_http']}) pipelined vs a mixbatch batch",
+        "",
+        f"N={c['n']} GETs of {_kib(c['payload_bytes'])}, RTT {c['path']['rtt_measured_ms']:.2f} ms "
+        "measured.",
+        "",
+        "| method | seconds |",
+        "|---|---|",
+        *[f"| {name} | {_spread(v, digits=3)} |" for name, v in s.items()],
+        "",
+        f"uvicorn pipelined / batch: {_spread(c['uvicorn_pipelined_over_batch'], digits=2)}; "
+        f"reference pipelined / batch: {_spread(c['reference_pipelined_over_batch'], digits=2)}.",
+        "",
+    ]
+
+
+def _scenario_d(d: dict[str, Any]) -> list[str]:
+    lines = ["## D: the codec against other multipart parsers", ""]
+    for label, shape in d["shapes"].items():
+        lines += [
+            f"### {label} ({shape['message_bytes'] / 1e6:.1f} MB message)",
+            "",
+            "| parser | parts/s | MB/s | peak heap MiB | all parts and octets |",
+            "|---|---|---|---|---|",
+        ]
+        for name, p in shape["parsers"].items():
+            ok = "yes" if p["parts_ok"] and p["bytes_ok"] else f"no ({p['parts_found']} parts)"
+            lines.append(
+                f"| {name} | {_spread(p['parts_per_second'], digits=0)} | "
+                f"{_spread(p['mbyte_per_second'], digits=0)} | {p['peak_heap_mib']:.1f} | {ok} |"
+            )
+        lines.append("")
+    return lines
+
+
+def _scenario_e(e: dict[str, Any]) -> list[str]:
+    lines = [
+        "## E: scale",
+        "",
+        f"One {e['big_batch_bytes'] // (1024 * 1024)} MiB batch each way, fresh server each run.",
+        "",
+        "| batch | seconds | MB/s | first part s | server RSS growth MiB |",
+        "|---|---|---|---|---|",
+    ]
+    for name in ("upload", "download"):
+        r = e[name]
+        first = _spread(r["first_part_seconds"], digits=3) if "first_part_seconds" in r else "-"
+        lines.append(
+            f"| {name} | {_spread(r['seconds'], digits=2)} | {_spread(r['mbyte_per_second'], digits=0)} | "
+            f"{first} | {_spread(r['rss_growth_mib'])} |"
+        )
+    lines += ["", "| N | seconds | us per part | server RSS growth MiB |", "|---|---|---|---|"]
+    for g in e["growth"]:
+        lines.append(
+            f"| {g['n']} | {_spread(g['seconds'], digits=3)} | {_spread(g['us_per_part'], digits=0)} | "
+            f"{_spread(g['rss_growth_mib'])} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _scenario_f(f: dict[str, Any]) -> list[str]:
+    if not f.get("available"):
+        return ["## F: batching proxy", "", f"Not available: {f.get('reason')}.", ""]
+    s = f["seconds"]
+    return [
+        "## F: batching proxy (thesis §4.3, scaled down)",
+        "",
+        f"N={f['n']} GETs of {_kib(f['payload_bytes'])} from {f['origin']}; slow link RTT "
+        f"{f['slow_rtt_ms_measured']:.1f} ms, proxy-origin link RTT {f['fast_rtt_ms_measured']:.1f} ms "
+        "(both measured, server time included).",
+        "",
+        "| method | seconds |",
+        "|---|---|",
+        *[f"| {name} | {_spread(v, digits=3)} |" for name, v in s.items()],
+        "",
+        f"direct serial / proxied batch: {_spread(f['direct_serial_over_proxy_batch'], digits=1)}; "
+        f"direct pipelined / proxied batch: {_spread(f['direct_pipelined_over_proxy_batch'], digits=2)}.",
+        "",
+    ]
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = ["# Benchmark results", ""]
+    lines += _meta(doc["meta"])
+    lines += _targets(doc["targets"])
+    results = doc["scenarios"]
+    for key, fn in (
+        ("A", _scenario_a),
+        ("B", _scenario_b),
+        ("C", _scenario_c),
+        ("D", _scenario_d),
+        ("E", _scenario_e),
+        ("F", _scenario_f),
+    ):
+        if key in results:
+            lines += fn(results[key])
+    lines += ["## Method", "", *doc["meta"]["method"], ""]
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""The performance targets of issues 3 and 7, as data plus a predicate each.
+
+Each target names the scenario figure it reads, the bound, and the thesis' figure where there
+is one. ``evaluate`` turns a results document into one record per target with ``measured``,
+``passed`` (None when its scenario did not run) and ``where`` (which cell was used: in quick mode
+a smaller N or batch than the target names, and the record says so). ``explain`` adds the
+profile of the code that missed, so the report can name hot spots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import http1, profiling, scenario_d
+
+__all__ = ["TARGETS", "Target", "evaluate", "explain"]
+
+Reading = tuple[float, str] | None  # (measured value, where it was measured)
+
+
+def _a_cell(results: dict[str, Any], size: int) -> dict[str, Any] | None:
+    a = results.get("A")
+    if not a:
+        return None
+    grid = a["grids"][0]  # the 2 ms grid
+    cells = [c for c in grid["cells"] if c["payload_bytes"] == size]
+    return max(cells, key=lambda c: c["n"]) if cells else None
+
+
+def _batch_pct(results: dict[str, Any]) -> Reading:
+    cell = _a_cell(results, 1024)
+    if cell is None:
+        return None
+    return cell["percent_of_serial"]["batch"]["median"], f"A, N={cell['n']} x 1 KiB"
+
+
+def _pipelined_pct(results: dict[str, Any]) -> Reading:
+    cell = _a_cell(results, 1024)
+    if cell is None:
+        return None
+    return cell["percent_of_serial"]["pipelined"]["median"], f"A, N={cell['n']} x 1 KiB"
+
+
+def _floor(results: dict[str, Any]) -> Reading:
+    cell = _a_cell(results, 1024)
+    if cell is None:
+        return None
+    return cell["ratio_to_floor"]["batch"]["median"], f"A, N={cell['n']} x 1 KiB"
+
+
+def _h2(results: dict[str, Any]) -> Reading:
+    b = results.get("B")
+    if not b:
+        return None
+    return b["h2_over_batch"]["median"], f"B, {b['n']} items"
+
+
+def _codec_vs_multipart(results: dict[str, Any]) -> Reading:
+    d = results.get("D")
+    if not d:
+        return None
+    label, shape = next(iter(d["shapes"].items()))  # the small-parts shape comes first
+    parsers = shape["parsers"]
+    ours = parsers["mixbatch"]["parts_per_second"]["median"]
+    theirs = parsers["multipart2"]["parts_per_second"]["median"]
+    return ours / theirs, f"D, {label}, both fed 64 KiB chunks"
+
+
+def _codec_vs_scan(results: dict[str, Any]) -> Reading:
+    d = results.get("D")
+    if not d:
+        return None
+    label, shape = list(d["shapes"].items())[1]  # the large-parts shape
+    parsers = shape["parsers"]
+    best = max(
+        ("mixbatch", "mixbatch_whole"), key=lambda k: parsers[k]["mbyte_per_second"]["median"]
+    )
+    ratio = (
+        parsers[best]["mbyte_per_second"]["median"]
+        / parsers["find_scan"]["mbyte_per_second"]["median"]
+    )
+    return ratio, f"D, {label}, best codec feed ({best})"
+
+
+def _subrequests(results: dict[str, Any]) -> Reading:
+    a = results.get("A")
+    if not a:
+        return None
+    t = a["throughput"]
+    return t["batch_over_serial"]["median"], f"A throughput, N={t['n']} x 1 KiB, no relay"
+
+
+def _rss(results: dict[str, Any]) -> Reading:
+    e = results.get("E")
+    if not e:
+        return None
+    growth = max(e["upload"]["rss_growth_mib"]["median"], e["download"]["rss_growth_mib"]["median"])
+    return growth, f"E, {e['big_batch_bytes'] // (1024 * 1024)} MiB batch, worse of upload/download"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    id: str
+    statement: str
+    read: Callable[[dict[str, Any]], Reading]
+    bound: float
+    at_most: bool  # True: measured <= bound passes; False: measured >= bound passes
+    unit: str
+    thesis: str = ""
+
+
+TARGETS = (
+    Target(
+        "batch-vs-serial",
+        "batch <= 3 % of serial at 2 ms RTT, 10,000 x 1 kB",
+        _batch_pct,
+        3.0,
+        True,
+        "%",
+        "20 %",
+    ),
+    Target(
+        "pipelined-vs-serial",
+        "pipelined <= 10 % of serial at 2 ms RTT, 10,000 x 1 kB",
+        _pipelined_pct,
+        10.0,
+        True,
+        "%",
+        "46 %",
+    ),
+    Target("batch-vs-floor", "batch within 1.5x of the physical floor", _floor, 1.5, True, "x"),
+    Target(
+        "batch-vs-h2",
+        "batch >= 3x faster than HTTP/2 multiplexing, 500 items",
+        _h2,
+        3.0,
+        False,
+        "x",
+        "seed: compound 1.8x-3.26x",
+    ),
+    Target(
+        "codec-vs-multipart",
+        "codec >= 3x the parts/s of multipart 2.x, 10,000 x 1 KB",
+        _codec_vs_multipart,
+        3.0,
+        False,
+        "x",
+    ),
+    Target(
+        "codec-vs-scan",
+        "codec at >= 50 % of a bare bytes.find scan, 100 x 1 MB",
+        _codec_vs_scan,
+        0.5,
+        False,
+        "x",
+    ),
+    Target(
+        "subrequests-vs-serial",
+        "sub-requests/s in one batch >= 10x sequential keep-alive requests/s",
+        _subrequests,
+        10.0,
+        False,
+        "x",
+    ),
+    Target("rss-1gib", "<= 64 MiB server RSS growth for a 1 GiB batch", _rss, 64.0, True, "MiB"),
+)
+
+
+def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
+    records = []
+    for target in TARGETS:
+        reading = target.read(results)
+        record: dict[str, Any] = {
+            "id": target.id,
+            "statement": target.statement,
+            "bound": target.bound,
+            "unit": target.unit,
+            "thesis": target.thesis,
+        }
+        if reading is None:
+            record.update(measured=None, passed=None, where="scenario not run")
+        else:
+            value, where = reading
+            passed = value <= target.bound if target.at_most else value >= target.bound
+            record.update(measured=value, passed=passed, where=where)
+        records.append(record)
+    return records
+
+
+def explain(records: list[dict[str, Any]], results: dict[str, Any], quick: bool) -> None:
+    """Attach a profile and a reason to every missed target (in place)."""
+    n_small = 2000 if quick else 10000
+    for record in records:
+        if record["passed"] is not False:
+            continue
+        why: dict[str, Any] = {}
+        if record["id"] in ("codec-vs-multipart", "codec-vs-scan"):
+            small = (2000, 1024) if quick else (10000, 1024)
+            large = (20, 1 << 20) if quick else (100, 1 << 20)
+            n, size = small if record["id"] == "codec-vs-multipart" else large
+            boundary, content = scenario_d.build_message(n, size)
+            why["profile_codec"] = profiling.profile_call(
+                lambda b=boundary, c=content: scenario_d.PARSERS["mixbatch"](c, b)
+            )
+        elif record["id"] in ("subrequests-vs-serial", "batch-vs-serial", "batch-vs-floor"):
+            why["profile_server_batch"] = profiling.profile_server(
+                http1.batch_of_gets, (n_small, 1024)
+            )
+            if record["id"] == "subrequests-vs-serial":
+                why["profile_server_serial"] = profiling.profile_server(
+                    http1.serial_gets, (n_small // 4, 1024)
+                )
+                cpu = results["A"]["throughput"]["server_cpu_per_request_us"]
+                why["server_cpu_per_request_us"] = {k: v["median"] for k, v in cpu.items()}
+        record["why"] = why
