@@ -69,7 +69,11 @@ SCENARIOS: dict[str, Scenario] = {
             breaks=("completeness",),
         ),
         Scenario(
-            "drop-part", "drop_part", "fault", "one response part removed", breaks=("part-count",)
+            "drop-part",
+            "drop_part",
+            "fault",
+            "one response part removed",
+            breaks=("part-count", "order"),
         ),
         Scenario(
             "duplicate-part",

@@ -20,7 +20,8 @@ MODES = ("to-chunked", "to-length", "small-chunks")
 
 def _pieces(size: int) -> object:
     def cut(data: bytes) -> Iterable[bytes]:
-        return [data[i : i + size] for i in range(0, len(data), size)] or [data]
+        # No empty piece ever: each piece becomes one chunk, and an empty chunk ends the body.
+        return [data[i : i + size] for i in range(0, len(data), size)]
 
     return cut
 

@@ -50,7 +50,10 @@ class SplitDelimiter:
                 self.splits += 1
                 time.sleep(pause)
                 start = cut
-            yield data[start:]
+            # Never an empty piece: mitmproxy writes each piece as one chunk, and an empty
+            # chunk is the chunked coding's last-chunk, which would end the message early.
+            if data[start:]:
+                yield data[start:]
 
         flow.response.stream = split
 
