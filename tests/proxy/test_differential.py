@@ -8,9 +8,10 @@ batch, once alone) cannot change the answer. Shrinks toward one-part batches of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import httpx
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,14 @@ REFERENCE_SHAPES = [
 
 
 #: One client for every direct request: a fresh one per request costs more than the request.
+#: It is closed by the autouse module fixture below, so no socket outlives the module.
 _CLIENT = httpx.Client(timeout=10)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _close_client() -> Iterator[None]:
+    yield
+    _CLIENT.close()
 
 
 def _normalise(fields: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
