@@ -40,6 +40,7 @@ from mixbatch.codec import (
     is_token,
     parse_batch_content_type,
 )
+from mixbatch.envelope import SPOOL_IN_MEMORY_BYTES
 
 from ._dispatch import SubResponse, build_scope, run_part
 from ._envelope import ClientGone, Envelope, Part, declared_too_large, receive_envelope
@@ -74,7 +75,7 @@ DEFAULT_PROFILES = ("core", "error-policy", "limits")
 #: Seconds one batch may run; the same bound as the reference server's (MB-SEC-1).
 BATCH_TIMEOUT = 120.0
 #: Part bodies up to this total stay in memory; beyond it they spill to a temporary file.
-SPOOL_MEMORY_THRESHOLD = 1024 * 1024
+SPOOL_MEMORY_THRESHOLD = SPOOL_IN_MEMORY_BYTES
 #: Parts run back to back yield to the event loop this often, so other requests get a turn.
 _YIELD_EVERY = 32
 

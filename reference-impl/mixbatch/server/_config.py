@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mixbatch.codec import Limits
+from mixbatch.envelope import SPOOL_IN_MEMORY_BYTES
 
 __all__ = [
     "BATCH_PATH",
@@ -52,7 +53,7 @@ COALESCE_MAX_BYTES = 64 * 1024
 #: connection closes instead, so a refused upload never has to be received in full.
 MAX_DRAIN_BYTES = 64 * 1024
 #: Batch part bodies up to this total stay in memory; beyond it they spill to a temporary file.
-SPOOL_MEMORY_THRESHOLD = 1024 * 1024
+SPOOL_MEMORY_THRESHOLD = SPOOL_IN_MEMORY_BYTES
 #: /random/{n} serves at most this many octets: 16 MiB, so any answer fits one batch part.
 MAX_RANDOM_BYTES = 16 * 1024 * 1024
 #: /delay/{ms} sleeps at most ten seconds, well inside the whole-batch timeout.
