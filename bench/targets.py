@@ -198,7 +198,7 @@ def explain(records: list[dict[str, Any]], results: dict[str, Any], quick: bool)
         why: dict[str, Any] = {}
         if record["id"] in ("codec-vs-multipart", "codec-vs-scan"):
             small = (2000, 1024) if quick else (10000, 1024)
-            large = (20, 1 << 20) if quick else (100, 1 << 20)
+            large = (100, 1 << 20)
             n, size = small if record["id"] == "codec-vs-multipart" else large
             boundary, content = scenario_d.build_message(n, size)
             why["profile_codec"] = profiling.profile_call(
