@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import socket
+import zlib
 from dataclasses import dataclass, field
 from typing import BinaryIO
 from urllib.parse import urlsplit
@@ -207,7 +208,37 @@ def read_response(reader: BinaryIO, request_method: str) -> Response:
             raise ResponseError(f"Content-Length {want} but the connection closed at {len(body)}")
     else:
         body = rec.read_all()
+    body = _decode_content(headers, body)
     return Response(status, reason, tuple(headers), body, bytes(rec.seen), tuple(trailers), chunked)
+
+
+#: Content codings the suite's client removes before judging (MB-INTER-2: "A client removes any
+#: content coding from a batch response before parsing it"); ``raw`` keeps the coded octets.
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+_DECODERS: dict[str, int] = {"gzip": _GZIP_WBITS, "x-gzip": _GZIP_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def _decode_content(headers: list[tuple[str, str]], body: bytes) -> bytes:
+    codings = [
+        c.strip().lower()
+        for n, v in headers
+        if n.lower() == "content-encoding"
+        for c in v.split(",")
+        if c.strip()
+    ]
+    # Codings apply in the order listed, so they come off in reverse; an unknown coding stops
+    # the decoding and the coded octets are judged as they are.
+    for coding in reversed(codings):
+        if coding == "identity":
+            continue
+        wbits = _DECODERS.get(coding)
+        if wbits is None:
+            break
+        try:
+            body = zlib.decompress(body, wbits)
+        except zlib.error:
+            break
+    return body
 
 
 def _method_of(request: bytes) -> str:

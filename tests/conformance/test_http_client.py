@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import pytest
@@ -58,3 +59,20 @@ def test_builds_a_request_with_host_first_and_exact_length() -> None:
         raw
         == b"POST /batch HTTP/1.1\r\nHost: h:1\r\nContent-Type: x/y\r\nContent-Length: 3\r\n\r\nabc"
     )
+
+
+def test_removes_gzip_content_coding_and_keeps_the_coded_raw_octets() -> None:
+    # MB-INTER-2: the client undoes a content coding an intermediary added before judging.
+    coded = gzip.compress(b"--b\r\n")
+    raw = (
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(coded)
+        + coded
+    )
+    resp = read_response(io.BytesIO(raw), "GET")
+    assert resp.body == b"--b\r\n"
+    assert resp.raw.endswith(coded)
+
+
+def test_leaves_an_unknown_content_coding_in_place() -> None:
+    raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 3\r\n\r\nabc"
+    assert read_response(io.BytesIO(raw), "GET").body == b"abc"

@@ -3,7 +3,8 @@
 ``start_mitmdump(target_url, scenario)`` runs
 
     mitmdump --mode reverse:TARGET --listen-host 127.0.0.1 --listen-port 0
-             --set confdir=<fresh temp dir> --set connection_strategy=lazy -s <addon>.py
+             --set confdir=<fresh temp dir> --set connection_strategy=lazy
+             --set keep_host_header=true -s <addon>.py
 
 reads its output until the line "... listening at HOST:PORT", and yields the URL to send to
 (``https://`` for TLS scenarios). The confdir is private to the run, so the CA mitmproxy makes
@@ -79,6 +80,11 @@ def mitmdump_command(
         f"confdir={confdir}",
         "--set",
         "connection_strategy=lazy",
+        # A front proxy that rewrote Host would make every absolute same-origin target look
+        # like another origin to the server (MB-SUB-2); reverse proxies in front of an origin
+        # normally pass the client's Host on.
+        "--set",
+        "keep_host_header=true",
         "--flow-detail",
         "0",
         "-s",
