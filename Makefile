@@ -12,7 +12,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 REPORT_DIR ?= reports/latest
 
-.PHONY: run test deep bench docs docs-build lint typecheck unit env clean
+.PHONY: run test deep bench bench-quick docs docs-build browser lint typecheck unit env clean
 
 env: $(VENV)/.synced
 
@@ -31,17 +31,30 @@ lint: env
 typecheck: env
 	$(VENV)/bin/mypy
 
-# pytest exits 5 when it collected nothing: tools/pytest-strict turns that into a failure.
-unit: env
+# Debian's chromium for the docs' browser check (tests/docs/test_browser.py); a no-op when present.
+browser:
+	bash tools/ensure_chromium.sh
+
+# pytest exits 5 when it collected nothing: tools/pytest_strict.py turns that into a failure.
+# The suite includes the strict docs build (tests/docs) and the browser check.
+unit: env browser
 	$(PY) tools/pytest_strict.py -q
 
 test: lint typecheck unit
 
+# mkdocs build --strict without -q: -q would hide the warnings that strict mode counts.
+docs-build: env
+	$(VENV)/bin/mkdocs build --strict -d site
+
 deep: env
 	$(PY) tools/pytest_strict.py -q -m deep --mixbatch-tier deep
 
+# The full benchmark run takes 15 to 25 minutes on 2 cores; bench-quick about two.
 bench: env
 	$(PY) -m bench
+
+bench-quick: env
+	$(PY) -m bench --quick
 
 docs: env
 	$(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
