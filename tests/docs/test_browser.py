@@ -1,0 +1,189 @@
+"""The built site in a real browser: headless chromium, driven by Playwright, on loopback only.
+
+Theory of operation: the strict build (conftest's `built_site`) is served by http.server on
+127.0.0.1 with an ephemeral port, in a thread that the test stops. Debian's chromium (not a
+browser Playwright downloads) loads the pages; every request for any other host is aborted
+and recorded, and the test fails if there was one, since the site must need nothing from
+outside. The test walks what a newcomer does: open the spec, follow a requirement's label to
+its checks, search for `Http-Status-Code`, open the results. Screenshots of each step are saved
+under reports/screenshots/ as test artifacts.
+
+When /usr/bin/chromium is missing the test runs tools/ensure_chromium.sh; only if that cannot
+install it does the test skip, with the script's reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from .conftest import ROOT, BuiltSite
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+SCREENSHOTS = ROOT / "reports" / "screenshots"
+TIMEOUT_MS = 20_000
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url(built_site: BuiltSite) -> Iterator[str]:
+    assert built_site.returncode == 0, built_site.log
+    handler = functools.partial(_QuietHandler, directory=str(built_site.directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def _ensure_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    proc = subprocess.run(
+        ["bash", str(ROOT / "tools" / "ensure_chromium.sh")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if proc.returncode != 0 or not CHROMIUM.exists():
+        reason = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        pytest.skip(f"chromium is not installed and could not be installed: {reason[0]}")
+
+
+@pytest.fixture(scope="module")
+def browser_page(site_url: str) -> Iterator[tuple[Any, list[str]]]:
+    _ensure_chromium()
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    outside: list[str] = []
+    local = urlsplit(site_url).netloc
+
+    def route(route: Any) -> None:
+        if urlsplit(route.request.url).netloc == local:
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            # Reduced motion: Material fades its tabs in, which a screenshot would catch midway.
+            context = browser.new_context(
+                viewport={"width": 1280, "height": 900}, reduced_motion="reduce"
+            )
+            context.route("**/*", route)
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            yield page, outside
+            context.close()
+        finally:
+            browser.close()
+
+
+def test_spec_requirement_label_leads_to_its_checks(
+    browser_page: tuple[Any, list[str]], site_url: str
+) -> None:
+    page, outside = browser_page
+    page.goto(f"{site_url}/spec/")
+    page.wait_for_selector("h1")
+    assert "Batching HTTP Requests" in page.inner_text("h1")
+    label = page.locator('a[href="../requirements/#MB-WIRE-8"]').first
+    label.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "spec-mb-wire-8.png"))
+    label.click()
+    page.wait_for_url(f"{site_url}/requirements/#MB-WIRE-8")
+    row = page.locator("tr", has=page.locator('a[id="MB-WIRE-8"]'))
+    assert row.count() == 1
+    checks = row.locator('a[href^="../results/#check-"]')
+    assert checks.count() >= 1
+    assert row.locator('a[href="../spec/#MB-WIRE-8"]').count() == 1
+    page.screenshot(path=str(SCREENSHOTS / "requirements-mb-wire-8.png"))
+    first_check = checks.first.get_attribute("href")
+    assert first_check is not None
+    checks.first.click()
+    anchor = first_check.split("#", 1)[1]
+    page.wait_for_url(f"{site_url}/results/#{anchor}")
+    assert page.locator(f'a[id="{anchor}"]').count() == 1
+    assert outside == []
+
+
+def test_search_finds_http_status_code(browser_page: tuple[Any, list[str]], site_url: str) -> None:
+    page, outside = browser_page
+    page.goto(f"{site_url}/")
+    page.wait_for_selector("h1")
+    search = page.locator("input.md-search__input")
+    search.click()
+    # The index loads in a web worker; a query typed before it is ready is not re-run. The
+    # result meta line says "Initializing search" until the worker is ready.
+    page.wait_for_function(
+        "() => !document.querySelector('.md-search-result__meta')"
+        "?.textContent.includes('Initializing')"
+    )
+    search.press_sequentially("Http-Status-Code")
+    page.wait_for_selector(".md-search-result__item")
+    # One atomic read: the result list grows as the results render.
+    hrefs: list[str] = page.eval_on_selector_all(
+        ".md-search-result__item a", "links => links.map(a => a.getAttribute('href') || '')"
+    )
+    page.screenshot(path=str(SCREENSHOTS / "search-http-status-code.png"))
+    assert any("spec/" in href for href in hrefs), hrefs
+    assert outside == []
+
+
+def test_results_page_shows_the_matrix(browser_page: tuple[Any, list[str]], site_url: str) -> None:
+    page, outside = browser_page
+    page.goto(f"{site_url}/results/")
+    page.wait_for_selector("h1")
+    assert page.locator("h2#implementation-matrix").count() == 1
+    assert page.locator('a[id^="check-"]').count() >= 1
+    assert page.locator(".mb-verdict").count() >= 1
+    page.screenshot(path=str(SCREENSHOTS / "results.png"), full_page=False)
+    assert outside == []
+
+
+def test_home_page_shows_the_chart_and_entry_points(
+    browser_page: tuple[Any, list[str]], site_url: str
+) -> None:
+    page, outside = browser_page
+    page.goto(f"{site_url}/")
+    chart = page.locator("svg.mb-latency-chart")
+    chart.wait_for()
+    box = chart.bounding_box()
+    assert box is not None
+    assert box["width"] > 200
+    for target in ("spec/", "guides/test-your-server/", "guides/reference-server/"):
+        assert page.locator(f'.mb-entry a[href="{target}"]').count() >= 1, target
+    page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+    assert outside == []
