@@ -90,6 +90,9 @@ class Context:
     capabilities: dict[str, Any] | None = None
     capabilities_fetched: bool = False
     cache: dict[str, Any] = field(default_factory=dict)
+    #: Where standalone comparison requests go: the origin behind an intermediary under --via,
+    #: which treats a batch as opaque (MB-INTER-1) but may add fields to plain requests.
+    baseline_url: str | None = None
 
     def __post_init__(self) -> None:
         host, port, base = split_url(self.target.base_url)
@@ -97,6 +100,8 @@ class Context:
         self.port = port
         self.authority = host if port == 80 else f"{host}:{port}"
         self.base_path = base.rstrip("/")
+        b_host, b_port, _ = split_url(self.baseline_url or self.target.base_url)
+        self.baseline = (b_host, b_port, b_host if b_port == 80 else f"{b_host}:{b_port}")
 
     # -- addresses -------------------------------------------------------------------------
     def path(self, path: str) -> str:
@@ -135,12 +140,13 @@ class Context:
         body: bytes | None = None,
         *,
         credentials: bool = True,
+        authority: str | None = None,
     ) -> bytes:
         names = {n.lower() for n, _ in headers}
         extra = [
             (n, v) for n, v in self.target.credentials if credentials and n.lower() not in names
         ]
-        return build_request(method, path, self.authority, [*headers, *extra], body)
+        return build_request(method, path, authority or self.authority, [*headers, *extra], body)
 
     def send(self, judge: Judge, request: bytes) -> Response:
         """Send one request; no response at all is a SETUP-ERROR unless it timed out."""
@@ -161,7 +167,13 @@ class Context:
         body: bytes | None = (
             sub.body if (sub.body or sub.method in ("POST", "PUT", "PATCH")) else None
         )
-        return self.send(judge, self.raw_request(sub.method, path, headers, body))
+        request = self.raw_request(sub.method, path, headers, body, authority=self.baseline[2])
+        ex = judge.record(
+            pipeline(self.baseline[0], self.baseline[1], [request], self.target.timeout)[0]
+        )
+        if ex.response is None:
+            judge.setup_error(f"no response: {ex.error}")
+        return ex.response
 
     def resolve(self, ref: str) -> str:
         if ref.startswith("http://"):

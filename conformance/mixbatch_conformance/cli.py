@@ -88,6 +88,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--only", nargs="+", metavar="ID", help="run only checks with these ids/prefixes"
     )
+    p.add_argument(
+        "--baseline",
+        metavar="URL",
+        help="send standalone comparison requests here (--via sets it to the origin)",
+    )
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     p.add_argument("--no-progress", action="store_true", help="no live progress display")
     p.add_argument("--quiet", action="store_true", help="print only the verdict counts")
@@ -141,6 +146,7 @@ def run(
     progress: bool = True,
     quiet: bool = False,
     budget: float = 600.0,
+    baseline: str | None = None,
 ) -> tuple[int, list[CheckResult]]:
     """Run the suite against `target`; write reports; return the exit code and results."""
     from mixbatch_conformance._display import Progress, print_summary
@@ -149,7 +155,7 @@ def run(
     index = load_index()
     chosen = select(tier, only)
     run_seed = seed if seed is not None else secrets.randbits(32)
-    ctx = Context(target)
+    ctx = Context(target, baseline_url=baseline)
     ctx.cache["seed"] = run_seed
     ctx.cache["tier"] = tier
     properties = [c for c in chosen if c.tier != "smoke"]
@@ -275,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress=not args.no_progress and sys.stderr.isatty(),
                 quiet=args.quiet,
                 budget=args.budget,
+                baseline=args.baseline,
             )
             return code
     except ConfigError as exc:

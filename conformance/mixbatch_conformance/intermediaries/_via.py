@@ -164,7 +164,7 @@ def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int] | None =
                 print(f"via {name}: skipped; the suite's client speaks cleartext HTTP/1.1 only")
                 continue
             print(f"via {name} ({chosen.kind}): {chosen.summary}; testing {via}")
-            code = suite_main(["--target", str(via), *rest])
+            code = suite_main(["--target", str(via), "--baseline", known.target, *rest])
             if chosen.kind == "fault" and chosen.breaks and code == 0:
                 print(
                     f"via {name}: the suite did not notice the fault ({', '.join(chosen.breaks)})"
