@@ -19,7 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-__all__ = ["HelpText", "cli_page", "collect_help", "subcommands"]
+__all__ = ["HelpText", "cli_page", "collect_help", "command_summaries", "subcommands"]
 
 #: Commands that parse their own sub-commands without an argparse choice list.
 NESTED = {"conformance": ("discover", "replay")}
@@ -61,24 +61,39 @@ def _run_help(argv: tuple[str, ...]) -> HelpText:
     return HelpText(argv, proc.returncode, proc.stdout, proc.stderr)
 
 
-def subcommands(top_help: str) -> list[str]:
-    """The subcommand names the top-level help offers, in its order.
+def command_summaries(top_help: str) -> dict[str, str]:
+    """Subcommand name -> its one-line help, as the top-level help lists them, in its order.
 
-    argparse shows subcommands either as a `{a,b,...}` choice list or, with a metavar, as an
-    indented list under the positional arguments, one name per line at four spaces.
+    argparse lists subcommands either as a `{a,b,...}` choice list (names only) or, with a
+    metavar, under the positional arguments: a name at four spaces, its help on the same line
+    or, for a long name, on the next, deeper-indented lines.
     """
     match = _CHOICES.search(top_help)
     if match:
-        return match.group(1).split(",")
-    names: list[str] = []
+        return dict.fromkeys(match.group(1).split(","), "")
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
     in_positionals = False
     for line in top_help.splitlines():
         if not line.startswith(" "):
             in_positionals = line.strip().lower().startswith("positional arguments")
+            current = None
             continue
-        if in_positionals and (m := _LISTED.match(line)):
-            names.append(m.group(1))
-    return names
+        if not in_positionals:
+            continue
+        if m := _LISTED.match(line):
+            current = found.setdefault(m.group(1), [])
+            current.append(line[m.end() :].strip())
+        elif current is not None and line.startswith("      "):
+            current.append(line.strip())
+        else:
+            current = None
+    return {name: " ".join(w for w in words if w) for name, words in found.items()}
+
+
+def subcommands(top_help: str) -> list[str]:
+    """The subcommand names the top-level help offers, in its order."""
+    return list(command_summaries(top_help))
 
 
 def collect_help() -> list[HelpText]:
@@ -125,24 +140,37 @@ def cli_page(texts: list[HelpText]) -> str:
             "    yet. The conformance suite alone runs as `python -m mixbatch_conformance.cli`.\n\n"
             + _section(top)
         )
+    summaries = command_summaries(top.stdout)
     index = ["| Command | Summary |", "|---|---|"]
     for text in texts[1:]:
         words = text.argv[:-1]
-        summary = _first_sentence(text.stdout) if text.ok else "help failed at build time"
-        index.append(
-            f"| [`mixbatch {' '.join(words)}`](#{'-'.join(('cmd', *words))}) | {summary} |"
-        )
+        if not text.ok:
+            summary = "help failed at build time"
+        elif len(words) == 1:
+            summary = summaries.get(words[0], "") or _description(text.stdout)
+        else:
+            summary = _description(text.stdout)
+        anchor = "-".join(("cmd", *words))
+        link = f"[`mixbatch {' '.join(words)}`](#{anchor})"
+        index.append(f"| {link} | {_sentence(summary)} |")
     return "\n".join(index) + "\n\n" + "\n".join(_section(t) for t in texts)
 
 
-def _first_sentence(help_text: str) -> str:
-    """The description paragraph argparse prints after the usage lines, first sentence only."""
+def _description(help_text: str) -> str:
+    """argparse's description: the paragraph right after the usage, unless it is a section."""
     paragraphs = [p.strip() for p in help_text.split("\n\n")]
-    for para in paragraphs[1:]:
-        if para and not para.lower().startswith(("usage:", "positional arguments", "options")):
-            first = " ".join(para.split()).split(". ")[0].rstrip(".")
-            return first.replace("|", "\\|") + "."
+    if len(paragraphs) > 1 and not paragraphs[1].splitlines()[0].endswith(":"):
+        return " ".join(paragraphs[1].split())
     return ""
+
+
+def _sentence(text: str) -> str:
+    """The text as one table-safe sentence with a capital and a full stop ('' stays '')."""
+    text = text.strip().replace("|", "\\|")
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith(".") else text + "."
 
 
 def main() -> int:

@@ -67,9 +67,10 @@ def requirements_table(
     for req in requirements:
         covering = by_req.get(req.id, [])
         if covering:
+            # The badge first, so that the verdicts line up whatever the check ids' lengths.
             cell = "<br>".join(
-                f"[`{c.id}`]({base}results/index.md#{check_anchor(c.id)}) "
-                + verdict_badge(ref.verdict(c.id) if ref else "not run")
+                verdict_badge(ref.verdict(c.id) if ref else "not run")
+                + f" [`{c.id}`]({base}results/index.md#{check_anchor(c.id)})"
                 for c in covering
             )
         else:

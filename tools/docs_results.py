@@ -19,7 +19,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from docs_sources import NOT_RUN, CheckInfo, Report, Requirement, worst_verdict
+from docs_sources import NOT_RUN, CheckInfo, Report, Requirement, ViaScenario, worst_verdict
 
 __all__ = [
     "check_anchor",
@@ -29,6 +29,7 @@ __all__ = [
     "reports_overview",
     "tiers_table",
     "verdict_badge",
+    "via_scenarios_table",
 ]
 
 _BADGE_CLASS = {
@@ -96,6 +97,25 @@ def tiers_table(checks: Sequence[CheckInfo], tiers: Sequence[str]) -> str:
         total += len(own)
         profiles = ", ".join(sorted({c.profile for c in own})) or "none yet"
         lines.append(f"| `{tier}` | {len(own)} | {total} | {profiles} |")
+    return "\n".join(lines) + "\n"
+
+
+def via_scenarios_table(found: tuple[list[ViaScenario], dict[str, str]] | None) -> str:
+    """The suite's intermediary scenarios, from its own registry, and what runs direct only."""
+    if found is None:
+        return (
+            '!!! warning "Not yet available: `--via`"\n'
+            "    This version of the suite has no intermediary scenarios.\n"
+        )
+    scenarios, direct_only = found
+    lines = ["| Scenario | Kind | What the intermediary does | A correct client sees broken |"]
+    lines.append("|---|---|---|---|")
+    for s in scenarios:
+        broken = ", ".join(s.breaks) if s.breaks else ("nothing" if s.kind == "transform" else "")
+        tls = " (HTTP/2 and TLS to the client)" if s.tls else ""
+        lines.append(f"| `{s.name}` | {s.kind} | {_cell(s.summary)}{tls} | {broken} |")
+    lines += ["", "Checked direct only, reported N/A through a proxy:", ""]
+    lines += [f"- `{kind}`: {why}." for kind, why in direct_only.items()]
     return "\n".join(lines) + "\n"
 
 

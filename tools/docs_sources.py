@@ -35,11 +35,13 @@ __all__ = [
     "CheckInfo",
     "Report",
     "Requirement",
+    "ViaScenario",
     "load_checks",
     "load_mutation",
     "load_reports",
     "load_requirements",
     "load_tiers",
+    "load_via_scenarios",
     "worst_verdict",
 ]
 
@@ -86,6 +88,17 @@ class CheckInfo:
     tier: str
     kind: str
     description: str
+
+
+@dataclass(frozen=True)
+class ViaScenario:
+    """One intermediary scenario of the suite's `--via` option."""
+
+    name: str
+    kind: str
+    summary: str
+    breaks: tuple[str, ...]
+    tls: bool
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,24 @@ def load_checks(root: Path = ROOT) -> list[CheckInfo]:
         )
         for c in registry.all_checks()
     ]
+
+
+def load_via_scenarios(
+    root: Path = ROOT,
+) -> tuple[list[ViaScenario], dict[str, str]] | None:
+    """The `--via` scenarios and the direct-only check kinds, or None without that feature."""
+    _import_registry(root)
+    import importlib.util
+
+    if importlib.util.find_spec("mixbatch_conformance.intermediaries") is None:
+        return None
+    from mixbatch_conformance import intermediaries
+
+    scenarios = [
+        ViaScenario(s.name, s.kind, s.summary, tuple(s.breaks), bool(s.tls))
+        for s in intermediaries.SCENARIOS.values()
+    ]
+    return scenarios, dict(intermediaries.DIRECT_ONLY_CHECKS)
 
 
 def _validate_report(doc: Any, path: Path, root: Path) -> None:

@@ -95,6 +95,8 @@ def _render(name: str, arg: str, base: str) -> str:
         return docs_requirements.requirements_table(_requirements(), _checks(), _reports(), base)
     if name == "tier-table":
         return docs_results.tiers_table(_checks(), docs_sources.load_tiers(ROOT))
+    if name == "via-scenarios":
+        return docs_results.via_scenarios_table(docs_sources.load_via_scenarios(ROOT))
     if name == "results-overview":
         return docs_results.reports_overview(_reports())
     if name == "results-matrix":

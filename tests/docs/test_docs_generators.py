@@ -138,7 +138,7 @@ def test_requirements_table_shows_the_reference_verdict_or_not_run(tmp_path: Pat
     reports = docs_sources.load_reports(tmp_path, ROOT)
     text = docs_requirements.requirements_table(REQS, CHECKS, reports)
     wire_row = next(line for line in text.splitlines() if line.startswith('| <a id="MB-WIRE-8"'))
-    assert "[`reject-bare-lf`](results/index.md#check-reject-bare-lf)" in wire_row
+    assert "PASS</span> [`reject-bare-lf`](results/index.md#check-reject-bare-lf)" in wire_row
     assert 'mb-pass">PASS<' in wire_row
     assert 'mb-notrun">not run<' in wire_row  # echo-and-lf is not in the report
 
@@ -192,6 +192,7 @@ def test_subcommands_are_read_from_either_argparse_layout() -> None:
         "  -h, --help\n"
     )
     assert docs_cli.subcommands(listed) == ["serve", "conformance"]
+    assert docs_cli.command_summaries(listed) == {"serve": "run it", "conformance": "long help"}
     assert docs_cli.subcommands("usage: x {serve,send,proxy} ...") == ["serve", "send", "proxy"]
 
 
@@ -315,3 +316,15 @@ def test_doctests_in_docstrings_are_fenced_once() -> None:
     assert fenced == "An example.\n\n```pycon\n>>> [1, 2]\n[1, 2]\n```\n\nAfter."
     assert fence_doctests(fenced) == fenced
     assert fence_doctests("Examples:\n    >>> 1\n    1\n") == "Examples:\n    >>> 1\n    1\n"
+
+
+def test_via_table_lists_scenarios_or_says_unavailable() -> None:
+    assert "Not yet available" in docs_results.via_scenarios_table(None)
+    scenarios = [
+        docs_sources.ViaScenario("passthrough", "transform", "relays", (), False),
+        docs_sources.ViaScenario("drop-part", "fault", "drops | one", ("part-count",), False),
+    ]
+    text = docs_results.via_scenarios_table((scenarios, {"pipelining": "de-pipelines"}))
+    assert "| `passthrough` | transform | relays | nothing |" in text
+    assert "| `drop-part` | fault | drops \\| one | part-count |" in text
+    assert "- `pipelining`: de-pipelines." in text
