@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import mixbatch_conformance
 
 PACKAGE = Path(mixbatch_conformance.__file__).parent
@@ -44,11 +42,6 @@ def test_no_judging_module_imports_the_reference_implementation() -> None:
     assert _offenders(core) == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="intermediaries/_via.py judges broken properties with mixbatch.codec (reported to "
-    "the lead); when it uses mixbatch_conformance._validator this XPASSes: drop the mark",
-)
 def test_no_intermediaries_module_imports_the_reference_implementation() -> None:
     assert _offenders(list(INTERMEDIARIES.rglob("*.py"))) == {}
 

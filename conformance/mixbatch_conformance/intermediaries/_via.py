@@ -82,19 +82,18 @@ def measure(
     """Throughput and broken properties for one fixed batch sent ``iterations`` times."""
     import httpx
 
-    from mixbatch.codec import (
-        BatchParser,
-        BatchWriter,
-        MixbatchError,
-        ResponsePartStart,
-        Role,
-        parse_batch_content_type,
-    )
+    # Judged with the suite's own validator, never the reference codec, so a codec bug cannot
+    # hide an intermediary's.
+    from mixbatch_conformance._context import SubRequest, compose_batch
+    from mixbatch_conformance._validator import parse_media_type, read_multipart
 
-    writer = BatchWriter()
+    boundary = "mb-via-measure-0123456789"
     ids = [target(n) for n in range(parts)]
-    body = b"".join(writer.request_part("GET", i) for i in ids) + writer.close()
-    headers = {"Content-Type": writer.content_type, "Accept-Encoding": "gzip"}
+    body = compose_batch([SubRequest("GET", i) for i in ids], boundary)
+    headers = {
+        "Content-Type": f"multipart/mixed; boundary={boundary}",
+        "Accept-Encoding": "gzip",
+    }
     result = Measurement(name, iterations, parts, 0.0)
     with httpx.Client(timeout=30, verify=verify, http2=http2) as client:
         started = time.perf_counter()
@@ -106,19 +105,14 @@ def measure(
             if r.status_code != 200:
                 result.broken.add(f"status {r.status_code}")
                 continue
-            try:
-                content = _decode(r.headers.get("content-encoding"), raw)
-                parser = BatchParser(
-                    parse_batch_content_type(r.headers["content-type"]), Role.RESPONSE
-                )
-                seen = [
-                    e.content_id
-                    for e in [*parser.feed(content), *parser.feed_eof()]
-                    if isinstance(e, ResponsePartStart)
-                ]
-            except MixbatchError as exc:
-                result.broken.add("completeness" if "ncomplete" in exc.title else "framing")
-                continue
+            content = _decode(r.headers.get("content-encoding"), raw)
+            _, params = parse_media_type(r.headers.get("content-type", ""))
+            envelope = read_multipart(content, params.get("boundary", ""))
+            if not envelope.complete:
+                result.broken.add("completeness")
+            elif envelope.fatal:
+                result.broken.add("framing")
+            seen = [(part.get_all("Content-Id") or [""])[0].strip("<>") for part in envelope.parts]
             if len(seen) != parts:
                 result.broken.add("part-count")
             if seen[: len(ids)] != ids[: len(seen)]:
