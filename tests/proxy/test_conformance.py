@@ -1,0 +1,61 @@
+"""The conformance suite passes against the batching proxy in front of two origins that know
+nothing of batching: a plain ASGI app under uvicorn, and the reference server used as a plain
+origin (issue: the proxy is held to the same spec as a batch server)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mixbatch_conformance._judge import Verdict
+from mixbatch_conformance._target import reference_target, target_from_dict
+from mixbatch_conformance.cli import run
+
+from ._harness import RunningProxy
+
+#: The plain origin of tests/proxy/_origin.py, described for the suite.
+ORIGIN_TARGET = {
+    "name": "batching proxy in front of a plain uvicorn app",
+    "batch_endpoint": "/batch",
+    "resources": {
+        "ok": "/items/1",
+        "not_found": "/nothing/here",
+        "collection": "/items",  # no collection-get profile is claimed, so never retrieved
+        "sandbox_collection": "/items",
+        "etag_resource": "/etag",
+    },
+    "volatile_headers": ["Date", "Server", "Via"],
+    "credentials": {"headers": []},
+    "profiles": ["core", "error-policy", "limits"],
+}
+
+
+def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> list[str]:
+    if target_dict is None:
+        target = reference_target(url)
+        target = replace(
+            target, profiles=frozenset({"core", "error-policy", "limits", "conditional"})
+        )
+    else:
+        target = target_from_dict({**target_dict, "base_url": url})
+    code, results = run(target, tier, progress=False, quiet=True, replays=1)
+    bad = [
+        f"{r.check_id}: {r.message}"
+        for r in results
+        if r.verdict in (Verdict.FAIL, Verdict.HARNESS_ERROR, Verdict.SETUP_ERROR)
+    ]
+    assert results, "the suite ran no check"
+    assert sum(r.verdict is Verdict.PASS for r in results) > 100
+    assert (code == 0) == (not bad)
+    return bad
+
+
+def test_suite_passes_against_the_proxy_in_front_of_the_reference_server(
+    reference_proxy: RunningProxy,
+) -> None:
+    assert _failures(reference_proxy.url, None, "standard") == []
+
+
+def test_suite_passes_against_the_proxy_in_front_of_a_plain_uvicorn_app(
+    proxy: RunningProxy,
+) -> None:
+    assert _failures(proxy.url, ORIGIN_TARGET, "smoke") == []
