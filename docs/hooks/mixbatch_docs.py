@@ -87,12 +87,19 @@ def _optional_api(module: str) -> str:
     )
 
 
+def _wide(markdown: str) -> str:
+    """A generated table in a block that the stylesheet keeps ids unbroken in (md_in_html)."""
+    return f'<div class="mb-generated" markdown="1">\n\n{markdown}\n</div>\n'
+
+
 def _render(name: str, arg: str, base: str) -> str:
     """The Markdown for one marker."""
     if name == "latency-chart":
         return f'<figure class="mb-chart">{docs_chart.latency_chart_svg()}</figure>\n'
     if name == "requirements-table":
-        return docs_requirements.requirements_table(_requirements(), _checks(), _reports(), base)
+        return _wide(
+            docs_requirements.requirements_table(_requirements(), _checks(), _reports(), base)
+        )
     if name == "tier-table":
         return docs_results.tiers_table(_checks(), docs_sources.load_tiers(ROOT))
     if name == "via-scenarios":
@@ -100,9 +107,11 @@ def _render(name: str, arg: str, base: str) -> str:
     if name == "results-overview":
         return docs_results.reports_overview(_reports())
     if name == "results-matrix":
-        return docs_results.implementation_matrix(_requirements(), _checks(), _reports(), base)
+        return _wide(
+            docs_results.implementation_matrix(_requirements(), _checks(), _reports(), base)
+        )
     if name == "coverage-matrix":
-        return docs_results.coverage_matrix(_requirements(), _checks(), _reports(), base)
+        return _wide(docs_results.coverage_matrix(_requirements(), _checks(), _reports(), base))
     if name == "mutation":
         return docs_results.mutation_section(docs_sources.load_mutation())
     if name == "cli-reference":

@@ -328,3 +328,13 @@ def test_via_table_lists_scenarios_or_says_unavailable() -> None:
     assert "| `passthrough` | transform | relays | nothing |" in text
     assert "| `drop-part` | fault | drops \\| one | part-count |" in text
     assert "- `pipelining`: de-pipelines." in text
+
+
+def test_runs_overview_counts_verdicts_or_says_there_are_none(tmp_path: Path) -> None:
+    assert "No conformance results yet" in docs_results.reports_overview([])
+    _write(tmp_path, "reference.json", _report([("a", "PASS"), ("b", "PASS"), ("c", "FAIL")]))
+    text = docs_results.reports_overview(docs_sources.load_reports(tmp_path, ROOT))
+    assert 'mb-pass">PASS</span> 2' in text
+    assert 'mb-fail">FAIL</span> 1' in text
+    assert "WARN" not in text  # zero counts are left out
+    assert "tier smoke, seed 1" in text
