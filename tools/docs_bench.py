@@ -2,8 +2,9 @@
 
 Theory of operation: `make bench` writes bench/results/summary.md. This module includes that
 file as it is, with its headings moved one level down so that they sit under the page's
-own title; when the file does not exist the page says that nothing has been measured yet,
-rather than showing any figure.
+own title, followed by the plots the same run left next to it (bench/results/*.png and
+*.svg, which the docs hook publishes unchanged); when the summary does not exist the page says
+that nothing has been measured yet, rather than showing any figure.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["SUMMARY", "bench_section"]
+__all__ = ["PLOTS_URI", "SUMMARY", "bench_section", "plot_files"]
 
 SUMMARY = Path("bench") / "results" / "summary.md"
+#: Where the docs hook publishes the bench plots, relative to the docs root.
+PLOTS_URI = "benchmarks/plots"
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
 
 
@@ -34,4 +37,14 @@ def bench_section(root: Path) -> str:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
         out.append(line if fenced else _HEADING.sub(r"#\1 ", line))
-    return f"*Included from `{SUMMARY.as_posix()}`.*\n\n" + "\n".join(out) + "\n"
+    plots = [
+        f"![{p.stem}]({PLOTS_URI}/{p.name})" for p in plot_files(root)
+    ]  # the page is docs/benchmarks.md, so these paths are relative to the docs root
+    section = ["", "## Plots", "", *plots] if plots else []
+    return f"*Included from `{SUMMARY.as_posix()}`.*\n\n" + "\n".join(out + section) + "\n"
+
+
+def plot_files(root: Path) -> list[Path]:
+    """The plot images of the last bench run, by name."""
+    folder = (root / SUMMARY).parent
+    return sorted(p for p in folder.glob("*") if p.suffix in (".png", ".svg") and p.is_file())

@@ -14,7 +14,8 @@ Besides the markers the hook
   binary test vectors the spec includes render as text with `\\xNN` escapes;
 - adds the `SpecLinks` preprocessor, active on the spec page only (see tools/docs_spec.py);
 - adds one generated page per JSON Schema and lists them in the navigation under "Schemas";
-- publishes every file of spec/examples/ unchanged under reference/vectors/.
+- publishes every file of spec/examples/ unchanged under reference/vectors/, and the bench
+  plots under benchmarks/plots/ when there is a bench summary to show them with.
 """
 
 from __future__ import annotations
@@ -161,6 +162,10 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     for page in _schema_pages():
         files.append(File.generated(config, page.src_uri, content=docs_schemas.schema_page(page)))
+    if (ROOT / docs_bench.SUMMARY).is_file():
+        for path in docs_bench.plot_files(ROOT):
+            uri = f"{docs_bench.PLOTS_URI}/{path.name}"
+            files.append(File.generated(config, uri, abs_src_path=str(path)))
     examples = ROOT / "spec" / "examples"
     for path in sorted(examples.rglob("*")):
         # The folder's README is prose, shown on the vectors page; everything else is data.

@@ -305,9 +305,11 @@ def test_bench_section_says_not_yet_measured_then_includes_the_summary(tmp_path:
     summary = tmp_path / docs_bench.SUMMARY
     summary.parent.mkdir(parents=True)
     summary.write_text("# Results\n\n```sh\n# not a heading\n```\n", encoding="utf-8")
+    (summary.parent / "a_methods.png").write_bytes(b"\x89PNG")
     text = docs_bench.bench_section(tmp_path)
     assert "\n## Results\n" in text
     assert "\n# not a heading\n" in text
+    assert "![a_methods](benchmarks/plots/a_methods.png)" in text
 
 
 def test_doctests_in_docstrings_are_fenced_once() -> None:
