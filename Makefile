@@ -10,6 +10,8 @@ PYTHON ?= python3
 UV := $(PYTHON) -m uv
 VENV := .venv
 PY := $(VENV)/bin/python
+# mkdocs-material prints an end-of-life banner for mkdocs 2 on every build; it is noise here.
+export NO_MKDOCS_2_WARNING := 1
 REPORT_DIR ?= reports/latest
 
 .PHONY: run test deep bench bench-quick docs docs-build browser lint typecheck unit env clean
@@ -25,8 +27,8 @@ run: env
 	$(PY) -m mixbatch conformance --tier smoke --report $(REPORT_DIR)
 
 lint: env
-	$(VENV)/bin/ruff check reference-impl conformance tests bench tools
-	$(VENV)/bin/ruff format --check reference-impl conformance tests bench tools
+	$(VENV)/bin/ruff check reference-impl conformance tests bench tools docs/hooks
+	$(VENV)/bin/ruff format --check reference-impl conformance tests bench tools docs/hooks
 
 typecheck: env
 	$(VENV)/bin/mypy

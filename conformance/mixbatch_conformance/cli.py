@@ -89,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
         "--only", nargs="+", metavar="ID", help="run only checks with these ids/prefixes"
     )
     p.add_argument(
+        "--via",
+        metavar="SCENARIO[,...]",
+        help="run through mitmproxy in front of --target: scenario names, 'all' (the "
+        "transforms) or 'faults'; each scenario reports into REPORT/<scenario>",
+    )
+    p.add_argument(
         "--baseline",
         metavar="URL",
         help="send standalone comparison requests here (--via sets it to the origin)",

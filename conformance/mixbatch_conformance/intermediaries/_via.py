@@ -20,6 +20,7 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from mixbatch_conformance.intermediaries import FAULTS, SCENARIOS, TRANSFORMS, scenario
 from mixbatch_conformance.intermediaries._launcher import start_mitmdump
@@ -129,6 +130,18 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _per_scenario(rest: list[str], name: str) -> list[str]:
+    """The suite's own options, with ``--report DIR`` made ``DIR/<scenario>`` so that one
+    scenario's report does not overwrite another's."""
+    out = list(rest)
+    for i, arg in enumerate(out):
+        if arg == "--report" and i + 1 < len(out):
+            out[i + 1] = str(Path(out[i + 1]) / name)
+        elif arg.startswith("--report="):
+            out[i] = f"--report={Path(arg.removeprefix('--report=')) / name}"
+    return out
+
+
 def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int] | None = None) -> int:
     """Run the suite through each scenario; returns the worst exit status (2 on bad usage)."""
     known, rest = _parser().parse_known_args(list(argv))
@@ -158,7 +171,9 @@ def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int] | None =
                 print(f"via {name}: skipped; the suite's client speaks cleartext HTTP/1.1 only")
                 continue
             print(f"via {name} ({chosen.kind}): {chosen.summary}; testing {via}")
-            code = suite_main(["--target", str(via), "--baseline", known.target, *rest])
+            code = suite_main(
+                ["--target", str(via), "--baseline", known.target, *_per_scenario(rest, name)]
+            )
             if chosen.kind == "fault" and chosen.breaks and code == 0:
                 print(
                     f"via {name}: the suite did not notice the fault ({', '.join(chosen.breaks)})"
