@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 REPORT_DIR ?= reports/latest
 
-.PHONY: run test deep bench bench-quick docs docs-build browser lint typecheck unit env clean
+.PHONY: run test deep results bench bench-quick docs docs-build browser lint typecheck unit env clean
 
 env: $(VENV)/.synced
 
@@ -54,6 +54,9 @@ deep: env
 # The full benchmark run takes 15 to 25 minutes on 2 cores; bench-quick about two.
 bench: env
 	$(PY) -m bench
+
+results: env
+	$(PY) tools/publish_results.py
 
 bench-quick: env
 	$(PY) -m bench --quick

@@ -1,0 +1,163 @@
+"""Run the conformance suite against every implementation the docs list, and publish the
+reports under docs/results/ (``make results``).
+
+Each row of the docs' implementation matrix is one JSON report the suite wrote itself:
+- ``reference.json``: the embedded reference server, standard tier;
+- ``proxy.json``: ``mixbatch proxy`` in front of the reference server used as a plain origin;
+- ``asgi.json``: the Starlette app of tests/asgi wrapped by ``mixbatch.asgi.BatchMiddleware``;
+- ``via-<scenario>.json``: the reference server behind each mitmproxy transform scenario;
+- ``mutation.json``: the suite's self-test score, planted bugs caught by the checks meant
+  for them.
+Every server it starts listens on 127.0.0.1 and is stopped when its run ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+PYTHON = sys.executable
+LISTENING = re.compile(r"listening on (http://\S+)")
+#: How long a started server may take to print its address.
+START_TIMEOUT_S = 30.0
+
+
+@contextlib.contextmanager
+def process_url(argv: list[str], pattern: re.Pattern[str] = LISTENING) -> Iterator[str]:
+    """Start ``argv``, yield the URL it prints, and stop it afterwards."""
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            found = pattern.search(line)
+            if found:
+                # Keep draining the log, or the server blocks once the pipe is full.
+                threading.Thread(target=proc.stdout.read, daemon=True).start()
+                yield found.group(1)
+                return
+        raise RuntimeError(f"{argv[2:4]} exited before it printed its address")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def suite(name: str, args: list[str]) -> None:
+    """Run the suite with ``args`` and copy its report.json to docs/results/NAME.json."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [
+            PYTHON,
+            "-m",
+            "mixbatch",
+            "conformance",
+            "--report",
+            tmp,
+            "--no-progress",
+            "--quiet",
+            *args,
+        ]
+        code = subprocess.run(argv, cwd=ROOT, check=False).returncode
+        report = next(Path(tmp).rglob("report.json"))
+        shutil.copyfile(report, RESULTS / f"{name}.json")
+        print(f"{name}: exit {code}")
+
+
+def mutation_score() -> None:
+    from mixbatch_conformance._context import Context
+    from mixbatch_conformance._embedded import embedded_server, server_only_command
+    from mixbatch_conformance._mutations import MUTATIONS
+    from mixbatch_conformance._registry import all_checks
+    from mixbatch_conformance._relay import Relay
+    from mixbatch_conformance._runner import run_check
+    from mixbatch_conformance._target import reference_target
+    from mixbatch_conformance.cli import with_published_profiles
+
+    checks = {c.id: c for c in all_checks()}
+    rows = []
+    with embedded_server(server_only_command()) as url:
+        relay = Relay(url)
+        relay.start()
+        try:
+            ctx = Context(with_published_profiles(reference_target(url)).with_base_url(relay.url))
+            for m in MUTATIONS:
+                relay.mutation = m
+                verdicts = {c: run_check(checks[c], ctx).verdict.value for c in m.catchers}
+                rows.append(
+                    {
+                        "mutation": m.name,
+                        "breaks": m.breaks,
+                        "caught": all(v in m.caught_by for v in verdicts.values()),
+                        "verdicts": verdicts,
+                    }
+                )
+        finally:
+            relay.stop()
+    caught = sum(r["caught"] for r in rows)
+    doc = {
+        "caught": caught,
+        "planted": len(rows),
+        "score": f"{caught}/{len(rows)}",
+        "mutations": rows,
+    }
+    (RESULTS / "mutation.json").write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"mutation score: {caught}/{len(rows)}")
+
+
+def main() -> int:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    suite("reference", ["--tier", "standard"])
+    with process_url(
+        [PYTHON, "-m", "mixbatch", "serve", "--host", "127.0.0.1", "--port", "0"]
+    ) as origin:
+        with process_url(
+            [
+                PYTHON,
+                "-m",
+                "mixbatch",
+                "proxy",
+                "--upstream",
+                origin,
+                "--port",
+                "0",
+                "--log-level",
+                "INFO",
+            ],
+            re.compile(r"(http://127\.0\.0\.1:\d+)"),
+        ) as proxy:
+            suite("proxy", ["--target", proxy, "--tier", "standard"])
+        with tempfile.TemporaryDirectory() as tmp:
+            argv = [PYTHON, "-m", "mixbatch", "conformance", "--via", "all", "--target", origin]
+            subprocess.run(
+                [*argv, "--report", tmp, "--no-progress", "--quiet"], cwd=ROOT, check=False
+            )
+            for report in sorted(Path(tmp).glob("*/report.json")):
+                shutil.copyfile(report, RESULTS / f"via-{report.parent.name}.json")
+                print(f"via-{report.parent.name}: published")
+    sys.path.insert(0, str(ROOT))
+    from tests.asgi.test_conformance import TARGET, make_batched_app
+    from tests.client.servers import uvicorn_server
+
+    with uvicorn_server(make_batched_app()) as url, tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "target.json"
+        config.write_text(json.dumps({**json.loads(TARGET.read_text()), "base_url": url}))
+        suite("asgi", ["--target", url, "--config", str(config), "--tier", "smoke"])
+    mutation_score()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
