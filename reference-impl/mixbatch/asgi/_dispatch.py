@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from mixbatch.codec import HOP_BY_HOP_FIELDS, PART_CONTROL_FIELDS
+
 from ._types import ASGIApp, Message, Scope
 
 __all__ = ["FRAMING_FIELDS", "SubResponse", "build_scope", "run_part"]
@@ -32,23 +34,7 @@ _log = logging.getLogger("mixbatch.asgi")
 
 #: MB-RESP-4: a response part carries the sub-response's fields "less hop-by-hop and framing
 #: fields"; the part's own control fields may not be forged by the application either.
-FRAMING_FIELDS = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        "content-length",
-        "trailer",
-        "content-transfer-encoding",
-        "http-status-code",
-        "batch-outcome",
-        "content-id",
-        "http-method",
-    }
-)
+FRAMING_FIELDS = HOP_BY_HOP_FIELDS | PART_CONTROL_FIELDS
 
 
 @dataclass(slots=True)

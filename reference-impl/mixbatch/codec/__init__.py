@@ -15,7 +15,15 @@ from ._errors import (
     RemoteProtocolError,
 )
 from ._events import BatchEnd, Event, PartData, PartEnd, RequestPartStart, ResponsePartStart
-from ._fields import FieldPair, Fields, is_field_value, is_token
+from ._fields import (
+    HOP_BY_HOP_FIELDS,
+    PART_CONTROL_FIELDS,
+    FieldPair,
+    Fields,
+    end_to_end,
+    is_field_value,
+    is_token,
+)
 from ._limits import (
     MAX_BATCH_BYTES,
     MAX_BOUNDARY_LENGTH,
@@ -42,12 +50,14 @@ __all__ = [
     "BATCH_MEDIA_TYPE",
     "FORBIDDEN_METHODS",
     "FORBIDDEN_REQUEST_FIELDS",
+    "HOP_BY_HOP_FIELDS",
     "MAX_BATCH_BYTES",
     "MAX_BOUNDARY_LENGTH",
     "MAX_PARTS",
     "MAX_PART_BYTES",
     "MAX_PART_HEADER_BYTES",
     "MIN_RECOMMENDED_BOUNDARY_LENGTH",
+    "PART_CONTROL_FIELDS",
     "PROBLEM_TYPE_BASE",
     "BatchEnd",
     "BatchParser",
@@ -66,6 +76,7 @@ __all__ = [
     "RequestPartStart",
     "ResponsePartStart",
     "Role",
+    "end_to_end",
     "format_batch_content_type",
     "is_field_value",
     "is_token",

@@ -118,3 +118,41 @@ class Fields(Sequence[FieldPair]):
         """A copy without any field named in ``names`` (case-insensitive)."""
         drop = {n.lower() for n in names}
         return Fields(p for p in self._pairs if p[0].lower() not in drop)
+
+
+#: Fields that describe one hop or the framing of one message, never the resource: RFC 9110
+#: §7.6.1 (Connection and the fields it names, Keep-Alive, Proxy-Connection, TE,
+#: Transfer-Encoding, Upgrade) plus Content-Length, Trailer, Host and Expect. MB-RESP-4: a
+#: response part carries the sub-response's fields "less hop-by-hop and framing fields".
+HOP_BY_HOP_FIELDS = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "trailer",
+        "host",
+        "expect",
+    }
+)
+#: The part's own control fields, which a sub-response may not forge into its part.
+PART_CONTROL_FIELDS = frozenset(
+    {"content-id", "http-status-code", "batch-outcome", "http-method", "content-transfer-encoding"}
+)
+
+
+def end_to_end(pairs: Iterable[FieldPair], *, drop: Iterable[str] = ()) -> Fields:
+    """``pairs`` without hop-by-hop and framing fields, the fields Connection names, and
+    ``drop`` (names compared case-insensitively)."""
+    pairs = list(pairs)
+    named = {
+        token.strip().lower()
+        for name, value in pairs
+        if name.lower() == "connection"
+        for token in value.split(",")
+    }
+    gone = HOP_BY_HOP_FIELDS | named | {name.lower() for name in drop}
+    return Fields(p for p in pairs if p[0].lower() not in gone)

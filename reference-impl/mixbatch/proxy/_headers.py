@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from mixbatch.codec import HOP_BY_HOP_FIELDS as FRAMING_AND_HOP_FIELDS
+from mixbatch.codec import PART_CONTROL_FIELDS
+from mixbatch.codec import end_to_end as codec_end_to_end
+
 __all__ = [
     "FRAMING_AND_HOP_FIELDS",
     "PART_CONTROL_FIELDS",
@@ -23,26 +27,6 @@ __all__ = [
     "end_to_end",
 ]
 
-#: RFC 9110 §7.6.1 connection fields, plus framing (Content-Length, Transfer-Encoding, Trailer),
-#: Host (the proxy writes the origin's) and Expect (answered per hop).
-FRAMING_AND_HOP_FIELDS = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        "content-length",
-        "trailer",
-        "host",
-        "expect",
-    }
-)
-#: A sub-response may not smuggle the part's own control fields into its part.
-PART_CONTROL_FIELDS = frozenset(
-    {"content-id", "http-status-code", "batch-outcome", "http-method", "content-transfer-encoding"}
-)
 #: RFC 9110 §7.6.3: "An HTTP-to-HTTP gateway MUST send an appropriate Via header field in each
 #: inbound request message". The pseudonym names the proxy, never an internal host.
 VIA_VALUE = "1.1 mixbatch-proxy"
@@ -55,15 +39,7 @@ def end_to_end(
     pairs: Iterable[tuple[str, str]], *, drop: Iterable[str] = ()
 ) -> list[tuple[str, str]]:
     """``pairs`` without hop-by-hop and framing fields, fields Connection names, and ``drop``."""
-    pairs = list(pairs)
-    named = {
-        token.strip().lower()
-        for name, value in pairs
-        if name.lower() == "connection"
-        for token in value.split(",")
-    }
-    gone = FRAMING_AND_HOP_FIELDS | named | {name.lower() for name in drop}
-    return [(name, value) for name, value in pairs if name.lower() not in gone]
+    return list(codec_end_to_end(pairs, drop=drop))
 
 
 def accepts_multipart(values: list[str]) -> bool:

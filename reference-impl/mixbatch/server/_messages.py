@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO
 
-from mixbatch.codec import Fields
+from mixbatch.codec import HOP_BY_HOP_FIELDS, Fields, end_to_end
 
 __all__ = [
     "FRAMING_AND_HOP_FIELDS",
@@ -34,37 +34,9 @@ __all__ = [
     "end_to_end",
 ]
 
-#: Fields that describe one hop or the framing of one message, never the resource: RFC 9110
-#: §7.6.1 (Connection and the fields it names, Keep-Alive, Proxy-Connection, TE, Transfer-Encoding,
-#: Upgrade) plus Content-Length, Trailer and Host (the target URI's authority, not a header of the
-#: resource). MB-RESP-4: a response part carries the sub-response's fields "less hop-by-hop and
-#: framing fields".
-FRAMING_AND_HOP_FIELDS = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        "content-length",
-        "trailer",
-        "host",
-        "expect",
-    }
-)
 
-
-def end_to_end(pairs: Fields | list[tuple[str, str]]) -> Fields:
-    """``pairs`` without hop-by-hop and framing fields, nor any field named by Connection."""
-    named = {
-        token.strip().lower()
-        for name, value in pairs
-        if name.lower() == "connection"
-        for token in value.split(",")
-    }
-    drop = FRAMING_AND_HOP_FIELDS | named
-    return Fields(p for p in pairs if p[0].lower() not in drop)
+#: The server's name for the codec's hop-by-hop and framing fields (MB-RESP-4).
+FRAMING_AND_HOP_FIELDS = HOP_BY_HOP_FIELDS
 
 
 class BodyTooLarge(Exception):
