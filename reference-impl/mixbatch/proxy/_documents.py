@@ -13,11 +13,18 @@ same ``Limits`` its parser uses, so the two cannot disagree (MB-LIMIT-1).
 from __future__ import annotations
 
 import json
-from http import HTTPStatus
-from typing import Any
 
-from mixbatch.codec import PROBLEM_TYPE_BASE, Limits, MixbatchError
-from mixbatch.server import Response
+from mixbatch.codec import Limits, MixbatchError
+from mixbatch.server import (
+    CAPABILITIES_MEDIA_TYPE,
+    PROBLEM_MEDIA_TYPE,
+    SPEC_VERSION,
+    Response,
+    from_error,
+    problem,
+    problem_body,
+    problem_document,
+)
 
 __all__ = [
     "CAPABILITIES_MEDIA_TYPE",
@@ -31,74 +38,18 @@ __all__ = [
     "problem_response",
 ]
 
-PROBLEM_MEDIA_TYPE = "application/problem+json"
-CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
-#: The spec version the proxy implements (spec/requirements.json ``spec_version``).
-SPEC_VERSION = "draft-01"
 #: What the proxy offers. Not "atomic" (it cannot undo what the origin did: Batch-Mode gets
 #: 501), not "xml"/"json" (one representation), not "collection-get" or "conditional" of its
 #: own (those are the origin's, passed through).
 PROFILES = ("core", "error-policy", "limits")
 
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return f"Status {status}"
-
-
-def problem_document(
-    status: int,
-    slug: str,
-    detail: str,
-    *,
-    title: str | None = None,
-    requirement: str | None = None,
-    part_index: int | None = None,
-    **extensions: Any,
-) -> dict[str, Any]:
-    document: dict[str, Any] = {
-        "type": PROBLEM_TYPE_BASE + slug,
-        "title": title or _phrase(status),
-        "status": status,
-        "detail": detail,
-    }
-    if requirement is not None:
-        document["requirement"] = requirement
-    if part_index is not None:
-        document["part_index"] = part_index
-    document.update(extensions)
-    return document
-
-
-def problem_body(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _document_response(
-    document: dict[str, Any], headers: list[tuple[str, str]] | None = None
-) -> Response:
-    fields = [("Content-Type", PROBLEM_MEDIA_TYPE), *(headers or [])]
-    return Response(int(document["status"]), fields, problem_body(document))
-
-
-def problem_response(
-    status: int,
-    slug: str,
-    detail: str,
-    *,
-    requirement: str | None = None,
-    headers: list[tuple[str, str]] | None = None,
-) -> Response:
-    return _document_response(
-        problem_document(status, slug, detail, requirement=requirement), headers
-    )
+#: The proxy's refusals are the server's problem responses (same shape, MB-STATUS-4).
+problem_response = problem
 
 
 def error_response(error: MixbatchError, headers: list[tuple[str, str]] | None = None) -> Response:
     """The problem response for a codec error, with the error's status hint."""
-    return _document_response(error.to_problem(), headers)
+    return from_error(error, headers=headers)
 
 
 def capabilities_response(limits: Limits, endpoint: str) -> Response:

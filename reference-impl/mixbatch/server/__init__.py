@@ -2,15 +2,41 @@
 
 ``serve`` runs a server until cancelled; ``Server`` and ``build_app`` let tests and tools run one
 in-process. The I/O adapter is ``_connection``; everything below it (router, resources, batch
-endpoint) works on the plain ``Request``/``Response`` model of ``_messages``.
+endpoint) works on the plain ``Request``/``Response`` model of ``_messages``. The problem-details
+helpers are public too, so the batching proxy answers its own refusals in the same shape.
 """
 
 from __future__ import annotations
 
 from ._app import App, build_app
+from ._capabilities import CAPABILITIES_MEDIA_TYPE, SPEC_VERSION
 from ._config import ServerConfig
 from ._messages import Request, Response
+from ._problems import (
+    PROBLEM_MEDIA_TYPE,
+    from_document,
+    from_error,
+    problem,
+    problem_body,
+    problem_document,
+)
 from ._runner import serve
 from ._server import Server
 
-__all__ = ["App", "Request", "Response", "Server", "ServerConfig", "build_app", "serve"]
+__all__ = [
+    "CAPABILITIES_MEDIA_TYPE",
+    "PROBLEM_MEDIA_TYPE",
+    "SPEC_VERSION",
+    "App",
+    "Request",
+    "Response",
+    "Server",
+    "ServerConfig",
+    "build_app",
+    "from_document",
+    "from_error",
+    "problem",
+    "problem_body",
+    "problem_document",
+    "serve",
+]

@@ -17,7 +17,15 @@ from mixbatch.codec import PROBLEM_TYPE_BASE, MixbatchError
 
 from ._messages import Response
 
-__all__ = ["PROBLEM_MEDIA_TYPE", "from_error", "problem", "problem_body", "reason"]
+__all__ = [
+    "PROBLEM_MEDIA_TYPE",
+    "from_document",
+    "from_error",
+    "problem",
+    "problem_body",
+    "problem_document",
+    "reason",
+]
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -35,7 +43,7 @@ def problem_body(document: dict[str, Any]) -> bytes:
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def problem(
+def problem_document(
     status: int,
     slug: str,
     detail: str,
@@ -44,10 +52,9 @@ def problem(
     requirement: str | None = None,
     part_index: int | None = None,
     byte_offset: int | None = None,
-    headers: list[tuple[str, str]] | None = None,
     **extensions: Any,
-) -> Response:
-    """A problem+json ``Response`` of ``status`` with type ``PROBLEM_TYPE_BASE + slug``."""
+) -> dict[str, Any]:
+    """An RFC 9457 problem document of ``status`` with type ``PROBLEM_TYPE_BASE + slug``."""
     document: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + slug,
         "title": title or reason(status),
@@ -61,6 +68,32 @@ def problem(
     if byte_offset is not None:
         document["byte_offset"] = byte_offset
     document.update(extensions)
+    return document
+
+
+def problem(
+    status: int,
+    slug: str,
+    detail: str,
+    *,
+    title: str | None = None,
+    requirement: str | None = None,
+    part_index: int | None = None,
+    byte_offset: int | None = None,
+    headers: list[tuple[str, str]] | None = None,
+    **extensions: Any,
+) -> Response:
+    """A problem+json ``Response`` carrying ``problem_document(...)``."""
+    document = problem_document(
+        status,
+        slug,
+        detail,
+        title=title,
+        requirement=requirement,
+        part_index=part_index,
+        byte_offset=byte_offset,
+        **extensions,
+    )
     return from_document(document, headers=headers)
 
 
