@@ -172,19 +172,23 @@ def _fields_without(
     return Fields(raw if not drop else [pair for i, pair in enumerate(raw) if i not in drop])
 
 
+def _fail(
+    index: int, detail: str, requirement: str, slug: str, title: str, at: int
+) -> RemoteProtocolError:
+    return RemoteProtocolError(
+        detail, requirement=requirement, slug=slug, title=title, part_index=index, offset=at
+    )
+
+
 def _request_start(
     index: int, raw: Sequence[RawField], found: dict[str, list[int]], offset: int, locate: Locate
 ) -> RequestPartStart:
-    def fail(detail: str, requirement: str, slug: str, title: str, at: int) -> RemoteProtocolError:
-        return RemoteProtocolError(
-            detail, requirement=requirement, slug=slug, title=title, part_index=index, offset=at
-        )
-
     forbidden = FORBIDDEN_REQUEST_FIELDS & found.keys()
     if forbidden:
         # MB-PART-10: "A server rejects a request part that carries a forbidden header field".
         first = min(found[n][0] for n in forbidden)
-        raise fail(
+        raise _fail(
+            index,
             f"request part carries the forbidden header field {raw[first][0]!r}",
             "MB-PART-10",
             "forbidden-part-field",
@@ -204,10 +208,13 @@ def _request_start(
                 f"request part has an invalid Http-Method field: {method!r}",
                 locate(methods[0]),
             )
-        raise fail(detail, "MB-PART-2", "invalid-http-method", "Missing or invalid Http-Method", at)
+        raise _fail(
+            index, detail, "MB-PART-2", "invalid-http-method", "Missing or invalid Http-Method", at
+        )
     # MB-SUB-3: "A server rejects a part whose Http-Method is CONNECT or TRACE".
     if method.upper() in FORBIDDEN_METHODS:
-        raise fail(
+        raise _fail(
+            index,
             f"Http-Method {method!r} is not allowed in a batch",
             "MB-SUB-3",
             "forbidden-method",
@@ -227,7 +234,9 @@ def _request_start(
                 f"Content-Id {raw[ids[0]][1]!r} is not '<' URI-reference '>'",
                 locate(ids[0]),
             )
-        raise fail(detail, "MB-PART-4", "invalid-content-id", "Missing or malformed Content-Id", at)
+        raise _fail(
+            index, detail, "MB-PART-4", "invalid-content-id", "Missing or malformed Content-Id", at
+        )
     fields = _fields_without(raw, found, ("http-method", "content-id"))
     return RequestPartStart(index, method, target, fields, offset, locate(ids[0]))
 
@@ -235,14 +244,10 @@ def _request_start(
 def _response_start(
     index: int, raw: Sequence[RawField], found: dict[str, list[int]], offset: int, locate: Locate
 ) -> ResponsePartStart:
-    def fail(detail: str, requirement: str, slug: str, title: str, at: int) -> RemoteProtocolError:
-        return RemoteProtocolError(
-            detail, requirement=requirement, slug=slug, title=title, part_index=index, offset=at
-        )
-
     if FORBIDDEN_RESPONSE_FIELDS & found.keys():
         first = min(found[n][0] for n in FORBIDDEN_RESPONSE_FIELDS & found.keys())
-        raise fail(
+        raise _fail(
+            index,
             f"response part carries the header field {raw[first][0]!r}, which no response part may carry",
             "MB-RESP-4",
             "forbidden-part-field",
@@ -252,7 +257,8 @@ def _response_start(
     outcomes = found.get("batch-outcome")
     outcome = raw[outcomes[0]][1] if outcomes else None
     if outcomes and (len(outcomes) > 1 or not is_token(outcome or "")):
-        raise fail(
+        raise _fail(
+            index,
             f"invalid Batch-Outcome {', '.join(raw[i][1] for i in outcomes)!r}",
             "MB-RESP-5",
             "invalid-outcome",
@@ -262,7 +268,8 @@ def _response_start(
     statuses = found.get("http-status-code")
     status_text = raw[statuses[0]][1] if statuses else None
     if statuses and (len(statuses) > 1 or not _STATUS.fullmatch(status_text or "")):
-        raise fail(
+        raise _fail(
+            index,
             f"Http-Status-Code {', '.join(raw[i][1] for i in statuses)!r} is not one 3-digit status",
             "MB-RESP-2",
             "invalid-status",
@@ -285,7 +292,8 @@ def _response_start(
     # MB-RESP-2: "Each response part of a sub-request that ran carries exactly one
     # Http-Status-Code"; MB-RESP-5: a skipped part carries "no Http-Status-Code".
     if ran and status is None:
-        raise fail(
+        raise _fail(
+            index,
             "response part has no Http-Status-Code",
             "MB-RESP-2",
             "missing-status",
@@ -293,7 +301,8 @@ def _response_start(
             offset,
         )
     if not ran and statuses:
-        raise fail(
+        raise _fail(
+            index,
             f"a part with Batch-Outcome {outcome!r} must not carry Http-Status-Code",
             "MB-RESP-5" if outcome == "skipped" else "MB-STATUS-6",
             "invalid-outcome",
@@ -305,7 +314,8 @@ def _response_start(
     if ids:
         content_id = parse_content_id(raw[ids[0]][1]) if len(ids) == 1 else None
         if content_id is None:
-            raise fail(
+            raise _fail(
+                index,
                 f"response Content-Id {raw[_blame(ids)][1]!r} is repeated or not '<' URI-reference '>'",
                 "MB-RESP-3",
                 "invalid-content-id",
@@ -314,7 +324,8 @@ def _response_start(
             )
     elif outcome != "aborted":
         # MB-RESP-3: "Each response part echoes the request part's Content-Id value".
-        raise fail(
+        raise _fail(
+            index,
             "response part has no Content-Id echoing its request part",
             "MB-RESP-3",
             "invalid-content-id",
