@@ -38,6 +38,17 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(parts))
 
 
+def _first_segment(path: str) -> str:
+    """The first segment of a path: ``books`` for ``/books/1``."""
+    return path[1:].partition("/")[0]
+
+
+def _literal_first_segment(pattern: str) -> str | None:
+    """A pattern's first segment, or None when it holds a parameter (it matches any)."""
+    segment = _first_segment(pattern)
+    return None if "{" in segment else segment
+
+
 @dataclass(frozen=True, slots=True)
 class Route:
     """A path pattern with ``{name}`` segments and the handlers of each method it allows."""
@@ -68,13 +79,24 @@ class Router:
 
     def __init__(self, routes: Sequence[Route]) -> None:
         self._routes = tuple(routes)
+        # Only routes that can match are tried, still in table order: each literal first
+        # segment has its own list, and a route whose first segment holds a parameter is in
+        # every list and in the one for all other paths. Every request pays for routing, and
+        # this is one dictionary look-up instead of a regular expression per route.
+        table = [(route, _literal_first_segment(route.pattern)) for route in self._routes]
+        self._anywhere = tuple(route for route, segment in table if segment is None)
+        self._by_segment = {
+            segment: tuple(route for route, other in table if other in (segment, None))
+            for _, segment in table
+            if segment is not None
+        }
 
     @property
     def routes(self) -> tuple[Route, ...]:
         return self._routes
 
     def match(self, path: str) -> tuple[Route, dict[str, str]] | None:
-        for route in self._routes:
+        for route in self._by_segment.get(_first_segment(path), self._anywhere):
             found = route.regex.fullmatch(path)
             if found is not None:
                 return route, found.groupdict()
