@@ -15,6 +15,7 @@ caller can write every part to the wire the moment it is ready and the reader se
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from ._errors import LocalProtocolError
@@ -28,6 +29,12 @@ __all__ = ["BatchWriter"]
 
 _RESERVED_REQUEST = frozenset({"http-method", "content-id"})
 _RESERVED_RESPONSE = frozenset({"http-status-code", "batch-outcome", "content-id"})
+#: The fields a caller may not put into each kind of part: forbidden ones, and those the writer
+#: writes itself.
+_NOT_IN_REQUEST = FORBIDDEN_REQUEST_FIELDS | _RESERVED_REQUEST
+_NOT_IN_RESPONSE = FORBIDDEN_RESPONSE_FIELDS | _RESERVED_RESPONSE
+#: Distinct (name, value) pairs whose checked field line is remembered; see ``_field_line``.
+FIELD_LINE_CACHE_SIZE = 1024
 
 
 def _local(detail: str, requirement: str, index: int) -> LocalProtocolError:
@@ -38,6 +45,18 @@ def _local(detail: str, requirement: str, index: int) -> LocalProtocolError:
         slug="local-error",
         title="Invalid batch to send",
     )
+
+
+@functools.lru_cache(maxsize=FIELD_LINE_CACHE_SIZE)
+def _field_line(name: str, value: str) -> str | None:
+    """``name: value``, or None when the name is not a token or the value not a field-value.
+
+    The parts of one batch (and of the next) mostly repeat the same few fields, such as one
+    Content-Type, so the two regular-expression checks are remembered per distinct pair.
+    """
+    if is_token(name) and is_field_value(value):
+        return f"{name}: {value}"
+    return None
 
 
 class BatchWriter:
@@ -86,9 +105,7 @@ class BatchWriter:
                 f"target {target!r} is not a URI-reference without a fragment", "MB-PART-3", index
             )
         head = [f"Http-Method: {method}", f"Content-Id: <{target}>"]
-        return self._part(
-            head, fields, body, FORBIDDEN_REQUEST_FIELDS | _RESERVED_REQUEST, "MB-PART-9"
-        )
+        return self._part(head, fields, body, _NOT_IN_REQUEST, "MB-PART-9")
 
     def response_part(
         self,
@@ -126,9 +143,7 @@ class BatchWriter:
             raise _local(
                 "a response part must echo its request part's Content-Id", "MB-RESP-3", index
             )
-        return self._part(
-            head, fields, body, FORBIDDEN_RESPONSE_FIELDS | _RESERVED_RESPONSE, "MB-RESP-4"
-        )
+        return self._part(head, fields, body, _NOT_IN_RESPONSE, "MB-RESP-4")
 
     def close(self) -> bytes:
         """The close delimiter. A batch needs at least one part (MB-WIRE-18)."""
@@ -158,7 +173,8 @@ class BatchWriter:
                 raise _local(f"header field {name!r} may not appear here", requirement, index)
             # MB-PART-7: "A sender does not fold any part header field"; a value with CR or LF
             # would be a fold or an injected line, so it is not a field-value at all.
-            if not is_token(name) or not is_field_value(value):
+            line = _field_line(name, value)
+            if line is None:
                 raise _local(f"invalid header field {name!r}: {value!r}", "MB-PART-11", index)
             if lname == "content-length":
                 if value != str(length) or has_length:
@@ -168,7 +184,7 @@ class BatchWriter:
                         index,
                     )
                 has_length = True
-            head.append(f"{name}: {value}")
+            head.append(line)
         if not has_length:
             head.append(f"Content-Length: {length}")
         if self._guard in body or bytes(body[: len(self._dash)]) == self._dash:
