@@ -42,18 +42,18 @@ class App:
         )
 
     async def __call__(self, request: Request) -> Response:
-        return await self._handle(request, "request")
+        return await self._handle(request, None)
 
     async def run_subrequest(self, request: Request, index: int) -> Response:
-        return await self._handle(request, f"sub-request[{index}]")
+        return await self._handle(request, index)
 
-    async def _handle(self, request: Request, label: str) -> Response:
+    async def _handle(self, request: Request, index: int | None) -> Response:
         started = time.perf_counter()
         response = await self.router.handle(request)
         if access_log.isEnabledFor(logging.INFO):
             access_log.info(
                 "%s %s %s -> %d (%.1f ms)",
-                label,
+                "request" if index is None else f"sub-request[{index}]",
                 request.method,
                 request.target,
                 response.status,

@@ -25,6 +25,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 from mixbatch.codec import (
+    PART_CONTROL_FIELDS,
     BatchWriter,
     Fields,
     LocalProtocolError,
@@ -50,14 +51,6 @@ _log = logging.getLogger("mixbatch.server")
 #: MB-SUB-5: "The batch request's Authorization and Cookie fields apply to each part that
 #: carries none of its own"; MB-SUB-6: no other batch request field is applied.
 INHERITED_FIELDS = ("Authorization", "Cookie")
-#: Fields a sub-response may not pass into its part: the part's own control fields.
-_PART_CONTROL_FIELDS = (
-    "Content-Id",
-    "Http-Status-Code",
-    "Batch-Outcome",
-    "Http-Method",
-    "Content-Transfer-Encoding",
-)
 #: Parts run back to back yield to the event loop this often, so one long batch of instant
 #: parts cannot starve other connections (and its output is flushed in between).
 _YIELD_EVERY = 32
@@ -188,26 +181,54 @@ class BatchEndpoint:
             return JsonRenderer(SPEC_VERSION)
         return MultipartRenderer(BatchWriter())
 
-    def _subrequest(self, batch: Request, envelope: Envelope, part: PartSpec) -> Request:
-        fields = list(end_to_end(part.fields))
+    @staticmethod
+    def _inherited(batch: Request) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The batch's own fields that parts may inherit (MB-SUB-5), read once per batch."""
+        inherited = []
         for name in INHERITED_FIELDS:
-            if part.fields.get(name) is None:
-                fields.extend((name, value) for value in batch.headers.get_all(name))
+            values = batch.headers.get_all(name)
+            if values:
+                inherited.append((name, [(name, value) for value in values]))
+        return inherited
+
+    def _subrequest(
+        self,
+        batch: Request,
+        inherited: list[tuple[str, list[tuple[str, str]]]],
+        envelope: Envelope,
+        part: PartSpec,
+    ) -> Request:
+        fields = end_to_end(part.fields)
+        if inherited:
+            extra = [
+                pair for name, pairs in inherited if part.fields.get(name) is None for pair in pairs
+            ]
+            if extra:
+                fields = Fields([*fields, *extra])
         return Request(
             method=part.method,
             target=part.target,
-            headers=Fields(fields),
+            headers=fields,
             body=SpooledBody(envelope.spool, part.start, part.length),
             scheme=batch.scheme,
             authority=batch.authority,
         )
 
-    async def _result(self, batch: Request, envelope: Envelope, part: PartSpec) -> PartResult:
-        response = await self._run(self._subrequest(batch, envelope, part), part.index)
+    async def _result(
+        self,
+        batch: Request,
+        inherited: list[tuple[str, list[tuple[str, str]]]],
+        envelope: Envelope,
+        part: PartSpec,
+    ) -> PartResult:
+        request = self._subrequest(batch, inherited, envelope, part)
+        response = await self._run(request, part.index)
         body = response.body
         if not isinstance(body, bytes):
             body = b"".join([bytes(chunk) async for chunk in body])
-        fields = list(end_to_end(response.headers).without(*_PART_CONTROL_FIELDS))
+        # MB-RESP-4: the part carries the sub-response's fields less hop-by-hop and framing
+        # fields, and never the part's own control fields.
+        fields = end_to_end(response.headers, drop=PART_CONTROL_FIELDS)
         return PartResult(
             part.index, part.target, part.content_id, response.status, None, fields, body
         )
@@ -231,6 +252,7 @@ class BatchEndpoint:
         summary = Summary()
         stopped = False
         loop = asyncio.get_running_loop()
+        inherited = self._inherited(batch)
         try:
             for count, part in enumerate(envelope.parts, 1):
                 if stopped:
@@ -241,7 +263,7 @@ class BatchEndpoint:
                     # An eager task runs the part at once, up to its first real wait; most parts
                     # never wait and are done here, with no timer armed or event-loop round trip.
                     task = asyncio.Task(
-                        self._result(batch, envelope, part), loop=loop, eager_start=True
+                        self._result(batch, inherited, envelope, part), loop=loop, eager_start=True
                     )
                     if not task.done():
                         try:

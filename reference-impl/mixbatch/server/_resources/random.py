@@ -35,7 +35,8 @@ def routes(max_bytes: int) -> list[Route]:
                 f"{size} octets is over the limit of {max_bytes}",
                 max_bytes=max_bytes,
             )
-        seeds = parse_qs(request.query).get("seed")
+        query = request.query
+        seeds = parse_qs(query).get("seed") if query else None
         # A seeded generator is not for secrets, only for reproducible test payloads.
         body = _random.Random(f"{seeds[0]}/{size}").randbytes(size) if seeds else os.urandom(size)
         return Response(
