@@ -33,6 +33,10 @@ def is_uri_reference(text: str) -> bool:
 
 def remove_dot_segments(path: str) -> str:
     """RFC 3986 §5.2.4."""
+    if "/." not in path and not path.startswith("."):
+        # No segment is "." or "..": the algorithm below would copy the path unchanged, and
+        # almost every target is like that, so the segment-by-segment loop is skipped.
+        return path
     output: list[str] = []
     inp = path
     while inp:
