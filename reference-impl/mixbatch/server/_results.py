@@ -19,12 +19,15 @@ from mixbatch.codec import BatchWriter
 __all__ = ["MultipartRenderer", "PartResult", "Renderer", "Summary"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PartResult:
     """The outcome of one request part, in the terms every representation shares.
 
     ``content_id`` is the request part's Content-Id between the angle brackets, exactly as
     written; ``href`` is the resolved target. Both are ``None`` only for the aborted entry.
+
+    Not frozen, though nothing changes one after it is built: a batch builds one per part, and
+    a frozen dataclass's ``__init__`` (``object.__setattr__`` per field) costs five times as much.
     """
 
     index: int
