@@ -21,6 +21,7 @@ parts without their own (MB-SUB-5); nothing else is (MB-SUB-6).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
@@ -58,8 +59,21 @@ _YIELD_EVERY = 32
 #: parts are not held in memory together (the connection writes at 64 KiB too).
 _READY_MAX_BYTES = 64 * 1024
 
+#: Distinct field sections whose end-to-end form is remembered; see ``_end_to_end``.
+END_TO_END_CACHE_SIZE = 256
+
 SubRequestRunner = Callable[[Request, int], Awaitable[Response]]
 """Runs one sub-request (with its part index, for logging) through the application router."""
+
+
+@functools.lru_cache(maxsize=END_TO_END_CACHE_SIZE)
+def _end_to_end(fields: Fields | tuple[tuple[str, str], ...], drop: frozenset[str]) -> Fields:
+    """``end_to_end(fields, drop=drop)``, remembered per distinct field section.
+
+    Each part needs it twice (its request fields, its response's fields), and the parts of a
+    batch mostly repeat the same few sections; ``Fields`` is immutable, so one can be shared.
+    """
+    return end_to_end(fields, drop=drop)
 
 
 class BatchEndpoint:
@@ -198,7 +212,7 @@ class BatchEndpoint:
         envelope: Envelope,
         part: PartSpec,
     ) -> Request:
-        fields = end_to_end(part.fields)
+        fields = _end_to_end(part.fields, frozenset())
         if inherited:
             extra = [
                 pair for name, pairs in inherited if part.fields.get(name) is None for pair in pairs
@@ -228,7 +242,7 @@ class BatchEndpoint:
             body = b"".join([bytes(chunk) async for chunk in body])
         # MB-RESP-4: the part carries the sub-response's fields less hop-by-hop and framing
         # fields, and never the part's own control fields.
-        fields = end_to_end(response.headers, drop=PART_CONTROL_FIELDS)
+        fields = _end_to_end(tuple(response.headers), PART_CONTROL_FIELDS)
         return PartResult(
             part.index, part.target, part.content_id, response.status, None, fields, body
         )
