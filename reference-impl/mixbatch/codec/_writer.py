@@ -187,7 +187,7 @@ class BatchWriter:
             head.append(line)
         if not has_length:
             head.append(f"Content-Length: {length}")
-        if self._guard in body or bytes(body[: len(self._dash)]) == self._dash:
+        if self._guard in body or body[: len(self._dash)] == self._dash:
             raise _local(
                 "the body contains the delimiter; choose another boundary", "MB-WIRE-6", index
             )
