@@ -37,6 +37,7 @@ from __future__ import annotations
 import enum
 import re
 
+from ._accelerator import SCAN, UNAVAILABLE_REASON
 from ._errors import IncompleteBatch, LimitExceeded, MixbatchError, RemoteProtocolError
 from ._events import BatchEnd, Event, PartData, PartEnd, ResponsePartStart
 from ._fields import FIELD_BLOCK, FIELD_LINE, FIELD_PAIRS
@@ -72,6 +73,10 @@ class BatchParser:
     ``feed`` accepts the content in chunks of any size (``bytes``, ``bytearray`` or
     ``memoryview``) and returns the events completed so far; ``feed_eof`` says the content
     ended. Any ``RemoteProtocolError`` leaves the parser in a sticky error state.
+
+    ``accelerated`` chooses the C fast path (``_accel.c``) for runs of whole, plainly valid
+    parts: None uses it when it is built, False never, True requires it. The events and errors
+    are the same either way; the pure-Python code is the reference.
     """
 
     __slots__ = (
@@ -95,12 +100,18 @@ class BatchParser:
         "_pos",
         "_prev",
         "_role",
+        "_scan",
         "_state",
         "_total",
     )
 
     def __init__(
-        self, boundary: bytes | str, role: Role = Role.REQUEST, limits: Limits | None = None
+        self,
+        boundary: bytes | str,
+        role: Role = Role.REQUEST,
+        limits: Limits | None = None,
+        *,
+        accelerated: bool | None = None,
     ) -> None:
         if isinstance(boundary, str):
             boundary = boundary.encode("ascii")
@@ -128,6 +139,9 @@ class BatchParser:
         self._dash_at = 0  # absolute offset of the current delimiter line's first "-"
         self._expected_at: int | None = None  # offset of the part's Content-Length line
         self._error: MixbatchError | None = None
+        if accelerated and SCAN is None:
+            raise RuntimeError(f"the C fast path is unavailable: {UNAVAILABLE_REASON}")
+        self._scan = None if accelerated is False else SCAN
 
     @property
     def role(self) -> Role:
@@ -231,6 +245,8 @@ class BatchParser:
             elif state is _State.HEADERS:
                 progressed = self._headers(events)
             elif state is _State.AFTER_DASH:
+                if self._scan is not None and not (self._aborted or self._after_close):
+                    self._scan_whole_parts(events)
                 progressed = self._after_dash(events)
             elif state is _State.PREAMBLE:
                 progressed = self._preamble()
@@ -239,6 +255,27 @@ class BatchParser:
                 return
             if not progressed:
                 return
+
+    def _scan_whole_parts(self, events: list[Event]) -> None:
+        """Let the C fast path take the whole, plainly valid parts ahead; it stops after a
+        dash-boundary, so the state stays AFTER_DASH and the Python code goes on from there."""
+        assert self._scan is not None
+        limits, buf = self._limits, self._buf
+        pos, index, dash_at = self._scan(
+            buf,
+            memoryview(buf),
+            self._pos,
+            self._base,
+            self._index,
+            self._role is Role.REQUEST,
+            self._dash,
+            limits.max_parts,
+            limits.max_part_header_bytes,
+            limits.max_part_bytes,
+            events,
+        )
+        if dash_at >= 0:
+            self._pos, self._index, self._dash_at = pos, index, dash_at
 
     # Offsets follow spec/schemas/vector.schema.json: a delimiter-line fault is reported at the
     # line's first "-" and belongs to the part that line opens; a header-line fault at the
@@ -440,7 +477,7 @@ class BatchParser:
                 return self._enter_dash(self._base + pos, pos + len(dash))
         hit = buf.find(self._nl_dash, pos)
         if hit == -1:
-            safe = len(buf) - len(self._nl_dash)
+            safe = self._undecided_tail(buf, pos)
             if safe > pos:
                 self._emit(events, pos, safe)
                 self._pos = safe
@@ -457,6 +494,20 @@ class BatchParser:
             raise self._length_mismatch()
         events.append(PartEnd(self._index, self._part_len))
         return self._enter_dash(self._base + hit + 1, hit + len(self._nl_dash))
+
+    def _undecided_tail(self, buf: bytes, pos: int) -> int:
+        """Where the octets that might still begin a delimiter start, given that ``buf`` holds
+        no whole one: a final CR, or an LF near the end whose rest is a prefix of
+        "LF--boundary", with the octet before it. Everything before is body. Keeping the tail
+        short (usually empty) lets the next chunk be parsed in place instead of appended."""
+        nl_dash = self._nl_dash
+        end = len(buf)
+        lf = buf.rfind(b"\n", max(pos, end - len(nl_dash) + 1))
+        if lf != -1 and nl_dash.startswith(buf[lf:]):
+            end = lf - 1
+        elif buf.endswith(b"\r"):
+            end -= 1
+        return max(pos, end)
 
     def _emit(self, events: list[Event], start: int, end: int) -> None:
         self._part_len += end - start

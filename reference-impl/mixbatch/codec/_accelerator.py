@@ -1,0 +1,56 @@
+"""The parser's optional C fast path (``_accel.c``), loaded and bound to the codec's classes.
+
+``SCAN`` is ``_accel.scan`` when the extension was built and ``MIXBATCH_PURE_PYTHON`` is not
+set to ``1``; otherwise it is None and ``BatchParser`` runs the pure-Python code alone. The
+pure-Python parser is the reference: the fast path only takes whole, plainly valid parts and
+leaves everything else, every error included, to it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ._events import PartData, PartEnd, RequestPartStart, ResponsePartStart
+from ._fields import Fields
+from ._parts import FORBIDDEN_REQUEST_FIELDS, FORBIDDEN_RESPONSE_FIELDS
+
+__all__ = ["SCAN", "UNAVAILABLE_REASON"]
+
+#: The slot order the C code fills, which is each class's field order.
+_Shape = tuple[type, tuple[str, ...]]
+_SHAPES: tuple[_Shape, _Shape, _Shape, _Shape, _Shape] = (
+    (RequestPartStart, ("index", "method", "target", "fields", "offset", "target_offset")),
+    (ResponsePartStart, ("index", "status", "outcome", "content_id", "fields", "offset")),
+    (PartData, ("index", "data")),
+    (PartEnd, ("index", "length")),
+    (Fields, ("_pairs",)),
+)
+
+
+def _load() -> tuple[Callable[..., tuple[int, int, int]] | None, str | None]:
+    if os.environ.get("MIXBATCH_PURE_PYTHON") == "1":
+        return None, "MIXBATCH_PURE_PYTHON=1"
+    try:
+        from . import _accel
+    except ImportError as exc:
+        return None, f"the C extension is not built ({exc})"
+    for cls, slots in _SHAPES:
+        # Every slot must be filled, or an attribute would be missing on the event.
+        if set(_all_slots(cls)) != set(slots):
+            return None, f"{cls.__name__} slots changed: the C fast path is out of date"
+    _accel.configure(
+        *_SHAPES,
+        tuple(sorted(name.encode("ascii") for name in FORBIDDEN_REQUEST_FIELDS)),
+        tuple(sorted(name.encode("ascii") for name in FORBIDDEN_RESPONSE_FIELDS)),
+    )
+    scan: Callable[..., tuple[int, int, int]] = _accel.scan
+    return scan, None
+
+
+def _all_slots(cls: type[Any]) -> list[str]:
+    return [s for klass in cls.__mro__ for s in getattr(klass, "__slots__", ())]
+
+
+SCAN, UNAVAILABLE_REASON = _load()
