@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 REPORT_DIR ?= reports/latest
 
-.PHONY: run test deep results bench bench-quick docs docs-build browser lint typecheck unit env clean
+.PHONY: asan run test deep results bench bench-quick docs docs-build browser lint typecheck unit env clean
 
 # env also builds the codec's C fast path in place (hatch_build.py; a no-op when up to date).
 # Here it must build: without it the tests would only measure the pure-Python parser.
@@ -53,6 +53,10 @@ docs-build: env
 
 deep: env
 	$(PY) tools/pytest_strict.py -q -m deep --mixbatch-tier deep
+
+# The C fast path under AddressSanitizer + UBSan (tools/asan_accel.sh); outside make test.
+asan: env
+	bash tools/asan_accel.sh
 
 # The full benchmark run takes 15 to 25 minutes on 2 cores; bench-quick about two.
 bench: env
