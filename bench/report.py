@@ -157,6 +157,12 @@ def _scenario_c(c: dict[str, Any]) -> list[str]:
 
 def _scenario_d(d: dict[str, Any]) -> list[str]:
     lines = ["## D: the codec against other multipart parsers", ""]
+    if "fast_path" in d:
+        state = "built and used" if d["fast_path"] else f"not used ({d.get('fast_path_reason')})"
+        lines += [
+            f"mixbatch's C fast path: {state}; `mixbatch_pure` is the pure-Python reference parser.",
+            "",
+        ]
     for label, shape in d["shapes"].items():
         lines += [
             f"### {label} ({shape['message_bytes'] / 1e6:.1f} MB message)",

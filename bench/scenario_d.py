@@ -39,6 +39,7 @@ import python_multipart
 from requests_toolbelt.multipart.decoder import MultipartDecoder
 
 from mixbatch.codec import BatchParser, BatchWriter, Limits, PartData, PartEnd, Role
+from mixbatch.codec._accelerator import SCAN, UNAVAILABLE_REASON
 
 from .stats import log, summarize
 
@@ -228,7 +229,12 @@ def _shape(n: int, size: int, repeats: int, parsers: dict[str, Parse]) -> dict[s
 
 def run(quick: bool, repeats: int) -> dict[str, Any]:
     shapes = QUICK_SHAPES if quick else SHAPES
-    results: dict[str, Any] = {"chunk_bytes": CHUNK, "shapes": {}}
+    results: dict[str, Any] = {
+        "chunk_bytes": CHUNK,
+        "fast_path": SCAN is not None,
+        "fast_path_reason": UNAVAILABLE_REASON,
+        "shapes": {},
+    }
     for label, (n, size) in shapes.items():
         log(f"D: {label} x{repeats}")
         parsers = dict(PARSERS)
