@@ -148,11 +148,14 @@ def end_to_end(pairs: Iterable[FieldPair], *, drop: Iterable[str] = ()) -> Field
     """``pairs`` without hop-by-hop and framing fields, the fields Connection names, and
     ``drop`` (names compared case-insensitively)."""
     pairs = list(pairs)
+    lowered = [name.lower() for name, _value in pairs]
     named = {
         token.strip().lower()
-        for name, value in pairs
-        if name.lower() == "connection"
+        for lname, (_name, value) in zip(lowered, pairs, strict=True)
+        if lname == "connection"
         for token in value.split(",")
     }
-    gone = HOP_BY_HOP_FIELDS | named | {name.lower() for name in drop}
-    return Fields(p for p in pairs if p[0].lower() not in gone)
+    extra = {name.lower() for name in drop}
+    # The common case (no Connection field, nothing to drop) needs no new set.
+    gone = HOP_BY_HOP_FIELDS | named | extra if named or extra else HOP_BY_HOP_FIELDS
+    return Fields([p for lname, p in zip(lowered, pairs, strict=True) if lname not in gone])
