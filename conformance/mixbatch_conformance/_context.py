@@ -93,6 +93,8 @@ class Context:
     #: Where standalone comparison requests go: the origin behind an intermediary under --via,
     #: which treats a batch as opaque (MB-INTER-1) but may add fields to plain requests.
     baseline_url: str | None = None
+    #: The intermediary scenario the suite runs through (--via), None when it talks direct.
+    intermediary: str | None = None
 
     def __post_init__(self) -> None:
         host, port, base = split_url(self.target.base_url)

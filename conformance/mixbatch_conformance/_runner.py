@@ -1,7 +1,9 @@
 """Runs checks against a target and turns what the Judge recorded into verdicts.
 
 Theory of operation: for each selected check the runner first decides applicability (an
-unclaimed profile is N/A without sending anything), then calls `check.run(ctx, judge)`
+unclaimed profile is N/A without sending anything, and so is a check that only holds on a
+direct connection when the run goes through an intermediary, see
+intermediaries.DIRECT_ONLY_CHECKS), then calls `check.run(ctx, judge)`
 and classifies: NotApplicable -> N/A, SetupError -> SETUP-ERROR, TimeoutError -> TIMEOUT,
 any other exception -> HARNESS-ERROR, no expectation stated -> HARNESS-ERROR, a broken
 expectation -> FAIL/WARN/INFO by the strongest keyword among the broken expectations'
@@ -27,6 +29,7 @@ from mixbatch_conformance._judge import (
 )
 from mixbatch_conformance._registry import Check
 from mixbatch_conformance._requirements import RequirementIndex, Severity, load_index
+from mixbatch_conformance.intermediaries import direct_only_reason
 
 __all__ = ["CheckResult", "Replays", "run_check", "run_checks"]
 
@@ -95,6 +98,15 @@ def run_check(check: Check, ctx: Context, index: RequirementIndex | None = None)
             check,
             Verdict.NA,
             f"the target does not claim the {check.profile!r} profile",
+            judge,
+            0.0,
+        )
+    direct_only = direct_only_reason(check.id) if ctx.intermediary else None
+    if direct_only is not None:
+        return CheckResult(
+            check,
+            Verdict.NA,
+            f"runs direct only, not through {ctx.intermediary!r}: {direct_only}",
             judge,
             0.0,
         )

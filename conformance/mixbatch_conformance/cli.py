@@ -99,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="send standalone comparison requests here (--via sets it to the origin)",
     )
+    p.add_argument(
+        "--via-scenario",
+        metavar="NAME",
+        help="the intermediary this run goes through (--via sets it); direct-only checks "
+        "are then N/A",
+    )
     p.add_argument("--list", action="store_true", help="list the checks and exit")
     p.add_argument("--no-progress", action="store_true", help="no live progress display")
     p.add_argument("--quiet", action="store_true", help="print only the verdict counts")
@@ -153,6 +159,7 @@ def run(
     quiet: bool = False,
     budget: float = 600.0,
     baseline: str | None = None,
+    intermediary: str | None = None,
 ) -> tuple[int, list[CheckResult]]:
     """Run the suite against `target`; write reports; return the exit code and results."""
     from mixbatch_conformance._display import Progress, print_summary
@@ -161,7 +168,7 @@ def run(
     index = load_index()
     chosen = select(tier, only)
     run_seed = seed if seed is not None else secrets.randbits(32)
-    ctx = Context(target, baseline_url=baseline)
+    ctx = Context(target, baseline_url=baseline, intermediary=intermediary)
     ctx.cache["seed"] = run_seed
     ctx.cache["tier"] = tier
     properties = [c for c in chosen if c.tier != "smoke"]
@@ -288,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                 quiet=args.quiet,
                 budget=args.budget,
                 baseline=args.baseline,
+                intermediary=args.via_scenario,
             )
             return code
     except ConfigError as exc:

@@ -26,6 +26,7 @@ __all__ = [
     "SCENARIOS",
     "TRANSFORMS",
     "Scenario",
+    "direct_only_reason",
     "scenario",
 ]
 
@@ -88,11 +89,22 @@ TRANSFORMS = tuple(n for n, s in SCENARIOS.items() if s.kind == "transform")
 FAULTS = tuple(n for n, s in SCENARIOS.items() if s.kind == "fault")
 
 #: Check kinds that depend on what mitmproxy handles itself; through it they are not applicable.
+#: A kind names every check whose id holds it as whole hyphen-separated words
+#: (``pipelining`` names ``pipelining-in-order`` and ``property-pipelining-order``).
 DIRECT_ONLY_CHECKS = {
     "pipelining": "mitmproxy de-pipelines: it reads one request, answers it, then reads the next",
     "expect-100-continue": "mitmproxy answers Expect: 100-continue itself",
     "cl-te-conflict": "mitmproxy rejects Content-Length together with Transfer-Encoding itself",
 }
+
+
+def direct_only_reason(check_id: str) -> str | None:
+    """Why the check ``check_id`` cannot be judged through mitmproxy, or None if it can."""
+    words = f"-{check_id}-"
+    for kind, reason in DIRECT_ONLY_CHECKS.items():
+        if f"-{kind}-" in words:
+            return reason
+    return None
 
 
 def scenario(name: str) -> Scenario:

@@ -172,7 +172,15 @@ def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int] | None =
                 continue
             print(f"via {name} ({chosen.kind}): {chosen.summary}; testing {via}")
             code = suite_main(
-                ["--target", str(via), "--baseline", known.target, *_per_scenario(rest, name)]
+                [
+                    "--target",
+                    str(via),
+                    "--baseline",
+                    known.target,
+                    "--via-scenario",
+                    name,
+                    *_per_scenario(rest, name),
+                ]
             )
             if chosen.kind == "fault" and chosen.breaks and code == 0:
                 print(
