@@ -2,10 +2,13 @@
 
 Theory of operation: a target is a base URL plus facts only its operator knows: which
 resources exist (`ok` answers 2xx to GET, `not_found` answers 404, `collection` supports GET
-collection retrieval, `sandbox_collection` accepts POST/PUT/DELETE, `etag_resource` sends an
-ETag, `echo` accepts any method with any content and answers 2xx), which response fields change from one request to the next (`volatile_headers`, left
-out of batch-versus-alone comparisons), credentials to send, and which profiles the server
-claims. A check whose profile is not claimed is N/A, never PASS. `core` is always claimed.
+collection retrieval, `empty_collection` is one that exists with no members, `sandbox_collection`
+accepts POST/PUT/DELETE, `etag_resource` sends an ETag, `echo` accepts any method with any
+content and answers 2xx), which response fields change from one request to the next
+(`volatile_headers`, left out of batch-versus-alone comparisons), credentials to send, which
+profiles the server claims, and whether it is a batching proxy (`proxy`: its origin and its
+sub-request timeout). A check whose profile is not claimed is N/A, never PASS; so is a check
+that needs a resource or a proxy fact the target does not declare. `core` is always claimed.
 
 The file is JSON, validated against spec/schemas/target.schema.json when that schema exists
 and against the fallback below otherwise (the shapes agree; the spec's file wins).
@@ -54,6 +57,7 @@ RESOURCE_NAMES = (
     "random",
     "status",
     "delay",
+    "empty_collection",
 )
 
 FALLBACK_SCHEMA: dict[str, Any] = {
@@ -71,6 +75,13 @@ FALLBACK_SCHEMA: dict[str, Any] = {
         "credentials": {"type": "object", "properties": {"headers": {"type": "array"}}},
         "profiles": {"type": "array", "items": {"enum": list(ALL_PROFILES)}, "uniqueItems": True},
         "limits": {"type": "object"},
+        "proxy": {
+            "type": "object",
+            "properties": {
+                "origin": {"type": "string", "pattern": "^https?://"},
+                "subrequest_timeout_ms": {"type": "integer", "minimum": 1},
+            },
+        },
     },
 }
 
@@ -93,6 +104,12 @@ class Target:
     timeout: float = 20.0
     #: True only for a server the suite started itself: vectors that write may be replayed.
     disposable: bool = False
+    #: The target is a batching proxy (spec 10.2): the MB-PROXY checks apply.
+    proxy: bool = False
+    #: The proxy's one origin, where checks observe what it forwarded (None: not declared).
+    proxy_origin: str | None = None
+    #: The proxy's per-sub-request timeout in milliseconds (None: not declared).
+    proxy_timeout_ms: int | None = None
 
     def resource(self, name: str) -> str | None:
         return self.resources.get(name)
@@ -121,6 +138,7 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         raise ConfigError(f"target config invalid at {where}: {exc.message}") from None
     creds = (data.get("credentials") or {}).get("headers") or []
     profiles = frozenset(data.get("profiles") or ["core"]) | {"core"}
+    proxy = data.get("proxy")
     return Target(
         base_url=str(data["base_url"]).rstrip("/"),
         batch_endpoint=data.get("batch_endpoint", "/batch"),
@@ -129,6 +147,11 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         credentials=tuple((str(k), str(v)) for k, v in creds),
         profiles=profiles,
         limits={k: int(v) for k, v in (data.get("limits") or {}).items() if isinstance(v, int)},
+        proxy=isinstance(proxy, dict),
+        proxy_origin=str(proxy["origin"]).rstrip("/") if proxy and "origin" in proxy else None,
+        proxy_timeout_ms=int(proxy["subrequest_timeout_ms"])
+        if proxy and "subrequest_timeout_ms" in proxy
+        else None,
     )
 
 

@@ -88,3 +88,25 @@ def test_every_server_must_has_a_check_or_is_listed_as_uncovered() -> None:
         "MB-PROC-8",  # atomic profile: no reference implementation to test against
         "MB-SUB-5",  # needs a protected resource in the target description
     }
+
+
+def test_target_proxy_member_is_optional_and_parsed() -> None:
+    from mixbatch_conformance._target import reference_target, target_from_dict
+
+    base = {
+        "base_url": "http://127.0.0.1:1",
+        "batch_endpoint": "/batch",
+        "resources": dict(reference_target("http://127.0.0.1:1").resources),
+        "profiles": ["core"],
+    }
+    plain = target_from_dict(base)
+    assert (plain.proxy, plain.proxy_origin, plain.proxy_timeout_ms) == (False, None, None)
+    proxied = target_from_dict(
+        {**base, "proxy": {"origin": "http://127.0.0.1:2", "subrequest_timeout_ms": 1500}}
+    )
+    assert (proxied.proxy, proxied.proxy_origin, proxied.proxy_timeout_ms) == (
+        True,
+        "http://127.0.0.1:2",
+        1500,
+    )
+    assert target_from_dict({**base, "proxy": {}}).proxy
