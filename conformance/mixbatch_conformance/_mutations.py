@@ -171,6 +171,25 @@ def _inherit_outer(req: RelayRequest) -> None:
             req.body = write_parts([([*f, ("If-None-Match", outer)], body) for f, body in parts], b)
 
 
+_CREDENTIALS = {"authorization", "cookie"}
+
+
+def _drop_outer_credentials(req: RelayRequest) -> None:
+    if _boundary(req) and req.method == "POST":
+        req.headers = [(n, v) for n, v in req.headers if n.lower() not in _CREDENTIALS]
+
+
+def _outer_credentials_win(req: RelayRequest) -> None:
+    """Each part's own Authorization or Cookie replaced by the batch's (MB-SUB-5 reversed)."""
+    b = _boundary(req)
+    outer = {n.lower(): v for n, v in req.headers if n.lower() in _CREDENTIALS}
+    parts = _parts(req.body, b) if b and outer else None
+    if parts is not None:
+        req.body = write_parts(
+            [([(n, outer.get(n.lower(), v)) for n, v in f], body) for f, body in parts], b or ""
+        )
+
+
 def _copy_etag_up(req: RelayRequest, resp: RelayResponse) -> None:
     b = _boundary(resp)
     parts = _parts(resp.body, b) if b else None
@@ -372,6 +391,18 @@ MUTATIONS: tuple[Mutation, ...] = (
         "MB-SUB-6",
         ("outer-fields-not-inherited",),
         on_request=_inherit_outer,
+    ),
+    Mutation(
+        "outer-credentials-not-inherited",
+        "MB-SUB-5 inheritance",
+        ("credentials-inherited",),
+        on_request=_drop_outer_credentials,
+    ),
+    Mutation(
+        "outer-credentials-override-part",
+        "MB-SUB-5 replacement",
+        ("credentials-inherited",),
+        on_request=_outer_credentials_win,
     ),
     Mutation(
         "forbidden-fields-stripped",

@@ -34,6 +34,8 @@ CHECK_MODULES = (
     "mixbatch_conformance.checks_policies",
     "mixbatch_conformance.checks_properties",
     "mixbatch_conformance.checks_statemachine",
+    "mixbatch_conformance.checks_credentials",
+    "mixbatch_conformance.checks_proxy",
 )
 
 RunFn = Callable[[Context, Judge], None]

@@ -547,3 +547,18 @@ def pipelining(ctx: Context, judge: Judge) -> None:
         _, params = parse_media_type(ex.response.get("Content-Type") or "x/y")
         counts.append(len(read_multipart(ex.response.body, params.get("boundary", "")).parts))
     judge.expect("batch part counts in order", counts, [[2, 1]])
+
+
+@checker(
+    "collection-get-empty",
+    ("MB-STATUS-11",),
+    "GET collection retrieval of an existing collection with no members answers 204 with no content.",
+    profile="collection-get",
+)
+def collection_get_empty(ctx: Context, judge: Judge) -> None:
+    # The suite never empties a collection itself (the sandbox contract lets it delete only
+    # what it created), so the target must declare one that is empty.
+    coll = ctx.path(ctx.resource(judge, "empty_collection"))
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    judge.expect("status", resp.status, {204}, "MB-STATUS-11")
+    judge.expect("content length", len(resp.body), {0}, "MB-STATUS-11")

@@ -1,0 +1,86 @@
+"""collection-get-empty (MB-STATUS-11) against a reference server whose only collection was
+emptied, directly and through the relay with a planted bug.
+
+The reference server has no collection that starts empty, so the suite never finds one in its
+own target (the check is N/A there). This test starts a reference server of its own, deletes
+the seeded members of /books (it owns that server, so it may), and declares /books as the
+target's ``empty_collection``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from mixbatch_conformance._context import Context
+from mixbatch_conformance._embedded import embedded_server, server_only_command
+from mixbatch_conformance._http import build_request, exchange, split_url
+from mixbatch_conformance._judge import Verdict
+from mixbatch_conformance._mutations import Mutation
+from mixbatch_conformance._registry import all_checks
+from mixbatch_conformance._relay import Relay, RelayRequest, RelayResponse
+from mixbatch_conformance._runner import run_check
+from mixbatch_conformance._target import Target, reference_target
+from mixbatch_conformance.cli import with_published_profiles
+
+CHECK = {c.id: c for c in all_checks()}["collection-get-empty"]
+
+
+def _empty_as_404(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.method == "GET" and resp.status == 204:
+        resp.status = 404
+        resp.set("Content-Type", "text/plain")
+        resp.body = b"no books here"
+
+
+def _empty_as_200(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.method == "GET" and resp.status == 204:
+        resp.status = 200
+        resp.set("Content-Type", "application/json")
+        resp.body = b"[]"
+
+
+#: Planted bugs: the thesis' "404 (nope, no books here)", and an empty list as 200.
+PLANTED = (
+    Mutation("empty-collection-404", "MB-STATUS-11", (CHECK.id,), on_response=_empty_as_404),
+    Mutation("empty-collection-200", "MB-STATUS-11", (CHECK.id,), on_response=_empty_as_200),
+)
+
+
+@pytest.fixture(scope="module")
+def emptied() -> Iterator[Target]:
+    with embedded_server(server_only_command()) as url:
+        host, port, _ = split_url(url)
+        for n in (1, 2, 3):
+            resp = exchange(host, port, build_request("DELETE", f"/books/{n}", f"{host}:{port}"))
+            assert resp.response is not None
+            assert resp.response.status == 204
+        target = with_published_profiles(reference_target(url))
+        yield replace(target, resources={**target.resources, "empty_collection": "/books"})
+
+
+def test_check_is_not_applicable_without_an_empty_collection(reference: Target) -> None:
+    result = run_check(CHECK, Context(reference))
+    assert result.verdict is Verdict.NA
+    assert "empty_collection" in result.message
+
+
+def test_check_passes_against_an_emptied_reference_server(emptied: Target) -> None:
+    result = run_check(CHECK, Context(emptied))
+    assert result.verdict is Verdict.PASS, result.message
+
+
+@pytest.mark.parametrize("mutation", PLANTED, ids=[m.name for m in PLANTED])
+def test_planted_bug_is_caught(mutation: Mutation, emptied: Target) -> None:
+    relay = Relay(emptied.base_url)
+    relay.start()
+    try:
+        ctx = Context(emptied.with_base_url(relay.url))
+        assert run_check(CHECK, ctx).verdict is Verdict.PASS
+        relay.mutation = mutation
+        result = run_check(CHECK, ctx)
+    finally:
+        relay.stop()
+    assert result.verdict.value in mutation.caught_by, result.message
