@@ -3,7 +3,8 @@ reports under docs/results/ (``make results``).
 
 Each row of the docs' implementation matrix is one JSON report the suite wrote itself:
 - ``reference.json``: the embedded reference server, standard tier;
-- ``proxy.json``: ``mixbatch proxy`` in front of the reference server used as a plain origin;
+- ``proxy.json``: ``mixbatch proxy`` in front of the reference server used as a plain origin,
+  described as a proxy (its origin and its sub-request timeout) so the MB-PROXY checks run;
 - ``asgi.json``: the Starlette app of tests/asgi wrapped by ``mixbatch.asgi.BatchMiddleware``;
 - ``via-<scenario>.json``: the reference server behind each mitmproxy transform scenario;
 - ``mutation.json``: the suite's self-test score, planted bugs caught by the checks meant
@@ -30,6 +31,25 @@ PYTHON = sys.executable
 LISTENING = re.compile(r"listening on (http://\S+)")
 #: How long a started server may take to print its address.
 START_TIMEOUT_S = 30.0
+#: The published proxy's sub-request timeout: short, so that MB-PROXY-2's check (a part the
+#: origin answers after this) costs seconds, and far above any other part's time.
+PROXY_TIMEOUT_S = 2
+
+
+def proxy_target(proxy: str, origin: str) -> dict[str, object]:
+    """The target description of ``mixbatch proxy`` in front of the reference server."""
+    from mixbatch_conformance._target import reference_target
+
+    described = reference_target(proxy)
+    return {
+        "name": "mixbatch proxy in front of the reference server",
+        "base_url": proxy,
+        "batch_endpoint": described.batch_endpoint,
+        "resources": described.resources,
+        "volatile_headers": [*described.volatile_headers, "Via"],
+        "profiles": ["core", "error-policy", "limits", "conditional"],
+        "proxy": {"origin": origin, "subrequest_timeout_ms": PROXY_TIMEOUT_S * 1000},
+    }
 
 
 @contextlib.contextmanager
@@ -123,22 +143,32 @@ def main() -> int:
     with process_url(
         [PYTHON, "-m", "mixbatch", "serve", "--host", "127.0.0.1", "--port", "0"]
     ) as origin:
-        with process_url(
-            [
-                PYTHON,
-                "-m",
-                "mixbatch",
+        with (
+            process_url(
+                [
+                    PYTHON,
+                    "-m",
+                    "mixbatch",
+                    "proxy",
+                    "--upstream",
+                    origin,
+                    "--port",
+                    "0",
+                    "--timeout",
+                    str(PROXY_TIMEOUT_S),
+                    "--log-level",
+                    "INFO",
+                ],
+                re.compile(r"(http://127\.0\.0\.1:\d+)"),
+            ) as proxy,
+            tempfile.TemporaryDirectory() as tmp,
+        ):
+            config = Path(tmp) / "proxy-target.json"
+            config.write_text(json.dumps(proxy_target(proxy, origin)))
+            suite(
                 "proxy",
-                "--upstream",
-                origin,
-                "--port",
-                "0",
-                "--log-level",
-                "INFO",
-            ],
-            re.compile(r"(http://127\.0\.0\.1:\d+)"),
-        ) as proxy:
-            suite("proxy", ["--target", proxy, "--tier", "standard"])
+                ["--target", proxy, "--config", str(config), "--tier", "standard"],
+            )
         with tempfile.TemporaryDirectory() as tmp:
             argv = [PYTHON, "-m", "mixbatch", "conformance", "--via", "all", "--target", origin]
             subprocess.run(

@@ -39,7 +39,7 @@ def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> lis
         target = target_from_dict({**target_dict, "base_url": url})
     code, results = run(target, tier, progress=False, quiet=True, replays=1)
     bad = [
-        f"{r.check_id}: {r.message}"
+        f"{r.check.id}: {r.message}"
         for r in results
         if r.verdict in (Verdict.FAIL, Verdict.HARNESS_ERROR, Verdict.SETUP_ERROR)
     ]
