@@ -178,6 +178,7 @@ def reference_target(base_url: str) -> Target:
                 "ok": "/books/1",
                 "not_found": "/books/999999",
                 "collection": "/books",
+                "empty_collection": "/collections/empty",
                 "sandbox_collection": "/books",
                 "etag_resource": "/books/1",
                 "echo": "/echo",

@@ -1,10 +1,9 @@
-"""collection-get-empty (MB-STATUS-11) against a reference server whose only collection was
-emptied, directly and through the relay with a planted bug.
+"""collection-get-empty (MB-STATUS-11): against the reference server's /collections/empty,
+against a reference server whose /books was emptied, and through the relay with planted bugs.
 
-The reference server has no collection that starts empty, so the suite never finds one in its
-own target (the check is N/A there). This test starts a reference server of its own, deletes
-the seeded members of /books (it owns that server, so it may), and declares /books as the
-target's ``empty_collection``.
+The second server is the test's own, so it may delete the seeded members of /books and declare
+/books as the target's ``empty_collection``: the check must hold for a collection that became
+empty, not only for one that always was.
 """
 
 from __future__ import annotations
@@ -62,9 +61,16 @@ def emptied() -> Iterator[Target]:
 
 
 def test_check_is_not_applicable_without_an_empty_collection(reference: Target) -> None:
-    result = run_check(CHECK, Context(reference))
+    resources = {k: v for k, v in reference.resources.items() if k != "empty_collection"}
+    result = run_check(CHECK, Context(replace(reference, resources=resources)))
     assert result.verdict is Verdict.NA
     assert "empty_collection" in result.message
+
+
+def test_check_passes_against_the_reference_servers_empty_collection(reference: Target) -> None:
+    assert reference.resources["empty_collection"] == "/collections/empty"
+    result = run_check(CHECK, Context(reference))
+    assert result.verdict is Verdict.PASS, result.message
 
 
 def test_check_passes_against_an_emptied_reference_server(emptied: Target) -> None:

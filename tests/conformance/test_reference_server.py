@@ -25,8 +25,6 @@ EXPECTED_NA = {
     "vector-oversized-part": "assumes max_part_bytes=64",
     "vector-parts-at-limit": "assumes max_parts=3",
     "vector-too-many-parts": "assumes max_parts=2",
-    "collection-get-empty": "the reference server has no empty collection (see "
-    "test_empty_collection, which empties one of its own)",
     "proxy-forwards-in-order": "the reference server is not a batching proxy",
     "proxy-upstream-timeout-part": "the reference server is not a batching proxy",
     "proxy-validates-before-forwarding": "the reference server is not a batching proxy",

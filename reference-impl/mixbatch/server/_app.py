@@ -15,7 +15,7 @@ from collections.abc import Callable
 from ._batch_endpoint import BatchEndpoint
 from ._config import ServerConfig
 from ._messages import Request, Response
-from ._resources import books, delay, echo, random, status
+from ._resources import books, delay, echo, empty, random, status
 from ._router import Router
 
 __all__ = ["App", "build_app"]
@@ -34,6 +34,7 @@ class App:
             [
                 self.batch.route,
                 *books.routes(self.store, clock),
+                *empty.routes(clock),
                 *random.routes(config.max_random_bytes),
                 *echo.routes(),
                 *status.routes(),

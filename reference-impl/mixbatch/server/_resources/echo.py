@@ -1,9 +1,11 @@
 """``/echo``: reflects the request as the handler saw it, as JSON.
 
-The document holds the method, the origin-form target, the end-to-end header fields in order
+The document holds the method, the origin-form target, the authority the request was addressed
+to (its Host, or the enclosing batch's for a sub-request), the end-to-end header fields in order
 (names in their received case) and the content: as text when it is UTF-8, else as base64. Host
-and framing fields are not reflected: they belong to the connection, not the request, and a
-sub-request has none of them. A test that sends the same request alone and inside a batch and
+and framing fields are not among the fields: they belong to the connection, not the request,
+and a sub-request has none of them. The authority lets a batching proxy's origin show that the
+proxy named the origin in Host (MB-PROXY-4). A test that sends the same request alone and inside a batch and
 compares the two echoes therefore checks exactly what a handler can observe.
 """
 
@@ -28,6 +30,7 @@ async def _echo(request: Request, params: Mapping[str, str]) -> Response:
     document: dict[str, Any] = {
         "method": request.method,
         "target": request.target,
+        "authority": request.authority,
         "headers": [[name, value] for name, value in request.headers],
     }
     try:
