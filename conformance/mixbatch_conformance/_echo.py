@@ -5,7 +5,8 @@ the request it received" (target.schema.json). Checks that must observe a reques
 cannot see on the wire (a sub-request inside a server, a request a proxy forwarded) read that
 description. The suite understands one form, the reference server's: a JSON object with
 `method`, `target`, `headers` as [name, value] pairs in received order, and the content as
-`body` (UTF-8 text) or `body_base64`. An answer in any other form makes the check N/A: the
+`body` (UTF-8 text) or `body_base64`; an optional `authority` names the authority the request
+was addressed to (its Host). An answer in any other form makes the check N/A: the
 suite cannot judge what it cannot read, and must not guess.
 """
 
@@ -27,6 +28,8 @@ class Echo:
     target: str
     headers: tuple[tuple[str, str], ...]
     body: bytes
+    #: The authority the request was addressed to, when the echo says (None: it does not).
+    authority: str | None = None
 
     def get_all(self, name: str) -> list[str]:
         return [v for n, v in self.headers if n.lower() == name.lower()]
@@ -62,4 +65,7 @@ def read_echo(content: bytes) -> Echo | None:
             return None
     else:
         return None
-    return Echo(method, target, tuple(pairs), body)
+    authority = doc.get("authority")
+    return Echo(
+        method, target, tuple(pairs), body, authority if isinstance(authority, str) else None
+    )

@@ -68,6 +68,15 @@ def _at_origin(ctx: Context, judge: Judge, path: str, headers: list[tuple[str, s
     return ex.response
 
 
+def _origin_authority(ctx: Context) -> str | None:
+    """The declared origin's authority as a Host field would carry it, lower-case."""
+    url = ctx.target.proxy_origin or ctx.baseline_url
+    if url is None:
+        return None
+    host, port, _ = split_url(url)
+    return (host if port == 80 else f"{host}:{port}").lower()
+
+
 def _echoes(ctx: Context, judge: Judge, env: Envelope, subs: list[SubRequest]) -> list[Echo]:
     """Each part's echo description; every part must be a 200 from the echo resource."""
     seen = []
@@ -195,7 +204,7 @@ def proxy_validates_first(ctx: Context, judge: Judge) -> None:
 @checker(
     "proxy-frames-forwarded-requests",
     ("MB-PROXY-4", "MB-PART-8"),
-    "A batching proxy forwards each part's exact content and no part control field or field MB-PART-9 forbids.",
+    "A batching proxy names its origin in Host and forwards each part's exact content and no part control field or field MB-PART-9 forbids.",
 )
 def proxy_frames_requests(ctx: Context, judge: Judge) -> None:
     _require_proxy(ctx, judge)
@@ -213,7 +222,17 @@ def proxy_frames_requests(ctx: Context, judge: Judge) -> None:
         SubRequest("GET", f"{echo}?mb-frame=none", (("X-Mb-Suite", "frame"),)),
     ]
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    origin = _origin_authority(ctx)
     for i, (sub, seen) in enumerate(zip(subs, _echoes(ctx, judge, env, subs), strict=True)):
+        if origin is not None and seen.authority is not None:
+            # Only when the origin is declared and its echo names the authority it was sent.
+            judge.expect(
+                f"part {i} Host at the origin",
+                seen.authority.lower(),
+                {origin},
+                "MB-PROXY-4",
+                allowed_text=f"the origin's authority {origin!r}",
+            )
         judge.expect(
             f"part {i} content at the origin",
             seen.body,

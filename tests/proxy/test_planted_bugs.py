@@ -144,6 +144,12 @@ def _short_length(part: Any, req: UpstreamRequest) -> UpstreamRequest:
     return UpstreamRequest(req.method, req.target, headers, body)
 
 
+def _proxy_host(part: Any, req: UpstreamRequest) -> UpstreamRequest:
+    """The client's view of the authority (the proxy's own) instead of the origin's."""
+    headers = [("Host", "proxy.invalid") if n.lower() == "host" else (n, v) for n, v in req.headers]
+    return UpstreamRequest(req.method, req.target, headers, req.body)
+
+
 def _with_field(name: str, value: Callable[[Any], str]) -> Callable[[Any, UpstreamRequest], Any]:
     def edit(part: Any, req: UpstreamRequest) -> UpstreamRequest:
         return UpstreamRequest(
@@ -184,6 +190,12 @@ PLANTED = (
         "MB-PROXY-4",
         ("proxy-frames-forwarded-requests",),
         _upstream_request(_with_field("Content-Transfer-Encoding", lambda part: "binary")),
+    ),
+    PlantedBug(
+        "host-of-the-proxy-forwarded",
+        "MB-PROXY-4",
+        ("proxy-frames-forwarded-requests",),
+        _upstream_request(_proxy_host),
     ),
     PlantedBug(
         "content-id-forwarded",
