@@ -22,6 +22,10 @@ __all__ = ["EmbeddedServerError", "default_command", "embedded_server", "server_
 
 LISTENING = re.compile(r"mixbatch listening on (http://[^\s]+)")
 START_TIMEOUT = 30.0
+#: The whole-batch time limit the embedded server runs with, declared in its target description
+#: so that batch-abort-after-timeout (MB-STATUS-6) can outlast it: short enough to test in a few
+#: seconds, long enough that no other check's batch comes near it.
+EMBEDDED_BATCH_TIMEOUT_MS = 3000
 
 
 class EmbeddedServerError(RuntimeError):
@@ -31,7 +35,10 @@ class EmbeddedServerError(RuntimeError):
 def default_command() -> list[str]:
     """`python -m mixbatch serve ...`, or the server's own entry point if the CLI is absent."""
     if importlib.util.find_spec("mixbatch.__main__") is not None:
-        return [sys.executable, "-m", "mixbatch", "serve", "--host", "127.0.0.1", "--port", "0"]
+        return [
+            *(sys.executable, "-m", "mixbatch", "serve", "--host", "127.0.0.1", "--port", "0"),
+            *("--batch-timeout", str(EMBEDDED_BATCH_TIMEOUT_MS / 1000)),
+        ]
     return server_only_command()
 
 
@@ -39,7 +46,8 @@ def server_only_command() -> list[str]:
     """Start the reference server through its package alone, without the CLI."""
     code = (
         "import asyncio; from mixbatch.server import ServerConfig, serve; "
-        "asyncio.run(serve(ServerConfig(host='127.0.0.1', port=0)))"
+        "asyncio.run(serve(ServerConfig(host='127.0.0.1', port=0, "
+        f"batch_timeout={EMBEDDED_BATCH_TIMEOUT_MS / 1000})))"
     )
     return [sys.executable, "-c", code]
 

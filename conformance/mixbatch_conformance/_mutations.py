@@ -215,6 +215,31 @@ def _change_cid(fields: Fields, body: bytes) -> tuple[Fields, bytes]:
     ], body
 
 
+def _is_aborted(fields: Fields) -> bool:
+    return any(n.lower() == "batch-outcome" and v.strip() == "aborted" for n, v in fields)
+
+
+def _abort_as_500(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that answers a batch it had to stop with 500, as if no part had run."""
+    b = _boundary(resp)
+    parts = _parts(resp.body, b) if b else None
+    if parts and any(_is_aborted(f) for f, _ in parts):
+        resp.status = 500
+        resp.set("Content-Type", "application/problem+json")
+        resp.body = b'{"title":"batch timed out","status":500}'
+
+
+def _status_on_aborted(parts: list[tuple[Fields, bytes]]) -> list[tuple[Fields, bytes]]:
+    return [([*f, ("Http-Status-Code", "504")] if _is_aborted(f) else f, b) for f, b in parts]
+
+
+def _unclosed_after_abort(body: bytes, boundary: str) -> bytes:
+    parts = _parts(body, boundary)
+    if parts and _is_aborted(parts[-1][0]):
+        return write_parts(parts, boundary, close=False)
+    return body
+
+
 # ----------------------------------------------------------------------------------------------
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -409,6 +434,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "MB-PART-10",
         ("reject-forbidden-field-host", "reject-forbidden-field-expect"),
         on_request_parts=_drop_fields({"host", "expect"}),
+    ),
+    Mutation(
+        "abort-answered-500",
+        "MB-STATUS-12",
+        ("batch-abort-after-timeout",),
+        on_response=_abort_as_500,
+    ),
+    Mutation(
+        "aborted-part-dropped",
+        "MB-STATUS-6",
+        ("batch-abort-after-timeout",),
+        on_response_parts=lambda p: [(f, b) for f, b in p if not _is_aborted(f)],
+    ),
+    Mutation(
+        "aborted-part-with-status",
+        "MB-STATUS-6",
+        ("batch-abort-after-timeout",),
+        on_response_parts=_status_on_aborted,
+    ),
+    Mutation(
+        "no-close-delimiter-after-abort",
+        "MB-STATUS-6",
+        ("batch-abort-after-timeout",),
+        on_response=_bytes_edit(_unclosed_after_abort),
     ),
     Mutation(
         "signed-content-length-tolerated",

@@ -36,6 +36,7 @@ CHECK_MODULES = (
     "mixbatch_conformance.checks_statemachine",
     "mixbatch_conformance.checks_credentials",
     "mixbatch_conformance.checks_proxy",
+    "mixbatch_conformance.checks_abort",
 )
 
 RunFn = Callable[[Context, Judge], None]

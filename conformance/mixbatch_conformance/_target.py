@@ -23,6 +23,7 @@ from typing import Any
 
 import jsonschema
 
+from mixbatch_conformance._embedded import EMBEDDED_BATCH_TIMEOUT_MS
 from mixbatch_conformance._requirements import spec_dir
 
 __all__ = [
@@ -82,6 +83,7 @@ FALLBACK_SCHEMA: dict[str, Any] = {
                 "subrequest_timeout_ms": {"type": "integer", "minimum": 1},
             },
         },
+        "batch_timeout_ms": {"type": "integer", "minimum": 1},
     },
 }
 
@@ -110,6 +112,8 @@ class Target:
     proxy_origin: str | None = None
     #: The proxy's per-sub-request timeout in milliseconds (None: not declared).
     proxy_timeout_ms: int | None = None
+    #: The server's whole-batch time limit in milliseconds (None: not declared).
+    batch_timeout_ms: int | None = None
 
     def resource(self, name: str) -> str | None:
         return self.resources.get(name)
@@ -152,6 +156,7 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         proxy_timeout_ms=int(proxy["subrequest_timeout_ms"])
         if proxy and "subrequest_timeout_ms" in proxy
         else None,
+        batch_timeout_ms=data.get("batch_timeout_ms"),
     )
 
 
@@ -188,6 +193,7 @@ def reference_target(base_url: str) -> Target:
             },
             "volatile_headers": list(DEFAULT_VOLATILE),
             "profiles": list(ALL_PROFILES),
+            "batch_timeout_ms": EMBEDDED_BATCH_TIMEOUT_MS,
         }
     )
     return replace(described, disposable=True)

@@ -33,7 +33,9 @@ def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> lis
     if target_dict is None:
         target = reference_target(url)
         target = replace(
-            target, profiles=frozenset({"core", "error-policy", "limits", "conditional"})
+            target,
+            profiles=frozenset({"core", "error-policy", "limits", "conditional"}),
+            batch_timeout_ms=None,  # the embedded server's limit, not the proxy's
         )
     else:
         target = target_from_dict({**target_dict, "base_url": url})
