@@ -115,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     meta["duration_s"] = time.time() - started
     document = {"meta": meta, "targets": records, "scenarios": results}
     args.out.mkdir(parents=True, exist_ok=True)
+    # The folder holds one run: plots an earlier run left (another mode, other shapes) would
+    # be published beside figures they do not belong to.
+    for stale in args.out.glob("*.png"):
+        stale.unlink()
     (args.out / "results.json").write_text(json.dumps(document, indent=1) + "\n")
     (args.out / "summary.md").write_text(report.render(document))
     written = plots.write_plots(results, args.out)
