@@ -22,27 +22,13 @@ from mixbatch_conformance._http import Response, build_request, pipeline, split_
 from mixbatch_conformance._judge import Judge
 from mixbatch_conformance._outcomes import expect_processed, expect_rejected, part_status
 from mixbatch_conformance._registry import checker
-from mixbatch_conformance._validator import Envelope
+from mixbatch_conformance._validator import FORBIDDEN_REQUEST_FIELDS, Envelope
 
 __all__ = ["FORBIDDEN_FORWARDED", "PART_CONTROL"]
 
 BOUNDARY = "mb-proxy-6a1f0c93d7e4b285"
 #: MB-PART-9's list: none of these may reach the origin from a part (MB-PROXY-4).
-FORBIDDEN_FORWARDED = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        "expect",
-        "host",
-        "trailer",
-        "content-transfer-encoding",
-        "http-status-code",
-    }
-)
+FORBIDDEN_FORWARDED = frozenset(name.lower() for name in FORBIDDEN_REQUEST_FIELDS)
 #: The part's own control fields, which are not the sub-request's (MB-PART-8).
 PART_CONTROL = frozenset({"http-method", "content-id"})
 #: Seconds the suite allows beyond the delay it asks for before it gives up on the batch.
