@@ -163,13 +163,16 @@ class Context:
         ]
 
     def alone(self, judge: Judge, sub: SubRequest) -> Response:
-        """Send a sub-request as a standalone request to the path it resolves to."""
+        """Send a sub-request as a standalone request to the path it resolves to.
+
+        It goes to the baseline (the origin under --via) but names the target's authority in
+        Host, as the batch did, so that a handler sees the same request either way."""
         path = sub.target if sub.target.startswith("/") else self.resolve(sub.target)
         headers = list(sub.headers)
         body: bytes | None = (
             sub.body if (sub.body or sub.method in ("POST", "PUT", "PATCH")) else None
         )
-        request = self.raw_request(sub.method, path, headers, body, authority=self.baseline[2])
+        request = self.raw_request(sub.method, path, headers, body)
         ex = judge.record(
             pipeline(self.baseline[0], self.baseline[1], [request], self.target.timeout)[0]
         )
