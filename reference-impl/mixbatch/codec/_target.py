@@ -27,8 +27,11 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*")
 
 
 def is_uri_reference(text: str) -> bool:
-    """True if ``text`` is a non-empty RFC 3986 URI-reference (character set and % escapes)."""
-    return _URI_REFERENCE.fullmatch(text) is not None and _SPLIT.match(text) is not None
+    """True if ``text`` is a non-empty RFC 3986 URI-reference (character set and % escapes).
+
+    The character set is the whole test: the Appendix B expression splits every string, so it
+    adds nothing here; resolution (``resolve_target``) judges the components."""
+    return _URI_REFERENCE.fullmatch(text) is not None
 
 
 def remove_dot_segments(path: str) -> str:
