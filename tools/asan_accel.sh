@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the codec's C fast path under AddressSanitizer and UndefinedBehaviorSanitizer: rebuild
 # _accel.c with both, run the tests that drive it (every vector, planted faults, every plant at
-# every position), then put the normal build back. `make asan`; outside `make test`.
+# every position, and the deep tier's 200,000 random edits), then put the normal build back.
+# `make asan`; outside `make test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -16,3 +17,7 @@ gcc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omi
 LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
 ASAN_OPTIONS=detect_leaks=0 \
     $PY tools/pytest_strict.py -q tests/codec/test_accel.py tests/codec/test_vectors.py
+# ... and the deep tier's long random differential run, which needs the tier option.
+LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+ASAN_OPTIONS=detect_leaks=0 \
+    $PY tools/pytest_strict.py -q -m deep --mixbatch-tier deep tests/codec/test_accel_fuzz.py
