@@ -95,6 +95,8 @@ def _simple(
     if log:
         ax.set_yscale("log")
     ax.tick_params(axis="x", labelsize=8)
+    if len(labels) > 4:  # long parser names would run into each other
+        plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
