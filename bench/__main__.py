@@ -1,6 +1,6 @@
 """``python -m bench``: run the scenarios, evaluate the targets, write JSON, Markdown and PNGs.
 
-The default run is the full one (about 15-25 minutes on two cores); ``--quick`` shrinks every
+The default run is the full one (about 14 minutes on two cores); ``--quick`` shrinks every
 scenario (small N, 64 MiB instead of 1 GiB) to finish in a couple of minutes. Every run is
 bounded: fixed counts, socket timeouts, and children that are stopped by pid on the way out.
 """
