@@ -10,10 +10,7 @@ which a part becomes a 504 (MB-PROXY-2).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
-import logging
-import sys
 from typing import Any
 
 from mixbatch.codec import Limits
@@ -27,6 +24,8 @@ from mixbatch.proxy import (
     Upstream,
     serve_proxy,
 )
+
+from ._service import run_service
 
 __all__ = ["add_parser", "config_from_args", "parse_limits", "run"]
 
@@ -120,17 +119,4 @@ def config_from_args(args: argparse.Namespace) -> ProxyConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        config = config_from_args(args)
-    except ValueError as exc:
-        print(f"mixbatch proxy: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(message)s")
-    try:
-        asyncio.run(serve_proxy(config))
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"mixbatch proxy: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return run_service("proxy", args, config_from_args, serve_proxy)

@@ -8,13 +8,12 @@ ephemeral port), so scripts and tests can read the port from it. Every limit and
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
-import sys
 from typing import Any
 
 from mixbatch.codec import Limits
 from mixbatch.server import ServerConfig, serve
+
+from ._service import run_service
 
 __all__ = ["add_parser", "config_from_args", "run"]
 
@@ -89,17 +88,4 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        config = config_from_args(args)
-    except ValueError as exc:
-        print(f"mixbatch serve: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s %(message)s")
-    try:
-        asyncio.run(serve(config))
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"mixbatch serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+    return run_service("serve", args, config_from_args, serve)

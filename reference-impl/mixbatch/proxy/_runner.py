@@ -8,13 +8,11 @@ interface: tests and tools start ``mixbatch proxy --port 0`` and parse the bound
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 import sys
 from typing import TextIO
 
 from mixbatch.server import Server, ServerConfig
+from mixbatch.server._runner import until_stop_signal
 
 from ._app import ProxyApp
 from ._config import ProxyConfig
@@ -52,12 +50,7 @@ async def serve_proxy(config: ProxyConfig, announce: TextIO | None = None) -> No
     await proxy.start()
     out = announce or sys.stdout
     print(ANNOUNCEMENT.format(url=proxy.url, upstream=config.upstream.url), file=out, flush=True)
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix loops
-            loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        await until_stop_signal()
     finally:
         await proxy.shutdown()

@@ -16,7 +16,7 @@ from ._app import build_app
 from ._config import ServerConfig
 from ._server import Server
 
-__all__ = ["ANNOUNCEMENT", "serve"]
+__all__ = ["ANNOUNCEMENT", "serve", "until_stop_signal"]
 
 ANNOUNCEMENT = "mixbatch listening on {url}"
 
@@ -25,14 +25,18 @@ async def serve(config: ServerConfig, announce: TextIO | None = None) -> None:
     """Serve ``config`` until SIGINT/SIGTERM (or cancellation), then shut down gracefully."""
     server = Server(build_app(config), config)
     await server.start()
-    out = announce or sys.stdout
-    print(ANNOUNCEMENT.format(url=server.url), file=out, flush=True)
+    print(ANNOUNCEMENT.format(url=server.url), file=announce or sys.stdout, flush=True)
+    try:
+        await until_stop_signal()
+    finally:
+        await server.shutdown()
+
+
+async def until_stop_signal() -> None:
+    """Return at SIGINT or SIGTERM (or raise CancelledError when cancelled first)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix loops
             loop.add_signal_handler(sig, stop.set)
-    try:
-        await stop.wait()
-    finally:
-        await server.shutdown()
+    await stop.wait()
