@@ -20,6 +20,7 @@ from docs_sources import (
     CheckInfo,
     Report,
     Requirement,
+    checks_by_requirement,
     load_checks,
     load_reports,
     load_requirements,
@@ -53,10 +54,7 @@ def requirements_table(
     base: str = "",
 ) -> str:
     """The page body: a summary line and the table."""
-    by_req: dict[str, list[CheckInfo]] = {}
-    for check in checks:
-        for rid in check.requirements:
-            by_req.setdefault(rid, []).append(check)
+    by_req = checks_by_requirement(checks)
     ref = next((r for r in reports if r.key == REFERENCE_REPORT), None)
     lines = [
         _summary_line(requirements, by_req, ref),

@@ -19,7 +19,15 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from docs_sources import NOT_RUN, CheckInfo, Report, Requirement, ViaScenario, worst_verdict
+from docs_sources import (
+    NOT_RUN,
+    CheckInfo,
+    Report,
+    Requirement,
+    ViaScenario,
+    checks_by_requirement,
+    worst_verdict,
+)
 
 __all__ = [
     "check_anchor",
@@ -125,10 +133,7 @@ def implementation_matrix(
     base: str = "",
 ) -> str:
     """Checks grouped by requirement (rows) against implementations (columns)."""
-    by_req: dict[str, list[CheckInfo]] = {}
-    for check in checks:
-        for rid in check.requirements:
-            by_req.setdefault(rid, []).append(check)
+    by_req = checks_by_requirement(checks)
     columns = [r.name for r in reports] or ["(no report yet)"]
     head = "| Requirement | Check | Tier | " + " | ".join(_cell(c) for c in columns) + " |"
     rule = "|---|---|---|" + "---|" * len(columns)

@@ -36,6 +36,7 @@ __all__ = [
     "Report",
     "Requirement",
     "ViaScenario",
+    "checks_by_requirement",
     "load_checks",
     "load_mutation",
     "load_reports",
@@ -46,6 +47,13 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
+# The suite and the reference implementation are read from this checkout, whatever is installed.
+for _sub in ("conformance", "reference-impl"):
+    if str(ROOT / _sub) not in sys.path:
+        sys.path.insert(0, str(ROOT / _sub))
+
+from mixbatch_conformance._requirements import Requirement, load_index  # noqa: E402
+
 RESULTS_DIR = ROOT / "docs" / "results"
 #: The report the requirement index shows as "latest verdict": the reference server's run.
 REFERENCE_REPORT = "reference"
@@ -64,18 +72,6 @@ VERDICT_ORDER = (
     "N/A",
     NOT_RUN,
 )
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One entry of spec/requirements.json."""
-
-    id: str
-    keyword: str
-    roles: tuple[str, ...]
-    section: str
-    profile: str
-    summary: str
 
 
 @dataclass(frozen=True)
@@ -118,20 +114,9 @@ class Report:
 
 
 def load_requirements(root: Path = ROOT) -> tuple[str, list[Requirement]]:
-    """The spec version and every requirement, in index order."""
-    doc = json.loads((root / "spec" / "requirements.json").read_text(encoding="utf-8"))
-    reqs = [
-        Requirement(
-            id=r["id"],
-            keyword=r["keyword"],
-            roles=tuple(r["roles"]),
-            section=r["section"],
-            profile=r["profile"],
-            summary=r["summary"],
-        )
-        for r in doc["requirements"]
-    ]
-    return str(doc["spec_version"]), reqs
+    """The spec version and every requirement, in index order (the suite's own reader)."""
+    index = load_index(root / "spec" / "requirements.json")
+    return index.spec_version, list(index.requirements)
 
 
 def _import_registry(root: Path) -> Any:
@@ -142,6 +127,15 @@ def _import_registry(root: Path) -> Any:
     from mixbatch_conformance import _registry
 
     return _registry
+
+
+def checks_by_requirement(checks: Iterable[CheckInfo]) -> dict[str, list[CheckInfo]]:
+    """The checks that verify each requirement ID, in the checks' order."""
+    by_req: dict[str, list[CheckInfo]] = {}
+    for check in checks:
+        for rid in check.requirements:
+            by_req.setdefault(rid, []).append(check)
+    return by_req
 
 
 def load_tiers(root: Path = ROOT) -> tuple[str, ...]:
