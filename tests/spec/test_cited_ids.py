@@ -41,7 +41,11 @@ def files() -> list[Path]:
         if base.is_file():
             out.append(base)
         else:
-            out += [p for p in base.rglob("*") if p.suffix in {".py", ".md", ".json", ".html"}]
+            out += [
+                p
+                for p in base.rglob("*")
+                if p.suffix in {".py", ".pyi", ".c", ".sh", ".md", ".json", ".html"}
+            ]
     return out
 
 
