@@ -31,6 +31,7 @@ from mixbatch.codec import (
 from mixbatch.codec._accelerator import SCAN, UNAVAILABLE_REASON
 
 from .strategies import SUB_REQUESTS, SubRequest, boundaries, chunkings
+from .test_roundtrip import write
 from .test_vectors import VECTORS, load
 
 PURE_RUN = os.environ.get("MIXBATCH_PURE_PYTHON") == "1"
@@ -195,12 +196,6 @@ LIMITS = st.builds(
 ) | st.just(Limits())
 
 
-def _request_batch(boundary: str, subs: list[SubRequest]) -> bytes:
-    writer = BatchWriter(boundary)
-    out = b"".join(writer.request_part(s.method, s.target, s.fields, s.body) for s in subs)
-    return out + writer.close()
-
-
 def _response_batch(boundary: str, subs: list[SubRequest], statuses: list[int]) -> bytes:
     writer = BatchWriter(boundary)
     out = b"".join(
@@ -217,7 +212,7 @@ def batches(draw: st.DrawFn) -> tuple[bytes, str, Role]:
     subs = draw(st.lists(SUB_REQUESTS, min_size=1, max_size=6))
     boundary = draw(boundaries([s.body for s in subs]))
     if draw(st.booleans()):
-        wire, role = _request_batch(boundary, subs), Role.REQUEST
+        wire, role = write(boundary, subs), Role.REQUEST
     else:
         statuses = draw(st.lists(st.integers(100, 599), min_size=len(subs), max_size=len(subs)))
         wire, role = _response_batch(boundary, subs, statuses), Role.RESPONSE
