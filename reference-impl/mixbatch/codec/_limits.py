@@ -16,6 +16,7 @@ __all__ = [
     "MAX_BOUNDARY_LENGTH",
     "MAX_PARTS",
     "MAX_PART_BYTES",
+    "MAX_PART_FIELDS",
     "MAX_PART_HEADER_BYTES",
     "MIN_RECOMMENDED_BOUNDARY_LENGTH",
     "Limits",
@@ -25,6 +26,9 @@ __all__ = [
 MAX_PARTS = 10_000
 #: The per-request header budget most HTTP servers apply (8 KiB), applied to each part.
 MAX_PART_HEADER_BYTES = 8_192
+#: Apache httpd's LimitRequestFields default: field lines per part. It bounds the per-field cost,
+#: which a dense header section of empty fields (``a:``) would otherwise multiply (MB-LIMIT-5).
+MAX_PART_FIELDS = 100
 #: Large enough for a 1 MB payload sixteen times over; bigger bodies belong in their own request.
 MAX_PART_BYTES = 16 * 1024 * 1024
 #: 10,000 parts of the thesis' 1 kB payload with headers fit several times over.
@@ -41,11 +45,18 @@ class Limits:
 
     max_parts: int = MAX_PARTS
     max_part_header_bytes: int = MAX_PART_HEADER_BYTES
+    max_part_fields: int = MAX_PART_FIELDS
     max_part_bytes: int = MAX_PART_BYTES
     max_batch_bytes: int = MAX_BATCH_BYTES
 
     def __post_init__(self) -> None:
-        for name in ("max_parts", "max_part_header_bytes", "max_part_bytes", "max_batch_bytes"):
+        for name in (
+            "max_parts",
+            "max_part_header_bytes",
+            "max_part_fields",
+            "max_part_bytes",
+            "max_batch_bytes",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
