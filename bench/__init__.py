@@ -1,4 +1,4 @@
-"""mixbatch benchmarks: batching measured honestly and reproducibly (issues 3 and 7).
+"""mixbatch benchmarks: batching measured honestly and reproducibly, against the alternatives.
 
 ``python -m bench [--quick] [--scenario A,B,...]`` runs the scenarios, each bounded in count and
 time, and writes ``bench/results/results.json``, ``summary.md`` and PNG plots. Latency comes from

@@ -1,4 +1,4 @@
-"""The performance targets of issues 3 and 7, as data plus a predicate each.
+"""The published performance targets, as data plus a predicate each.
 
 Each target names the scenario figure it reads, the bound, and the thesis' figure where there
 is one. ``evaluate`` turns a results document into one record per target with ``measured``,

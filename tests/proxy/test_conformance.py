@@ -1,6 +1,6 @@
 """The conformance suite passes against the batching proxy in front of two origins that know
 nothing of batching: a plain ASGI app under uvicorn, and the reference server used as a plain
-origin (issue: the proxy is held to the same spec as a batch server)."""
+origin: the proxy is held to the same spec as a batch server."""
 
 from __future__ import annotations
 
