@@ -11,7 +11,7 @@ from mixbatch.client import (
     BatchClient,
     BatchProtocolError,
     BatchRejected,
-    IncompleteBatch,
+    TruncatedResponse,
     RetryPolicy,
 )
 
@@ -111,7 +111,7 @@ def test_incomplete_batch_raises_and_keeps_the_parts_that_arrived() -> None:
     client, transport, _ = client_with(
         [capabilities(), batch_reply(echo_parts, close_delimiter=False)]
     )
-    with pytest.raises(IncompleteBatch) as caught:
+    with pytest.raises(TruncatedResponse) as caught:
         client.send(gets("/a", "/b", "/c"))
     error = caught.value
     # The last part has no delimiter after it, so it did not arrive whole (MB-WIRE-14).
@@ -126,7 +126,7 @@ def test_stream_yields_earlier_parts_before_an_incomplete_batch_fails() -> None:
     client, _, _ = client_with([capabilities(), batch_reply(echo_parts, close_delimiter=False)])
     stream = client.stream(gets("/a", "/b", "/c"))
     seen = [next(stream).body, next(stream).body]
-    with pytest.raises(IncompleteBatch):
+    with pytest.raises(TruncatedResponse):
         next(stream)
     assert seen == [b"/a", b"/b"]
 

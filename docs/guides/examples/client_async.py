@@ -2,7 +2,7 @@
 
 import asyncio
 
-from mixbatch.client import AsyncBatchClient, Batch, IncompleteBatch, RetryPolicy
+from mixbatch.client import AsyncBatchClient, Batch, RetryPolicy, TruncatedResponse
 
 
 async def fetch(url: str) -> list[int | None]:
@@ -10,7 +10,7 @@ async def fetch(url: str) -> list[int | None]:
     async with AsyncBatchClient(f"{url}/batch", retry=RetryPolicy(max_retries=1)) as client:
         try:
             result = await client.send(batch, stop_on_error=True)
-        except IncompleteBatch as error:
+        except TruncatedResponse as error:
             # The response stopped early: keep what arrived, the rest has an unknown outcome.
             print("arrived:", [r.index for r in error.responses], "unknown:", error.missing)
             raise

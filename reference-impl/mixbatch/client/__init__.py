@@ -20,8 +20,8 @@ from ._errors import (
     BatchProtocolError,
     BatchRejected,
     ConnectionLost,
-    IncompleteBatch,
     TransportError,
+    TruncatedResponse,
 )
 from ._model import (
     IDEMPOTENT_METHODS,
@@ -49,11 +49,11 @@ __all__ = [
     "BatchResult",
     "ConnectionLost",
     "EnvelopeInfo",
-    "IncompleteBatch",
     "ResponseStream",
     "RetryPolicy",
     "SubRequest",
     "SubResponse",
     "Summary",
     "TransportError",
+    "TruncatedResponse",
 ]

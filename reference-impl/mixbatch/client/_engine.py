@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from mixbatch.codec import (
     BatchEnd,
     BatchParser,
+    IncompleteBatch,
     Limits,
     PartData,
     PartEnd,
@@ -49,10 +50,9 @@ from mixbatch.codec import (
     parse_batch_content_type,
     resolve_target,
 )
-from mixbatch.codec import IncompleteBatch as CodecIncompleteBatch
 
 from ._decoding import ACCEPT_ENCODING, ContentDecoder
-from ._errors import BatchProtocolError, BatchRejected, ConnectionLost, IncompleteBatch
+from ._errors import BatchProtocolError, BatchRejected, ConnectionLost, TruncatedResponse
 from ._http1 import Head, HttpRequest
 from ._model import BatchResult, EnvelopeInfo, SubRequest, SubResponse
 from ._plan import Chunk, EncodedPart, encode_parts, join_parts, plan_chunks
@@ -395,10 +395,10 @@ class BatchRun:
                     # connection usable.
                     yield from self._read_all()
                     ended = True
-        except CodecIncompleteBatch:
+        except IncompleteBatch:
             got = reader.count
             self._record(chunk, head, aborted)
-            raise IncompleteBatch(self._arrived(), indexes[got:]) from None
+            raise TruncatedResponse(self._arrived(), indexes[got:]) from None
         except RemoteProtocolError as exc:
             self._record(chunk, head, aborted)
             raise BatchProtocolError(

@@ -2,7 +2,7 @@
 
 ``BatchRejected``: the server answered the batch request itself with an error status (400, 406,
 413, 501 ...) before any part ran (MB-STATUS-2/3); ``problem`` holds its RFC 9457 document.
-``IncompleteBatch``: the response content ended without the close delimiter (MB-WIRE-14). The
+``TruncatedResponse``: the response content ended without the close delimiter (MB-WIRE-14). The
 parts that arrived whole are real answers and are kept in ``responses``; every later part's
 outcome is unknown, so it is listed in ``missing`` and never retried blindly.
 ``BatchProtocolError``: the response broke the spec in another way (bad framing, a part count
@@ -20,8 +20,8 @@ __all__ = [
     "BatchProtocolError",
     "BatchRejected",
     "ConnectionLost",
-    "IncompleteBatch",
     "TransportError",
+    "TruncatedResponse",
 ]
 
 
@@ -83,8 +83,11 @@ class BatchProtocolError(BatchClientError):
         self.requirement = requirement
 
 
-class IncompleteBatch(BatchProtocolError):
+class TruncatedResponse(BatchProtocolError):
     """MB-WIRE-14: the batch response ended before its close delimiter.
+
+    Not to be confused with the codec's ``IncompleteBatch``, the parser event this is raised
+    from: that one reports octets, this one reports which sub-requests have no answer.
 
     ``responses`` are the sub-responses that arrived whole (followed by a delimiter), in order;
     ``missing`` are the indexes of the sub-requests with no answer, whose outcome is unknown.
