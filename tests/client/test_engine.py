@@ -11,8 +11,8 @@ from mixbatch.client import (
     BatchClient,
     BatchProtocolError,
     BatchRejected,
-    TruncatedResponse,
     RetryPolicy,
+    TruncatedResponse,
 )
 
 from .scripted import (
