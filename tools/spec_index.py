@@ -72,6 +72,7 @@ AREAS = (
     "PROXY",
     "PIPE",
     "SEC",
+    "TEST",
 )
 # BCP 14 (RFC 2119, RFC 8174): only the upper-case forms carry the special meaning.
 KEYWORDS = (
