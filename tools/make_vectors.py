@@ -374,6 +374,8 @@ def valid_framing() -> None:
     w.close()
     w.parts = [{"method": "GET", "target": f"books/{n}", "resolved_target": f"/books/{n}", "fields": [], "body_text": "", "body_length": 0} for n in (1, 2)]
     emit("part-without-blank-line", "A header section followed directly by the next delimiter, with no blank line, ends a part with an empty body, as the RFC 2046 body-part grammar allows.", ["MB-PART-8", "MB-WIRE-7"], w)
+    body = "before\r--cr-body-Kw8Dn3Rf\r\nafter"
+    emit("body-bare-cr-before-boundary", "A bare CR followed by the dash-boundary inside a body is content: no line starts after a lone CR, so it is not a delimiter line.", ["MB-WIRE-8", "MB-PART-8"], Wire("cr-body-Kw8Dn3Rf").request("PUT", "notes/1", [("Content-Type", "text/plain")], body).close())
     emit("content-length-exact", "Parts whose Content-Length equals the octets before the next delimiter are accepted.", ["MB-WIRE-15", "MB-WIRE-16", "MB-WIRE-17"], Wire("cl-exact-Fw2Sx8Ny").request("POST", "e/", [("Content-Type", "text/xml")], THESIS_ENTITY, length=True).request("PUT", "notes/1", [("Content-Type", "text/plain")], "ends with CRLF\r\n", length=True).close())
 
 
@@ -453,6 +455,10 @@ def invalid_framing() -> None:
     fail("text-after-boundary", "Text other than spaces and tabs after the boundary on the first delimiter line is rejected.", [], w, "MB-WIRE-19", "Text after a boundary delimiter")
     w = Wire("after-close-Ds3Kv6Pz").request("GET", "books/1").close(padding="trailing", fault=True)
     fail("text-after-close-delimiter", "Text after the close delimiter on its own line, other than padding, is rejected; an epilogue begins only after a CRLF.", [], w, "MB-WIRE-19", "Text after a boundary delimiter")
+    w = Wire("pre-lf-Tc6Wm1Xb").raw("preamble\n").mark(part=0).raw("--pre-lf-Tc6Wm1Xb\r\n")
+    w.opened = 1
+    w.line("Http-Method: GET").line("Content-Id: <books/1>").raw(CRLF).close()
+    fail("preamble-bare-lf-before-delimiter", "A dash-boundary after a bare LF in the preamble is the first delimiter line with a bare LF line break, and is rejected.", ["MB-WIRE-9"], w, "MB-WIRE-8", "Bare LF in a delimiter line")
     w = Wire("empty-Hq7Bx2Nm")
     w.mark(part=0).raw("--empty-Hq7Bx2Nm--\r\n")
     fail("empty-batch", "A batch of only the close delimiter has no part and is rejected.", ["MB-STATUS-2"], w, "MB-WIRE-18", "Empty batch")
@@ -499,6 +505,10 @@ def invalid_targets() -> None:
     cases = [
         ("nested-batch", "GET", "/batch", "MB-SUB-4", "A part whose target is the batch endpoint itself is rejected, so batches do not nest."),
         ("empty-content-id-targets-batch", "GET", "", "MB-SUB-4", "An empty Content-Id reference resolves to the batch target itself and is rejected as a nested batch."),
+        ("nested-batch-query", "GET", "/batch?page=2", "MB-SUB-4", "A target naming the batch endpoint with a query is still the batch endpoint and is rejected."),
+        ("nested-batch-percent-encoded", "GET", "/%62atch", "MB-SUB-4", "A target spelling the batch endpoint's path with a percent-encoded unreserved character is the batch endpoint and is rejected."),
+        ("nested-batch-dot-segments", "GET", "books/../batch", "MB-SUB-4", "A target that reaches the batch endpoint through dot segments is rejected once they are removed."),
+        ("nested-batch-absolute-uri", "POST", "http://EXAMPLE.test:80/batch", "MB-SUB-4", "An absolute-URI target naming the batch endpoint on the batch's own origin, with the host in another case and the default port, is rejected."),
         ("absolute-uri-other-authority", "GET", "http://other.test/books/1", "MB-SUB-2", "An absolute-URI target on another authority is rejected."),
         ("absolute-uri-other-scheme", "GET", "https://example.test/books/1", "MB-SUB-2", "An absolute-URI target with another scheme than the batch's is rejected."),
         ("network-path-reference", "GET", "//evil.test/x", "MB-SUB-2", "A network-path reference names an authority of its own and is rejected."),
@@ -530,7 +540,32 @@ def invalid_limits() -> None:
     for n in range(100):
         w.line(f"X-Filler-{n:03d}: " + "f" * 90)
     w.raw(CRLF).close()
-    fail("oversized-part-header-section", "A part header section of about 10 KB, over the default 8192-octet limit, is rejected with 431 at the start of that section.", ["MB-LIMIT-1"], w, "MB-STATUS-3", "Part header section too large", status=431)
+    fail("oversized-part-header-section", "A part header section of about 10 KB, over the default 8192-octet limit, is rejected with 431 at the start of that section.", ["MB-LIMIT-1"], w, "MB-STATUS-3", "Part header section too large", status=431, limits={"max_part_header_bytes": 8192})
+    # max_part_header_bytes counts the field lines with their CRLFs, not the empty line after them.
+    for name, over in (("part-header-section-at-limit", 0), ("part-header-section-over-limit", 1)):
+        w = Wire("hdr-limit-Rb4Xq7Mn").request("GET", "books/1").delimiter().mark()
+        lines = ["Http-Method: GET", "Content-Id: <books/2>", "X-Pad: " + "p" * (78 + over)]
+        assert sum(len(text) + 2 for text in lines) == 128 + over
+        for text in lines:
+            w.line(text)
+        w.raw(CRLF).close()
+        if over:
+            fail(name, "A part header section of 129 octets (field lines and their CRLFs, without the empty line) is one over a max_part_header_bytes limit of 128 and is rejected with 431 at the start of that section.", ["MB-LIMIT-1"], w, "MB-STATUS-3", "Part header section too large", status=431, limits={"max_part_header_bytes": 128})
+        else:
+            w.parts[1:] = [{"method": "GET", "target": "books/2", "resolved_target": "/books/2", "fields": [["X-Pad", "p" * 78]], "body_text": "", "body_length": 0}]
+            emit(name, "A part header section of exactly 128 octets (field lines and their CRLFs, without the empty line) is within a max_part_header_bytes limit of 128.", ["MB-LIMIT-1", "MB-STATUS-3"], w, limits={"max_part_header_bytes": 128})
+    for name, count in (("part-fields-at-limit", 4), ("part-fields-over-limit", 5)):
+        w = Wire("fields-limit-Hm3Zt8Vc").request("GET", "books/1").delimiter().mark()
+        extra = [(f"X-F{n}", str(n)) for n in range(count - 2)]
+        w.line("Http-Method: GET").line("Content-Id: <books/2>")
+        for field, value in extra:
+            w.line(f"{field}: {value}")
+        w.raw(CRLF).close()
+        if count > 4:
+            fail(name, "A part with five field lines is one over a max_part_fields limit of 4 and is rejected with 431 at the start of its header section.", [], w, "MB-LIMIT-5", "Too many part header fields", status=431, limits={"max_part_fields": 4})
+        else:
+            w.parts[1:] = [{"method": "GET", "target": "books/2", "resolved_target": "/books/2", "fields": [list(f) for f in extra], "body_text": "", "body_length": 0}]
+            emit(name, "A part with exactly four field lines, Http-Method and Content-Id included, is within a max_part_fields limit of 4.", ["MB-LIMIT-5"], w, limits={"max_part_fields": 4})
     w = Wire("big-part-Yq2Nd9Ls").delimiter().mark().line("Http-Method: PUT").line("Content-Id: <notes/1>")
     w.line("Content-Length: 100").raw(CRLF).raw("x" * 100).close()
     fail("oversized-part", "A part with a 100-octet body over a max_part_bytes limit of 64 is rejected with 413 at the start of its header section.", ["MB-LIMIT-1"], w, "MB-STATUS-3", "Part too large", status=413, limits={"max_part_bytes": 64})
