@@ -1,23 +1,43 @@
-"""Showing batch parts and faults to a person: used by ``send`` and ``inspect``.
+"""Showing batch parts and faults: as text for a person, or as JSON lines for a program.
 
 Text content is shown as text (cut at a configurable length); anything else is summarised by its
 size, so a binary body never garbles a terminal. Faults are shown with their requirement ID, the
 requirement's summary from spec/requirements.json when it can be found, and the offending bytes
 around the offset.
+
+``send`` writes through an ``Output``: ``HumanOutput`` prints the text form, ``JsonOutput`` one
+JSON object per line, flushed as each part ends, so a consumer can act on part 0 while part 1 is
+still on its way. A JSON body follows the spec's own JSON rule (MB-MULTI-7): ``body`` when the
+octets are valid UTF-8, else ``body_base64``, never both.
 """
 
 from __future__ import annotations
 
+import base64
 import json
-from functools import cache
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
 from http import HTTPStatus
-from pathlib import Path
-from typing import TextIO
+from typing import Any, Protocol, TextIO
 
-from mixbatch.codec import MixbatchError
+from mixbatch import requirement_index
+from mixbatch.codec import IncompleteBatch, MixbatchError
 
-__all__ = ["format_body", "print_fault", "print_part", "requirement_summary"]
+__all__ = [
+    "HumanOutput",
+    "JsonOutput",
+    "Output",
+    "PartView",
+    "exit_status_epilog",
+    "format_body",
+    "print_fault",
+    "print_part",
+    "requirement_summary",
+]
 
+#: Columns of the exit-status table in --help (argparse does not wrap a raw epilog).
+_EPILOG_WIDTH = 79
 #: Octets shown either side of a fault's offset.
 CONTEXT_OCTETS = 24
 
@@ -70,19 +90,11 @@ def print_part(
     print("", file=out)
 
 
-@cache
 def _requirements() -> dict[str, str]:
-    here = Path(__file__).resolve()
-    candidates = [here.parents[1] / "_spec" / "requirements.json"]
-    candidates += [parent / "spec" / "requirements.json" for parent in here.parents]
-    for path in candidates:
-        if path.is_file():
-            try:
-                document = json.loads(path.read_text("utf-8"))
-                return {r["id"]: r["summary"] for r in document["requirements"]}
-            except (OSError, ValueError, KeyError, TypeError):
-                return {}
-    return {}
+    try:
+        return {r["id"]: r["summary"] for r in requirement_index().get("requirements", ())}
+    except (KeyError, TypeError):
+        return {}
 
 
 def requirement_summary(requirement: str) -> str | None:
@@ -110,3 +122,142 @@ def print_fault(out: TextIO, error: MixbatchError, data: bytes, base: int = 0) -
         before = data[max(0, at - CONTEXT_OCTETS) : at]
         after = data[at : at + CONTEXT_OCTETS]
         print(f"  bytes: {before!r} >>> {after!r}", file=out)
+
+
+def exit_status_epilog(statuses: Mapping[int, str]) -> str:
+    """The ``exit status:`` block of a command's ``--help``, one status a line."""
+    lines = ["exit status:"]
+    for status, meaning in sorted(statuses.items()):
+        lines += textwrap.wrap(
+            meaning,
+            width=_EPILOG_WIDTH,
+            initial_indent=f"  {status:<4} ",
+            subsequent_indent=" " * 7,
+        )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class PartView:
+    """One response part as ``send`` shows it."""
+
+    index: int
+    status: int | None
+    outcome: str | None
+    content_id: str | None
+    fields: list[tuple[str, str]]
+    body: bytes
+
+
+class Output(Protocol):
+    """Where ``send`` reports the response: its head, each part, other content, faults, end."""
+
+    def head(self, status: int, reason: str, fields: list[tuple[str, str]]) -> None: ...
+    def part(self, part: PartView) -> None: ...
+    def content(self, body: bytes) -> None: ...
+    def fault(self, error: Exception) -> None: ...
+    def end(self, trailers: list[tuple[str, str]], exit_status: int) -> None: ...
+
+
+class HumanOutput:
+    """The text form: status line and fields, each part, trailers, faults."""
+
+    def __init__(self, out: TextIO, max_chars: int) -> None:
+        self._out = out
+        self._max_chars = max_chars
+
+    def head(self, status: int, reason: str, fields: list[tuple[str, str]]) -> None:
+        print(f"HTTP/1.1 {status} {reason}", file=self._out)
+        for name, value in fields:
+            print(f"{name}: {value}", file=self._out)
+        print("", file=self._out)
+
+    def part(self, part: PartView) -> None:
+        print_part(
+            self._out,
+            part.index,
+            part.status,
+            part.outcome,
+            part.content_id,
+            part.fields,
+            part.body,
+            max_chars=self._max_chars,
+        )
+        self._out.flush()
+
+    def content(self, body: bytes) -> None:
+        print(format_body(body, 1 << 30), file=self._out)
+
+    def fault(self, error: Exception) -> None:
+        if isinstance(error, IncompleteBatch):
+            print("INCOMPLETE: the response ended without the close delimiter", file=self._out)
+        if isinstance(error, MixbatchError):
+            print_fault(self._out, error, b"")
+        else:
+            print(f"FAULT: {error}", file=self._out)
+
+    def end(self, trailers: list[tuple[str, str]], exit_status: int) -> None:
+        for name, value in trailers:
+            print(f"(trailer) {name}: {value}", file=self._out)
+
+
+def _body_member(body: bytes) -> dict[str, str]:
+    try:
+        return {"body": body.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"body_base64": base64.b64encode(body).decode("ascii")}
+
+
+class JsonOutput:
+    """One JSON object per line, each with a ``kind``: ``response`` (status, reason, headers),
+    ``part`` (index, status, outcome, content_id, headers, body or body_base64), ``content``
+    (a response that is not multipart: its body), ``fault`` (requirement, title, detail,
+    status_hint, part_index, offset, incomplete) and last ``end`` (trailers, exit_status).
+    Header fields are ``[name, value]`` pairs in the order received."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def _write(self, document: dict[str, Any]) -> None:
+        self._out.write(json.dumps(document, ensure_ascii=False) + "\n")
+        self._out.flush()
+
+    def head(self, status: int, reason: str, fields: list[tuple[str, str]]) -> None:
+        self._write({"kind": "response", "status": status, "reason": reason, "headers": fields})
+
+    def part(self, part: PartView) -> None:
+        self._write(
+            {
+                "kind": "part",
+                "index": part.index,
+                "status": part.status,
+                "outcome": part.outcome,
+                "content_id": part.content_id,
+                "headers": part.fields,
+                **_body_member(part.body),
+            }
+        )
+
+    def content(self, body: bytes) -> None:
+        self._write({"kind": "content", **_body_member(body)})
+
+    def fault(self, error: Exception) -> None:
+        document: dict[str, Any] = {
+            "kind": "fault",
+            "requirement": getattr(error, "requirement", None),
+            "incomplete": isinstance(error, IncompleteBatch),
+        }
+        if isinstance(error, MixbatchError):
+            document |= {
+                "title": error.title,
+                "detail": error.detail,
+                "status_hint": error.status_hint,
+                "part_index": error.part_index,
+                "offset": error.offset,
+            }
+        else:
+            document["detail"] = str(error)
+        self._write(document)
+
+    def end(self, trailers: list[tuple[str, str]], exit_status: int) -> None:
+        self._write({"kind": "end", "trailers": trailers, "exit_status": exit_status})

@@ -1,11 +1,13 @@
 """``mixbatch inspect FILE``: validate a captured batch against the spec and explain faults.
 
 The file holds the multipart content of a batch (or a whole captured HTTP message, whose head is
-used for the boundary and then skipped). The content goes through the codec's strict parser in
+used for the boundary and then skipped). Without ``--boundary``, the boundary is inferred
+(``read_capture``): from the Content-Type field of a whole message, else from the first line
+that starts with "--" (the first delimiter line, RFC 2046 §5.1.1: "--" boundary, then optional
+transport padding). ``--boundary`` overrides both. The content goes through the codec's strict parser in
 the chosen role; a request batch also has each target resolved against the batch's URI and is
 checked for nesting, as a server would (MB-PART-5, MB-SUB-2, MB-SUB-4). The parser stops at the
 first fault, which is reported with its requirement ID, byte offset and the bytes around it.
-Exit status: 0 valid, 1 fault, 2 unusable input.
 """
 
 from __future__ import annotations
@@ -27,9 +29,18 @@ from mixbatch.codec import (
     resolve_part_target,
 )
 
-from ._display import print_fault
+from ._display import exit_status_epilog, print_fault
 
-__all__ = ["add_parser", "run"]
+__all__ = ["EXIT_STATUSES", "add_parser", "read_capture", "run"]
+
+#: What each exit status of ``mixbatch inspect`` means (printed in ``--help`` and the docs).
+EXIT_STATUSES = {
+    0: "the batch is valid",
+    1: "the batch has a fault (reported with its requirement ID and byte offset)",
+    2: "unusable input: the file cannot be read, or no boundary is given or found",
+}
+#: Lines searched for the first delimiter; a preamble longer than this is not guessed through.
+_BOUNDARY_SEARCH_LINES = 64
 
 _HTTP_HEAD = re.compile(rb"(?:HTTP/1\.[01] \d{3}|[A-Z]+ \S+ HTTP/1\.[01])\r\n")
 _CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n]*?)[ \t]*\r?$")
@@ -37,11 +48,16 @@ _CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n]*?)[ \t]*\r?$")
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "inspect", help="validate a captured batch and explain each fault"
+        "inspect",
+        help="validate a captured batch and explain each fault",
+        epilog=exit_status_epilog(EXIT_STATUSES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", type=Path, help="the batch content, or a whole HTTP message")
     parser.add_argument(
-        "--boundary", help="the boundary (default: from the HTTP head or the first delimiter)"
+        "--boundary",
+        help="the boundary (default: from the Content-Type of a whole HTTP message, else from "
+        "the first delimiter line)",
     )
     parser.add_argument(
         "--role",
@@ -74,11 +90,22 @@ def _split_message(data: bytes) -> tuple[bytes, str | None]:
 
 
 def _guess_boundary(data: bytes) -> str | None:
-    for line in data.split(b"\n", 64)[:64]:
+    lines = data.split(b"\n", _BOUNDARY_SEARCH_LINES)[:_BOUNDARY_SEARCH_LINES]
+    for line in lines:
         line = line.rstrip(b"\r").rstrip(b" \t")
         if line.startswith(b"--") and len(line) > 2:
             return line[2:].removesuffix(b"--").decode("latin-1")
     return None
+
+
+def read_capture(data: bytes) -> tuple[bytes, str | None]:
+    """The batch content in ``data`` and its boundary, inferred, or None when none is found.
+
+    ``data`` is multipart content, or a whole HTTP message whose head is dropped; the boundary
+    comes from the message's Content-Type, else from the content's first delimiter line.
+    """
+    content, announced = _split_message(data)
+    return content, announced or _guess_boundary(content)
 
 
 def _check_target(args: argparse.Namespace, event: RequestPartStart) -> str:
@@ -99,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"mixbatch inspect: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
-    data, announced = _split_message(raw)
-    boundary = args.boundary or announced or _guess_boundary(data)
+    data, inferred = read_capture(raw)
+    boundary = args.boundary or inferred
     if not boundary:
         print("mixbatch inspect: no boundary given and none found", file=sys.stderr)
         return 2
