@@ -141,6 +141,18 @@ def check_multistatus_json(document: Json, vector: Json) -> Problems:
 REASONS = {200: "OK", 201: "Created", 304: "Not Modified", 404: "Not Found", 409: "Conflict"}
 
 
+def xml_body(response: ET.Element) -> str | None:
+    """The octets of one mb:body, which MB-MULTI-6 writes as base64 with encoding="base64"."""
+    element = response.find(f"{MB}body")
+    if element is None or element.get("encoding") != "base64":
+        return None
+    try:
+        octets = base64.b64decode(element.text or "", validate=True)
+    except ValueError:
+        return None
+    return octets.decode("utf-8", "replace")
+
+
 def check_multistatus_xml(text: str, vector: Json) -> Problems:
     """The RFC 4918 form has one DAV:response per part, in order, with the same content."""
     root = ET.fromstring(text)
@@ -151,9 +163,12 @@ def check_multistatus_xml(text: str, vector: Json) -> Problems:
         status_line = response.findtext(f"{DAV}status") or ""
         status = int(status_line.split()[1]) if status_line else None
         headers = [(h.get("name"), h.text or "") for h in response.findall(f"{MB}header")]
+        body = xml_body(response)
+        if body is None:
+            return ['an mb:body is not base64 with encoding="base64" (MB-MULTI-6)']
         entries.append(
             (status, response.findtext(f"{MB}outcome"), response.findtext(f"{MB}content-id"),
-             headers, response.findtext(f"{MB}body") or "")
+             headers, body)
         )  # fmt: skip
         if not response.findtext(f"{DAV}href"):
             return ["a response lacks DAV:href"]
@@ -225,11 +240,27 @@ def test_problem_document_agrees_with_its_vector(path: Path) -> None:
     assert check_problem_matches(load(path), vector) == []
 
 
+def test_draft_01_shapes_and_answers_without_a_broken_requirement_stay_valid() -> None:
+    capabilities = load(DOCUMENTS / "capabilities.reference.json")
+    draft_01 = {k: v for k, v in capabilities.items() if k != "endpoint"}
+    draft_01["limits"] = {k: v for k, v in capabilities["limits"].items() if k != "max_part_fields"}
+    assert check_instance(draft_01, "capabilities") == []
+    busy = {"type": "https://mixbatch.dev/problems/busy", "title": "Busy", "status": 503}
+    assert check_instance(busy, "problem") == []
+    target = load(DOCUMENTS / "target.reference.json")
+    bare = {k: v for k, v in target.items() if k not in ("sandbox", "disposable")}
+    bare["resources"] = {k: v for k, v in target["resources"].items() if k != "sandbox_collection"}
+    assert check_instance(bare, "target") == []
+
+
 def test_reference_documents_agree_with_each_other() -> None:
     target = load(DOCUMENTS / "target.reference.json")
     capabilities = load(DOCUMENTS / "capabilities.reference.json")
-    assert target["batch_endpoint"] == capabilities["endpoint"]
+    # endpoint is optional in a capabilities document (spec 9.2); when present it must agree.
+    assert target["batch_endpoint"] == capabilities.get("endpoint", target["batch_endpoint"])
     assert set(target["profiles"]) <= set(capabilities["profiles"])
+    sandbox = target.get("sandbox", {}).get("collection")
+    assert sandbox is None or target["resources"].get("sandbox_collection", sandbox) == sandbox
 
 
 # --- Broken samples: every checker must be able to fail -----------------------------------------
@@ -254,13 +285,16 @@ BROKEN: list[tuple[str, Callable[[], Problems]]] = [
     ("nested-undocumented", lambda: check_documented({"$defs": {"d": {"properties": {"b": {}}}}}, "x")),
     ("capabilities-without-core", lambda: check_instance(altered(DOCUMENTS / "capabilities.reference.json", lambda d: d.__setitem__("profiles", ["xml"])), "capabilities")),
     ("problem-limit-without-value", lambda: check_instance(altered(TOO_MANY, lambda d: d.pop("value")), "problem")),
+    ("problem-unknown-limit", lambda: check_instance(altered(TOO_MANY, lambda d: d.__setitem__("limit", "max_fields")), "problem")),
+    ("target-sandbox-without-collection", lambda: check_instance(altered(DOCUMENTS / "target.reference.json", lambda d: d["sandbox"].pop("collection")), "target")),
     ("problem-limit-on-400", lambda: check_instance(altered(TOO_MANY, lambda d: d.__setitem__("status", 400)), "problem")),
     ("multistatus-skipped-with-status", lambda: check_instance(altered(MULTISTATUS, lambda d: d["responses"][0].__setitem__("outcome", "skipped")), "multistatus")),
     ("report-bad-verdict", lambda: check_instance(altered(DOCUMENTS / "report.example.json", lambda d: d["results"][0].__setitem__("verdict", "OK")), "report")),
     ("target-url-with-path", lambda: check_instance(altered(DOCUMENTS / "target.reference.json", lambda d: d.__setitem__("base_url", "http://h/x")), "target")),
     ("multistatus-json-status", lambda: check_multistatus_json(altered(MULTISTATUS, lambda d: d["responses"][1].__setitem__("status", 203)), VECTOR_OF[MULTISTATUS] or {})),
     ("multistatus-json-summary", lambda: check_multistatus_json(altered(MULTISTATUS, lambda d: d["summary"].__setitem__("ok", 1)), VECTOR_OF[MULTISTATUS] or {})),
-    ("multistatus-xml-body", lambda: check_multistatus_xml(MULTISTATUS_XML.read_text().replace("&#13;", ""), VECTOR_OF[MULTISTATUS_XML] or {})),
+    ("multistatus-xml-body", lambda: check_multistatus_xml(MULTISTATUS_XML.read_text().replace("PEFy", "PEFz"), VECTOR_OF[MULTISTATUS_XML] or {})),
+    ("multistatus-xml-body-as-text", lambda: check_multistatus_xml(MULTISTATUS_XML.read_text().replace(' encoding="base64"', ""), VECTOR_OF[MULTISTATUS_XML] or {})),
     ("problem-offset", lambda: check_problem_matches(altered(TOO_MANY, lambda d: d.__setitem__("byte_offset", 0)), VECTOR_OF[TOO_MANY] or {})),
     ("problem-limit-value", lambda: check_problem_matches(altered(TOO_MANY, lambda d: d.__setitem__("value", 3)), VECTOR_OF[TOO_MANY] or {})),
 ]  # fmt: skip

@@ -157,13 +157,18 @@ def check_error_offset(vector: Vector, data: bytes) -> Problems:
 
 
 def check_aborted_body(vector: Vector, data: bytes) -> Problems:
-    """The body of a Batch-Outcome: aborted part is a valid problem document (MB-STATUS-6)."""
+    """The body of a Batch-Outcome: aborted part is a valid problem document (MB-STATUS-6) with
+    a 5xx status and, in part_index, the first part not answered (MB-STATUS-14)."""
     problems = []
-    for part in vector.get("expect", {}).get("parts", []):
+    for position, part in enumerate(vector.get("expect", {}).get("parts", [])):
         if part.get("outcome") == "aborted":
             document = json.loads(body_of(part))
             validator = Draft202012Validator(PROBLEM_SCHEMA)
             problems += [e.message for e in validator.iter_errors(document)]
+            if not 500 <= document.get("status", 0) <= 599:
+                problems.append(f"abort status {document.get('status')!r} is not a 5xx")
+            if document.get("part_index") != position:
+                problems.append(f"abort part_index {document.get('part_index')!r} != {position}")
     return problems
 
 
@@ -219,7 +224,9 @@ BROKEN: list[tuple[Callable[[Vector, bytes], Problems], str, Callable[[], tuple[
     (check_body_length, "length off by one", lambda: broken("binary-body-all-octets.request", set_part("body_length", 539))),
     (check_content_length, "stale Content-Length", lambda: broken("content-length-exact.request", set_part("body_length", 3, 1))),
     (check_error_offset, "offset past the end", lambda: broken("lf-only.request", lambda v: v["error"].__setitem__("byte_offset", 10_000))),
-    (check_aborted_body, "problem without requirement", lambda: broken("aborted-mid-stream.response", set_part("body_text", '{"type":"about:blank","title":"x","status":503}', 2))),
+    (check_aborted_body, "problem without part_index", lambda: broken("aborted-mid-stream.response", set_part("body_text", '{"type":"about:blank","title":"x","status":503}', 2))),
+    (check_aborted_body, "problem with a 4xx status", lambda: broken("aborted-mid-stream.response", set_part("body_text", '{"type":"about:blank","title":"x","status":400,"part_index":2}', 2))),
+    (check_aborted_body, "problem without status", lambda: broken("aborted-mid-stream.response", set_part("body_text", '{"type":"about:blank","title":"x","part_index":2}', 2))),
 ]  # fmt: skip
 
 
