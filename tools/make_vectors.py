@@ -602,18 +602,18 @@ PROBLEM = {
 
 def responses() -> None:
     json_type = [("Content-Type", "application/json")]
-    w = Wire("stop-Nq3Vx8Ld").response(201, "books", [("Location", "/books/16")])
+    w = Wire("stop-Nq3Vx8Ld").response(201, "books", [("Location", "/books/16")], length=True)
     w.response(404, "books/999999", [("Content-Type", "application/problem+json")],
                '{"title":"Not Found","status":404}', length=True)
-    w.response(None, "books/16", outcome="skipped").response(None, "books", outcome="skipped").close()
+    w.response(None, "books/16", outcome="skipped", length=True).response(None, "books", outcome="skipped", length=True).close()
     ctx = {"status": 200, "fields": [["Preference-Applied", "batch-on-error=stop"]],
            "request": {"method": "POST", "target": "/batch", "fields": [["Prefer", "batch-on-error=stop"]]}}
     emit("stop-policy-skipped", "Under batch-on-error=stop the parts after the first 404 carry Batch-Outcome: skipped and no Http-Status-Code.", ["MB-PROC-6", "MB-RESP-5"], w, direction="response", context=ctx)
-    w = Wire("atomic-Jw5Tb2Kf").response(201, "books", [("Location", "/books/17")], outcome="rolled-back")
-    w.response(200, "books/1", outcome="rolled-back")
+    w = Wire("atomic-Jw5Tb2Kf").response(201, "books", [("Location", "/books/17")], outcome="rolled-back", length=True)
+    w.response(200, "books/1", json_type, '{"id":1}', outcome="rolled-back", length=True)
     w.response(409, "books/2", [("Content-Type", "application/problem+json")],
                '{"title":"Conflict","status":409}', length=True)
-    w.response(None, "books/3", outcome="skipped").close()
+    w.response(None, "books/3", outcome="skipped", length=True).close()
     ctx = {"status": 200, "request": {"method": "POST", "target": "/batch", "fields": [["Batch-Mode", "atomic"]]}}
     emit("atomic-rolled-back", "In an atomic batch whose third part fails with 409, the parts that ran before it keep their statuses and are marked rolled-back, and the part after it is skipped.", ["MB-PROC-8", "MB-RESP-5"], w, direction="response", context=ctx)
     w = Wire("abort-Xr7Mq4Pd").response(200, "books/1", json_type, '{"id":1}', length=True)
