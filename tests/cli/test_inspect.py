@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from mixbatch.cli import main
+from mixbatch.cli._inspect import read_capture
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "examples"
 INVALID = sorted(
@@ -78,6 +79,60 @@ def test_whole_http_message_is_accepted(tmp_path: Path, capsys: pytest.CaptureFi
     capture.write_bytes(message)
     assert main(["inspect", str(capture)]) == 0
     assert "valid request batch: 1 parts" in capsys.readouterr().out
+
+
+#: Vectors whose boundary is itself the fault: no parameter, or a delimiter line that is not one.
+_BROKEN_BOUNDARY = {"boundary-missing", "boundary-too-long", "boundary-ends-in-space"}
+_BROKEN_BOUNDARY |= {"text-after-boundary"}
+
+
+@pytest.mark.parametrize(
+    "vector",
+    [
+        p
+        for p in sorted(EXAMPLES.glob("*.json"))
+        if p.name.endswith((".request.json", ".response.json"))
+        and p.name.split(".")[0] not in _BROKEN_BOUNDARY
+    ],
+    ids=lambda p: p.name.removesuffix(".json"),
+)
+def test_boundary_is_inferred_from_the_first_delimiter_line(vector: Path) -> None:
+    content = vector.with_suffix(".http").read_bytes()
+    assert read_capture(content) == (content, _boundary(vector))
+
+
+def test_boundary_override_wins_over_the_inferred_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vector = EXAMPLES / "single-get.request.json"
+    capture = tmp_path / "with-preamble.http"
+    capture.write_bytes(b"--not-the-boundary\r\n" + vector.with_suffix(".http").read_bytes())
+    assert main(["inspect", str(capture), "--boundary", "not-the-boundary"]) == 1
+    capsys.readouterr()
+    assert main(["inspect", str(capture), "--boundary", _boundary(vector)]) == 0
+    assert "valid request batch: 1 parts" in capsys.readouterr().out
+
+
+def test_boundary_is_inferred_from_a_leading_content_type_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vector = EXAMPLES / "single-get.request.json"
+    content_type = json.loads(vector.read_text())["content_type"]
+    capture = tmp_path / "fields-then-content.http"
+    capture.write_bytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + vector.with_suffix(".http").read_bytes()
+    )
+    assert main(["inspect", str(capture)]) == 0
+    assert "valid request batch: 1 parts" in capsys.readouterr().out
+
+
+def test_a_file_with_no_delimiter_line_asks_for_a_boundary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture = tmp_path / "plain.txt"
+    capture.write_bytes(b"just some text\r\n")
+    assert main(["inspect", str(capture)]) == 2
+    assert "no boundary given and none found" in capsys.readouterr().err
 
 
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -43,6 +43,7 @@ EXIT_STATUSES = {
 _BOUNDARY_SEARCH_LINES = 64
 
 _HTTP_HEAD = re.compile(rb"(?:HTTP/1\.[01] \d{3}|[A-Z]+ \S+ HTTP/1\.[01])\r\n")
+_LEADING_CONTENT_TYPE = re.compile(rb"(?i)content-type:")
 _CONTENT_TYPE = re.compile(rb"(?im)^content-type:[ \t]*([^\r\n]*?)[ \t]*\r?$")
 
 
@@ -74,8 +75,12 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _split_message(data: bytes) -> tuple[bytes, str | None]:
-    """The content of a captured message and the boundary its head announces, if any."""
-    if not _HTTP_HEAD.match(data):
+    """The content of a captured message and the boundary its head announces, if any.
+
+    A head is either a whole HTTP message's (a request or status line, then fields) or a bare
+    field block that starts with Content-Type, as ``curl -D`` or a MIME file writes it.
+    """
+    if not (_HTTP_HEAD.match(data) or _LEADING_CONTENT_TYPE.match(data)):
         return data, None
     head, sep, content = data.partition(b"\r\n\r\n")
     if not sep:
@@ -90,19 +95,29 @@ def _split_message(data: bytes) -> tuple[bytes, str | None]:
 
 
 def _guess_boundary(data: bytes) -> str | None:
-    lines = data.split(b"\n", _BOUNDARY_SEARCH_LINES)[:_BOUNDARY_SEARCH_LINES]
-    for line in lines:
-        line = line.rstrip(b"\r").rstrip(b" \t")
+    """The boundary of the first line that starts with "--" and recurs as a delimiter.
+
+    Every batch has at least two delimiter lines (a part's and the close delimiter), so a
+    preamble line that merely starts with "--" is passed over; when no candidate recurs, the
+    first one is the best guess (the parser then explains what is wrong with it).
+    """
+    candidates: list[bytes] = []
+    for line in data.split(b"\n", _BOUNDARY_SEARCH_LINES)[:_BOUNDARY_SEARCH_LINES]:
+        line = line.rstrip(b"\r").rstrip(b" \t")  # transport padding (RFC 2046 §5.1.1)
         if line.startswith(b"--") and len(line) > 2:
-            return line[2:].removesuffix(b"--").decode("latin-1")
-    return None
+            candidates.append(line[2:].removesuffix(b"--"))
+    for candidate in candidates:
+        if data.count(b"\n--" + candidate) + data.startswith(b"--" + candidate) >= 2:
+            return candidate.decode("latin-1")
+    return candidates[0].decode("latin-1") if candidates else None
 
 
 def read_capture(data: bytes) -> tuple[bytes, str | None]:
     """The batch content in ``data`` and its boundary, inferred, or None when none is found.
 
-    ``data`` is multipart content, or a whole HTTP message whose head is dropped; the boundary
-    comes from the message's Content-Type, else from the content's first delimiter line.
+    ``data`` is multipart content, or a whole HTTP message (or a field block that starts with
+    Content-Type) whose head is dropped; the boundary comes from that Content-Type, else from
+    the content's first delimiter line.
     """
     content, announced = _split_message(data)
     return content, announced or _guess_boundary(content)
