@@ -1,0 +1,72 @@
+"""Every campaign case, against the server and against the proxy, over a raw loopback socket.
+
+Each case's answer must be one the spec or RFC 9112 allows (``_verdicts.judge``), and after every
+case the peer must still answer a normal batch promptly: no case may wedge, crash or slow it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from . import framing_cases, header_cases, limit_cases, nested_cases, target_cases
+from ._case import NORMAL_REQUEST, Case, Close
+from ._targets import Target
+from ._verdicts import judge, response_parts
+from ._wire import exchange
+
+ALL_CASES: list[Case] = [
+    *framing_cases.CASES,
+    *header_cases.CASES,
+    *target_cases.CASES,
+    *nested_cases.CASES,
+    *limit_cases.CASES,
+]
+#: Seconds to wait for a close the case's outcome speaks about (a closing peer takes microseconds).
+CLOSE_LINGER = 0.25
+#: Seconds a normal batch may take after a case; far above its usual few milliseconds.
+LIVENESS_TIMEOUT = 3.0
+
+
+def assert_alive(target: Target) -> None:
+    """The peer answers a one-part batch 200, with the part 200, within LIVENESS_TIMEOUT."""
+    after = exchange(target.address, NORMAL_REQUEST, timeout=LIVENESS_TIMEOUT)
+    answer = after.first
+    assert answer is not None, f"{target.name} did not answer a normal batch after the case"
+    assert answer.status == 200, f"{target.name} answered a normal batch {answer.status}"
+    assert [p.status for p in response_parts(answer)] == [200]
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [case.id for case in ALL_CASES]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+
+
+def test_every_case_cites_its_source() -> None:
+    for case in ALL_CASES:
+        assert case.cite.startswith(("MB-", "RFC ")), case.id
+
+
+def test_capabilities_publish_max_part_fields(target: Target) -> None:
+    """MB-LIMIT-5: the field-line limit is published as max_part_fields."""
+    assert "max_part_fields" in target.limits, target.limits
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda case: case.id)
+def test_case(case: Case, target: Target) -> None:
+    if target.name not in case.peers:
+        pytest.skip(f"{case.id} does not apply to the {target.name}")
+    try:
+        data = case.build(target.limits)
+    except KeyError as exc:
+        pytest.fail(f"{target.name} does not publish the limit {exc} in its capabilities")
+    result = exchange(
+        target.address,
+        data,
+        methods=(case.method,),
+        expect=case.answers,
+        half_close=case.eof,
+        linger=CLOSE_LINGER if case.close is not Close.MAY else 0.0,
+    )
+    problems = judge(case, result)
+    assert not problems, f"{case.id} ({case.cite}): " + "; ".join(problems)
+    assert_alive(target)
