@@ -1,0 +1,252 @@
+// Collection resources: members with validators, a writable sandbox, and collection retrieval
+// as one multipart/mixed response (section 4.2, profile collection-get).
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+type collections struct{ store *Store }
+
+func (c collections) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /shelf", c.retrieve("shelf"))
+	mux.HandleFunc("GET /shelf/{id}", c.member("shelf"))
+	mux.HandleFunc("GET /notes", c.retrieve("notes"))
+	mux.HandleFunc("POST /notes", c.create("notes"))
+	mux.HandleFunc("GET /notes/{id}", c.member("notes"))
+	mux.HandleFunc("PUT /notes/{id}", c.replace("notes"))
+	mux.HandleFunc("DELETE /notes/{id}", c.remove("notes"))
+	mux.HandleFunc("GET /empty-set", c.retrieve("empty-set"))
+}
+
+func plain(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, text)
+}
+
+func validators(h http.Header, etag string, mod time.Time) {
+	h.Set("ETag", etag)
+	h.Set("Last-Modified", mod.UTC().Format(http.TimeFormat))
+}
+
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (c collections) member(col string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		m := c.store.get(col, r.PathValue("id"))
+		if m == nil {
+			plain(w, http.StatusNotFound, "no such member\n")
+			return
+		}
+		if st := precondition(r, m.ETag, m.Modified, true); st != 0 {
+			validators(w.Header(), m.ETag, m.Modified)
+			w.WriteHeader(st)
+			return
+		}
+		validators(w.Header(), m.ETag, m.Modified)
+		w.Header().Set("Content-Type", m.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(m.Body)))
+		_, _ = w.Write(m.Body)
+	}
+}
+
+func contentType(r *http.Request) string {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		return ct
+	}
+	return "application/octet-stream"
+}
+
+func (c collections) create(col string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			plain(w, http.StatusBadRequest, "unreadable content\n")
+			return
+		}
+		m := newMember(c.store.newID(), body, contentType(r), time.Now())
+		c.store.put(col, m)
+		c.created(w, col, m)
+	}
+}
+
+// created answers 201 with the new member's URI in Location (MB-RESP-7 for parts).
+func (c collections) created(w http.ResponseWriter, col string, m *Member) {
+	href := "/" + col + "/" + m.ID
+	validators(w.Header(), m.ETag, m.Modified)
+	w.Header().Set("Location", href)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = io.WriteString(w, `{"id":"`+m.ID+`","href":"`+href+`"}`)
+}
+
+// replace is PUT: it replaces a member, or creates it (201) when absent.
+func (c collections) replace(col string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !validID(id) {
+			plain(w, http.StatusBadRequest, "member ids are 1-64 of A-Z a-z 0-9 - _\n")
+			return
+		}
+		old := c.store.get(col, id)
+		var st int
+		if old != nil {
+			st = precondition(r, old.ETag, old.Modified, true)
+		} else {
+			st = precondition(r, "", time.Time{}, false)
+		}
+		if st != 0 {
+			w.WriteHeader(st)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			plain(w, http.StatusBadRequest, "unreadable content\n")
+			return
+		}
+		m := newMember(id, body, contentType(r), time.Now())
+		if c.store.put(col, m) {
+			c.created(w, col, m)
+			return
+		}
+		validators(w.Header(), m.ETag, m.Modified)
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (c collections) remove(col string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		m := c.store.get(col, r.PathValue("id"))
+		if m == nil {
+			plain(w, http.StatusNotFound, "no such member\n")
+			return
+		}
+		if st := precondition(r, m.ETag, m.Modified, true); st != 0 {
+			w.WriteHeader(st)
+			return
+		}
+		c.store.remove(col, m.ID)
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// aggregate is the validator of a whole collection: a hash of its members' ids and entity
+// tags in order, so it changes when a member is added, removed, reordered or changed.
+func aggregate(kind string, members []*Member) (string, time.Time) {
+	h := sha256.New()
+	_, _ = io.WriteString(h, kind)
+	var latest time.Time
+	for _, m := range members {
+		_, _ = io.WriteString(h, "\x00"+m.ID+"\x00"+m.ETag)
+		if m.Modified.After(latest) {
+			latest = m.Modified
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), latest
+}
+
+// retrieve is GET on a collection: multipart/mixed when the client asks for it, JSON
+// otherwise.
+func (c collections) retrieve(col string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+			// MB-METHOD-3: "answer 400 to a GET request for a collection retrieval ... that
+			// has content".
+			writeProblem(w, refusal(400, "MB-METHOD-3", "content-on-get", "Content on GET",
+				"a GET on a collection carries no content"))
+			return
+		}
+		members, _ := c.store.list(col)
+		w.Header().Set("Vary", "Accept")
+		if negotiate(r.Header.Values("Accept"), []string{"application/json", mediaMultipart}) == mediaMultipart {
+			c.retrieveMultipart(w, r, col, members)
+			return
+		}
+		sum, latest := aggregate("json", members)
+		etag := `"j` + sum[:24] + `"`
+		if st := precondition(r, etag, latest, true); st != 0 {
+			validators(w.Header(), etag, latest)
+			w.WriteHeader(st)
+			return
+		}
+		list := make([]map[string]string, 0, len(members))
+		for _, m := range members {
+			list = append(list, map[string]string{"id": m.ID, "href": "/" + col + "/" + m.ID})
+		}
+		body, _ := json.Marshal(map[string]any{"members": list})
+		validators(w.Header(), etag, latest)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}
+}
+
+// retrieveMultipart answers a collection retrieval (MB-METHOD-4, MB-METHOD-6, MB-STATUS-7,
+// MB-STATUS-11). Its boundary is derived from the collection's state, so every octet of the
+// representation is a function of that state and the aggregate ETag may be strong
+// (MB-METHOD-7).
+func (c collections) retrieveMultipart(w http.ResponseWriter, r *http.Request, col string, members []*Member) {
+	sum, latest := aggregate("multipart", members)
+	etag := `"m` + sum[:24] + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	if len(members) > 0 {
+		// MB-METHOD-5: the latest Last-Modified among the members, which all have one.
+		h.Set("Last-Modified", latest.UTC().Format(http.TimeFormat))
+	}
+	if st := precondition(r, etag, latest, true); st != 0 {
+		w.WriteHeader(st)
+		return
+	}
+	if len(members) == 0 {
+		// MB-STATUS-11: an existing collection without members is 204 No Content.
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	boundary := ""
+	for n := 0; ; n++ {
+		boundary = "coll-" + sum[:40] + "-" + strconv.Itoa(n)
+		clear := true
+		for _, m := range members {
+			if collides(m.Body, []byte("--"+boundary)) {
+				clear = false
+			}
+		}
+		if clear {
+			break
+		}
+	}
+	h.Set("Content-Type", "multipart/mixed; boundary="+boundary)
+	h.Set("Cache-Control", "no-transform")
+	w.WriteHeader(http.StatusOK)
+	mw := &multipartWriter{w: w, boundary: boundary}
+	for _, m := range members {
+		// MB-METHOD-6: the Content-Id is resolvable against the collection's URI: from
+		// /shelf, "shelf/s1" resolves to /shelf/s1.
+		mw.writePart([][2]string{
+			{"Content-Id", "<" + col + "/" + m.ID + ">"},
+			{"Http-Status-Code", "200"},
+			{"Content-Type", m.ContentType},
+			{"ETag", m.ETag},
+			{"Last-Modified", m.Modified.UTC().Format(http.TimeFormat)},
+		}, m.Body)
+	}
+	mw.close()
+}

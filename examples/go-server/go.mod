@@ -1,0 +1,3 @@
+module mixbatch.example/goserver
+
+go 1.26
