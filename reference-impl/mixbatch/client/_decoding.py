@@ -4,7 +4,8 @@ MB-INTER-2: "A client MUST remove any content coding (RFC 9110 §8.4) from a bat
 parsing it as multipart/mixed." Codings are listed in the order they were applied
 (RFC 9110 §8.4), so they are undone in reverse. ``gzip``/``x-gzip`` and ``deflate`` are decoded
 incrementally with ``zlib``, chunk by chunk, so a compressed response streams like a plain one;
-``identity`` is nothing. Any other coding is refused: parsing coded octets as multipart would
+a gzip stream may hold several members, one after another (RFC 1952 §2.2), while octets after
+the end of a deflate stream are an error. ``identity`` is nothing. Any other coding is refused: parsing coded octets as multipart would
 only produce nonsense errors.
 """
 
@@ -32,18 +33,33 @@ class _Inflater:
         self._z = zlib.decompressobj(_GZIP_WBITS if self._gzip else _ZLIB_WBITS)
 
     def decode(self, data: bytes) -> bytes:
-        if self._first and data and not self._gzip:
-            self._first = False
-            # RFC 9110 §8.4.1.2: deflate is zlib-wrapped, but some servers send raw deflate.
-            if data[0] & 0x0F != 8:
-                self._z = zlib.decompressobj(-zlib.MAX_WBITS)
-        try:
-            return self._z.decompress(data)
-        except zlib.error as exc:
-            raise BatchProtocolError(
-                f"the {self._coding} content coding cannot be decoded: {exc}",
-                requirement="MB-INTER-2",
-            ) from exc
+        out: list[bytes] = []
+        while data:
+            if self._z.eof:
+                if not self._gzip:
+                    raise self._error("octets follow the end of the deflate stream")
+                if not data.strip(b"\x00"):
+                    break  # zero padding after a member, which gzip(1) ignores too
+                # RFC 1952 §2.2: "A gzip file consists of a series of members"; each member
+                # is a whole gzip stream, so the next one gets a fresh decompressor.
+                self._z = zlib.decompressobj(_GZIP_WBITS)
+            if self._first and not self._gzip:
+                self._first = False
+                # RFC 9110 §8.4.1.2: deflate is zlib-wrapped, but some servers send raw deflate.
+                if data[0] & 0x0F != 8:
+                    self._z = zlib.decompressobj(-zlib.MAX_WBITS)
+            try:
+                out.append(self._z.decompress(data))
+            except zlib.error as exc:
+                raise self._error(str(exc)) from exc
+            data = self._z.unused_data if self._z.eof else b""
+        return b"".join(out)
+
+    def _error(self, reason: str) -> BatchProtocolError:
+        return BatchProtocolError(
+            f"the {self._coding} content coding cannot be decoded: {reason}",
+            requirement="MB-INTER-2",
+        )
 
     def flush(self) -> bytes:
         return self._z.flush()
