@@ -54,3 +54,10 @@ def target(request: pytest.FixtureRequest) -> Target:
     fixture = f"{request.param}_target"
     found: Target = request.getfixturevalue(fixture)
     return found
+
+
+@pytest.fixture
+def deep_only(mixbatch_tier: str) -> None:
+    """Skip unless the deep tier runs (make deep, or --mixbatch-tier deep)."""
+    if mixbatch_tier != "deep":
+        pytest.skip("the deep tier runs with --mixbatch-tier deep (make deep)")
