@@ -80,7 +80,7 @@ def _entry(rid: str, keyword: str, section: str = "3") -> dict[str, Any]:
 
 
 TINY_INDEX: dict[str, Any] = {
-    "spec_version": "draft-01",
+    "spec_version": "draft-02",
     "requirements": [_entry("MB-WIRE-1", "MUST"), _entry("MB-WIRE-2", "SHOULD NOT")],
 }
 
