@@ -56,6 +56,34 @@ def test_repository_spec_defines_every_index_id_exactly_once() -> None:
     assert len(defined) == len(set(defined))
 
 
+def spec_versions() -> dict[str, str]:
+    """Every place under spec/ that states the spec version, with the version it states."""
+    header = next(
+        line for line in (ROOT / "spec" / "mixbatch.md").read_text("utf-8").splitlines()
+        if line.startswith("Version: ")
+    )  # fmt: skip
+    found = {"spec/mixbatch.md": header.split()[1]}
+    for path in sorted((ROOT / "spec" / "examples" / "documents").glob("*.json")):
+        document = json.loads(path.read_text("utf-8"))
+        for value in (document, document.get("header", {})):
+            if isinstance(value, dict) and "spec_version" in value:
+                found[str(path.relative_to(ROOT))] = value["spec_version"]
+    return found
+
+
+def stale_versions(version: str) -> dict[str, str]:
+    return {path: stated for path, stated in spec_versions().items() if stated != version}
+
+
+def test_spec_header_and_example_documents_state_the_index_version() -> None:
+    assert len(spec_versions()) > 4
+    assert stale_versions(INDEX["spec_version"]) == {}
+
+
+def test_a_version_bump_left_undone_is_reported() -> None:
+    assert "spec/mixbatch.md" in stale_versions("draft-99")
+
+
 def test_repository_spec_includes_only_existing_files() -> None:
     includes = [
         line.split('"')[1] for line in SPEC_TEXT.splitlines() if line.lstrip().startswith("--8<--")
