@@ -22,7 +22,12 @@ type batchEndpoint struct {
 	handler  http.Handler // where sub-requests go: the handler standalone requests reach
 	store    *Store
 	profiles []string
+	inflight chan struct{} // one token per batch being held or run (MB-LIMIT-6)
 }
+
+// maxBatchesInFlight bounds the batches held at once: each may hold max_batch_bytes of
+// content, so 16 batches bound the content held to 512 MiB with the default limits.
+const maxBatchesInFlight = 16
 
 const allowed = "POST, OPTIONS"
 
@@ -55,6 +60,7 @@ func (b *batchEndpoint) options(w http.ResponseWriter) {
 			LimitMaxBatchBytes:      b.limits.MaxBatchBytes,
 			LimitMaxPartBytes:       b.limits.MaxPartBytes,
 			LimitMaxPartHeaderBytes: b.limits.MaxPartHeaderBytes,
+			LimitMaxPartFields:      b.limits.MaxPartFields,
 		},
 		"profiles":           b.profiles,
 		"representations":    representations,
@@ -72,7 +78,8 @@ func (b *batchEndpoint) options(w http.ResponseWriter) {
 	_, _ = w.Write(body)
 }
 
-// preferStop reports whether the Prefer fields ask for batch-on-error=stop. A value it does
+// preferStop reports whether the Prefer fields ask for batch-on-error=stop. The name and the
+// value match whatever their case, and the value may be quoted (MB-PROC-13); a value it does
 // not know is ignored, as if absent (MB-PROC-11, RFC 7240 §2).
 func preferStop(values []string) bool {
 	stop := false
@@ -83,10 +90,14 @@ func preferStop(values []string) bool {
 			if !strings.EqualFold(trimOWS(name), "batch-on-error") {
 				continue
 			}
-			val = strings.Trim(trimOWS(val), `"`)
-			if val == "stop" {
+			val = trimOWS(val)
+			if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
+				val = val[1 : len(val)-1]
+			}
+			switch {
+			case strings.EqualFold(val, "stop"):
 				stop = true
-			} else if val == "continue" {
+			case strings.EqualFold(val, "continue"):
 				stop = false
 			}
 		}
@@ -95,6 +106,19 @@ func preferStop(values []string) bool {
 }
 
 func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
+	// MB-TEST-7: the time budget counts from the moment the batch begins to arrive.
+	deadline := time.Now().Add(b.timeout)
+	select {
+	case b.inflight <- struct{}{}:
+		defer func() { <-b.inflight }()
+	default:
+		// MB-LIMIT-6: a batch beyond the in-flight budget gets 503 and Retry-After before
+		// any part of it runs.
+		writeProblem(w, refusal(503, "MB-LIMIT-6", "busy", "Too many batches in flight",
+			"this server holds "+strconv.Itoa(cap(b.inflight))+" batches at once; send this one again later"),
+			[2]string{"Retry-After", "1"})
+		return
+	}
 	mt, ok := parseMediaType(r.Header.Get("Content-Type"))
 	if !ok || mt.typ != mediaMultipart {
 		// MB-WIRE-2: 415 "and an Accept-Post: multipart/mixed field".
@@ -162,7 +186,7 @@ func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 		sink = newDocumentSink(w, media, applied)
 	}
 	x := &executor{handler: b.handler, batch: r, store: b.store}
-	x.run(subs, plan{stop: stop, atomic: atomic, timeout: b.timeout}, sink)
+	x.run(subs, plan{stop: stop, atomic: atomic, deadline: deadline, budget: b.timeout}, sink)
 }
 
 // readContent reads the whole batch content, or reports that it exceeds max_batch_bytes.

@@ -33,7 +33,7 @@ func newHandler(lim Limits, timeout time.Duration) http.Handler {
 	testResources(resources)
 	batch := &batchEndpoint{
 		path: batchPath, limits: lim, timeout: timeout, handler: resources, store: store,
-		profiles: offeredProfiles,
+		profiles: offeredProfiles, inflight: make(chan struct{}, maxBatchesInFlight),
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == batchPath {
@@ -68,8 +68,9 @@ func main() {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       30 * time.Second,
 		MaxHeaderBytes:    32 << 10,
+		ConnContext:       withTap,
 	}
 	fmt.Printf("mbserver listening on http://%s\n", ln.Addr())
 	_ = os.Stdout.Sync()
-	log.Fatal(srv.Serve(ln))
+	log.Fatal(srv.Serve(tapListener{ln}))
 }

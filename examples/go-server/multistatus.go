@@ -18,7 +18,7 @@ const (
 	mediaMultipart = "multipart/mixed"
 	mediaJSON      = "application/vnd.mixbatch.multistatus+json"
 	mediaXML       = "application/xml"
-	specVersion    = "draft-01"
+	specVersion    = "draft-02"
 	nsMultistatus  = "https://mixbatch.dev/ns/multistatus"
 )
 
@@ -136,8 +136,10 @@ func (s *documentSink) jsonDocument() []byte {
 		entries = append(entries, e)
 	}
 	if s.abortAt >= 0 {
+		// MB-MULTI-12: the abort report's index is the first part not answered, and its one
+		// header field is Content-Type.
 		o := "aborted"
-		e := jsonEntry{Index: len(entries), Outcome: &o,
+		e := jsonEntry{Index: s.abortAt, Outcome: &o,
 			Headers: [][2]string{{"Content-Type", "application/problem+json"}}}
 		e.setBody(s.abortPD)
 		entries = append(entries, e)
@@ -182,7 +184,7 @@ func (s *documentSink) xmlDocument() []byte {
 		b.WriteString(`<m:body encoding="base64">` + base64.StdEncoding.EncodeToString(r.body) + "</m:body></d:response>")
 	}
 	if s.abortAt >= 0 {
-		b.WriteString("<d:response><m:index>" + strconv.Itoa(len(s.results)) + "</m:index>" +
+		b.WriteString("<d:response><m:index>" + strconv.Itoa(s.abortAt) + "</m:index>" +
 			"<m:outcome>aborted</m:outcome>" +
 			`<m:header name="Content-Type">application/problem+json</m:header>` +
 			`<m:body encoding="base64">` + base64.StdEncoding.EncodeToString(s.abortPD) +

@@ -22,9 +22,10 @@ type resultSink interface {
 
 // plan is how one batch is to run.
 type plan struct {
-	stop    bool // the stop error policy applies (MB-PROC-6)
-	atomic  bool // Batch-Mode: atomic (MB-PROC-8)
-	timeout time.Duration
+	stop     bool // the stop error policy applies (MB-PROC-6)
+	atomic   bool // Batch-Mode: atomic (MB-PROC-8)
+	deadline time.Time
+	budget   time.Duration
 }
 
 // maxConcurrentSafeParts bounds the goroutines one batch runs at once (MB-SEC-1).
@@ -71,7 +72,7 @@ func timeoutProblem(partIndex int, budget time.Duration) []byte {
 
 // run executes subs under p and sends their results to sink.
 func (x *executor) run(subs []SubRequest, p plan, sink resultSink) {
-	ctx, cancel := context.WithTimeout(x.batch.Context(), p.timeout)
+	ctx, cancel := context.WithDeadline(x.batch.Context(), p.deadline)
 	defer cancel()
 	if p.atomic {
 		x.runAtomic(ctx, subs, p, sink)
@@ -107,7 +108,7 @@ func (x *executor) run(subs []SubRequest, p plan, sink resultSink) {
 					return
 				}
 			case <-ctx.Done():
-				sink.abort(k, timeoutProblem(k, p.timeout))
+				sink.abort(k, timeoutProblem(k, p.budget))
 				return
 			}
 		}
@@ -148,7 +149,7 @@ func (x *executor) runAtomic(ctx context.Context, subs []SubRequest, p plan, sin
 			done = append(done, r)
 		case <-ctx.Done():
 			rollBack()
-			sink.abort(i, timeoutProblem(i, p.timeout))
+			sink.abort(i, timeoutProblem(i, p.budget))
 			return
 		}
 	}

@@ -28,17 +28,22 @@ func testResources(mux *http.ServeMux) {
 	mux.HandleFunc("GET /bytes/{n}", randomBytes)
 }
 
-// mirror answers any method with a JSON description of the request: method, request target,
-// the authority it was addressed to, its header fields as [name, value] pairs and its content.
-// A part's fields come in the order and the case they were sent; a standalone request's in the
-// order net/http keeps them (sorted by canonical name).
+// mirror answers any method with the JSON description of MB-TEST-2: method, request target,
+// the authority it was addressed to, its header fields as [name, value] pairs in the order
+// received, and its content in body (valid UTF-8) or body_base64. Field values map one octet to
+// one character.
 func mirror(w http.ResponseWriter, r *http.Request) {
-	fields := [][2]string{}
-	if ordered, ok := orderedFields(r); ok {
+	ordered, ok := orderedFields(r)
+	if !ok {
+		ordered, ok = receivedFields(r.Context(), r.Method, r.RequestURI)
+	}
+	headers := [][2]string{}
+	if ok {
 		for _, f := range ordered {
-			fields = append(fields, [2]string{f.Name, f.Value})
+			headers = append(headers, [2]string{f.Name, latin1(f.Value)})
 		}
 	} else {
+		// The head is out of reach: fall back to net/http's map, sorted by name.
 		names := make([]string, 0, len(r.Header))
 		for n := range r.Header {
 			names = append(names, n)
@@ -46,7 +51,7 @@ func mirror(w http.ResponseWriter, r *http.Request) {
 		sort.Strings(names)
 		for _, n := range names {
 			for _, v := range r.Header[n] {
-				fields = append(fields, [2]string{n, v})
+				headers = append(headers, [2]string{n, latin1(v)})
 			}
 		}
 	}
@@ -59,12 +64,12 @@ func mirror(w http.ResponseWriter, r *http.Request) {
 		"method":    r.Method,
 		"target":    r.RequestURI,
 		"authority": r.Host,
-		"fields":    fields,
+		"headers":   headers,
 	}
 	if utf8.Valid(content) {
-		doc["content"] = string(content)
+		doc["body"] = string(content)
 	} else {
-		doc["content_base64"] = base64.StdEncoding.EncodeToString(content)
+		doc["body_base64"] = base64.StdEncoding.EncodeToString(content)
 	}
 	body, _ := json.Marshal(doc)
 	w.Header().Set("Content-Type", "application/json")
@@ -72,17 +77,13 @@ func mirror(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// statusCode answers with the status in its path. An interim status (1xx other than 101) is
-// sent as an interim response before a final 200.
+// statusCode answers with the status in its path, 200 to 599, without content for 204 and
+// 304; any other code is 404 (MB-TEST-6).
 func statusCode(w http.ResponseWriter, r *http.Request) {
-	code, err := strconv.Atoi(r.PathValue("code"))
-	if err != nil || code < 100 || code > 599 || code == 101 {
+	v := r.PathValue("code")
+	code, err := strconv.Atoi(v)
+	if err != nil || len(v) != 3 || code < 200 || code > 599 {
 		plain(w, http.StatusNotFound, "no such status resource\n")
-		return
-	}
-	if code < 200 {
-		w.WriteHeader(code)
-		plain(w, http.StatusOK, "after interim status "+strconv.Itoa(code)+"\n")
 		return
 	}
 	if code == 204 || code == 304 {
@@ -92,15 +93,20 @@ func statusCode(w http.ResponseWriter, r *http.Request) {
 	plain(w, code, "status "+strconv.Itoa(code)+"\n")
 }
 
-// sleep answers after the number of milliseconds in its path (at most maxSleep), or not at all
-// when the request is cancelled first.
+// sleep answers 200 after the number of milliseconds in its path (at most maxSleep; 400
+// above it), or not at all when the request is cancelled first.
 func sleep(w http.ResponseWriter, r *http.Request) {
 	ms, err := strconv.Atoi(r.PathValue("ms"))
 	if err != nil || ms < 0 {
 		plain(w, http.StatusNotFound, "no such delay resource\n")
 		return
 	}
-	d := min(time.Duration(ms)*time.Millisecond, maxSleep)
+	d := time.Duration(ms) * time.Millisecond
+	if d > maxSleep {
+		// MB-TEST-7: "a 4xx status for any larger ms".
+		plain(w, http.StatusBadRequest, "the longest delay is "+maxSleep.String()+"\n")
+		return
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
