@@ -154,7 +154,7 @@ def echo_parts(received: list[tuple[str, str, bytes]]) -> list[PartSpec]:
 
 def capabilities(**limits: int) -> Responder:
     document = {
-        "spec_version": "draft-01",
+        "spec_version": "draft-02",
         "endpoint": "/batch",
         "limits": {
             "max_parts": 10_000,

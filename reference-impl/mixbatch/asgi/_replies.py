@@ -33,7 +33,7 @@ __all__ = [
     "send_whole",
 ]
 
-SPEC_VERSION = "draft-01"
+SPEC_VERSION = "draft-02"
 CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 #: The methods of the batch endpoint (MB-METHOD-2: others get 405 with this Allow).

@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 #: The spec version this server implements (spec/requirements.json ``spec_version``).
-SPEC_VERSION = "draft-01"
+SPEC_VERSION = "draft-02"
 CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
 #: The profiles this server implements. "atomic" is absent: Batch-Mode: atomic gets 501.
 PROFILES = (
