@@ -4,7 +4,8 @@ Theory of operation: the page cannot go stale because nobody writes it. At every
 this module runs `python -m mixbatch --help`, reads the subcommand names from the usage's
 `{a,b,...}` choice list, runs `python -m mixbatch <cmd> --help` for each (and for the nested
 commands of `conformance`, which dispatches `discover` and `replay` itself), and prints every
-text verbatim in a code block. The interpreter is the one running the build, with a fixed
+text verbatim in a code block, each command's exit statuses included (its help's epilog). The
+output of `python -m mixbatch --version` follows the top-level help. The interpreter is the one running the build, with a fixed
 terminal width so that the wrapping does not depend on who builds.
 
 When a command fails (the CLI is missing from this checkout, or a subcommand crashes on
@@ -26,6 +27,8 @@ NESTED = {"conformance": ("discover", "replay")}
 _CHOICES = re.compile(r"\{([a-z][a-z0-9_-]*(?:,[a-z][a-z0-9_-]*)+)\}")
 _LISTED = re.compile(r"^    ([a-z][a-z0-9_-]*)(?:\s|$)")
 _TIMEOUT_S = 60
+#: The one run whose output is not a help text.
+VERSION_ARGV = ("--version",)
 
 
 @dataclass(frozen=True)
@@ -97,11 +100,13 @@ def subcommands(top_help: str) -> list[str]:
 
 
 def collect_help() -> list[HelpText]:
-    """`--help` of the CLI, of each subcommand and of each nested command, in page order."""
+    """`--help` of the CLI, its `--version`, then `--help` of each subcommand and of each nested
+    command, in page order."""
     top = _run_help(("--help",))
     texts = [top]
     if not top.ok:
         return texts
+    texts.append(_run_help(VERSION_ARGV))
     for name in subcommands(top.stdout):
         texts.append(_run_help((name, "--help")))
         texts.extend(_run_help((name, nested, "--help")) for nested in NESTED.get(name, ()))
@@ -140,6 +145,8 @@ def cli_page(texts: list[HelpText]) -> str:
             "    yet. The conformance suite alone runs as `python -m mixbatch_conformance.cli`.\n\n"
             + _section(top)
         )
+    version = next((t for t in texts if t.argv == VERSION_ARGV), None)
+    texts = [t for t in texts if t.argv != VERSION_ARGV]
     summaries = command_summaries(top.stdout)
     index = ["| Command | Summary |", "|---|---|"]
     for text in texts[1:]:
@@ -153,7 +160,19 @@ def cli_page(texts: list[HelpText]) -> str:
         anchor = "-".join(("cmd", *words))
         link = f"[`mixbatch {' '.join(words)}`](#{anchor})"
         index.append(f"| {link} | {_sentence(summary)} |")
-    return "\n".join(index) + "\n\n" + "\n".join(_section(t) for t in texts)
+    sections = [_section(t) for t in texts]
+    if version is not None:
+        sections.insert(1, _version_section(version))
+    return "\n".join(index) + "\n\n" + "\n".join(sections)
+
+
+def _version_section(text: HelpText) -> str:
+    if text.ok:
+        return "\n".join(
+            [f"`{text.command}` prints:", "", "```text", text.stdout.rstrip("\n"), "```", ""]
+        )
+    detail = (text.stderr or text.stdout).strip() or "(no output)"
+    return f'!!! failure "`{text.command}` exited with status {text.returncode}"\n\n    {detail}\n'
 
 
 def _description(help_text: str) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
 import json
 import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,3 +49,33 @@ def test_python_dash_m_prints_the_same_version() -> None:
         check=True,
     )
     assert proc.stdout.startswith(f"mixbatch {mixbatch.__version__} (spec ")
+
+
+def _docs_cli() -> Any:
+    tools = str(ROOT / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    return importlib.import_module("docs_cli")
+
+
+def _help_text(argv: tuple[str, ...]) -> Any:
+    """What docs_cli would read from ``python -m mixbatch ARGV``, run in this process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as caught:
+        main(list(argv))
+    return _docs_cli().HelpText(argv, int(caught.value.code or 0), out.getvalue(), "")
+
+
+def test_cli_reference_page_shows_the_version_and_every_exit_status_table() -> None:
+    docs_cli = _docs_cli()
+    commands = ("serve", "send", "inspect", "proxy")
+    runs = [("--help",), ("--version",), *((c, "--help") for c in commands)]
+    texts = [_help_text(argv) for argv in runs]
+    page = docs_cli.cli_page(texts)
+    assert (
+        f"`mixbatch --version` prints:\n\n```text\nmixbatch {mixbatch.__version__} (spec " in page
+    )
+    assert "--version" in page.split("## `mixbatch serve`")[0]
+    for command in commands:
+        section = page.split(f"## `mixbatch {command}` ")[1].split("\n## ")[0]
+        assert "exit status:\n  0    " in section, command
