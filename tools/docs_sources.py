@@ -4,7 +4,7 @@ Theory of operation: every generated table on the site comes from one of three p
 this module is the only code that reads them.
 
 - The requirement index, spec/requirements.json (IDs, keywords, roles, profiles, summaries).
-- The suite's registry (`mixbatch_conformance._registry.all_checks`): which checks exist and
+- The suite's catalog (`mixbatch_conformance.checks.all_checks`): which checks exist and
   which requirement IDs each one verifies. The registry is imported, never parsed, so a check
   added to the suite appears on the site at the next build.
 - Conformance reports committed under docs/results/*.json, each one `--report DIR`'s
@@ -52,7 +52,7 @@ for _sub in ("conformance", "reference-impl"):
     if str(ROOT / _sub) not in sys.path:
         sys.path.insert(0, str(ROOT / _sub))
 
-from mixbatch_conformance._requirements import Requirement, load_index  # noqa: E402
+from mixbatch_conformance.core.requirements import Requirement, load_index  # noqa: E402
 
 RESULTS_DIR = ROOT / "docs" / "results"
 #: The report the requirement index shows as "latest verdict": the reference server's run.
@@ -82,7 +82,6 @@ class CheckInfo:
     requirements: tuple[str, ...]
     profile: str
     tier: str
-    kind: str
     description: str
 
 
@@ -119,14 +118,11 @@ def load_requirements(root: Path = ROOT) -> tuple[str, list[Requirement]]:
     return index.spec_version, list(index.requirements)
 
 
-def _import_registry(root: Path) -> Any:
+def _import_suite(root: Path) -> None:
     for sub in ("conformance", "reference-impl"):
         path = str(root / sub)
         if path not in sys.path:
             sys.path.insert(0, path)
-    from mixbatch_conformance import _registry
-
-    return _registry
 
 
 def checks_by_requirement(checks: Iterable[CheckInfo]) -> dict[str, list[CheckInfo]]:
@@ -140,41 +136,48 @@ def checks_by_requirement(checks: Iterable[CheckInfo]) -> dict[str, list[CheckIn
 
 def load_tiers(root: Path = ROOT) -> tuple[str, ...]:
     """The suite's tiers, shallowest first."""
-    return tuple(_import_registry(root).TIERS)
+    _import_suite(root)
+    from mixbatch_conformance.core.settings import TIERS
+
+    return tuple(TIERS)
 
 
 def load_checks(root: Path = ROOT) -> list[CheckInfo]:
-    """Every check the suite registers, in the registry's own order (tier, then id)."""
-    registry = _import_registry(root)
+    """Every check the suite registers, in the catalog's own order (tier, then id)."""
+    _import_suite(root)
+    from mixbatch_conformance.checks import all_checks
+
     return [
         CheckInfo(
             id=c.id,
             requirements=tuple(c.requirements),
             profile=c.profile,
             tier=c.tier,
-            kind=c.kind,
             description=c.description,
         )
-        for c in registry.all_checks()
+        for c in all_checks()
     ]
 
 
 def load_via_scenarios(
     root: Path = ROOT,
 ) -> tuple[list[ViaScenario], dict[str, str]] | None:
-    """The `--via` scenarios and the direct-only check kinds, or None without that feature."""
-    _import_registry(root)
+    """The `--via` scenarios and the checks that run direct only (id -> why), or None
+    without that feature."""
+    _import_suite(root)
     import importlib.util
 
     if importlib.util.find_spec("mixbatch_conformance.intermediaries") is None:
         return None
     from mixbatch_conformance import intermediaries
+    from mixbatch_conformance.checks import all_checks
 
     scenarios = [
         ViaScenario(s.name, s.kind, s.summary, tuple(s.breaks), bool(s.tls))
         for s in intermediaries.SCENARIOS.values()
     ]
-    return scenarios, dict(intermediaries.DIRECT_ONLY_CHECKS)
+    direct_only = {c.id: c.direct_only for c in all_checks() if c.direct_only is not None}
+    return scenarios, direct_only
 
 
 def _validate_report(doc: Any, path: Path, root: Path) -> None:

@@ -38,7 +38,7 @@ PROXY_TIMEOUT_S = 2
 
 def proxy_target(proxy: str, origin: str) -> dict[str, object]:
     """The target description of ``mixbatch proxy`` in front of the reference server."""
-    from mixbatch_conformance._target import reference_target
+    from mixbatch_conformance.core.target import reference_target
 
     described = reference_target(proxy)
     return {
@@ -97,36 +97,18 @@ def suite(name: str, args: list[str]) -> None:
 
 
 def mutation_score() -> None:
-    from mixbatch_conformance._context import Context
-    from mixbatch_conformance._embedded import embedded_server, server_only_command
-    from mixbatch_conformance._mutations import MUTATIONS
-    from mixbatch_conformance._registry import all_checks
-    from mixbatch_conformance._relay import Relay
-    from mixbatch_conformance._runner import run_check
-    from mixbatch_conformance._target import reference_target
-    from mixbatch_conformance.cli import with_published_profiles
+    from mixbatch_conformance.run.selftest import mutation_score as judge_planted_bugs
 
-    checks = {c.id: c for c in all_checks()}
-    rows = []
-    with embedded_server(server_only_command()) as url:
-        relay = Relay(url)
-        relay.start()
-        try:
-            ctx = Context(with_published_profiles(reference_target(url)).with_base_url(relay.url))
-            for m in MUTATIONS:
-                relay.mutation = m
-                verdicts = {c: run_check(checks[c], ctx).verdict.value for c in m.catchers}
-                rows.append(
-                    {
-                        "mutation": m.name,
-                        "breaks": m.breaks,
-                        "caught": all(v in m.caught_by for v in verdicts.values()),
-                        "verdicts": verdicts,
-                    }
-                )
-        finally:
-            relay.stop()
-    caught = sum(r["caught"] for r in rows)
+    rows = [
+        {
+            "mutation": o.mutation.name,
+            "breaks": o.mutation.breaks,
+            "caught": o.caught,
+            "verdicts": o.verdicts,
+        }
+        for o in judge_planted_bugs()
+    ]
+    caught = sum(bool(r["caught"]) for r in rows)
     doc = {
         "caught": caught,
         "planted": len(rows),

@@ -2,9 +2,17 @@
 
 Point it at any server (`mixbatch conformance --target URL`), or at nothing to test the
 embedded reference server. Checks are data plus predicates with stable ids tied to the
-requirement IDs of spec/requirements.json; see _registry for the model and the checks_*
-modules for the checks themselves. This package never imports the reference codec: it
-judges responses with its own reader (_validator) and talks HTTP over raw sockets (_http).
+requirement IDs of spec/requirements.json. The folders are the layers, each importing only
+those below it (pyproject.toml's import contracts hold them to that):
+
+    cli, pytest_plugin    the two front ends
+    run, intermediaries   a whole run, reports, the self-test; the --via proxy scenarios
+    checks                one module per spec topic, discovered, never listed
+    core                  requirements, the check model, Judge, target, settings, context
+    transport             raw-socket HTTP client, relay, embedded reference server
+
+This package never imports the reference codec: it judges responses with its own reader
+(core.validator) and talks HTTP over raw sockets (transport.http).
 """
 
 from __future__ import annotations

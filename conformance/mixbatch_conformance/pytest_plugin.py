@@ -12,19 +12,25 @@ JSON, JUnit and HTML reports as the CLI are written at the end of the session.
 
 --mixbatch-tier on its own only sets the tier the suite's own deep tests read through the
 `mixbatch_tier` fixture.
+
+The suite itself is imported inside the hooks, not at the top: pytest imports this module in
+every run, and the suite (jsonschema, rich, the check modules) costs far more than a run that
+never names a target should pay.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
-    from mixbatch_conformance._context import Context
-    from mixbatch_conformance._registry import Check
-    from mixbatch_conformance._runner import CheckResult
+    from mixbatch_conformance.core.context import Context
+    from mixbatch_conformance.core.registry import Check
+    from mixbatch_conformance.run.runner import CheckResult
 
 __all__ = [
     "OPTION_CONFIG",
@@ -84,13 +90,13 @@ class MixbatchItem(pytest.Item):
         self.add_marker("mixbatch")
 
     def runtest(self) -> None:
-        from mixbatch_conformance._judge import Verdict
-        from mixbatch_conformance._runner import run_checks
+        from mixbatch_conformance.core.judge import Verdict
+        from mixbatch_conformance.run.runner import run_checks
 
         state = self.config.stash.get(_STATE, None)
         assert state is not None, "the mixbatch plugin state is missing"
         ctx: Context = state["ctx"]
-        result = run_checks([self.check], ctx, replays=3)[0]
+        result = run_checks([self.check], ctx)[0]
         state["results"].append(result)
         self.add_report_section("call", "mixbatch", f"{result.verdict.value}: {result.message}")
         if result.verdict is Verdict.NA:
@@ -128,49 +134,49 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _active(config):
         return
-    from mixbatch_conformance._context import Context
-    from mixbatch_conformance._registry import select
-    from mixbatch_conformance._target import load_target, target_from_dict
+    from mixbatch_conformance.checks import select
+    from mixbatch_conformance.core.context import Context
+    from mixbatch_conformance.core.settings import RunSettings
+    from mixbatch_conformance.core.target import load_target, target_from_dict
+    from mixbatch_conformance.run.discover import discover
 
     url = config.getoption("mixbatch_target")
     path = config.getoption("mixbatch_config")
-    if path:
-        target = load_target(Path(path), url)
-    else:
-        from mixbatch_conformance._discover import discover
-
-        target = target_from_dict(discover(url))
-    import secrets
-
-    ctx = Context(target)
-    ctx.cache["seed"] = secrets.randbits(32)
-    ctx.cache["tier"] = str(config.getoption("mixbatch_tier"))
+    target = load_target(Path(path), url) if path else target_from_dict(discover(url))
+    report = config.getoption("mixbatch_report")
+    settings = RunSettings(
+        tier=str(config.getoption("mixbatch_tier")),
+        seed=secrets.randbits(32),
+        replays=3,
+        report_dir=Path(report) if report else None,
+    )
+    ctx = Context(target, settings)
     config.stash[_STATE] = {"ctx": ctx, "results": []}
-    for check in select(str(config.getoption("mixbatch_tier"))):
+    for check in select(settings.tier):
         name = f"{check.id}[{' '.join(check.requirements)}]"
         items.append(MixbatchItem.from_parent(session, name=name, check=check))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
-    report = config.getoption("mixbatch_report")
     state = config.stash.get(_STATE, None)
-    if not report or state is None:
+    if state is None:
         return
-    import datetime as dt
+    from mixbatch_conformance.checks import all_checks
+    from mixbatch_conformance.core.requirements import load_index
+    from mixbatch_conformance.run.report import RunInfo, write_reports
 
-    from mixbatch_conformance._registry import all_checks
-    from mixbatch_conformance._report import RunInfo, write_reports
-    from mixbatch_conformance._requirements import load_index
-
-    ctx = state["ctx"]
+    ctx: Context = state["ctx"]
+    settings = ctx.settings
+    if settings.report_dir is None:
+        return
     info = RunInfo(
         ctx.target.base_url,
         ctx.target.batch_endpoint,
-        str(config.getoption("mixbatch_tier")),
-        int(ctx.cache.get("seed", 0)),
+        settings.tier,
+        settings.seed,
         tuple(sorted(ctx.target.profiles)),
         dt.datetime.now(dt.UTC),
         sum(r.duration_s for r in state["results"]),
     )
-    write_reports(Path(report), state["results"], info, load_index(), all_checks())
+    write_reports(settings.report_dir, state["results"], info, load_index(), all_checks())

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._embedded import embedded_server, server_only_command
-from mixbatch_conformance._relay import Relay
-from mixbatch_conformance._target import Target, reference_target
-from mixbatch_conformance.cli import with_published_profiles
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.target import Target, reference_target
+from mixbatch_conformance.run.targets import with_published_profiles
+from mixbatch_conformance.transport.embedded import embedded_server, server_only_command
+from mixbatch_conformance.transport.relay import Relay
 
 
 @pytest.fixture(scope="session")

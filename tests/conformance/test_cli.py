@@ -13,10 +13,6 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 
-from mixbatch_conformance._mutations import by_name
-from mixbatch_conformance._relay import Relay
-from mixbatch_conformance._replay import replay_case
-from mixbatch_conformance._requirements import spec_dir
 from mixbatch_conformance.cli import (
     EXIT_CONFORMANT,
     EXIT_HARNESS,
@@ -24,11 +20,14 @@ from mixbatch_conformance.cli import (
     EXIT_USAGE,
     main,
 )
+from mixbatch_conformance.core.requirements import spec_dir
+from mixbatch_conformance.run.discover import discover
+from mixbatch_conformance.run.mutations import by_name
+from mixbatch_conformance.run.replay import replay_case
+from mixbatch_conformance.transport.relay import Relay
 
 
 def _config(tmp_path: Path, base_url: str) -> Path:
-    from mixbatch_conformance._discover import discover
-
     path = tmp_path / "target.json"
     path.write_text(json.dumps(discover(base_url)), encoding="utf-8")
     return path

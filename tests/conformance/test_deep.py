@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._judge import Verdict
-from mixbatch_conformance._registry import select
-from mixbatch_conformance._runner import run_checks
-from mixbatch_conformance._target import Target
+from mixbatch_conformance.checks import select
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.settings import RunSettings
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.runner import run_checks
 
 DEEP_BUDGET_S = 240.0
 
@@ -21,7 +22,7 @@ def test_reference_server_holds_every_property_for_the_deep_budget(
     if mixbatch_tier != "deep":
         pytest.skip("the deep tier runs with --mixbatch-tier deep (make deep)")
     chosen = [c for c in select("deep") if c.tier != "smoke"]
-    ctx = Context(reference)
-    ctx.cache.update(seed=4, tier="deep", property_budget_s=DEEP_BUDGET_S / len(chosen))
+    settings = RunSettings(tier="deep", seed=4, property_budget_s=DEEP_BUDGET_S / len(chosen))
+    ctx = Context(reference, settings)
     results = run_checks(chosen, ctx, replays=1)
     assert {r.check.id: r.message for r in results if r.verdict is not Verdict.PASS} == {}

@@ -13,16 +13,16 @@ from dataclasses import replace
 
 import pytest
 
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._embedded import embedded_server, server_only_command
-from mixbatch_conformance._http import build_request, exchange, split_url
-from mixbatch_conformance._judge import Verdict
-from mixbatch_conformance._mutations import Mutation
-from mixbatch_conformance._registry import all_checks
-from mixbatch_conformance._relay import Relay, RelayRequest, RelayResponse
-from mixbatch_conformance._runner import run_check
-from mixbatch_conformance._target import Target, reference_target
-from mixbatch_conformance.cli import with_published_profiles
+from mixbatch_conformance.checks import all_checks
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.target import Target, reference_target
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.runner import run_check
+from mixbatch_conformance.run.targets import with_published_profiles
+from mixbatch_conformance.transport.embedded import embedded_server, server_only_command
+from mixbatch_conformance.transport.http import build_request, exchange, split_url
+from mixbatch_conformance.transport.relay import Relay, RelayRequest, RelayResponse
 
 CHECK = {c.id: c for c in all_checks()}["collection-get-empty"]
 

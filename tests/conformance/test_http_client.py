@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from mixbatch_conformance._http import ResponseError, build_request, read_response
+from mixbatch_conformance.transport.http import ResponseError, build_request, read_response
 
 
 def test_reads_content_length_body_and_keeps_raw_octets() -> None:

@@ -56,7 +56,7 @@ def test_plugin_import_pulls_in_nothing_heavy() -> None:
     code = (
         "import sys, mixbatch_conformance.pytest_plugin as p; "
         "heavy = [m for m in ('hypothesis', 'mixbatch', 'mixbatch.codec', 'rich', 'jsonschema', "
-        "'mixbatch_conformance._registry') if m in sys.modules]; print(heavy)"
+        "'mixbatch_conformance.core.registry') if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

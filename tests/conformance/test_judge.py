@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._judge import Judge, Verdict
-from mixbatch_conformance._registry import Check, all_checks
-from mixbatch_conformance._runner import run_check, run_checks
-from mixbatch_conformance._target import Target
+from mixbatch_conformance.checks import all_checks
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge, Verdict
+from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.runner import run_check, run_checks
 
 
 def _check(
     fn: object, requirements: tuple[str, ...] = ("MB-WIRE-8",), profile: str = "core"
 ) -> Check:
-    return Check("meta-probe", requirements, profile, "smoke", "A probe for the runner.", fn)  # type: ignore[arg-type]
+    return Check(
+        "meta-probe",
+        requirements,
+        profile,
+        "smoke",
+        "A probe for the runner.",
+        fn,  # type: ignore[arg-type]
+        state=State.READ_ONLY,
+        roles=BOTH_ROLES,
+    )
 
 
 @pytest.fixture
@@ -103,7 +113,7 @@ def test_every_registered_check_states_expectations_against_the_reference(
 def test_a_silent_target_is_a_timeout() -> None:
     import socket
 
-    from mixbatch_conformance._registry import all_checks as checks
+    from mixbatch_conformance.checks import all_checks as checks
 
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))

@@ -1,7 +1,7 @@
 """Proof that the suite can fail: planted bugs, each caught by the check meant for it.
 
-The relay (mixbatch_conformance._relay) fronts the reference server; each mutation in
-_mutations plants one bug and names the checks that must flag it. Before planting anything,
+The relay (mixbatch_conformance.transport.relay) fronts the reference server; each mutation in
+run.mutations plants one bug and names the checks that must flag it. Before planting anything,
 the relay must be transparent: every catcher passes through it. The mutation score
 (caught/planted) is printed; every planted bug must be caught.
 """
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._judge import Verdict
-from mixbatch_conformance._mutations import MUTATIONS, Mutation
-from mixbatch_conformance._registry import all_checks
-from mixbatch_conformance._relay import Relay
-from mixbatch_conformance._runner import run_check
-from mixbatch_conformance._target import Target
+from mixbatch_conformance.checks import all_checks
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
+from mixbatch_conformance.run.runner import run_check
+from mixbatch_conformance.run.selftest import judge_mutations
+from mixbatch_conformance.transport.relay import Relay
 
 CHECKS = {c.id: c for c in all_checks()}
 CATCHERS = sorted({c for m in MUTATIONS for c in m.catchers})
@@ -54,15 +55,8 @@ def test_planted_bug_is_caught_by_its_check(
 def test_mutation_score(
     relay: Relay, reference: Target, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ctx = Context(reference.with_base_url(relay.url))
-    caught = 0
-    try:
-        for m in MUTATIONS:
-            relay.mutation = m
-            verdicts = [run_check(CHECKS[c], ctx).verdict.value for c in m.catchers]
-            caught += all(v in m.caught_by for v in verdicts)
-    finally:
-        relay.mutation = None
+    outcomes = judge_mutations(relay, Context(reference.with_base_url(relay.url)))
+    caught = sum(o.caught for o in outcomes)
     with capsys.disabled():
         print(f"\nmutation score: {caught}/{len(MUTATIONS)} planted bugs caught")
     assert caught == len(MUTATIONS)

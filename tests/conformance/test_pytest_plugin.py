@@ -27,7 +27,7 @@ def test_plugin_is_inert_without_its_options(tmp_path: Path) -> None:
 
 
 def test_plugin_runs_checks_and_writes_a_report(tmp_path: Path, reference_url: str) -> None:
-    from mixbatch_conformance._discover import discover
+    from mixbatch_conformance.run.discover import discover
 
     cfg = tmp_path / "target.json"
     cfg.write_text(json.dumps(discover(reference_url)), encoding="utf-8")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._judge import Verdict
-from mixbatch_conformance._registry import select
-from mixbatch_conformance._runner import run_checks
-from mixbatch_conformance._target import Target
+from mixbatch_conformance.checks import select
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.settings import RunSettings
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.runner import run_checks
 
 #: check id -> why the reference server fails it (a server bug, not a suite bug). Found and
 #: fixed so far: reject-content-length-repeated (two equal Content-Length lines were accepted,
@@ -65,8 +66,7 @@ def test_only_the_expected_checks_are_not_applicable(
 
 
 def test_reference_server_holds_the_standard_properties(reference: Target) -> None:
-    ctx = Context(reference)
-    ctx.cache.update(seed=20261121, tier="standard")
+    ctx = Context(reference, RunSettings(tier="standard", seed=20261121))
     standard = [c for c in select("standard") if c.tier == "standard"]
     assert standard, "the standard tier has property checks"
     results = run_checks(standard, ctx, replays=0)

@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mixbatch_conformance._validator import (
+from mixbatch_conformance.checks.corpus import Vector, load_vectors
+from mixbatch_conformance.core.validator import (
     boundary_problem,
     parse_media_type,
     read_multipart,
     request_part_findings,
     response_part_findings,
 )
-from mixbatch_conformance.checks_corpus import Vector, load_vectors
 
 VECTORS = load_vectors()
 REQUEST = [v for v in VECTORS if v.direction == "request"]

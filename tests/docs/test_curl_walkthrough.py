@@ -45,7 +45,7 @@ def _steps(markdown: str) -> list[tuple[str, list[tuple[str, str]]]]:
 
 @pytest.fixture
 def server_url() -> Iterator[str]:
-    from mixbatch_conformance._embedded import embedded_server
+    from mixbatch_conformance.transport.embedded import embedded_server
 
     with embedded_server() as url:
         yield url

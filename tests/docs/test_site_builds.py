@@ -54,7 +54,7 @@ def test_requirements_page_lists_every_id_with_an_anchor(built_site: BuiltSite) 
 
 
 def test_requirements_page_names_the_covering_checks(built_site: BuiltSite) -> None:
-    from mixbatch_conformance._registry import all_checks
+    from mixbatch_conformance.checks import all_checks
 
     html = built_site.page("requirements/index.html")
     for check in all_checks():

@@ -4,11 +4,13 @@ origin: the proxy is held to the same spec as a batch server."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import replace
 
-from mixbatch_conformance._judge import Verdict
-from mixbatch_conformance._target import reference_target, target_from_dict
-from mixbatch_conformance.cli import run
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.settings import RunSettings
+from mixbatch_conformance.core.target import reference_target, target_from_dict
+from mixbatch_conformance.run.suite import run_suite
 
 from ._harness import RunningProxy
 
@@ -39,7 +41,8 @@ def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> lis
         )
     else:
         target = target_from_dict({**target_dict, "base_url": url})
-    code, results = run(target, tier, progress=False, quiet=True, replays=1)
+    settings = RunSettings(tier=tier, seed=secrets.randbits(32), replays=1)
+    code, results = run_suite(target, settings, progress=False, quiet=True)
     bad = [
         f"{r.check.id}: {r.message}"
         for r in results

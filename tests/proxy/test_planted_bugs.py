@@ -27,11 +27,11 @@ from mixbatch.codec import (
     Role,
 )
 from mixbatch.proxy._upstream import UpstreamError, UpstreamRequest
-from mixbatch_conformance._context import Context
-from mixbatch_conformance._judge import Verdict
-from mixbatch_conformance._registry import all_checks
-from mixbatch_conformance._runner import run_check
-from mixbatch_conformance._target import target_from_dict
+from mixbatch_conformance.checks import all_checks
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.target import target_from_dict
+from mixbatch_conformance.run.runner import run_check
 
 from ._harness import RunningProxy, RunningReference
 

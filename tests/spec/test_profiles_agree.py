@@ -11,7 +11,7 @@ from typing import Any
 
 from mixbatch.asgi._middleware import SUPPORTED_PROFILES
 from mixbatch.server._capabilities import PROFILES as SERVER_PROFILES
-from mixbatch_conformance._target import ALL_PROFILES
+from mixbatch_conformance.core.target import ALL_PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "spec" / "schemas"

@@ -11,8 +11,9 @@ must report failures (the property each breaks is listed), which proves its chec
 through a proxy.
 
 mitmproxy itself de-pipelines, answers ``Expect: 100-continue`` on its own and rejects a message
-with both Content-Length and Transfer-Encoding, so checks about those are run direct only
-(``DIRECT_ONLY_CHECKS``) and reported as not applicable through a proxy, never as pass or fail.
+with both Content-Length and Transfer-Encoding; a check about such things declares itself
+direct only (``direct_only`` in its ``checker``), and the runner reports it not applicable
+through a proxy, never as pass or fail. This package decides nothing about checks.
 """
 
 from __future__ import annotations
@@ -21,12 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "DIRECT_ONLY_CHECKS",
     "FAULTS",
     "SCENARIOS",
     "TRANSFORMS",
     "Scenario",
-    "direct_only_reason",
     "scenario",
 ]
 
@@ -87,24 +86,6 @@ SCENARIOS: dict[str, Scenario] = {
 }
 TRANSFORMS = tuple(n for n, s in SCENARIOS.items() if s.kind == "transform")
 FAULTS = tuple(n for n, s in SCENARIOS.items() if s.kind == "fault")
-
-#: Check kinds that depend on what mitmproxy handles itself; through it they are not applicable.
-#: A kind names every check whose id holds it as whole hyphen-separated words
-#: (``pipelining`` names ``pipelining-in-order`` and ``property-pipelining-order``).
-DIRECT_ONLY_CHECKS = {
-    "pipelining": "mitmproxy de-pipelines: it reads one request, answers it, then reads the next",
-    "expect-100-continue": "mitmproxy answers Expect: 100-continue itself",
-    "cl-te-conflict": "mitmproxy rejects Content-Length together with Transfer-Encoding itself",
-}
-
-
-def direct_only_reason(check_id: str) -> str | None:
-    """Why the check ``check_id`` cannot be judged through mitmproxy, or None if it can."""
-    words = f"-{check_id}-"
-    for kind, reason in DIRECT_ONLY_CHECKS.items():
-        if f"-{kind}-" in words:
-            return reason
-    return None
 
 
 def scenario(name: str) -> Scenario:

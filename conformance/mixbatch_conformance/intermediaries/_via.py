@@ -1,8 +1,9 @@
 """``--via SCENARIO[,SCENARIO...]``: run the suite (or a throughput probe) through mitmproxy.
 
-``run_via(argv)`` takes the suite's own arguments plus ``--via`` and ``--target``: for each
-scenario it starts mitmdump in front of the target (``start_mitmdump``), calls the suite's
-``main`` with ``--target`` pointing at mitmdump, and returns the worst exit status. ``--via all``
+``run_via(argv, suite_main)`` takes the suite's own arguments plus ``--via`` and ``--target``,
+and the suite to run (the command line composes the two and passes its own ``main``): for each
+scenario it starts mitmdump in front of the target (``start_mitmdump``), calls ``suite_main``
+with ``--target`` pointing at mitmdump, and returns the worst exit status. ``--via all``
 means every transform scenario, ``--via faults`` every fault scenario. TLS scenarios (h2) are
 skipped for the suite, whose raw client speaks cleartext HTTP/1.1 only; ``measure`` covers them.
 
@@ -22,6 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Judged with the suite's own validator, never the reference codec, so a codec bug cannot
+# hide an intermediary's.
+from mixbatch_conformance.core.context import SubRequest, compose_batch
+from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.intermediaries import FAULTS, SCENARIOS, TRANSFORMS, scenario
 from mixbatch_conformance.intermediaries._launcher import start_mitmdump
 
@@ -81,12 +86,8 @@ def measure(
     http2: bool = False,
 ) -> Measurement:
     """Throughput and broken properties for one fixed batch sent ``iterations`` times."""
+    # httpx takes about 0.4 s to import and only --measure needs it, not every suite run.
     import httpx
-
-    # Judged with the suite's own validator, never the reference codec, so a codec bug cannot
-    # hide an intermediary's.
-    from mixbatch_conformance._context import SubRequest, compose_batch
-    from mixbatch_conformance._validator import parse_media_type, read_multipart
 
     boundary = "mb-via-measure-0123456789"
     ids = [target(n) for n in range(parts)]
@@ -142,18 +143,15 @@ def _per_scenario(rest: list[str], name: str) -> list[str]:
     return out
 
 
-def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int] | None = None) -> int:
-    """Run the suite through each scenario; returns the worst exit status (2 on bad usage)."""
+def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int]) -> int:
+    """Run ``suite_main`` (the suite's command line) through each scenario, with ``--target``
+    pointing at that scenario's proxy; returns the worst exit status (2 on bad usage)."""
     known, rest = _parser().parse_known_args(list(argv))
     try:
         names = scenarios_from(known.via)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if suite_main is None:
-        from mixbatch_conformance.cli import main as cli_main
-
-        suite_main = cli_main
     worst = 0
     for name in names:
         chosen = SCENARIOS[name]

@@ -1,0 +1,46 @@
+"""The checks, one module per spec topic, and the catalog that finds them.
+
+Theory of operation: every public module of this package (a name without a leading
+underscore) registers its checks with `core.registry` when imported; modules with a leading
+underscore hold helpers shared by several check modules. `all_checks()` imports every public
+module found by `pkgutil.iter_modules`, so a new topic is a new file and nothing lists it by
+hand; importing this package alone imports no check module, which keeps the pytest plugin and
+`--help` cheap. The order is fixed: by tier, then by id.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from mixbatch_conformance.core.registry import Check, registered
+from mixbatch_conformance.core.settings import TIERS
+
+__all__ = ["all_checks", "check_modules", "select"]
+
+
+def check_modules() -> list[str]:
+    """The dotted names of the check modules, found on disk (helpers excluded)."""
+    return sorted(
+        f"{__name__}.{info.name}"
+        for info in pkgutil.iter_modules(__path__)
+        if not info.name.startswith("_") and not info.ispkg
+    )
+
+
+def all_checks() -> list[Check]:
+    """Every check, by tier, then by id."""
+    for module in check_modules():
+        importlib.import_module(module)
+    return sorted(registered(), key=lambda c: (TIERS.index(c.tier), c.id))
+
+
+def select(tier: str, only: list[str] | None = None) -> list[Check]:
+    """Checks that run in `tier` (every lower tier's too), optionally filtered by id prefix."""
+    if tier not in TIERS:
+        raise ValueError(f"tier must be one of {TIERS}, got {tier!r}")
+    limit = TIERS.index(tier)
+    chosen = [c for c in all_checks() if TIERS.index(c.tier) <= limit]
+    if only:
+        chosen = [c for c in chosen if any(c.id == o or c.id.startswith(o) for o in only)]
+    return chosen

@@ -1,0 +1,38 @@
+"""Sub-requests that several check modules build from the target's declared resources.
+
+Theory of operation: a check names the resources it needs through `Context.resource`, which
+makes it N/A when the target declares none; the helpers here are the few requests more than
+one topic sends (a GET of `ok` and of `not_found`, a standalone precondition, the current
+ETag of `etag_resource`).
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+
+__all__ = ["etag_of", "ok_and_not_found", "require_alone"]
+
+
+def ok_and_not_found(ctx: Context, judge: Judge) -> tuple[SubRequest, SubRequest]:
+    """GET parts for the target's `ok` and `not_found` resources."""
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    nf = ctx.path(ctx.resource(judge, "not_found"))
+    return SubRequest("GET", ok), SubRequest("GET", nf)
+
+
+def require_alone(ctx: Context, judge: Judge, sub: SubRequest, statuses: set[int]) -> None:
+    """SETUP-ERROR unless `sub`, sent alone, is answered with one of `statuses`."""
+    resp = ctx.alone(judge, sub)
+    if resp.status not in statuses:
+        judge.setup_error(f"{sub.method} {sub.target} alone answered {resp.status}, not {statuses}")
+
+
+def etag_of(ctx: Context, judge: Judge) -> tuple[str, str]:
+    """The `etag_resource` path and the ETag it answers alone (SETUP-ERROR without one)."""
+    path = ctx.path(ctx.resource(judge, "etag_resource"))
+    alone = ctx.alone(judge, SubRequest("GET", path))
+    etag = alone.get("ETag")
+    if alone.status != 200 or not etag:
+        judge.setup_error(f"GET {path} alone answered {alone.status} with ETag {etag!r}")
+    return path, etag

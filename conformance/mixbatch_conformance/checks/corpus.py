@@ -1,0 +1,167 @@
+"""Corpus checks: every request vector in spec/examples replayed against the target.
+
+Theory of operation: a vector is NAME.http (the exact body octets) plus NAME.json (context,
+requirements, and either the parts a receiver finds or the error it reports). Each request
+vector becomes one check with the stable id `vector-NAME`. The body is sent as is with the
+vector's Content-Type, except for the context the vector was written in: Content-Id values
+naming the vector's authority (example.test) or its batch path are rewritten to the target's
+(only inside Content-Id lines, so no part body and no Content-Length changes).
+
+Valid vectors must be answered 200 multipart/mixed with one part per request part in order
+(MB-RESP-1, Content-Id echoed); invalid ones with the vector's status and problem+json.
+A vector that assumes limits (its own `limits`, or the defaults for a 413/431 vector) runs
+only when the target publishes those same limits; a valid vector that writes (a method
+other than GET, HEAD, OPTIONS) runs only against a disposable target such as the embedded
+reference server, so that replaying the corpus never changes a real service's data.
+Response vectors are for clients; the self-tests use them to test the suite's validator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
+from mixbatch_conformance.core.requirements import spec_dir
+
+__all__ = ["DEFAULT_LIMITS", "Vector", "load_vectors", "rewrite_for_target"]
+
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+DEFAULT_LIMITS = {
+    "max_parts": 10_000,
+    "max_part_header_bytes": 8_192,
+    "max_part_bytes": 16 * 1024 * 1024,
+    "max_batch_bytes": 64 * 1024 * 1024,
+}
+CONTENT_ID_LINE = re.compile(rb"(?im)^(content-id:[ \t]*<)([^>\r\n]*)(>)")
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One vector: its JSON description and its body octets."""
+
+    name: str
+    meta: dict[str, Any]
+    body: bytes
+
+    @property
+    def direction(self) -> str:
+        return str(self.meta["direction"])
+
+
+def load_vectors(directory: Path | None = None) -> list[Vector]:
+    """Every NAME.json with a sibling NAME.http under spec/examples, sorted by name."""
+    base = directory or spec_dir() / "examples"
+    out = []
+    for meta_path in sorted(base.glob("*.json")):
+        http = meta_path.with_suffix(".http")
+        if not http.is_file():
+            continue
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        out.append(Vector(meta_path.stem, meta, http.read_bytes()))
+    return out
+
+
+def rewrite_for_target(vector: Vector, authority: str, batch_path: str) -> bytes:
+    """The vector body with its Content-Id context moved to the target (see docstring)."""
+    ctx = vector.meta["context"]
+    old_authority = str(ctx.get("authority", "example.test")).encode()
+    old_batch = str(ctx.get("target", "/batch")).encode()
+
+    def sub(m: re.Match[bytes]) -> bytes:
+        ref = m.group(2)
+        same_origin = b"//" + old_authority
+        if same_origin in ref:
+            ref = ref.replace(same_origin, b"//" + authority.encode(), 1)
+            if ref.endswith(b"//" + authority.encode() + old_batch):
+                ref = ref[: -len(old_batch)] + batch_path.encode()
+        elif ref == old_batch:
+            ref = batch_path.encode()
+        return m.group(1) + ref + m.group(3)
+
+    return CONTENT_ID_LINE.sub(sub, vector.body)
+
+
+def _assumed_limits(vector: Vector) -> dict[str, int] | None:
+    if "limits" in vector.meta:
+        return dict(vector.meta["limits"])
+    status = (vector.meta.get("error") or {}).get("status")
+    if status in (413, 431):
+        return dict(DEFAULT_LIMITS)
+    return None
+
+
+def run_vector(vector: Vector, ctx: Context, judge: Judge) -> None:
+    assumed = _assumed_limits(vector)
+    if assumed is not None:
+        for name, value in assumed.items():
+            published = ctx.limit(name)
+            if published != value:
+                judge.not_applicable(
+                    f"the vector assumes {name}={value}; the target publishes {published}"
+                )
+    body = rewrite_for_target(vector, ctx.authority, ctx.batch_path)
+    head = [("Content-Type", vector.meta["content_type"])]
+    for name, value in vector.meta["context"].get("fields", []):
+        head.append((name, value))
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    requirement = vector.meta["requirements"][0]
+    if vector.meta["valid"]:
+        cids = [b"<" + m.group(2) + b">" for m in CONTENT_ID_LINE.finditer(body)]
+        expect_processed(ctx, judge, resp, [c.decode("latin-1") for c in cids], (), requirement)
+    else:
+        error = vector.meta["error"]
+        expect_rejected(
+            judge,
+            resp,
+            {error["status"]},
+            error["requirement"],
+            problem=error["status"] != 415,
+            accept_post=error["status"] == 415,
+        )
+
+
+def writes(vector: Vector) -> list[str]:
+    """The unsafe methods among the vector's parts: it may only replay on a disposable target."""
+    parts = (vector.meta.get("expect") or {}).get("parts", [])
+    return sorted({p["method"] for p in parts if p["method"].upper() not in SAFE_METHODS})
+
+
+def _register_all() -> None:
+    try:
+        vectors = load_vectors()
+    except (OSError, ValueError):
+        return
+    for vector in vectors:
+        if vector.direction != "request":
+            continue
+        slug = vector.name.removesuffix(".request")
+        reqs = list(vector.meta["requirements"])
+        if not vector.meta["valid"]:
+            reqs = [vector.meta["error"]["requirement"], *[r for r in reqs if r != reqs[0]]]
+            reqs = list(dict.fromkeys(reqs))
+        else:
+            reqs = list(dict.fromkeys(["MB-RESP-1", *reqs]))
+        register(
+            Check(
+                id=f"vector-{slug}",
+                requirements=tuple(reqs),
+                profile="core",
+                tier="smoke",
+                description=vector.meta["description"],
+                run=partial(run_vector, vector),
+                # A vector's writes name the example's own paths, not the target's sandbox.
+                state=State.NEEDS_DISPOSABLE_TARGET if writes(vector) else State.READ_ONLY,
+                roles=BOTH_ROLES,
+            )
+        )
+
+
+_register_all()

@@ -1,0 +1,78 @@
+"""Credential inheritance (spec 8.2): what a part's sub-request sees of the batch's identity.
+
+Theory of operation: MB-SUB-5 is about fields a handler sees, which no response shows unless a
+resource reflects them. The check sends one batch with an outer `Authorization` and `Cookie` to
+the target's echo resource (read by _echo): a part with neither field of its own must see the
+outer values, a part with its own `Authorization` must see only that one (replaced, not merged),
+and likewise for `Cookie`. Outer values are the target's configured credentials when it has
+them (a server that demands them would otherwise refuse every part) and suite tokens otherwise.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Statuses a server that checks credentials may give a part carrying the suite's own token.
+REFUSED = {401, 403}
+
+
+def _configured(ctx: Context, name: str) -> str | None:
+    for n, v in ctx.target.credentials:
+        if n.lower() == name.lower():
+            return v
+    return None
+
+
+@checker(
+    "credentials-inherited",
+    ("MB-SUB-5",),
+    "Each part sees the batch's Authorization and Cookie unless it carries its own, which then replaces the outer one.",
+    state=State.READ_ONLY,
+)
+def credentials_inherited(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    nonce = secrets.token_hex(6)
+    outer_auth = _configured(ctx, "Authorization") or f"Bearer mb-suite-outer-{nonce}"
+    outer_cookie = _configured(ctx, "Cookie") or f"mb-suite-outer={nonce}"
+    own_auth = f"Bearer mb-suite-part-{nonce}"
+    own_cookie = f"mb-suite-part={nonce}"
+    subs = [
+        SubRequest("GET", f"{echo}?mb-inherit=both"),
+        SubRequest("GET", f"{echo}?mb-inherit=cookie", (("Authorization", own_auth),)),
+        SubRequest("GET", f"{echo}?mb-inherit=authorization", (("Cookie", own_cookie),)),
+    ]
+    # (Authorization, Cookie) each part's sub-request must see.
+    wanted = [
+        ([outer_auth], [outer_cookie]),
+        ([own_auth], [outer_cookie]),
+        ([outer_auth], [own_cookie]),
+    ]
+    outer = (("Authorization", outer_auth), ("Cookie", outer_cookie))
+    resp = ctx.batch(judge, subs, headers=outer)
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    if part_status(env, 0) != 200:
+        judge.setup_error(f"GET {echo} in a batch answered {part_status(env, 0)}, not 200")
+    for i, (auth, cookie) in enumerate(wanted):
+        status = part_status(env, i)
+        if i and status in REFUSED and ctx.target.credentials:
+            judge.not_applicable(
+                f"the target refuses a part carrying the suite's own credentials ({status}), "
+                "so a replaced credential cannot be observed"
+            )
+        judge.require(f"part {i} status", status, {200}, "MB-SUB-5")
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.not_applicable(
+                "the echo resource does not describe the request as JSON with method, target "
+                "and headers, so the suite cannot see the sub-request's fields"
+            )
+        judge.expect(f"part {i} Authorization", seen.get_all("Authorization"), [auth], "MB-SUB-5")
+        judge.expect(f"part {i} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")

@@ -1,0 +1,231 @@
+"""Envelope checks: the deterministic cases in cases/envelope.json plus generated ones.
+
+Theory of operation: each case in the data file is a byte-exact request body (with target
+tokens filled in) and the set of outcomes the spec allows. This module validates the file
+against cases/cases.schema.json at import, turns each case into a Check whose id is the
+case id, and adds the cases that are generated from a table rather than written out: one
+per forbidden request-part field (MB-PART-10), and the limit cases that need the target's
+published limits (MB-STATUS-3, MB-LIMIT-1), which are N/A when no limits are published.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
+from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS
+from mixbatch_conformance.transport.http import Response
+
+__all__ = ["CASES_FILE", "load_cases", "render_body"]
+
+CASES_DIR = Path(__file__).parent / "cases"
+CASES_FILE = CASES_DIR / "envelope.json"
+DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
+TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|echo|len[0-9]+)\}")
+
+
+def load_cases(path: Path = CASES_FILE) -> list[dict[str, Any]]:
+    """Read and schema-validate a cases file."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    schema = json.loads((CASES_DIR / "cases.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    cases: list[dict[str, Any]] = data["cases"]
+    return cases
+
+
+def _fill(text: str, values: dict[str, str], lengths: dict[str, int]) -> str:
+    def sub(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key.startswith("len"):
+            return str(lengths[key]) if key in lengths else m.group(0)
+        return values[key]
+
+    return TOKENS.sub(sub, text)
+
+
+def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
+    """The case's body octets with target tokens filled in.
+
+    `{lenN}` is the octet length of body segment N after filling, so a case can state an
+    exact Content-Length for a segment that embeds the boundary.
+    """
+    segments: list[bytes] = []
+    for seg in case["body"]:
+        if isinstance(seg, str):
+            segments.append(_fill(seg, values, {}).encode("latin-1"))
+        elif "base64" in seg:
+            segments.append(base64.b64decode(seg["base64"]))
+        else:
+            segments.append(_fill(seg["repeat"], values, {}).encode("latin-1") * seg["times"])
+    lengths = {f"len{i}": len(s) for i, s in enumerate(segments)}
+    out = bytearray()
+    for seg, raw in zip(case["body"], segments, strict=True):
+        if isinstance(seg, str) and "{len" in seg:
+            out += _fill(seg, values, lengths).encode("latin-1")
+        else:
+            out += raw
+    return bytes(out)
+
+
+def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
+    for need in case.get("needs", []):
+        ctx.resource(judge, need)
+    boundary = case.get("boundary", DEFAULT_BOUNDARY)
+    echo = ctx.target.resource("echo") or "/echo"
+    return {
+        "b": boundary,
+        "ok": ctx.path(ctx.resource(judge, "ok")),
+        "nf": ctx.path(ctx.resource(judge, "not_found")),
+        "batch": ctx.batch_path,
+        "authority": ctx.authority,
+        "echo": ctx.path(echo),
+    }
+
+
+def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
+    values = _values(ctx, judge, case)
+    body = render_body(case, values)
+    ctype = _fill(case.get("content_type", "multipart/mixed; boundary={b}"), values, {})
+    headers = [("Content-Type", ctype), *[(n, v) for n, v in case.get("headers", [])]]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, body))
+    expect = case["expect"]
+    requirement = case["requirements"][0]
+    if "parts" in expect:
+        judge.require("top-level status", resp.status, set(expect["status"]), requirement)
+        request_cids = re.findall(rb"(?im)^content-id:[ \t]*([^\r\n]*?)[ \t]*\r?$", body)
+        expected = [c.decode("latin-1") for c in request_cids]
+        if len(expected) != expect["parts"]:
+            raise AssertionError(f"case {case['id']}: {len(expected)} Content-Id lines")
+        expect_processed(
+            ctx, judge, resp, expected, [set(s) for s in expect.get("part_status", [])], requirement
+        )
+    else:
+        expect_rejected(
+            judge,
+            resp,
+            expect["status"],
+            requirement,
+            problem=expect.get("problem", False),
+            accept_post=expect.get("accept_post", False),
+        )
+
+
+def _forbidden(name: str, ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    value = {"Host": ctx.authority, "Http-Status-Code": "200", "TE": "trailers"}.get(name, "x")
+    if name == "Transfer-Encoding":
+        value = "chunked"
+    body = (
+        f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n{name}: {value}\r\n"
+        f"\r\n\r\n--{DEFAULT_BOUNDARY}--"
+    ).encode("latin-1")
+    head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    expect_rejected(judge, resp, {400}, "MB-PART-10")
+
+
+def _names_limit(judge: Judge, resp: Response, name: str) -> None:
+    doc = problem_of(resp)
+    if doc is not None:
+        judge.expect("problem names the limit", doc.get("limit"), {name}, "MB-LIMIT-4")
+
+
+def _too_many_parts(ctx: Context, judge: Judge) -> None:
+    limit = ctx.limit("max_parts")
+    if limit is None:
+        judge.not_applicable("the target publishes no max_parts limit")
+    if limit > 100_000:
+        judge.not_applicable(f"max_parts {limit} is too large to exceed in a bounded test")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    one = f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n".encode()
+    body = one * (limit + 1) + f"--{DEFAULT_BOUNDARY}--".encode()
+    head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    expect_rejected(judge, resp, {413}, "MB-STATUS-3")
+    _names_limit(judge, resp, "max_parts")
+
+
+def _oversized_part_header(ctx: Context, judge: Judge) -> None:
+    limit = ctx.limit("max_part_header_bytes")
+    if limit is None:
+        judge.not_applicable("the target publishes no max_part_header_bytes limit")
+    if limit > 1_000_000:
+        judge.not_applicable(f"max_part_header_bytes {limit} is too large for a bounded test")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    filler = "x" * (limit + 16)
+    body = (
+        f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\nX-Filler: {filler}\r\n"
+        f"\r\n\r\n--{DEFAULT_BOUNDARY}--"
+    ).encode()
+    head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    expect_rejected(judge, resp, {431}, "MB-STATUS-3")
+    _names_limit(judge, resp, "max_part_header_bytes")
+
+
+def _register_all() -> None:
+    for case in load_cases():
+        register(
+            Check(
+                id=case["id"],
+                requirements=tuple(case["requirements"]),
+                profile=case.get("profile", "core"),
+                tier="smoke",
+                description=case["description"],
+                run=partial(run_case, case),
+                # Writes in these cases go to `echo`, or sit in batches the spec makes the
+                # target reject before any part runs.
+                state=State.READ_ONLY,
+                roles=BOTH_ROLES,
+            )
+        )
+    for name in FORBIDDEN_REQUEST_FIELDS:
+        register(
+            Check(
+                id=f"reject-forbidden-field-{name.lower()}",
+                requirements=("MB-PART-10",),
+                profile="core",
+                tier="smoke",
+                description=f"A request part carrying the {name} field is rejected with 400.",
+                run=partial(_forbidden, name),
+                state=State.READ_ONLY,
+                roles=BOTH_ROLES,
+            )
+        )
+    register(
+        Check(
+            "reject-too-many-parts",
+            ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+            "core",
+            "smoke",
+            "A batch with one part more than the published max_parts is answered 413.",
+            _too_many_parts,
+            state=State.READ_ONLY,
+            roles=BOTH_ROLES,
+        )
+    )
+    register(
+        Check(
+            "reject-oversized-part-header",
+            ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+            "core",
+            "smoke",
+            "A part header section larger than the published max_part_header_bytes is answered 431.",
+            _oversized_part_header,
+            state=State.READ_ONLY,
+            roles=BOTH_ROLES,
+        )
+    )
+
+
+_register_all()

@@ -1,0 +1,199 @@
+"""Policy checks: problem documents, unknown modes and preferences, top-level fields.
+
+Theory of operation: these checks look at the batch response as a whole rather than at its
+parts: the problem document of a rejection (MB-STATUS-4, validated by
+spec/schemas/problem.schema.json), what a server does with a Batch-Mode or a
+batch-on-error value it does not know (MB-PROC-12, MB-PROC-11), which fields it puts in the
+top-level header section (MB-SEC-2, MB-INTER-4, MB-MULTI-10), and the boundaries it chooses
+(MB-WIRE-5, judged on length and alphabet, and on two responses not sharing one).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mixbatch_conformance.checks._requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest, problem_of
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.schemas import validate_against
+from mixbatch_conformance.core.validator import parse_media_type
+
+BOUNDARY = "mb-pol-93b1c07e4f2d6a58"
+
+
+def _ok_nf(ctx: Context, judge: Judge) -> tuple[SubRequest, SubRequest]:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    nf = ctx.path(ctx.resource(judge, "not_found"))
+    return SubRequest("GET", ok), SubRequest("GET", nf)
+
+
+@checker(
+    "problem-document",
+    ("MB-STATUS-4",),
+    "A rejected batch carries a problem+json document that validates and names a requirement ID.",
+    state=State.READ_ONLY,
+)
+def problem_document(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    body = (
+        f"--{BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n"
+        f"--{BOUNDARY}\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n--{BOUNDARY}--"
+    ).encode()
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    judge.require("status", resp.status, {400}, "MB-WIRE-8")
+    doc = problem_of(resp)
+    judge.require_true(
+        "problem+json", doc is not None, repr(resp.get("Content-Type")), "application/problem+json"
+    )
+    judge.expect(
+        "problem schema",
+        validate_against("problem.schema.json", doc),
+        {None},
+        allowed_text="valid against problem.schema.json",
+    )
+    assert doc is not None
+    judge.expect_true(
+        "requirement member",
+        isinstance(doc.get("requirement"), str)
+        and bool(re.fullmatch(r"MB-[A-Z]+-[0-9]+", doc["requirement"])),
+        repr(doc.get("requirement")),
+        "a requirement ID",
+    )
+    judge.expect_true(
+        "type member",
+        str(doc.get("type", "")).startswith("https://mixbatch.dev/problems/"),
+        repr(doc.get("type")),
+        "a type under https://mixbatch.dev/problems/",
+    )
+
+
+@checker(
+    "batch-mode-unknown",
+    ("MB-PROC-12",),
+    "A Batch-Mode value the server does not implement is answered 501.",
+    state=State.READ_ONLY,
+)
+def batch_mode_unknown(ctx: Context, judge: Judge) -> None:
+    ok, _ = _ok_nf(ctx, judge)
+    resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", "mb-suite-no-such-mode"),))
+    judge.expect("status", resp.status, {501})
+
+
+@checker(
+    "prefer-unknown-value",
+    ("MB-PROC-11", "MB-PROC-5"),
+    "An unrecognised batch-on-error value is treated as absent: every part runs and it is not applied.",
+    state=State.READ_ONLY,
+)
+def prefer_unknown(ctx: Context, judge: Judge) -> None:
+    ok, nf = _ok_nf(ctx, judge)
+    subs = [nf, ok]
+    resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=mb-suite-bogus"),))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    judge.expect("part 1 status", part_status(env, 1), {200}, "MB-PROC-11")
+    applied = ",".join(resp.get_all("Preference-Applied")).lower()
+    judge.expect_true(
+        "Preference-Applied",
+        "batch-on-error" not in applied,
+        repr(applied),
+        "no batch-on-error",
+        "MB-PROC-11",
+    )
+
+
+@checker(
+    "top-level-fields",
+    ("MB-SEC-2", "MB-INTER-4", "MB-MULTI-10"),
+    "A batch response's header section copies no sub-response field and carries Cache-Control: no-transform.",
+    state=State.READ_ONLY,
+)
+def top_level_fields(ctx: Context, judge: Judge) -> None:
+    ok, _ = _ok_nf(ctx, judge)
+    resp = ctx.batch(judge, [ok])
+    env = expect_processed(ctx, judge, resp, [ok.content_id])
+    copied = [
+        n
+        for n, _ in env.parts[0].fields
+        if n.lower() in ("etag", "last-modified", "location", "set-cookie")
+        and resp.get(n) is not None
+    ]
+    judge.expect("sub-response fields at top level", copied, [[]], "MB-SEC-2")
+    cache = ",".join(resp.get_all("Cache-Control")).lower()
+    judge.expect_true(
+        "Cache-Control", "no-transform" in cache, repr(cache), "no-transform (SHOULD)", "MB-INTER-4"
+    )
+    if ctx.target.claims("xml") or ctx.target.claims("json"):
+        vary = ",".join(resp.get_all("Vary")).lower()
+        judge.expect_true(
+            "Vary", "accept" in vary, repr(vary), "Vary naming Accept (SHOULD)", "MB-MULTI-10"
+        )
+
+
+@checker(
+    "response-boundary-choice",
+    ("MB-WIRE-5", "MB-WIRE-3"),
+    "Response boundaries are at least 16 characters of [A-Za-z0-9_-] and differ between responses.",
+    state=State.READ_ONLY,
+)
+def boundary_choice(ctx: Context, judge: Judge) -> None:
+    ok, _ = _ok_nf(ctx, judge)
+    seen = []
+    for _ in range(2):
+        resp = ctx.batch(judge, [ok])
+        judge.require("status", resp.status, {200}, "MB-STATUS-1")
+        _, params = parse_media_type(resp.get("Content-Type") or "x/y")
+        seen.append(params.get("boundary", ""))
+    for b in seen:
+        judge.expect_true(
+            "boundary alphabet and length",
+            bool(re.fullmatch(r"[A-Za-z0-9_-]{16,70}", b)),
+            repr(b),
+            ">= 16 of [A-Za-z0-9_-] (SHOULD)",
+            "MB-WIRE-5",
+        )
+    judge.expect_true(
+        "fresh boundary", seen[0] != seen[1], repr(seen), "two different boundaries", "MB-WIRE-5"
+    )
+
+
+@checker(
+    "error-policy-stop",
+    ("MB-PROC-6", "MB-RESP-5"),
+    "With Prefer batch-on-error=stop, parts after the first failing one are skipped without a status.",
+    profile="error-policy",
+    state=State.READ_ONLY,
+)
+def error_policy_stop(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, nf, ok, ok]
+    resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+    judge.expect_true(
+        "Preference-Applied", "batch-on-error=stop" in applied, repr(applied), "batch-on-error=stop"
+    )
+    judge.expect("part 0 status", part_status(env, 0), {200}, "MB-PROC-6")
+    judge.expect("part 1 status", part_status(env, 1), {404}, "MB-PROC-6")
+    for i in (2, 3):
+        judge.expect(
+            f"part {i} outcome", env.parts[i].get("Batch-Outcome"), {"skipped"}, "MB-PROC-6"
+        )
+        judge.expect(f"part {i} status", part_status(env, i), {None}, "MB-RESP-5")
+
+
+@checker(
+    "error-policy-default-continue",
+    ("MB-PROC-5",),
+    "Without a preference every part runs, whatever the earlier parts returned.",
+    state=State.READ_ONLY,
+)
+def error_policy_default(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [nf, ok, nf, ok]
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, want in enumerate((404, 200, 404, 200)):
+        judge.expect(f"part {i} status", part_status(env, i), {want})
+        judge.expect(f"part {i} outcome", env.parts[i].get("Batch-Outcome"), {None})

@@ -1,0 +1,90 @@
+"""Processing-model checks (spec 7.1, 7.5, 7.6): validation first, atomic mode, conditionals.
+
+Theory of operation: a batch rejected for a malformed later part must not have run its
+earlier write, observed through the sandbox collection (MB-PROC-1); a server without the
+atomic profile answers Batch-Mode: atomic with 501 (MB-PROC-7); conditional parts give the
+status the same request gets alone and pass ETag through (MB-PROC-9, MB-PROC-10). The
+error-policy checks (spec 7.4) live in policies.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mixbatch_conformance.checks._requests import etag_of, ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+BOUNDARY = "mb-sem-5d0c6f1e2b9a8374"
+
+
+@checker(
+    "malformed-batch-runs-nothing",
+    ("MB-PROC-1", "MB-STATUS-2"),
+    "A batch rejected for a malformed later part has not run its earlier well-formed write.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    before = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "application/json")]))
+    if before.status != 200:
+        judge.setup_error(f"GET {coll} answered {before.status}")
+    doc = json.dumps({"title": "mb-suite must not exist", "author": "suite", "year": 1}).encode()
+    body = compose_batch(
+        [SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)], BOUNDARY
+    )
+    body = (
+        body[: -len(f"\r\n--{BOUNDARY}--")]
+        + (f"\r\n--{BOUNDARY}\r\nContent-Id: <{echo}>\r\n\r\n\r\n--{BOUNDARY}--").encode()
+    )
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    expect_rejected(judge, resp, {400}, "MB-STATUS-2")
+    after = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "application/json")]))
+    judge.expect_true(
+        "collection unchanged",
+        b"mb-suite must not exist" not in after.body,
+        "the POST part ran" if b"mb-suite must not exist" in after.body else "not created",
+        "the earlier POST part did not run",
+        "MB-PROC-1",
+    )
+
+
+@checker(
+    "atomic-unsupported",
+    ("MB-PROC-7",),
+    "A server without the atomic profile answers Batch-Mode: atomic with 501 before any part runs.",
+    state=State.READ_ONLY,
+)
+def atomic_unsupported(ctx: Context, judge: Judge) -> None:
+    if ctx.target.claims("atomic"):
+        judge.not_applicable("the target claims the atomic profile")
+    ok, _ = ok_and_not_found(ctx, judge)
+    resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", "atomic"),))
+    judge.expect("status", resp.status, {501})
+
+
+@checker(
+    "conditional-parts",
+    ("MB-PROC-9", "MB-PROC-10"),
+    "If-None-Match and If-Match in parts give 304 and 412 exactly as alone, with ETag passed through.",
+    profile="conditional",
+    state=State.READ_ONLY,
+)
+def conditional_parts(ctx: Context, judge: Judge) -> None:
+    path, etag = etag_of(ctx, judge)
+    subs = [
+        SubRequest("GET", path, (("If-None-Match", etag),)),
+        SubRequest("GET", path, (("If-Match", '"mb-suite-no-such-etag"'),)),
+        SubRequest("GET", path, (("If-None-Match", '"mb-suite-no-such-etag"'),)),
+    ]
+    alone = [ctx.alone(judge, s) for s in subs]
+    judge.require("standalone statuses", [a.status for a in alone], [[304, 412, 200]], "MB-PROC-9")
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, want in enumerate((304, 412, 200)):
+        judge.expect(f"part {i} status", part_status(env, i), {want}, "MB-PROC-9")
+    for i in (0, 2):
+        judge.expect(f"part {i} ETag", env.parts[i].get("ETag"), {etag}, "MB-PROC-10")

@@ -1,0 +1,159 @@
+"""Representation checks (spec 6): negotiation and the 207 Multi-Status forms.
+
+Theory of operation: Accept decides the form of a batch response: multipart/mixed by default
+and for */* (MB-MULTI-1), 406 when nothing offered is acceptable (MB-STATUS-9), 207 with the
+XML or JSON multistatus document when the target claims that profile (MB-MULTI-2..4,
+MB-MULTI-6, MB-MULTI-7); the three forms of one batch carry the same statuses, fields and
+bodies (MB-MULTI-5). The readers for the XML and JSON forms live in core.representations.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mixbatch_conformance.checks._requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import (
+    entries_from_json,
+    entries_from_multipart,
+    entries_from_xml,
+)
+
+
+@checker(
+    "accept-not-acceptable",
+    ("MB-STATUS-9",),
+    "A batch whose Accept admits none of the offered representations is answered 406.",
+    state=State.READ_ONLY,
+)
+def accept_not_acceptable(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    resp = ctx.batch(judge, [ok], headers=(("Accept", "image/png"),))
+    expect_rejected(judge, resp, {406}, "MB-STATUS-9", problem=False)
+
+
+@checker(
+    "accept-default-multipart",
+    ("MB-MULTI-1",),
+    "Without Accept, and with Accept */*, the batch response is multipart/mixed with status 200.",
+    state=State.READ_ONLY,
+)
+def accept_default(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    for headers in ((), (("Accept", "*/*"),)):
+        resp = ctx.batch(judge, [ok], headers=headers)
+        judge.expect(f"status with {headers!r}", resp.status, {200})
+        judge.expect(f"media type with {headers!r}", resp.media_type, {"multipart/mixed"})
+
+
+def _representation(ctx: Context, judge: Judge, accept: str) -> tuple[list[SubRequest], bytes, str]:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, nf]
+    resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
+    judge.require(
+        "status", resp.status, {207}, "MB-MULTI-2" if accept != "multipart/mixed" else None
+    )
+    judge.expect_true(
+        "207 does not carry multipart",
+        not resp.media_type.startswith("multipart/"),
+        resp.media_type,
+        "a non-multipart media type",
+        "MB-MULTI-2",
+    )
+    return subs, resp.body, resp.media_type
+
+
+@checker(
+    "multistatus-xml",
+    ("MB-MULTI-3", "MB-MULTI-2", "MB-MULTI-6"),
+    "Accept application/xml gives 207 with one multistatus response per part, in order, with indexes.",
+    profile="xml",
+    state=State.READ_ONLY,
+)
+def multistatus_xml(ctx: Context, judge: Judge) -> None:
+    subs, body, media = _representation(ctx, judge, "application/xml")
+    judge.expect("media type", media, {"application/xml", "text/xml"}, "MB-MULTI-3")
+    entries, problem = entries_from_xml(body)
+    judge.require(
+        "XML document", problem, {None}, "MB-MULTI-3", allowed_text="well-formed multistatus"
+    )
+    judge.require("response count", len(entries), {len(subs)}, "MB-MULTI-3")
+    for i, entry in enumerate(entries):
+        judge.expect(f"response {i} index", entry.index, {i}, "MB-MULTI-3")
+        judge.expect(
+            f"response {i} mb:content-id", entry.content_id, {subs[i].target}, "MB-MULTI-6"
+        )
+        judge.expect(f"response {i} DAV:status", entry.status, {200, 404}, "MB-MULTI-6")
+        judge.expect_true(
+            f"response {i} mb:header fields",
+            any(n.lower() == "content-type" for n, _ in entry.fields),
+            repr(entry.fields[:3]),
+            "mb:header elements including Content-Type",
+            "MB-MULTI-6",
+        )
+        judge.expect_true(
+            f"response {i} mb:body",
+            bool(entry.body),
+            f"{len(entry.body)} octets",
+            "the body",
+            "MB-MULTI-6",
+        )
+
+
+@checker(
+    "multistatus-json",
+    ("MB-MULTI-4", "MB-MULTI-2", "MB-MULTI-7"),
+    "Accept application/vnd.mixbatch.multistatus+json gives 207 with a valid document, one entry per part in order.",
+    profile="json",
+    state=State.READ_ONLY,
+)
+def multistatus_json(ctx: Context, judge: Judge) -> None:
+    subs, body, media = _representation(ctx, judge, "application/vnd.mixbatch.multistatus+json")
+    judge.expect("media type", media, {"application/vnd.mixbatch.multistatus+json"}, "MB-MULTI-4")
+    entries, problem = entries_from_json(body)
+    judge.require("JSON document", problem, {None}, "MB-MULTI-4", allowed_text="valid by schema")
+    judge.require("entry count", len(entries), {len(subs)}, "MB-MULTI-4")
+    for i, entry in enumerate(entries):
+        judge.expect(f"entry {i} index", entry.index, {i}, "MB-MULTI-4")
+    doc = json.loads(body)
+    for i, item in enumerate(doc["responses"]):
+        try:
+            entries[i].body.decode("utf-8")
+            want = "body"
+        except UnicodeDecodeError:
+            want = "body_base64"
+        have = [k for k in ("body", "body_base64") if k in item]
+        judge.expect(f"entry {i} body member", have, [[want]], "MB-MULTI-7")
+
+
+@checker(
+    "representations-equivalent",
+    ("MB-MULTI-5",),
+    "The multipart, XML and JSON forms of one batch carry the same statuses, fields and bodies.",
+    state=State.READ_ONLY,
+)
+def representations_equivalent(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, nf]
+    resp = ctx.batch(judge, subs)
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    base = entries_from_multipart(env, ctx.target.volatile_headers)
+    forms = []
+    if ctx.target.claims("xml"):
+        forms.append(("application/xml", entries_from_xml))
+    if ctx.target.claims("json"):
+        forms.append(("application/vnd.mixbatch.multistatus+json", entries_from_json))
+    if not forms:
+        judge.not_applicable("the target claims neither the xml nor the json profile")
+    for accept, reader in forms:
+        other = ctx.batch(judge, subs, headers=(("Accept", accept),))
+        entries, problem = reader(other.body)
+        judge.require(f"{accept} readable", problem, {None}, allowed_text="readable")
+        got = [e.comparable(ctx.target.volatile_headers) for e in entries]
+        want = [e.comparable(ctx.target.volatile_headers) for e in base]
+        for i, (g, w) in enumerate(zip(got, want, strict=False)):
+            judge.expect(f"{accept} part {i}", g, {w})
+        judge.expect(f"{accept} entry count", len(got), {len(want)})

@@ -1,0 +1,271 @@
+"""What a check gets to work with: the target, a way to send bytes, and batch composition.
+
+Theory of operation: checks build requests from `SubRequest` values with `compose_batch`
+(the suite's own writer, independent of the reference codec), send them with
+`Context.send`, and read responses with `Context.read_batch`, which applies the strict
+validator. Every exchange goes through the Judge so that the report holds the real bytes.
+Target resources are resolved to paths once; `ref` turns a path into the Content-Id form
+the check wants (relative to the batch endpoint, absolute path, or absolute URI).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any
+
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.settings import RunSettings
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
+from mixbatch_conformance.transport.http import (
+    Exchange,
+    Response,
+    build_request,
+    pipeline,
+    split_url,
+)
+
+__all__ = ["Context", "SubRequest", "compose_batch", "problem_of"]
+
+CRLF = b"\r\n"
+
+
+@dataclass(frozen=True)
+class SubRequest:
+    """One request part, as the suite means to write it."""
+
+    method: str
+    target: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    content_length: bool = True
+
+    @property
+    def content_id(self) -> str:
+        return f"<{self.target}>"
+
+
+def compose_batch(
+    parts: list[SubRequest] | tuple[SubRequest, ...],
+    boundary: str,
+    *,
+    preamble: bytes = b"",
+    epilogue: bytes = b"",
+    padding: bytes = b"",
+) -> bytes:
+    """Write a multipart/mixed body with CRLF framing (MB-WIRE-7).
+
+    `preamble`, `epilogue` and `padding` let a check send what receivers must accept
+    (MB-WIRE-9, MB-WIRE-11) but senders must not write.
+    """
+    dash = b"--" + boundary.encode("latin-1")
+    out = bytearray()
+    if preamble:
+        out += preamble + CRLF
+    for i, part in enumerate(parts):
+        out += (CRLF if i else b"") + dash + padding + CRLF
+        out += f"Http-Method: {part.method}\r\nContent-Id: {part.content_id}\r\n".encode("latin-1")
+        for name, value in part.headers:
+            out += f"{name}: {value}\r\n".encode("latin-1")
+        if part.content_length and (part.body or part.method in ("POST", "PUT", "PATCH")):
+            out += f"Content-Length: {len(part.body)}\r\n".encode("latin-1")
+        out += CRLF + part.body
+    out += CRLF + dash + b"--" + padding
+    if epilogue:
+        out += CRLF + epilogue
+    return bytes(out)
+
+
+def problem_of(resp: Response) -> dict[str, Any] | None:
+    """The problem+json document of a response, or None when it is not one."""
+    if resp.media_type != "application/problem+json":
+        return None
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+@dataclass
+class Context:
+    """Per-run state shared by checks: target, run settings, derived addresses, capabilities."""
+
+    target: Target
+    #: What this run was asked to do (tier, seed, baseline, intermediary, ...); frozen.
+    settings: RunSettings = field(default_factory=RunSettings)
+    #: Learned during the run: the target's capabilities document (see fetch_capabilities).
+    capabilities: dict[str, Any] | None = None
+    capabilities_fetched: bool = False
+
+    def __post_init__(self) -> None:
+        host, port, base = split_url(self.target.base_url)
+        self.host = host
+        self.port = port
+        self.authority = host if port == 80 else f"{host}:{port}"
+        self.base_path = base.rstrip("/")
+        b_host, b_port, _ = split_url(self.settings.baseline_url or self.target.base_url)
+        self.baseline = (b_host, b_port, b_host if b_port == 80 else f"{b_host}:{b_port}")
+
+    # -- addresses -------------------------------------------------------------------------
+    def path(self, path: str) -> str:
+        """A target path (as configured) under the base URL's path."""
+        return self.base_path + path if not path.startswith(self.base_path + "/") else path
+
+    @property
+    def batch_path(self) -> str:
+        return self.path(self.target.batch_endpoint)
+
+    def ref(self, path: str, form: str = "absolute-path") -> str:
+        """A Content-Id reference to `path` in one of three forms."""
+        full = self.path(path)
+        if form == "absolute-path":
+            return full
+        if form == "relative":
+            base_dir = posixpath.dirname(self.batch_path) or "/"
+            return posixpath.relpath(full, base_dir) if full != base_dir else "."
+        if form == "absolute-uri":
+            return f"http://{self.authority}{full}"
+        raise ValueError(f"unknown reference form {form!r}")
+
+    def resource(self, judge: Judge, name: str) -> str:
+        """A named target resource's path, or N/A when the target names none."""
+        value = self.target.resource(name)
+        if not value:
+            judge.not_applicable(f"the target config names no {name!r} resource")
+        return value
+
+    # -- traffic ---------------------------------------------------------------------------
+    def raw_request(
+        self,
+        method: str,
+        path: str,
+        headers: list[tuple[str, str]] | tuple[tuple[str, str], ...] = (),
+        body: bytes | None = None,
+        *,
+        credentials: bool = True,
+        authority: str | None = None,
+    ) -> bytes:
+        names = {n.lower() for n, _ in headers}
+        extra = [
+            (n, v) for n, v in self.target.credentials if credentials and n.lower() not in names
+        ]
+        return build_request(method, path, authority or self.authority, [*headers, *extra], body)
+
+    def send(self, judge: Judge, request: bytes) -> Response:
+        """Send one request; no response at all is a SETUP-ERROR unless it timed out."""
+        ex = judge.record(pipeline(self.host, self.port, [request], self.target.timeout)[0])
+        if ex.response is None:
+            judge.setup_error(f"no response: {ex.error}")
+        return ex.response
+
+    def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
+        return [
+            judge.record(ex) for ex in pipeline(self.host, self.port, requests, self.target.timeout)
+        ]
+
+    def alone(self, judge: Judge, sub: SubRequest) -> Response:
+        """Send a sub-request as a standalone request to the path it resolves to.
+
+        It goes to the baseline (the origin under --via) but names the target's authority in
+        Host, as the batch did, so that a handler sees the same request either way."""
+        path = sub.target if sub.target.startswith("/") else self.resolve(sub.target)
+        headers = list(sub.headers)
+        body: bytes | None = (
+            sub.body if (sub.body or sub.method in ("POST", "PUT", "PATCH")) else None
+        )
+        request = self.raw_request(sub.method, path, headers, body)
+        ex = judge.record(
+            pipeline(self.baseline[0], self.baseline[1], [request], self.target.timeout)[0]
+        )
+        if ex.response is None:
+            judge.setup_error(f"no response: {ex.error}")
+        return ex.response
+
+    def resolve(self, ref: str) -> str:
+        if ref.startswith("http://"):
+            return "/" + ref.split("/", 3)[3] if ref.count("/") >= 3 else "/"
+        base_dir = posixpath.dirname(self.batch_path)
+        return posixpath.normpath(posixpath.join(base_dir, ref))
+
+    def batch(
+        self,
+        judge: Judge,
+        parts: list[SubRequest] | tuple[SubRequest, ...],
+        *,
+        boundary: str = "mb-suite-0123456789abcdef",
+        headers: tuple[tuple[str, str], ...] = (),
+        **compose: bytes,
+    ) -> Response:
+        body = compose_batch(parts, boundary, **compose)
+        head = [("Content-Type", f"multipart/mixed; boundary={boundary}"), *headers]
+        return self.send(judge, self.raw_request("POST", self.batch_path, head, body))
+
+    def read_batch(self, judge: Judge, resp: Response, expect_status: int = 200) -> Envelope:
+        """Judge a batch response's status and media type, then read its parts strictly."""
+        judge.require("top-level status", resp.status, {expect_status}, "MB-STATUS-1")
+        ctype = resp.get("Content-Type") or ""
+        try:
+            media, params = parse_media_type(ctype)
+        except ValueError:
+            media, params = "", {}
+        judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+        boundary = params.get("boundary", "")
+        judge.require_true(
+            "response boundary parameter",
+            bool(boundary),
+            f"Content-Type {ctype!r}",
+            "a boundary parameter",
+            "MB-WIRE-3",
+        )
+        env = read_multipart(resp.body, boundary)
+        for finding in env.findings:
+            judge.expect_true(
+                "response framing",
+                False,
+                f"{finding.message} at octet {finding.offset}",
+                "framing as the ABNF requires",
+                finding.sender,
+            )
+        if env.findings:
+            judge.require_true(
+                "response is readable",
+                not env.fatal,
+                f"{len(env.fatal)} fatal framing findings",
+                "no fatal framing findings",
+                env.fatal[0].sender if env.fatal else "MB-WIRE-7",
+            )
+        return env
+
+    # -- discovery -------------------------------------------------------------------------
+    def fetch_capabilities(self, judge: Judge | None = None) -> dict[str, Any] | None:
+        """OPTIONS on the batch endpoint, cached; None when the target offers no document."""
+        if self.capabilities_fetched:
+            return self.capabilities
+        self.capabilities_fetched = True
+        j = judge or Judge("MB-LIMIT-2")
+        try:
+            resp = self.send(j, self.raw_request("OPTIONS", self.batch_path))
+        except Exception:
+            return None
+        if resp.status == 200 and "json" in resp.media_type:
+            try:
+                doc = json.loads(resp.body)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                self.capabilities = doc
+        return self.capabilities
+
+    def limit(self, name: str) -> int | None:
+        """A published limit: the config's value, else the capabilities document's."""
+        if name in self.target.limits:
+            return self.target.limits[name]
+        caps = self.fetch_capabilities()
+        if caps and isinstance(caps.get("limits"), dict):
+            value = caps["limits"].get(name)
+            if isinstance(value, int):
+                return value
+        return None

@@ -1,0 +1,163 @@
+"""Verdicts, expectations and the Judge every check reports through.
+
+Theory of operation: a check never returns a verdict of its own. It sends traffic, records
+each exchange with `Judge.record`, and states each expectation with `Judge.expect`, naming
+the SET of outcomes the spec allows, the actual outcome, and the requirement at stake. The
+runner turns the record into a verdict: any broken expectation gives FAIL, WARN or INFO by
+the keyword of its requirement; a check that stated no expectation at all is a
+HARNESS-ERROR, never a PASS, so a check that silently asserts nothing cannot hide.
+
+`require` is `expect` that stops the check when broken (later expectations would only repeat
+the same failure). `setup_error` says the target could not be brought to the state the
+check needs (e.g. its `ok` resource does not answer 2xx alone); `not_applicable` says the
+check does not apply (e.g. the target publishes no limits).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from mixbatch_conformance.transport.http import Exchange
+
+__all__ = [
+    "Expectation",
+    "Judge",
+    "NotApplicable",
+    "SetupError",
+    "StopCheck",
+    "Verdict",
+]
+
+
+class Verdict(enum.Enum):
+    """Outcome classes, after Autobahn's: one per check and run."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    WARN = "WARN"
+    INFO = "INFO"
+    NA = "N/A"
+    SETUP_ERROR = "SETUP-ERROR"
+    HARNESS_ERROR = "HARNESS-ERROR"
+    TIMEOUT = "TIMEOUT"
+    FLAKY = "FLAKY"
+
+    @property
+    def failing(self) -> bool:
+        """Whether this verdict makes the target non-conformant."""
+        return self in (Verdict.FAIL, Verdict.FLAKY)
+
+
+class StopCheck(Exception):
+    """Raised by `Judge.require` after recording a broken expectation."""
+
+
+class SetupError(Exception):
+    """The target could not be put in the state a check needs."""
+
+
+class NotApplicable(Exception):
+    """The check does not apply to this target."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One stated expectation and how it came out."""
+
+    what: str
+    requirement: str
+    allowed: str
+    actual: str
+    passed: bool
+
+
+@dataclass
+class Judge:
+    """Collects a check's exchanges and expectations."""
+
+    default_requirement: str
+    expectations: list[Expectation] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def record(self, ex: Exchange) -> Exchange:
+        self.exchanges.append(ex)
+        if ex.error is not None and ex.error.startswith("TimeoutError"):
+            raise TimeoutError(ex.error)
+        return ex
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def expect(
+        self,
+        what: str,
+        actual: object,
+        allowed: Collection[object] | Callable[[object], bool],
+        requirement: str | None = None,
+        *,
+        allowed_text: str | None = None,
+    ) -> bool:
+        """Record whether `actual` is one of the `allowed` outcomes (a set or a predicate)."""
+        if callable(allowed):
+            passed = bool(allowed(actual))
+            text = allowed_text or getattr(allowed, "__doc__", None) or "predicate"
+        else:
+            passed = actual in allowed
+            text = allowed_text or _show_set(allowed)
+        self.expectations.append(
+            Expectation(what, requirement or self.default_requirement, text, _show(actual), passed)
+        )
+        return passed
+
+    def expect_true(
+        self, what: str, ok: bool, actual: str, allowed: str, requirement: str | None = None
+    ) -> bool:
+        """Record a yes/no expectation with its own wording of allowed and actual."""
+        self.expectations.append(
+            Expectation(what, requirement or self.default_requirement, allowed, actual, bool(ok))
+        )
+        return bool(ok)
+
+    def require(
+        self,
+        what: str,
+        actual: object,
+        allowed: Collection[object] | Callable[[object], bool],
+        requirement: str | None = None,
+        *,
+        allowed_text: str | None = None,
+    ) -> None:
+        if not self.expect(what, actual, allowed, requirement, allowed_text=allowed_text):
+            raise StopCheck(what)
+
+    def require_true(
+        self, what: str, ok: bool, actual: str, allowed: str, requirement: str | None = None
+    ) -> None:
+        if not self.expect_true(what, ok, actual, allowed, requirement):
+            raise StopCheck(what)
+
+    def setup_error(self, why: str) -> NoReturn:
+        raise SetupError(why)
+
+    def not_applicable(self, why: str) -> NoReturn:
+        raise NotApplicable(why)
+
+    @property
+    def failed(self) -> list[Expectation]:
+        return [e for e in self.expectations if not e.passed]
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bytes):
+        return repr(value[:200])
+    text = str(value)
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _show_set(values: Collection[object]) -> str:
+    items = sorted((_show(v) for v in values), key=lambda s: (len(s), s))
+    return "one of {" + ", ".join(items) + "}"

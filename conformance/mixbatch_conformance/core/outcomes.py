@@ -1,0 +1,94 @@
+"""Shared predicates: what the spec allows for a rejected batch and for a processed one.
+
+Theory of operation: most checks end in one of two shapes. A rejected batch must carry a
+status from an allowed set and, for 4xx rejections, an application/problem+json body whose
+`status` member matches and whose `requirement` member, when present, is a real ID
+(MB-STATUS-4; which ID a server names is its choice, so the suite does not insist on one).
+A processed batch must be 200 multipart/mixed, readable by the strict validator, with one
+part per request part in order (MB-RESP-1), each with a valid Http-Status-Code (MB-RESP-2)
+and the request's Content-Id echoed octet for octet (MB-RESP-3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.requirements import load_index
+from mixbatch_conformance.core.validator import Envelope, response_part_findings
+from mixbatch_conformance.transport.http import Response
+
+__all__ = ["expect_processed", "expect_rejected", "part_status"]
+
+
+def expect_rejected(
+    judge: Judge,
+    resp: Response,
+    statuses: Collection[int],
+    requirement: str,
+    *,
+    problem: bool = True,
+    accept_post: bool = False,
+) -> None:
+    """The response is one of `statuses`, carrying problem details when asked."""
+    ok = judge.expect("top-level status", resp.status, set(statuses), requirement)
+    if not ok:
+        return
+    if accept_post:
+        values = ",".join(resp.get_all("Accept-Post")).lower()
+        judge.expect_true(
+            "Accept-Post names multipart/mixed",
+            "multipart/mixed" in values,
+            f"Accept-Post: {values!r}",
+            "Accept-Post including multipart/mixed",
+            "MB-WIRE-2",
+        )
+    if problem:
+        doc = problem_of(resp)
+        judge.require_true(
+            "problem+json body",
+            doc is not None,
+            f"Content-Type {resp.get('Content-Type')!r}, {len(resp.body)} octets",
+            "a JSON object as application/problem+json",
+            "MB-STATUS-4",
+        )
+        assert doc is not None
+        judge.expect("problem status member", doc.get("status"), {resp.status}, "MB-STATUS-4")
+        named = doc.get("requirement")
+        judge.expect_true(
+            "problem names a requirement ID",
+            isinstance(named, str) and named in load_index(),
+            f"requirement member {named!r}",
+            "an ID from spec/requirements.json",
+            "MB-STATUS-4",
+        )
+
+
+def part_status(env: Envelope, i: int) -> int | None:
+    value = env.parts[i].get("Http-Status-Code") if i < len(env.parts) else None
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def expect_processed(
+    ctx: Context,
+    judge: Judge,
+    resp: Response,
+    content_ids: Sequence[str],
+    part_statuses: Sequence[Collection[int] | None] = (),
+    requirement: str = "MB-PART-8",
+) -> Envelope:
+    """The response is a valid 200 multipart batch answering `content_ids` in order."""
+    env = ctx.read_batch(judge, resp)
+    judge.require("part count", len(env.parts), {len(content_ids)}, "MB-RESP-1")
+    for i, (part, cid) in enumerate(zip(env.parts, content_ids, strict=True)):
+        findings = response_part_findings(part, cid)
+        for f in findings:
+            judge.expect_true(f"part {i} header fields", False, f.message, "valid", f.sender)
+        if not findings:
+            judge.expect("part order (Content-Id echo)", part.get("Content-Id"), {cid}, "MB-RESP-3")
+        if i < len(part_statuses) and part_statuses[i] is not None:
+            allowed = part_statuses[i]
+            assert allowed is not None
+            judge.expect(f"part {i} status", part_status(env, i), set(allowed), requirement)
+    return env

@@ -1,0 +1,41 @@
+"""Validation against the spec's JSON Schemas (spec/schemas/*.schema.json).
+
+Theory of operation: the schemas are the spec's; the suite only applies them. A missing
+schema file is reported as such rather than treated as valid, so a check never passes on a
+document it could not validate.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import jsonschema
+
+from mixbatch_conformance.core.requirements import spec_dir
+
+__all__ = ["load_schema", "validate_against"]
+
+
+@functools.cache
+def load_schema(name: str) -> dict[str, Any] | None:
+    path = spec_dir() / "schemas" / name
+    if not path.is_file():
+        return None
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def validate_against(name: str, document: object) -> str | None:
+    """None when `document` is valid against schema `name`, else the first error in words."""
+    schema = load_schema(name)
+    if schema is None:
+        return f"schema {name} is missing from spec/schemas"
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    first = errors[0]
+    where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+    return f"{where}: {first.message}"

@@ -1,0 +1,51 @@
+"""Run settings: what one run of the suite was asked to do, fixed before the first check.
+
+Theory of operation: the command line and the pytest plugin each build one `RunSettings` and
+hand it to the `Context`; checks read it (the property checks their example budget and seed,
+the proxy checks the baseline origin) and the runner reads it (a direct-only check is N/A
+when `via` names an intermediary). It is frozen and validated when built, so a check cannot
+change what a later check sees, and a bad value is reported with the argument that held it.
+The target itself is a separate value (`Target`); what the suite learns about it during a
+run (its capabilities document) is cached on the `Context`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["TIERS", "RunSettings"]
+
+#: The tiers, shallowest first; a tier runs its own checks and every shallower tier's.
+TIERS = ("smoke", "standard", "deep")
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Settings of one run; the defaults are those of a standard run with seed 0."""
+
+    #: How deep the run tests; the property checks take their example budget from it.
+    tier: str = "standard"
+    #: The hypothesis seed of the property checks (printed, so a run can be repeated).
+    seed: int = 0
+    #: Deep tier: seconds each property check may spend on fresh rounds.
+    property_budget_s: float = 0.0
+    #: How many times a failing check is run again to tell FLAKY from DETERMINISTIC.
+    replays: int = 3
+    #: Where standalone comparison requests go: the origin behind an intermediary under
+    #: --via, which treats a batch as opaque (MB-INTER-1) but may add fields to plain requests.
+    baseline_url: str | None = None
+    #: The intermediary scenario the run goes through (--via), None when it talks direct.
+    via: str | None = None
+    #: Where the reports are written, None for no reports.
+    report_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.tier not in TIERS:
+            raise ValueError(f"tier must be one of {TIERS}, got {self.tier!r}")
+        if self.seed < 0:
+            raise ValueError(f"seed must be >= 0, got {self.seed!r}")
+        if self.property_budget_s < 0:
+            raise ValueError(f"property_budget_s must be >= 0, got {self.property_budget_s!r}")
+        if self.replays < 0:
+            raise ValueError(f"replays must be >= 0, got {self.replays!r}")

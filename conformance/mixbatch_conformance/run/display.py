@@ -1,0 +1,139 @@
+"""Terminal output: a live progress line while checks run, then a summary by requirement.
+
+Theory of operation: `Progress` wraps rich's progress bar and is fed by the runner's
+callbacks; it writes to stderr so stdout stays clean for scripts. `print_summary` groups the
+results by requirement ID (a check verifying three requirements appears under each), shows
+the worst verdict per requirement, then lists every non-passing check with its requirement
+text, accepted and actual outcomes, and the replay command.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+from rich.table import Table
+
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.registry import Check
+from mixbatch_conformance.core.requirements import RequirementIndex
+from mixbatch_conformance.run.runner import CheckResult
+
+__all__ = ["Progress", "print_summary"]
+
+STYLE = {
+    Verdict.PASS: "green",
+    Verdict.FAIL: "bold red",
+    Verdict.FLAKY: "magenta",
+    Verdict.WARN: "yellow",
+    Verdict.INFO: "cyan",
+    Verdict.NA: "dim",
+}
+ORDER = [
+    Verdict.FAIL,
+    Verdict.FLAKY,
+    Verdict.HARNESS_ERROR,
+    Verdict.SETUP_ERROR,
+    Verdict.TIMEOUT,
+    Verdict.WARN,
+    Verdict.INFO,
+    Verdict.PASS,
+    Verdict.NA,
+]
+
+
+class Progress:
+    """Live progress for a run of `total` checks (silent when `enabled` is False)."""
+
+    def __init__(self, total: int, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.console = Console(stderr=True)
+        self.bar = RichProgress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[current]}"),
+            console=self.console,
+            transient=True,
+            disable=not enabled,
+        )
+        self.task = self.bar.add_task("conformance", total=total, current="")
+        self.failed = 0
+
+    def __enter__(self) -> Progress:
+        self.bar.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.bar.__exit__(exc_type, exc, tb)
+
+    def start(self, check: Check) -> None:
+        self.bar.update(self.task, current=check.id)
+
+    def result(self, result: CheckResult) -> None:
+        if result.verdict.failing:
+            self.failed += 1
+        self.bar.update(self.task, advance=1, description=f"conformance ({self.failed} failing)")
+
+
+def print_summary(
+    results: list[CheckResult],
+    index: RequirementIndex,
+    console: Console | None = None,
+    *,
+    header: str = "",
+    uncovered: list[str] | None = None,
+) -> None:
+    out = console or Console()
+    if header:
+        out.print(f"[bold]{header}[/]")
+    by_req: dict[str, list[CheckResult]] = defaultdict(list)
+    for r in results:
+        for rid in r.check.requirements:
+            by_req[rid].append(r)
+    table = Table(title="Results by requirement", show_lines=False)
+    table.add_column("requirement")
+    table.add_column("kw")
+    table.add_column("worst")
+    table.add_column("checks")
+    for req in index.requirements:
+        rs = by_req.get(req.id)
+        if not rs:
+            continue
+        worst = min(rs, key=lambda r: ORDER.index(r.verdict)).verdict
+        table.add_row(
+            req.id,
+            req.keyword,
+            f"[{STYLE.get(worst, 'bold magenta')}]{worst.value}[/]",
+            " ".join(f"{r.check.id}" for r in rs if r.verdict is not Verdict.PASS)
+            or f"{len(rs)} passed",
+        )
+    out.print(table)
+    bad = [r for r in results if r.verdict not in (Verdict.PASS, Verdict.NA)]
+    for r in bad:
+        out.print(
+            f"[{STYLE.get(r.verdict, 'bold magenta')}]{r.verdict.value}[/] [bold]{r.check.id}[/] {r.message}"
+        )
+        for e in r.failed_expectations:
+            summary = index.get(e.requirement).summary if e.requirement in index else ""
+            out.print(f"    {e.requirement}: {summary}")
+            out.print(f"      accepted: {e.allowed}")
+            out.print(f"      actual:   {e.actual}")
+        if r.artifacts.get("replay"):
+            out.print(f"    replay: {r.artifacts['replay']}")
+            out.print(f"    curl:   {r.artifacts.get('curl')}")
+    if uncovered:
+        out.print(f"server requirements with no check ({len(uncovered)}): {' '.join(uncovered)}")
+    counts: dict[str, int] = defaultdict(int)
+    for r in results:
+        counts[r.verdict.value] += 1
+    out.print("  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))

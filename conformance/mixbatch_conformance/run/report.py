@@ -1,0 +1,312 @@
+"""Reports: JSON (spec/schemas/report.schema.json), JUnit XML, HTML, and per-case artifacts.
+
+Theory of operation: `build_report` turns results into the JSON document the schema
+describes (header, results, coverage, summary); the other writers render that document
+plus the results. For every check that did not pass, the exact request and response octets
+of each exchange are saved under DIR/cases/CHECK-ID/ (request-N.http is the whole request
+as sent, request-N.body its content, response-N.http the response as received), with a
+curl command that resends the content and the `mixbatch conformance replay` command that
+resends the stored bytes unchanged. Nothing is re-serialized: the files are the wire.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+from mixbatch_conformance import __version__
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.registry import Check
+from mixbatch_conformance.core.requirements import RequirementIndex
+from mixbatch_conformance.core.schemas import validate_against
+from mixbatch_conformance.run.runner import CheckResult
+
+__all__ = ["RunInfo", "build_report", "coverage", "write_reports"]
+
+SEVERITY_WORD = {"fail": "MUST", "warn": "SHOULD", "info": "MAY"}
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The report header's facts."""
+
+    base_url: str
+    batch_endpoint: str
+    tier: str
+    seed: int
+    profiles: tuple[str, ...]
+    started: dt.datetime
+    duration_s: float
+    name: str | None = None
+
+
+def coverage(checks: Iterable[Check], index: RequirementIndex) -> dict[str, list[str]]:
+    """Requirement ID -> ids of the checks that verify it (empty list: uncovered)."""
+    out: dict[str, list[str]] = {r.id: [] for r in index.requirements}
+    for check in checks:
+        for rid in check.requirements:
+            out.setdefault(rid, []).append(check.id)
+    return out
+
+
+def _save_artifacts(result: CheckResult, root: Path, base_url: str) -> dict[str, str | None]:
+    case_dir = root / "cases" / result.check.id
+    case_dir.mkdir(parents=True, exist_ok=True)
+    last: dict[str, str | None] = {"request": None, "response": None, "curl": None, "replay": None}
+    curls = []
+    for n, ex in enumerate(result.judge.exchanges):
+        req_path = case_dir / f"request-{n}.http"
+        req_path.write_bytes(ex.request)
+        head, _, body = ex.request.partition(b"\r\n\r\n")
+        body_path = case_dir / f"request-{n}.body"
+        body_path.write_bytes(body)
+        lines = head.decode("latin-1").split("\r\n")
+        method, target = lines[0].split(" ")[:2]
+        parts = ["curl", "-sS", "-i", "-X", method, base_url + target]
+        for line in lines[1:]:
+            name = line.split(":", 1)[0].lower()
+            if name not in ("host", "content-length"):
+                parts += ["-H", line]
+        if body:
+            parts += ["--data-binary", f"@{body_path.resolve()}"]
+        curl = shlex.join(parts)
+        curls.append(curl)
+        last["request"] = str(req_path.relative_to(root))
+        last["curl"] = curl
+        if ex.response is not None:
+            resp_path = case_dir / f"response-{n}.http"
+            resp_path.write_bytes(ex.response.raw)
+            last["response"] = str(resp_path.relative_to(root))
+        else:
+            last["response"] = None
+    replay = f"mixbatch conformance replay {shlex.quote(str(case_dir))} --target {base_url}"
+    last["replay"] = replay
+    (case_dir / "curl.sh").write_text("\n".join(curls) + "\n", encoding="utf-8")
+    (case_dir / "case.json").write_text(
+        json.dumps(
+            {
+                "check_id": result.check.id,
+                "base_url": base_url,
+                "verdict": result.verdict.value,
+                "message": result.message,
+                "exchanges": len(result.judge.exchanges),
+                "expectations": [e.__dict__ for e in result.judge.expectations],
+                "notes": result.judge.notes,
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
+    return last
+
+
+def _result_doc(result: CheckResult, index: RequirementIndex) -> dict[str, Any]:
+    severity = SEVERITY_WORD[result.check.severity(index).value]
+    doc: dict[str, Any] = {
+        "check_id": result.check.id,
+        "requirements": list(result.check.requirements),
+        "severity": severity,
+        "profile": result.check.profile,
+        "verdict": result.verdict.value,
+        "message": result.message,
+    }
+    failed = result.failed_expectations
+    if failed:
+        doc["accepted_outcomes"] = [f"{e.what}: {e.allowed}" for e in failed]
+        doc["actual_outcome"] = "; ".join(f"{e.what}: {e.actual}" for e in failed)
+    if result.artifacts:
+        doc["artifacts"] = result.artifacts
+    if result.replays is not None:
+        doc["replays"] = {
+            "runs": result.replays.runs,
+            "failures": result.replays.failures,
+            "classification": result.replays.classification,
+        }
+    return doc
+
+
+def build_report(
+    results: list[CheckResult], info: RunInfo, index: RequirementIndex, all_checks: list[Check]
+) -> dict[str, Any]:
+    summary: dict[str, int] = {v.value: 0 for v in Verdict}
+    for r in results:
+        summary[r.verdict.value] += 1
+    target: dict[str, Any] = {"base_url": info.base_url, "batch_endpoint": info.batch_endpoint}
+    if info.name:
+        target["name"] = info.name
+    return {
+        "header": {
+            "suite_version": __version__,
+            "spec_version": index.spec_version,
+            "seed": info.seed,
+            "tier": info.tier,
+            "profiles": sorted(info.profiles),
+            "target": target,
+            "started": info.started.isoformat(timespec="seconds"),
+            "duration_s": round(info.duration_s, 3),
+        },
+        "results": [_result_doc(r, index) for r in results],
+        "coverage": coverage(all_checks, index),
+        "summary": {"total": len(results), **summary},
+    }
+
+
+def _junit(results: list[CheckResult], index: RequirementIndex) -> bytes:
+    suite = ElementTree.Element(
+        "testsuite",
+        name="mixbatch-conformance",
+        tests=str(len(results)),
+        failures=str(sum(r.verdict in (Verdict.FAIL, Verdict.FLAKY) for r in results)),
+        errors=str(
+            sum(
+                r.verdict in (Verdict.HARNESS_ERROR, Verdict.SETUP_ERROR, Verdict.TIMEOUT)
+                for r in results
+            )
+        ),
+        skipped=str(sum(r.verdict is Verdict.NA for r in results)),
+    )
+    for r in results:
+        reqs = " ".join(r.check.requirements)
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=f"mixbatch.{r.check.requirements[0]}",
+            name=f"{r.check.id} [{reqs}]",
+            time=f"{r.duration_s:.3f}",
+        )
+        text = r.message + "".join(
+            f"\n{e.requirement} {e.what}: expected {e.allowed}; got {e.actual}"
+            for e in r.failed_expectations
+        )
+        if r.artifacts.get("replay"):
+            text += f"\nreplay: {r.artifacts['replay']}\ncurl: {r.artifacts.get('curl')}"
+        if r.verdict in (Verdict.FAIL, Verdict.FLAKY):
+            ElementTree.SubElement(
+                case, "failure", message=r.message, type=r.verdict.value
+            ).text = text
+        elif r.verdict in (Verdict.HARNESS_ERROR, Verdict.SETUP_ERROR, Verdict.TIMEOUT):
+            ElementTree.SubElement(
+                case, "error", message=r.message, type=r.verdict.value
+            ).text = text
+        elif r.verdict is Verdict.NA:
+            ElementTree.SubElement(case, "skipped", message=r.message)
+        elif r.verdict in (Verdict.WARN, Verdict.INFO):
+            ElementTree.SubElement(case, "system-out").text = f"{r.verdict.value}: {text}"
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    data: bytes = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data
+
+
+COLOURS = {
+    "PASS": "#1a7f37",
+    "FAIL": "#cf222e",
+    "FLAKY": "#bf3989",
+    "WARN": "#9a6700",
+    "INFO": "#0969da",
+    "N/A": "#6e7781",
+}
+
+
+def _html(doc: dict[str, Any], results: list[CheckResult], index: RequirementIndex) -> str:
+    e = html.escape
+    h = doc["header"]
+    by_id = {r.check.id: r for r in results}
+    rows = []
+    for r in results:
+        colour = COLOURS.get(r.verdict.value, "#8250df")
+        detail = ""
+        if r.verdict not in (Verdict.PASS, Verdict.NA):
+            items = "".join(
+                f"<li><b>{e(x.requirement)}</b> ({e(index.get(x.requirement).summary) if x.requirement in index else ''}) "
+                f"{e(x.what)}: accepted {e(x.allowed)}; actual {e(x.actual)}</li>"
+                for x in r.failed_expectations
+            )
+            files = ""
+            if r.artifacts:
+                files = (
+                    f"<p>request: <code>{e(str(r.artifacts.get('request')))}</code> response: "
+                    f"<code>{e(str(r.artifacts.get('response')))}</code></p>"
+                    f"<pre>{e(str(r.artifacts.get('curl')))}\n{e(str(r.artifacts.get('replay')))}</pre>"
+                )
+            wire = ""
+            if r.judge.exchanges:
+                last = r.judge.exchanges[-1]
+                raw = last.response.raw if last.response else b"(no response)"
+                wire = (
+                    f"<details><summary>last exchange</summary><pre>{e(last.request[:4000].decode('latin-1'))}</pre>"
+                    f"<pre>{e(raw[:4000].decode('latin-1'))}</pre></details>"
+                )
+            replays = ""
+            if r.replays is not None:
+                replays = (
+                    f"<p>replayed: {r.replays.failures}/{r.replays.runs} runs failed: "
+                    f"<b>{r.replays.classification}</b></p>"
+                )
+            detail = f"<ul>{items}</ul>{replays}{files}{wire}"
+        rows.append(
+            f"<tr id='{e(r.check.id)}'><td style='color:{colour};font-weight:bold'>{e(r.verdict.value)}</td>"
+            f"<td><code>{e(r.check.id)}</code></td><td>{e(' '.join(r.check.requirements))}</td>"
+            f"<td>{e(r.check.profile)}</td><td>{e(r.check.description)}<br><small>{e(r.message)}</small>{detail}</td></tr>"
+        )
+    cov_rows = []
+    for req in index.requirements:
+        if not ({"server", "proxy"} & set(req.roles)):
+            continue
+        ids = doc["coverage"].get(req.id, [])
+        cells = " ".join(
+            f"<a href='#{e(i)}' style='color:{COLOURS.get(by_id[i].verdict.value, '#8250df')}'>{e(i)}</a>"
+            if i in by_id
+            else f"<span style='color:#6e7781'>{e(i)}</span>"
+            for i in ids
+        )
+        cov_rows.append(
+            f"<tr><td>{e(req.id)}</td><td>{e(req.keyword)}</td><td>{e(req.summary)}</td>"
+            f"<td>{cells or '<b>no check</b>'}</td></tr>"
+        )
+    summary = " ".join(f"{k}: {v}" for k, v in doc["summary"].items() if v)
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mixbatch conformance report</title>
+<style>body{{font-family:system-ui,sans-serif;margin:2em}}table{{border-collapse:collapse;width:100%}}
+td,th{{border-bottom:1px solid #d0d7de;padding:4px;vertical-align:top;text-align:left}}
+pre{{background:#f6f8fa;padding:6px;overflow-x:auto;white-space:pre-wrap}}</style></head><body>
+<h1>mixbatch conformance report</h1>
+<p>suite {e(h["suite_version"])} &middot; spec {e(h["spec_version"])} &middot; tier {e(h["tier"])}
+&middot; seed {h["seed"]} &middot; profiles {e(", ".join(h["profiles"]))} &middot;
+target <code>{e(h["target"]["base_url"] + h["target"]["batch_endpoint"])}</code> &middot;
+{h["duration_s"]} s</p><p><b>{e(summary)}</b></p>
+<h2>Results</h2><table><tr><th>verdict</th><th>check</th><th>requirements</th><th>profile</th><th>detail</th></tr>
+{"".join(rows)}</table>
+<h2>Requirement coverage (server and proxy requirements)</h2>
+<table><tr><th>ID</th><th>keyword</th><th>requirement</th><th>checks</th></tr>{"".join(cov_rows)}</table>
+</body></html>
+"""
+
+
+def write_reports(
+    directory: Path,
+    results: list[CheckResult],
+    info: RunInfo,
+    index: RequirementIndex,
+    all_checks: list[Check],
+) -> dict[str, Any]:
+    """Write report.json, junit.xml, report.html and failing cases; return the JSON doc."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for r in results:
+        if r.verdict not in (Verdict.PASS, Verdict.NA) and r.judge.exchanges:
+            r.artifacts = _save_artifacts(r, directory, info.base_url)
+    doc = build_report(results, info, index, all_checks)
+    problem = validate_against("report.schema.json", doc)
+    if problem is not None and "missing" not in problem:
+        raise ValueError(f"the report does not validate against report.schema.json: {problem}")
+    (directory / "report.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    (directory / "junit.xml").write_bytes(_junit(results, index))
+    (directory / "report.html").write_text(_html(doc, results, index), encoding="utf-8")
+    return doc

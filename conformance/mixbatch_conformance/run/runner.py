@@ -1,0 +1,168 @@
+"""Runs checks against a target and turns what the Judge recorded into verdicts.
+
+Theory of operation: for each selected check the runner first decides applicability from what
+the check declares (core.registry), without sending anything: an unclaimed profile, a role
+the target does not play, a disposable target the suite did not start, or a direct-only
+check in a run through an intermediary (`RunSettings.via`) is N/A with the reason. Then it
+calls `check.run(ctx, judge)`
+and classifies: NotApplicable -> N/A, SetupError -> SETUP-ERROR, TimeoutError -> TIMEOUT,
+any other exception -> HARNESS-ERROR, no expectation stated -> HARNESS-ERROR, a broken
+expectation -> FAIL/WARN/INFO by the strongest keyword among the broken expectations'
+requirements, else PASS. A failing check is run `replays` more times; if every run fails it
+is DETERMINISTIC, otherwise the verdict becomes FLAKY with k/N recorded.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import (
+    Expectation,
+    Judge,
+    NotApplicable,
+    SetupError,
+    StopCheck,
+    Verdict,
+)
+from mixbatch_conformance.core.registry import Check, State
+from mixbatch_conformance.core.requirements import RequirementIndex, Severity, load_index
+
+__all__ = ["CheckResult", "Replays", "run_check", "run_checks"]
+
+VERDICT_OF_SEVERITY = {
+    Severity.FAIL: Verdict.FAIL,
+    Severity.WARN: Verdict.WARN,
+    Severity.INFO: Verdict.INFO,
+}
+
+
+@dataclass(frozen=True)
+class Replays:
+    runs: int
+    failures: int
+
+    @property
+    def classification(self) -> str:
+        return "DETERMINISTIC" if self.failures == self.runs else "FLAKY"
+
+
+@dataclass
+class CheckResult:
+    """The outcome of one check, with everything a report needs."""
+
+    check: Check
+    verdict: Verdict
+    message: str
+    judge: Judge
+    duration_s: float
+    replays: Replays | None = None
+    artifacts: dict[str, str | None] = field(default_factory=dict)
+
+    @property
+    def failed_expectations(self) -> list[Expectation]:
+        return self.judge.failed
+
+
+def _classify(check: Check, judge: Judge, index: RequirementIndex) -> tuple[Verdict, str]:
+    if not judge.expectations:
+        return Verdict.HARNESS_ERROR, "the check finished without stating any expectation"
+    failed = judge.failed
+    if not failed:
+        return Verdict.PASS, f"{len(judge.expectations)} expectations held"
+    worst = max(
+        (
+            index.get(e.requirement).severity if e.requirement in index else Severity.FAIL
+            for e in failed
+        ),
+        key=lambda s: s.rank,
+    )
+    first = failed[0]
+    return (
+        VERDICT_OF_SEVERITY[worst],
+        f"{first.what}: expected {first.allowed}, got {first.actual} ({first.requirement})"
+        + (f"; {len(failed) - 1} more broken" if len(failed) > 1 else ""),
+    )
+
+
+def _not_applicable(check: Check, ctx: Context) -> str | None:
+    """Why `check` does not apply to this target and run, from its declarations; else None."""
+    if not ctx.target.claims(check.profile):
+        return f"the target does not claim the {check.profile!r} profile"
+    role = "proxy" if ctx.target.proxy else "server"
+    if role not in check.roles:
+        if "proxy" in check.roles:
+            return "the target description does not declare a batching proxy ('proxy')"
+        return f"the check applies to a {' or '.join(check.roles)}, not a {role}"
+    if check.state is State.NEEDS_DISPOSABLE_TARGET and not ctx.target.disposable:
+        return "the check writes outside a sandbox; the target is not disposable"
+    via = ctx.settings.via
+    if via is not None and check.direct_only is not None:
+        return f"runs direct only, not through {via!r}: {check.direct_only}"
+    return None
+
+
+def run_check(check: Check, ctx: Context, index: RequirementIndex | None = None) -> CheckResult:
+    """Run one check once and classify it (no replays)."""
+    idx = index or load_index()
+    judge = Judge(check.requirements[0])
+    start = time.monotonic()
+    not_applicable = _not_applicable(check, ctx)
+    if not_applicable is not None:
+        return CheckResult(check, Verdict.NA, not_applicable, judge, 0.0)
+    try:
+        check.run(ctx, judge)
+    except StopCheck:
+        pass
+    except NotApplicable as exc:
+        return CheckResult(check, Verdict.NA, str(exc), judge, time.monotonic() - start)
+    except SetupError as exc:
+        return CheckResult(check, Verdict.SETUP_ERROR, str(exc), judge, time.monotonic() - start)
+    except TimeoutError as exc:
+        return CheckResult(
+            check, Verdict.TIMEOUT, f"timed out: {exc}", judge, time.monotonic() - start
+        )
+    except Exception as exc:
+        tb = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        judge.note(traceback.format_exc())
+        return CheckResult(
+            check, Verdict.HARNESS_ERROR, f"the check raised {tb}", judge, time.monotonic() - start
+        )
+    verdict, message = _classify(check, judge, idx)
+    return CheckResult(check, verdict, message, judge, time.monotonic() - start)
+
+
+def run_checks(
+    checks: list[Check],
+    ctx: Context,
+    *,
+    replays: int | None = None,
+    on_start: Callable[[Check], None] | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> list[CheckResult]:
+    """Run `checks` in order; replay each failure `replays` times (default: the run
+    settings') to classify it."""
+    replays = ctx.settings.replays if replays is None else replays
+    index = load_index()
+    results = []
+    for check in checks:
+        if on_start:
+            on_start(check)
+        result = run_check(check, ctx, index)
+        if result.verdict in (Verdict.FAIL, Verdict.WARN) and replays > 0:
+            failures = 1
+            for _ in range(replays):
+                again = run_check(check, ctx, index)
+                if again.verdict == result.verdict:
+                    failures += 1
+            result.replays = Replays(replays + 1, failures)
+            if result.replays.classification == "FLAKY":
+                result.message = f"FLAKY({failures}/{replays + 1}): {result.message}"
+                result.verdict = Verdict.FLAKY
+        results.append(result)
+        if on_result:
+            on_result(result)
+    return results
