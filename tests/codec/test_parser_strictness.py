@@ -61,6 +61,54 @@ def test_oversized_part_header_section_is_431() -> None:
     assert exc.status_hint == 431
 
 
+def _fields_part(count: int, index_parts: int = 1) -> bytes:
+    writer = BatchWriter("sep")
+    fields = [("a", "")] * count
+    parts = b"".join(writer.request_part("GET", f"r/{i}", fields) for i in range(index_parts))
+    return parts + writer.close()
+
+
+def test_field_lines_over_max_part_fields_are_431_naming_the_limit() -> None:
+    # MB-LIMIT-5: Http-Method, Content-Id, Content-Length and 98 others are 101 lines.
+    wire = _fields_part(98, index_parts=2)
+    exc = error_of(wire, Limits(max_part_fields=100))
+    assert isinstance(exc, LimitExceeded)
+    assert (exc.status_hint, exc.limit, exc.value, exc.part_index) == (
+        431,
+        "max_part_fields",
+        100,
+        0,
+    )
+    assert wire[exc.offset or 0 :].startswith(b"Http-Method: GET\r\n")
+    problem = exc.to_problem()
+    assert (problem["limit"], problem["part_index"]) == ("max_part_fields", 0)
+    assert problem["byte_offset"] == exc.offset
+
+
+def test_exactly_max_part_fields_lines_are_accepted() -> None:
+    parser = BatchParser("sep", limits=Limits(max_part_fields=100))
+    events = parser.feed(_fields_part(97, index_parts=3)) + parser.feed_eof()
+    assert parser.parts_complete == 3
+    assert len(events[0].fields) == 98  # type: ignore[union-attr]  # with Content-Length
+
+
+def test_the_default_field_limit_refuses_a_dense_section_of_empty_fields() -> None:
+    # 1,600 empty fields fit in 8 KiB of header octets; the field-line limit refuses them.
+    exc = error_of(_fields_part(1_600))
+    assert isinstance(exc, LimitExceeded)
+    assert (exc.status_hint, exc.limit, exc.value) == (431, "max_part_fields", 100)
+
+
+def test_a_response_part_is_held_to_max_part_fields_too() -> None:
+    writer = BatchWriter("sep")
+    wire = writer.response_part(200, "r", [("a", "")] * 5) + writer.close()
+    # The pure-Python parser is the reference that enforces and reports every limit.
+    parser = BatchParser("sep", Role.RESPONSE, Limits(max_part_fields=5), accelerated=False)
+    with pytest.raises(LimitExceeded) as info:
+        parser.feed(wire)
+    assert (info.value.limit, info.value.status_hint) == ("max_part_fields", 431)
+
+
 def test_oversized_header_section_is_found_without_its_end_arriving() -> None:
     # A slow sender that never ends its header section cannot grow the buffer past the limit.
     exc = error_of(b"--sep\r\nX-Big: " + b"v" * 10_000, eof=False)

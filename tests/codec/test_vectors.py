@@ -22,6 +22,7 @@ from mixbatch.codec import (
     ResponsePartStart,
     Role,
     parse_batch_content_type,
+    resolve_part_target,
     resolve_target,
 )
 
@@ -54,16 +55,13 @@ def run(wire: bytes, spec: dict[str, Any], cuts: list[int]) -> list[Event]:
         for ev in events:
             if isinstance(ev, RequestPartStart):
                 # What the server adds to the codec (spec §8): same-origin targets and no nesting.
-                resolved = resolve_target(
-                    context["target"],
-                    ev.target,
+                resolve_part_target(
+                    ev,
+                    base=context["target"],
                     scheme=context["scheme"],
                     authority=context["authority"],
+                    batch_paths=(context["target"].split("?")[0],),
                 )
-                if resolved.split("?")[0] == context["target"].split("?")[0]:
-                    raise RemoteProtocolError(
-                        "nested batch", requirement="MB-SUB-4", part_index=ev.index
-                    )
     return events
 
 

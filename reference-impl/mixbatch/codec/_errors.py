@@ -101,14 +101,17 @@ class LimitExceeded(RemoteProtocolError):
         status_hint: int = 413,
         part_index: int | None = None,
         offset: int | None = None,
+        requirement: str = "MB-STATUS-3",
+        title: str = "Batch over a limit",
     ) -> None:
-        # MB-STATUS-3: "A batch over a limit is answered 413 (431 for a part header section)".
+        # MB-STATUS-3: "A batch over a limit is answered 413 (431 for a part header section)";
+        # a limit with a requirement of its own (MB-LIMIT-5) cites that one instead.
         super().__init__(
             detail,
-            requirement="MB-STATUS-3",
+            requirement=requirement,
             status_hint=status_hint,
             slug="limit-exceeded",
-            title="Batch over a limit",
+            title=title,
             part_index=part_index,
             offset=offset,
         )

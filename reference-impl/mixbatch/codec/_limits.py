@@ -3,8 +3,9 @@
 Every bound the parser enforces lives here, with the reason for its default, so that the spec's
 limit table, the capabilities document and the error messages all read from one place
 (MB-LIMIT-1: "A server enforces and publishes limits on part count, batch octets, part octets
-and part header octets"). Overflowing a limit is a ``LimitExceeded`` error that maps to 413, or to
-431 for a part header section.
+and part header octets"; MB-LIMIT-5 adds the field lines of a part header section). Overflowing a
+limit is a ``LimitExceeded`` error that maps to 413, or to 431 for a part header section (its
+octets or its field lines).
 """
 
 from __future__ import annotations
@@ -68,4 +69,6 @@ class Limits:
             "max_batch_bytes": self.max_batch_bytes,
             "max_part_bytes": self.max_part_bytes,
             "max_part_header_bytes": self.max_part_header_bytes,
+            # MB-LIMIT-5: the field-line limit is published with the others.
+            "max_part_fields": self.max_part_fields,
         }

@@ -378,13 +378,22 @@ class BatchParser:
             end = buf.find(b"\r\n\r\n", pos)
             if end == -1:
                 self._check_header_bytes(buf[pos:], pos, final=False)
-                if len(buf) - pos > limit:
+                # The section will be at least these octets less the "\r\n\r" that may end it,
+                # plus its last CRLF.
+                if len(buf) - pos - 1 > limit:
                     raise self._header_limit()
                 return False
             block_end, body_start = end, end + 4
-        if body_start - pos > limit:
+        # The section's octets are its field lines with their CRLFs, without the empty line
+        # that ends it, so a part counts the same whether or not it has one (MB-WIRE-21).
+        if block_end > pos and block_end + 2 - pos > limit:
             raise self._header_limit()
         block = buf[pos:block_end]
+        # MB-LIMIT-5: a part header section holds at most max_part_fields field lines. Counted
+        # before any field is split out, since each one costs objects the octet limit alone
+        # would let multiply (an 8 KiB section holds 2,048 empty fields ``a:``).
+        if block and block.count(b"\r\n") >= self._limits.max_part_fields:
+            raise self._fields_limit()
         text = block.decode("latin-1")
         # One C pass validates the whole section; FIELD_BLOCK admits no CR or LF inside a line.
         if block and FIELD_BLOCK.fullmatch(text) is None:
@@ -459,6 +468,19 @@ class BatchParser:
             status_hint=431,
             part_index=self._index,
             offset=self._part_offset,
+        )
+
+    def _fields_limit(self) -> LimitExceeded:
+        limit = self._limits.max_part_fields
+        return LimitExceeded(
+            f"part header section has more than {limit} field lines",
+            limit="max_part_fields",
+            value=limit,
+            status_hint=431,
+            part_index=self._index,
+            offset=self._part_offset,
+            requirement="MB-LIMIT-5",
+            title="Too many part header fields",
         )
 
     def _body(self, events: list[Event]) -> bool:
