@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch.codec import RemoteProtocolError, remove_dot_segments, resolve_target
+from mixbatch.codec import (
+    Fields,
+    RemoteProtocolError,
+    RequestPartStart,
+    remove_dot_segments,
+    resolve_part_target,
+    resolve_target,
+)
 
 # RFC 3986 §5.4.1 normal examples, base "http://a/b/c/d;p?q", as origin-form results.
 RFC3986_NORMAL = [
@@ -65,6 +72,55 @@ def test_scheme_and_host_compare_case_insensitively() -> None:
         resolve_target("/batch", "HTTP://Example.Test/x", scheme="http", authority="example.test")
         == "/x"
     )
+
+
+@pytest.mark.parametrize(
+    ("reference", "scheme", "authority"),
+    [
+        ("http://127.0.0.1:80/books/1", "http", "127.0.0.1"),
+        ("http://127.0.0.1/books/1", "http", "127.0.0.1:80"),
+        ("http://127.0.0.1:/books/1", "http", "127.0.0.1"),
+        ("https://Example.Test:443/books/1", "https", "example.test"),
+        ("http://[::1]:80/books/1", "http", "[::1]"),
+        ("http://a:8080/books/1", "http", "A:8080"),
+    ],
+)
+def test_a_default_or_empty_port_names_the_same_origin(
+    reference: str, scheme: str, authority: str
+) -> None:
+    # RFC 3986 §6.2.3: an absent port equals the scheme's default port.
+    assert resolve_target("/batch", reference, scheme=scheme, authority=authority) == "/books/1"
+
+
+@pytest.mark.parametrize(
+    ("reference", "authority"),
+    [("http://a:8080/x", "a"), ("http://a/x", "a:8080"), ("http://a:443/x", "a")],
+)
+def test_another_port_is_another_origin(reference: str, authority: str) -> None:
+    with pytest.raises(RemoteProtocolError) as info:
+        resolve_target("/batch", reference, scheme="http", authority=authority)
+    assert info.value.requirement == "MB-SUB-2"
+
+
+@pytest.mark.parametrize(
+    "target", ["/%62atch", "/%62%61%74%63%68", "/b%61tch?x=1", "http://A:80/batch", "/a/../batch"]
+)
+def test_every_spelling_of_the_batch_path_is_a_nested_batch(target: str) -> None:
+    start = RequestPartStart(0, "GET", target, Fields(), 0, 20)
+    with pytest.raises(RemoteProtocolError) as info:
+        resolve_part_target(
+            start, base="/batch", scheme="http", authority="a", batch_paths=("/batch",)
+        )
+    assert (info.value.requirement, info.value.offset) == ("MB-SUB-4", 20)
+
+
+def test_a_percent_encoded_reserved_character_is_not_decoded() -> None:
+    # %2F is a reserved "/" and stays one segment (RFC 3986 §2.2), so this is not /batch.
+    start = RequestPartStart(0, "GET", "/%2Fbatch", Fields(), 0, 20)
+    target = resolve_part_target(
+        start, base="/batch", scheme="http", authority="a", batch_paths=("/batch",)
+    )
+    assert target == "/%2Fbatch"
 
 
 def test_remove_dot_segments_matches_rfc3986_section_5_2_4_walkthrough() -> None:

@@ -18,7 +18,14 @@ from collections.abc import Collection
 from ._errors import RemoteProtocolError
 from ._events import RequestPartStart
 
-__all__ = ["is_uri_reference", "remove_dot_segments", "resolve_part_target", "resolve_target"]
+__all__ = [
+    "DEFAULT_PORTS",
+    "is_uri_reference",
+    "normalize_authority",
+    "remove_dot_segments",
+    "resolve_part_target",
+    "resolve_target",
+]
 
 _URI_REFERENCE = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+")
 # RFC 3986 Appendix B.
@@ -69,6 +76,34 @@ def remove_dot_segments(path: str) -> str:
     return "".join(output)
 
 
+#: RFC 3986 §6.2.3: a port equal to the scheme's default is the same as no port.
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+_PORT = re.compile(r":([0-9]*)\Z")
+_PERCENT_UNRESERVED = re.compile(r"%(2[DdEe]|3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|5[Ff]|7[Ee])")
+
+
+def normalize_authority(authority: str, scheme: str) -> str:
+    """``authority`` as RFC 3986 §6.2.2.1 and §6.2.3 compare it: the host in lower case, and
+    no port when it is empty or the scheme's default (``EXAMPLE.test:80`` is ``example.test``
+    for http). Userinfo, which a target should not carry, is kept as written."""
+    userinfo, at, hostport = authority.rpartition("@")
+    port_match = _PORT.search(hostport)
+    host, port = hostport, ""
+    if port_match is not None:
+        host, port = hostport[: port_match.start()], port_match[1]
+    if port == DEFAULT_PORTS.get(scheme.lower()):
+        port = ""
+    return f"{userinfo}{at}{host.lower()}{':' + port if port else ''}"
+
+
+def _decode_unreserved(path: str) -> str:
+    """``path`` with percent-encoded unreserved characters decoded (RFC 3986 §6.2.2.2), so
+    ``/%62atch`` compares equal to ``/batch``; other escapes stay as written."""
+    if "%" not in path:
+        return path
+    return _PERCENT_UNRESERVED.sub(lambda m: chr(int(m[1], 16)), path)
+
+
 def _refuse(detail: str) -> RemoteProtocolError:
     # MB-SUB-2: "A server rejects a target with a scheme or authority of its own that differs
     # from the batch's, a network-path reference, or a fragment, with 400."
@@ -103,7 +138,9 @@ def resolve_target(base: str, reference: str, *, scheme: str, authority: str) ->
     if r_scheme is not None:
         if not _SCHEME.fullmatch(r_scheme):
             raise _refuse(f"target {reference!r} has an invalid scheme")
-        if r_scheme.lower() != scheme.lower() or (r_authority or "").lower() != authority.lower():
+        if r_scheme.lower() != scheme.lower() or normalize_authority(
+            r_authority or "", r_scheme
+        ) != normalize_authority(authority, scheme):
             raise _refuse(f"target {reference!r} names another origin than {scheme}://{authority}")
         path, query = remove_dot_segments(r_path or "/"), r_query
     elif r_authority is not None:
@@ -148,7 +185,8 @@ def resolve_part_target(
         raise
     # MB-SUB-4: "A server rejects a part whose target is a batch endpoint with 400, so batches
     # do not nest."
-    if target.partition("?")[0] in batch_paths:
+    # Compared as RFC 3986 §6.2.2 normalises it, so no spelling of the path slips past.
+    if _decode_unreserved(target.partition("?")[0]) in batch_paths:
         raise RemoteProtocolError(
             f"part target {event.target!r} resolves to the batch endpoint {target!r}",
             requirement="MB-SUB-4",
