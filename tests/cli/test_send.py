@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -321,6 +323,37 @@ def test_response_without_close_delimiter_exits_4_keeping_whole_parts(
     assert fault["incomplete"] is True
     assert fault["requirement"] == "MB-WIRE-14"
     assert lines[-1]["exit_status"] == 4
+
+
+@pytest.mark.parametrize(
+    ("cut", "parts", "requirement"),
+    [(20, ["body 0"], "MB-WIRE-14"), (0, ["body 0", "body 1"], None)],
+    ids=["inside-the-multipart", "after-the-close-delimiter"],
+)
+def test_a_connection_closed_before_content_length_exits_4_keeping_whole_parts(
+    capsys: pytest.CaptureFixture[str], cut: int, parts: list[str], requirement: str | None
+) -> None:
+    content_type, content = _multipart(2)
+    promised = f"Content-Length: {len(content) + 50}".encode()
+    response = _http(content_type, content[: len(content) - cut])
+    response = re.sub(rb"Content-Length: \d+", promised, response, count=1)
+    with canned_server(response) as (url, _):
+        assert main(["send", url, "GET", "/p/0", "GET", "/p/1", "--json"]) == 4
+    lines = _lines(capsys.readouterr().out)
+    assert [p["body"] for p in _parts_of(lines)] == parts
+    fault = next(d for d in lines if d["kind"] == "fault")
+    assert fault["requirement"] == requirement
+    if requirement is None:
+        assert "cut short" in fault["detail"]
+
+
+def test_data_from_stdin(
+    cli_server: RunningServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"from\r\nstdin")))
+    argv = ["send", cli_server.url + "/batch", "PUT", "/echo", "-d", "@-", "--json"]
+    assert main(argv) == 0
+    assert json.loads(_parts(capsys.readouterr().out)[0]["body"])["body"] == "from\r\nstdin"
 
 
 def test_a_part_count_that_does_not_match_exits_4(capsys: pytest.CaptureFixture[str]) -> None:

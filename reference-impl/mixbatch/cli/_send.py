@@ -42,6 +42,7 @@ from mixbatch.client._model import SubRequest
 from mixbatch.codec import (
     BatchParser,
     BatchWriter,
+    Limits,
     MixbatchError,
     PartData,
     PartEnd,
@@ -79,6 +80,14 @@ DEFAULT_TIMEOUT = 30.0
 #: Characters of a text body shown before it is cut.
 DEFAULT_MAX_BODY = 2000
 _READ_SIZE = 65536
+#: Bounds for reading a response: its size is the server's choice and the user asked for it, so
+#: only a header section is bounded (by what no real server sends), not the octets.
+_RESPONSE_LIMITS = Limits(
+    max_part_header_bytes=1024 * 1024,
+    max_part_fields=10_000,
+    max_part_bytes=1 << 40,
+    max_batch_bytes=1 << 50,
+)
 
 EXIT_ANSWERED = 0
 EXIT_NOT_ALL_ANSWERED = 1
@@ -196,7 +205,12 @@ def _configure(parser: argparse.ArgumentParser) -> frozenset[str]:
         help="print one JSON object per line: the response head, each part (index, status, "
         "outcome, content_id, headers, and body as text or body_base64), then the end",
     )
-    output.add_argument("--raw", action="store_true", help="write the raw response octets")
+    output.add_argument(
+        "--raw",
+        action="store_true",
+        help="write the raw response octets, undecoded (exit 0 for a complete 200 or 207 "
+        "response, 3 for another status: the parts are not examined)",
+    )
     parser.add_argument(
         "--fail", action="store_true", help="exit 1 when a part's status is 400 or above"
     )
@@ -433,7 +447,7 @@ class _Tally:
 
     def __init__(self, output: Output, boundary: str) -> None:
         self._output = output
-        self._parser = BatchParser(boundary, Role.RESPONSE)
+        self._parser = BatchParser(boundary, Role.RESPONSE, _RESPONSE_LIMITS)
         self._start: ResponsePartStart | None = None
         self._body: list[bytes] = []
         self.parts = 0
