@@ -1,22 +1,26 @@
 """A TCP relay that delays each direction and can cap its bandwidth: netem in user space.
 
-The machine has no ``tc netem``, so latency is simulated by a relay between client and server.
-Each accepted connection gets its own upstream connection and two one-way *links*. A link reads
-what its sender wrote, stamps every chunk with a departure time, and delivers it no earlier than
+The machine has no ``tc netem``, so the network is simulated by a relay between client and
+server. Each accepted connection gets its own upstream connection and two one-way *links*. A
+link reads what its sender wrote, cuts it into slices of at most ``TokenBucket.burst`` octets,
+and delivers each slice no earlier than
 
-    departure = max(arrival, previous departure) + len(chunk) / bandwidth      (serialization)
+    departure = the moment the link's token bucket holds len(slice) tokens     (serialization)
     delivery  = departure + one_way_delay                                       (propagation)
 
-so a capped link behaves like a bottleneck wire (chunks queue behind each other) and an uncapped
-one adds pure propagation delay. Timers fire no earlier than asked (asyncio rounds epoll timeouts
-up to the millisecond), so the real delay is at least the configured one and usually a little
-more: benchmarks therefore state the RTT they *measured* through the relay, never the configured
-figure. The relay terminates TCP on both sides, so the kernel's own windows and ACKs run over
-loopback undelayed; the relay buffers up to ``QUEUE_CHUNKS`` chunks per direction, which plays
-the role of a large TCP window.
+The bucket fills at the link's bandwidth (octets/s) up to ``burst`` octets and each slice takes
+its length in tokens, so N octets take about N / bandwidth however they are written, the
+first octets arrive after one slice's worth rather than after a whole 64 KiB read, and an idle
+link may send one burst at once, as a bottleneck wire with a small queue would. An uncapped
+link adds pure propagation delay. Timers fire no earlier than asked (asyncio rounds epoll
+timeouts up to the millisecond), so the real delay is at least the configured one and usually a
+little more: benchmarks therefore state the RTT they *measured* through the relay, never the
+configured figure. The relay terminates TCP on both sides, so the kernel's own windows and ACKs
+run over loopback undelayed; the relay buffers up to ``QUEUE_CHUNKS`` slices per direction,
+which plays the role of a large TCP window.
 
-Run alone: ``python -m bench.relay --upstream 127.0.0.1:8080 --delay-ms 1`` prints
-``relay listening on 127.0.0.1:PORT`` and relays until SIGTERM/SIGINT.
+Run alone: ``python -m bench.relay --upstream 127.0.0.1:8080 --delay-ms 1 --bandwidth-mbit 1``
+prints ``relay listening on 127.0.0.1:PORT`` and relays until SIGTERM/SIGINT.
 """
 
 from __future__ import annotations
@@ -28,12 +32,26 @@ import signal
 import sys
 from dataclasses import dataclass
 
-__all__ = ["ANNOUNCEMENT", "QUEUE_CHUNKS", "READ_CHUNK", "DelayRelay", "LinkConfig", "main"]
+__all__ = [
+    "ANNOUNCEMENT",
+    "MIN_BURST",
+    "QUEUE_CHUNKS",
+    "READ_CHUNK",
+    "DelayRelay",
+    "LinkConfig",
+    "TokenBucket",
+    "main",
+]
 
-#: Bytes read per ``read`` call; also the largest unit the bandwidth cap serializes.
+#: Bytes read per ``read`` call; a capped link cuts each read into bucket-sized slices.
 READ_CHUNK = 64 * 1024
-#: Chunks a link may hold in flight before it stops reading from its sender (backpressure).
+#: Slices a link may hold in flight before it stops reading from its sender (backpressure).
 QUEUE_CHUNKS = 512
+#: The smallest bucket: one Ethernet frame's payload, so a slow link still moves whole packets.
+MIN_BURST = 1500
+#: A bucket holds at most this many seconds of the link's rate: 10 ms, the granularity the
+#: relay's timers can keep, so the cap holds at any time scale a benchmark can measure.
+BURST_SECONDS = 0.01
 #: The line a relay process prints once it listens (parsed by ``bench.processes``).
 ANNOUNCEMENT = "relay listening on {host}:{port}"
 
@@ -54,6 +72,38 @@ class LinkConfig:
             )
 
 
+class TokenBucket:
+    """Tokens (octets) fill at ``rate`` per second up to ``burst``; a send takes its length.
+
+    ``reserve`` is given the current time and a slice's length and answers when that slice may
+    leave: at once while the bucket holds enough, otherwise when the rate has refilled the
+    deficit. The bucket may go into debt (a later slice waits for an earlier one), so the
+    departure times of a stream of slices grow by exactly their total length / rate after the
+    first burst. It keeps no clock of its own, which makes it testable without sleeping.
+    """
+
+    def __init__(self, rate: float, burst: int | None = None) -> None:
+        if not rate > 0:
+            raise ValueError(f"TokenBucket rate must be positive octets/s, got {rate!r}")
+        self.rate = rate
+        self.burst = burst if burst is not None else max(MIN_BURST, int(rate * BURST_SECONDS))
+        if self.burst < 1:
+            raise ValueError(f"TokenBucket burst must be at least 1 octet, got {self.burst!r}")
+        self._tokens = float(self.burst)
+        self._stamp: float | None = None
+
+    def reserve(self, now: float, size: int) -> float:
+        """Take ``size`` tokens; return the time at which the slice may depart."""
+        if self._stamp is not None:
+            self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        self._tokens -= size
+        if self._tokens >= 0:
+            return now
+        # In debt: the slice leaves when the refill has paid the deficit back.
+        return now - self._tokens / self.rate
+
+
 async def _link(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, config: LinkConfig
 ) -> None:
@@ -61,19 +111,22 @@ async def _link(
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue(QUEUE_CHUNKS)
 
+    bucket = None if config.bandwidth_bps is None else TokenBucket(config.bandwidth_bps)
+
     async def receive() -> None:
-        link_free = 0.0
         try:
             while True:
                 data = await reader.read(READ_CHUNK)
                 if not data:
                     break
-                now = loop.time()
-                departure = now
-                if config.bandwidth_bps is not None:
-                    departure = max(now, link_free) + len(data) / config.bandwidth_bps
-                    link_free = departure
-                await queue.put((departure + config.delay_s, data))
+                if bucket is None:
+                    await queue.put((loop.time() + config.delay_s, data))
+                    continue
+                view = memoryview(data)
+                for start in range(0, len(data), bucket.burst):
+                    piece = bytes(view[start : start + bucket.burst])
+                    departure = bucket.reserve(loop.time(), len(piece))
+                    await queue.put((departure + config.delay_s, piece))
         except (ConnectionError, OSError):
             pass
         finally:
