@@ -227,26 +227,25 @@ def _description() -> str:
     )
 
 
+def _parser_options() -> dict[str, Any]:
+    return {
+        "description": _description(),
+        "epilog": exit_status_epilog(EXIT_STATUSES),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+        "allow_abbrev": False,  # an abbreviated option would hide whether it takes a value
+    }
+
+
 def add_parser(subparsers: Any) -> None:
+    """Declare ``send`` for ``mixbatch --help``; ``main`` parses its arguments itself."""
     parser = subparsers.add_parser(
-        NAME,
-        help="send a batch and print each response part",
-        description=_description(),
-        epilog=exit_status_epilog(EXIT_STATUSES),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
+        NAME, help="send a batch and print each response part", **_parser_options()
     )
     _configure(parser)
 
 
 def _standalone_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
-    parser = argparse.ArgumentParser(
-        prog=f"mixbatch {NAME}",
-        description=_description(),
-        epilog=exit_status_epilog(EXIT_STATUSES),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
+    parser = argparse.ArgumentParser(prog=f"mixbatch {NAME}", **_parser_options())
     return parser, _configure(parser)
 
 
