@@ -97,7 +97,7 @@ class PlantedOrigin:
 
     async def _respond(self, target: bytes, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; ``False`` ends the connection."""
-        _, fault, nonce = (target.split(b"/", 2) + [b"", b""])[:3]
+        _, fault, nonce = [*target.split(b"/", 2), b"", b""][:3]
         nonce = nonce or b"none"
         if fault == b"stall":
             await asyncio.sleep(STALL)

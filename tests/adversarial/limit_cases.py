@@ -28,10 +28,11 @@ def _parts(limits: Limits, over: int) -> bytes:
 
 
 def _header_section(limits: Limits, over: int) -> bytes:
-    """One part whose header section (its blank line included) is the limit plus ``over``."""
+    """One part whose header section is the limit plus ``over`` octets: its field lines with
+    their CRLFs, not the empty line that ends it (spec §9.1, "What each limit counts")."""
     head = b"Http-Method: GET\r\nContent-Id: </books/1>\r\nX-Pad: "
     size = limits["max_part_header_bytes"] + over
-    pad = size - len(head) - len(b"\r\n\r\n")
+    pad = size - len(head) - len(b"\r\n")
     return post(batch(part(raw_head=head + b"p" * pad + b"\r\n\r\n")))
 
 

@@ -1,0 +1,228 @@
+"""The deep socket-fuzz run: ``python -m tests.adversarial.fuzz_driver --cases 1000000``.
+
+Starts the reference server, a second reference server as the proxy's origin, and the proxy, each
+as its own process (``python -m mixbatch serve`` / ``proxy``, loopback, ephemeral ports), then
+feeds both front ends the same mutants (``_mutator``) through ``_fuzz.Fuzzer``. Cases come in
+chunks of CHUNK, chunk ``k`` drawn from ``random.Random(f"{seed}:{k}")``, so a run is a pure
+function of its seed and resumes at a chunk boundary from its state file (``--resume``). After
+every chunk the driver checks that each peer still answers a normal batch, restarts one that died
+(a ``crash`` finding), and records the peers' peak resident memory; a peak over MEMORY_BOUND is a
+finding. The result, with every finding's minimal reproducer, goes to ``docs/results/fuzz.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._case import NORMAL_REQUEST
+from ._fuzz import Finding, Fuzzer, Peer
+from ._mutator import load_seeds, mutate
+from ._wire import exchange
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_OUT = ROOT / "docs" / "results" / "fuzz.json"
+DEFAULT_STATE = ROOT / "reports" / "fuzz" / "state.json"
+#: Cases per chunk: the unit of seeding, checkpointing and liveness checks.
+CHUNK = 1000
+#: A peer whose peak resident set passes this is a finding (the peers idle at about 40 MiB).
+MEMORY_BOUND_KIB = 512 * 1024
+#: Seconds a peer may take to start and announce its address.
+START_TIMEOUT = 20.0
+
+
+@dataclass
+class Process:
+    name: str
+    popen: subprocess.Popen[str]
+    url: str
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self.url.removeprefix("http://").rsplit(":", 1)
+        return host, int(port)
+
+    def peak_kib(self) -> int:
+        try:
+            status = Path(f"/proc/{self.popen.pid}/status").read_text()
+        except OSError:
+            return 0
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(5)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+
+
+def spawn(name: str, args: list[str]) -> Process:
+    popen = subprocess.Popen(
+        [sys.executable, "-m", "mixbatch", *args, "--port", "0", "--log-level", "ERROR"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert popen.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        line = popen.stdout.readline()
+        if not line:
+            break
+        if "listening on " in line:
+            url = line.split("listening on ", 1)[1].split()[0]
+            return Process(name, popen, url)
+    popen.kill()
+    raise RuntimeError(f"{name} did not announce its address")
+
+
+class Peers:
+    """The three processes; ``restart`` brings back whichever died."""
+
+    def __init__(self) -> None:
+        self.server = spawn("server", ["serve"])
+        self.origin = spawn("origin", ["serve"])
+        self.proxy = spawn("proxy", ["proxy", "--upstream", self.origin.url])
+
+    def all(self) -> list[Process]:
+        return [self.server, self.origin, self.proxy]
+
+    def dead(self) -> list[str]:
+        down = [p.name for p in self.all() if p.popen.poll() is not None]
+        for process in (self.server, self.proxy):
+            if process.name in down:
+                continue
+            answer = exchange(process.address, NORMAL_REQUEST, timeout=5.0).first
+            if answer is None or answer.status != 200:
+                down.append(process.name)
+        return down
+
+    def restart(self) -> None:
+        self.stop()
+        self.__init__()  # type: ignore[misc]
+
+    def stop(self) -> None:
+        for process in self.all():
+            process.stop()
+
+
+def run(cases: int, seed: int, out: Path, state: Path, resume: bool) -> dict[str, object]:
+    seeds = load_seeds()
+    done, hits, elapsed, findings = 0, 0, 0.0, {}
+    peak = {"server": 0, "proxy": 0, "origin": 0}
+    if resume and state.exists():
+        saved = json.loads(state.read_text())
+        if saved["seed"] == seed:
+            done, hits, elapsed = saved["cases"], saved["hits"], saved["duration_s"]
+            peak.update(saved["peak_rss_kib"])
+            findings = {
+                f["signature"]: Finding(
+                    f["signature"],
+                    f["count"],
+                    f["reproducer"].encode("latin-1"),
+                    f["framing_broken"],
+                    f["seed_vector"],
+                    tuple(f["edits"]),
+                    f["first_case"],
+                )
+                for f in saved["findings"]
+            }
+    peers = Peers()
+    fuzzer = Fuzzer(Peer("server", peers.server.address), Peer("proxy", peers.proxy.address))
+    fuzzer.findings, fuzzer.cases, fuzzer.hits = findings, done, hits
+    started = time.monotonic() - elapsed
+    try:
+        while fuzzer.cases < cases:
+            chunk = fuzzer.cases // CHUNK
+            rng = random.Random(f"{seed}:{chunk}")
+            count = min(CHUNK, cases - fuzzer.cases)
+            fuzzer.run_many([mutate(rng, rng.choice(seeds)) for _ in range(count)])
+            for process in peers.all():
+                peak[process.name] = max(peak[process.name], process.peak_kib())
+            down = peers.dead()
+            if down:
+                _record(fuzzer, f"crash or wedge: {', '.join(down)} stopped answering", chunk)
+                fuzzer.close()
+                peers.restart()
+                fuzzer.server = Peer("server", peers.server.address)
+                fuzzer.proxy = Peer("proxy", peers.proxy.address)
+            result = _result(fuzzer, seed, time.monotonic() - started, peak, cases)
+            state.parent.mkdir(parents=True, exist_ok=True)
+            state.write_text(json.dumps(result, indent=1))
+            if chunk % 10 == 0:
+                rate = fuzzer.cases / max(1e-9, time.monotonic() - started)
+                print(
+                    f"{fuzzer.cases} cases, {len(fuzzer.findings)} findings, {rate:.0f}/s",
+                    flush=True,
+                )
+    finally:
+        fuzzer.close()
+        peers.stop()
+    for name, kib in peak.items():
+        if kib > MEMORY_BOUND_KIB:
+            _record(fuzzer, f"memory: {name} peaked at {kib} KiB", fuzzer.cases)
+    result = _result(fuzzer, seed, time.monotonic() - started, peak, cases)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def _record(fuzzer: Fuzzer, signature: str, where: int) -> None:
+    if signature in fuzzer.findings:
+        fuzzer.findings[signature].count += 1
+    else:
+        fuzzer.findings[signature] = Finding(signature, 1, b"", False, "", (), where)
+
+
+def _result(
+    fuzzer: Fuzzer, seed: int, duration: float, peak: dict[str, int], planned: int
+) -> dict[str, object]:
+    return {
+        "tool": "tests.adversarial.fuzz_driver",
+        "seed": seed,
+        "chunk": CHUNK,
+        "cases_planned": planned,
+        "cases": fuzzer.cases,
+        "duration_s": round(duration, 1),
+        "cases_per_s": round(fuzzer.cases / max(duration, 1e-9), 1),
+        "hits": fuzzer.hits,
+        "findings_count": len(fuzzer.findings),
+        "finding_rate": round(fuzzer.hits / max(fuzzer.cases, 1), 6),
+        "peak_rss_kib": peak,
+        "memory_bound_kib": MEMORY_BOUND_KIB,
+        "findings": [f.as_json() for f in sorted(fuzzer.findings.values(), key=lambda f: -f.count)],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.adversarial.fuzz_driver")
+    parser.add_argument("--cases", type=int, default=1_000_000, help="cases to run (1000000)")
+    parser.add_argument("--seed", type=int, default=1, help="the run's seed (1)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="result JSON")
+    parser.add_argument("--state", type=Path, default=DEFAULT_STATE, help="checkpoint JSON")
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    args = parser.parse_args(argv)
+    if args.cases < 1:
+        parser.error(f"--cases must be positive, got {args.cases}")
+    result = run(args.cases, args.seed, args.out, args.state, args.resume)
+    print(
+        f"{result['cases']} cases in {result['duration_s']} s: "
+        f"{result['findings_count']} findings, finding rate {result['finding_rate']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
