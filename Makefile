@@ -33,6 +33,7 @@ run: env
 lint: env
 	$(VENV)/bin/ruff check reference-impl conformance tests bench tools docs/hooks hatch_build.py
 	$(VENV)/bin/ruff format --check reference-impl conformance tests bench tools docs/hooks hatch_build.py
+	$(VENV)/bin/lint-imports --no-cache
 
 typecheck: env
 	$(VENV)/bin/mypy

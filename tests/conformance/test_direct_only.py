@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mixbatch_conformance.checks import all_checks
-from mixbatch_conformance.checks._hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.settings import RunSettings

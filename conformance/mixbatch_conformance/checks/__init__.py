@@ -1,9 +1,9 @@
 """The checks, one module per spec topic, and the catalog that finds them.
 
-Theory of operation: every public module of this package (a name without a leading
-underscore) registers its checks with `core.registry` when imported; modules with a leading
-underscore hold helpers shared by several check modules. `all_checks()` imports every public
-module found by `pkgutil.iter_modules`, so a new topic is a new file and nothing lists it by
+Theory of operation: every module of this package registers its checks with `core.registry`
+when imported; the `_shared` subpackage holds the helpers several check modules use (check
+modules never import each other). `all_checks()` imports every module that
+`pkgutil.iter_modules` finds here, so a new topic is a new file and nothing lists it by
 hand; importing this package alone imports no check module, which keeps the pytest plugin and
 `--help` cheap. The order is fixed: by tier, then by id.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from mixbatch_conformance.checks._requests import ok_and_not_found, require_alone
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found, require_alone
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status

@@ -7,8 +7,8 @@ sent (MB-PIPE-1). An intermediary may de-pipeline, so the check runs direct only
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._hops import PIPELINING_NEEDS_ONE_CONNECTION
-from mixbatch_conformance.checks._requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker

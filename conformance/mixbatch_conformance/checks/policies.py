@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from mixbatch_conformance.checks._requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from mixbatch_conformance.checks._requests import etag_of, ok_and_not_found
+from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status

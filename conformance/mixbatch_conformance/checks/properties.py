@@ -1,7 +1,7 @@
 """Property checks (standard tier): hypothesis against the live target.
 
 Theory of operation: each check states one property and hands it to
-`_property_runs.hold`, which runs it with the run's seed and example budget, shrinks a
+`_shared.property_runs.hold`, which runs it with the run's seed and example budget, shrinks a
 failure to a minimal example, and folds that example's exchanges into the check's Judge.
 
 Properties: a batch equals its parts sent alone (MB-SUB-1, MB-RESP-4); metamorphic variants
@@ -18,8 +18,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from mixbatch_conformance.checks._hops import PIPELINING_NEEDS_ONE_CONNECTION
-from mixbatch_conformance.checks._property_runs import hold
+from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.property_runs import hold
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -53,8 +53,8 @@ def _entries(
     state=State.READ_ONLY,
 )
 def batch_equals_alone(ctx: Context, judge: Judge) -> None:
-    # _strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
-    from mixbatch_conformance.checks._strategies import batches
+    # strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
+    from mixbatch_conformance.checks._shared.strategies import batches
 
     def body(ctx: Context, j: Judge, batch: Any) -> None:
         got = _entries(ctx, j, batch.parts, batch.boundary)
@@ -83,8 +83,8 @@ def batch_equals_alone(ctx: Context, judge: Judge) -> None:
 def metamorphic(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st
 
-    # _strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
-    from mixbatch_conformance.checks._strategies import batches
+    # strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
+    from mixbatch_conformance.checks._shared.strategies import batches
 
     def body(ctx: Context, j: Judge, drawn: Any) -> None:
         batch, variant, perm_seed = drawn
@@ -131,8 +131,8 @@ def metamorphic(ctx: Context, judge: Judge) -> None:
     state=State.READ_ONLY,
 )
 def representations(ctx: Context, judge: Judge) -> None:
-    # _strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
-    from mixbatch_conformance.checks._strategies import batches
+    # strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
+    from mixbatch_conformance.checks._shared.strategies import batches
 
     forms: list[tuple[str, Callable[[bytes], tuple[list[Any], str | None]]]] = []
     if ctx.target.claims("xml"):
@@ -254,8 +254,8 @@ def _shape(resp: Any) -> object:
 def pipelining(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st
 
-    # _strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
-    from mixbatch_conformance.checks._strategies import batches
+    # strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
+    from mixbatch_conformance.checks._shared.strategies import batches
 
     ok = ctx.path(ctx.resource(judge, "ok"))
     nf = ctx.path(ctx.resource(judge, "not_found"))

@@ -16,7 +16,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from mixbatch_conformance.checks._property_runs import EXAMPLES, PropertyFailed
+from mixbatch_conformance.checks._shared.property_runs import EXAMPLES, PropertyFailed
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status

@@ -8,7 +8,7 @@ own module (credentials).
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._requests import etag_of, ok_and_not_found
+from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
