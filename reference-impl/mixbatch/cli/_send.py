@@ -36,9 +36,7 @@ from urllib.parse import urlsplit
 
 import h11
 
-from mixbatch.client._decoding import ACCEPT_ENCODING, ContentDecoder
-from mixbatch.client._errors import BatchProtocolError
-from mixbatch.client._model import SubRequest
+from mixbatch.client import ACCEPT_ENCODING, BatchProtocolError, ContentDecoder, SubRequest
 from mixbatch.codec import (
     BatchParser,
     BatchWriter,

@@ -15,6 +15,7 @@ standalone requests, gzip removal, incomplete-batch detection) is written once, 
 from __future__ import annotations
 
 from ._async import AsyncBatchClient, AsyncResponseStream
+from ._decoding import ACCEPT_ENCODING, ContentDecoder
 from ._errors import (
     BatchClientError,
     BatchProtocolError,
@@ -37,6 +38,7 @@ from ._retry import RetryPolicy
 from ._sync import BatchClient, ResponseStream
 
 __all__ = [
+    "ACCEPT_ENCODING",
     "IDEMPOTENT_METHODS",
     "SAFE_METHODS",
     "AsyncBatchClient",
@@ -48,6 +50,7 @@ __all__ = [
     "BatchRejected",
     "BatchResult",
     "ConnectionLost",
+    "ContentDecoder",
     "EnvelopeInfo",
     "ResponseStream",
     "RetryPolicy",

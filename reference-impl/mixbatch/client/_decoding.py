@@ -66,7 +66,12 @@ class _Inflater:
 
 
 class ContentDecoder:
-    """Undo the codings named in the response's Content-Encoding field values."""
+    """Undo the codings named in the response's Content-Encoding field values.
+
+    Feed the content through ``decode`` piece by piece, then call ``flush`` once at its end. A
+    coding other than gzip, x-gzip, deflate or identity raises ``BatchProtocolError``
+    (MB-INTER-2) when the decoder is built, before any octet is parsed.
+    """
 
     def __init__(self, content_encoding: Sequence[str]) -> None:
         codings = [
