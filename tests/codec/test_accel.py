@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,7 @@ LIMITS = st.builds(
     Limits,
     max_parts=st.integers(1, 12),
     max_part_header_bytes=st.integers(8, 400),
+    max_part_fields=st.integers(1, 8),
     max_part_bytes=st.integers(1, 400),
 ) | st.just(Limits())
 
@@ -273,20 +275,31 @@ def test_every_plant_at_every_position_gives_the_same_outcome(role: Role) -> Non
 
 def _count_fast_parts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Wrap the C scan and record how many parts each call took."""
+    return _record_fast_parts(monkeypatch, lambda before, after: [after - before])
+
+
+def _fast_part_indexes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Wrap the C scan and record the index of every part it took."""
+    return _record_fast_parts(monkeypatch, lambda before, after: range(before + 1, after + 1))
+
+
+def _record_fast_parts(
+    monkeypatch: pytest.MonkeyPatch, note: Callable[[int, int], Iterable[int]]
+) -> list[int]:
     from mixbatch.codec import _parser
 
     taken: list[int] = []
     real = _parser.SCAN
     assert real is not None
 
-    def counting(*args: object) -> tuple[int, int, int]:
-        before = args[4]
+    def recording(*args: object) -> tuple[int, int, int]:
+        before = args[3]  # scan(buf, pos, base, index, ...)
         pos, index, dash_at = real(*args)
         assert isinstance(before, int)
-        taken.append(index - before)
+        taken.extend(note(before, index))
         return pos, index, dash_at
 
-    monkeypatch.setattr(_parser, "SCAN", counting)
+    monkeypatch.setattr(_parser, "SCAN", recording)
     return taken
 
 
@@ -344,3 +357,73 @@ def test_fast_path_takes_plain_request_parts(monkeypatch: pytest.MonkeyPatch) ->
     assert error is None
     assert sum(type(e) is PartEnd for e in events) == 21
     assert sum(taken) == 21
+
+
+def _many_fields(lines: int, *, role: Role = Role.REQUEST) -> tuple[bytes, str]:
+    """A batch of three parts whose middle one has ``lines`` field lines in all."""
+    writer = BatchWriter()
+    # Beside Http-Method (or Http-Status-Code), Content-Id and the writer's Content-Length.
+    extra = [(f"X-F{i}", str(i)) for i in range(lines - 3)]
+    if role is Role.REQUEST:
+        chunks = [
+            writer.request_part("GET", f"/items/{i}", extra if i == 1 else [], b"")
+            for i in range(3)
+        ]
+    else:
+        chunks = [
+            writer.response_part(200, f"items/{i}", extra if i == 1 else [], b"") for i in range(3)
+        ]
+    section = chunks[1].split(b"\r\n\r\n")[0].removeprefix(b"\r\n")  # after the delimiter
+    assert section.count(b"\r\n") + 1 == lines
+    return b"".join([*chunks, writer.close()]), writer.boundary
+
+
+@needs_accel
+@pytest.mark.parametrize("role", list(Role), ids=lambda r: r.value)
+@pytest.mark.parametrize(("lines", "limit"), [(99, 100), (100, 100), (101, 100), (5, 5), (6, 5)])
+def test_fast_path_leaves_a_section_over_max_part_fields_to_the_reference(
+    monkeypatch: pytest.MonkeyPatch, role: Role, lines: int, limit: int
+) -> None:
+    # MB-LIMIT-5: the reference enforces max_part_fields; the fast path only stops before it.
+    taken = _fast_part_indexes(monkeypatch)
+    wire, boundary = _many_fields(lines, role=role)
+    _, error = same_outcome(wire, boundary, role, Limits(max_part_fields=limit))
+    if lines <= limit:
+        assert error is None
+        assert taken == [0, 1, 2]
+    else:
+        assert 1 not in taken
+        if error is not None:  # the reference enforces the limit (MB-LIMIT-5)
+            assert (error[0], error[3]) == ("LimitExceeded", 1)
+
+
+@needs_accel
+def test_fast_path_takes_parts_with_a_boundary_longer_than_rfc_2046_allows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # BatchWriter refuses such a boundary (MB-WIRE-3), but a parser given one parses with it.
+    taken = _count_fast_parts(monkeypatch)
+    boundary = "b" * 100
+    for role, seed in _SEEDS.items():
+        wire = seed.replace(b"--bb", b"--" + boundary.encode())
+        events, error = same_outcome(wire, boundary, role, Limits())
+        assert error is None
+        assert sum(type(e) is PartEnd for e in events) == 2
+    assert sum(taken) == 4
+
+
+@needs_accel
+def test_fast_path_takes_limits_beyond_a_machine_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _count_fast_parts(monkeypatch)
+    huge = 10**30
+    limits = Limits(
+        max_parts=huge,
+        max_part_header_bytes=huge,
+        max_part_fields=huge,
+        max_part_bytes=huge,
+        max_batch_bytes=huge,
+    )
+    for role, seed in _SEEDS.items():
+        _, error = same_outcome(seed, "bb", role, limits)
+        assert error is None
+    assert sum(taken) == 4

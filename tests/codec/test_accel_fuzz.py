@@ -40,6 +40,7 @@ def _limits(rng: random.Random) -> Limits:
     return Limits(
         max_parts=rng.randint(1, 5),
         max_part_header_bytes=rng.randint(4, 200),
+        max_part_fields=rng.randint(1, 6),
         max_part_bytes=rng.randint(1, 100),
     )
 

@@ -1,4 +1,6 @@
 # Types of the C fast path in _accel.c (built by hatch_build.py).
+from mixbatch.codec._limits import Limits
+
 def configure(
     request_start: tuple[type, tuple[str, ...]],
     response_start: tuple[type, tuple[str, ...]],
@@ -7,19 +9,17 @@ def configure(
     fields: tuple[type, tuple[str, ...]],
     forbidden_request: tuple[bytes, ...],
     forbidden_response: tuple[bytes, ...],
+    forbidden_methods: tuple[bytes, ...],
     /,
 ) -> None: ...
 def scan(
     buf: bytes,
-    view: memoryview,
     pos: int,
     base: int,
     index: int,
     request: bool,
-    dash: bytes,
-    max_parts: int,
-    max_header: int,
-    max_part: int,
+    nl_dash: bytes,
+    limits: Limits,
     events: list[object],
     /,
 ) -> tuple[int, int, int]: ...

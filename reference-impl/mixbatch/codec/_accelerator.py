@@ -4,6 +4,11 @@
 set to ``1``; otherwise it is None and ``BatchParser`` runs the pure-Python code alone. The
 pure-Python parser is the reference: the fast path only takes whole, plainly valid parts and
 leaves everything else, every error included, to it.
+
+Binding happens once per import of the extension (each interpreter has its own): the event
+classes with their slot names, which the C code fills in that order, and the forbidden field
+and method names from ``_parts``, so that no list is spelled twice. The limits are not bound:
+``scan`` reads them from each parser's own ``Limits``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 from ._events import PartData, PartEnd, RequestPartStart, ResponsePartStart
 from ._fields import Fields
-from ._parts import FORBIDDEN_REQUEST_FIELDS, FORBIDDEN_RESPONSE_FIELDS
+from ._parts import FORBIDDEN_METHODS, FORBIDDEN_REQUEST_FIELDS, FORBIDDEN_RESPONSE_FIELDS
 
 __all__ = ["SCAN", "UNAVAILABLE_REASON"]
 
@@ -37,16 +42,23 @@ def _load() -> tuple[Callable[..., tuple[int, int, int]] | None, str | None]:
     except ImportError as exc:
         return None, f"the C extension is not built ({exc})"
     for cls, slots in _SHAPES:
-        # Every slot must be filled, or an attribute would be missing on the event.
+        # The C code fills exactly these slots, by name, through their member descriptors:
+        # a slot added to an event class and not named here would be missing on the event.
         if set(_all_slots(cls)) != set(slots):
             return None, f"{cls.__name__} slots changed: the C fast path is out of date"
     _accel.configure(
         *_SHAPES,
-        tuple(sorted(name.encode("ascii") for name in FORBIDDEN_REQUEST_FIELDS)),
-        tuple(sorted(name.encode("ascii") for name in FORBIDDEN_RESPONSE_FIELDS)),
+        _lower_names(FORBIDDEN_REQUEST_FIELDS),
+        _lower_names(FORBIDDEN_RESPONSE_FIELDS),
+        _lower_names(FORBIDDEN_METHODS),
     )
     scan: Callable[..., tuple[int, int, int]] = _accel.scan
     return scan, None
+
+
+def _lower_names(names: frozenset[str]) -> tuple[bytes, ...]:
+    """The names as the C code compares them: ASCII bytes, lower case, in a stable order."""
+    return tuple(sorted(name.lower().encode("ascii") for name in names))
 
 
 def _all_slots(cls: type[Any]) -> list[str]:

@@ -260,18 +260,14 @@ class BatchParser:
         """Let the C fast path take the whole, plainly valid parts ahead; it stops after a
         dash-boundary, so the state stays AFTER_DASH and the Python code goes on from there."""
         assert self._scan is not None
-        limits, buf = self._limits, self._buf
         pos, index, dash_at = self._scan(
-            buf,
-            memoryview(buf),
+            self._buf,
             self._pos,
             self._base,
             self._index,
             self._role is Role.REQUEST,
-            self._dash,
-            limits.max_parts,
-            limits.max_part_header_bytes,
-            limits.max_part_bytes,
+            self._nl_dash,
+            self._limits,
             events,
         )
         if dash_at >= 0:
