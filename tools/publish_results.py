@@ -25,6 +25,9 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from mixbatch_conformance.core.target import reference_target
+from mixbatch_conformance.run.selftest import mutation_score as judge_planted_bugs
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 PYTHON = sys.executable
@@ -38,8 +41,6 @@ PROXY_TIMEOUT_S = 2
 
 def proxy_target(proxy: str, origin: str) -> dict[str, object]:
     """The target description of ``mixbatch proxy`` in front of the reference server."""
-    from mixbatch_conformance.core.target import reference_target
-
     described = reference_target(proxy)
     return {
         "name": "mixbatch proxy in front of the reference server",
@@ -97,8 +98,6 @@ def suite(name: str, args: list[str]) -> None:
 
 
 def mutation_score() -> None:
-    from mixbatch_conformance.run.selftest import mutation_score as judge_planted_bugs
-
     rows = [
         {
             "mutation": o.mutation.name,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from mixbatch_conformance.checks import all_checks
@@ -111,10 +113,6 @@ def test_every_registered_check_states_expectations_against_the_reference(
 
 
 def test_a_silent_target_is_a_timeout() -> None:
-    import socket
-
-    from mixbatch_conformance.checks import all_checks as checks
-
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
@@ -124,5 +122,5 @@ def test_a_silent_target_is_a_timeout() -> None:
             resources={"ok": "/x", "not_found": "/y"},
             timeout=0.3,
         )
-        check = next(c for c in checks() if c.id == "reject-empty-batch")
+        check = next(c for c in all_checks() if c.id == "reject-empty-batch")
         assert run_check(check, Context(target)).verdict is Verdict.TIMEOUT

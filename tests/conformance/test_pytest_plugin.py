@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mixbatch_conformance.run.discover import discover
+
 
 def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -27,8 +29,6 @@ def test_plugin_is_inert_without_its_options(tmp_path: Path) -> None:
 
 
 def test_plugin_runs_checks_and_writes_a_report(tmp_path: Path, reference_url: str) -> None:
-    from mixbatch_conformance.run.discover import discover
-
     cfg = tmp_path / "target.json"
     cfg.write_text(json.dumps(discover(reference_url)), encoding="utf-8")
     report = tmp_path / "report"

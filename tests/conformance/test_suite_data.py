@@ -10,7 +10,7 @@ from mixbatch_conformance.checks import all_checks, select
 from mixbatch_conformance.checks.envelope import load_cases
 from mixbatch_conformance.core.registry import SLUG, Check
 from mixbatch_conformance.core.requirements import Severity, load_index
-from mixbatch_conformance.core.target import ALL_PROFILES
+from mixbatch_conformance.core.target import ALL_PROFILES, reference_target, target_from_dict
 
 INDEX = load_index()
 CHECKS = all_checks()
@@ -92,8 +92,6 @@ def test_every_server_must_has_a_check_or_is_listed_as_uncovered() -> None:
 
 
 def test_target_proxy_member_is_optional_and_parsed() -> None:
-    from mixbatch_conformance.core.target import reference_target, target_from_dict
-
     base = {
         "base_url": "http://127.0.0.1:1",
         "batch_endpoint": "/batch",
