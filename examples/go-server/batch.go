@@ -38,7 +38,7 @@ func (b *batchEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodOptions:
 		b.options(w)
 	default:
-		if r.Method == http.MethodGet && (r.ContentLength > 0 || len(r.TransferEncoding) > 0) {
+		if r.Method == http.MethodGet && hasContent(r) {
 			// MB-METHOD-3: "answer 400 to a GET request ... to a batch endpoint, that has content".
 			writeProblem(w, refusal(400, "MB-METHOD-3", "content-on-get", "Content on GET",
 				"a GET to the batch endpoint carries content; a batch is sent with POST"))

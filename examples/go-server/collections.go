@@ -25,6 +25,21 @@ func (c collections) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /empty-set", c.retrieve("empty-set"))
 }
 
+// hasContent reports whether a request carries at least one octet of content. A chunked
+// request whose only chunk is the last one has none (RFC 9112 §7.1), so it reads one octet
+// rather than trust the framing fields.
+func hasContent(r *http.Request) bool {
+	if r.ContentLength > 0 {
+		return true
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	var one [1]byte
+	n, _ := io.ReadFull(r.Body, one[:])
+	return n > 0
+}
+
 func plain(w http.ResponseWriter, status int, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
@@ -167,7 +182,7 @@ func aggregate(kind string, members []*Member) (string, time.Time) {
 // otherwise.
 func (c collections) retrieve(col string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		if hasContent(r) {
 			// MB-METHOD-3: "answer 400 to a GET request for a collection retrieval ... that
 			// has content".
 			writeProblem(w, refusal(400, "MB-METHOD-3", "content-on-get", "Content on GET",

@@ -44,6 +44,17 @@ func newHandler(lim Limits, timeout time.Duration) http.Handler {
 	})
 }
 
+// newServer returns the HTTP server; its listener must be wrapped in a tapListener.
+func newServer(lim Limits, timeout time.Duration) *http.Server {
+	return &http.Server{
+		Handler:           newHandler(lim, timeout),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       30 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ConnContext:       withTap,
+	}
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8090", "loopback address to listen on (port 0: any free port)")
 	timeout := flag.Duration("batch-timeout", 4*time.Second, "time budget of one batch once its parts run")
@@ -63,13 +74,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("mbserver: %v", err)
 	}
-	srv := &http.Server{
-		Handler:           newHandler(lim, *timeout),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       30 * time.Second,
-		MaxHeaderBytes:    32 << 10,
-		ConnContext:       withTap,
-	}
+	srv := newServer(lim, *timeout)
 	fmt.Printf("mbserver listening on http://%s\n", ln.Addr())
 	_ = os.Stdout.Sync()
 	log.Fatal(srv.Serve(tapListener{ln}))

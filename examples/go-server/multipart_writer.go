@@ -130,7 +130,9 @@ func (s *multipartSink) begin() {
 func (s *multipartSink) part(r partResult) bool {
 	s.begin()
 	if !s.mw.writePart(resultFields(r), r.body) {
-		s.abort(r.sub.Index, abortProblem(r.sub.Index, "MB-WIRE-6", "Boundary collision",
+		// The boundary went out with the status line, so the only way left to fail is the
+		// abort part; the machinery failed, hence 500 (MB-STATUS-14).
+		s.abort(r.sub.Index, abortProblem(r.sub.Index, 500, "MB-WIRE-6", "Boundary collision",
 			"the response to part "+strconv.Itoa(r.sub.Index)+" contains the response boundary"))
 		return false
 	}

@@ -57,16 +57,18 @@ func (x *executor) start(ctx context.Context, sub *SubRequest, sem chan struct{}
 	return out
 }
 
-func abortProblem(partIndex int, req, title, detail string) []byte {
+// abortProblem is the problem document of an abort part: the 5xx the server would have
+// answered before the response began, and the first part it does not answer (MB-STATUS-14).
+func abortProblem(partIndex, status int, req, title, detail string) []byte {
 	b, _ := json.Marshal(map[string]any{
-		"type": problemTypeBase + "batch-aborted", "title": title, "status": 503,
+		"type": problemTypeBase + "batch-aborted", "title": title, "status": status,
 		"detail": detail, "requirement": req, "part_index": partIndex,
 	})
 	return b
 }
 
 func timeoutProblem(partIndex int, budget time.Duration) []byte {
-	return abortProblem(partIndex, "MB-STATUS-6", "Batch time budget exceeded",
+	return abortProblem(partIndex, 503, "MB-STATUS-6", "Batch time budget exceeded",
 		"the batch outlasted its budget of "+budget.String()+"; parts from this index on have no response")
 }
 

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -205,10 +206,15 @@ func splitHostPort(a string) (string, string) {
 	if i := strings.LastIndexByte(a, ':'); i >= 0 && !strings.Contains(a[i:], "]") {
 		host, port = a[:i], a[i+1:]
 	}
-	if port == "" {
-		port = "80"
+	// A port compares as a decimal number, and an empty port is the default (section 8.3).
+	n, err := strconv.Atoi(port)
+	switch {
+	case port == "":
+		n = 80
+	case err != nil || n < 0:
+		return host, port
 	}
-	return host, port
+	return host, strconv.Itoa(n)
 }
 
 // originForm returns the resolved target's path and query as a request target.
