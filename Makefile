@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 export NO_MKDOCS_2_WARNING := 1
 REPORT_DIR ?= reports/latest
 
-.PHONY: asan run test deep results bench bench-quick docs docs-build browser lint typecheck unit env clean
+.PHONY: asan fuzz run test deep results bench bench-quick docs docs-build browser lint typecheck unit env clean
 
 # env also builds the codec's C fast path in place (hatch_build.py; a no-op when up to date).
 # Without a C compiler it says so and everything runs on the pure-Python parser; make test then
@@ -55,6 +55,15 @@ docs-build: env
 
 deep: env
 	$(PY) tools/pytest_strict.py -q -m deep --mixbatch-tier deep
+
+# The deep socket fuzz: FUZZ_CASES mutated batches, the same bytes to the reference server and to
+# the proxy in front of another, as separate processes; the result and each finding's minimal
+# reproducer go to docs/results/fuzz.json. FUZZ_SEED picks the run, FUZZ_ARGS=--resume continues
+# one from its checkpoint in reports/fuzz/. Outside make test.
+FUZZ_CASES ?= 1000000
+FUZZ_SEED ?= 1
+fuzz: env
+	$(PY) -m tests.adversarial.fuzz_driver --cases $(FUZZ_CASES) --seed $(FUZZ_SEED) $(FUZZ_ARGS)
 
 # The C fast path under AddressSanitizer + UBSan (tools/asan_accel.sh); outside make test.
 asan: env

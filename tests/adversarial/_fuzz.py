@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -24,7 +25,7 @@ import h11
 from ._mutator import Mutant
 from ._wire import Answer, exchange
 
-__all__ = ["Finding", "Fuzzer", "Peer", "Verdict"]
+__all__ = ["Finding", "Fuzzer", "Peer", "Tally", "Verdict"]
 
 #: Seconds one answer may take before the case counts as a hang.
 ANSWER_BOUND = 3.0
@@ -209,15 +210,31 @@ class Peer:
 
 
 @dataclass
-class Fuzzer:
-    """Sends mutants to both peers and keeps the findings, by signature."""
+class Tally:
+    """What several fuzzers running side by side found together (one lock guards it)."""
 
-    server: Peer
-    proxy: Peer
     findings: dict[str, Finding] = field(default_factory=dict, repr=False)
     cases: int = 0
     hits: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+@dataclass
+class Fuzzer:
+    """Sends mutants to both peers over its own connections and records findings in ``tally``."""
+
+    server: Peer
+    proxy: Peer
+    tally: Tally = field(default_factory=Tally)
     shrink: bool = True
+
+    @property
+    def findings(self) -> dict[str, Finding]:
+        return self.tally.findings
+
+    @property
+    def cases(self) -> int:
+        return self.tally.cases
 
     def close(self) -> None:
         self.server.close()
@@ -279,21 +296,24 @@ class Fuzzer:
         return self._judge(mutant, server, proxy)
 
     def _judge(self, mutant: Mutant, server: Verdict, proxy: Verdict) -> str | None:
-        self.cases += 1
         found = self.signature(server, proxy, batch=_targets_batch(mutant.data))
-        if found is None:
-            return None
-        self.hits += 1
-        finding = self.findings.get(found)
-        if finding is not None:
-            finding.count += 1
-            return found
-        reproducer = mutant.data
+        tally = self.tally
+        with tally.lock:
+            tally.cases += 1
+            if found is None:
+                return None
+            tally.hits += 1
+            finding = tally.findings.get(found)
+            if finding is not None:
+                finding.count += 1
+                return found
+            # Claimed now, shrunk below without the lock: other lanes only count it.
+            finding = Finding(
+                found, 1, mutant.data, mutant.framing, mutant.seed, mutant.edits, tally.cases
+            )
+            tally.findings[found] = finding
         if self.shrink:
-            reproducer = self._shrink(mutant, found)
-        self.findings[found] = Finding(
-            found, 1, reproducer, mutant.framing, mutant.seed, mutant.edits, self.cases
-        )
+            finding.reproducer = self._shrink(mutant, found)
         return found
 
     def _shrink(self, mutant: Mutant, found: str) -> bytes:

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._case import NORMAL_REQUEST
-from ._fuzz import Finding, Fuzzer, Peer
+from ._fuzz import Finding, Fuzzer, Peer, Tally
 from ._mutator import load_seeds, mutate
 from ._wire import exchange
 
@@ -31,6 +33,9 @@ DEFAULT_OUT = ROOT / "docs" / "results" / "fuzz.json"
 DEFAULT_STATE = ROOT / "reports" / "fuzz" / "state.json"
 #: Cases per chunk: the unit of seeding, checkpointing and liveness checks.
 CHUNK = 1000
+#: Connections to each peer used side by side: the peers overlap one lane's waits with another's
+#: work (the proxy's upstream round trips above all).
+LANES = 8
 #: A peer whose peak resident set passes this is a finding (the peers idle at about 40 MiB).
 MEMORY_BOUND_KIB = 512 * 1024
 #: Seconds a peer may take to start and announce its address.
@@ -57,6 +62,14 @@ class Process:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1])
         return 0
+
+    def cpu_s(self) -> float:
+        """User plus system CPU seconds the process has used so far."""
+        try:
+            fields = Path(f"/proc/{self.popen.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         if self.popen.poll() is None:
@@ -118,15 +131,19 @@ class Peers:
             process.stop()
 
 
-def run(cases: int, seed: int, out: Path, state: Path, resume: bool) -> dict[str, object]:
+def run(
+    cases: int, seed: int, out: Path, state: Path, resume: bool, *, shrink: bool = True
+) -> dict[str, object]:
     seeds = load_seeds()
     done, hits, elapsed, findings = 0, 0, 0.0, {}
     peak = {"server": 0, "proxy": 0, "origin": 0}
+    cpu = {"server": 0.0, "proxy": 0.0, "origin": 0.0, "driver": 0.0}
     if resume and state.exists():
         saved = json.loads(state.read_text())
         if saved["seed"] == seed:
             done, hits, elapsed = saved["cases"], saved["hits"], saved["duration_s"]
             peak.update(saved["peak_rss_kib"])
+            cpu.update(saved["cpu_s"])
             findings = {
                 f["signature"]: Finding(
                     f["signature"],
@@ -139,70 +156,99 @@ def run(cases: int, seed: int, out: Path, state: Path, resume: bool) -> dict[str
                 )
                 for f in saved["findings"]
             }
+    cpu_base = dict(cpu)
+    driver_base = time.process_time() - cpu["driver"]
     peers = Peers()
-    fuzzer = Fuzzer(Peer("server", peers.server.address), Peer("proxy", peers.proxy.address))
-    fuzzer.findings, fuzzer.cases, fuzzer.hits = findings, done, hits
+    tally = Tally(findings, done, hits)
+    lanes = _lanes(peers, tally, shrink)
     started = time.monotonic() - elapsed
     try:
-        while fuzzer.cases < cases:
-            chunk = fuzzer.cases // CHUNK
+        while tally.cases < cases:
+            chunk = tally.cases // CHUNK
             rng = random.Random(f"{seed}:{chunk}")
-            count = min(CHUNK, cases - fuzzer.cases)
-            fuzzer.run_many([mutate(rng, rng.choice(seeds)) for _ in range(count)])
+            count = min(CHUNK, cases - tally.cases)
+            mutants = [mutate(rng, rng.choice(seeds)) for _ in range(count)]
+            with ThreadPoolExecutor(LANES) as pool:
+                runs = [
+                    pool.submit(lane.run_many, mutants[i::LANES]) for i, lane in enumerate(lanes)
+                ]
+                for done_run in runs:
+                    done_run.result()
             for process in peers.all():
                 peak[process.name] = max(peak[process.name], process.peak_kib())
+                cpu[process.name] = cpu_base[process.name] + process.cpu_s()
             down = peers.dead()
             if down:
-                _record(fuzzer, f"crash or wedge: {', '.join(down)} stopped answering", chunk)
-                fuzzer.close()
+                _record(tally, f"crash or wedge: {', '.join(down)} stopped answering", chunk)
+                for lane in lanes:
+                    lane.close()
+                for process in peers.all():
+                    cpu_base[process.name] = cpu[process.name]
                 peers.restart()
-                fuzzer.server = Peer("server", peers.server.address)
-                fuzzer.proxy = Peer("proxy", peers.proxy.address)
-            result = _result(fuzzer, seed, time.monotonic() - started, peak, cases)
+                lanes = _lanes(peers, tally, shrink)
+            cpu["driver"] = time.process_time() - driver_base
+            result = _result(tally, seed, time.monotonic() - started, peak, cpu, cases)
             state.parent.mkdir(parents=True, exist_ok=True)
             state.write_text(json.dumps(result, indent=1))
             if chunk % 10 == 0:
-                rate = fuzzer.cases / max(1e-9, time.monotonic() - started)
+                rate = tally.cases / max(1e-9, time.monotonic() - started)
                 print(
-                    f"{fuzzer.cases} cases, {len(fuzzer.findings)} findings, {rate:.0f}/s",
+                    f"{tally.cases} cases, {len(tally.findings)} findings, {rate:.0f}/s",
                     flush=True,
                 )
     finally:
-        fuzzer.close()
+        for lane in lanes:
+            lane.close()
         peers.stop()
     for name, kib in peak.items():
         if kib > MEMORY_BOUND_KIB:
-            _record(fuzzer, f"memory: {name} peaked at {kib} KiB", fuzzer.cases)
-    result = _result(fuzzer, seed, time.monotonic() - started, peak, cases)
+            _record(tally, f"memory: {name} peaked at {kib} KiB", tally.cases)
+    result = _result(tally, seed, time.monotonic() - started, peak, cpu, cases)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     return result
 
 
-def _record(fuzzer: Fuzzer, signature: str, where: int) -> None:
-    if signature in fuzzer.findings:
-        fuzzer.findings[signature].count += 1
+def _lanes(peers: Peers, tally: Tally, shrink: bool) -> list[Fuzzer]:
+    return [
+        Fuzzer(
+            Peer("server", peers.server.address), Peer("proxy", peers.proxy.address), tally, shrink
+        )
+        for _ in range(LANES)
+    ]
+
+
+def _record(tally: Tally, signature: str, where: int) -> None:
+    if signature in tally.findings:
+        tally.findings[signature].count += 1
     else:
-        fuzzer.findings[signature] = Finding(signature, 1, b"", False, "", (), where)
+        tally.findings[signature] = Finding(signature, 1, b"", False, "", (), where)
 
 
 def _result(
-    fuzzer: Fuzzer, seed: int, duration: float, peak: dict[str, int], planned: int
+    tally: Tally,
+    seed: int,
+    duration: float,
+    peak: dict[str, int],
+    cpu: dict[str, float],
+    planned: int,
 ) -> dict[str, object]:
     return {
         "tool": "tests.adversarial.fuzz_driver",
         "seed": seed,
         "chunk": CHUNK,
         "cases_planned": planned,
-        "cases": fuzzer.cases,
+        "lanes": LANES,
+        "cases": tally.cases,
         "duration_s": round(duration, 1),
-        "cases_per_s": round(fuzzer.cases / max(duration, 1e-9), 1),
-        "hits": fuzzer.hits,
-        "findings_count": len(fuzzer.findings),
-        "finding_rate": round(fuzzer.hits / max(fuzzer.cases, 1), 6),
+        "cases_per_s": round(tally.cases / max(duration, 1e-9), 1),
+        "hits": tally.hits,
+        "findings_count": len(tally.findings),
+        "finding_rate": round(tally.hits / max(tally.cases, 1), 6),
         "peak_rss_kib": peak,
         "memory_bound_kib": MEMORY_BOUND_KIB,
-        "findings": [f.as_json() for f in sorted(fuzzer.findings.values(), key=lambda f: -f.count)],
+        "cpu_s": {name: round(value, 1) for name, value in cpu.items()},
+        "findings": [f.as_json() for f in sorted(tally.findings.values(), key=lambda f: -f.count)],
     }
 
 
@@ -213,10 +259,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="result JSON")
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE, help="checkpoint JSON")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.add_argument(
+        "--no-shrink", action="store_true", help="keep each finding's first mutant unshrunk"
+    )
     args = parser.parse_args(argv)
     if args.cases < 1:
         parser.error(f"--cases must be positive, got {args.cases}")
-    result = run(args.cases, args.seed, args.out, args.state, args.resume)
+    result = run(
+        args.cases, args.seed, args.out, args.state, args.resume, shrink=not args.no_shrink
+    )
     print(
         f"{result['cases']} cases in {result['duration_s']} s: "
         f"{result['findings_count']} findings, finding rate {result['finding_rate']}"
