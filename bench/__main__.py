@@ -18,42 +18,48 @@ from pathlib import Path
 from typing import Any
 
 from . import (
+    batching_proxy,
+    http2_vs_batch,
+    methods_vs_floor,
+    parsers,
     plots,
     processes,
     report,
-    scenario_a,
-    scenario_b,
-    scenario_c,
-    scenario_d,
-    scenario_e,
-    scenario_f,
+    scale,
     targets,
+    uvicorn_pipelining,
 )
 from .stats import log
 
-__all__ = ["SCENARIOS", "main"]
+__all__ = ["LETTERS", "SCENARIOS", "main"]
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
+#: Each scenario by what it measures; its name is also its key in results.json.
 SCENARIOS: dict[str, Callable[[bool, int], dict[str, Any]]] = {
-    "A": scenario_a.run,
-    "B": scenario_b.run,
-    "C": scenario_c.run,
-    "D": scenario_d.run,
-    "E": scenario_e.run,
-    "F": scenario_f.run,
+    "methods_vs_floor": methods_vs_floor.run,
+    "http2_vs_batch": http2_vs_batch.run,
+    "uvicorn_pipelining": uvicorn_pipelining.run,
+    "parsers": parsers.run,
+    "scale": scale.run,
+    "batching_proxy": batching_proxy.run,
 }
+#: The letters earlier releases used (A-F), still accepted by ``--scenario`` for one release.
+LETTERS = dict(zip("ABCDEF", SCENARIOS, strict=True))
 
 METHOD = [
     "- Latency: an asyncio relay (`bench/relay.py`) delays each direction by a configured one-way "
     "delay; the RTT shown is the one measured through it (fastest GET /random/0 via the relay "
     "minus the fastest direct), never the configured one.",
-    "- Bandwidth: uncapped unless stated; the floor uses the bulk rate measured through the relay.",
+    "- Bandwidth: uncapped unless stated (the batching proxy's slow link is capped by the "
+    "relay's token bucket); the floor uses the fastest rate the path was seen to carry.",
     "- Clients: serial, pipelined and batch share one lean blocking HTTP/1.1 client "
     "(`bench/http1.py`) that checks every status and body length; request bytes are prepared "
-    "before the clock starts. B uses httpx for HTTP/2 and HTTP/1.1 x 6.",
+    "before the clock starts. http2_vs_batch drives both sides with C clients (h2load for "
+    "HTTP/2, h2load --h1 and curl for the batch), whose times include the connection set-up.",
     "- Servers: the reference server runs without access logging (the `mixbatch serve` CLI logs "
-    "every request at INFO by default). uvicorn and hypercorn serve `bench/asgi_app.py`.",
+    "every request at INFO by default). uvicorn and hypercorn serve `bench/asgi_app.py`; "
+    "nginx serves the same octets as a static file.",
     "- Placement: server pinned to the last core, client to the first, relay unpinned; with two "
     "cores and other jobs running, absolute times are noisy, ratios less so.",
     "- Repetitions: methods are interleaved inside each repetition; ratios are paired per "
@@ -67,7 +73,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--scenario",
         default=",".join(SCENARIOS),
-        help="comma-separated subset of " + ",".join(SCENARIOS) + " (default: all)",
+        help="comma-separated subset of "
+        + ", ".join(SCENARIOS)
+        + " (default: all); the letters A-F name them in that order",
     )
     parser.add_argument("--repeats", type=int, default=3, help="repetitions per figure (>= 3)")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="output directory")
@@ -75,12 +83,15 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--no-profile", action="store_true", help="skip profiling the code behind missed targets"
     )
     args = parser.parse_args(argv)
-    chosen = [s.strip().upper() for s in args.scenario.split(",") if s.strip()]
-    unknown = [s for s in chosen if s not in SCENARIOS]
+    given = [s.strip() for s in args.scenario.split(",") if s.strip()]
+    chosen = [LETTERS.get(s.upper(), s.lower()) for s in given]
+    unknown = [g for g, c in zip(given, chosen, strict=True) if c not in SCENARIOS]
     if unknown:
         parser.error(
-            f"--scenario: unknown {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}"
+            f"--scenario: unknown {', '.join(unknown)}; choose from {', '.join(SCENARIOS)} "
+            f"or {', '.join(LETTERS)}"
         )
+    chosen = list(dict.fromkeys(chosen))
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
     args.chosen = chosen

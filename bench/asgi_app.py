@@ -3,6 +3,8 @@
 uvicorn and hypercorn serve this app so that other servers can be compared with the reference
 server on the same work: ``GET /random/{n}`` answers n octets from ``os.urandom`` with the same
 ``Content-Type`` and ``Cache-Control`` fields, and anything else is a 404. It holds no state.
+``batched`` is the same app behind mixbatch's ASGI middleware, with its batch endpoint at
+``/batch``, so a batch can be served by an ordinary ASGI server too.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-__all__ = ["MAX_RANDOM_BYTES", "app"]
+from mixbatch.asgi import BatchMiddleware
+
+__all__ = ["MAX_RANDOM_BYTES", "app", "batched"]
 
 #: The reference server's cap on /random/{n} (16 MiB).
 MAX_RANDOM_BYTES = 16 * 1024 * 1024
@@ -51,3 +55,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
             await _respond(send, 200, headers, os.urandom(int(raw)))
             return
     await _respond(send, 404, [(b"content-type", b"text/plain")], b"not found")
+
+
+#: ``app`` with a batch endpoint at ``/batch`` (default limits: up to 10,000 parts).
+batched = BatchMiddleware(app, path="/batch")

@@ -1,8 +1,10 @@
 """PNG plots of a results document (matplotlib, Agg backend: no display needed).
 
-One file per scenario that ran: A as time against payload at the largest N (the thesis' own
-graph) plus the percentage bars beside the thesis, B and C as bars, D as parts/s bars per
-shape, E as time per part and RSS growth against N. Error bars span min to max.
+One file per scenario that ran, named after it: methods_vs_floor as time against payload at the
+largest N (the thesis' own graph) plus the percentage bars beside the thesis; http2_vs_batch as
+one panel of every row per N and RTT; uvicorn_pipelining and batching_proxy as bars; parsers as
+parts/s bars per shape; scale as time per part and RSS growth against N. Error bars span min
+to max.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def _plot_a(a: dict[str, Any], out: Path) -> list[Path]:
     right.set(ylabel="% of serial time", title="percent of serial, here vs thesis ch. 6")
     right.legend(fontsize=8)
     fig.tight_layout()
-    path = out / "a_methods.png"
+    path = out / "methods_vs_floor.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return [path]
@@ -109,11 +111,11 @@ def _plot_d(d: dict[str, Any], out: Path) -> list[Path]:
         names = list(shape["parsers"])
         paths.append(
             _simple(
-                f"D: parts/s, {label}",
+                f"parsers: parts/s, {label}",
                 names,
                 [shape["parsers"][n]["parts_per_second"] for n in names],
                 "parts/s (log)",
-                out / f"d_parsers_{label}.png",
+                out / f"parsers_{label}.png",
                 log=True,
             )
         )
@@ -125,11 +127,39 @@ def _plot_e(e: dict[str, Any], out: Path) -> list[Path]:
     ns = [g["n"] for g in growth]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.plot(ns, [g["us_per_part"]["median"] for g in growth], "o-")
-    left.set(xscale="log", xlabel="parts", ylabel="us per part", title="E: time per part")
+    left.set(xscale="log", xlabel="parts", ylabel="us per part", title="scale: time per part")
     right.plot(ns, [g["rss_growth_mib"]["median"] for g in growth], "o-")
-    right.set(xscale="log", xlabel="parts", ylabel="MiB", title="E: server RSS growth")
+    right.set(xscale="log", xlabel="parts", ylabel="MiB", title="scale: server RSS growth")
     fig.tight_layout()
-    path = out / "e_scale.png"
+    path = out / "scale.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
+def _plot_b(b: dict[str, Any], out: Path) -> list[Path]:
+    panels = [(g["path"]["rtt_measured_ms"], c) for g in b["grids"] for c in g["cells"]]
+    rows = len(panels[0][1]["rows"])
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(9, 0.32 * rows * len(panels) + 1.2), squeeze=False
+    )
+    for ax, (rtt, cell) in zip(axes[:, 0], panels, strict=True):
+        labels = [r["label"] for r in cell["rows"]]
+        values = [_err(r["seconds"], 1000) for r in cell["rows"]]
+        colors = ["#c0504d" if r["side"] == "h2" else "#4878a8" for r in cell["rows"]]
+        ax.barh(
+            labels,
+            [v[0] for v in values],
+            xerr=[[v[1][0] for v in values], [v[1][1] for v in values]],
+            color=colors,
+            capsize=3,
+        )
+        ax.set_xscale("log")
+        ax.invert_yaxis()
+        ax.tick_params(axis="y", labelsize=7)
+        ax.set(xlabel="ms (log)", title=f"N={cell['n']}, RTT {rtt:.1f} ms (red: HTTP/2)")
+    fig.tight_layout()
+    path = out / "http2_vs_batch.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return [path]
@@ -137,46 +167,37 @@ def _plot_e(e: dict[str, Any], out: Path) -> list[Path]:
 
 def write_plots(results: dict[str, Any], out: Path) -> list[Path]:
     paths: list[Path] = []
-    if "A" in results:
-        paths += _plot_a(results["A"], out)
-    if "B" in results:
-        b = results["B"]
-        paths.append(
-            _simple(
-                f"B: {b['n']} items, seconds",
-                ["HTTP/2", "HTTP/1.1 x6", "batch"],
-                [b["seconds"][k] for k in ("h2", "h1x6", "batch")],
-                "seconds",
-                out / "b_http2.png",
-            )
-        )
-    if "C" in results:
-        c = results["C"]
+    if "methods_vs_floor" in results:
+        paths += _plot_a(results["methods_vs_floor"], out)
+    if results.get("http2_vs_batch", {}).get("available"):
+        paths += _plot_b(results["http2_vs_batch"], out)
+    if "uvicorn_pipelining" in results:
+        c = results["uvicorn_pipelining"]
         names = list(c["seconds"])
         paths.append(
             _simple(
-                f"C: N={c['n']}, seconds (log)",
+                f"uvicorn_pipelining: N={c['n']}, seconds (log)",
                 names,
                 [c["seconds"][k] for k in names],
                 "seconds",
-                out / "c_uvicorn.png",
+                out / "uvicorn_pipelining.png",
                 log=True,
             )
         )
-    if "D" in results:
-        paths += _plot_d(results["D"], out)
-    if "E" in results:
-        paths += _plot_e(results["E"], out)
-    if results.get("F", {}).get("available"):
-        f = results["F"]
+    if "parsers" in results:
+        paths += _plot_d(results["parsers"], out)
+    if "scale" in results:
+        paths += _plot_e(results["scale"], out)
+    if results.get("batching_proxy", {}).get("available"):
+        f = results["batching_proxy"]
         names = list(f["seconds"])
         paths.append(
             _simple(
-                f"F: proxy, N={f['n']}, seconds (log)",
+                f"batching_proxy: 3G link, N={f['n']}, seconds (log)",
                 names,
                 [f["seconds"][k] for k in names],
                 "seconds",
-                out / "f_proxy.png",
+                out / "batching_proxy.png",
                 log=True,
             )
         )

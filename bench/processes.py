@@ -28,6 +28,7 @@ __all__ = [
     "RssSampler",
     "cpu_seconds",
     "pin_client",
+    "pin_server",
     "placement",
     "proxy_available",
     "rss_kib",
@@ -75,7 +76,7 @@ def pin_client() -> None:
         os.sched_setaffinity(0, {cores[0]})
 
 
-def _pin_server(pid: int) -> None:
+def pin_server(pid: int) -> None:
     cores = _cores()
     if len(cores) >= 2:
         with contextlib.suppress(OSError):
@@ -83,7 +84,21 @@ def _pin_server(pid: int) -> None:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds the process has used (``/proc/PID/stat`` fields 14 and 15)."""
+    """CPU seconds the process has used, to the nanosecond where the kernel keeps schedstats.
+
+    ``/proc/PID/task/*/schedstat`` counts each thread's time on a CPU in nanoseconds; the
+    fallback, ``/proc/PID/stat`` fields 14 and 15, counts clock ticks (10 ms), too coarse for a
+    batch that takes a few milliseconds of server time.
+    """
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(FileNotFoundError):  # a thread may end between the calls
+                total += int((task / "schedstat").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        total = 0
+    if total:
+        return total / 1e9
     text = Path(f"/proc/{pid}/stat").read_text()
     fields = text[text.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -199,7 +214,7 @@ def _spawn(
         cwd=_ROOT,
     )
     if pin:
-        _pin_server(process.pid)
+        pin_server(process.pid)
     return process
 
 
@@ -288,8 +303,9 @@ def _start_asgi(name: str, argv_template: list[str]) -> Child:
     return Child(name, process, host, port)
 
 
-def start_uvicorn() -> Child:
-    """uvicorn serving ``bench.asgi_app:app``, with httptools when installed, else h11."""
+def start_uvicorn(app: str = "bench.asgi_app:app") -> Child:
+    """uvicorn serving ``app`` (the plain resources, or ``bench.asgi_app:batched``), with
+    httptools when installed, else h11."""
     try:
         import httptools  # type: ignore[import-not-found]  # noqa: F401
 
@@ -300,7 +316,7 @@ def start_uvicorn() -> Child:
         sys.executable,
         "-m",
         "uvicorn",
-        "bench.asgi_app:app",
+        app,
         "--host",
         "127.0.0.1",
         "--port",
@@ -319,11 +335,14 @@ def start_uvicorn() -> Child:
 
 
 def start_hypercorn() -> Child:
-    """hypercorn serving ``bench.asgi_app:app``: HTTP/1.1 and h2c (prior knowledge) on one port."""
+    """hypercorn serving ``bench.asgi_app:app``: HTTP/1.1 and h2c (prior knowledge) on one port,
+    up to 1,000 concurrent streams per connection (``bench.hypercorn_config``)."""
     argv = [
         sys.executable,
         "-m",
         "hypercorn",
+        "--config",
+        "python:bench.hypercorn_config",
         "bench.asgi_app:app",
         "--bind",
         "127.0.0.1:{port}",

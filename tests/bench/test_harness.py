@@ -12,23 +12,30 @@ from pathlib import Path
 
 import pytest
 from bench.stats import paired_ratio, summarize
-from bench.targets import evaluate
+from bench.targets import TARGETS, evaluate
 
 from bench import __main__ as cli
-from bench import scenario_a, scenario_b, scenario_c, scenario_d, scenario_e, scenario_f
+from bench import (
+    batching_proxy,
+    http2_vs_batch,
+    methods_vs_floor,
+    parsers,
+    scale,
+    uvicorn_pipelining,
+)
 
 
 @pytest.fixture
 def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scenario_a, "QUICK", (scenario_a.Grid(1.0, (5,), (1024, 2048)),))
-    monkeypatch.setattr(scenario_a, "THROUGHPUT_N", {"quick": 20, "full": 20})
-    monkeypatch.setattr(scenario_b, "N_ITEMS", 10)
-    monkeypatch.setattr(scenario_c, "N", {"quick": 10, "full": 10})
-    monkeypatch.setattr(
-        scenario_d, "QUICK_SHAPES", {"50x1KiB": (50, 1024), "2x64KiB": (2, 64 * 1024)}
-    )
-    monkeypatch.setattr(scenario_e, "SIZES", {"quick": (2, (10, 100)), "full": (2, (10,))})
-    monkeypatch.setattr(scenario_f, "N", {"quick": 5, "full": 5})
+    grid = methods_vs_floor.Grid(1.0, (5,), (1024, 2048))
+    monkeypatch.setattr(methods_vs_floor, "QUICK", (grid,))
+    monkeypatch.setattr(methods_vs_floor, "THROUGHPUT_N", {"quick": 20, "full": 20})
+    monkeypatch.setattr(http2_vs_batch, "QUICK", http2_vs_batch.Plan((1.0,), (10,), (10,)))
+    monkeypatch.setattr(uvicorn_pipelining, "N", {"quick": 10, "full": 10})
+    monkeypatch.setattr(parsers, "QUICK_SHAPES", {"50x1KiB": (50, 1024), "2x64KiB": (2, 64 * 1024)})
+    monkeypatch.setattr(scale, "SIZES", {"quick": (2, (10, 100)), "full": (2, (10,))})
+    # Two items over the 3G link: about 0.6 s serial, the rest under a second.
+    monkeypatch.setattr(batching_proxy, "N", {"quick": 2, "full": 2})
 
 
 @pytest.mark.slow
@@ -41,16 +48,51 @@ def test_scenario_writes_valid_results(scenario: str, tmp_path: Path) -> None:
     document = json.loads((tmp_path / "results.json").read_text())
     assert list(document["scenarios"]) == [scenario]
     assert document["meta"]["repeats"] == 1
-    assert len(document["targets"]) == 8
+    assert len(document["targets"]) == len(TARGETS)
     summary = (tmp_path / "summary.md").read_text()
     assert summary.startswith("# Benchmark results")
-    if scenario != "F" or document["scenarios"]["F"].get("available"):
-        assert list(tmp_path.glob("*.png"))
+    if document["scenarios"][scenario].get("available", True):
+        assert {p.stem.split("_")[0] for p in tmp_path.glob("*.png")} == {scenario.split("_")[0]}
+    if scenario == "methods_vs_floor":
+        under = next(r for r in document["targets"] if r["id"] == "no-method-under-floor")
+        assert under["passed"] is True, under
 
 
 def test_unknown_scenario_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         cli.main(["--scenario", "Z", "--out", str(tmp_path)])
+
+
+@pytest.mark.parametrize(
+    ("given", "chosen"),
+    [
+        ("A", ["methods_vs_floor"]),
+        ("b,F", ["http2_vs_batch", "batching_proxy"]),
+        ("parsers,D", ["parsers"]),
+        ("scale", ["scale"]),
+    ],
+)
+def test_scenario_accepts_letters_and_names(given: str, chosen: list[str]) -> None:
+    assert cli._parse(["--scenario", given]).chosen == chosen
+
+
+def test_floor_is_not_beaten_by_the_method_that_set_the_rate() -> None:
+    # Two methods, one repetition; the faster one defines the path's fastest rate.
+    raw = methods_vs_floor._Raw(
+        n=10,
+        size=1000,
+        times={"serial": [0.5], "pipelined": [0.02], "batch": [0.012]},
+        cpu={"serial": [0.004], "pipelined": [0.003], "batch": [0.002]},
+        bytes_in={"serial": 11_000, "pipelined": 11_000, "batch": 10_500},
+        first_part=[],
+    )
+    path = {"rtt_measured_ms": 2.0, "bandwidth_mbyte_s": 0.5}
+    rate = methods_vs_floor.fastest_rate(path, [raw])  # type: ignore[arg-type]
+    floor, cpu = methods_vs_floor.floors(path, raw, rate)  # type: ignore[arg-type]
+    assert cpu == [0.002]
+    assert rate == pytest.approx(10_500 / 0.010)
+    assert floor[0] == pytest.approx(0.012)  # RTT + the batch's own transfer time
+    assert all(floor[0] <= times[0] for times in raw.times.values())
 
 
 def test_paired_ratio_divides_repetition_by_repetition() -> None:

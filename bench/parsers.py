@@ -1,4 +1,4 @@
-"""Scenario D: the mixbatch codec against other multipart parsers, in process, on one message.
+"""Parsers: the mixbatch codec against other multipart parsers, in process, on one message.
 
 The message is a batch *response* as a client receives it: N parts, each with
 ``Http-Status-Code``, ``Content-Id``, ``Content-Type``, ``Content-Length`` and N random octets,
@@ -236,7 +236,7 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
         "shapes": {},
     }
     for label, (n, size) in shapes.items():
-        log(f"D: {label} x{repeats}")
+        log(f"parsers: {label} x{repeats}")
         parsers = dict(PARSERS)
         if quick and n * size > QUICK_EMAIL_MAX_BYTES:
             del parsers["email_compat32"]

@@ -1,4 +1,4 @@
-"""Scenario A, the thesis' chapter 6 experiment: serial vs pipelined vs one multipart batch.
+"""Methods against a floor: serial vs pipelined vs one multipart batch (thesis ch. 6).
 
 N GETs of ``/random/{size}`` to the reference server through the delay relay, by three methods
 on one shared client (``bench.http1``): serial keep-alive, pipelined, and one ``POST /batch``.
@@ -6,13 +6,27 @@ on one shared client (``bench.http1``): serial keep-alive, pipelined, and one ``
 prepared before the clock starts for pipelining and the batch alike.
 
 For each cell the result holds each method's time, the pipelined/serial and batch/serial
-percentages next to the thesis' own (ch. 6.1 and 6.2 tables), and each method's ratio to the
-physical floor
+percentages next to the thesis' own (ch. 6.1 and 6.2 tables), and each method's ratio to a
+floor that no way of fetching the same N responses over this path can beat:
 
-    floor = measured RTT + octets received / measured bandwidth + server CPU per part x N
+    floor = measured RTT + max(transfer bound, CPU bound)
 
-where the server's CPU per part is its CPU time during the batch divided by N (from /proc). The
-floor is a sum, so a method that overlaps transfer with server work may come in under it.
+- One RTT: the request must reach the server and the last answer octet come back.
+- Transfer bound: the fewest octets any method received in the cell, at the fastest rate this
+  relay path was seen to carry in the whole grid: the bulk probe of ``bench.network``, or any
+  method's octets received over its time less one RTT. Every method was timed over that path,
+  so none received its octets faster than that rate: the term cannot exceed any method's own
+  transfer time. (The uncapped relay has no configured capacity to quote instead.)
+- CPU bound: the least server CPU any method used for the cell in that repetition (from
+  ``/proc/PID/task/*/schedstat``, nanoseconds), less the CPU the server spends on a connection
+  that carries one empty GET (the least of a few; accepting and closing a connection need not
+  happen between the request's arrival and the last answer octet, and the bound must not count
+  them). The server cannot answer before it has done the rest, and that work cannot start
+  before the request arrives.
+
+Transfer and CPU may overlap (a server streams answers while it computes the next), so the
+floor takes the larger of the two, not their sum. ``bench.targets`` fails the run when any
+method, in any repetition, comes in under it.
 
 A second measurement, ``throughput``, runs serial and batch directly (no relay) to compare the
 server's sequential keep-alive requests/s with its sub-requests/s inside one batch.
@@ -27,7 +41,7 @@ from typing import Any
 from . import http1, network, processes
 from .stats import Summary, log, paired_ratio, summarize
 
-__all__ = ["FULL", "QUICK", "THESIS", "Grid", "run"]
+__all__ = ["FULL", "QUICK", "THESIS", "Grid", "connection_cpu", "fastest_rate", "floors", "run"]
 
 SIZES = (1024, 10 * 1024, 50 * 1024)
 
@@ -81,22 +95,25 @@ METHODS: dict[str, Callable[..., http1.Transfer]] = {
 }
 
 
-def _cell(
-    server: processes.Child,
-    address: tuple[str, int],
-    path: network.Path,
-    n: int,
-    size: int,
-    repeats: int,
-) -> dict[str, Any]:
+@dataclass
+class _Raw:
+    """One cell's raw measurements, kept until the grid's fastest rate is known."""
+
+    n: int
+    size: int
+    times: dict[str, list[float]]
+    cpu: dict[str, list[float]]
+    bytes_in: dict[str, int]
+    first_part: list[float]
+
+
+def _measure(
+    server: processes.Child, address: tuple[str, int], n: int, size: int, repeats: int
+) -> _Raw:
     paths = [f"/random/{size}"] * n
     lengths = [size] * n
     prepared = http1.batch_body(paths)
-    times: dict[str, list[float]] = {m: [] for m in METHODS}
-    floors: list[float] = []
-    cpu_per_part: list[float] = []
-    first_part: list[float] = []
-    bytes_in: dict[str, int] = {}
+    raw = _Raw(n, size, {m: [] for m in METHODS}, {m: [] for m in METHODS}, {}, [])
     for _ in range(repeats):
         for name, method in METHODS.items():
             cpu_before = processes.cpu_seconds(server.pid)
@@ -104,34 +121,71 @@ def _cell(
                 transfer = method(address, paths, lengths, prepared=prepared)
             else:
                 transfer = method(address, paths, lengths)
-            cpu = processes.cpu_seconds(server.pid) - cpu_before
-            times[name].append(transfer.seconds)
-            bytes_in[name] = transfer.bytes_in
-            if name == "batch":
-                cpu_per_part.append(cpu / n)
-                if transfer.first_part_seconds is not None:
-                    first_part.append(transfer.first_part_seconds)
-                floors.append(
-                    path["rtt_measured_ms"] / 1000
-                    + transfer.bytes_in / (path["bandwidth_mbyte_s"] * 1e6)
-                    + cpu
-                )
+            raw.cpu[name].append(processes.cpu_seconds(server.pid) - cpu_before)
+            raw.times[name].append(transfer.seconds)
+            raw.bytes_in[name] = transfer.bytes_in
+            if name == "batch" and transfer.first_part_seconds is not None:
+                raw.first_part.append(transfer.first_part_seconds)
+    return raw
+
+
+def fastest_rate(path: network.Path, raws: list[_Raw]) -> float:
+    """Octets/s: the best the path carried, from the bulk probe or any method's transfer."""
+    rtt = path["rtt_measured_ms"] / 1000
+    best = path["bandwidth_mbyte_s"] * 1e6
+    for raw in raws:
+        for name, times in raw.times.items():
+            for seconds in times:
+                best = max(best, raw.bytes_in[name] / max(seconds - rtt, 1e-9))
+    return best
+
+
+def connection_cpu(server: processes.Child, address: tuple[str, int], tries: int = 10) -> float:
+    """The least server CPU seconds of one connection carrying one ``GET /random/0``."""
+    spent = []
+    for _ in range(tries):
+        before = processes.cpu_seconds(server.pid)
+        http1.serial(address, ["/random/0"], [0])
+        spent.append(processes.cpu_seconds(server.pid) - before)
+    return min(spent)
+
+
+def floors(
+    path: network.Path, raw: _Raw, rate: float, per_connection: float = 0.0
+) -> tuple[list[float], list[float]]:
+    """Per repetition: the floor and its CPU bound (seconds)."""
+    rtt = path["rtt_measured_ms"] / 1000
+    transfer = min(raw.bytes_in.values()) / rate
+    cpu = [max(min(rep) - per_connection, 0.0) for rep in zip(*raw.cpu.values(), strict=True)]
+    return [rtt + max(transfer, c) for c in cpu], cpu
+
+
+def _cell(path: network.Path, raw: _Raw, rate: float, per_connection: float) -> dict[str, Any]:
+    floor, cpu = floors(path, raw, rate, per_connection)
+    times = raw.times
     cell: dict[str, Any] = {
-        "n": n,
-        "payload_bytes": size,
+        "n": raw.n,
+        "payload_bytes": raw.size,
         "seconds": {m: summarize(v) for m, v in times.items()},
-        "bytes_in": bytes_in,
+        "bytes_in": raw.bytes_in,
         "percent_of_serial": {
             "pipelined": _percent(paired_ratio(times["pipelined"], times["serial"])),
             "batch": _percent(paired_ratio(times["batch"], times["serial"])),
         },
-        "floor_seconds": summarize(floors),
-        "server_cpu_per_part_us": summarize([c * 1e6 for c in cpu_per_part]),
-        "ratio_to_floor": {m: paired_ratio(v, floors) for m, v in times.items()},
-        "thesis": _thesis(n, size),
+        "floor_seconds": summarize(floor),
+        "floor_terms": {
+            "rtt_seconds": path["rtt_measured_ms"] / 1000,
+            "transfer_seconds": min(raw.bytes_in.values()) / rate,
+            "cpu_seconds": summarize(cpu),
+            "per_connection_cpu_seconds": per_connection,
+        },
+        "server_cpu_seconds": {m: summarize(v) for m, v in raw.cpu.items()},
+        "server_cpu_per_part_us": summarize([c / raw.n * 1e6 for c in raw.cpu["batch"]]),
+        "ratio_to_floor": {m: paired_ratio(v, floor) for m, v in times.items()},
+        "thesis": _thesis(raw.n, raw.size),
     }
-    if first_part:
-        cell["batch_first_part_seconds"] = summarize(first_part)
+    if raw.first_part:
+        cell["batch_first_part_seconds"] = summarize(raw.first_part)
     return cell
 
 
@@ -187,18 +241,23 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
                 bulk_bytes=(4 if quick else 16) * 1024 * 1024,
             )
             log(
-                f"A: RTT configured {2 * grid.one_way_ms:g} ms, measured "
+                f"methods_vs_floor: RTT configured {2 * grid.one_way_ms:g} ms, measured "
                 f"{path['rtt_measured_ms']:.2f} ms, bulk {path['bandwidth_mbyte_s']:.0f} MB/s"
             )
-            cells = []
+            raws = []
             for n in grid.counts:
                 for size in grid.sizes:
-                    log(f"A: N={n} payload={size} x{repeats}")
-                    cells.append(_cell(server, relay.address, path, n, size, repeats))
-            results["grids"].append({"path": path, "cells": cells})
+                    log(f"methods_vs_floor: N={n} payload={size} x{repeats}")
+                    raws.append(_measure(server, relay.address, n, size, repeats))
+            rate = fastest_rate(path, raws)
+            per_connection = connection_cpu(server, relay.address)
+            cells = [_cell(path, raw, rate, per_connection) for raw in raws]
+            results["grids"].append(
+                {"path": path, "fastest_rate_mbyte_s": rate / 1e6, "cells": cells}
+            )
             relay.stop()
         n = THROUGHPUT_N["quick" if quick else "full"]
-        log(f"A: throughput, N={n} direct")
+        log(f"methods_vs_floor: throughput, N={n} direct")
         results["throughput"] = _throughput(server, n, repeats)
         return results
     finally:

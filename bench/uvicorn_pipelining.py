@@ -1,4 +1,4 @@
-"""Scenario C: another HTTP/1.1 server, pipelined, vs a mixbatch batch to the reference server.
+"""uvicorn pipelining: another HTTP/1.1 server, pipelined, vs a mixbatch batch to the reference server.
 
 uvicorn serves ``bench.asgi_app`` (the same ``/random/{n}``) with httptools when installed and
 with h11 otherwise; the results name the one used. Through relays with the same delay, N GETs of
@@ -44,7 +44,9 @@ def run(quick: bool, repeats: int, one_way_ms: float = 1.0) -> dict[str, Any]:
             ),
         }
         times: dict[str, list[float]] = {k: [] for k in methods}
-        log(f"C: N={n}, uvicorn {uvicorn.extra['http_implementation']}, x{repeats}")
+        log(
+            f"uvicorn_pipelining: N={n}, uvicorn {uvicorn.extra['http_implementation']}, x{repeats}"
+        )
         for _ in range(repeats):
             for name, method in methods.items():
                 times[name].append(method().seconds)

@@ -1,4 +1,4 @@
-"""Scenario E: scale. A 1 GiB batch each way, and time and memory as N grows tenfold.
+"""Scale: A 1 GiB batch each way, and time and memory as N grows tenfold.
 
 The reference server runs with raised limits (``bench.reference_server``), straight over
 loopback: this scenario is about the server's memory and per-part cost, not the network.
@@ -131,7 +131,7 @@ def _repeat(
 ) -> dict[str, Any]:
     runs = []
     for i in range(repeats):
-        log(f"E: {label} run {i + 1}/{repeats}")
+        log(f"scale: {label} run {i + 1}/{repeats}")
         runs.append(_measured(run))
     out: dict[str, Any] = {
         key: summarize([r[key] for r in runs])
