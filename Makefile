@@ -81,6 +81,12 @@ results: env
 bench-quick: env
 	$(PY) -m bench --quick --out reports/bench-quick
 
+# The C programs the HTTP/2 comparison runs (h2load from nghttp2-client, nginx; curl is already
+# there); bench/external.py names this same command when one of them is missing. Needs root.
+.PHONY: bench-deps
+bench-deps:
+	apt-get update && apt-get install -y nghttp2-client nginx
+
 docs: env
 	$(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
 

@@ -40,7 +40,9 @@ __all__ = [
     "curl_post",
     "h2load",
     "missing",
+    "missing_message",
     "nginx_static",
+    "parse_h2load",
 ]
 
 #: The programs the HTTP/2 comparison needs, by the Debian package that provides each.
@@ -91,6 +93,14 @@ def missing() -> list[str]:
     return [name for name in REQUIRED if shutil.which(name) is None]
 
 
+def missing_message() -> str | None:
+    """What is missing and the command that installs it, or None when nothing is."""
+    absent = missing()
+    if not absent:
+        return None
+    return f"{', '.join(absent)} not installed; install with: {INSTALL_COMMAND}"
+
+
 def _run(argv: list[str]) -> str:
     try:
         done = subprocess.run(
@@ -126,7 +136,11 @@ def h2load(
         argv += ["-d", str(data)]
     for name, value in (headers or {}).items():
         argv += ["-H", f"{name}: {value}"]
-    out = _run([*argv, url])
+    return H2loadRun(parse_h2load(_run([*argv, url]), url, requests), requests)
+
+
+def parse_h2load(out: str, url: str, requests: int) -> float:
+    """Seconds from h2load's report, once every request is done, succeeded and answered 2xx."""
     finished = _FINISHED.search(out)
     counts = _REQUESTS.search(out)
     status = _STATUS.search(out)
@@ -135,7 +149,7 @@ def h2load(
     done, succeeded, ok = int(counts.group(2)), int(counts.group(3)), int(status.group(1))
     if not done == succeeded == ok == requests:
         raise ExternalError(f"h2load {url}: {done} done, {succeeded} succeeded, {ok} 2xx")
-    return H2loadRun(float(finished.group(1)) * _UNIT[finished.group(2)], requests)
+    return float(finished.group(1)) * _UNIT[finished.group(2)]
 
 
 def curl_post(url: str, body: Path, content_type: str, at_least: int) -> float:

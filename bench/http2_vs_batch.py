@@ -160,9 +160,8 @@ def _cell(
 
 
 def run(quick: bool, repeats: int) -> dict[str, Any]:
-    absent = external.missing()
-    if absent:
-        reason = f"{', '.join(absent)} not installed; install with: {external.INSTALL_COMMAND}"
+    reason = external.missing_message()
+    if reason is not None:
         log(f"http2_vs_batch: {reason}")
         return {"available": False, "reason": reason}
     plan = QUICK if quick else FULL
