@@ -11,8 +11,12 @@ target with ``resolve_part_target`` (MB-PART-5, MB-SUB-2, MB-SUB-4, MB-SUB-8). A
 rejects the whole batch before anything ran.
 
 Part bodies go to one ``SpooledTemporaryFile`` as they arrive: up to a threshold in memory,
-beyond it on disk, so even a batch at the octet limit never sits in RAM. Each part keeps only
-its offset and length into the spool.
+beyond it on disk, so even a batch at the octet limit never sits in RAM. A part's header
+section goes there too unless it is small: a part whose method, target and fields take more
+than ``INLINE_PART_BYTES`` as Python objects is packed into one record in the spool and read
+back when the part is used. Every field line costs a tuple and two strings, several times its
+octets on the wire, and a batch holds up to ``max_parts`` parts until the last one ran, so a
+held part costs at most about that many octets, whatever its header section holds.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from mixbatch.codec import (
 )
 
 __all__ = [
+    "INLINE_PART_BYTES",
     "SPOOL_IN_MEMORY_BYTES",
     "Envelope",
     "EnvelopeReader",
@@ -45,20 +50,104 @@ __all__ = [
 
 #: Part bodies stay in memory up to 1 MiB per batch; beyond that they spool to disk.
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
+#: A part whose method, target, Content-Id and fields take more than this, counted as Python
+#: objects (``_held_bytes``), waits in the spool instead of in memory: 10,000 parts then hold at
+#: most about 10 MiB however dense their header sections are.
+INLINE_PART_BYTES = 1024
+#: What a ``str`` and a (name, value) tuple cost beyond their characters (CPython 3.12, 64-bit).
+_STR_OVERHEAD = 49
+_FIELD_OVERHEAD = 56 + 8 + 2 * _STR_OVERHEAD
+#: Separates the method, Content-Id, target and field lines of a packed record. No element
+#: holds a CR or LF: fields passed the field-line grammar, the rest are tokens and URI chars.
+_SEP = "\r\n"
+
+_Header = tuple[str, str, str, Fields]
 
 
-@dataclass(slots=True)
+def _held_bytes(method: str, content_id: str, target: str, fields: Fields) -> int:
+    """About what holding these objects costs, in octets."""
+    size = 3 * _STR_OVERHEAD + len(method) + len(content_id) + len(target)
+    for name, value in fields:
+        size += _FIELD_OVERHEAD + len(name) + len(value)
+        if size > INLINE_PART_BYTES:
+            break
+    return size
+
+
+def _pack(method: str, content_id: str, target: str, fields: Fields) -> bytes:
+    lines = [method, content_id, target]
+    lines.extend(f"{name}:{value}" for name, value in fields)
+    return _SEP.join(lines).encode("latin-1")
+
+
+def _unpack(record: bytes) -> _Header:
+    method, content_id, target, *lines = record.decode("latin-1").split(_SEP)
+    pairs = []
+    for line in lines:
+        # A field name is a token, which holds no ":", so the first one ends it.
+        name, _, value = line.partition(":")
+        pairs.append((name, value))
+    return method, content_id, target, Fields(pairs)
+
+
 class Part:
-    """One validated sub-request waiting to run; its body is ``spool[start:start+length]``."""
+    """One validated sub-request waiting to run; its body is ``spool[start:start+length]``.
 
-    index: int
-    method: str
-    content_id: str
-    target: str
-    fields: Fields
-    offset: int
-    start: int
-    length: int = 0
+    ``method``, ``content_id``, ``target`` and ``fields`` are held in memory for a small part,
+    or read back from the envelope's spool for one packed there (see ``INLINE_PART_BYTES``).
+    """
+
+    __slots__ = ("_envelope", "_header", "index", "length", "offset", "start")
+
+    def __init__(
+        self,
+        envelope: Envelope,
+        index: int,
+        header: _Header | tuple[int, int],
+        offset: int,
+        start: int,
+        length: int = 0,
+    ) -> None:
+        self._envelope = envelope
+        #: The header objects, or (position, size) of their packed record in the spool.
+        self._header = header
+        self.index = index
+        self.offset = offset
+        self.start = start
+        self.length = length
+
+    def _load(self) -> _Header:
+        header = self._header
+        if len(header) == 4:
+            return header
+        return self._envelope.record(self, header)
+
+    @property
+    def method(self) -> str:
+        return self._load()[0]
+
+    @property
+    def content_id(self) -> str:
+        return self._load()[1]
+
+    @property
+    def target(self) -> str:
+        return self._load()[2]
+
+    @property
+    def fields(self) -> Fields:
+        return self._load()[3]
+
+    @property
+    def packed(self) -> bool:
+        """True when the part's header waits in the spool rather than in memory."""
+        return len(self._header) != 4
+
+    def __repr__(self) -> str:
+        return (
+            f"Part(index={self.index}, method={self.method!r}, target={self.target!r}, "
+            f"start={self.start}, length={self.length})"
+        )
 
 
 @dataclass(slots=True)
@@ -67,13 +156,27 @@ class Envelope:
 
     spool: IO[bytes]
     parts: list[Part] = field(default_factory=list)
+    #: The part whose packed record was read last, and its objects: parts are used one after
+    #: another, so this one entry saves reading a record again for each attribute.
+    _last: tuple[Part, _Header] | None = None
 
     def body(self, part: Part) -> bytes:
         """The part's whole body, read back from the spool."""
         self.spool.seek(part.start)
         return self.spool.read(part.length)
 
+    def record(self, part: Part, where: tuple[int, int]) -> _Header:
+        """The header objects of a part packed into the spool."""
+        last = self._last
+        if last is not None and last[0] is part:
+            return last[1]
+        self.spool.seek(where[0])
+        header = _unpack(self.spool.read(where[1]))
+        self._last = (part, header)
+        return header
+
     def close(self) -> None:
+        self._last = None
         self.spool.close()
 
 
@@ -148,9 +251,12 @@ class EnvelopeReader:
 
     def _handle(self, events: list[Event]) -> None:
         envelope = self._envelope
+        spool = envelope.spool
+        if events and spool.tell() != self._position:
+            spool.seek(self._position)  # a record was read back in between
         for event in events:
             if isinstance(event, PartData):
-                envelope.spool.write(event.data)
+                spool.write(event.data)
                 self._position += len(event.data)
             elif isinstance(event, RequestPartStart):
                 target = resolve_part_target(
@@ -160,16 +266,15 @@ class EnvelopeReader:
                     authority=self._authority,
                     batch_paths=self._batch_paths,
                 )
+                method, content_id, fields = event.method, event.target, event.fields
+                header: _Header | tuple[int, int] = (method, content_id, target, fields)
+                if _held_bytes(method, content_id, target, fields) > INLINE_PART_BYTES:
+                    record = _pack(method, content_id, target, fields)
+                    spool.write(record)
+                    header = (self._position, len(record))
+                    self._position += len(record)
                 envelope.parts.append(
-                    Part(
-                        event.index,
-                        event.method,
-                        event.target,
-                        target,
-                        event.fields,
-                        event.offset,
-                        self._position,
-                    )
+                    Part(envelope, event.index, header, event.offset, self._position)
                 )
             elif isinstance(event, PartEnd):
                 envelope.parts[-1].length = event.length
