@@ -5,19 +5,47 @@ file as it is, with its headings moved one level down so that they sit under the
 own title, followed by the plots the same run left next to it (bench/results/*.png and
 *.svg, which the docs hook publishes unchanged); when the summary does not exist the page says
 that nothing has been measured yet, rather than showing any figure.
+
+A summary written before the scenarios were named for what they measure (its results.json keys
+them A-F) carries figures that the harness no longer produces; the page puts a warning above
+it naming, for each such scenario present, what its figure measured and what replaced it
+(``EARLIER_CAVEATS``). The next full run drops the warning by itself.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-__all__ = ["PLOTS_URI", "SUMMARY", "bench_section", "plot_files"]
+__all__ = [
+    "EARLIER_CAVEATS",
+    "PLOTS_URI",
+    "SUMMARY",
+    "bench_section",
+    "earlier_caveats",
+    "plot_files",
+]
 
 SUMMARY = Path("bench") / "results" / "summary.md"
 #: Where the docs hook publishes the bench plots, relative to the docs root.
 PLOTS_URI = "benchmarks/plots"
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
+
+#: What a scenario of the lettered harness measured, where it differs from what the name says.
+EARLIER_CAVEATS = {
+    "A": "**A** (now `methods_vs_floor`): its floor was a sum of RTT, transfer and server CPU, "
+    "so a method that overlaps them came in under it (batch at 0.78x). The floor is now one "
+    "RTT + max(transfer, CPU), and a target fails the run if any method comes in under it.",
+    "B": "**B** (now `http2_vs_batch`): its HTTP/2 side was httpx, a pure-Python HTTP/2 "
+    "client, against hypercorn, a Python server, while the batch used the lean client and the "
+    "reference server: the 42x measures Python's HTTP/2 stack, not HTTP/2. The scenario now "
+    "drives both sides with C clients (h2load, curl) and adds nginx; against nginx at 2 ms "
+    "RTT a batch of 500 is slower than HTTP/2 multiplexing.",
+    "F": "**F** (now `batching_proxy`): its links had no bandwidth cap, unlike the thesis' 3G "
+    "example (300 ms, 1 Mb/s). The scenario now runs on that link shape, with direct "
+    "pipelining beside the proxied batch.",
+}
 
 
 def bench_section(root: Path) -> str:
@@ -41,7 +69,29 @@ def bench_section(root: Path) -> str:
         f"![{p.stem}]({PLOTS_URI}/{p.name})" for p in plot_files(root)
     ]  # the page is docs/benchmarks.md, so these paths are relative to the docs root
     section = ["", "## Plots", "", *plots] if plots else []
-    return f"*Included from `{SUMMARY.as_posix()}`.*\n\n" + "\n".join(out + section) + "\n"
+    caveats = earlier_caveats(root)
+    warning = ""
+    if caveats:
+        body = "\n\n    ".join(caveats)
+        warning = (
+            '!!! warning "Measured by an earlier harness"\n'
+            "    This run predates the scenarios as they stand, and some of its figures\n"
+            "    measured something other than their title says:\n\n"
+            f"    {body}\n\n"
+        )
+    return (
+        warning + f"*Included from `{SUMMARY.as_posix()}`.*\n\n" + "\n".join(out + section) + "\n"
+    )
+
+
+def earlier_caveats(root: Path) -> list[str]:
+    """The caveats for the lettered scenarios in the published results.json, in order."""
+    path = (root / SUMMARY).parent / "results.json"
+    try:
+        scenarios = json.loads(path.read_text(encoding="utf-8")).get("scenarios", {})
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [text for key, text in EARLIER_CAVEATS.items() if key in scenarios]
 
 
 def plot_files(root: Path) -> list[Path]:
