@@ -30,7 +30,6 @@ class Target:
 
     name: str
     address: tuple[str, int]
-    stop_coroutine: Any = None
     limits: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -52,7 +51,7 @@ def start_server(loop: LoopThread, config: ServerConfig | None = None) -> tuple[
     config = config or ServerConfig(port=0)
     server = Server(build_app(config), config)
     loop.run(server.start())
-    target = Target("server", (server.host, server.port), server)
+    target = Target("server", (server.host, server.port))
     target.limits = read_limits(target.address)
     return target, server
 
@@ -61,7 +60,7 @@ def start_proxy(loop: LoopThread, origin_url: str, **options: Any) -> tuple[Targ
     proxy = ProxyServer(ProxyConfig(Upstream.parse(origin_url), port=0, **options))
     loop.run(proxy.start())
     host, port = proxy.url.removeprefix("http://").rsplit(":", 1)
-    target = Target("proxy", (host.strip("[]"), int(port)), proxy)
+    target = Target("proxy", (host.strip("[]"), int(port)))
     target.limits = read_limits(target.address)
     return target, proxy
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import h11
 
 __all__ = [
+    "EXCHANGE_TIMEOUT",
     "Answer",
     "Exchange",
     "exchange",

@@ -47,25 +47,27 @@ def _field_lines(limits: Limits, over: int) -> bytes:
 
 def _part_body(limits: Limits, over: int) -> bytes:
     body = b"x" * (limits["max_part_bytes"] + over)
-    return post(batch(part("PUT", "/echo", [("Content-Type", "application/octet-stream")], body)))
+    return post(
+        batch(part("PUT", "/status/204", [("Content-Type", "application/octet-stream")], body))
+    )
 
 
 def _batch_bytes(limits: Limits, over: int) -> bytes:
     """A batch of exactly ``max_batch_bytes`` (+ ``over``) octets, in parts within the part limit."""
     total = limits["max_batch_bytes"] + over
     per_part = min(limits["max_part_bytes"], 64 * 1024)
-    shell = len(batch(part("PUT", "/echo", [], b"x")))  # framing of one part and the close
+    shell = len(batch(part("PUT", "/status/204", [], b"x")))  # framing of one part and the close
     parts: list[bytes] = []
     remaining = total
     while True:
-        one = len(batch(part("PUT", "/echo", [], b"x" * per_part))) - len(batch())
+        one = len(batch(part("PUT", "/status/204", [], b"x" * per_part))) - len(batch())
         if remaining - one < shell + 16:
             break
-        parts.append(part("PUT", "/echo", [], b"x" * per_part))
+        parts.append(part("PUT", "/status/204", [], b"x" * per_part))
         remaining -= one
     # The last part takes what is left; its Content-Length digits change its framing size.
     for guess in range(max(1, remaining - shell - 8), remaining + 1):
-        last = part("PUT", "/echo", [], b"x" * guess)
+        last = part("PUT", "/status/204", [], b"x" * guess)
         if len(batch(*parts, last)) == total:
             return post(batch(*parts, last))
     raise AssertionError(f"no batch of exactly {total} octets")

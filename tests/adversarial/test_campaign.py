@@ -6,13 +6,15 @@ case the peer must still answer a normal batch promptly: no case may wedge, cras
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from . import framing_cases, header_cases, limit_cases, nested_cases, target_cases
 from ._case import NORMAL_REQUEST, Case, Close
-from ._targets import Target
+from ._targets import LoopThread, Target, start_proxy, start_server, stop
 from ._verdicts import judge, response_parts
-from ._wire import exchange
+from ._wire import EXCHANGE_TIMEOUT, exchange
 
 ALL_CASES: list[Case] = [
     *framing_cases.CASES,
@@ -23,6 +25,8 @@ ALL_CASES: list[Case] = [
 ]
 #: Seconds to wait for a close the case's outcome speaks about (a closing peer takes microseconds).
 CLOSE_LINGER = 0.25
+#: Seconds a batch at a default limit may take (10,000 parts through the proxy take a few).
+DEFAULT_LIMITS_TIMEOUT = 60.0
 #: Seconds a normal batch may take after a case; far above its usual few milliseconds.
 LIVENESS_TIMEOUT = 3.0
 
@@ -51,8 +55,7 @@ def test_capabilities_publish_max_part_fields(target: Target) -> None:
     assert "max_part_fields" in target.limits, target.limits
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=lambda case: case.id)
-def test_case(case: Case, target: Target) -> None:
+def run_case(case: Case, target: Target, timeout: float = EXCHANGE_TIMEOUT) -> None:
     if target.name not in case.peers:
         pytest.skip(f"{case.id} does not apply to the {target.name}")
     try:
@@ -65,8 +68,37 @@ def test_case(case: Case, target: Target) -> None:
         methods=(case.method,),
         expect=case.answers,
         half_close=case.eof,
+        timeout=timeout,
         linger=CLOSE_LINGER if case.close is not Close.MAY else 0.0,
     )
     problems = judge(case, result)
     assert not problems, f"{case.id} ({case.cite}): " + "; ".join(problems)
     assert_alive(target)
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda case: case.id)
+def test_case(case: Case, target: Target) -> None:
+    run_case(case, target)
+
+
+@pytest.fixture(scope="module", params=["server", "proxy"])
+def default_target(
+    request: pytest.FixtureRequest, adversarial_loop: LoopThread
+) -> Iterator[Target]:
+    """A peer with every limit at its default, as ``mixbatch serve`` and ``proxy`` start."""
+    origin, origin_server = start_server(adversarial_loop)
+    if request.param == "server":
+        yield origin
+    else:
+        target, proxy = start_proxy(adversarial_loop, f"http://{origin.authority}")
+        yield target
+        stop(adversarial_loop, proxy)
+    stop(adversarial_loop, origin_server)
+
+
+@pytest.mark.deep
+@pytest.mark.timeout(600)
+@pytest.mark.usefixtures("deep_only")
+@pytest.mark.parametrize("case", limit_cases.CASES, ids=lambda case: case.id)
+def test_limit_case_at_default_limits(case: Case, default_target: Target) -> None:
+    run_case(case, default_target, timeout=DEFAULT_LIMITS_TIMEOUT)
