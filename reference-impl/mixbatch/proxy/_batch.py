@@ -270,6 +270,7 @@ class BatchRun:
     async def stream(self, response: Response, trailers: bool) -> AsyncIterator[bytes]:
         """The multipart body: parts in request order, each as soon as it is ready."""
         scheduler = asyncio.create_task(self.schedule(), name="mixbatch-proxy-batch")
+        written = False
         try:
             for part, future in zip(self._envelope.parts, self._futures, strict=True):
                 outcome = await future
@@ -296,7 +297,12 @@ class BatchRun:
                 # MB-STATUS-8: the optional trailer, only to a client that sent TE: trailers.
                 response.trailers.append(("Batch-Summary", self.summary.as_field()))
             yield self.writer.close()
+            written = True
         finally:
-            scheduler.cancel()
+            if not written:
+                # The client went away or the stream failed: nothing more is wanted upstream.
+                scheduler.cancel()
+            # Once every part is written the scheduler only hands its connections back to the
+            # pool (each checked at its message boundary); cancelling it there would cost them.
             await asyncio.gather(scheduler, return_exceptions=True)
             self._envelope.close()

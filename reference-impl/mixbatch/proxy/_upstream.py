@@ -1,4 +1,4 @@
-"""The I/O adapter toward the origin: h11 over asyncio streams, a keep-alive pool, pipelining.
+"""The I/O adapter toward the origin: h11 over ``OriginStream``, a keep-alive pool, pipelining.
 
 Theory of operation. h11 keeps one request/response cycle per ``h11.Connection`` and will not
 let a client start the next request before the previous response ended, so it cannot pipeline
@@ -9,29 +9,42 @@ therefore pipelined (RFC 9112 §9.3.2), and the octets h11 received past the end
 (``trailing_data``) are handed to the parser of response i + 1 before the socket is read again.
 
 ``UpstreamPool`` bounds the open connections with a semaphore and keeps idle keep-alive
-connections for reuse. A connection whose response said ``Connection: close``, ended early,
-timed out or broke is discarded, never reused: its byte stream can no longer be trusted.
+connections for reuse. HTTP/1.1 pairs responses with requests by order alone, so a connection
+goes back to the pool only at an exact message boundary (``at_boundary``): every request written
+was answered in full, no octet is left past the last answer, and no answer began before its
+request had gone out whole. Anything else (``Connection: close``, an answer ended early, timed
+out or broken, one response too many, content where none may be, more content than declared)
+closes it: its byte stream no longer lines up with its requests, and its next reader would get
+someone else's answer. A connection resting in the pool is closed the moment the origin sends
+anything on it (``OriginStream``), and checked again when taken out.
 
 ``pipeline`` runs a list of safe requests over one connection at a time: it writes them all,
-then reads the answers in order, each within its own timeout. A timeout is that request's
-failure alone; the requests behind it on the dead connection are sent again on a fresh one
-(they are safe, so sending them twice is harmless, RFC 9110 §9.2.1). A broken connection costs
-each unanswered request one retry. Every round resolves or retries at least one request, so
-the loop ends after at most twice as many rounds as requests. ``exchange`` sends one request
-of any method and never retries it: an unsafe request that may have reached the origin must
-not run twice (RFC 9112 §9.3.1.1).
+then reads the answers in order, each within its own timeout. The first answer of a round is
+surely the first request's (the connection began the round at a boundary); the others are
+delivered only if the round ends exactly at a boundary, and otherwise their requests go again.
+A timeout is that request's failure alone; the requests behind it on the dead connection are
+sent again on a fresh one (they are safe, so sending them twice is harmless, RFC 9110 §9.2.1).
+A broken connection costs each unanswered request one retry. Every round resolves at least one
+request or retries one not retried before, so the loop ends after at most twice as many rounds
+as requests. ``exchange`` sends one request of any method and never retries it: an unsafe
+request that may have reached the origin must not run twice (RFC 9112 §9.3.1.1).
+
+A request is written whole into the transport, which sends it while its answer is awaited:
+an origin that answers early, or stops reading, is seen by the read and its timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 import h11
 
 from ._config import ProxyConfig, Upstream
+from ._origin_stream import OriginStream
 
 __all__ = [
     "UpstreamConnection",
@@ -43,9 +56,6 @@ __all__ = [
     "exchange",
     "pipeline",
 ]
-
-#: Octets read from the upstream socket at a time.
-READ_SIZE = 64 * 1024
 
 
 class UpstreamError(Exception):
@@ -95,13 +105,17 @@ def _h11_request(request: UpstreamRequest) -> h11.Request:
 class UpstreamConnection:
     """One TCP connection to the origin and the pipeline of requests written on it."""
 
-    def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_header: int
-    ) -> None:
-        self._reader = reader
-        self._writer = writer
+    def __init__(self, stream: OriginStream, max_header: int) -> None:
+        self._stream = stream
         self._max_header = max_header
         self._carry = b""
+        #: Octets written so far, and where each request still unanswered ends among them.
+        self._written = 0
+        self._request_ends: deque[int] = deque()
+        #: Requests written whose final response has not ended yet.
+        self._outstanding = 0
+        #: True once an answer began before its request had gone out whole.
+        self._answered_early = False
         #: False once the connection may not carry another response (close, error, timeout).
         self.reusable = True
         #: Requests written on this connection so far (for tests and logs).
@@ -110,7 +124,41 @@ class UpstreamConnection:
     @property
     def stale(self) -> bool:
         """True when the origin has already closed its side (an idle keep-alive timeout)."""
-        return self._reader.at_eof() or self._writer.is_closing()
+        return self._stream.closed
+
+    @property
+    def answered_exactly(self) -> bool:
+        """True when every request written got one answer and nothing more has arrived.
+
+        That is: each answer was read in full, the last one ended exactly where the octets
+        received end (nothing carried over, nothing buffered), and no answer began before its
+        request had gone out whole. Octets past the end of the last answer are a response
+        nobody asked for, and would answer the next request (RFC 9112 §9.3).
+        """
+        return (
+            self._outstanding == 0
+            and not self._carry
+            and self._stream.buffered == 0
+            and not self._answered_early
+            and not self._stream.spoke_out_of_turn
+        )
+
+    @property
+    def at_boundary(self) -> bool:
+        """True when the connection may carry the next request of anyone: answered exactly,
+        still open, and nothing (a close, an error, a timeout) made it unusable."""
+        return self.reusable and self.answered_exactly and not self._stream.closed
+
+    def park(self) -> bool:
+        """Put the connection to rest in the pool; False when it is not at a boundary."""
+        if not self.at_boundary:
+            return False
+        self._stream.park()
+        return True
+
+    def unpark(self) -> bool:
+        """Take it out of the pool; False when the origin spoke or closed while it rested."""
+        return self._stream.unpark() and self.at_boundary
 
     def write(self, request: UpstreamRequest) -> h11.Connection:
         """Write ``request`` and return the state machine that will parse its response."""
@@ -119,16 +167,23 @@ class UpstreamConnection:
         if request.body:
             data += machine.send(h11.Data(data=request.body)) or b""
         data += machine.send(h11.EndOfMessage()) or b""
-        self._writer.write(data)
+        self._stream.write(data)
+        self._written += len(data)
+        self._request_ends.append(self._written)
+        self._outstanding += 1
         self.requests_sent += 1
         return machine
 
     async def flush(self) -> None:
-        try:
-            await self._writer.drain()
-        except (ConnectionError, OSError) as exc:
+        """Fail at once when the connection is already gone; otherwise return without waiting.
+
+        What ``write`` wrote sits whole in the transport, which sends it while the caller waits
+        for the answer. Waiting for it to drain first would hide an origin that answers before
+        reading all of the request (or never reads it) behind a stalled write.
+        """
+        if self._stream.closed:
             self.reusable = False
-            raise UpstreamError(f"writing to the origin failed: {exc}") from exc
+            raise UpstreamError("writing to the origin failed: the connection is closed")
 
     async def _next(self, machine: h11.Connection) -> h11.Event:
         while True:
@@ -148,11 +203,7 @@ class UpstreamConnection:
             if self._carry:
                 data, self._carry = self._carry, b""
             else:
-                try:
-                    data = await self._reader.read(READ_SIZE)
-                except (ConnectionError, OSError) as exc:
-                    self.reusable = False
-                    raise UpstreamError(f"reading from the origin failed: {exc}") from exc
+                data = await self._stream.receive()
             machine.receive_data(data)
 
     async def read_head(self, machine: h11.Connection) -> h11.Response:
@@ -160,10 +211,20 @@ class UpstreamConnection:
         while True:
             event = await self._next(machine)
             if isinstance(event, h11.Response):
+                self._answered_from(self._request_ends.popleft() if self._request_ends else 0)
                 return event
             if not isinstance(event, h11.InformationalResponse):
                 self.reusable = False
                 raise UpstreamError(f"unexpected event from the origin: {event!r}")
+
+    def _answered_from(self, request_end: int) -> None:
+        # An answer that began before its request had gone out whole: the origin decided
+        # without reading all of it, and may read the rest as a request of its own (RFC 9112
+        # §9.5: a client "SHOULD monitor the network connection for an error response while it
+        # is transmitting the request"). The exchange may finish; the connection is not reused.
+        if self._written - self._stream.unsent < request_end:
+            self._answered_early = True
+            self.reusable = False
 
     async def read_body(self, machine: h11.Connection) -> AsyncIterator[bytes]:
         """The response content chunk by chunk; keeps any octets of the next response."""
@@ -172,8 +233,14 @@ class UpstreamConnection:
             if isinstance(event, h11.Data):
                 yield bytes(event.data)
             elif isinstance(event, h11.EndOfMessage):
-                self._carry = machine.trailing_data[0]
-                if machine.their_state is not h11.DONE or machine.our_state is not h11.DONE:
+                self._outstanding -= 1
+                carry, closed = machine.trailing_data
+                self._carry = bytes(carry)
+                if (
+                    closed
+                    or machine.their_state is not h11.DONE
+                    or machine.our_state is not h11.DONE
+                ):
                     self.reusable = False  # Connection: close, or HTTP/1.0 framing
                 return
             else:
@@ -200,8 +267,7 @@ class UpstreamConnection:
 
     def close(self) -> None:
         self.reusable = False
-        with contextlib.suppress(Exception):
-            self._writer.close()
+        self._stream.close()
 
 
 class UpstreamPool:
@@ -217,9 +283,10 @@ class UpstreamPool:
 
     async def _open(self) -> UpstreamConnection:
         upstream = self._upstream
+        loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self._config.connect_timeout):
-                reader, writer = await asyncio.open_connection(upstream.host, upstream.port)
+                _, stream = await loop.create_connection(OriginStream, upstream.host, upstream.port)
         except TimeoutError as exc:
             raise UpstreamError(
                 f"connecting to {upstream.url} took over {self._config.connect_timeout:g} s"
@@ -227,7 +294,7 @@ class UpstreamPool:
         except OSError as exc:
             raise UpstreamError(f"cannot connect to {upstream.url}: {exc}") from exc
         self.opened += 1
-        return UpstreamConnection(reader, writer, self._config.max_response_header_bytes)
+        return UpstreamConnection(stream, self._config.max_response_header_bytes)
 
     @contextlib.asynccontextmanager
     async def connection(self) -> AsyncIterator[UpstreamConnection]:
@@ -236,18 +303,19 @@ class UpstreamPool:
             connection: UpstreamConnection | None = None
             while self._idle and connection is None:
                 candidate = self._idle.pop()
-                if candidate.stale:
-                    candidate.close()
-                else:
+                if candidate.unpark():
                     connection = candidate
+                else:
+                    candidate.close()
             if connection is None:
                 connection = await self._open()
             try:
                 yield connection
+                await settle()
             except BaseException:
                 connection.close()
                 raise
-            if connection.reusable and not connection.stale:
+            if connection.park():
                 self._idle.append(connection)
             else:
                 connection.close()
@@ -256,6 +324,19 @@ class UpstreamPool:
         idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
+
+
+async def settle() -> None:
+    """Let octets that already reached the socket be read before a boundary is judged.
+
+    An event-loop round reads ready sockets only after the callbacks already queued, among them
+    the task that asks; two rounds are enough for the answer to see what had arrived. Octets
+    that arrive later still close the connection if it is idle (``OriginStream.park``); only
+    octets that the origin holds back until a next request is written cannot be told from the
+    answer to that request, on HTTP/1.1 or by any proxy.
+    """
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
 
 
 Outcome = UpstreamResponse | UpstreamError
@@ -291,11 +372,21 @@ async def pipeline(
     timeout: float,
     max_body: int,
 ) -> None:
-    """Send safe ``requests`` pipelined on one connection; ``deliver(i, outcome)`` as each ends."""
+    """Send safe ``requests`` pipelined on one connection; ``deliver(i, outcome)`` as each ends.
+
+    Each round writes every pending request on one connection taken at a message boundary, so
+    the round's first answer is surely the first request's and is delivered at once. Later
+    answers are paired with their requests by order alone; they are held until the round has
+    read one answer per request and then ends exactly at a boundary (``answered_exactly``).
+    A round that ends any other way (octets left over: some answer was one too many; a
+    timeout, an error or a close before the last answer: some answer may be missing) proves
+    nothing about the answers it holds, so their requests go again in the next round.
+    """
     pending = list(range(len(requests)))
     retried: set[int] = set()
     while pending:
         rest: list[int] = []
+        held: list[tuple[int, Outcome]] = []
         try:
             async with pool.connection() as connection:
                 machines = [connection.write(requests[i]) for i in pending]
@@ -336,13 +427,24 @@ async def pipeline(
                             retried.add(index)
                             rest = pending[position:]
                         break
-                    deliver(index, outcome)
-                    if not connection.reusable:
+                    if position == 0:
+                        deliver(index, outcome)
+                    else:
+                        held.append((index, outcome))
+                    if not connection.reusable and position < len(pending) - 1:
                         rest = pending[position + 1 :]
                         break
+                else:
+                    await settle()
+                    if connection.answered_exactly:
+                        for index, outcome in held:
+                            deliver(index, outcome)
+                        held.clear()
+                if held:
+                    connection.close()
         except UpstreamError as exc:
             # No connection at all: every request still pending fails the same way.
             for index in pending:
                 deliver(index, exc)
             return
-        pending = rest
+        pending = [index for index, _ in held] + rest
