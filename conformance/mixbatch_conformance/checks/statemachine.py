@@ -1,13 +1,21 @@
 """A hypothesis state machine over the sandbox collection (standard tier).
 
-Theory of operation: the machine keeps a model of the members it created (location ->
-title, or None once deleted) and drives the target with rules that each go through a
-batch: create (POST, 201 with Location: MB-RESP-7), replace (PUT), delete (DELETE), read
-(GET), and `sequence`, one batch that replaces, reads, deletes and reads the same member,
-whose results must be those of running the parts one at a time in order (MB-PROC-2). After
-each rule a read of every known member, alone, must agree with the model (MB-SUB-1: the
-batch had the effect the same requests have alone). The member document is
-{"title", "author", "year"} as JSON; a sandbox that does not accept it makes the check N/A.
+Theory of operation: the machine keeps a model of the members it created (location -> the
+document last written, or None once deleted) and drives the target with rules that each go
+through a batch: create (POST, 201 with Location: MB-TEST-3, MB-RESP-7), replace (PUT), delete
+(DELETE), read (GET), and `sequence`, one batch that replaces, reads, deletes and reads the same
+member, whose results must be those of running the parts one at a time in order (MB-PROC-2).
+After each rule a read of every known member, alone, must agree with the model (MB-SUB-1: the
+batch had the effect the same requests have alone).
+
+What the spec leaves open is learned, not assumed. The member document is the target's
+`sandbox.member` (MB-TEST-3: "The member document is the target's `sandbox.member`, sent as
+`application/json`; a check may change the values of its string members"); without one the
+check is N/A. A `PUT` to a member that does not exist may create it (201) or be refused (404,
+405), so the check sends one such `PUT` alone first and then holds every batched one to the same
+answer (MB-PROC-2). A read is compared with what was written only when the target declares
+`sandbox.reads_back` (MB-TEST-4), and then only as MB-TEST-4 says: the object read holds every
+member written, with the same values.
 """
 
 from __future__ import annotations
@@ -22,28 +30,68 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 
-TITLES = ("alpha", "beta", "gamma \u00e9", "delta--\r\nwith CRLF")
+#: Values the check writes into the member's first string member to tell its writes apart.
+TAGS = ("alpha", "beta", "gamma \u00e9", "delta--\r\nwith CRLF")
+#: MB-TEST-3: "a `PUT` to an existing member with 200 or 204".
+REPLACED = {200, 204}
+#: MB-TEST-3: "a `PUT` to a member that does not exist with 201 (it created the member) or with
+#: 404 or 405 (it refused)".
+PUT_ABSENT = {201, 404, 405}
+#: MB-TEST-3: "a `DELETE` of an existing member with 200 or 204".
+DELETED = {200, 204}
+#: MB-TEST-3: "after which a `GET` of it answers 404 or 410"; "a `DELETE` of a member that does
+#: not exist with 404 or 410".
+GONE = {404, 410}
 
 
-def _doc(title: str) -> bytes:
-    return json.dumps({"title": title, "author": "mixbatch suite", "year": 2000}).encode()
+def tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
+    """`member` with its first string member's value replaced by `tag` (MB-TEST-3)."""
+    out = dict(member)
+    for key, value in out.items():
+        if isinstance(value, str):
+            out[key] = tag
+            break
+    return out
 
 
-def _json(title: str, method: str, path: str) -> SubRequest:
-    return SubRequest(method, path, (("Content-Type", "application/json"),), _doc(title))
+def _json(doc: dict[str, Any], method: str, path: str) -> SubRequest:
+    body = json.dumps(doc).encode()
+    return SubRequest(method, path, (("Content-Type", "application/json"),), body)
 
 
-def _title_of(body: bytes) -> str | None:
+def holds(body: bytes, written: dict[str, Any]) -> bool:
+    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
     try:
         doc = json.loads(body)
     except ValueError:
-        return None
-    return doc.get("title") if isinstance(doc, dict) else None
+        return False
+    return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
+
+
+def _location(value: str | None) -> str | None:
+    return urlsplit(value).path if value else None
+
+
+def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, Any]) -> int:
+    """The status the target gives a PUT to a member that no longer exists, sent alone."""
+    made = ctx.alone(judge, _json(tagged(member, "probe"), "POST", coll))
+    loc = _location(made.get("Location"))
+    if made.status != 201 or not loc:
+        judge.not_applicable(
+            f"the sandbox answered a POST of sandbox.member alone with {made.status} and "
+            f"Location {made.get('Location')!r}, not 201 with a Location"
+        )
+    ctx.alone(judge, SubRequest("DELETE", loc))
+    put = ctx.alone(judge, _json(tagged(member, "probe again"), "PUT", loc))
+    judge.require("PUT to a deleted member, alone", put.status, PUT_ABSENT, "MB-TEST-3")
+    if put.status == 201:
+        ctx.alone(judge, SubRequest("DELETE", loc))
+    return put.status
 
 
 @checker(
     "property-sandbox-state-machine",
-    ("MB-PROC-2", "MB-RESP-7", "MB-SUB-1"),
+    ("MB-PROC-2", "MB-RESP-7", "MB-SUB-1", "MB-TEST-3", "MB-TEST-4"),
     "Batched creates, replaces, deletes and reads on the sandbox behave as the same requests run one at a time.",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
@@ -55,15 +103,12 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
     from hypothesis.stateful import Bundle, RuleBasedStateMachine, rule, run_state_machine_as_test
 
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    probe = _json("probe", "POST", coll)
-    env = expect_processed(ctx, judge, ctx.batch(judge, [probe]), [probe.content_id])
-    if part_status(env, 0) != 201:
-        judge.not_applicable(
-            f"the sandbox answered a JSON POST with {part_status(env, 0)}, not 201"
-        )
-    made = urlsplit(env.parts[0].get("Location") or "").path
-    if made:
-        ctx.alone(judge, SubRequest("DELETE", made))
+    declared = ctx.target.sandbox_member
+    if declared is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    member: dict[str, Any] = declared
+    reads_back = ctx.target.sandbox_reads_back
+    put_absent = _learn_put_absent(ctx, judge, coll, member)
     failures: list[Judge] = []
 
     def run(body: Any) -> Any:
@@ -74,40 +119,45 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
             raise PropertyFailed(j)
         return result
 
-    def location(value: str | None) -> str | None:
-        return urlsplit(value).path if value else None
-
     class Sandbox(RuleBasedStateMachine):
         members = Bundle("members")
 
         def __init__(self) -> None:
             super().__init__()
-            self.model: dict[str, str | None] = {}
+            self.model: dict[str, dict[str, Any] | None] = {}
 
-        @rule(target=members, title=st.sampled_from(TITLES))
-        def create(self, title: str) -> str:
+        @rule(target=members, tag=st.sampled_from(TAGS))
+        def create(self, tag: str) -> str:
             def body(j: Judge) -> str:
-                sub = _json(title, "POST", coll)
+                doc = tagged(member, tag)
+                sub = _json(doc, "POST", coll)
                 env = expect_processed(ctx, j, ctx.batch(j, [sub]), [sub.content_id])
-                j.require("create status", part_status(env, 0), {201}, "MB-RESP-7")
-                loc = location(env.parts[0].get("Location"))
+                # MB-TEST-3: "answering 201 with a `Location` field naming it".
+                j.require("create status", part_status(env, 0), {201}, "MB-TEST-3")
+                loc = _location(env.parts[0].get("Location"))
                 j.require_true("Location", bool(loc), repr(loc), "a Location field", "MB-RESP-7")
                 assert loc is not None
-                self.model[loc] = title
+                self.model[loc] = doc
                 return loc
 
             loc: str = run(body)
             return loc
 
-        @rule(loc=members, title=st.sampled_from(TITLES))
-        def replace(self, loc: str, title: str) -> None:
+        @rule(loc=members, tag=st.sampled_from(TAGS))
+        def replace(self, loc: str, tag: str) -> None:
             def body(j: Judge) -> None:
-                sub = _json(title, "PUT", loc)
+                doc = tagged(member, tag)
+                sub = _json(doc, "PUT", loc)
                 env = expect_processed(ctx, j, ctx.batch(j, [sub]), [sub.content_id])
-                gone = self.model.get(loc) is None
-                j.expect("replace status", part_status(env, 0), {404} if gone else {200, 204})
-                if not gone:
-                    self.model[loc] = title
+                status = part_status(env, 0)
+                if self.model.get(loc) is None:
+                    # MB-PROC-2 / MB-SUB-1: the answer the same PUT got alone.
+                    j.expect("PUT to an absent member", status, {put_absent}, "MB-SUB-1")
+                    if status == 201:
+                        self.model[loc] = doc
+                else:
+                    j.expect("replace status", status, REPLACED, "MB-TEST-3")
+                    self.model[loc] = doc
 
             run(body)
 
@@ -117,33 +167,43 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
                 sub = SubRequest("DELETE", loc)
                 env = expect_processed(ctx, j, ctx.batch(j, [sub]), [sub.content_id])
                 gone = self.model.get(loc) is None
-                j.expect("delete status", part_status(env, 0), {404} if gone else {200, 204})
+                j.expect(
+                    "delete status", part_status(env, 0), GONE if gone else DELETED, "MB-TEST-3"
+                )
                 self.model[loc] = None
 
             run(body)
 
-        @rule(loc=members, title=st.sampled_from(TITLES))
-        def sequence(self, loc: str, title: str) -> None:
+        @rule(loc=members, tag=st.sampled_from(TAGS))
+        def sequence(self, loc: str, tag: str) -> None:
             def body(j: Judge) -> None:
+                doc = tagged(member, tag)
                 subs = [
-                    _json(title, "PUT", loc),
+                    _json(doc, "PUT", loc),
                     SubRequest("GET", loc),
                     SubRequest("DELETE", loc),
                     SubRequest("GET", loc),
                 ]
                 env = expect_processed(ctx, j, ctx.batch(j, subs), [s.content_id for s in subs])
-                if self.model.get(loc) is None:
-                    want = [404, 404, 404, 404]
-                else:
-                    want = [200, 200, 204, 404]
-                    j.expect("read after write", _title_of(env.parts[1].body), {title}, "MB-PROC-2")
-                got = [part_status(env, i) for i in range(4)]
-                j.expect(
-                    "sequential statuses",
-                    [g if g not in (200, 204) else 200 for g in got],
-                    [[w if w not in (200, 204) else 200 for w in want]],
-                    "MB-PROC-2",
-                )
+                exists = self.model.get(loc) is not None
+                # MB-PROC-2: "as if it had run the parts one at a time ... in request order".
+                wrote = exists or put_absent == 201
+                want = [
+                    REPLACED if exists else {put_absent},
+                    {200} if wrote else GONE,
+                    DELETED if wrote else GONE,
+                    GONE,
+                ]
+                for i, allowed in enumerate(want):
+                    j.expect(f"part {i} ({subs[i].method})", part_status(env, i), allowed)
+                if wrote and reads_back:
+                    j.expect_true(
+                        "read after write",
+                        holds(env.parts[1].body, doc),
+                        repr(env.parts[1].body[:120]),
+                        f"an object holding {doc!r}",
+                        "MB-TEST-4",
+                    )
                 self.model[loc] = None
 
             run(body)
@@ -151,20 +211,28 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
         @rule()
         def agrees_with_model(self) -> None:
             def body(j: Judge) -> None:
-                for loc, title in self.model.items():
+                for loc, doc in self.model.items():
                     alone = ctx.alone(j, SubRequest("GET", loc))
-                    if title is None:
-                        j.expect(f"{loc} is gone", alone.status, {404}, "MB-SUB-1")
-                    else:
-                        j.expect(f"{loc} status", alone.status, {200}, "MB-SUB-1")
-                        j.expect(f"{loc} title", _title_of(alone.body), {title}, "MB-SUB-1")
+                    if doc is None:
+                        j.expect(f"{loc} is gone", alone.status, GONE, "MB-SUB-1")
+                        continue
+                    j.expect(f"{loc} status", alone.status, {200}, "MB-SUB-1")
+                    if reads_back:
+                        j.expect_true(
+                            f"{loc} reads back",
+                            holds(alone.body, doc),
+                            repr(alone.body[:120]),
+                            f"an object holding {doc!r}",
+                            "MB-TEST-4",
+                        )
 
             run(body)
 
         def teardown(self) -> None:
+            # MB-TEST-3: "A suite deletes every member it creates before it finishes".
             j = Judge("MB-PROC-2")
-            for loc, title in self.model.items():
-                if title is not None:
+            for loc, doc in self.model.items():
+                if doc is not None:
                     ctx.alone(j, SubRequest("DELETE", loc))
 
     budget = EXAMPLES.get(ctx.settings.tier, 25)

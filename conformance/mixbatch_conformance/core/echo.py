@@ -8,6 +8,13 @@ description. The suite understands one form, the reference server's: a JSON obje
 `body` (UTF-8 text) or `body_base64`; an optional `authority` names the authority the request
 was addressed to (its Host). An answer in any other form makes the check N/A: the
 suite cannot judge what it cannot read, and must not guess.
+
+`differences` compares two descriptions by the rules of spec 3.2.4, which MB-TEST-2 makes the
+rules for the echo: "`method`, `target`, `authority` and the content exactly, and `headers`
+after leaving out the framing fields, `Date` and the target's `volatile_headers` on both sides,
+names compared case-insensitively". Where a server's HTTP stack puts `Host` and
+`Content-Length`, whether an empty POST carries `Content-Length: 0`, and the case of a field
+name are outside the comparison, so two servers that differ only there both pass.
 """
 
 from __future__ import annotations
@@ -17,7 +24,28 @@ import binascii
 import json
 from dataclasses import dataclass
 
-__all__ = ["Echo", "read_echo"]
+__all__ = ["FRAMING_FIELDS", "Echo", "comparable_headers", "differences", "read_echo"]
+
+#: Spec 3.2.4: "leaving out on both sides the framing and connection fields (`Host`,
+#: `Content-Length`, `Transfer-Encoding`, `Connection` and the other fields MB-PART-9 names),
+#: `Date`, and any field that the one comparing has declared volatile".
+FRAMING_FIELDS = frozenset(
+    {
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "upgrade",
+        "expect",
+        "trailer",
+        "content-transfer-encoding",
+        "http-status-code",
+        "date",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -69,3 +97,39 @@ def read_echo(content: bytes) -> Echo | None:
     return Echo(
         method, target, tuple(pairs), body, authority if isinstance(authority, str) else None
     )
+
+
+def comparable_headers(
+    headers: tuple[tuple[str, str], ...], volatile: tuple[str, ...] | list[str] = ()
+) -> tuple[tuple[str, str], ...]:
+    """The header fields spec 3.2.4 compares: names lower-cased, framing and volatile left out."""
+    skip = FRAMING_FIELDS | {v.lower() for v in volatile}
+    return tuple((n.lower(), v) for n, v in headers if n.lower() not in skip)
+
+
+def differences(got: Echo, want: Echo, volatile: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """How `got` differs from `want` as requests under spec 3.2.4 (empty: the same request).
+
+    The authority is compared only when both descriptions state it: MB-TEST-2 requires it, but
+    an echo without it says nothing either way.
+    """
+    out = []
+    if got.method != want.method:
+        out.append(f"method {got.method!r}, alone {want.method!r}")
+    if got.target != want.target:
+        out.append(f"target {got.target!r}, alone {want.target!r}")
+    if (
+        got.authority is not None
+        and want.authority is not None
+        and got.authority.lower() != want.authority.lower()
+    ):
+        out.append(f"authority {got.authority!r}, alone {want.authority!r}")
+    if got.body != want.body:
+        out.append(f"content {got.body[:60]!r} ({len(got.body)} octets), alone {want.body[:60]!r}")
+    mine, theirs = (
+        comparable_headers(got.headers, volatile),
+        comparable_headers(want.headers, volatile),
+    )
+    if mine != theirs:
+        out.append(f"header fields {list(mine)!r}, alone {list(theirs)!r}")
+    return out

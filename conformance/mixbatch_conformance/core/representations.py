@@ -8,8 +8,9 @@ DAV:status "HTTP/1.1 NNN", mb:index, mb:content-id, mb:outcome, mb:header name=.
 in base64); the JSON reader validates against spec/schemas/multistatus.schema.json first.
 
 `comparable_fields` drops the fields a comparison must ignore: the target's volatile fields,
-framing and hop-by-hop fields, and the part fields the batch itself adds (Http-Status-Code,
-Content-Id, Batch-Outcome). Names compare case-insensitively, order is kept.
+`Date`, the framing and hop-by-hop fields MB-RESP-4 drops, and the part fields the batch itself
+adds (Http-Status-Code, Content-Id, Batch-Outcome). Names compare case-insensitively, order is
+kept (spec 3.2.4).
 """
 
 from __future__ import annotations
@@ -35,15 +36,25 @@ __all__ = [
 
 MB_NS = "https://mixbatch.dev/ns/multistatus"
 DAV_NS = "DAV:"
+#: Left out of every comparison (spec 3.2.4: "equal header fields after leaving out the fields
+#: MB-RESP-4 drops, `Date` and the declared volatile fields"), with the part fields the batch
+#: itself adds (Http-Status-Code, Content-Id, Batch-Outcome; MB-MULTI-5 compares those apart).
 IGNORED = {
-    "content-length",
-    "transfer-encoding",
+    # MB-RESP-4: "except the connection-specific and framing fields `Connection`,
+    # `Keep-Alive`, `Proxy-Connection`, `TE`, `Transfer-Encoding`, `Upgrade`, `Trailer` and
+    # `Content-Length`".
     "connection",
     "keep-alive",
+    "proxy-connection",
+    "te",
+    "transfer-encoding",
+    "upgrade",
+    "trailer",
+    "content-length",
+    "date",
     "http-status-code",
     "content-id",
     "batch-outcome",
-    "trailer",
 }
 
 
@@ -125,6 +136,10 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
             elif ns == MB_NS and name == "header":
                 fields.append((child.get("name", ""), text))
             elif ns == MB_NS and name == "body":
+                # MB-MULTI-6: "one `mb:body` element with the attribute `encoding="base64"`
+                # holding the body in base64 (RFC 4648 §4, no line breaks)".
+                if child.get("encoding") != "base64":
+                    return [], f"mb:body has encoding {child.get('encoding')!r}, not 'base64'"
                 try:
                     data = base64.b64decode(text.strip(), validate=True)
                 except (binascii.Error, ValueError):

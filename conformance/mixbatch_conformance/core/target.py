@@ -2,13 +2,16 @@
 
 Theory of operation: a target is a base URL plus facts only its operator knows: which
 resources exist (`ok` answers 2xx to GET, `not_found` answers 404, `collection` supports GET
-collection retrieval, `empty_collection` is one that exists with no members, `sandbox_collection`
-accepts POST/PUT/DELETE, `etag_resource` sends an ETag, `echo` accepts any method with any
-content and answers 2xx), which response fields change from one request to the next
-(`volatile_headers`, left out of batch-versus-alone comparisons), credentials to send, which
-profiles the server claims, and whether it is a batching proxy (`proxy`: its origin and its
-sub-request timeout). A check whose profile is not claimed is N/A, never PASS; so is a check
-that needs a resource or a proxy fact the target does not declare. `core` is always claimed.
+collection retrieval, `empty_collection` is one that exists with no members, the sandbox
+(`sandbox.collection`, or the older `resources.sandbox_collection`) accepts POST/PUT/DELETE of
+its `sandbox.member` document and may read back what was written (`sandbox.reads_back`,
+MB-TEST-3, MB-TEST-4), `etag_resource` sends an ETag, `echo` describes any request as JSON
+(MB-TEST-2)), which response fields change from one request to the next (`volatile_headers`,
+left out of batch-versus-alone comparisons, spec 3.2.4), credentials to send, which profiles
+the server claims, whether the suite may change it for good (`disposable`, spec 14.4), and
+whether it is a batching proxy (`proxy`: its origin and its sub-request timeout). A check whose
+profile is not claimed is N/A, never PASS; so is a check that needs a resource, a sandbox fact
+or a proxy fact the target does not declare. `core` is always claimed.
 
 The file is JSON, validated against spec/schemas/target.schema.json when that schema exists
 and against the fallback below otherwise (the shapes agree; the spec's file wins).
@@ -104,8 +107,14 @@ class Target:
     profiles: frozenset[str] = frozenset({"core"})
     limits: dict[str, int] = field(default_factory=dict)
     timeout: float = 20.0
-    #: True only for a server the suite started itself: vectors that write may be replayed.
+    #: The suite may change the target for good (spec 14.4: "A target that declares itself
+    #: `disposable` lets a suite replay the valid vectors whose parts write"); true for a
+    #: server the suite started itself, and for a target whose description says so.
     disposable: bool = False
+    #: The member document the sandbox accepts (MB-TEST-3), None when the target gives none.
+    sandbox_member: dict[str, Any] | None = None
+    #: A GET of a sandbox member answers what was last written to it (MB-TEST-4).
+    sandbox_reads_back: bool = False
     #: The target is a batching proxy (spec 10.2): the MB-PROXY checks apply.
     proxy: bool = False
     #: The proxy's one origin, where checks observe what it forwarded (None: not declared).
@@ -141,12 +150,19 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         where = "/".join(str(p) for p in exc.absolute_path) or "(top level)"
         raise ConfigError(f"target config invalid at {where}: {exc.message}") from None
     creds = (data.get("credentials") or {}).get("headers") or []
+    resources = dict(data.get("resources") or {})
+    given = data.get("sandbox")
+    sandbox: dict[str, Any] = given if isinstance(given, dict) else {}
+    if sandbox.get("collection"):
+        # target.schema.json: sandbox.collection "replaces resources.sandbox_collection".
+        resources["sandbox_collection"] = str(sandbox["collection"])
+    member = sandbox.get("member")
     profiles = frozenset(data.get("profiles") or ["core"]) | {"core"}
     proxy = data.get("proxy")
     return Target(
         base_url=str(data["base_url"]).rstrip("/"),
         batch_endpoint=data.get("batch_endpoint", "/batch"),
-        resources=dict(data.get("resources") or {}),
+        resources=resources,
         volatile_headers=tuple(data.get("volatile_headers") or DEFAULT_VOLATILE),
         credentials=tuple((str(k), str(v)) for k, v in creds),
         profiles=profiles,
@@ -157,6 +173,9 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         if proxy and "subrequest_timeout_ms" in proxy
         else None,
         batch_timeout_ms=data.get("batch_timeout_ms"),
+        disposable=data.get("disposable") is True,
+        sandbox_member=dict(member) if isinstance(member, dict) else None,
+        sandbox_reads_back=sandbox.get("reads_back") is True,
     )
 
 
@@ -194,6 +213,12 @@ def reference_target(base_url: str) -> Target:
             "volatile_headers": list(DEFAULT_VOLATILE),
             "profiles": list(ALL_PROFILES),
             "batch_timeout_ms": EMBEDDED_BATCH_TIMEOUT_MS,
+            "sandbox": {
+                "collection": "/books",
+                "member": {"title": "mixbatch suite", "author": "mixbatch suite", "year": 2000},
+                "reads_back": True,
+            },
+            "disposable": True,
         }
     )
-    return replace(described, disposable=True)
+    return described

@@ -206,6 +206,16 @@ def _read_fields(
         pos = nl + 1
 
 
+def _bare_lf_dash(data: bytes, dash: bytes) -> int | None:
+    """The offset of the first LF not preceded by CR and followed by `dash`, or None."""
+    at = data.find(b"\n" + dash)
+    while at >= 0:
+        if at == 0 or data[at - 1 : at] != b"\r":
+            return at
+        at = data.find(b"\n" + dash, at + 1)
+    return None
+
+
 def read_multipart(data: bytes, boundary: str) -> Envelope:
     """Walk `data` as a multipart body delimited by `boundary` (see module docstring)."""
     findings: list[Finding] = []
@@ -228,6 +238,12 @@ def read_multipart(data: bytes, boundary: str) -> Envelope:
                 findings.append(Finding("MB-WIRE-7", "MB-WIRE-8", bare, "bare LF before delimiter"))
             else:
                 findings.append(Finding("MB-STATUS-6", "MB-WIRE-13", 0, "no delimiter at all"))
+            return done(False)
+        lf_at = _bare_lf_dash(data[:first], dash)
+        if lf_at is not None:
+            # MB-WIRE-8: a dash-boundary "after a bare LF in the preamble is a delimiter line
+            # with a bare LF, which is rejected".
+            findings.append(Finding("MB-WIRE-7", "MB-WIRE-8", lf_at, "bare LF before delimiter"))
             return done(False)
         preamble = data[:first]
         findings.append(
@@ -301,7 +317,20 @@ def read_multipart(data: bytes, boundary: str) -> Envelope:
             )
             return done(False)
         part = Part(index, tuple(fields), body, q, body_start)
-        for raw in part.get_all("Content-Length"):
+        lengths = part.get_all("Content-Length")
+        if len(lengths) > 1:
+            # MB-WIRE-20: "A receiver MUST reject a part that carries more than one
+            # `Content-Length` field line"; in a response part the second one is usually the
+            # sub-response's own, which MB-RESP-4 drops.
+            findings.append(
+                Finding(
+                    "MB-RESP-4",
+                    "MB-WIRE-20",
+                    body_start,
+                    f"part {index}: {len(lengths)} Content-Length field lines {lengths!r}",
+                )
+            )
+        for raw in lengths:
             if not DIGITS.fullmatch(raw.encode("latin-1")) or int(raw) != len(body):
                 findings.append(
                     Finding(

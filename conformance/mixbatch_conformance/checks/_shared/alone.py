@@ -1,0 +1,80 @@
+"""A response part judged against the same request sent alone (spec 3.2.4).
+
+Theory of operation: MB-SUB-1 and MB-RESP-4 make a part's sub-response what the same request
+gets alone. Spec 3.2.4 says how two responses compare: "equal status, equal content, and equal
+header fields after leaving out the fields MB-RESP-4 drops, `Date` and the declared volatile
+fields". Two of the test resources answer differently on purpose, and the spec says how to
+compare them instead:
+
+- the `echo` resource describes the request it received, and the framing fields a server's HTTP
+  stack adds to a sub-request need not be those of a standalone request, so its answers are
+  compared as request descriptions by the rules of 3.2.4 (MB-TEST-2, `core.echo.differences`);
+- the `random` resource's octets "may differ from one request to the next, so a check relies on
+  their number only" (MB-TEST-5).
+
+Every other resource is compared octet for octet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import differences, read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.representations import comparable_fields
+
+__all__ = ["Answer", "expect_same_as_alone", "role_of"]
+
+#: One answer as compared: status, header fields, content.
+Answer = tuple[int | None, Sequence[tuple[str, str]], bytes]
+
+
+def _template(pattern: str) -> re.Pattern[str]:
+    parts = re.split(r"(\{[a-z_]+\})", pattern)
+    return re.compile("".join("[^/?]+" if p.startswith("{") else re.escape(p) for p in parts))
+
+
+def role_of(ctx: Context, target: str) -> str | None:
+    """`echo` or `random` when `target` names that declared resource, else None."""
+    path = ctx.resolve(target).partition("?")[0]
+    for role in ("echo", "random"):
+        declared = ctx.target.resource(role)
+        if declared and _template(ctx.path(declared)).fullmatch(path):
+            return role
+    return None
+
+
+def expect_same_as_alone(
+    ctx: Context, judge: Judge, label: str, sub: SubRequest, got: Answer, alone: Answer
+) -> None:
+    """Expect the part's answer `got` to be the standalone `alone`, compared as 3.2.4 says."""
+    volatile = ctx.target.volatile_headers
+    judge.expect(f"{label} status", got[0], {alone[0]}, "MB-SUB-1")
+    judge.expect(
+        f"{label} fields",
+        comparable_fields(got[1], volatile),
+        {comparable_fields(alone[1], volatile)},
+        "MB-RESP-4",
+    )
+    role = role_of(ctx, sub.target)
+    if role == "random":
+        # MB-TEST-5: "a sub-request and the same request sent alone answer the same status and
+        # the same length, not the same octets".
+        judge.expect(f"{label} content length", len(got[2]), {len(alone[2])}, "MB-TEST-5")
+        return
+    if role == "echo":
+        mine, theirs = read_echo(got[2]), read_echo(alone[2])
+        if mine is not None and theirs is not None:
+            # MB-PART-8 / MB-PART-13, compared as spec 3.2.4 says (MB-TEST-2).
+            found = differences(mine, theirs, volatile)
+            judge.expect_true(
+                f"{label} is the same request as alone",
+                not found,
+                "; ".join(found) or "the same request",
+                "the same method, target, authority, content and fields (spec 3.2.4)",
+                "MB-PART-8",
+            )
+            return
+    judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
