@@ -54,6 +54,12 @@ class Verdict:
         return f"{self.status} {self.problem}" if self.problem else str(self.status)
 
     @property
+    def coarse(self) -> str:
+        """The verdict's class only ("4xx", "closed"): findings group on it for the proxy side,
+        so one fault the proxy meets with several different refusals is one finding."""
+        return self.kind if self.kind != "status" else f"{self.status // 100}xx"
+
+    @property
     def forbidden(self) -> str | None:
         """Why no peer may answer this way, if none may."""
         if self.kind in ("hang", "malformed"):
@@ -91,6 +97,8 @@ class Finding:
     seed: str
     edits: tuple[str, ...]
     first_case: int
+    #: The exact verdicts of the first mutant: "server ... / proxy ...".
+    example: str = ""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -99,6 +107,7 @@ class Finding:
             "first_case": self.first_case,
             "seed_vector": self.seed,
             "edits": list(self.edits),
+            "example_verdicts": self.example,
             "framing_broken": self.framing,
             "reproducer": self.reproducer.decode("latin-1"),
             "reproducer_length": len(self.reproducer),
@@ -259,7 +268,7 @@ class Fuzzer:
         else:
             same = server.kind == proxy.kind
         if not same:
-            reasons.append(f"verdicts differ: server {server}, proxy {proxy}")
+            reasons.append(f"verdicts differ: server {server}, proxy {proxy.coarse}")
         return "; ".join(reasons) or None
 
     def run_many(self, mutants: list[Mutant]) -> None:
@@ -309,7 +318,14 @@ class Fuzzer:
                 return found
             # Claimed now, shrunk below without the lock: other lanes only count it.
             finding = Finding(
-                found, 1, mutant.data, mutant.framing, mutant.seed, mutant.edits, tally.cases
+                found,
+                1,
+                mutant.data,
+                mutant.framing,
+                mutant.seed,
+                mutant.edits,
+                tally.cases,
+                f"server {server} / proxy {proxy}",
             )
             tally.findings[found] = finding
         if self.shrink:

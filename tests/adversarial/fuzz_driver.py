@@ -153,6 +153,7 @@ def run(
                     f["seed_vector"],
                     tuple(f["edits"]),
                     f["first_case"],
+                    f.get("example_verdicts", ""),
                 )
                 for f in saved["findings"]
             }
