@@ -18,6 +18,14 @@ SMUGGLED = b"GET /books/2 HTTP/1.1\r\nHost: test\r\n\r\n"
 
 CASES = [
     Case(
+        "plain-content-length-keeps-the-connection",
+        post(C),
+        statuses(200),
+        "RFC 9112 §9.3: HTTP/1.1 connections persist unless a close is signalled",
+        Close.KEEP,
+        check="all_parts_200",
+    ),
+    Case(
         "cl-and-te-chunked",
         post(
             chunked(C),
