@@ -33,6 +33,7 @@ def add_parser(subparsers: Any) -> None:
         ("max_batch_bytes", "most octets of batch content"),
         ("max_part_bytes", "most octets of one part body"),
         ("max_part_header_bytes", "most octets of one part header section"),
+        ("max_part_fields", "most field lines in one part header section"),
     ):
         limits.add_argument(
             "--" + name.replace("_", "-"),
@@ -49,6 +50,9 @@ def add_parser(subparsers: Any) -> None:
         ("body_read_timeout", float, "longest wait for the next chunk of a request body"),
         ("batch_timeout", float, "time allowed for one whole batch"),
         ("shutdown_grace", float, "time in-flight requests get on shutdown"),
+        ("max_batches_in_flight", int, "most batches held at once; more get 503"),
+        ("max_batch_bytes_in_flight", int, "most octets of batch content held at once"),
+        ("busy_retry_after", int, "Retry-After seconds of a 503 for a batch over that budget"),
     ):
         conn.add_argument(
             "--" + name.replace("_", "-"),
@@ -72,6 +76,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_batch_bytes=args.max_batch_bytes,
         max_part_bytes=args.max_part_bytes,
         max_part_header_bytes=args.max_part_header_bytes,
+        max_part_fields=args.max_part_fields,
     )
     return ServerConfig(
         host=args.host,
@@ -84,6 +89,9 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         body_read_timeout=args.body_read_timeout,
         batch_timeout=args.batch_timeout,
         shutdown_grace=args.shutdown_grace,
+        max_batches_in_flight=args.max_batches_in_flight,
+        max_batch_bytes_in_flight=args.max_batch_bytes_in_flight,
+        busy_retry_after=args.busy_retry_after,
     )
 
 

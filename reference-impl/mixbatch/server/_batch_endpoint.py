@@ -5,8 +5,11 @@ Order of decisions for a POST, every refusal a problem+json before anything runs
     1. Batch-Mode present            -> 501 (MB-PROC-7: the atomic profile is not offered)
     2. Content-Type not a batch      -> 415 + Accept-Post (MB-WIRE-2), bad boundary 400 (MB-WIRE-4)
     3. Accept admits no representation -> 406 (MB-STATUS-9)
-    4. whole envelope received and validated (``_envelope.receive``) -> 400 / 413 / 431
-    5. 200 (multipart) or 207 (XML, JSON) begins; parts run one at a time, in order, each
+    4. Content-Length over max_batch_bytes -> 413 (MB-STATUS-3)
+    5. no room in the server's batch budget -> 503 + Retry-After (MB-LIMIT-6; a chunked batch
+       may also meet it while its content arrives)
+    6. whole envelope received and validated (``_envelope.receive``) -> 400 / 413 / 431
+    7. 200 (multipart) or 207 (XML, JSON) begins; parts run one at a time, in order, each
        through the same router as a standalone request (thesis ch. 5.2, MB-SUB-1), and each
        result is written the moment it is ready (MB-PROC-4).
 
@@ -33,10 +36,13 @@ from mixbatch.codec import (
     MixbatchError,
     parse_batch_content_type,
 )
+from mixbatch.envelope import check_declared_length
 
 from . import _envelope
+from ._budget import BatchBudget, BudgetExhausted, Ticket
 from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
 from ._config import ServerConfig
+from ._content_coding import refuse_content_coding
 from ._envelope import Envelope, PartSpec
 from ._messages import Request, Response, SpooledBody, end_to_end
 from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE, JsonRenderer, XmlRenderer
@@ -45,7 +51,7 @@ from ._problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from ._results import MultipartRenderer, PartResult, Renderer, Summary
 from ._router import Route
 
-__all__ = ["INHERITED_FIELDS", "BatchEndpoint", "SubRequestRunner"]
+__all__ = ["INHERITED_FIELDS", "BatchEndpoint", "HeldBatch", "SubRequestRunner"]
 
 _log = logging.getLogger("mixbatch.server")
 
@@ -76,12 +82,48 @@ def _end_to_end(fields: Fields | tuple[tuple[str, str], ...], drop: frozenset[st
     return end_to_end(fields, drop=drop)
 
 
+class HeldBatch:
+    """A batch response's streaming body, which holds the batch's envelope and budget ticket
+    until it ends or is closed, even when closed before it started (when a generator's own
+    ``finally`` would never run)."""
+
+    __slots__ = ("_envelope", "_stream", "_ticket")
+
+    def __init__(self, stream: AsyncIterator[bytes], envelope: Envelope, ticket: Ticket) -> None:
+        self._stream = stream
+        self._envelope = envelope
+        self._ticket = ticket
+
+    def __aiter__(self) -> HeldBatch:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return await self._stream.__anext__()
+        except BaseException:
+            self._release()
+            raise
+
+    async def aclose(self) -> None:
+        try:
+            aclose = getattr(self._stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        self._envelope.close()
+        self._ticket.release()
+
+
 class BatchEndpoint:
     """The ``POST`` and ``OPTIONS`` handlers of one batch endpoint."""
 
     def __init__(self, run: SubRequestRunner, config: ServerConfig) -> None:
         self._run = run
         self._config = config
+        self.budget = BatchBudget(config.max_batches_in_flight, config.max_batch_bytes_in_flight)
         self.path = config.batch_path
         self.route = Route(
             self.path, {"POST": self.post, "OPTIONS": self.options}, on_unlisted=self.refuse
@@ -131,17 +173,9 @@ class BatchEndpoint:
         except MixbatchError as exc:
             extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
             return from_error(exc, headers=extra)
-        coding = request.headers.get("Content-Encoding")
-        if coding is not None and coding.strip().lower() != "identity":
-            # Spec §10 (with MB-INTER-4): a batch with a content coding the server does not
-            # support is answered 415 with Accept-Encoding (RFC 9110 §15.5.16).
-            return problem(
-                415,
-                "unsupported-content-coding",
-                f"Content-Encoding {coding!r} is not supported for batches",
-                requirement="MB-INTER-4",
-                headers=[("Accept-Encoding", "identity")],
-            )
+        refused = refuse_content_coding(request.headers.get("Content-Encoding"))
+        if refused is not None:
+            return refused
         chosen = choose(request.headers.get("Accept"), REPRESENTATIONS)
         if chosen is None:
             # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
@@ -155,6 +189,13 @@ class BatchEndpoint:
         preference = parse_prefer(request.headers.get_all("Prefer")).get("batch-on-error")
         stop_on_error = preference == "stop"
         try:
+            check_declared_length(request.body.length, self._config.limits)
+            ticket = self.budget.admit(request.body.length)
+        except MixbatchError as exc:
+            return from_error(exc)
+        except BudgetExhausted as exc:
+            return self._busy(exc)
+        try:
             async with asyncio.timeout_at(deadline):
                 envelope = await _envelope.receive(
                     request,
@@ -162,16 +203,25 @@ class BatchEndpoint:
                     limits=self._config.limits,
                     spool_threshold=self._config.spool_memory_threshold,
                     batch_paths=(self.path,),
+                    ticket=ticket,
                 )
         except MixbatchError as exc:
+            ticket.release()
             return from_error(exc)
+        except BudgetExhausted as exc:
+            ticket.release()
+            return self._busy(exc)
         except TimeoutError:
+            ticket.release()
             return problem(
                 408,
                 "batch-timeout",
                 f"the batch did not arrive within {self._config.batch_timeout:g} s",
                 requirement="MB-PROC-1",
             )
+        except BaseException:
+            ticket.release()
+            raise
         renderer = self._renderer(chosen)
         # MB-MULTI-10: Vary: Accept, since the representation depends on it. MB-INTER-4: a
         # sender SHOULD include Cache-Control: no-transform in batch responses.
@@ -185,8 +235,24 @@ class BatchEndpoint:
         response = Response(renderer.status, headers)
         if request.accepts_trailers:
             headers.append(("Trailer", "Batch-Summary"))
-        response.body = self._stream(request, envelope, renderer, stop_on_error, deadline, response)
+        stream = self._stream(request, envelope, renderer, stop_on_error, deadline, response)
+        response.body = HeldBatch(stream, envelope, ticket)
         return response
+
+    def _busy(self, exc: BudgetExhausted) -> Response:
+        # MB-LIMIT-6: a batch beyond the budget is answered "with 503 (Service Unavailable) and
+        # a Retry-After field before any part of it runs" -- the 5xx MB-STATUS-12 allows.
+        retry = self._config.busy_retry_after
+        return problem(
+            503,
+            "server-busy",
+            f"{exc.detail}; nothing in this batch ran, send it again in {retry} s",
+            requirement="MB-LIMIT-6",
+            headers=[("Retry-After", str(retry))],
+            # Not "limit": that member names a limit of one batch, answered 413 or 431.
+            budget=exc.limit,
+            budget_value=exc.value,
+        )
 
     def _renderer(self, media_type: str) -> Renderer:
         if media_type == XML_MEDIA_TYPE:

@@ -1,9 +1,10 @@
 """Server configuration: every limit and timeout of the server as a named constant.
 
 The codec's ``Limits`` bound what one batch envelope may contain; the constants here bound the
-connection around it (header section size, read buffering, standalone bodies) and the time a
-peer may take. Each default carries a one-line reason. ``ServerConfig`` gathers them so that
-tests and the CLI can shrink any one of them, and validates them when it is built.
+connection around it (header section size, read buffering, standalone bodies), the batches the
+server holds at once (``_budget``) and the time a peer may take. Each default carries a one-line
+reason. ``ServerConfig`` gathers them so that tests and the CLI can shrink any one of them, and
+validates them when it is built.
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ from dataclasses import dataclass, field
 from mixbatch.codec import Limits
 from mixbatch.envelope import SPOOL_IN_MEMORY_BYTES
 
+from ._budget import BUSY_RETRY_AFTER, MAX_BATCH_BYTES_IN_FLIGHT, MAX_BATCHES_IN_FLIGHT
+
 __all__ = [
     "BATCH_PATH",
     "BATCH_TIMEOUT",
     "BODY_READ_TIMEOUT",
+    "BUSY_RETRY_AFTER",
     "COALESCE_MAX_BYTES",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "HEADER_READ_TIMEOUT",
     "IDLE_TIMEOUT",
+    "MAX_BATCHES_IN_FLIGHT",
+    "MAX_BATCH_BYTES_IN_FLIGHT",
     "MAX_DELAY_MS",
     "MAX_DRAIN_BYTES",
     "MAX_RANDOM_BYTES",
@@ -92,6 +98,10 @@ class ServerConfig:
     batch_timeout: float = BATCH_TIMEOUT
     shutdown_grace: float = SHUTDOWN_GRACE
     batch_path: str = BATCH_PATH
+    #: The budget for batches held at once (MB-LIMIT-6), and the Retry-After of a refusal.
+    max_batches_in_flight: int = MAX_BATCHES_IN_FLIGHT
+    max_batch_bytes_in_flight: int = MAX_BATCH_BYTES_IN_FLIGHT
+    busy_retry_after: int = BUSY_RETRY_AFTER
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -110,6 +120,9 @@ class ServerConfig:
             "body_read_timeout",
             "batch_timeout",
             "shutdown_grace",
+            "max_batches_in_flight",
+            "max_batch_bytes_in_flight",
+            "busy_retry_after",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:

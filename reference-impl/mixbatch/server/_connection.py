@@ -74,6 +74,8 @@ class _WireBody(RequestBody):
         self._limit = limit
         self.length = length
         self.consumed = False
+        #: Octets of content read so far.
+        self.received = 0
 
     async def stream(self) -> AsyncIterator[bytes | bytearray | memoryview]:
         if self.consumed:
@@ -86,6 +88,7 @@ class _WireBody(RequestBody):
             event = await self._connection._next_body_event()
             if isinstance(event, h11.Data):
                 size += len(event.data)
+                self.received = size
                 if limit is not None and size > limit:
                     raise BodyTooLarge(limit)
                 # h11 hands over a bytearray (or a memoryview of one); consumers take both.
@@ -361,9 +364,16 @@ class HttpConnection(asyncio.Protocol):
             accepts_trailers="trailers" in (fields.get("TE") or "").lower(),
         )
         response = await self._app(request)
-        if self._h11.their_state is h11.SEND_BODY and not await self._drain_request():
-            response.headers.append(("Connection", "close"))
-        await self._send(response, head)
+        try:
+            if self._h11.their_state is h11.SEND_BODY and not await self._drain_request(body):
+                response.headers.append(("Connection", "close"))
+            await self._send(response, head)
+        finally:
+            # A streaming body that never went out (the peer left first) is closed all the
+            # same, so what it holds (a batch's spool and budget share) is given back.
+            aclose = getattr(response.body, "aclose", None)
+            if aclose is not None:
+                await aclose()
         self._idle = True
         return (
             self._h11.our_state is h11.DONE
@@ -371,9 +381,11 @@ class HttpConnection(asyncio.Protocol):
             and not self._shutting_down
         )
 
-    async def _drain_request(self) -> bool:
+    async def _drain_request(self, body: _WireBody) -> bool:
         """Discard an unread request body of at most ``max_drain_bytes``; True on success."""
         budget = self._config.max_drain_bytes
+        if body.length is not None and body.length - body.received > budget:
+            return False  # announced as more than the budget: answer at once, then close
         with contextlib.suppress(BodyReadError):
             while budget >= 0:
                 event = await self._next_body_event()
