@@ -13,8 +13,10 @@ back-pressure, timeouts) and adds only what a proxy does differently:
                                  change the authority (X-Forwarded-Host ...) are dropped
 
 A batch POST is decided in the reference server's order, every refusal a problem+json before
-anything is forwarded: Batch-Mode (501, MB-PROC-7), media type (415/400), Accept (406,
-MB-STATUS-9), then the whole envelope (400/413/431, MB-PROXY-3), then 200 and the parts.
+anything is forwarded: Batch-Mode (501, MB-PROC-7), media type (415/400), content coding (415,
+the server's own ``refuse_content_coding``), Accept (406, MB-STATUS-9), then the whole envelope
+(400/413/431, MB-PROXY-3; content that cannot be read is the server's ``from_body_error``), then
+200 and the parts.
 """
 
 from __future__ import annotations
@@ -27,12 +29,17 @@ from collections.abc import AsyncIterator
 import h11
 
 from mixbatch.codec import MixbatchError, parse_batch_content_type, resolve_target
-from mixbatch.server import Request, Response
+from mixbatch.server import BodyReadError, BodyTooLarge, Request, Response, refuse_content_coding
 
 from . import _envelope
 from ._batch import BatchRun
 from ._config import ProxyConfig
-from ._documents import capabilities_response, error_response, problem_response
+from ._documents import (
+    body_error_response,
+    capabilities_response,
+    error_response,
+    problem_response,
+)
 from ._headers import VIA_VALUE, accepts_multipart, batch_on_error, end_to_end
 from ._upstream import UpstreamConnection, UpstreamError, UpstreamPool, UpstreamRequest
 
@@ -110,6 +117,12 @@ class ProxyApp:
         except MixbatchError as exc:
             extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
             return error_response(exc, extra)
+        # The server's own verdict on Content-Encoding (415 + Accept-Encoding, MB-INTER-4): a
+        # proxy that read a coded batch as raw multipart would forward what the client never
+        # meant as parts.
+        refused = refuse_content_coding(request.headers.get("Content-Encoding"))
+        if refused is not None:
+            return refused
         if not accepts_multipart(request.headers.get_all("Accept")):
             # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
             # representations it offers."
@@ -133,6 +146,10 @@ class ProxyApp:
             )
         except MixbatchError as exc:
             return error_response(exc)
+        except (BodyReadError, BodyTooLarge) as exc:
+            # The client's fault (malformed chunked framing, gone inside the content, too slow):
+            # answered as the server answers the same octets, and nothing for the error log.
+            return body_error_response(exc)
         run = BatchRun(
             self.pool, self.config, envelope, request.headers, stop_on_error=preference == "stop"
         )
@@ -158,22 +175,10 @@ class ProxyApp:
             )
         # A standalone request may be as large as one part, so whatever works in a batch also
         # works alone; content is read whole because the origin gets it with Content-Length.
-        limit = self.config.limits.max_part_bytes
-        chunks: list[bytes] = []
-        size = 0
         try:
-            async for chunk in request.body.stream():
-                size += len(chunk)
-                if size > limit:
-                    return problem_response(
-                        413, "content-too-large", f"request content exceeds {limit} octets"
-                    )
-                chunks.append(bytes(chunk))
-        except Exception as exc:  # the server's BodyReadError: malformed framing or too slow
-            return problem_response(
-                getattr(exc, "status", 400), "request-content-refused", str(exc)
-            )
-        body = b"".join(chunks)
+            body = await request.body.read(self.config.limits.max_part_bytes)
+        except (BodyReadError, BodyTooLarge) as exc:
+            return body_error_response(exc)
         # A client's claims about the authority (X-Forwarded-Host, Forwarded ...) are dropped, not
         # forwarded: the origin must see the one authority the proxy stands for. (In a part the
         # same fields reject the batch, since a part's fields are all its own, MB-PART-8.)

@@ -20,6 +20,7 @@ from mixbatch.server import (
     PROBLEM_MEDIA_TYPE,
     SPEC_VERSION,
     Response,
+    from_body_error,
     from_error,
     problem,
     problem_body,
@@ -31,6 +32,7 @@ __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "PROFILES",
     "SPEC_VERSION",
+    "body_error_response",
     "capabilities_response",
     "error_response",
     "problem_body",
@@ -45,6 +47,9 @@ PROFILES = ("core", "error-policy", "limits")
 
 #: The proxy's refusals are the server's problem responses (same shape, MB-STATUS-4).
 problem_response = problem
+#: Request content that could not be read (malformed framing, a client gone inside it, too slow,
+#: too large) is answered as the server answers it, from the server's own decision.
+body_error_response = from_body_error
 
 
 def error_response(error: MixbatchError, headers: list[tuple[str, str]] | None = None) -> Response:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from ._app import App, build_app
 from ._capabilities import CAPABILITIES_MEDIA_TYPE, SPEC_VERSION
 from ._config import ServerConfig
-from ._messages import Request, Response
+from ._content_coding import refuse_content_coding
+from ._messages import BodyReadError, BodyTooLarge, Request, Response
 from ._problems import (
     PROBLEM_MEDIA_TYPE,
+    from_body_error,
     from_document,
     from_error,
     problem,
@@ -28,15 +30,19 @@ __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "SPEC_VERSION",
     "App",
+    "BodyReadError",
+    "BodyTooLarge",
     "Request",
     "Response",
     "Server",
     "ServerConfig",
     "build_app",
+    "from_body_error",
     "from_document",
     "from_error",
     "problem",
     "problem_body",
     "problem_document",
+    "refuse_content_coding",
     "serve",
 ]

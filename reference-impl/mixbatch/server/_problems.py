@@ -15,10 +15,11 @@ from typing import Any
 
 from mixbatch.codec import PROBLEM_TYPE_BASE, MixbatchError
 
-from ._messages import Response
+from ._messages import BodyReadError, BodyTooLarge, Response
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
+    "from_body_error",
     "from_document",
     "from_error",
     "problem",
@@ -108,3 +109,13 @@ def from_document(
 def from_error(error: MixbatchError, *, headers: list[tuple[str, str]] | None = None) -> Response:
     """The problem response for a codec error, with the error's status hint."""
     return from_document(error.to_problem(), headers=headers)
+
+
+def from_body_error(error: BodyReadError | BodyTooLarge) -> Response:
+    """The problem response for request content that could not be read: too large (413),
+    malformed framing or a peer that left inside it (400), or content too slow to arrive (408).
+    """
+    if isinstance(error, BodyTooLarge):
+        return problem(413, "content-too-large", str(error), max_bytes=error.limit)
+    slug = "request-timeout" if error.status == 408 else "malformed-content"
+    return problem(error.status, slug, error.detail)

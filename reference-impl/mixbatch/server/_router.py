@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ._messages import BodyReadError, BodyTooLarge, Handler, Request, Response
-from ._problems import problem
+from ._problems import from_body_error, problem
 
 __all__ = ["Route", "Router"]
 
@@ -125,11 +125,8 @@ class Router:
             )
         try:
             response = await handler(request, params)
-        except BodyTooLarge as exc:
-            return problem(413, "content-too-large", str(exc), max_bytes=exc.limit)
-        except BodyReadError as exc:
-            slug = "request-timeout" if exc.status == 408 else "malformed-content"
-            return problem(exc.status, slug, exc.detail)
+        except (BodyTooLarge, BodyReadError) as exc:
+            return from_body_error(exc)
         except Exception:
             # One failing handler is that request's 500, never the server's or the batch's
             # (MB-STATUS-5).
