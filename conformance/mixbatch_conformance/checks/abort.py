@@ -1,98 +1,247 @@
-"""A batch the server must stop after its response began (spec section 5, MB-STATUS-6, -12).
+"""A batch the server must stop after its response began (spec 5.4: MB-STATUS-6, -12, -14).
 
 Theory of operation: a black-box suite cannot make a server fail on purpose, but it can outlast
 a limit the server declares. The target's `batch_timeout_ms` is its whole-batch time limit; the
-check sends three parts: a quick one, one on the target's delay resource that outlasts the
-limit, and a quick one after it. A server that stops must end the response it already began:
+check sends three parts: a quick one (k-1), one on the target's delay resource that outlasts the
+limit (k), and a quick one after it. Spec 5.4 lists what a server that stops while part k runs
+may answer, and the check accepts each of them, no more:
 
-- the top-level status stays 200, because a part already ran (MB-STATUS-12);
-- the first part keeps its own answer (MB-STATUS-12);
-- the last part carries `Batch-Outcome: aborted`, no `Http-Status-Code` and a problem+json
-  body, and is followed by the close delimiter and nothing else (MB-STATUS-6).
+- parts 0 to k-1, then the abort part with `part_index` k;
+- parts 0 to k, then the abort part with `part_index` k+1 (the server finished part k);
+- either of these cut short without the close delimiter, "when the server cannot write the
+  abort part".
+
+Whatever the shape, the top-level status stays 200 because a part already ran (MB-STATUS-12),
+part 0 keeps its own answer, and an abort part carries `Batch-Outcome: aborted`, no
+`Http-Status-Code`, no `Content-Id`, a problem+json body whose `status` is 5xx and whose
+`part_index` is its own position (MB-STATUS-14), and is followed by the close delimiter and
+nothing else (MB-STATUS-6). `batch-abort-in-multistatus` asks for the same batch in the JSON
+(or XML) form and holds the abort entry to MB-MULTI-12.
 
 Without a declared limit and a delay resource, or when the delay would not fit the suite's
-time per exchange, the check is N/A. It takes the declared limit plus a second, so it is in
-the standard tier.
+time per exchange, the checks are N/A. Each takes the declared limit plus a second, so they
+are in the standard tier.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import parse_media_type
+from mixbatch_conformance.core.representations import entries_from_json, entries_from_xml
+from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
+from mixbatch_conformance.transport.http import Response
 
 #: How far past the declared limit the slow part is asked to wait, at least.
 OVERSHOOT_MS = 1000
 #: Seconds the suite allows beyond the limit before it gives up on the exchange.
 SLACK_S = 5.0
 PROBLEM_JSON = "application/problem+json"
+#: The index of the part that outlasts the limit (k in spec 5.4).
+SLOW = 1
+#: MB-STATUS-6: "parts 0 to k-1, then the abort part with `part_index` k" or "parts 0 to k,
+#: then the abort part with `part_index` k+1".
+ABORT_INDEXES = {SLOW, SLOW + 1}
+JSON_FORM = "application/vnd.mixbatch.multistatus+json"
+#: An abort part's field line, found in what follows the last part read whole.
+ABORTED_LINE = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
 
 
-@checker(
-    "batch-abort-after-timeout",
-    ("MB-STATUS-6", "MB-STATUS-12"),
-    "A batch that outlasts the server's declared time limit after its response began ends with an aborted part, a problem+json body and the close delimiter, under a 200.",
-    tier="standard",
-    state=State.READ_ONLY,
-)
-def abort_after_timeout(ctx: Context, judge: Judge) -> None:
+def _outlasting_batch(ctx: Context, judge: Judge) -> list[SubRequest]:
     limit_ms = ctx.target.batch_timeout_ms
     if limit_ms is None:
         judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
     template = ctx.resource(judge, "delay")
     ok = ctx.path(ctx.resource(judge, "ok"))
+    # MB-TEST-7: the delay resource answers "no sooner than *ms* milliseconds after it
+    # received the request", and the budget counts "from the moment its server begins to
+    # receive the batch request", so the slow part outlasts it by the overshoot at least.
     delay_ms = limit_ms + max(OVERSHOOT_MS, limit_ms // 2)
     if limit_ms / 1000 + SLACK_S > ctx.target.timeout:
         judge.not_applicable(
             f"a batch outlasting {limit_ms} ms does not fit the suite's "
             f"{ctx.target.timeout:g} s per exchange"
         )
-    subs = [
+    return [
         SubRequest("GET", ok),
         SubRequest("GET", ctx.path(template.replace("{ms}", str(delay_ms)))),
         SubRequest("GET", ok),
     ]
-    resp = ctx.batch(judge, subs)
-    judge.require("top-level status after a part ran", resp.status, {200}, "MB-STATUS-12")
-    env = ctx.read_batch(judge, resp)
-    judge.require(
-        "parts: the first, then the aborted one, then nothing",
-        len(env.parts),
-        {2},
+
+
+def _problem(body: bytes) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: int) -> None:
+    judge.require_true(
+        "abort part body",
+        doc is not None,
+        "not a JSON object",
+        "a problem details JSON object",
         "MB-STATUS-6",
     )
+    assert doc is not None
+    # MB-STATUS-14: "a `status` member holding the 5xx status ... and a `part_index` member
+    # equal to the index of the first part it does not answer".
+    status = doc.get("status")
+    judge.expect_true(
+        "abort problem status",
+        isinstance(status, int) and 500 <= status <= 599,
+        repr(status),
+        "a 5xx status",
+        "MB-STATUS-14",
+    )
+    judge.expect("abort problem part_index", doc.get("part_index"), {position}, "MB-STATUS-14")
+    # MB-STATUS-14 prose: "its `requirement` member is optional; when present it names
+    # MB-STATUS-6".
+    judge.expect(
+        "abort problem requirement", doc.get("requirement"), {None, "MB-STATUS-6"}, "MB-STATUS-6"
+    )
+
+
+def _read_stopped(judge: Judge, resp: Response) -> Envelope:
+    """Read a batch response that may end early: every framing finding fails the check except
+    the missing close delimiter, whose verdict depends on the shape (spec 5.4)."""
+    try:
+        media, params = parse_media_type(resp.get("Content-Type") or "")
+    except ValueError:
+        media, params = "", {}
+    judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+    env = read_multipart(resp.body, params.get("boundary", ""))
+    for finding in env.findings:
+        if finding.receiver == "MB-WIRE-13":
+            continue
+        judge.expect_true(
+            "response framing",
+            False,
+            f"{finding.message} at octet {finding.offset}",
+            "framing as the ABNF requires",
+            finding.sender,
+        )
+    return env
+
+
+def _end_of(env: Envelope) -> int:
+    """The offset just past the last part read whole."""
+    if not env.parts:
+        return 0
+    last = env.parts[-1]
+    return last.body_offset + len(last.body)
+
+
+def _is_aborted(part: Part) -> bool:
+    return [v.strip() for v in part.get_all("Batch-Outcome")] == ["aborted"]
+
+
+@checker(
+    "batch-abort-after-timeout",
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    "A batch that outlasts the server's declared time limit after its response began ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def abort_after_timeout(ctx: Context, judge: Judge) -> None:
+    subs = _outlasting_batch(ctx, judge)
+    resp = ctx.batch(judge, subs)
+    judge.require("top-level status after a part ran", resp.status, {200}, "MB-STATUS-12")
+    env = _read_stopped(judge, resp)
+    aborted = [p.index for p in env.parts if _is_aborted(p)]
+    # MB-STATUS-6: "an abort never replaces a response part that was already written, and the
+    # abort part, when written, is the last part".
+    judge.require(
+        "abort part position",
+        aborted,
+        [[len(env.parts) - 1], []],
+        "MB-STATUS-6",
+        allowed_text="at most one abort part, the last",
+    )
+    answered = len(env.parts) - len(aborted)
     judge.expect("part 0 status", part_status(env, 0), {200}, "MB-STATUS-12")
+    for i in range(answered):
+        judge.expect(
+            f"part {i} Content-Id",
+            env.parts[i].get("Content-Id"),
+            {subs[i].content_id},
+            "MB-RESP-3",
+        )
+    if not aborted:
+        # Spec 5.4: "any of the above cut short without the close delimiter, when the server
+        # cannot write the abort part". One that wrote the abort part did not have to cut.
+        judge.expect("an abort part or a cut-short response", env.complete, {False}, "MB-STATUS-6")
+        judge.expect_true(
+            "close delimiter after the abort part",
+            not ABORTED_LINE.search(resp.body[_end_of(env) :]),
+            "an abort part with no close delimiter after it",
+            "the abort part, when written, followed by the close delimiter",
+            "MB-STATUS-6",
+        )
+        judge.expect("parts answered before the cut", answered, ABORT_INDEXES, "MB-STATUS-6")
+        judge.note("the response ended without an abort part and without the close delimiter")
+        return
+    judge.expect("parts answered before the abort", answered, ABORT_INDEXES, "MB-STATUS-6")
+    last = env.parts[-1]
     judge.expect(
-        "part 0 Content-Id", env.parts[0].get("Content-Id"), {subs[0].content_id}, "MB-RESP-3"
+        "abort part Http-Status-Code", last.get_all("Http-Status-Code"), [[]], "MB-STATUS-6"
     )
-    last = env.parts[1]
-    judge.expect(
-        "last part Batch-Outcome", last.get_all("Batch-Outcome"), [["aborted"]], "MB-STATUS-6"
-    )
-    judge.expect(
-        "last part Http-Status-Code", last.get_all("Http-Status-Code"), [[]], "MB-STATUS-6"
-    )
+    judge.expect("abort part Content-Id", last.get_all("Content-Id"), [[]], "MB-STATUS-6")
     try:
         media, _ = parse_media_type(last.get("Content-Type") or "")
     except ValueError:
         media = ""
-    judge.expect("last part media type", media, {PROBLEM_JSON}, "MB-STATUS-6")
-    judge.expect_true(
-        "last part body",
-        _is_json_object(last.body),
-        f"{last.body[:80]!r}",
-        "a problem details JSON object",
-        "MB-STATUS-6",
+    judge.expect("abort part media type", media, {PROBLEM_JSON}, "MB-STATUS-6")
+    _expect_abort_problem(judge, _problem(last.body), answered)
+    judge.expect("close delimiter after the abort part", env.complete, {True}, "MB-STATUS-6")
+
+
+@checker(
+    "batch-abort-in-multistatus",
+    ("MB-MULTI-12", "MB-STATUS-14", "MB-STATUS-12"),
+    "In the JSON or XML form an aborted batch ends with an abort entry indexed by its part_index whose one header field is Content-Type.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def abort_in_multistatus(ctx: Context, judge: Judge) -> None:
+    if ctx.target.claims("json"):
+        accept, reader = JSON_FORM, entries_from_json
+    elif ctx.target.claims("xml"):
+        accept, reader = "application/xml", entries_from_xml
+    else:
+        judge.not_applicable("the target claims neither the xml nor the json profile")
+    subs = _outlasting_batch(ctx, judge)
+    resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
+    judge.require("top-level status after a part ran", resp.status, {207}, "MB-STATUS-12")
+    entries, problem = reader(resp.body)
+    judge.require(f"{accept} readable", problem, {None}, "MB-MULTI-12", allowed_text="readable")
+    aborted = [e for e in entries if e.outcome == "aborted"]
+    judge.require(
+        "abort entry",
+        [e is entries[-1] for e in aborted],
+        [[True]],
+        "MB-MULTI-12",
+        allowed_text="exactly one abort entry, the last",
     )
-    judge.expect("close delimiter after the aborted part", env.complete, {True}, "MB-STATUS-6")
-
-
-def _is_json_object(body: bytes) -> bool:
-    try:
-        return isinstance(json.loads(body), dict)
-    except ValueError:
-        return False
+    entry = entries[-1]
+    answered = len(entries) - 1
+    judge.expect("entries answered before the abort", answered, ABORT_INDEXES, "MB-STATUS-6")
+    doc = _problem(entry.body)
+    _expect_abort_problem(judge, doc, answered)
+    # MB-MULTI-12: "give the abort report the index of the first part it does not answer (the
+    # problem document's `part_index`) as its part index, and MUST list `Content-Type` as its
+    # one header field".
+    judge.expect("abort entry index", entry.index, {answered}, "MB-MULTI-12")
+    judge.expect(
+        "abort entry header fields",
+        [(n.lower(), v.split(";")[0].strip().lower()) for n, v in entry.fields],
+        [[("content-type", PROBLEM_JSON)]],
+        "MB-MULTI-12",
+    )

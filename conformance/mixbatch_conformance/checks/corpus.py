@@ -19,11 +19,13 @@ Response vectors are for clients; the self-tests use them to test the suite's va
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
@@ -72,21 +74,105 @@ def load_vectors(directory: Path | None = None) -> list[Vector]:
 def rewrite_for_target(vector: Vector, authority: str, batch_path: str) -> bytes:
     """The vector body with its Content-Id context moved to the target (see docstring)."""
     ctx = vector.meta["context"]
-    old_authority = str(ctx.get("authority", "example.test")).encode()
-    old_batch = str(ctx.get("target", "/batch")).encode()
+    old_authority = str(ctx.get("authority", "example.test"))
+    old_batch = str(ctx.get("target", "/batch"))
 
     def sub(m: re.Match[bytes]) -> bytes:
-        ref = m.group(2)
-        same_origin = b"//" + old_authority
-        if same_origin in ref:
-            ref = ref.replace(same_origin, b"//" + authority.encode(), 1)
-            if ref.endswith(b"//" + authority.encode() + old_batch):
-                ref = ref[: -len(old_batch)] + batch_path.encode()
-        elif ref == old_batch:
-            ref = batch_path.encode()
-        return m.group(1) + ref + m.group(3)
+        ref = retarget(
+            m.group(2).decode("latin-1"), old_authority, old_batch, authority, batch_path
+        )
+        return m.group(1) + ref.encode("latin-1") + m.group(3)
 
     return CONTENT_ID_LINE.sub(sub, vector.body)
+
+
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def _decode_unreserved(path: str) -> str:
+    """RFC 3986 §6.2.2.2: percent-encoded unreserved characters decoded, nothing else."""
+
+    def one(m: re.Match[str]) -> str:
+        char = chr(int(m.group(1), 16))
+        return char if char in UNRESERVED else m.group(0)
+
+    return re.sub(r"%([0-9A-Fa-f]{2})", one, path)
+
+
+def _remove_dots(path: str) -> str:
+    """RFC 3986 §5.2.4 remove_dot_segments."""
+    out: list[str] = []
+    for seg in path.split("/")[1:] if path.startswith("/") else path.split("/"):
+        if seg == "..":
+            if out:
+                out.pop()
+        elif seg != ".":
+            out.append(seg)
+    tail = "/" if path.endswith(("/.", "/..")) else ""
+    return "/" + "/".join(out) + tail
+
+
+def _resolve(path: str, base: str) -> str:
+    if path.startswith("/"):
+        return _remove_dots(path)
+    return _remove_dots(posixpath.join(posixpath.dirname(base), path) if path else base)
+
+
+def _respell(path: str, new_batch: str) -> str:
+    """`new_batch` spelled the way `path` spells the vector's batch endpoint (MB-SUB-4: every
+    spelling counts: a query, percent-encoded unreserved characters, dot segments)."""
+    leaf = posixpath.basename(new_batch)
+    if "%" in path:
+        head, _, _ = new_batch.rpartition("/")
+        if leaf:
+            return f"{head}/%{ord(leaf[0]):02x}{leaf[1:]}"
+        return new_batch
+    segments = path.split("/")
+    if any(s in (".", "..") for s in segments):
+        if path.startswith("/"):
+            return "/" + "/".join(s for s in segments[1:-1]) + new_batch
+        return "/".join(segments[:-1] + [leaf])
+    if path and not path.startswith("/"):
+        return "/".join(segments[:-1] + [leaf])
+    return new_batch
+
+
+def retarget(ref: str, old_authority: str, old_batch: str, authority: str, batch_path: str) -> str:
+    """A vector's Content-Id reference moved from its context to the target's.
+
+    A same-origin absolute URI gets the target's authority (its host in upper case when the
+    vector's was not in lower case, since host case does not matter under MB-SUB-2); a reference
+    that names the vector's batch endpoint names the target's, in the same spelling; anything
+    else is left as written.
+    """
+    if ref == "":
+        return ref
+    parts = urlsplit(ref)
+    prefix = ""
+    if parts.scheme or ref.startswith("//"):
+        try:
+            port = parts.port
+        except ValueError:
+            return ref
+        same = (
+            parts.scheme.lower() == "http"
+            and (parts.hostname or "") == old_authority.lower()
+            and port in (None, 80)
+            and parts.username is None
+        )
+        if not same:
+            return ref
+        spelled = parts.netloc.split("@")[-1].split(":")[0]
+        shown = authority.upper() if spelled != spelled.lower() else authority
+        prefix = f"{parts.scheme}://{shown}"
+    path = parts.path
+    named = _decode_unreserved(_resolve(path, old_batch)) == old_batch
+    new_path = _respell(path, batch_path) if named else path
+    if prefix and not new_path.startswith("/"):
+        new_path = "/" + new_path
+    query = f"?{parts.query}" if parts.query or ref.endswith("?") else ""
+    fragment = f"#{parts.fragment}" if parts.fragment or "#" in ref else ""
+    return prefix + new_path + query + fragment
 
 
 def _assumed_limits(vector: Vector) -> dict[str, int] | None:
