@@ -131,9 +131,9 @@ def _respell(path: str, new_batch: str) -> str:
     if any(s in (".", "..") for s in segments):
         if path.startswith("/"):
             return "/" + "/".join(s for s in segments[1:-1]) + new_batch
-        return "/".join(segments[:-1] + [leaf])
+        return "/".join([*segments[:-1], leaf])
     if path and not path.startswith("/"):
-        return "/".join(segments[:-1] + [leaf])
+        return "/".join([*segments[:-1], leaf])
     return new_batch
 
 
