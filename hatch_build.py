@@ -1,4 +1,4 @@
-"""Build the codec's optional C fast path, ``mixbatch/codec/_accel.c``.
+"""Build the codec's optional C fast path, ``mixbatch/codec/_accel.c`` and its part checks.
 
 Two entry points share one compile step:
 - hatchling runs ``AccelBuildHook`` when it builds a wheel (``uv sync`` builds the editable one),
@@ -21,21 +21,36 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
-SOURCE = ROOT / "reference-impl" / "mixbatch" / "codec" / "_accel.c"
-CFLAGS = ("-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Wno-unused-parameter")
+CODEC = ROOT / "reference-impl" / "mixbatch" / "codec"
+#: The module (state, configure, scan, events) and the part checks (find, classify).
+SOURCES = (CODEC / "_accel.c", CODEC / "_accel_check.c")
+#: What a rebuild depends on: the sources and the declarations they share.
+INPUTS = (*SOURCES, CODEC / "_accel.h")
+#: Only PyInit__accel is exported (PyMODINIT_FUNC marks it); the functions the two sources
+#: share stay inside the extension.
+CFLAGS = (
+    "-O2",
+    "-fPIC",
+    "-shared",
+    "-fvisibility=hidden",
+    "-Wall",
+    "-Wextra",
+    "-Wno-unused-parameter",
+)
 
 
-def target(directory: Path = SOURCE.parent) -> Path:
+def target(directory: Path = CODEC) -> Path:
     return directory / ("_accel" + str(sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
 
 
 def build(out: Path) -> bool:
-    """Compile SOURCE into ``out`` unless it is already newer; False when it cannot be built."""
-    if out.exists() and out.stat().st_mtime >= SOURCE.stat().st_mtime:
+    """Compile SOURCES into ``out`` unless it is already newer than every input; False when it
+    cannot be built."""
+    if out.exists() and out.stat().st_mtime >= max(p.stat().st_mtime for p in INPUTS):
         return True
     compiler = shlex.split(str(sysconfig.get_config_var("CC") or "cc"))
     include = sysconfig.get_paths()["include"]
-    command = [*compiler, *CFLAGS, "-I", include, str(SOURCE), "-o", str(out)]
+    command = [*compiler, *CFLAGS, "-I", include, *map(str, SOURCES), "-o", str(out)]
     try:
         done = subprocess.run(command, capture_output=True, text=True, check=False)
     except OSError as exc:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the codec's C fast path under AddressSanitizer and UndefinedBehaviorSanitizer: build
-# _accel.c with both into a scratch copy of the package, put that copy first on the path, and run
+# its sources (hatch_build.SOURCES) with both into a scratch copy of the package, put that copy first on the path, and run
 # the tests that drive it (every vector, planted faults, every plant at every position, the
 # module's own checks -- its per-load state, a subinterpreter, every allocation failing in turn --
 # and the deep tier's 200,000 random edits). The checkout's own build is never replaced, so
@@ -14,9 +14,10 @@ SO_NAME=$($PY -c 'import hatch_build; print(hatch_build.target().name)')
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 cp -r reference-impl/mixbatch "$SCRATCH/mixbatch"
+SOURCES=$($PY -c 'import hatch_build; print(*hatch_build.SOURCES)')
+# $SOURCES stays unquoted: it is a list of paths, none with a space.
 gcc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-    -fPIC -shared -I "$INCLUDE" reference-impl/mixbatch/codec/_accel.c \
-    -o "$SCRATCH/mixbatch/codec/$SO_NAME"
+    -fPIC -shared -fvisibility=hidden -I "$INCLUDE" $SOURCES -o "$SCRATCH/mixbatch/codec/$SO_NAME"
 export PYTHONPATH="$SCRATCH"
 # CPython itself is not built with ASan, so its own allocations are not leak-checked.
 export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"

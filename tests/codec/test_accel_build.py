@@ -3,6 +3,7 @@ without a compiler still installs mixbatch (pure Python) unless the build demand
 
 from __future__ import annotations
 
+import os
 import runpy
 import sysconfig
 from pathlib import Path
@@ -50,3 +51,20 @@ def test_a_build_that_requires_it_fails_without_a_compiler(
     _no_compiler(monkeypatch)
     with pytest.raises(RuntimeError, match="cannot build the C fast path"):
         _hook()["build"](tmp_path / "_accel.so")
+
+
+def test_it_rebuilds_when_any_input_is_newer(tmp_path: Path) -> None:
+    hook = _hook()
+    out = tmp_path / "_accel.so"
+    assert hook["build"](out) is True
+    newest = max(p.stat().st_mtime for p in hook["INPUTS"])
+    os.utime(out, (newest + 10, newest + 10))
+    assert hook["build"](out) is True
+    assert out.stat().st_mtime == newest + 10  # up to date: left alone
+    header = tmp_path / "_accel.h"
+    header.write_text("/* a declaration changed */\n")
+    os.utime(header, (newest + 20, newest + 20))
+    inputs = hook["build"].__globals__  # run_path returns a copy of the module's globals
+    inputs["INPUTS"] = (*inputs["INPUTS"], header)
+    assert hook["build"](out) is True
+    assert out.stat().st_mtime != newest + 10  # compiled again

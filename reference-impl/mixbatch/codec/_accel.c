@@ -13,13 +13,14 @@
  * message, requirement ID and offset. So this module never raises a protocol error and never
  * accepts what the reference refuses; tests/codec/test_accel.py holds both to that.
  *
- * Each part goes through three steps: find_part() locates its header section and the next
- * delimiter, classify_part() checks the header section and decides take or stop, and
- * emit_part() builds its events. The first two only read the buffer; emit_part() alone calls
- * the Python C API, so it alone can fail (for lack of memory), and then scan() returns NULL
- * at once with the exception set.
+ * Each part goes through three steps: find (accel_find_part) locates its header section and
+ * the next delimiter, classify (accel_classify_part) checks the header section and decides
+ * take or stop -- both in _accel_check.c, shared declarations in _accel.h -- and emit_part(),
+ * here, builds its events. The first two only read the buffer; emit_part() alone calls the
+ * Python C API, so it alone can fail (for lack of memory), and then scan() returns NULL at
+ * once with the exception set.
  *
- * Rules mirrored here (spec section and requirement ID, as in the reference code):
+ * Rules mirrored in the checks (spec section and requirement ID, as in the reference code):
  *   delimiter line  "--" boundary CRLF, no padding (else: the reference decides) MB-WIRE-19/8
  *   field-line      token ":" OWS value OWS, value octets in HTAB / SP..~ / obs-text   MB-PART-11
  *   section         at most max_part_header_bytes octets including its blank line     MB-LIMIT-1
@@ -31,7 +32,7 @@
  *   response part   one Http-Status-Code [1-5]DIGIT DIGIT; one Content-Id; no Batch-Outcome;
  *                   no forbidden field                                  MB-RESP-2/3/4/5
  * The limits are read from the parser's Limits object on each call and the forbidden names
- * come from _parts.py through configure(): this file has no limit or name list of its own.
+ * come from _parts.py through configure(): the extension has no limit or name list of its own.
  *
  * Module state. Initialisation is multi-phase (PEP 489): every import of the module, in every
  * interpreter, gets its own ModuleState -- the event classes, their slot descriptors, the
@@ -46,9 +47,8 @@
  * public API is used; _accelerator.py checks at import that the slots named are all the slots
  * each class has, so that no event can miss an attribute.
  */
-#define _GNU_SOURCE /* memmem */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_accel.h"
+
 #include <string.h>
 
 /* ---- module state ----------------------------------------------------------------------- */
@@ -57,7 +57,7 @@
 #define MAX_SLOTS 6
 
 /* One event class: its allocator and the member descriptors of its slots, in the order
- * new_event() receives the values. */
+ * append_event() receives the values. */
 typedef struct {
     PyTypeObject *type;
     allocfunc alloc;
@@ -65,15 +65,7 @@ typedef struct {
     int count;
 } Shape;
 
-/* Octet classes, one bit each, in ModuleState.octets. */
-enum {
-    TCHAR = 1, /* RFC 9110 tchar */
-    VALUE = 2, /* a field-value octet: HTAB, SP, VCHAR, obs-text (no CR, LF, other CTL, DEL) */
-    URI = 4,   /* RFC 3986 URI-reference characters, less "%", which starts a pct-encoded */
-    HEX = 8,   /* HEXDIG */
-};
-
-typedef struct {
+struct ModuleState {
     Shape request_start;     /* index, method, target, fields, offset, target_offset */
     Shape response_start;    /* index, status, outcome, content_id, fields, offset */
     Shape part_data;         /* index, data */
@@ -92,7 +84,7 @@ typedef struct {
 #ifdef Py_GIL_DISABLED
     PyMutex lock; /* orders configure() before any scan() that sees it done */
 #endif
-} ModuleState;
+};
 
 #define N_SHAPES 5
 
@@ -108,23 +100,6 @@ shape_at(ModuleState *st, int i)
     Shape *shapes[N_SHAPES] = {&st->request_start, &st->response_start, &st->part_data,
                                &st->part_end, &st->fields};
     return shapes[i];
-}
-
-static void
-init_octets(unsigned char *octets)
-{
-    const char *tchar_punct = "!#$%&'*+-.^_`|~";
-    const char *uri_punct = "-._~:/?#[]@!$&'()*+,;=";
-    for (int c = 0; c < 256; c++) {
-        int digit = c >= '0' && c <= '9';
-        int alnum = digit || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-        int hex = digit || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
-        int value = c == '\t' || (c >= 0x20 && c <= 0x7e) || c >= 0x80;
-        octets[c] = (unsigned char)(((alnum || (c && strchr(tchar_punct, c))) ? TCHAR : 0) |
-                                    (value ? VALUE : 0) |
-                                    ((alnum || (c && strchr(uri_punct, c))) ? URI : 0) |
-                                    (hex ? HEX : 0));
-    }
 }
 
 /* Drop what configure() loaded (all of it, or the part it got to before failing). */
@@ -186,7 +161,7 @@ static int
 module_exec(PyObject *module)
 {
     ModuleState *st = get_state(module);
-    init_octets(st->octets);
+    accel_init_octets(st->octets);
     st->set_member = (descrsetfunc)PyType_GetSlot(&PyMemberDescr_Type, Py_tp_descr_set);
     if (st->set_member == NULL) {
         if (!PyErr_Occurred())
@@ -314,290 +289,6 @@ is_configured(ModuleState *st)
 #else
     return st->configured;
 #endif
-}
-
-/* ---- the scanner's inputs and one part ---------------------------------------------------- */
-
-typedef struct {
-    const char *name;
-    Py_ssize_t name_len;
-    const char *value;
-    Py_ssize_t value_len;
-    Py_ssize_t line_at; /* offset of the line in the buffer */
-    int own;            /* a control field the start event carries by itself */
-} Field;
-
-/* Field lines a Scanner holds before reserve_fields() allocates room for more. */
-#define FIELDS_ON_STACK 32
-
-/* What one scan() call works on: the parser's buffer and settings, and where events go. */
-typedef struct {
-    ModuleState *st;
-    PyObject *buf_obj;  /* bytes */
-    const char *buf;
-    Py_ssize_t len;
-    Py_ssize_t base;    /* absolute offset of buf[0] */
-    int request;        /* request parts (Http-Method) or response parts (Http-Status-Code) */
-    const char *nl_dash; /* "\n--" boundary: the reference's delimiter search string */
-    Py_ssize_t nl_dash_len;
-    Py_ssize_t max_parts, max_header, max_fields, max_part; /* the parser's Limits */
-    Field *fields;      /* local, or grown by reserve_fields() for a longer section */
-    Py_ssize_t fields_room;
-    Field local[FIELDS_ON_STACK];
-    PyObject *view;     /* memoryview of buf for PartData, made for the first body */
-    PyObject *events;   /* list */
-} Scanner;
-
-/* One part, as find_part() and classify_part() see it. Offsets are into the buffer. */
-typedef struct {
-    Py_ssize_t head;       /* first octet of the header section */
-    Py_ssize_t block_end;  /* its blank line */
-    Py_ssize_t n_lines;    /* line breaks in the section, plus one */
-    Py_ssize_t body_start, body_end;
-    Py_ssize_t next_dash;  /* the first "-" of the dash-boundary after the body */
-    Py_ssize_t n_fields, kept; /* field lines; those the Fields object keeps */
-    Py_ssize_t control_at; /* Http-Method or Http-Status-Code */
-    Py_ssize_t id_at;      /* Content-Id */
-    int status;
-} Part;
-
-static const char *
-find_bytes(const char *hay, Py_ssize_t hay_len, const char *needle, Py_ssize_t needle_len)
-{
-    if (hay_len < needle_len)
-        return NULL;
-    return memmem(hay, (size_t)hay_len, needle, (size_t)needle_len);
-}
-
-/* ---- find: the part's header section and the delimiter that ends its body ----------------- */
-
-/* 1 when a whole part starts at pos (just after a dash-boundary) and ends before a plain
- * CRLF dash-boundary inside the buffer and the limits; 0 to stop. */
-static int
-find_part(const Scanner *sc, Py_ssize_t pos, Part *part)
-{
-    const char *buf = sc->buf;
-    Py_ssize_t len = sc->len;
-    /* The rest of the delimiter line: exactly CRLF (MB-WIRE-19: padding is the reference's). */
-    if (len - pos < 2 || buf[pos] != '\r' || buf[pos + 1] != '\n')
-        return 0;
-    part->head = pos + 2;
-
-    /* The header section, bounded by the limit (MB-LIMIT-1); not found: incomplete, or over
-     * the limit, which the reference reports. */
-    Py_ssize_t window = len - part->head < sc->max_header ? len - part->head : sc->max_header;
-    const char *blank = find_bytes(buf + part->head, window, "\r\n\r\n", 4);
-    if (blank == NULL)
-        return 0;
-    part->block_end = blank - buf;
-    part->body_start = part->block_end + 4;
-
-    /* At most max_part_fields field lines (MB-LIMIT-5). A bare LF counted here as a line
-     * break only stops the scan sooner: split_fields() would refuse it anyway. */
-    part->n_lines = 1;
-    for (const char *p = buf + part->head, *end = blank;
-         (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
-        part->n_lines++;
-    if (part->n_lines > sc->max_fields)
-        return 0;
-
-    /* The body: empty when the dash-boundary follows the blank line at once; else it ends at
-     * the first "\n--boundary", as the reference's bytes.find. */
-    const char *dash = sc->nl_dash + 1;
-    Py_ssize_t dash_len = sc->nl_dash_len - 1, body_start = part->body_start;
-    if (len - body_start >= dash_len && memcmp(buf + body_start, dash, (size_t)dash_len) == 0) {
-        part->body_end = part->next_dash = body_start;
-    }
-    else {
-        const char *nl = find_bytes(buf + body_start, len - body_start, sc->nl_dash,
-                                    sc->nl_dash_len);
-        if (nl == NULL)
-            return 0; /* the part is not complete in the buffer yet */
-        Py_ssize_t hit_at = nl - buf;
-        if (hit_at == body_start || buf[hit_at - 1] != '\r')
-            return 0; /* a bare LF before the delimiter: the reference reports MB-WIRE-8 */
-        part->body_end = hit_at - 1;
-        part->next_dash = hit_at + 1;
-    }
-    return part->body_end - body_start <= sc->max_part;
-}
-
-/* ---- classify: the header section's field lines and control fields ------------------------ */
-
-static int
-name_is(const char *text, Py_ssize_t len, const char *lower, Py_ssize_t lower_len)
-{
-    if (len != lower_len)
-        return 0;
-    for (Py_ssize_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c >= 'A' && c <= 'Z')
-            c = (unsigned char)(c + 32);
-        if (c != (unsigned char)lower[i])
-            return 0;
-    }
-    return 1;
-}
-
-#define NAME_IS(text, len, literal) name_is((text), (len), literal, (Py_ssize_t)sizeof(literal) - 1)
-
-/* Whether text is one of a tuple of lower-case bytes names, ignoring ASCII case. */
-static int
-in_names(const char *text, Py_ssize_t len, PyObject *names)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
-        PyObject *name = PyTuple_GET_ITEM(names, i);
-        if (name_is(text, len, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name)))
-            return 1;
-    }
-    return 0;
-}
-
-/* Split the header section [head, block_end) into CRLF-separated field lines (MB-PART-11).
- * Returns the number of lines, or -1 when the reference must decide: a line the grammar
- * refuses, or more lines than max_part_fields (MB-LIMIT-5). */
-static Py_ssize_t
-split_fields(const Scanner *sc, const Part *part)
-{
-    const char *buf = sc->buf;
-    const unsigned char *octets = sc->st->octets;
-    Py_ssize_t p = part->head, end = part->block_end, n = 0;
-    while (p < end) {
-        if (n == sc->fields_room)
-            return -1;
-        Field *f = &sc->fields[n++];
-        f->line_at = p;
-        f->name = buf + p;
-        while (p < end && octets[(unsigned char)buf[p]] & TCHAR)
-            p++;
-        f->name_len = buf + p - f->name;
-        if (f->name_len == 0 || p == end || buf[p] != ':')
-            return -1;
-        p++;
-        Py_ssize_t line_end = p;
-        while (line_end < end && octets[(unsigned char)buf[line_end]] & VALUE)
-            line_end++;
-        if (line_end < end && !(buf[line_end] == '\r' && line_end + 1 < end &&
-                                buf[line_end + 1] == '\n' && line_end + 2 < end))
-            return -1; /* a CTL, bare CR or LF, or an empty line inside the section */
-        Py_ssize_t a = p, b = line_end;
-        while (a < b && (buf[a] == ' ' || buf[a] == '\t'))
-            a++;
-        while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\t'))
-            b--;
-        f->value = buf + a;
-        f->value_len = b - a;
-        f->own = 0;
-        p = line_end < end ? line_end + 2 : end;
-    }
-    return n;
-}
-
-/* "<" URI-reference ">" with an empty reference allowed (MB-PART-4, MB-RESP-3). */
-static int
-is_content_id(const unsigned char *octets, const char *v, Py_ssize_t len)
-{
-    if (len < 2 || v[0] != '<' || v[len - 1] != '>')
-        return 0;
-    for (Py_ssize_t i = 1; i < len - 1; i++) {
-        unsigned char c = (unsigned char)v[i];
-        if (c == '%') {
-            if (i + 2 >= len - 1 || !(octets[(unsigned char)v[i + 1]] & HEX) ||
-                !(octets[(unsigned char)v[i + 2]] & HEX))
-                return 0;
-            i += 2;
-        }
-        else if (!(octets[c] & URI))
-            return 0;
-    }
-    return 1;
-}
-
-/* Content-Length: 1*DIGIT equal to the body's octets (MB-WIRE-17, MB-WIRE-20). */
-static int
-length_matches(const Scanner *sc, const Field *f, Py_ssize_t body_len)
-{
-    if (f->value_len == 0)
-        return 0;
-    Py_ssize_t declared = 0;
-    for (Py_ssize_t i = 0; i < f->value_len; i++) {
-        int digit = (unsigned char)f->value[i] - '0';
-        if (digit < 0 || digit > 9 || declared > (sc->max_part - digit) / 10)
-            return 0; /* not a digit, or over max_part_bytes: the reference reports it */
-        declared = declared * 10 + digit;
-    }
-    return declared == body_len;
-}
-
-/* One token Http-Method that is not a forbidden method (MB-PART-2, MB-SUB-3). */
-static int
-method_ok(const Scanner *sc, const Field *m)
-{
-    if (m->value_len == 0)
-        return 0;
-    for (Py_ssize_t i = 0; i < m->value_len; i++)
-        if (!(sc->st->octets[(unsigned char)m->value[i]] & TCHAR))
-            return 0;
-    return !in_names(m->value, m->value_len, sc->st->forbidden_methods);
-}
-
-/* One Http-Status-Code of [1-5] DIGIT DIGIT (MB-RESP-2); its value, or -1. */
-static int
-status_of(const Field *s)
-{
-    const char *v = s->value;
-    if (s->value_len != 3 || v[0] < '1' || v[0] > '5' || v[1] < '0' || v[1] > '9' ||
-        v[2] < '0' || v[2] > '9')
-        return -1;
-    return (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0');
-}
-
-/* 1 when the reference would take the part found as it is, with the events emit_part()
- * builds; 0 to stop before it. */
-static int
-classify_part(const Scanner *sc, Part *part)
-{
-    Py_ssize_t n = split_fields(sc, part);
-    if (n <= 0)
-        return 0;
-    PyObject *forbidden = sc->request ? sc->st->forbidden_request : sc->st->forbidden_response;
-    Py_ssize_t control_at = -1, id_at = -1, length_at = -1, kept = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Field *f = &sc->fields[i];
-        Py_ssize_t *seen = NULL;
-        if (NAME_IS(f->name, f->name_len, "content-id"))
-            seen = &id_at;
-        else if (NAME_IS(f->name, f->name_len, "content-length"))
-            seen = &length_at;
-        else if (sc->request ? NAME_IS(f->name, f->name_len, "http-method")
-                             : NAME_IS(f->name, f->name_len, "http-status-code"))
-            seen = &control_at;
-        else if (!sc->request && NAME_IS(f->name, f->name_len, "batch-outcome"))
-            return 0; /* outcomes and their interplay are the reference's */
-        else if (in_names(f->name, f->name_len, forbidden))
-            return 0;
-        if (seen != NULL) {
-            if (*seen >= 0)
-                return 0; /* a repeated control field */
-            *seen = i;
-            f->own = seen != &length_at;
-        }
-        kept += !f->own;
-    }
-    if (control_at < 0 || id_at < 0 ||
-        !is_content_id(sc->st->octets, sc->fields[id_at].value, sc->fields[id_at].value_len))
-        return 0;
-    if (length_at >= 0 && !length_matches(sc, &sc->fields[length_at],
-                                          part->body_end - part->body_start))
-        return 0;
-    if (sc->request ? !method_ok(sc, &sc->fields[control_at])
-                    : (part->status = status_of(&sc->fields[control_at])) < 0)
-        return 0;
-    part->n_fields = n;
-    part->kept = kept;
-    part->control_at = control_at;
-    part->id_at = id_at;
-    return 1;
 }
 
 /* ---- emit: the part's events ---------------------------------------------------------------- */
@@ -761,6 +452,9 @@ load_scanner(Scanner *sc, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t *p
         return -1;
     }
     ModuleState *st = sc->st;
+    sc->octets = st->octets;
+    sc->forbidden_fields = sc->request ? st->forbidden_request : st->forbidden_response;
+    sc->forbidden_methods = st->forbidden_methods;
     if (read_limit(limits, st->max_parts, &sc->max_parts) < 0 ||
         read_limit(limits, st->max_part_header_bytes, &sc->max_header) < 0 ||
         read_limit(limits, st->max_part_fields, &sc->max_fields) < 0 ||
@@ -813,12 +507,12 @@ scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int failed = 0;
     Part part;
     /* index + 1 >= max_parts: the reference raises the part-count limit. */
-    while (index + 1 < sc.max_parts && find_part(&sc, pos, &part)) {
+    while (index + 1 < sc.max_parts && accel_find_part(&sc, pos, &part)) {
         if (reserve_fields(&sc, part.n_lines) < 0) {
             failed = 1;
             break;
         }
-        if (!classify_part(&sc, &part))
+        if (!accel_classify_part(&sc, &part))
             break;
         if (emit_part(&sc, index + 1, &part) < 0) {
             failed = 1;

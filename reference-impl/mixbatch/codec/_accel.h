@@ -1,0 +1,82 @@
+/*
+ * Declarations shared by the two halves of mixbatch.codec._accel, the parser's C fast path:
+ * _accel.c is the module (its state, configure(), scan() and the events it emits) and
+ * _accel_check.c reads a part from the buffer and decides whether the fast path may take it.
+ * _accel.c opens with the theory of operation.
+ */
+#ifndef MIXBATCH_ACCEL_H
+#define MIXBATCH_ACCEL_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* The module's state; only _accel.c looks inside. */
+typedef struct ModuleState ModuleState;
+
+/* Octet classes, one bit each, in the table accel_init_octets() fills. */
+enum {
+    TCHAR = 1, /* RFC 9110 tchar */
+    VALUE = 2, /* a field-value octet: HTAB, SP, VCHAR, obs-text (no CR, LF, other CTL, DEL) */
+    URI = 4,   /* RFC 3986 URI-reference characters, less "%", which starts a pct-encoded */
+    HEX = 8,   /* HEXDIG */
+};
+
+typedef struct {
+    const char *name;
+    Py_ssize_t name_len;
+    const char *value;
+    Py_ssize_t value_len;
+    Py_ssize_t line_at; /* offset of the line in the buffer */
+    int own;            /* a control field the start event carries by itself */
+} Field;
+
+/* Field lines a Scanner holds before scan() allocates room for more. */
+#define FIELDS_ON_STACK 32
+
+/* What one scan() call works on: the parser's buffer and settings, and where events go. */
+typedef struct {
+    ModuleState *st;    /* the module's event classes, for emit_part() */
+    const unsigned char *octets; /* the module's octet classes */
+    PyObject *forbidden_fields;  /* the names no part of this role may carry */
+    PyObject *forbidden_methods;
+    PyObject *buf_obj;  /* bytes */
+    const char *buf;
+    Py_ssize_t len;
+    Py_ssize_t base;    /* absolute offset of buf[0] */
+    int request;        /* request parts (Http-Method) or response parts (Http-Status-Code) */
+    const char *nl_dash; /* "\n--" boundary: the reference's delimiter search string */
+    Py_ssize_t nl_dash_len;
+    Py_ssize_t max_parts, max_header, max_fields, max_part; /* the parser's Limits */
+    Field *fields;      /* local, or grown by scan() for a longer section */
+    Py_ssize_t fields_room;
+    Field local[FIELDS_ON_STACK];
+    PyObject *view;     /* memoryview of buf for PartData, made for the first body */
+    PyObject *events;   /* list */
+} Scanner;
+
+/* One part, as the checks see it. Offsets are into the buffer. */
+typedef struct {
+    Py_ssize_t head;       /* first octet of the header section */
+    Py_ssize_t block_end;  /* its blank line */
+    Py_ssize_t n_lines;    /* line breaks in the section, plus one */
+    Py_ssize_t body_start, body_end;
+    Py_ssize_t next_dash;  /* the first "-" of the dash-boundary after the body */
+    Py_ssize_t n_fields, kept; /* field lines; those the Fields object keeps */
+    Py_ssize_t control_at; /* Http-Method or Http-Status-Code */
+    Py_ssize_t id_at;      /* Content-Id */
+    int status;
+} Part;
+
+/* Fill a 256-entry table of octet classes. */
+void accel_init_octets(unsigned char *octets);
+
+/* 1 when a whole part starts at pos (just after a dash-boundary) and ends before a plain
+ * CRLF dash-boundary inside the buffer and the limits; 0 to stop. Fills part's offsets. */
+int accel_find_part(const Scanner *sc, Py_ssize_t pos, Part *part);
+
+/* 1 when the reference would take the part found as it is, with the events emit_part()
+ * builds; 0 to stop before it. Splits its field lines into sc->fields, which must have room
+ * for part->n_lines of them. */
+int accel_classify_part(const Scanner *sc, Part *part);
+
+#endif /* MIXBATCH_ACCEL_H */
