@@ -35,7 +35,7 @@ DEFAULT_STATE = ROOT / "reports" / "fuzz" / "state.json"
 CHUNK = 1000
 #: Connections to each peer used side by side: the peers overlap one lane's waits with another's
 #: work (the proxy's upstream round trips above all).
-LANES = 8
+LANES = 6
 #: A peer whose peak resident set passes this is a finding (the peers idle at about 40 MiB).
 MEMORY_BOUND_KIB = 512 * 1024
 #: Seconds a peer may take to start and announce its address.
