@@ -2,6 +2,8 @@
 
 Slowloris (MB-SEC-1, RFC 9112 §9.5): a peer that sends its header section one octet at a time
 must be cut off by the header timeout, counted from the first octet, however steadily it trickles.
+A batch flood (MB-LIMIT-6): more batches at once than the server's in-flight budget, and each
+one beyond it is answered 503 with Retry-After before any part runs, the others 200.
 Pipelining (MB-PIPE-1, RFC 9112 §9.3.2): N requests written at once are answered in the order
 they came, every one of them, or the connection closes cleanly after a prefix of them.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -27,6 +30,11 @@ SHORT_HEADER_TIMEOUT = 1.0
 TRICKLE_INTERVAL = 0.1
 #: Slack allowed beyond the header timeout for the close to arrive.
 CLOSE_SLACK = 1.5
+#: The in-flight budget of the server the batch flood meets, and the batches sent at once.
+BUSY_BUDGET = 2
+BUSY_FLOOD = 5
+#: Milliseconds each flood batch keeps its slot (its one part is GET /delay/{ms}).
+BUSY_HOLD_MS = 800
 #: Requests in one pipelined burst.
 FLOOD = 120
 #: Statuses /status/{code} is asked for, in turn; each answer says which request it belongs to.
@@ -39,6 +47,33 @@ def impatient_server(adversarial_loop: LoopThread) -> Iterator[Target]:
     target, server = start_server(adversarial_loop, config)
     yield target
     stop(adversarial_loop, server)
+
+
+@pytest.fixture(scope="module")
+def budgeted_server(adversarial_loop: LoopThread) -> Iterator[Target]:
+    config = ServerConfig(port=0, max_batches_in_flight=BUSY_BUDGET)
+    target, server = start_server(adversarial_loop, config)
+    yield target
+    stop(adversarial_loop, server)
+
+
+def test_batches_beyond_the_in_flight_budget_are_503(budgeted_server: Target) -> None:
+    request = post(batch(part("GET", f"/delay/{BUSY_HOLD_MS}")))
+    with ThreadPoolExecutor(BUSY_FLOOD) as pool:
+        results = list(
+            pool.map(lambda _: exchange(budgeted_server.address, request), range(BUSY_FLOOD))
+        )
+    answers = [r.first for r in results]
+    assert all(a is not None for a in answers), "a flooded batch got no answer"
+    statuses = sorted(a.status for a in answers if a is not None)
+    assert set(statuses) <= {200, 503}, statuses
+    assert statuses.count(200) >= 1, statuses
+    assert statuses.count(503) >= BUSY_FLOOD - BUSY_BUDGET - 1, statuses
+    for answer in answers:
+        if answer is not None and answer.status == 503:
+            assert answer.header("Retry-After"), "503 without Retry-After (MB-LIMIT-6)"
+            assert answer.problem is not None, "503 without a problem document (MB-STATUS-4)"
+    assert_alive_quickly(budgeted_server)
 
 
 def trickle(address: tuple[str, int], bound: float) -> tuple[float, bytes]:
