@@ -1,7 +1,8 @@
 """``python -m bench``: run the scenarios, evaluate the targets, write JSON, Markdown and PNGs.
 
-The default run is the full one (about 14 minutes on two cores); ``--quick`` shrinks every
-scenario (small N, 64 MiB instead of 1 GiB) to finish in a couple of minutes. Every run is
+The default run is the full one (about 20 minutes on two cores: the HTTP/2 grid and 100 serial
+requests over the 3G link add about six to the 14 of the lettered harness); ``--quick`` shrinks
+every scenario (small N, 64 MiB instead of 1 GiB) to finish in about three minutes. Every run is
 bounded: fixed counts, socket timeouts, and children that are stopped by pid on the way out.
 """
 

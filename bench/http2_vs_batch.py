@@ -43,7 +43,8 @@ __all__ = ["FULL", "QUICK", "Plan", "run"]
 PAYLOAD = 1024
 #: Clients whose times include opening the connection, like h2load's on the HTTP/2 side.
 C_CLIENTS = ("h2load --h1", "curl")
-PYTHON_CLIENT = "bench.http1 (Python, connected before the clock)"
+#: The Python client's row label; it connects before the clock starts (see above).
+PYTHON_CLIENT = "bench.http1 (Python)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib import ticker
 
 __all__ = ["write_plots"]
 
@@ -155,6 +156,7 @@ def _plot_b(b: dict[str, Any], out: Path) -> list[Path]:
             capsize=3,
         )
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # minor labels would overlap
         ax.invert_yaxis()
         ax.tick_params(axis="y", labelsize=7)
         ax.set(xlabel="ms (log)", title=f"N={cell['n']}, RTT {rtt:.1f} ms (red: HTTP/2)")

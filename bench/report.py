@@ -139,7 +139,7 @@ def _http2_vs_batch(b: dict[str, Any]) -> list[str]:
         "nginx serving the same octets as a static file. Batch: one POST to the reference "
         "server and to the ASGI middleware under uvicorn, sent by h2load --h1 and curl (C; "
         "connection set-up included, as on the HTTP/2 side) and by the Python client "
-        "(connection opened before the clock, never taken as the best). `/ best batch` is a "
+        "bench.http1 (connection opened before the clock, so never taken as the best). `/ best batch` is a "
         "row's time over the best C-client batch row: above 1 the batch is faster.",
         "",
     ]
