@@ -8,11 +8,15 @@ sockets. Every wait is bounded by ``IO_TIMEOUT``.
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import threading
+import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import h11
 import httpx
 
 from mixbatch.codec import (
@@ -144,4 +148,71 @@ def send_batch(
     answer = BatchAnswer(response.status_code, response.headers, body=response.content)
     if response.status_code == 200:
         answer.parts = parse_parts(response.headers["content-type"], response.content)
+    return answer
+
+
+@dataclass
+class RawAnswer:
+    """What came back for exact request octets: the response (if any) and whether the peer
+    closed the connection after it."""
+
+    status: int | None
+    headers: list[tuple[str, str]]
+    body: bytes
+    closed: bool
+
+    def header(self, name: str) -> str | None:
+        return next((v for k, v in self.headers if k.lower() == name.lower()), None)
+
+    @property
+    def problem_type(self) -> str | None:
+        kind = (self.header("Content-Type") or "").partition(";")[0].strip().lower()
+        if kind != "application/problem+json":
+            return None
+        document = json.loads(self.body)
+        return str(document["type"]) if isinstance(document, dict) else None
+
+
+def raw_exchange(
+    url: str, data: bytes, *, half_close: bool = False, linger: float = 1.0
+) -> RawAnswer:
+    """Send ``data`` as is, parse the first response with h11, then wait up to ``linger``
+    seconds to see whether the peer closes. Every socket operation is bounded."""
+    host, _, port = url.removeprefix("http://").rpartition(":")
+    parser = h11.Connection(h11.CLIENT)
+    # The parser needs a request of its own before it reads a response; this one is never sent.
+    parser.send(h11.Request(method="POST", target="/", headers=[("Host", "x")]))
+    answer = RawAnswer(None, [], b"", closed=False)
+    deadline = time.monotonic() + IO_TIMEOUT
+    with socket.create_connection((host, int(port)), timeout=IO_TIMEOUT) as sock:
+        sock.sendall(data)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        while True:
+            try:
+                event = parser.next_event()
+            except h11.RemoteProtocolError:
+                answer.closed = True  # no (complete) response before the close
+                return answer
+            if event is h11.NEED_DATA:
+                sock.settimeout(max(0.01, deadline - time.monotonic()))
+                try:
+                    parser.receive_data(sock.recv(65536))
+                except ConnectionError:
+                    parser.receive_data(b"")
+                continue
+            if isinstance(event, h11.Response):
+                answer.status = event.status_code
+                answer.headers = [(n.decode(), v.decode()) for n, v in event.headers.raw_items()]
+            elif isinstance(event, h11.Data):
+                answer.body += bytes(event.data)
+            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+                break
+        sock.settimeout(linger)
+        try:
+            answer.closed = sock.recv(1) == b""
+        except TimeoutError:
+            answer.closed = False
+        except ConnectionError:
+            answer.closed = True
     return answer

@@ -1,21 +1,37 @@
-"""Differential property: each part of a batch through the proxy equals the same request sent
-straight to the origin (status, header fields less the volatile and framing ones, content).
+"""Differential properties of the proxy against the reference server.
 
-Runs against both origins: the plain uvicorn app of ``_origin`` and the reference server used as
-a plain origin. Sub-requests are drawn from stateless shapes, so sending each twice (once in the
-batch, once alone) cannot change the answer. Shrinks toward one-part batches of the first shape.
+Parts: each part of a batch through the proxy equals the same request sent straight to the
+origin (status, header fields less the volatile and framing ones, content). Runs against both
+origins: the plain uvicorn app of ``_origin`` and the reference server used as a plain origin.
+Sub-requests are drawn from stateless shapes, so sending each twice (once in the batch, once
+alone) cannot change the answer. Shrinks toward one-part batches of the first shape.
+
+Outer requests: a malformed or edge batch request (bad framing, a content coding, the wrong media
+type, a bad boundary, no parts ...) gets the same status and the same problem ``type`` from the
+proxy as from the reference server, octet for octet the same request, and the proxy logs nothing
+at error level for it: the fault is the client's.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ._harness import Part, RunningProxy, RunningReference, Sub, send_batch
+from ._harness import (
+    Part,
+    RunningProxy,
+    RunningReference,
+    Sub,
+    encode_batch,
+    raw_exchange,
+    send_batch,
+)
 from ._origin import ETAG, RunningOrigin
 
 #: Fields that differ between any two responses (Date), that name the hop (Server, which the
@@ -109,3 +125,118 @@ def test_reference_proxy_fixture_fronts_the_reference_server(
     parts = send_batch(proxy.url, [Sub("GET", "/books/1"), Sub("GET", "/status/503")]).parts
     assert [p.status for p in parts] == [200, 503]
     assert parts[0].get("ETag") is not None
+
+
+# -- outer requests ----------------------------------------------------------------------------
+
+_CONTENT_TYPE, _BATCH = encode_batch([Sub("GET", "/books/1")])
+_MULTIPART = f"Content-Type: {_CONTENT_TYPE}"
+_BOUNDARY = _CONTENT_TYPE.partition("boundary=")[2].strip('"')
+
+
+@dataclass(frozen=True)
+class Outer:
+    """One batch request as octets: header lines after Host, content, and whether the client
+    half-closes after sending (a client gone inside its content)."""
+
+    id: str
+    fields: tuple[str, ...]
+    content: bytes = b""
+    half_close: bool = False
+    framing: str = "length"  # "length": Content-Length of ``content``; "none": the fields frame
+
+    def octets(self, authority: str) -> bytes:
+        lines = ["POST /batch HTTP/1.1", f"Host: {authority}", *self.fields]
+        if self.framing == "length":
+            lines.append(f"Content-Length: {len(self.content)}")
+        lines.append("Connection: close")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + self.content
+
+
+OUTER = [
+    # Framing of the request content itself (RFC 9112 §7.1, §6.3): the server's 400.
+    Outer(
+        "chunk-size-not-hex", (_MULTIPART, "Transfer-Encoding: chunked"), b"zz\r\n", True, "none"
+    ),
+    Outer(
+        "chunk-without-crlf",
+        (_MULTIPART, "Transfer-Encoding: chunked"),
+        b"3\r\n--bXY",
+        True,
+        "none",
+    ),
+    Outer(
+        "chunked-content-cut", (_MULTIPART, "Transfer-Encoding: chunked"), b"4\r\n--b", True, "none"
+    ),
+    Outer(
+        "content-shorter-than-length",
+        (_MULTIPART, f"Content-Length: {len(_BATCH) + 50}"),
+        _BATCH,
+        True,
+        "none",
+    ),
+    # Content codings (MB-INTER-4): only identity.
+    Outer("gzip-coding", (_MULTIPART, "Content-Encoding: gzip"), _BATCH),
+    Outer("two-codings", (_MULTIPART, "Content-Encoding: identity, br"), _BATCH),
+    Outer("identity-coding", (_MULTIPART, "Content-Encoding: identity"), _BATCH),
+    # Media type and boundary (MB-WIRE-2, MB-WIRE-4).
+    Outer("no-content-type", (), _BATCH),
+    Outer("text-plain", ("Content-Type: text/plain",), _BATCH),
+    Outer("form-data", (f"Content-Type: multipart/form-data; boundary={_BOUNDARY}",), _BATCH),
+    Outer("no-boundary", ("Content-Type: multipart/mixed",), _BATCH),
+    Outer("empty-boundary", ('Content-Type: multipart/mixed; boundary=""',), _BATCH),
+    Outer("boundary-too-long", (f"Content-Type: multipart/mixed; boundary={'b' * 71}",), _BATCH),
+    Outer("boundary-mismatch", ("Content-Type: multipart/mixed; boundary=other",), _BATCH),
+    # Parts (MB-WIRE-18, MB-STATUS-2).
+    Outer("no-parts", (_MULTIPART,), f"--{_BOUNDARY}--\r\n".encode()),
+    Outer("no-content", (_MULTIPART,)),
+    Outer("nested-batch", (_MULTIPART,), _BATCH.replace(b"/books/1", b"/batch")),
+    # Negotiation (MB-PROC-7, MB-STATUS-9).
+    Outer("batch-mode-atomic", (_MULTIPART, "Batch-Mode: atomic"), _BATCH),
+    Outer("accept-html-only", (_MULTIPART, "Accept: text/html"), _BATCH),
+    Outer("valid", (_MULTIPART,), _BATCH),
+]
+
+
+def _authority(url: str) -> str:
+    return url.removeprefix("http://")
+
+
+@pytest.mark.parametrize("outer", OUTER, ids=[o.id for o in OUTER])
+def test_outer_requests_get_the_servers_status_and_problem_type(
+    reference: RunningReference,
+    reference_proxy: RunningProxy,
+    outer: Outer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = raw_exchange(
+        reference.url, outer.octets(_authority(reference.url)), half_close=outer.half_close
+    )
+    with caplog.at_level(logging.WARNING, logger="mixbatch"):
+        proxy = raw_exchange(
+            reference_proxy.url,
+            outer.octets(_authority(reference_proxy.url)),
+            half_close=outer.half_close,
+        )
+    assert server.status is not None, "the reference server left the request unanswered"
+    assert (proxy.status, proxy.problem_type) == (server.status, server.problem_type)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the server answers 400 (MB-METHOD-3) from inside BatchEndpoint.refuse, which the "
+    "proxy cannot call; the proxy still answers a GET to its batch endpoint 405 (MB-METHOD-2)",
+)
+def test_a_get_with_content_to_the_batch_endpoint_gets_the_servers_answer(
+    reference: RunningReference, reference_proxy: RunningProxy
+) -> None:
+    answers = []
+    for url in (reference.url, reference_proxy.url):
+        octets = (
+            f"GET /batch HTTP/1.1\r\nHost: {_authority(url)}\r\nContent-Length: 5\r\n"
+            "Connection: close\r\n\r\nhello"
+        ).encode()
+        answer = raw_exchange(url, octets)
+        answers.append((answer.status, answer.problem_type))
+    assert answers[1] == answers[0]
