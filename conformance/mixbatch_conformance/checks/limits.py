@@ -1,0 +1,307 @@
+"""Limit checks built from the limits the target publishes (spec 9.1).
+
+Theory of operation: the limit vectors under spec/examples are written for small limits
+(`max_parts` 3, `max_part_header_bytes` 128, ...) and replay only against a target that
+publishes those same values. These checks write the same cases for the limits the target does
+publish (in its target description, else its capabilities document): a batch exactly at each
+limit, which must be processed, and one a single unit over it, which must be refused before any
+part runs with the status spec 9.1 names. Spec 9.1 says what each limit counts, and the
+builders below count the same way:
+
+| Limit | Counts |
+|---|---|
+| `max_parts` | the request parts of one batch |
+| `max_batch_bytes` | the octets of the batch request's content |
+| `max_part_bytes` | the octets of one part body |
+| `max_part_header_bytes` | each field line of one part header section with its CRLF, not the empty line |
+| `max_part_fields` | the field lines of one part header section, `Http-Method` and `Content-Id` included |
+
+"A value at the limit is within it: ... exactly `max_part_header_bytes` octets is accepted, and
+one octet more is refused with 431". Each batch has exactly one fault (MB-STATUS-13 would let a
+server answer any of several), and stays within every other published limit; a case that cannot
+(the limits contradict each other) or that would send more than `MAX_SEND_BYTES` is N/A.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
+
+__all__ = ["MAX_SEND_BYTES", "header_section"]
+
+BOUNDARY = "mb-limit-4e2a9c71d05b8f36"
+#: The most octets one case sends: the reference server's max_batch_bytes plus one, so every
+#: case runs against a server with the reference defaults and none sends without bound.
+MAX_SEND_BYTES = 64 * 1024 * 1024 + 1
+#: The most parts one at-limit case sends (the reference default, 10,000).
+MAX_PARTS_SENT = 10_000
+#: A value at or under the limit is accepted (spec 9.1): the statuses of a processed batch.
+PROCESSED = {200}
+
+
+def header_section(target: str, octets: int | None = None, fields: int | None = None) -> bytes:
+    """A GET part's header section (field lines with their CRLFs, no empty line) of exactly
+    `octets` octets, or of exactly `fields` field lines; ValueError when it cannot be done."""
+    head = f"Http-Method: GET\r\nContent-Id: <{target}>\r\n".encode("latin-1")
+    if fields is not None:
+        if fields < 2:
+            raise ValueError(f"a part needs 2 field lines, {fields} asked")
+        return head + b"".join(f"X-F{i}: a\r\n".encode() for i in range(fields - 2))
+    assert octets is not None
+    # One filler line "X-Fill: <filler>\r\n" makes up the rest: 10 octets of overhead.
+    room = octets - len(head) - len(b"X-Fill: \r\n")
+    if room < 1:
+        raise ValueError(f"{octets} octets cannot hold Http-Method and Content-Id")
+    return head + b"X-Fill: " + b"f" * room + b"\r\n"
+
+
+def _part(section: bytes, body: bytes = b"") -> bytes:
+    return section + b"\r\n" + body
+
+
+def _envelope(parts: list[bytes]) -> bytes:
+    dash = b"--" + BOUNDARY.encode()
+    return dash + b"\r\n" + (b"\r\n" + dash + b"\r\n").join(parts) + b"\r\n" + dash + b"--"
+
+
+def _limit(ctx: Context, judge: Judge, name: str) -> int:
+    value = ctx.limit(name)
+    if value is None:
+        judge.not_applicable(f"the target publishes no {name} limit")
+    return value
+
+
+def _within(ctx: Context, judge: Judge, body: bytes, parts: int, fields: int = 3) -> None:
+    """N/A unless `body` keeps to every other published limit and the send bound."""
+    if len(body) > MAX_SEND_BYTES:
+        judge.not_applicable(f"the case would send {len(body)} octets, more than {MAX_SEND_BYTES}")
+    checks = {
+        "max_batch_bytes": len(body),
+        "max_parts": parts,
+        "max_part_fields": fields,
+    }
+    for name, used in checks.items():
+        value = ctx.limit(name)
+        if value is not None and used > value:
+            judge.not_applicable(f"the case needs {name} >= {used}; the target publishes {value}")
+
+
+def _refused(ctx: Context, judge: Judge, body: bytes, status: int, name: str) -> None:
+    resp = ctx.send(
+        judge,
+        ctx.raw_request(
+            "POST",
+            ctx.batch_path,
+            [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")],
+            body,
+        ),
+    )
+    # MB-STATUS-3: "413 (Content Too Large), or ... 431 (Request Header Fields Too Large) when a
+    # part header section exceeds `max_part_header_bytes` or `max_part_fields`".
+    expect_rejected(judge, resp, {status}, "MB-STATUS-3")
+    doc = problem_of(resp)
+    if doc is not None and "limit" in doc:
+        # MB-LIMIT-4 (SHOULD): "name the exceeded limit ... in a `limit` member".
+        judge.expect("problem names the limit", doc.get("limit"), {name}, "MB-LIMIT-4")
+
+
+def _processed(ctx: Context, judge: Judge, body: bytes, cids: list[str]) -> None:
+    resp = ctx.send(
+        judge,
+        ctx.raw_request(
+            "POST",
+            ctx.batch_path,
+            [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")],
+            body,
+        ),
+    )
+    expect_processed(ctx, judge, resp, cids, (), "MB-LIMIT-1")
+
+
+# -- the cases ---------------------------------------------------------------------------------
+def _parts_at_limit(ctx: Context, judge: Judge) -> None:
+    limit = _limit(ctx, judge, "max_parts")
+    if limit > MAX_PARTS_SENT:
+        judge.not_applicable(f"max_parts {limit} is more than the {MAX_PARTS_SENT} sent at most")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    body = _envelope([_part(header_section(ok, fields=2))] * limit)
+    _within(ctx, judge, body, limit, 2)
+    _processed(ctx, judge, body, [f"<{ok}>"] * limit)
+
+
+def _header_bytes(over: int, ctx: Context, judge: Judge) -> None:
+    limit = _limit(ctx, judge, "max_part_header_bytes")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    try:
+        section = header_section(ok, octets=limit + over)
+    except ValueError as exc:
+        judge.not_applicable(str(exc))
+    body = _envelope([_part(section)])
+    _within(ctx, judge, body, 1)
+    if over:
+        # MB-LIMIT-1 and spec 9.1: "one octet more is refused with 431".
+        _refused(ctx, judge, body, 431, "max_part_header_bytes")
+    else:
+        _processed(ctx, judge, body, [f"<{ok}>"])
+
+
+def _fields(over: int, ctx: Context, judge: Judge) -> None:
+    limit = _limit(ctx, judge, "max_part_fields")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    section = header_section(ok, fields=limit + over)
+    header_limit = ctx.limit("max_part_header_bytes")
+    if header_limit is not None and len(section) > header_limit:
+        judge.not_applicable(
+            f"{limit + over} field lines take {len(section)} octets, more than the published "
+            f"max_part_header_bytes {header_limit}"
+        )
+    body = _envelope([_part(section)])
+    _within(ctx, judge, body, 1, 0)
+    if over:
+        # MB-LIMIT-5: "answer a batch request with a part over it with 431 and a problem
+        # document whose `limit` member is `max_part_fields`".
+        _refused(ctx, judge, body, 431, "max_part_fields")
+    else:
+        _processed(ctx, judge, body, [f"<{ok}>"])
+
+
+def _part_bytes(over: int, ctx: Context, judge: Judge) -> None:
+    limit = _limit(ctx, judge, "max_part_bytes")
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    sub = SubRequest(
+        "PUT", echo, (("Content-Type", "application/octet-stream"),), b"b" * (limit + over)
+    )
+    body = compose_batch([sub], BOUNDARY)
+    _within(ctx, judge, body, 1, 4)
+    if over:
+        _refused(ctx, judge, body, 413, "max_part_bytes")
+    else:
+        _processed(ctx, judge, body, [sub.content_id])
+
+
+def _batch_bytes_over(ctx: Context, judge: Judge) -> None:
+    limit = _limit(ctx, judge, "max_batch_bytes")
+    if limit + 1 > MAX_SEND_BYTES:
+        judge.not_applicable(f"max_batch_bytes {limit} is more than the suite sends at most")
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    lengths = _lengths_for(echo, limit + 1, ctx.limit("max_part_bytes") or limit)
+    if lengths is None:
+        judge.not_applicable(f"no batch of exactly {limit + 1} octets could be written")
+    subs = [_filled(echo, n) for n in lengths]
+    body = compose_batch(subs, BOUNDARY)
+    _within(ctx, judge, body[:-1], len(subs), 4)
+    _refused(ctx, judge, body, 413, "max_batch_bytes")
+
+
+def _filled(echo: str, length: int, body: bytes | None = None) -> SubRequest:
+    """A PUT to `echo` stating Content-Length `length`; its body is `length` octets unless
+    `body` is given (the skeleton that `_lengths_for` measures)."""
+    return SubRequest(
+        "PUT",
+        echo,
+        (("Content-Type", "text/plain"), ("Content-Length", str(length))),
+        b"b" * length if body is None else body,
+        content_length=False,
+    )
+
+
+def _lengths_for(echo: str, total: int, per_part: int) -> list[int] | None:
+    """Body lengths, each at most `per_part`, of PUT parts whose batch is `total` octets."""
+    lengths: list[int] = []
+    while len(lengths) < MAX_PARTS_SENT:
+        done = sum(lengths)
+        for digits in range(1, 12):
+            guess = 10 ** (digits - 1)
+            skeleton = [*(_filled(echo, n, b"") for n in lengths), _filled(echo, guess, b"")]
+            last = total - len(compose_batch(skeleton, BOUNDARY)) - done
+            if last >= 0 and len(str(last)) == digits:
+                break
+        else:
+            return None
+        if last <= per_part:
+            return [*lengths, last]
+        lengths.append(per_part)
+    return None
+
+
+#: Sends megabytes (the part and batch octet limits): in the standard tier, not in smoke.
+LARGE = frozenset(
+    {"limit-part-bytes-at-limit", "limit-part-bytes-one-over", "limit-batch-bytes-one-over"}
+)
+
+CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]], ...] = (
+    (
+        "limit-parts-at-limit",
+        ("MB-LIMIT-1", "MB-RESP-1"),
+        "A batch of exactly the published max_parts parts is processed.",
+        _parts_at_limit,
+    ),
+    (
+        "limit-part-header-bytes-at-limit",
+        ("MB-LIMIT-1", "MB-PART-12"),
+        "A part header section of exactly the published max_part_header_bytes octets is accepted.",
+        partial(_header_bytes, 0),
+    ),
+    (
+        "limit-part-header-bytes-one-over",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part header section one octet over the published max_part_header_bytes is answered 431.",
+        partial(_header_bytes, 1),
+    ),
+    (
+        "limit-part-fields-at-limit",
+        ("MB-LIMIT-5",),
+        "A part with exactly the published max_part_fields field lines is accepted.",
+        partial(_fields, 0),
+    ),
+    (
+        "limit-part-fields-one-over",
+        ("MB-LIMIT-5", "MB-STATUS-3"),
+        "A part with one field line more than the published max_part_fields is answered 431.",
+        partial(_fields, 1),
+    ),
+    (
+        "limit-part-bytes-at-limit",
+        ("MB-LIMIT-1", "MB-PART-8"),
+        "A part body of exactly the published max_part_bytes octets is accepted.",
+        partial(_part_bytes, 0),
+    ),
+    (
+        "limit-part-bytes-one-over",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part body one octet over the published max_part_bytes is answered 413.",
+        partial(_part_bytes, 1),
+    ),
+    (
+        "limit-batch-bytes-one-over",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "Batch content one octet over the published max_batch_bytes is answered 413.",
+        _batch_bytes_over,
+    ),
+)
+
+
+def _register_all() -> None:
+    for slug, requirements, description, run in CASES:
+        register(
+            Check(
+                slug,
+                requirements,
+                "core",
+                "standard" if slug in LARGE else "smoke",
+                description,
+                run,
+                # The accepted cases read `ok` or write to `echo`; the refused ones must be
+                # refused before any part runs (MB-STATUS-3).
+                state=State.READ_ONLY,
+                roles=BOTH_ROLES,
+            )
+        )
+
+
+_register_all()
