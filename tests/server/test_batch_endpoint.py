@@ -372,3 +372,16 @@ def test_off_origin_target_is_reported_at_its_content_id_line(client: HttpClient
     )
     document = assert_problem(reply, 400, "MB-SUB-2")
     assert document["byte_offset"] == body.index(b"Content-Id")
+
+
+@pytest.mark.parametrize(
+    ("target", "host"),
+    [("http://127.0.0.1:80/books/1", "127.0.0.1"), ("http://LOCALHOST/books/1", "localhost:80")],
+)
+def test_a_default_port_or_another_host_case_is_the_batch_origin(
+    client: HttpClient, target: str, host: str
+) -> None:
+    # RFC 3986 §6.2.3: an absent port equals the scheme's default port.
+    reply = post_batch(client, [("GET", target)], [("Host", host)])
+    assert reply.status == 200, reply.body
+    assert [p.status for p in parse_batch(reply)] == [200]

@@ -366,7 +366,7 @@ class BatchEndpoint:
                     # MB-PROC-6: with batch-on-error=stop, every part after the first with
                     # status 400 or above is skipped.
                     stopped = stop_on_error and result.status is not None and result.status >= 400
-                result, chunk = self._render(renderer, result)
+                result, chunk = self._render(renderer, result, head=part.method == "HEAD")
                 summary.add(result)
                 ready.append(chunk)
                 ready_bytes += len(chunk)
@@ -386,8 +386,11 @@ class BatchEndpoint:
             envelope.close()
 
     @staticmethod
-    def _render(renderer: Renderer, result: PartResult) -> tuple[PartResult, bytes]:
-        """The result's octets; a sub-response the writer refuses becomes that part's 500."""
+    def _render(
+        renderer: Renderer, result: PartResult, *, head: bool = False
+    ) -> tuple[PartResult, bytes]:
+        """The result's octets; a sub-response the writer refuses becomes that part's 500
+        (without content when the part is a HEAD, like every HEAD sub-response)."""
         try:
             return result, renderer.part(result)
         except LocalProtocolError as exc:
@@ -401,7 +404,7 @@ class BatchEndpoint:
                 500,
                 None,
                 [("Content-Type", PROBLEM_MEDIA_TYPE)],
-                problem_body(exc.to_problem() | {"status": 500}),
+                b"" if head else problem_body(exc.to_problem() | {"status": 500}),
             )
             return result, renderer.part(result)
 

@@ -62,6 +62,26 @@ def _head_size(head: h11.Request) -> int:
     return size
 
 
+def _framing_fault(head: h11.Request) -> str | None:
+    """Why the request's framing cannot be trusted, or None.
+
+    RFC 9112 §6.3: a request with both Content-Length and Transfer-Encoding "ought to be handled
+    as an error", and a server that processes one anyway "MUST close the connection after
+    responding". h11 would let Transfer-Encoding win and keep the connection, so an intermediary
+    that framed by Content-Length instead would send the rest as a request of its own (request
+    smuggling). This server refuses the request with 400 and closes without reading further.
+    (h11 itself refuses differing Content-Length values, a transfer coding other than chunked,
+    a repeated Host, and CR or NUL inside a field line.)
+    """
+    names = {name.lower() for name, _value in head.headers.raw_items()}
+    if b"content-length" in names and b"transfer-encoding" in names:
+        return (
+            "the request carries both Content-Length and Transfer-Encoding, so its framing "
+            "is ambiguous (RFC 9112 §6.3); the connection closes"
+        )
+    return None
+
+
 class _Closed(Exception):
     """The peer went away; the connection task unwinds quietly."""
 
@@ -287,6 +307,10 @@ class HttpConnection(asyncio.Protocol):
                 return None
             if isinstance(event, h11.Request):
                 self._idle = False
+                fault = _framing_fault(event)
+                if fault is not None:
+                    await self._send_simple(problem(400, "ambiguous-framing", fault))
+                    return None
                 if _head_size(event) > config.max_request_header_bytes:
                     # h11 only bounds a head that is still incomplete; one that arrived whole
                     # in a single read is measured here, so the limit holds either way.

@@ -8,7 +8,9 @@ A ``Route`` is a path pattern such as ``/books/{id}`` plus a mapping of method t
 Anything not in the table is an error response, never a guess: an unknown path is 404, a known
 path with an unlisted method is 405 with ``Allow``. HEAD is answered by the GET handler with the
 content dropped (RFC 9110 §9.3.2), OPTIONS by an empty 204 with ``Allow`` unless the route lists
-its own. A handler that raises yields a 500 problem for that request alone.
+its own. A handler that raises yields a 500 problem for that request alone. A HEAD response of
+any status has its content dropped, and a request that repeats a field that is not a list
+(``SINGLETON_FIELDS``) is answered 400.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from ._messages import BodyReadError, BodyTooLarge, Handler, Request, Response
 from ._problems import from_body_error, problem
 
-__all__ = ["Route", "Router"]
+__all__ = ["SINGLETON_FIELDS", "Route", "Router"]
 
 _log = logging.getLogger("mixbatch.server")
 _PARAM = re.compile(r"\{([a-z_]+)\}")
@@ -103,15 +105,31 @@ class Router:
         return None
 
     async def handle(self, request: Request) -> Response:
+        response = await self._dispatch(request)
+        if request.method == "HEAD":
+            # RFC 9110 §9.3.2: a HEAD response carries no content, whatever its status; a part
+            # is answered as the same request alone (MB-PART-8), so its HEAD has none either.
+            await _drop_content(response)
+        return response
+
+    async def _dispatch(self, request: Request) -> Response:
+        repeated = _repeated_singleton(request)
+        if repeated is not None:
+            return problem(
+                400,
+                "repeated-field",
+                f"the request carries {repeated} more than once, and it is not a list field "
+                "(RFC 9110 §5.3), so which one applies is ambiguous",
+                field=repeated,
+            )
         found = self.match(request.path)
         if found is None:
             return problem(404, "not-found", f"no resource at {request.path!r}")
         route, params = found
         method = request.method
         handler = route.handlers.get(method)
-        head = False
         if handler is None and method == "HEAD":
-            handler, head = route.handlers.get("GET"), True
+            handler = route.handlers.get("GET")
         if handler is None and route.on_unlisted is not None and method != "OPTIONS":
             handler = route.on_unlisted
         if handler is None:
@@ -124,7 +142,7 @@ class Router:
                 headers=[("Allow", route.allow())],
             )
         try:
-            response = await handler(request, params)
+            return await handler(request, params)
         except (BodyTooLarge, BodyReadError) as exc:
             return from_body_error(exc)
         except Exception:
@@ -132,9 +150,19 @@ class Router:
             # (MB-STATUS-5).
             _log.exception("handler for %s %s failed", method, request.target)
             return problem(500, "internal-error", f"the handler for {method} failed")
-        if head:
-            await _drop_content(response)
-        return response
+
+
+#: Fields that are not lists and may appear once (RFC 9110 §5.3): a request repeating one is
+#: refused rather than answered by whichever line a handler happens to read. Content-Length is
+#: checked by h11 (and by the codec in parts, MB-WIRE-20), Host by h11 (and forbidden in parts).
+SINGLETON_FIELDS = ("Content-Type",)
+
+
+def _repeated_singleton(request: Request) -> str | None:
+    for name in SINGLETON_FIELDS:
+        if len(request.headers.get_all(name)) > 1:
+            return name
+    return None
 
 
 async def _drop_content(response: Response) -> None:
