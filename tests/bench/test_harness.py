@@ -111,3 +111,23 @@ def test_targets_without_their_scenario_are_not_run() -> None:
     records = evaluate({})
     assert {r["passed"] for r in records} == {None}
     assert all(r["where"] == "scenario not run" for r in records)
+
+
+def test_a_method_under_the_floor_fails_its_target() -> None:
+    def cell(lowest: float) -> dict[str, object]:
+        ratio = summarize([lowest, 1.2])
+        return {
+            "n": 10,
+            "payload_bytes": 1024,
+            "percent_of_serial": {"batch": ratio, "pipelined": ratio},
+            "ratio_to_floor": {"serial": summarize([3.0]), "batch": ratio},
+        }
+
+    for lowest, passed in ((0.97, False), (1.0, True)):
+        grid = {"path": {"rtt_measured_ms": 2.0}, "cells": [cell(lowest)]}
+        throughput = {"n": 10, "batch_over_serial": summarize([11.0])}
+        records = evaluate({"methods_vs_floor": {"grids": [grid], "throughput": throughput}})
+        record = next(r for r in records if r["id"] == "no-method-under-floor")
+        assert record["passed"] is passed
+        assert record["measured"] == lowest
+        assert "batch, N=10" in record["where"]
