@@ -58,8 +58,17 @@ func newServer(lim Limits, timeout time.Duration) *http.Server {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8090", "loopback address to listen on (port 0: any free port)")
 	timeout := flag.Duration("batch-timeout", 4*time.Second, "time budget of one batch once its parts run")
-	maxParts := flag.Int("max-parts", DefaultLimits.MaxParts, "most parts in one batch")
+	lim := DefaultLimits
+	flag.IntVar(&lim.MaxParts, "max-parts", lim.MaxParts, "most parts in one batch")
+	flag.Int64Var(&lim.MaxBatchBytes, "max-batch-bytes", lim.MaxBatchBytes, "most octets of batch content")
+	flag.Int64Var(&lim.MaxPartBytes, "max-part-bytes", lim.MaxPartBytes, "most octets of one part body")
+	flag.IntVar(&lim.MaxPartHeaderBytes, "max-part-header-bytes", lim.MaxPartHeaderBytes,
+		"most octets of one part header section (field lines with their CRLFs)")
+	flag.IntVar(&lim.MaxPartFields, "max-part-fields", lim.MaxPartFields, "most field lines in one part header section")
 	flag.Parse()
+	if lim.MaxParts < 1 || lim.MaxBatchBytes < 1 || lim.MaxPartBytes < 1 || lim.MaxPartHeaderBytes < 1 || lim.MaxPartFields < 1 {
+		log.Fatalf("mbserver: every limit is at least 1")
+	}
 
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {
@@ -68,8 +77,6 @@ func main() {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		log.Fatalf("mbserver: -addr %q is not a loopback address; this server listens on loopback only", *addr)
 	}
-	lim := DefaultLimits
-	lim.MaxParts = *maxParts
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("mbserver: %v", err)
