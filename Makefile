@@ -69,7 +69,7 @@ fuzz: env
 asan: env
 	bash tools/asan_accel.sh
 
-# The full benchmark run takes about 14 minutes on 2 cores and writes bench/results/, which the
+# The full benchmark run takes about 20 minutes on 2 cores and writes bench/results/, which the
 # docs publish; bench-quick takes about two and writes reports/bench-quick/, so a quick look
 # never replaces the published full run.
 bench: env
