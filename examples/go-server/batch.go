@@ -120,7 +120,7 @@ func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mt, ok := parseMediaType(r.Header.Get("Content-Type"))
-	if !ok || mt.typ != mediaMultipart {
+	if mt.typ != mediaMultipart {
 		// MB-WIRE-2: 415 "and an Accept-Post: multipart/mixed field".
 		writeProblem(w, refusal(415, "MB-WIRE-2", "unsupported-media-type", "Unsupported media type",
 			"a batch is multipart/mixed; got "+strconv.Quote(r.Header.Get("Content-Type"))),
@@ -136,6 +136,9 @@ func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	boundary, why := boundaryOf(mt)
+	if !ok {
+		why = "the Content-Type parameters do not parse, so the boundary is unknown"
+	}
 	if why != "" {
 		writeProblem(w, refusal(400, "MB-WIRE-4", "malformed-batch", "Invalid boundary", why))
 		return

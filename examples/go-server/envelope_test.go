@@ -70,11 +70,11 @@ func vectorLimits(v vector) Limits {
 // batch size, envelope, part checks.
 func process(v vector, content []byte) ([]SubRequest, *EnvelopeError) {
 	mt, ok := parseMediaType(v.ContentType)
-	if !ok || mt.typ != mediaMultipart {
+	if mt.typ != mediaMultipart {
 		return nil, refusal(415, "MB-WIRE-2", "", "", "")
 	}
 	boundary, why := boundaryOf(mt)
-	if why != "" {
+	if why != "" || !ok {
 		return nil, refusal(400, "MB-WIRE-4", "", "", why)
 	}
 	lim := vectorLimits(v)
@@ -268,6 +268,32 @@ func TestEnvelopeCases(t *testing.T) {
 				t.Fatalf("got %v, want %d %s", err, c.status, c.requirement)
 			}
 		})
+	}
+}
+
+func TestContentTypeBoundary(t *testing.T) {
+	cases := []struct {
+		value, boundary string
+		multipart, ok   bool
+	}{
+		{"multipart/mixed; boundary=abc", "abc", true, true},
+		{`Multipart/Mixed ; Boundary="a b:c"`, "a b:c", true, true},
+		{"multipart/mixed; boundary=abc def", "", true, false},
+		{`multipart/mixed; boundary="unterminated`, "", true, false},
+		{"multipart/mixed; boundary=a; boundary=a", "", true, false},
+		{"multipart/mixed", "", true, false},
+		{"text/plain; boundary=abc", "abc", false, true},
+	}
+	for _, c := range cases {
+		mt, ok := parseMediaType(c.value)
+		if (mt.typ == mediaMultipart) != c.multipart {
+			t.Errorf("%q: type %q", c.value, mt.typ)
+			continue
+		}
+		b, why := boundaryOf(mt)
+		if got := ok && why == ""; got != c.ok || (got && b != c.boundary) {
+			t.Errorf("%q: boundary %q ok %v (%s), want %q ok %v", c.value, b, got, why, c.boundary, c.ok)
+		}
 	}
 }
 

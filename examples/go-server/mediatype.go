@@ -15,7 +15,7 @@ type mediaType struct {
 }
 
 // parseMediaType parses `type "/" subtype parameters` (RFC 9110 §8.3.1). ok is false when the
-// value does not follow the grammar.
+// value does not follow the grammar; the type is still set when only the parameters are bad.
 func parseMediaType(v string) (mediaType, bool) {
 	v = trimOWS(v)
 	semi := strings.IndexByte(v, ';')

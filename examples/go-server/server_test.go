@@ -128,3 +128,19 @@ func TestEchoKeepsStandaloneFieldOrder(t *testing.T) {
 		t.Fatalf("echo lost the order: %s", all)
 	}
 }
+
+// A multipart/mixed batch whose parameters do not parse is a bad boundary (400, MB-WIRE-4),
+// not an unsupported media type.
+func TestMalformedBoundaryParameterIs400(t *testing.T) {
+	srv := newTestServer(t)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+batchPath, strings.NewReader(batchBody("GET /shelf/s1")))
+	req.Header.Set("Content-Type", "multipart/mixed; boundary=abc def")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("status %d, want 400", resp.StatusCode)
+	}
+}
