@@ -63,8 +63,19 @@ func receivedFields(ctx context.Context, method, target string) ([]Field, bool) 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	line := []byte(method + " " + target + " HTTP/1.")
-	i := bytes.Index(t.buf, line)
-	if i < 0 || (i > 0 && t.buf[i-1] != '\n') {
+	i := -1
+	for from := 0; from < len(t.buf); {
+		j := bytes.Index(t.buf[from:], line)
+		if j < 0 {
+			return nil, false
+		}
+		if from+j == 0 || t.buf[from+j-1] == '\n' {
+			i = from + j
+			break
+		}
+		from += j + 1
+	}
+	if i < 0 {
 		return nil, false
 	}
 	end := bytes.Index(t.buf[i:], []byte("\r\n\r\n"))
