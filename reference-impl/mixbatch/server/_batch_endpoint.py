@@ -363,19 +363,33 @@ class BatchEndpoint:
                             # the batch timed out: the part must not run on unobserved.
                             task.cancel()
                     result = task.result()
+                    del task  # it holds the result too
                     # MB-PROC-6: with batch-on-error=stop, every part after the first with
                     # status 400 or above is skipped.
                     stopped = stop_on_error and result.status is not None and result.status >= 400
                 result, chunk = self._render(renderer, result, head=part.method == "HEAD")
                 summary.add(result)
-                ready.append(chunk)
-                ready_bytes += len(chunk)
+                # From here the sub-response lives on in ``chunk`` alone: a large body is held
+                # once, not also by its result while the next part runs.
+                del result
+                if len(chunk) >= _READY_MAX_BYTES:
+                    # A large part goes out as a chunk of its own rather than being copied
+                    # into one with the parts before it.
+                    if ready:
+                        yield b"".join(ready)
+                        ready.clear()
+                        ready_bytes = 0
+                    yield chunk
+                else:
+                    ready.append(chunk)
+                    ready_bytes += len(chunk)
+                del chunk
                 if count % _YIELD_EVERY == 0 or ready_bytes >= _READY_MAX_BYTES:
                     yield b"".join(ready)
                     ready.clear()
                     ready_bytes = 0
-                    if count % _YIELD_EVERY == 0:
-                        await asyncio.sleep(0)
+                if count % _YIELD_EVERY == 0:
+                    await asyncio.sleep(0)
             if batch.accepts_trailers:
                 # MB-STATUS-8: an optional trailer counting parts by outcome, sent only to a
                 # client that said it accepts trailers (TE: trailers).

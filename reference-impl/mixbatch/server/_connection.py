@@ -495,9 +495,18 @@ class HttpConnection(asyncio.Protocol):
     # -- output ---------------------------------------------------------------------------
 
     def _write(self, event: h11.Event) -> None:
+        limit = self._config.coalesce_max_bytes
         for piece in self._h11.send_with_data_passthrough(event) or ():
-            self._outbuf += piece
-        if len(self._outbuf) >= self._config.coalesce_max_bytes:
+            if len(piece) >= limit:
+                # A large piece (a body h11 passed through) goes to the transport as it is,
+                # after what is pending: copying it into the buffer would hold it twice.
+                self._flush()
+                transport = self._transport
+                if transport is not None and not transport.is_closing():
+                    transport.write(piece)
+            else:
+                self._outbuf += piece
+        if len(self._outbuf) >= limit:
             self._flush()
 
     def _schedule_flush(self) -> None:
