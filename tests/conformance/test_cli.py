@@ -141,8 +141,12 @@ def test_failing_run_saves_exact_bytes_and_replays(tmp_path: Path, reference_url
                 out_lines.append(text)
                 return len(text)
 
-        assert replay_case(case, relay.url, Sink()) == 0  # type: ignore[arg-type]
+        # Replay judges the check again: still broken behind the relay, fixed without it.
+        assert replay_case(case, relay.url, Sink()) == EXIT_NONCONFORMANT  # type: ignore[arg-type]
         assert "HTTP 200" in "".join(out_lines)
+        assert "response-framing-strict: FAIL" in "".join(out_lines)
+        assert replay_case(case, reference_url, Sink()) == EXIT_CONFORMANT  # type: ignore[arg-type]
+        assert "response-framing-strict: PASS" in "".join(out_lines)
     finally:
         relay.stop()
 

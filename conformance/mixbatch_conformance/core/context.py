@@ -6,14 +6,24 @@ Theory of operation: checks build requests from `SubRequest` values with `compos
 validator. Every exchange goes through the Judge so that the report holds the real bytes.
 Target resources are resolved to paths once; `ref` turns a path into the Content-Id form
 the check wants (relative to the batch endpoint, absolute path, or absolute URI).
+
+The context is also the run's cleanup registry: every member the target reports as created
+inside the declared sandbox (201 with Location, alone or as a batch part) is recorded, and
+`clean_up` deletes them when the run ends, so that a run leaves the sandbox as it found it
+(target.schema.json, sandbox: "The suite deletes every member it creates and touches no other
+member"). A response that is not HTTP at all is a broken expectation with its octets kept,
+never a silent "no response".
 """
 
 from __future__ import annotations
 
 import json
 import posixpath
+import re
+import ssl
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.settings import RunSettings
@@ -22,14 +32,19 @@ from mixbatch_conformance.core.validator import Envelope, parse_media_type, read
 from mixbatch_conformance.transport.http import (
     Exchange,
     Response,
+    TargetUnreachable,
     build_request,
     pipeline,
     split_url,
 )
+from mixbatch_conformance.transport.tls import client_context
+from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
 __all__ = ["Context", "SubRequest", "compose_batch", "problem_of"]
 
 CRLF = b"\r\n"
+#: A response part that reports a creation (spec 3.3: Http-Status-Code carries the status).
+_CREATED_PART = re.compile(rb"(?im)^Http-Status-Code:[ \t]*201\b")
 
 
 @dataclass(frozen=True)
@@ -99,15 +114,29 @@ class Context:
     #: Learned during the run: the target's capabilities document (see fetch_capabilities).
     capabilities: dict[str, Any] | None = None
     capabilities_fetched: bool = False
+    #: Paths of sandbox members the target reported created during the run, oldest first.
+    created: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         host, port, base = split_url(self.target.base_url)
+        self.scheme = urlsplit(self.target.base_url).scheme.lower()
         self.host = host
         self.port = port
-        self.authority = host if port == 80 else f"{host}:{port}"
+        self.authority = host if port == DEFAULT_PORTS[self.scheme] else f"{host}:{port}"
         self.base_path = base.rstrip("/")
-        b_host, b_port, _ = split_url(self.settings.baseline_url or self.target.base_url)
-        self.baseline = (b_host, b_port, b_host if b_port == 80 else f"{b_host}:{b_port}")
+        self.timeout = self.settings.timeout_s
+        #: The TLS client context of an https target (None for http).
+        self.tls: ssl.SSLContext | None = (
+            client_context(insecure=self.settings.insecure, ca_file=self.settings.ca_file)
+            if self.scheme == "https"
+            else None
+        )
+        baseline = self.settings.baseline_url or self.target.base_url
+        b_host, b_port, _ = split_url(baseline)
+        b_scheme = urlsplit(baseline).scheme.lower()
+        b_authority = b_host if b_port == DEFAULT_PORTS[b_scheme] else f"{b_host}:{b_port}"
+        self.baseline = (b_host, b_port, b_authority)
+        self.baseline_tls = self.tls if b_scheme == "https" else None
 
     # -- addresses -------------------------------------------------------------------------
     def path(self, path: str) -> str:
@@ -127,7 +156,7 @@ class Context:
             base_dir = posixpath.dirname(self.batch_path) or "/"
             return posixpath.relpath(full, base_dir) if full != base_dir else "."
         if form == "absolute-uri":
-            return f"http://{self.authority}{full}"
+            return f"{self.scheme}://{self.authority}{full}"
         raise ValueError(f"unknown reference form {form!r}")
 
     def resource(self, judge: Judge, name: str) -> str:
@@ -155,16 +184,96 @@ class Context:
         return build_request(method, path, authority or self.authority, [*headers, *extra], body)
 
     def send(self, judge: Judge, request: bytes) -> Response:
-        """Send one request; no response at all is a SETUP-ERROR unless it timed out."""
-        ex = judge.record(pipeline(self.host, self.port, [request], self.target.timeout)[0])
-        if ex.response is None:
-            judge.setup_error(f"no response: {ex.error}")
-        return ex.response
+        """Send one request; no response at all is a SETUP-ERROR unless it timed out, and
+        octets that are not an HTTP/1.1 response are a broken expectation (a FAIL)."""
+        ex = judge.record(pipeline(self.host, self.port, [request], self.timeout, self.tls)[0])
+        return self._answer(judge, ex)
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
-        return [
-            judge.record(ex) for ex in pipeline(self.host, self.port, requests, self.target.timeout)
-        ]
+        exchanges = pipeline(self.host, self.port, requests, self.timeout, self.tls)
+        for ex in exchanges:
+            judge.record(ex)
+            if ex.response is not None:
+                self._note_created(ex.request, ex.response)
+        return exchanges
+
+    def _answer(self, judge: Judge, ex: Exchange) -> Response:
+        if ex.response is None:
+            if ex.raw:
+                self._not_http(judge, ex)
+            judge.setup_error(f"no response: {ex.error}")
+        self._note_created(ex.request, ex.response)
+        return ex.response
+
+    def _not_http(self, judge: Judge, ex: Exchange) -> None:
+        """Octets came back that are not an HTTP/1.1 response: the request got no status.
+
+        A batch must be answered with a status (MB-STATUS-1: "A well-formed batch that was
+        processed is answered 200"; MB-STATUS-2: a malformed one 400); a declared test
+        resource must answer GET with its status (MB-TEST-1)."""
+        line = ex.request.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+        target = line.split(" ")[1] if line.count(" ") >= 2 else ""
+        requirement = "MB-STATUS-1" if target.split("?")[0] == self.batch_path else "MB-TEST-1"
+        judge.require_true(
+            "response is HTTP/1.1",
+            False,
+            f"{len(ex.raw)} octets that are not an HTTP/1.1 response ({ex.error}): {ex.raw[:60]!r}",
+            "an HTTP/1.1 status line (RFC 9112 section 4)",
+            requirement,
+        )
+
+    # -- cleanup ---------------------------------------------------------------------------
+    def _sandbox_prefix(self) -> str | None:
+        coll = self.target.resource("sandbox_collection")
+        return self.path(coll).rstrip("/") + "/" if coll else None
+
+    def _note_created(self, request: bytes, resp: Response) -> None:
+        """Record a member the response says was created in the sandbox (alone or in parts)."""
+        prefix = self._sandbox_prefix()
+        if prefix is None:
+            return
+        line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
+        path = line[1] if len(line) > 1 else "/"
+        if resp.status == 201:
+            self._remember(prefix, path, resp.get("Location") or "")
+        if resp.media_type == "multipart/mixed" and _CREATED_PART.search(resp.body):
+            try:
+                _, params = parse_media_type(resp.get("Content-Type") or "")
+                env = read_multipart(resp.body, params.get("boundary", ""))
+            except ValueError:
+                return
+            for part in env.parts:
+                if (part.get("Http-Status-Code") or "").strip() == "201":
+                    self._remember(prefix, path, part.get("Location") or "")
+
+    def _remember(self, prefix: str, base: str, location: str) -> None:
+        if not location:
+            return
+        url = urlsplit(urljoin(f"{self.scheme}://{self.authority}{base}", location.strip()))
+        if url.netloc and url.netloc.lower() != self.authority.lower():
+            return
+        path = url.path + (f"?{url.query}" if url.query else "")
+        # Only members of the sandbox: the suite touches nothing else.
+        if path.startswith(prefix) and path not in self.created:
+            self.created.append(path)
+
+    def clean_up(self) -> list[str]:
+        """DELETE every member recorded as created; return those that are still there.
+
+        A member a check already deleted answers 404 or 410, which counts as gone."""
+        left: list[str] = []
+        for path in reversed(self.created):
+            request = self.raw_request("DELETE", path)
+            try:
+                ex = pipeline(self.host, self.port, [request], self.timeout, self.tls)[0]
+            except (TargetUnreachable, OSError) as exc:
+                left.append(f"{path} (DELETE failed: {exc})")
+                continue
+            status = ex.response.status if ex.response is not None else None
+            if status is None or not (200 <= status < 300 or status in (404, 410)):
+                left.append(f"{path} (DELETE answered {status or ex.error})")
+        self.created.clear()
+        return left
 
     def alone(self, judge: Judge, sub: SubRequest) -> Response:
         """Send a sub-request as a standalone request to the path it resolves to.
@@ -178,14 +287,14 @@ class Context:
         )
         request = self.raw_request(sub.method, path, headers, body)
         ex = judge.record(
-            pipeline(self.baseline[0], self.baseline[1], [request], self.target.timeout)[0]
+            pipeline(
+                self.baseline[0], self.baseline[1], [request], self.timeout, self.baseline_tls
+            )[0]
         )
-        if ex.response is None:
-            judge.setup_error(f"no response: {ex.error}")
-        return ex.response
+        return self._answer(judge, ex)
 
     def resolve(self, ref: str) -> str:
-        if ref.startswith("http://"):
+        if ref.startswith(("http://", "https://")):
             return "/" + ref.split("/", 3)[3] if ref.count("/") >= 3 else "/"
         base_dir = posixpath.dirname(self.batch_path)
         return posixpath.normpath(posixpath.join(base_dir, ref))

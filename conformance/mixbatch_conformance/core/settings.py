@@ -14,10 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TIERS", "RunSettings"]
+__all__ = ["DEFAULT_TIMEOUT_S", "MAX_CONSECUTIVE_TIMEOUTS", "TIERS", "RunSettings"]
 
 #: The tiers, shallowest first; a tier runs its own checks and every shallower tier's.
 TIERS = ("smoke", "standard", "deep")
+#: Seconds one request may wait for its response: far above any check's own delays (the
+#: longest, batch-abort-after-timeout, waits out a declared batch limit of a few seconds),
+#: short enough that a silent server costs seconds, not the hour 180 checks x 20 s would.
+DEFAULT_TIMEOUT_S = 10.0
+#: Checks in a row that time out before the run stops as "the target stopped answering":
+#: one can be a slow handler, three in a row is a server that no longer answers.
+MAX_CONSECUTIVE_TIMEOUTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +46,16 @@ class RunSettings:
     via: str | None = None
     #: Where the reports are written, None for no reports.
     report_dir: Path | None = None
+    #: Seconds each request may wait for its response (--timeout).
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    #: After this many TIMEOUT verdicts in a row the remaining checks are not run.
+    max_consecutive_timeouts: int = MAX_CONSECUTIVE_TIMEOUTS
+    #: Run only checks that change nothing on the target (--read-only).
+    read_only: bool = False
+    #: https targets: skip certificate verification (--insecure).
+    insecure: bool = False
+    #: https targets: a PEM file of certificates to trust as well (--ca-file).
+    ca_file: Path | None = None
 
     def __post_init__(self) -> None:
         if self.tier not in TIERS:
@@ -49,3 +66,9 @@ class RunSettings:
             raise ValueError(f"property_budget_s must be >= 0, got {self.property_budget_s!r}")
         if self.replays < 0:
             raise ValueError(f"replays must be >= 0, got {self.replays!r}")
+        if not self.timeout_s > 0:
+            raise ValueError(f"timeout_s must be > 0, got {self.timeout_s!r}")
+        if self.max_consecutive_timeouts < 1:
+            raise ValueError(
+                f"max_consecutive_timeouts must be >= 1, got {self.max_consecutive_timeouts!r}"
+            )

@@ -1,94 +1,193 @@
-"""Discovery: probe a server and draft a target description for it.
+"""Discovery: probe a server with safe requests only and draft a target description for it.
 
-Theory of operation: OPTIONS on the batch endpoint gives the capabilities document
-(profiles, limits) when the server offers the limits profile. Resources are found by trying
-a short fixed list of candidate paths per role and keeping the first that answers as the
-role requires (ok: 200 to GET; not_found: 404; collection: 200 multipart/mixed to a GET with
-Accept multipart/mixed; sandbox_collection: Allow naming POST; etag_resource: an ETag on
-ok; echo: 200 to a PUT). The draft validates against spec/schemas/target.schema.json; an
-operator should read it before trusting it, since a probe cannot know what is safe to write.
+Theory of operation: discovery sends only GET, HEAD and OPTIONS (RFC 9110 §9.2.1: methods
+whose semantics are read-only), so pointing it at a production server changes nothing.
+OPTIONS on the batch endpoint tells whether there is one (404 or 501 means there is none:
+`DiscoveryError`) and gives the capabilities document (profiles, limits) when the server
+publishes it. Resources are found by trying a short fixed list of candidate paths per role
+and keeping the first that answers as the role requires (ok: 200 to GET, etag_resource: an
+ETag on ok, collection: 200 multipart/mixed to a GET with Accept multipart/mixed, echo: a
+GET answered with the JSON description MB-TEST-2 defines). Discovery never declares a
+sandbox: a collection whose Allow names POST is only proposed in `Draft.notes`, and the
+operator confirms it by adding `sandbox` to the file. The draft validates against
+spec/schemas/target.schema.json; an operator should read it before trusting it.
+
+A server that does not answer the first OPTIONS within the timeout ends discovery at once,
+so a silent server costs one timeout, not one per probe.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+import ssl
+from dataclasses import dataclass, field
 from typing import Any
 
 from mixbatch_conformance.core.target import ALL_PROFILES, DEFAULT_VOLATILE
-from mixbatch_conformance.transport.http import Response, build_request, exchange, split_url
+from mixbatch_conformance.transport.http import Exchange, Response, build_request, exchange
+from mixbatch_conformance.transport.urls import parse_target_url
 
-__all__ = ["discover"]
+__all__ = ["SAFE_METHODS", "DiscoveryError", "Draft", "discover", "draft_for"]
 
+#: The only methods discovery sends (RFC 9110 §9.2.1).
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+#: Seconds each probe may wait; discovery makes about a dozen.
+PROBE_TIMEOUT_S = 5.0
 CANDIDATES = {
-    "ok": ["/books/1", "/items/1", "/", "/index.html", "/health"],
+    "ok": ["/books/1", "/items/1", "/health", "/", "/index.html"],
     "collection": ["/books", "/items"],
     "echo": ["/echo", "/anything"],
 }
 
 
-def _get(
-    host: str,
-    port: int,
-    path: str,
-    headers: list[tuple[str, str]] | None = None,
-    method: str = "GET",
-    body: bytes | None = None,
-) -> Response | None:
-    authority = f"{host}:{port}"
-    ex = exchange(host, port, build_request(method, path, authority, headers or [], body), 10.0)
-    return ex.response
+class DiscoveryError(Exception):
+    """The URL does not lead to a batch endpoint discovery can describe (exit status 3)."""
 
 
-def discover(base_url: str, batch_endpoint: str = "/batch") -> dict[str, Any]:
-    """A draft target description for the server at `base_url`."""
-    host, port, _ = split_url(base_url)
-    profiles = ["core"]
-    limits: dict[str, int] = {}
-    caps = _get(host, port, batch_endpoint, method="OPTIONS")
-    if caps is not None and caps.status == 200 and "json" in caps.media_type:
-        try:
-            doc = json.loads(caps.body)
-        except ValueError:
-            doc = {}
-        if isinstance(doc, dict):
-            profiles += [p for p in doc.get("profiles", []) if p in ALL_PROFILES and p != "core"]
-            raw = doc.get("limits")
-            if not isinstance(raw, dict):
-                raw = {}
-            limits = {k: v for k, v in raw.items() if isinstance(v, int) and v >= 1}
+@dataclass
+class Draft:
+    """A draft target description and what the operator should read before using it."""
+
+    description: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+class _Prober:
+    def __init__(self, base_url: str, tls: ssl.SSLContext | None, timeout: float) -> None:
+        url = parse_target_url(base_url)
+        self.host, self.port, self.authority = url.host, url.port, url.authority
+        self.tls = tls if url.tls else None
+        self.timeout = timeout
+        self.exchanges: list[Exchange] = []
+
+    def ask(
+        self, method: str, path: str, headers: list[tuple[str, str]] | None = None
+    ) -> Response | None:
+        if method not in SAFE_METHODS:
+            raise AssertionError(f"discovery sends only {SAFE_METHODS}, not {method}")
+        request = build_request(method, path, self.authority, headers or [])
+        ex = exchange(self.host, self.port, request, self.timeout, self.tls)
+        self.exchanges.append(ex)
+        return ex.response
+
+
+def _capabilities(resp: Response) -> tuple[list[str], dict[str, int]]:
+    if resp.status != 200 or "json" not in resp.media_type:
+        return [], {}
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return [], {}
+    if not isinstance(doc, dict):
+        return [], {}
+    listed = doc.get("profiles")
+    profiles = (
+        [p for p in listed if p in ALL_PROFILES and p != "core"] if isinstance(listed, list) else []
+    )
+    raw = doc.get("limits")
+    limits = (
+        {k: v for k, v in raw.items() if isinstance(v, int) and v >= 1}
+        if isinstance(raw, dict)
+        else {}
+    )
+    return profiles, limits
+
+
+def _endpoint(probe: _Prober, batch_endpoint: str) -> Response:
+    """OPTIONS on the batch endpoint; DiscoveryError when nothing there takes batches."""
+    sent = f"OPTIONS {batch_endpoint}"
+    try:
+        resp = probe.ask("OPTIONS", batch_endpoint)
+    except TimeoutError:
+        raise DiscoveryError(f"{sent}: no TCP connection within {probe.timeout:g} s") from None
+    if resp is None:
+        ex = probe.exchanges[-1]
+        what = "no response" if not ex.raw else f"octets that are not HTTP/1.1: {ex.raw[:60]!r}"
+        raise DiscoveryError(f"{sent}: {what} ({ex.error}); is this an HTTP server?")
+    allow = (resp.get("Allow") or "").upper()
+    if resp.status in (404, 501) or (resp.status == 405 and "POST" not in allow):
+        raise DiscoveryError(
+            f"{sent} answered {resp.status} {resp.reason}: no batch endpoint there; "
+            "is --batch-endpoint right (or give the endpoint's URL, http://host:port/batch)?"
+        )
+    return resp
+
+
+def draft_for(
+    base_url: str,
+    batch_endpoint: str = "/batch",
+    *,
+    tls: ssl.SSLContext | None = None,
+    timeout: float = PROBE_TIMEOUT_S,
+) -> Draft:
+    """A draft target description for the server at `base_url`, with notes for the operator."""
+    probe = _Prober(base_url, tls, timeout)
+    notes: list[str] = []
+    caps = _endpoint(probe, batch_endpoint)
+    found, limits = _capabilities(caps)
+    if caps.status != 200:
+        notes.append(
+            f"OPTIONS {batch_endpoint} answered {caps.status}, not a capabilities document: "
+            "only the core profile is listed; add the profiles the server supports"
+        )
     resources: dict[str, str] = {}
     for path in CANDIDATES["ok"]:
-        r = _get(host, port, path)
+        r = probe.ask("GET", path)
         if r is not None and r.status == 200:
             resources["ok"] = path
             if r.get("ETag"):
                 resources["etag_resource"] = path
             break
+    else:
+        notes.append("no candidate path answered GET with 200: set resources.ok")
     resources["not_found"] = f"/mixbatch-suite-absent-{secrets.token_hex(4)}"
     for path in CANDIDATES["collection"]:
-        r = _get(host, port, path, [("Accept", "multipart/mixed")])
+        r = probe.ask("GET", path, [("Accept", "multipart/mixed")])
         if r is not None and r.status == 200 and r.media_type == "multipart/mixed":
             resources["collection"] = path
-            opts = _get(host, port, path, method="OPTIONS")
-            if opts is not None and "POST" in (opts.get("Allow") or "").upper():
-                resources["sandbox_collection"] = path
+            opts = probe.ask("OPTIONS", path)
+            allow = (opts.get("Allow") or "") if opts is not None else ""
+            if "POST" in allow.upper():
+                notes.append(
+                    f"{path} accepts POST (Allow: {allow}); to let the checks that write run, "
+                    f'add "sandbox": {{"collection": "{path}", "member": {{...a document '
+                    "it accepts...}} to the file; the suite deletes every member it creates"
+                )
             break
     for path in CANDIDATES["echo"]:
-        r = _get(host, port, path, method="PUT", body=b"probe")
-        if r is not None and 200 <= r.status < 300:
-            resources["echo"] = path
-            break
-    for name in ("ok", "collection", "sandbox_collection", "etag_resource"):
-        resources.setdefault(name, resources.get("ok", "/"))
-    draft: dict[str, Any] = {
+        r = probe.ask("GET", path)
+        if r is not None and r.status == 200 and "json" in r.media_type:
+            try:
+                doc = json.loads(r.body)
+            except ValueError:
+                continue
+            if isinstance(doc, dict) and doc.get("method") == "GET" and "headers" in doc:
+                resources["echo"] = path
+                break
+    # target.schema.json requires these roles; a stand-in is harmless where no claimed
+    # profile uses it (collection: collection-get; etag_resource: conditional).
+    for name in ("ok", "collection", "etag_resource"):
+        if name not in resources:
+            resources[name] = resources.get("ok", "/")
+            if name != "ok":
+                notes.append(
+                    f"no {name} found: {resources[name]} stands in; fix it before claiming the profile that uses it"
+                )
+    description: dict[str, Any] = {
         "name": f"discovered at {base_url}",
-        "base_url": base_url.rstrip("/"),
+        "base_url": parse_target_url(base_url).base_url,
         "batch_endpoint": batch_endpoint,
         "resources": resources,
         "volatile_headers": list(DEFAULT_VOLATILE),
-        "profiles": profiles,
+        "profiles": ["core", *found],
     }
     if limits:
-        draft["limits"] = limits
-    return draft
+        description["limits"] = limits
+    return Draft(description, notes, probe.exchanges)
+
+
+def discover(base_url: str, batch_endpoint: str = "/batch") -> dict[str, Any]:
+    """A draft target description for the server at `base_url` (http; see `draft_for`)."""
+    return draft_for(base_url, batch_endpoint).description

@@ -3,8 +3,11 @@
 Theory of operation: `Progress` wraps rich's progress bar and is fed by the runner's
 callbacks; it writes to stderr so stdout stays clean for scripts. `print_summary` groups the
 results by requirement ID (a check verifying three requirements appears under each), shows
-the worst verdict per requirement, then lists every non-passing check with its requirement
-text, accepted and actual outcomes, and the replay command.
+the worst verdict per requirement, each check graded by that requirement's own expectations
+(runner.requirement_verdict: a SHOULD a check broke is WARN even when the same check also
+broke a MUST), then lists every non-passing check with its requirement text, accepted and
+actual outcomes, and the replay command. Command lines are printed whole, never wrapped,
+whatever the width of the terminal or pipe, so that they can be copied from a CI log.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from rich.table import Table
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.requirements import RequirementIndex
-from mixbatch_conformance.run.runner import CheckResult
+from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 
 __all__ = ["Progress", "print_summary"]
 
@@ -93,9 +96,9 @@ def print_summary(
     header: str = "",
     uncovered: list[str] | None = None,
 ) -> None:
-    out = console or Console()
+    out = console or Console(soft_wrap=True)
     if header:
-        out.print(f"[bold]{header}[/]")
+        out.print(header, style="bold", markup=False, highlight=False, soft_wrap=True)
     by_req: dict[str, list[CheckResult]] = defaultdict(list)
     for r in results:
         for rid in r.check.requirements:
@@ -109,31 +112,39 @@ def print_summary(
         rs = by_req.get(req.id)
         if not rs:
             continue
-        worst = min(rs, key=lambda r: ORDER.index(r.verdict)).verdict
+        graded = [(r, requirement_verdict(r, req.id, index)) for r in rs]
+        worst = min((v for _, v in graded), key=ORDER.index)
         table.add_row(
             req.id,
             req.keyword,
             f"[{STYLE.get(worst, 'bold magenta')}]{worst.value}[/]",
-            " ".join(f"{r.check.id}" for r in rs if r.verdict is not Verdict.PASS)
+            " ".join(f"{r.check.id}" for r, v in graded if v is not Verdict.PASS)
             or f"{len(rs)} passed",
         )
     out.print(table)
     bad = [r for r in results if r.verdict not in (Verdict.PASS, Verdict.NA)]
     for r in bad:
         out.print(
-            f"[{STYLE.get(r.verdict, 'bold magenta')}]{r.verdict.value}[/] [bold]{r.check.id}[/] {r.message}"
+            f"[{STYLE.get(r.verdict, 'bold magenta')}]{r.verdict.value}[/] [bold]{r.check.id}[/] ",
+            end="",
         )
+        _plain(out, r.message)
         for e in r.failed_expectations:
             summary = index.get(e.requirement).summary if e.requirement in index else ""
-            out.print(f"    {e.requirement}: {summary}")
-            out.print(f"      accepted: {e.allowed}")
-            out.print(f"      actual:   {e.actual}")
+            _plain(out, f"    {e.requirement}: {summary}")
+            _plain(out, f"      accepted: {e.allowed}")
+            _plain(out, f"      actual:   {e.actual}")
         if r.artifacts.get("replay"):
-            out.print(f"    replay: {r.artifacts['replay']}")
-            out.print(f"    curl:   {r.artifacts.get('curl')}")
+            _plain(out, f"    replay: {r.artifacts['replay']}")
+            _plain(out, f"    curl:   {r.artifacts.get('curl')}")
     if uncovered:
-        out.print(f"server requirements with no check ({len(uncovered)}): {' '.join(uncovered)}")
+        _plain(out, f"server requirements with no check ({len(uncovered)}): {' '.join(uncovered)}")
     counts: dict[str, int] = defaultdict(int)
     for r in results:
         counts[r.verdict.value] += 1
     out.print("  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+
+
+def _plain(out: Console, text: str) -> None:
+    """Print `text` as it is: no markup, no highlighting, no wrapping (soft wrap)."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True)

@@ -6,7 +6,14 @@ plus the results. For every check that did not pass, the exact request and respo
 of each exchange are saved under DIR/cases/CHECK-ID/ (request-N.http is the whole request
 as sent, request-N.body its content, response-N.http the response as received), with a
 curl command that resends the content and the `mixbatch conformance replay` command that
-resends the stored bytes unchanged. Nothing is re-serialized: the files are the wire.
+resends the stored bytes unchanged. Nothing is re-serialized: the files are the wire; when
+the answer was not HTTP at all, response-N.http holds the octets that did arrive.
+
+A report folder reused from an earlier run is cleared of that run's cases first, so every
+case folder belongs to this run. The HTML puts failures first, groups failures that share one
+root cause (the same requirement broken the same way by many checks), and links each
+requirement ID to its anchor in the spec on the documentation site (`SPEC_PAGE`). Members
+the suite created but could not delete are listed in the HTML and in cleanup.json.
 """
 
 from __future__ import annotations
@@ -14,7 +21,10 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
+import os
 import shlex
+import shutil
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +36,16 @@ from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.requirements import RequirementIndex
 from mixbatch_conformance.core.schemas import validate_against
-from mixbatch_conformance.run.runner import CheckResult
+from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 
-__all__ = ["RunInfo", "build_report", "coverage", "write_reports"]
+__all__ = ["SPEC_PAGE", "RunInfo", "build_report", "coverage", "write_reports"]
 
 SEVERITY_WORD = {"fail": "MUST", "warn": "SHOULD", "info": "MAY"}
+#: The spec on the documentation site; each requirement has an anchor named by its ID there.
+#: MIXBATCH_SPEC_URL points reports at another copy (a mirror, or a local build of the site).
+SPEC_PAGE = os.environ.get("MIXBATCH_SPEC_URL", "https://mixbatch.dev/spec/")
+#: A root cause shared by at least this many failing checks gets its own group in the HTML.
+GROUP_AT = 3
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,13 @@ class RunInfo:
     started: dt.datetime
     duration_s: float
     name: str | None = None
+    #: Why the run stopped before running every check (None: it did not).
+    aborted: str | None = None
+    #: Members the suite created and could not delete, with the reason.
+    leftovers: tuple[str, ...] = ()
+    #: The target description the run used, without credentials (saved with each case so
+    #: that `replay` can judge the check again).
+    description: dict[str, Any] | None = None
 
 
 def coverage(checks: Iterable[Check], index: RequirementIndex) -> dict[str, list[str]]:
@@ -56,7 +78,10 @@ def coverage(checks: Iterable[Check], index: RequirementIndex) -> dict[str, list
     return out
 
 
-def _save_artifacts(result: CheckResult, root: Path, base_url: str) -> dict[str, str | None]:
+def _save_artifacts(
+    result: CheckResult, root: Path, info: RunInfo, index: RequirementIndex
+) -> dict[str, str | None]:
+    base_url = info.base_url
     case_dir = root / "cases" / result.check.id
     case_dir.mkdir(parents=True, exist_ok=True)
     last: dict[str, str | None] = {"request": None, "response": None, "curl": None, "replay": None}
@@ -80,9 +105,10 @@ def _save_artifacts(result: CheckResult, root: Path, base_url: str) -> dict[str,
         curls.append(curl)
         last["request"] = str(req_path.relative_to(root))
         last["curl"] = curl
-        if ex.response is not None:
+        received = ex.response.raw if ex.response is not None else ex.raw
+        if received:
             resp_path = case_dir / f"response-{n}.http"
-            resp_path.write_bytes(ex.response.raw)
+            resp_path.write_bytes(received)
             last["response"] = str(resp_path.relative_to(root))
         else:
             last["response"] = None
@@ -93,7 +119,14 @@ def _save_artifacts(result: CheckResult, root: Path, base_url: str) -> dict[str,
         json.dumps(
             {
                 "check_id": result.check.id,
+                "requirements": list(result.check.requirements),
+                "verdict_requirements": {
+                    rid: requirement_verdict(result, rid, index).value
+                    for rid in result.check.requirements
+                },
                 "base_url": base_url,
+                "tier": info.tier,
+                "seed": info.seed,
                 "verdict": result.verdict.value,
                 "message": result.message,
                 "exchanges": len(result.judge.exchanges),
@@ -104,6 +137,10 @@ def _save_artifacts(result: CheckResult, root: Path, base_url: str) -> dict[str,
         ),
         encoding="utf-8",
     )
+    if info.description is not None:
+        (case_dir / "target.json").write_text(
+            json.dumps(info.description, indent=2) + "\n", encoding="utf-8"
+        )
     return last
 
 
@@ -215,17 +252,51 @@ COLOURS = {
 }
 
 
-def _html(doc: dict[str, Any], results: list[CheckResult], index: RequirementIndex) -> str:
+_HTML_ORDER = (
+    Verdict.FAIL,
+    Verdict.FLAKY,
+    Verdict.HARNESS_ERROR,
+    Verdict.SETUP_ERROR,
+    Verdict.TIMEOUT,
+    Verdict.WARN,
+    Verdict.INFO,
+    Verdict.PASS,
+    Verdict.NA,
+)
+
+
+def _req_link(rid: str) -> str:
+    e = html.escape
+    return f"<a href='{e(SPEC_PAGE)}#{e(rid)}'>{e(rid)}</a>"
+
+
+def _root_causes(results: list[CheckResult]) -> list[tuple[tuple[str, str, str], list[str]]]:
+    """Failures that share their first broken expectation (requirement, what, actual), when
+    at least GROUP_AT checks share it, largest group first."""
+    groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for r in results:
+        if r.verdict.failing and r.failed_expectations:
+            first = r.failed_expectations[0]
+            groups[(first.requirement, first.what, first.actual)].append(r.check.id)
+    shared = [(k, v) for k, v in groups.items() if len(v) >= GROUP_AT]
+    return sorted(shared, key=lambda kv: -len(kv[1]))
+
+
+def _html(
+    doc: dict[str, Any], results: list[CheckResult], index: RequirementIndex, info: RunInfo
+) -> str:
     e = html.escape
     h = doc["header"]
     by_id = {r.check.id: r for r in results}
     rows = []
-    for r in results:
+    # Failures first, then the other non-passing verdicts, then passes, then N/A.
+    rank = {v: i for i, v in enumerate(_HTML_ORDER)}
+    for r in sorted(results, key=lambda r: rank.get(r.verdict, len(rank))):
         colour = COLOURS.get(r.verdict.value, "#8250df")
         detail = ""
         if r.verdict not in (Verdict.PASS, Verdict.NA):
             items = "".join(
-                f"<li><b>{e(x.requirement)}</b> ({e(index.get(x.requirement).summary) if x.requirement in index else ''}) "
+                f"<li><b>{_req_link(x.requirement)}</b> ({e(index.get(x.requirement).summary) if x.requirement in index else ''}) "
                 f"{e(x.what)}: accepted {e(x.allowed)}; actual {e(x.actual)}</li>"
                 for x in r.failed_expectations
             )
@@ -239,7 +310,7 @@ def _html(doc: dict[str, Any], results: list[CheckResult], index: RequirementInd
             wire = ""
             if r.judge.exchanges:
                 last = r.judge.exchanges[-1]
-                raw = last.response.raw if last.response else b"(no response)"
+                raw = last.response.raw if last.response else (last.raw or b"(no response)")
                 wire = (
                     f"<details><summary>last exchange</summary><pre>{e(last.request[:4000].decode('latin-1'))}</pre>"
                     f"<pre>{e(raw[:4000].decode('latin-1'))}</pre></details>"
@@ -253,7 +324,7 @@ def _html(doc: dict[str, Any], results: list[CheckResult], index: RequirementInd
             detail = f"<ul>{items}</ul>{replays}{files}{wire}"
         rows.append(
             f"<tr id='{e(r.check.id)}'><td style='color:{colour};font-weight:bold'>{e(r.verdict.value)}</td>"
-            f"<td><code>{e(r.check.id)}</code></td><td>{e(' '.join(r.check.requirements))}</td>"
+            f"<td><code>{e(r.check.id)}</code></td><td>{' '.join(_req_link(x) for x in r.check.requirements)}</td>"
             f"<td>{e(r.check.profile)}</td><td>{e(r.check.description)}<br><small>{e(r.message)}</small>{detail}</td></tr>"
         )
     cov_rows = []
@@ -268,10 +339,30 @@ def _html(doc: dict[str, Any], results: list[CheckResult], index: RequirementInd
             for i in ids
         )
         cov_rows.append(
-            f"<tr><td>{e(req.id)}</td><td>{e(req.keyword)}</td><td>{e(req.summary)}</td>"
+            f"<tr><td>{_req_link(req.id)}</td><td>{e(req.keyword)}</td><td>{e(req.summary)}</td>"
             f"<td>{cells or '<b>no check</b>'}</td></tr>"
         )
     summary = " ".join(f"{k}: {v}" for k, v in doc["summary"].items() if v)
+    notices = ""
+    if info.aborted:
+        notices += f"<p style='color:#cf222e'><b>The run stopped early:</b> {e(info.aborted)}</p>"
+    if info.leftovers:
+        notices += (
+            "<h2>Members the suite created and could not delete</h2><ul>"
+            + "".join(f"<li><code>{e(x)}</code></li>" for x in info.leftovers)
+            + "</ul>"
+        )
+    causes = _root_causes(results)
+    if causes:
+        notices += (
+            "<h2>Root causes</h2><ul>"
+            + "".join(
+                f"<li><b>{len(ids)} checks</b> broke {_req_link(req)} the same way: "
+                f"{e(what)}: {e(actual)}<br><small>{' '.join(f'<a href={chr(39)}#{e(i)}{chr(39)}>{e(i)}</a>' for i in ids)}</small></li>"
+                for (req, what, actual), ids in causes
+            )
+            + "</ul>"
+        )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mixbatch conformance report</title>
 <style>body{{font-family:system-ui,sans-serif;margin:2em}}table{{border-collapse:collapse;width:100%}}
@@ -282,6 +373,7 @@ pre{{background:#f6f8fa;padding:6px;overflow-x:auto;white-space:pre-wrap}}</styl
 &middot; seed {h["seed"]} &middot; profiles {e(", ".join(h["profiles"]))} &middot;
 target <code>{e(h["target"]["base_url"] + h["target"]["batch_endpoint"])}</code> &middot;
 {h["duration_s"]} s</p><p><b>{e(summary)}</b></p>
+{notices}
 <h2>Results</h2><table><tr><th>verdict</th><th>check</th><th>requirements</th><th>profile</th><th>detail</th></tr>
 {"".join(rows)}</table>
 <h2>Requirement coverage (server and proxy requirements)</h2>
@@ -297,16 +389,26 @@ def write_reports(
     index: RequirementIndex,
     all_checks: list[Check],
 ) -> dict[str, Any]:
-    """Write report.json, junit.xml, report.html and failing cases; return the JSON doc."""
+    """Write report.json, junit.xml, report.html and failing cases; return the JSON doc.
+
+    Cases of an earlier run in the same folder are removed first."""
     directory.mkdir(parents=True, exist_ok=True)
+    stale = directory / "cases"
+    if stale.is_dir():
+        shutil.rmtree(stale)
+    (directory / "cleanup.json").unlink(missing_ok=True)
     for r in results:
         if r.verdict not in (Verdict.PASS, Verdict.NA) and r.judge.exchanges:
-            r.artifacts = _save_artifacts(r, directory, info.base_url)
+            r.artifacts = _save_artifacts(r, directory, info, index)
     doc = build_report(results, info, index, all_checks)
     problem = validate_against("report.schema.json", doc)
     if problem is not None and "missing" not in problem:
         raise ValueError(f"the report does not validate against report.schema.json: {problem}")
     (directory / "report.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     (directory / "junit.xml").write_bytes(_junit(results, index))
-    (directory / "report.html").write_text(_html(doc, results, index), encoding="utf-8")
+    (directory / "report.html").write_text(_html(doc, results, index, info), encoding="utf-8")
+    if info.leftovers:
+        (directory / "cleanup.json").write_text(
+            json.dumps({"not_deleted": list(info.leftovers)}, indent=2) + "\n", encoding="utf-8"
+        )
     return doc

@@ -10,6 +10,15 @@ any other exception -> HARNESS-ERROR, no expectation stated -> HARNESS-ERROR, a 
 expectation -> FAIL/WARN/INFO by the strongest keyword among the broken expectations'
 requirements, else PASS. A failing check is run `replays` more times; if every run fails it
 is DETERMINISTIC, otherwise the verdict becomes FLAKY with k/N recorded.
+
+A check that needs the sandbox is N/A when the target declares none, so the suite writes only
+where the operator said it may. A target that stops answering ends the run: after
+`max_consecutive_timeouts` TIMEOUT verdicts in a row the remaining checks are not run (N/A,
+"not run: ..."), and `run_checks` says so in `RunOutcome.aborted`.
+
+A check that verifies several requirements fails on some of them; `requirement_verdict`
+grades each requirement by its own broken expectations and its own keyword, so a SHOULD is
+never shown as FAIL because the same check broke a MUST.
 """
 
 from __future__ import annotations
@@ -31,7 +40,14 @@ from mixbatch_conformance.core.judge import (
 from mixbatch_conformance.core.registry import Check, State
 from mixbatch_conformance.core.requirements import RequirementIndex, Severity, load_index
 
-__all__ = ["CheckResult", "Replays", "run_check", "run_checks"]
+__all__ = [
+    "CheckResult",
+    "Replays",
+    "RunOutcome",
+    "requirement_verdict",
+    "run_check",
+    "run_checks",
+]
 
 VERDICT_OF_SEVERITY = {
     Severity.FAIL: Verdict.FAIL,
@@ -72,6 +88,10 @@ def _classify(check: Check, judge: Judge, index: RequirementIndex) -> tuple[Verd
         return Verdict.HARNESS_ERROR, "the check finished without stating any expectation"
     failed = judge.failed
     if not failed:
+        if len(judge.expectations) == 1:
+            # One summary expectation (a property's): its own words carry the example count.
+            only = judge.expectations[0]
+            return Verdict.PASS, f"{only.what}: {only.actual}"
         return Verdict.PASS, f"{len(judge.expectations)} expectations held"
     worst = max(
         (
@@ -97,8 +117,15 @@ def _not_applicable(check: Check, ctx: Context) -> str | None:
         if "proxy" in check.roles:
             return "the target description does not declare a batching proxy ('proxy')"
         return f"the check applies to a {' or '.join(check.roles)}, not a {role}"
+    if check.state is State.WRITES_IN_SANDBOX and not ctx.target.resource("sandbox_collection"):
+        return (
+            "the check writes into a sandbox and the target declares none "
+            '(add "sandbox": {"collection": PATH, "member": {...}} to the target file)'
+        )
     if check.state is State.NEEDS_DISPOSABLE_TARGET and not ctx.target.disposable:
-        return "the check writes outside a sandbox; the target is not disposable"
+        return (
+            'the check writes outside a sandbox and the target is not declared "disposable": true'
+        )
     via = ctx.settings.via
     if via is not None and check.direct_only is not None:
         return f"runs direct only, not through {via!r}: {check.direct_only}"
@@ -135,6 +162,14 @@ def run_check(check: Check, ctx: Context, index: RequirementIndex | None = None)
     return CheckResult(check, verdict, message, judge, time.monotonic() - start)
 
 
+@dataclass
+class RunOutcome:
+    """What `run_checks` learned about the run as a whole."""
+
+    #: Why the run stopped early (None when every check ran).
+    aborted: str | None = None
+
+
 def run_checks(
     checks: list[Check],
     ctx: Context,
@@ -142,16 +177,36 @@ def run_checks(
     replays: int | None = None,
     on_start: Callable[[Check], None] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
+    outcome: RunOutcome | None = None,
 ) -> list[CheckResult]:
     """Run `checks` in order; replay each failure `replays` times (default: the run
-    settings') to classify it."""
+    settings') to classify it. After `max_consecutive_timeouts` TIMEOUT verdicts in a row the
+    remaining checks are reported N/A as not run, and `outcome.aborted` says why."""
     replays = ctx.settings.replays if replays is None else replays
     index = load_index()
-    results = []
+    results: list[CheckResult] = []
+    silent = 0
+    aborted: str | None = None
     for check in checks:
+        if aborted is not None:
+            result = CheckResult(
+                check, Verdict.NA, f"not run: {aborted}", Judge(check.requirements[0]), 0.0
+            )
+            results.append(result)
+            if on_result:
+                on_result(result)
+            continue
         if on_start:
             on_start(check)
         result = run_check(check, ctx, index)
+        silent = silent + 1 if result.verdict is Verdict.TIMEOUT else 0
+        if silent >= ctx.settings.max_consecutive_timeouts:
+            aborted = (
+                f"the target stopped answering ({silent} checks in a row timed out after "
+                f"{ctx.timeout:g} s; last: {check.id})"
+            )
+            if outcome is not None:
+                outcome.aborted = aborted
         if result.verdict in (Verdict.FAIL, Verdict.WARN) and replays > 0:
             failures = 1
             for _ in range(replays):
@@ -166,3 +221,24 @@ def run_checks(
         if on_result:
             on_result(result)
     return results
+
+
+#: The verdict a broken expectation gives its own requirement, by that requirement's keyword.
+_OWN_GRADE = {Severity.FAIL: Verdict.FAIL, Severity.WARN: Verdict.WARN, Severity.INFO: Verdict.INFO}
+
+
+def requirement_verdict(result: CheckResult, requirement: str, index: RequirementIndex) -> Verdict:
+    """How `result` grades one of its check's requirements.
+
+    A check's verdict is its worst broken requirement's; each requirement is graded by its own
+    expectations: broken ones give its keyword's verdict (FLAKY stays FLAKY for a MUST), none
+    broken but some judged is PASS, none judged (the check stopped first) is N/A."""
+    verdict = result.verdict
+    if verdict not in (Verdict.FAIL, Verdict.WARN, Verdict.INFO, Verdict.FLAKY):
+        return verdict
+    own = [e for e in result.judge.expectations if e.requirement == requirement]
+    if any(not e.passed for e in own):
+        severity = index.get(requirement).severity if requirement in index else Severity.FAIL
+        graded = _OWN_GRADE[severity]
+        return Verdict.FLAKY if verdict is Verdict.FLAKY and graded is Verdict.FAIL else graded
+    return Verdict.PASS if own else Verdict.NA

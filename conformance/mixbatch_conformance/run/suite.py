@@ -3,25 +3,37 @@
 Theory of operation: `run_suite(target, settings)` is the whole run that both the command line
 and other tools use; it returns the exit code and the results. Exit codes: 0 conformant,
 1 non-conformant (a FAIL or FLAKY verdict), 3 the harness could not judge (HARNESS-ERROR,
-SETUP-ERROR, TIMEOUT with no FAIL); 2, a usage error, is the command line's own.
+SETUP-ERROR, TIMEOUT with no FAIL, or a preflight that found nothing to test); 2, a usage
+error, is the command line's own.
+
+The run starts with the preflight (run.preflight): when the target cannot be tested, or
+answers a one-part batch with octets that are not HTTP, the run stops there with one
+diagnosis line and a report of that one exchange instead of a wall of failures. It ends by
+deleting every sandbox member the checks created (Context.clean_up); a member that could not
+be deleted is listed on the console and in the report.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import time
 from dataclasses import replace
 
 from mixbatch_conformance import __version__
-from mixbatch_conformance.checks import all_checks, select
+from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
-from mixbatch_conformance.core.requirements import load_index
+from mixbatch_conformance.core.registry import Check
+from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.display import Progress, print_summary
+from mixbatch_conformance.run.preflight import preflight
+from mixbatch_conformance.run.replay import describe
 from mixbatch_conformance.run.report import RunInfo, coverage, write_reports
-from mixbatch_conformance.run.runner import CheckResult, run_checks
+from mixbatch_conformance.run.runner import CheckResult, RunOutcome, run_checks
+from mixbatch_conformance.run.selection import plan
 
 __all__ = [
     "EXIT_CONFORMANT",
@@ -55,21 +67,37 @@ def run_suite(
     deep_budget_s: float | None = None,
     progress: bool = True,
     quiet: bool = False,
+    checks: list[Check] | None = None,
 ) -> tuple[int, list[CheckResult]]:
     """Run the suite against `target`; write reports; return the exit code and results.
 
-    `deep_budget_s`, in the deep tier, is shared evenly by the property checks and
-    replaces `settings.property_budget_s`."""
+    `checks` (default: the tier's, filtered by `only` and `settings.read_only`, see
+    run.selection) are run after the preflight. `deep_budget_s`, in the deep tier, is shared
+    evenly by the property checks and replaces `settings.property_budget_s`."""
     index = load_index()
-    chosen = select(settings.tier, only)
+    skipped = 0
+    if checks is None:
+        checks, skipped = plan(settings.tier, only, writes=not settings.read_only)
+    chosen = checks
     properties = [c for c in chosen if c.tier != "smoke"]
     if settings.tier == "deep" and properties and deep_budget_s is not None:
         settings = replace(settings, property_budget_s=deep_budget_s / len(properties))
-    ctx = Context(target, settings)
     started = dt.datetime.now(dt.UTC)
     t0 = time.monotonic()
-    with Progress(len(chosen), enabled=progress) as bar:
-        results = run_checks(chosen, ctx, on_start=bar.start, on_result=bar.result)
+    first = preflight(target, settings)
+    if not first.ok:
+        return _stopped_at_preflight(target, settings, first.as_result(), started, t0, index)
+    if skipped:
+        print(f"--read-only: {skipped} checks that write were left out", file=sys.stderr)
+    ctx = Context(target, settings)
+    outcome = RunOutcome()
+    try:
+        with Progress(len(chosen), enabled=progress) as bar:
+            results = run_checks(
+                chosen, ctx, on_start=bar.start, on_result=bar.result, outcome=outcome
+            )
+    finally:
+        leftovers = ctx.clean_up()
     info = RunInfo(
         target.base_url,
         target.batch_endpoint,
@@ -78,6 +106,10 @@ def run_suite(
         tuple(sorted(target.profiles)),
         started,
         time.monotonic() - t0,
+        name=None,
+        aborted=outcome.aborted,
+        leftovers=tuple(leftovers),
+        description=describe(target),
     )
     if settings.report_dir is not None:
         write_reports(settings.report_dir, results, info, index, all_checks())
@@ -97,6 +129,10 @@ def run_suite(
         )
         print_summary(results, index, header=header, uncovered=uncovered)
     report = settings.report_dir
+    for left in leftovers:
+        print(f"could not delete a member the suite created: {left}", file=sys.stderr)
+    if outcome.aborted:
+        print(f"mixbatch conformance: run stopped: {outcome.aborted}", file=sys.stderr)
     print(
         f"mixbatch conformance: tier {settings.tier}, seed {settings.seed}, "
         f"{len(results)} checks, "
@@ -104,4 +140,40 @@ def run_suite(
         f"{sum(r.verdict.failing for r in results)} failed, {info.duration_s:.1f} s"
         + (f"; report in {report}" if report else "")
     )
-    return exit_code(results), results
+    code = exit_code(results)
+    if outcome.aborted and code == EXIT_CONFORMANT:
+        code = EXIT_HARNESS
+    return code, results
+
+
+def _stopped_at_preflight(
+    target: Target,
+    settings: RunSettings,
+    result: CheckResult,
+    started: dt.datetime,
+    t0: float,
+    index: RequirementIndex,
+) -> tuple[int, list[CheckResult]]:
+    """Report the preflight's finding as the run's one result; exit 1 for a FAIL, else 3."""
+    info = RunInfo(
+        target.base_url,
+        target.batch_endpoint,
+        settings.tier,
+        settings.seed,
+        tuple(sorted(target.profiles)),
+        started,
+        time.monotonic() - t0,
+        aborted=f"preflight: {result.message}",
+        description=describe(target),
+    )
+    where = ""
+    if settings.report_dir is not None:
+        write_reports(settings.report_dir, [result], info, index, all_checks())
+        where = f" (octets in {settings.report_dir / 'cases' / result.check.id})"
+    verdict = "non-conformant" if result.verdict is Verdict.FAIL else "could not test"
+    print(
+        f"mixbatch conformance: {verdict} {target.base_url}{target.batch_endpoint}: "
+        f"{result.message}{where}",
+        file=sys.stderr,
+    )
+    return (EXIT_NONCONFORMANT if result.verdict is Verdict.FAIL else EXIT_HARNESS), [result]

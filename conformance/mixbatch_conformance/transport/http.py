@@ -8,18 +8,25 @@ Transfer-Encoding ends in chunked (trailer fields kept); Content-Length; else re
 Interim 1xx responses are skipped and kept in the raw record. `pipeline` writes several
 requests back to back on one connection and reads the responses in order (MB-PIPE-1).
 
-Errors: `TargetUnreachable` when no connection can be made, `ResponseError` when the bytes
-are not an HTTP/1.1 response, TimeoutError from the socket when the target is silent.
+An https target is reached through an `ssl.SSLContext` (transport.tls) passed as `tls`.
+
+Errors: `TargetUnreachable` when no connection can be made (`TlsFailure`, an OSError, when
+the TLS handshake fails), `ResponseError` when the bytes are not an HTTP/1.1 response (it
+keeps the octets that did arrive in `received`, and so does the Exchange, in `raw`, so that a
+report can save them), TimeoutError from the socket when the target is silent.
 """
 
 from __future__ import annotations
 
 import re
 import socket
+import ssl
 import zlib
 from dataclasses import dataclass, field
 from typing import BinaryIO
-from urllib.parse import urlsplit
+
+from mixbatch_conformance.transport.tls import TlsFailure, explain
+from mixbatch_conformance.transport.urls import UsageError, parse_target_url
 
 __all__ = [
     "Exchange",
@@ -43,6 +50,11 @@ class TargetUnreachable(Exception):
 
 class ResponseError(Exception):
     """The target answered with bytes that are not an HTTP/1.1 response."""
+
+    def __init__(self, message: str, received: bytes = b"") -> None:
+        super().__init__(message)
+        #: The octets read before the response was found broken.
+        self.received = received
 
 
 @dataclass(frozen=True)
@@ -79,14 +91,17 @@ class Exchange:
     response: Response | None
     error: str | None = None
     notes: tuple[str, ...] = field(default=())
+    #: When no response could be read: the octets that did arrive (b"" when none did).
+    raw: bytes = b""
 
 
 def split_url(url: str) -> tuple[str, int, str]:
-    """Return host, port and base path of an http URL."""
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
-        raise ValueError(f"only http:// targets are supported, got {url!r}")
-    return parts.hostname, parts.port or 80, parts.path or "/"
+    """Return host, port and base path of an http or https URL (ValueError when it is not one)."""
+    try:
+        parsed = parse_target_url(url)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    return parsed.host, parsed.port, parsed.endpoint or "/"
 
 
 def build_request(
@@ -106,13 +121,25 @@ def build_request(
     return head + (body or b"")
 
 
-def _connect(host: str, port: int, timeout: float) -> socket.socket:
+def _connect(
+    host: str, port: int, timeout: float, tls: ssl.SSLContext | None = None
+) -> socket.socket:
     try:
-        return socket.create_connection((host, port), timeout=timeout)
+        sock = socket.create_connection((host, port), timeout=timeout)
     except OSError as exc:
         if isinstance(exc, TimeoutError):
             raise
         raise TargetUnreachable(f"cannot connect to {host}:{port}: {exc}") from exc
+    if tls is None:
+        return sock
+    try:
+        return tls.wrap_socket(sock, server_hostname=host)
+    except ssl.SSLError as exc:
+        sock.close()
+        raise TlsFailure(explain(exc, host, port)) from exc
+    except OSError:
+        sock.close()
+        raise
 
 
 class _Recorder:
@@ -160,8 +187,22 @@ def _read_head(rec: _Recorder) -> tuple[int, str, list[tuple[str, str]]]:
 
 
 def read_response(reader: BinaryIO, request_method: str) -> Response:
-    """Read one response (skipping interim 1xx responses) from `reader`."""
+    """Read one response (skipping interim 1xx responses) from `reader`.
+
+    A ResponseError carries the octets read so far in `received`; so does an OSError (as the
+    attribute `received`) when the socket failed or timed out part way."""
     rec = _Recorder(reader)
+    try:
+        return _read_response(rec, request_method)
+    except ResponseError as exc:
+        exc.received = bytes(rec.seen)
+        raise
+    except OSError as exc:
+        exc.received = bytes(rec.seen)  # type: ignore[attr-defined]
+        raise
+
+
+def _read_response(rec: _Recorder, request_method: str) -> Response:
     while True:
         status, reason, headers = _read_head(rec)
         if not 100 <= status < 200 or status == 101:
@@ -245,20 +286,30 @@ def _method_of(request: bytes) -> str:
     return request.split(b" ", 1)[0].decode("latin-1", "replace")
 
 
-def exchange(host: str, port: int, request: bytes, timeout: float = DEFAULT_TIMEOUT) -> Exchange:
+def exchange(
+    host: str,
+    port: int,
+    request: bytes,
+    timeout: float = DEFAULT_TIMEOUT,
+    tls: ssl.SSLContext | None = None,
+) -> Exchange:
     """Send one request on a new connection and read one response."""
-    return pipeline(host, port, [request], timeout)[0]
+    return pipeline(host, port, [request], timeout, tls)[0]
 
 
 def pipeline(
-    host: str, port: int, requests: list[bytes], timeout: float = DEFAULT_TIMEOUT
+    host: str,
+    port: int,
+    requests: list[bytes],
+    timeout: float = DEFAULT_TIMEOUT,
+    tls: ssl.SSLContext | None = None,
 ) -> list[Exchange]:
     """Write every request on one connection before reading, then read the answers in order.
 
     A request that got no answer becomes an Exchange with `error` set; TargetUnreachable and
     TimeoutError propagate only when the connection cannot be made at all.
     """
-    sock = _connect(host, port, timeout)
+    sock = _connect(host, port, timeout, tls)
     out: list[Exchange] = []
     try:
         try:
@@ -269,11 +320,17 @@ def pipeline(
         else:
             err = None
         reader = sock.makefile("rb")
-        for req in requests:
+        for i, req in enumerate(requests):
+            if out and isinstance(out[-1].error, str) and out[-1].error.startswith("TimeoutError"):
+                # A silent connection stays silent: the later requests share the timeout
+                # rather than each waiting it out again.
+                out.extend(Exchange(r, None, out[-1].error) for r in requests[i:])
+                break
             try:
                 resp = read_response(reader, _method_of(req))
             except (ResponseError, OSError) as exc:
-                out.append(Exchange(req, None, err or f"{type(exc).__name__}: {exc}"))
+                received = getattr(exc, "received", b"")
+                out.append(Exchange(req, None, err or f"{type(exc).__name__}: {exc}", raw=received))
                 continue
             out.append(Exchange(req, resp))
         reader.close()
