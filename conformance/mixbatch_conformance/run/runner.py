@@ -124,7 +124,8 @@ def _not_applicable(check: Check, ctx: Context) -> str | None:
         )
     if check.state is State.NEEDS_DISPOSABLE_TARGET and not ctx.target.disposable:
         return (
-            'the check writes outside a sandbox and the target is not declared "disposable": true'
+            "the check writes outside a sandbox; the target is not disposable "
+            '(declare "disposable": true only for a server the suite may change for good)'
         )
     via = ctx.settings.via
     if via is not None and check.direct_only is not None:
