@@ -2,8 +2,8 @@
 
 Theory of operation: one OPTIONS request; the answer must be 200 with Accept-Post naming
 multipart/mixed and a capabilities document that validates against
-spec/schemas/capabilities.schema.json and publishes the limits as integers (MB-LIMIT-1,
-MB-LIMIT-2).
+spec/schemas/capabilities.schema.json and publishes the limits as integers, `max_part_fields`
+included (MB-LIMIT-1, MB-LIMIT-2, MB-LIMIT-5).
 """
 
 from __future__ import annotations
@@ -18,18 +18,25 @@ from mixbatch_conformance.core.schemas import validate_against
 
 @checker(
     "options-capabilities",
-    ("MB-LIMIT-2", "MB-LIMIT-1"),
-    "OPTIONS on the batch endpoint answers 200 with the capabilities document and Accept-Post.",
+    ("MB-LIMIT-2", "MB-LIMIT-1", "MB-LIMIT-5"),
+    "OPTIONS on the batch endpoint answers 200 with the capabilities document, Accept-Post and Allow.",
     profile="limits",
     state=State.READ_ONLY,
 )
 def options_capabilities(ctx: Context, judge: Judge) -> None:
     resp = ctx.send(judge, ctx.raw_request("OPTIONS", ctx.batch_path))
+    # MB-LIMIT-2: "answer `OPTIONS` on a batch endpoint with 200, an
+    # `application/vnd.mixbatch.capabilities+json` document that validates against
+    # spec/schemas/capabilities.schema.json, an `Accept-Post: multipart/mixed` field and an
+    # `Allow` field".
     judge.require("status", resp.status, {200})
     judge.expect("media type", resp.media_type, {"application/vnd.mixbatch.capabilities+json"})
     accept_post = ",".join(resp.get_all("Accept-Post")).lower()
     judge.expect_true(
         "Accept-Post", "multipart/mixed" in accept_post, repr(accept_post), "names multipart/mixed"
+    )
+    judge.expect_true(
+        "Allow", bool(resp.get_all("Allow")), repr(resp.get_all("Allow")), "an Allow field"
     )
     try:
         doc = json.loads(resp.body)
@@ -38,6 +45,8 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
     judge.require_true("JSON document", isinstance(doc, dict), repr(resp.body[:80]), "an object")
     assert isinstance(doc, dict)
     limits = doc.get("limits")
+    # MB-LIMIT-1: "MUST publish them: in the capabilities document when it offers the `limits`
+    # profile"; MB-LIMIT-5: "publish it as `max_part_fields` with the limits of MB-LIMIT-1".
     names = ("max_parts", "max_batch_bytes", "max_part_bytes", "max_part_header_bytes")
     judge.expect_true(
         "published limits",
@@ -46,5 +55,13 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
         f"integers for {', '.join(names)}",
         "MB-LIMIT-1",
     )
+    judge.expect_true(
+        "published max_part_fields",
+        isinstance(limits, dict) and isinstance(limits.get("max_part_fields"), int),
+        repr(limits),
+        "an integer max_part_fields",
+        "MB-LIMIT-5",
+    )
+    # The schema leaves `endpoint`, `preferences` and `max_part_fields` optional (spec 9.2).
     problem = validate_against("capabilities.schema.json", doc)
     judge.expect("capabilities schema", problem, {None}, allowed_text="valid (no error)")

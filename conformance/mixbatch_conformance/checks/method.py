@@ -36,7 +36,7 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "collection-get",
-    ("MB-METHOD-4", "MB-STATUS-7", "MB-METHOD-6", "MB-METHOD-7"),
+    ("MB-METHOD-4", "MB-STATUS-7", "MB-METHOD-6", "MB-METHOD-7", "MB-TEST-8"),
     "GET on a collection with Accept multipart/mixed gives one part per member, an ETag, Vary: Accept, and 304 on that ETag.",
     profile="collection-get",
     state=State.READ_ONLY,
@@ -44,6 +44,8 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
 def collection_get(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "collection"))
     resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    # MB-TEST-8: a declared `collection` answers "a `GET` of that resource with `Accept:
+    # multipart/mixed` as a collection retrieval"; MB-STATUS-7: "200 with the members as parts".
     judge.require("status", resp.status, {200}, "MB-STATUS-7")
     try:
         media, params = parse_media_type(resp.get("Content-Type") or "")
@@ -103,7 +105,7 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "collection-get-empty",
-    ("MB-STATUS-11",),
+    ("MB-STATUS-11", "MB-TEST-8"),
     "GET collection retrieval of an existing collection with no members answers 204 with no content.",
     profile="collection-get",
     state=State.READ_ONLY,
@@ -113,5 +115,6 @@ def collection_get_empty(ctx: Context, judge: Judge) -> None:
     # what it created), so the target must declare one that is empty.
     coll = ctx.path(ctx.resource(judge, "empty_collection"))
     resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    # MB-TEST-8: "for `empty_collection`, with 204"; MB-STATUS-11: "204 (No Content)".
     judge.expect("status", resp.status, {204}, "MB-STATUS-11")
     judge.expect("content length", len(resp.body), {0}, "MB-STATUS-11")

@@ -1,0 +1,150 @@
+"""Test-resource checks (spec 14.4): each declared role behaves as MB-TEST-n says, alone.
+
+Theory of operation: the other checks rely on the target's test resources and on nothing about
+them beyond MB-TEST-1 to MB-TEST-8. These checks hold each declared role to its requirement with
+standalone requests, so that a resource that does not behave is reported against the sentence
+it breaks instead of surfacing as a puzzling failure elsewhere. A role the target does not
+declare makes its check N/A (spec 14.4: "a check that needs a role the target does not declare
+is not applicable"). The sandbox (MB-TEST-3, MB-TEST-4) is judged by the sandbox state machine,
+and the collections (MB-TEST-8) by the collection-get checks.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+
+#: Octet counts asked of the `random` resource: none, one, and more than one read buffer.
+RANDOM_COUNTS = (0, 1, 4097)
+#: Codes asked of the `status` resource, each of which it must answer as itself (MB-TEST-6).
+STATUS_CODES = (200, 204, 299, 304, 404, 418, 503, 599)
+#: Values it must refuse with 400 or 404: a 1xx, 600 and above, not three digits.
+BAD_CODES = ("100", "600", "abc", "2000")
+#: Milliseconds asked of the `delay` resource.
+DELAY_MS = 300
+
+
+@checker(
+    "test-resources-ok-not-found-etag",
+    ("MB-TEST-1",),
+    "The declared ok, not_found and etag_resource answer GET with 200, 404, and 200 with ETag and Last-Modified.",
+    state=State.READ_ONLY,
+)
+def ok_not_found_etag(ctx: Context, judge: Judge) -> None:
+    # MB-TEST-1: "answer a `GET` of that resource with 200, 404, or 200 with an `ETag` and a
+    # `Last-Modified` field, respectively".
+    for role, want in (("ok", 200), ("not_found", 404)):
+        path = ctx.target.resource(role)
+        if path:
+            resp = ctx.alone(judge, SubRequest("GET", ctx.path(path)))
+            judge.expect(f"GET {role}", resp.status, {want})
+    path = ctx.target.resource("etag_resource")
+    if path:
+        resp = ctx.alone(judge, SubRequest("GET", ctx.path(path)))
+        judge.expect("GET etag_resource", resp.status, {200})
+        judge.expect_true(
+            "etag_resource validators",
+            bool(resp.get("ETag")) and bool(resp.get("Last-Modified")),
+            f"ETag {resp.get('ETag')!r}, Last-Modified {resp.get('Last-Modified')!r}",
+            "an ETag and a Last-Modified field",
+        )
+    if not judge.expectations:
+        judge.not_applicable("the target declares none of ok, not_found, etag_resource")
+
+
+@checker(
+    "test-resource-echo",
+    ("MB-TEST-2",),
+    "The declared echo resource describes a request as JSON: method, target, authority, header fields in order, body.",
+    state=State.READ_ONLY,
+)
+def echo_resource(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    sub = SubRequest(
+        "PUT", f"{echo}?mb-test=1", (("Accept", "text/plain"), ("X-Mb-Order", "b")), b"\xff\x00"
+    )
+    resp = ctx.alone(judge, sub)
+    # MB-TEST-2: "answer every request ... with 200, `Content-Type: application/json` and a
+    # JSON object with these members".
+    judge.require("status", resp.status, {200})
+    judge.expect("media type", resp.media_type, {"application/json"})
+    seen = read_echo(resp.body)
+    judge.require_true(
+        "description",
+        seen is not None,
+        repr(resp.body[:120]),
+        "method, target, headers as [name, value] pairs, and body or body_base64",
+    )
+    assert seen is not None
+    judge.expect("method", seen.method, {"PUT"})
+    # "`target`, the origin-form request target (path and query) as received".
+    judge.expect("target", seen.target, {f"{echo}?mb-test=1"})
+    # "`authority`, the authority the request was addressed to".
+    judge.expect("authority", (seen.authority or "").lower(), {ctx.authority.lower()}, "MB-TEST-2")
+    # "`headers`, the request's header fields ... in the order received"; names in any case,
+    # framing fields and fields the stack adds may be there too.
+    mine = [(n.lower(), v) for n, v in seen.headers if n.lower() in ("accept", "x-mb-order")]
+    judge.expect("headers", mine, [[("accept", "text/plain"), ("x-mb-order", "b")]])
+    # "`body_base64`, the content in base64" when its octets are not valid UTF-8.
+    judge.expect("body", seen.body, {b"\xff\x00"})
+
+
+@checker(
+    "test-resource-random",
+    ("MB-TEST-5",),
+    "The declared random resource answers GET for n with 200 and exactly n octets.",
+    state=State.READ_ONLY,
+)
+def random_resource(ctx: Context, judge: Judge) -> None:
+    template = ctx.resource(judge, "random")
+    for n in RANDOM_COUNTS:
+        resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{n}", str(n)))))
+        # MB-TEST-5: "with 200 and exactly *n* octets of content".
+        judge.expect(f"GET {n} status", resp.status, {200})
+        judge.expect(f"GET {n} length", len(resp.body), {n})
+
+
+@checker(
+    "test-resource-status",
+    ("MB-TEST-6",),
+    "The declared status resource answers each code from 200 to 599 with that status and refuses other values with 400 or 404.",
+    state=State.READ_ONLY,
+)
+def status_resource(ctx: Context, judge: Judge) -> None:
+    template = ctx.resource(judge, "status")
+    for code in STATUS_CODES:
+        resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{code}", str(code)))))
+        # MB-TEST-6: "for a code from 200 to 599 with that status, with no content for 204
+        # and 304".
+        judge.expect(f"GET {code}", resp.status, {code})
+        if code in (204, 304):
+            judge.expect(f"GET {code} content", len(resp.body), {0})
+    for bad in BAD_CODES:
+        resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{code}", bad))))
+        # "and MUST answer any other code ... with 400 or 404".
+        judge.expect(f"GET {bad}", resp.status, {400, 404})
+
+
+@checker(
+    "test-resource-delay",
+    ("MB-TEST-7",),
+    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later.",
+    state=State.READ_ONLY,
+)
+def delay_resource(ctx: Context, judge: Judge) -> None:
+    template = ctx.resource(judge, "delay")
+    started = time.monotonic()
+    resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{ms}", str(DELAY_MS)))))
+    elapsed_ms = (time.monotonic() - started) * 1000
+    # MB-TEST-7: "with 200 no sooner than *ms* milliseconds after it received the request".
+    judge.expect("status", resp.status, {200})
+    judge.expect_true(
+        "answered no sooner than asked",
+        elapsed_ms >= DELAY_MS,
+        f"{elapsed_ms:.0f} ms",
+        f"at least {DELAY_MS} ms",
+    )
