@@ -10,6 +10,11 @@ idle connection on which the origin speaks out of turn.
 Every request here carries a fresh nonce in its target and the origin of ``_evil_origin`` echoes
 the request line, so each answer can be checked against its own request. The proxy has one
 upstream connection (``max_connections=1``), so every request goes through the same pool slot.
+
+What no proxy can catch is left out on purpose: an origin that holds its extra response back
+until the next request has been written makes that response indistinguishable from the answer
+to it. The origin here sends what it sends for requests that arrived together in one write, and
+the unsolicited response of /late only after the proxy has put the connection back.
 """
 
 from __future__ import annotations
