@@ -20,10 +20,11 @@ from typing import Any
 import jsonschema
 
 from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
-from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS
+from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS, Envelope, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 __all__ = ["CASES_FILE", "load_cases", "render_body"]
@@ -106,9 +107,11 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
         expected = [c.decode("latin-1") for c in request_cids]
         if len(expected) != expect["parts"]:
             raise AssertionError(f"case {case['id']}: {len(expected)} Content-Id lines")
-        expect_processed(
+        env = expect_processed(
             ctx, judge, resp, expected, [set(s) for s in expect.get("part_status", [])], requirement
         )
+        if expect.get("echo_body"):
+            _expect_echoed_bodies(ctx, judge, body, case.get("boundary", DEFAULT_BOUNDARY), env)
     else:
         expect_rejected(
             judge,
@@ -117,6 +120,29 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
             requirement,
             problem=expect.get("problem", False),
             accept_post=expect.get("accept_post", False),
+        )
+
+
+def _expect_echoed_bodies(
+    ctx: Context, judge: Judge, sent: bytes, boundary: str, env: Envelope
+) -> None:
+    """Each part sent to the echo resource reached it with exactly its part body's octets.
+
+    MB-PART-8: "the part body as the sub-request's content"; the echo describes the content it
+    received (MB-TEST-2), so a server that alters a body (CRLFs, hyphens, a boundary prefix)
+    shows it here even when the status and the part count are right."""
+    echo = ctx.path(ctx.target.resource("echo") or "/echo")
+    request = read_multipart(sent, boundary)
+    for i, (part, answer) in enumerate(zip(request.parts, env.parts, strict=False)):
+        if part.get("Content-Id") != f"<{echo}>":
+            continue
+        seen = read_echo(answer.body)
+        if seen is None:
+            judge.not_applicable(
+                "the echo resource does not describe the request as MB-TEST-2 says"
+            )
+        judge.expect(
+            f"part {i} content as the resource received it", seen.body, {part.body}, "MB-PART-8"
         )
 
 

@@ -1,7 +1,8 @@
 """Processing-model checks (spec 7.1, 7.5, 7.6): validation first, atomic mode, conditionals.
 
 Theory of operation: a batch rejected for a malformed later part must not have run its
-earlier write, observed through the sandbox collection (MB-PROC-1); a server without the
+earlier write, a POST of the target's `sandbox.member` marked with a fresh value, observed
+through a collection retrieval of the sandbox (MB-PROC-1); a server without the
 atomic profile answers Batch-Mode: atomic with 501 (MB-PROC-7); conditional parts give the
 status the same request gets alone and pass ETag through (MB-PROC-9, MB-PROC-10). The
 error-policy checks (spec 7.4) live in policies.
@@ -10,6 +11,7 @@ error-policy checks (spec 7.4) live in policies.
 from __future__ import annotations
 
 import json
+import secrets
 
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -29,12 +31,25 @@ BOUNDARY = "mb-sem-5d0c6f1e2b9a8374"
 def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    before = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "application/json")]))
-    if before.status != 200:
-        judge.setup_error(f"GET {coll} answered {before.status}")
-    doc = json.dumps({"title": "mb-suite must not exist", "author": "suite", "year": 1}).encode()
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    marker = f"mb-suite-must-not-exist-{secrets.token_hex(6)}"
+    # MB-TEST-3: "a check may change the values of its string members to tell its writes
+    # apart"; the marker goes into every one of them.
+    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    if marker not in json.dumps(doc):
+        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    before = _listing(ctx, judge, coll)
+    if marker.encode() in before:
+        judge.setup_error("the marker is already in the sandbox listing")
     body = compose_batch(
-        [SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)], BOUNDARY
+        [
+            SubRequest(
+                "POST", coll, (("Content-Type", "application/json"),), json.dumps(doc).encode()
+            )
+        ],
+        BOUNDARY,
     )
     body = (
         body[: -len(f"\r\n--{BOUNDARY}--")]
@@ -42,15 +57,31 @@ def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
     )
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    # MB-STATUS-2: a missing `Http-Method` is answered 400 "before any part runs".
     expect_rejected(judge, resp, {400}, "MB-STATUS-2")
-    after = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "application/json")]))
+    after = _listing(ctx, judge, coll)
+    # MB-PROC-1: "MUST NOT run any part before it has ... validated its whole envelope".
     judge.expect_true(
         "collection unchanged",
-        b"mb-suite must not exist" not in after.body,
-        "the POST part ran" if b"mb-suite must not exist" in after.body else "not created",
+        marker.encode() not in after,
+        "the POST part ran" if marker.encode() in after else "not created",
         "the earlier POST part did not run",
         "MB-PROC-1",
     )
+
+
+def _listing(ctx: Context, judge: Judge, coll: str) -> bytes:
+    """The sandbox's members as a collection retrieval shows them (MB-STATUS-7, -11): the only
+    listing the spec defines; without one the effect of a POST cannot be observed."""
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    if resp.status == 204:
+        return b""
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        judge.not_applicable(
+            f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
+            f"{resp.media_type!r}, so the sandbox's members cannot be listed"
+        )
+    return resp.body
 
 
 @checker(

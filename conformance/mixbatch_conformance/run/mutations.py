@@ -241,6 +241,42 @@ def _unclosed_after_abort(body: bytes, boundary: str) -> bytes:
     return body
 
 
+def _squash_blank_lines(parts: list[tuple[FieldList, bytes]]) -> list[tuple[FieldList, bytes]]:
+    """Part bodies with CRLF CRLF turned into one CRLF, lengths kept consistent: a server that
+    reads bodies line by line and drops empty lines (MB-PART-8 broken, framing intact)."""
+    out = []
+    for fields, body in parts:
+        squashed = body.replace(b"\r\n\r\n", b"\r\n")
+        out.append((_fix_length(fields, squashed), squashed))
+    return out
+
+
+#: The most octets of a response part body the planted bug below lets through.
+TRUNCATE_AT = 65_536
+
+
+def _truncate_long_bodies(parts: list[tuple[FieldList, bytes]]) -> list[tuple[FieldList, bytes]]:
+    """A server that cuts sub-response bodies at one buffer (MB-SUB-1, MB-RESP-4 broken)."""
+    return [(_fix_length(f, b[:TRUNCATE_AT]), b[:TRUNCATE_AT]) for f, b in parts]
+
+
+def _keep_sub_response_length(
+    parts: list[tuple[FieldList, bytes]],
+) -> list[tuple[FieldList, bytes]]:
+    """The sub-response's own Content-Length copied into the part beside the part's own."""
+    return [([*f, ("Content-Length", str(len(b)))], b) for f, b in parts]
+
+
+#: Field lines in a part from which the planted off-by-one refuses it: the reference's
+#: max_part_fields default (spec 9.1), so a part exactly at the limit is pushed over it.
+AT_FIELD_LIMIT = 100
+
+
+def _refuse_at_field_limit(parts: list[tuple[FieldList, bytes]]) -> list[tuple[FieldList, bytes]]:
+    """A server whose field-line limit is off by one: a part at the limit is refused as over."""
+    return [([*f, ("X-Relay-Extra", "1")] if len(f) >= AT_FIELD_LIMIT else f, b) for f, b in parts]
+
+
 # ----------------------------------------------------------------------------------------------
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -459,6 +495,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "MB-STATUS-6",
         ("batch-abort-after-timeout",),
         on_response=_bytes_edit(_unclosed_after_abort),
+    ),
+    Mutation(
+        "part-body-blank-lines-squashed",
+        "MB-PART-8 content",
+        ("accept-binary-body-with-crlf-and-dashes",),
+        on_request_parts=_squash_blank_lines,
+    ),
+    Mutation(
+        "long-part-body-truncated",
+        "MB-SUB-1 / MB-RESP-4 content",
+        ("batch-equals-alone",),
+        on_response_parts=_truncate_long_bodies,
+    ),
+    Mutation(
+        "sub-response-content-length-kept",
+        "MB-RESP-4 framing fields",
+        ("response-framing-strict",),
+        on_response_parts=_keep_sub_response_length,
+    ),
+    Mutation(
+        "part-at-field-limit-refused",
+        "MB-LIMIT-5 off by one",
+        ("limit-part-fields-at-limit",),
+        on_request_parts=_refuse_at_field_limit,
     ),
     Mutation(
         "signed-content-length-tolerated",
