@@ -51,16 +51,17 @@ from ._problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from ._results import MultipartRenderer, PartResult, Renderer, Summary
 from ._router import Route
 
-__all__ = ["INHERITED_FIELDS", "BatchEndpoint", "HeldBatch", "SubRequestRunner"]
+__all__ = ["INHERITED_FIELDS", "RUN_SLICE", "BatchEndpoint", "HeldBatch", "SubRequestRunner"]
 
 _log = logging.getLogger("mixbatch.server")
 
 #: MB-SUB-5: "The batch request's Authorization and Cookie fields apply to each part that
 #: carries none of its own"; MB-SUB-6: no other batch request field is applied.
 INHERITED_FIELDS = ("Authorization", "Cookie")
-#: Parts run back to back yield to the event loop this often, so one long batch of instant
-#: parts cannot starve other connections (and its output is flushed in between).
-_YIELD_EVERY = 32
+#: Seconds a batch runs parts back to back before it yields to the event loop (and hands its
+#: output over), so that batches share the loop in slices this long: a small request waits for
+#: one slice of each batch in flight per step, not for 32 of their parts (MB-SEC-1).
+RUN_SLICE = 0.001
 #: Rendered parts are handed to the connection once this many octets are waiting, so large
 #: parts are not held in memory together (the connection writes at 64 KiB too).
 _READY_MAX_BYTES = 64 * 1024
@@ -324,8 +325,8 @@ class BatchEndpoint:
     ) -> AsyncIterator[bytes]:
         # Rendered parts wait in ``ready`` and go to the connection together, which costs one
         # chunk (one h11 event, one write) for many small parts instead of one each. They are
-        # handed over whenever the next part is about to wait, every _YIELD_EVERY parts (when
-        # the loop is yielded to anyway) and past _READY_MAX_BYTES, so a finished part is never
+        # handed over whenever the next part is about to wait, at the end of every RUN_SLICE
+        # (when the loop is yielded to anyway) and past _READY_MAX_BYTES, so a finished part is never
         # held back behind a slow one (MB-PROC-4).
         ready: list[bytes] = [renderer.start()]
         ready_bytes = 0
@@ -333,8 +334,9 @@ class BatchEndpoint:
         stopped = False
         loop = asyncio.get_running_loop()
         inherited = self._inherited(batch)
+        slice_end = loop.time() + RUN_SLICE
         try:
-            for count, part in enumerate(envelope.parts, 1):
+            for part in envelope.parts:
                 if stopped:
                     # MB-RESP-5: "A part that did not run carries Batch-Outcome: skipped and no
                     # Http-Status-Code."
@@ -384,12 +386,14 @@ class BatchEndpoint:
                     ready.append(chunk)
                     ready_bytes += len(chunk)
                 del chunk
-                if count % _YIELD_EVERY == 0 or ready_bytes >= _READY_MAX_BYTES:
+                sliced = loop.time() >= slice_end
+                if sliced or ready_bytes >= _READY_MAX_BYTES:
                     yield b"".join(ready)
                     ready.clear()
                     ready_bytes = 0
-                if count % _YIELD_EVERY == 0:
+                if sliced:
                     await asyncio.sleep(0)
+                    slice_end = loop.time() + RUN_SLICE
             if batch.accepts_trailers:
                 # MB-STATUS-8: an optional trailer counting parts by outcome, sent only to a
                 # client that said it accepts trailers (TE: trailers).

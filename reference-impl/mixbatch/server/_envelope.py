@@ -3,11 +3,12 @@
 ``mixbatch.envelope`` does the work (MB-PROC-1: whole envelope received and validated before
 any part runs, bodies spooled); this adapter only refuses an announced oversized batch before
 reading it, charges what arrives to the batch's budget ticket and moves the body's chunks into
-the reader.
+the reader, yielding to the event loop between slices of that work.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
 
 from mixbatch.codec import Limits
@@ -16,7 +17,13 @@ from mixbatch.envelope import Envelope, EnvelopeReader, Part, check_declared_len
 from ._budget import Ticket
 from ._messages import Request
 
-__all__ = ["Envelope", "PartSpec", "receive"]
+__all__ = ["FEED_BYTES", "RECEIVE_SLICE", "Envelope", "PartSpec", "receive"]
+
+#: A read of up to 256 KiB is validated in pieces of this size, so that dense header sections
+#: (thousands of parts in one read) cannot hold the event loop for one whole read.
+FEED_BYTES = 16 * 1024
+#: Seconds of validation after which reception yields to the event loop (see RUN_SLICE).
+RECEIVE_SLICE = 0.001
 
 #: The server's name for a validated part waiting to run.
 PartSpec = Part
@@ -44,12 +51,19 @@ async def receive(
         spool_threshold=spool_threshold,
     )
     received = 0
+    loop = asyncio.get_running_loop()
+    slice_end = loop.time() + RECEIVE_SLICE
     try:
         async for chunk in request.body.stream():
             received += len(chunk)
             if ticket is not None:
                 ticket.charge(received)
-            reader.feed(chunk)
+            view = memoryview(chunk)
+            for start in range(0, len(view), FEED_BYTES):
+                reader.feed(view[start : start + FEED_BYTES])
+                if loop.time() >= slice_end:
+                    await asyncio.sleep(0)
+                    slice_end = loop.time() + RECEIVE_SLICE
     except BaseException:
         reader.abandon()
         raise
