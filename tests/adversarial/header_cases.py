@@ -152,6 +152,12 @@ OUTER = [
         "RFC 9110 §15.5.16: content in a coding the server does not accept is answered 415",
     ),
     Case(
+        "accept-empty",
+        post(C, fields=[("Accept", "")]),
+        statuses(200, 406),
+        "MB-MULTI-1 and MB-STATUS-9: an empty Accept admits multipart/mixed (200) or nothing (406)",
+    ),
+    Case(
         "content-type-not-multipart",
         post(C, content_type="text/plain"),
         statuses(415),

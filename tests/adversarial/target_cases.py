@@ -60,6 +60,13 @@ CASES = [
     same_origin("absolute-ip-default-port", "http://127.0.0.1:80/books/1", host="127.0.0.1"),
     same_origin("relative-dot-segments", "/books/../books/./1"),
     Case(
+        "outer-target-without-leading-slash",
+        post(batch(part()), target="batch"),
+        statuses(400, 301),
+        "RFC 9112 §3 and §3.2.1: origin-form starts with '/'; an invalid request-line SHOULD be "
+        "answered 400 or 301, never run",
+    ),
+    Case(
         "outer-absolute-form",
         post(batch(part()), target="http://test/batch"),
         statuses(200),
