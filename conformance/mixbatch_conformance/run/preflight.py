@@ -100,13 +100,16 @@ def preflight(target: Target, settings: RunSettings) -> Preflight:
     try:
         [ex] = pipeline(ctx.host, ctx.port, [request], timeout, ctx.tls)
     except TlsFailure as exc:
-        return Preflight(EXIT_CANNOT_TEST, str(exc))
+        return Preflight(EXIT_CANNOT_TEST, str(exc), [Exchange(request, None, str(exc))])
     except TargetUnreachable as exc:
-        return Preflight(EXIT_CANNOT_TEST, f"{exc}; is the server running, and is base_url right?")
+        why = f"{exc}; is the server running, and is base_url right?"
+        return Preflight(EXIT_CANNOT_TEST, why, [Exchange(request, None, why)])
     except TimeoutError:
-        return Preflight(EXIT_CANNOT_TEST, f"no TCP connection to {where} within {timeout:g} s")
+        why = f"no TCP connection to {where} within {timeout:g} s"
+        return Preflight(EXIT_CANNOT_TEST, why, [Exchange(request, None, why)])
     except OSError as exc:
-        return Preflight(EXIT_CANNOT_TEST, f"cannot reach {where}: {exc}")
+        why = f"cannot reach {where}: {exc}"
+        return Preflight(EXIT_CANNOT_TEST, why, [Exchange(request, None, why)])
     resp = ex.response
     if resp is None:
         if ex.raw.startswith(b"\x15\x03"):

@@ -282,6 +282,25 @@ def _decode_content(headers: list[tuple[str, str]], body: bytes) -> bytes:
     return body
 
 
+#: After octets that are not HTTP, read what else arrives for this long, up to MAX_HEAD octets.
+DRAIN_S = 0.5
+
+
+def _drain(sock: socket.socket, reader: BinaryIO) -> bytes:
+    """What else the peer sends within DRAIN_S (the rest of a response that is not HTTP)."""
+    out = bytearray()
+    sock.settimeout(DRAIN_S)
+    try:
+        while len(out) < MAX_HEAD:
+            data = reader.read1(MAX_HEAD - len(out))  # type: ignore[attr-defined]
+            if not data:
+                break
+            out += data
+    except OSError:
+        pass
+    return bytes(out)
+
+
 def _method_of(request: bytes) -> str:
     return request.split(b" ", 1)[0].decode("latin-1", "replace")
 
@@ -330,6 +349,9 @@ def pipeline(
                 resp = read_response(reader, _method_of(req))
             except (ResponseError, OSError) as exc:
                 received = getattr(exc, "received", b"")
+                if isinstance(exc, ResponseError):
+                    # Keep what follows the broken line too: the report saves all of it.
+                    received += _drain(sock, reader)
                 out.append(Exchange(req, None, err or f"{type(exc).__name__}: {exc}", raw=received))
                 continue
             out.append(Exchange(req, resp))
