@@ -1,0 +1,208 @@
+"""Servers that do what the spec allows differently from the reference server pass the suite.
+
+Each test builds one allowed variant, either as a relay rewrite in front of the reference server
+(like the planted bugs of run.mutations, but spec-allowed) or as a reference server started in
+process with one resource behaving differently, and runs the checks whose expectations used to
+come from the reference server's own answers. Each must PASS: the spec is the judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from mixbatch.server import Request, Response, Server, ServerConfig, build_app
+from mixbatch_conformance.checks import all_checks
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.settings import RunSettings
+from mixbatch_conformance.core.target import Target, reference_target
+from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.run.mutations import write_parts
+from mixbatch_conformance.run.runner import run_check
+from mixbatch_conformance.run.targets import with_published_profiles
+from mixbatch_conformance.transport.relay import MutationLike, Relay, RelayRequest, RelayResponse
+
+CHECKS = {c.id: c for c in all_checks()}
+
+
+def _verdicts(ctx: Context, ids: list[str]) -> dict[str, str]:
+    """The checks that did not pass, with their messages."""
+    out = {}
+    for cid in ids:
+        result = run_check(CHECKS[cid], ctx)
+        if result.verdict is not Verdict.PASS:
+            out[cid] = f"{result.verdict.value}: {result.message}"
+    return out
+
+
+def _boundary(headers: list[tuple[str, str]]) -> str | None:
+    for name, value in headers:
+        if name.lower() == "content-type":
+            try:
+                media, params = parse_media_type(value)
+            except ValueError:
+                return None
+            return params.get("boundary") if media == "multipart/mixed" else None
+    return None
+
+
+def _fixed(fields: list[tuple[str, str]], body: bytes) -> list[tuple[str, str]]:
+    return [(n, str(len(body)) if n.lower() == "content-length" else v) for n, v in fields]
+
+
+# -- relay variants ----------------------------------------------------------------------------
+class Variant(MutationLike):
+    """A relay rewrite of batch responses that keeps the server within the spec."""
+
+    def __init__(self, parts: Callable[[RelayRequest, list[Any]], list[Any]]) -> None:
+        self.parts = parts
+
+    def request(self, req: RelayRequest) -> None:
+        return None
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        boundary = _boundary(resp.headers)
+        if not boundary or req.method != "POST":
+            return
+        env = read_multipart(resp.body, boundary)
+        if env.fatal:
+            return
+        parts = [(list(p.fields), p.body) for p in env.parts]
+        resp.body = write_parts(self.parts(req, parts), boundary)
+
+
+def _bare_sub_requests(req: RelayRequest, parts: list[Any]) -> list[Any]:
+    """Echo descriptions of sub-requests as a server that adds no framing fields to them, and
+    writes field names in lower case, would give (spec 3.2.4, MB-PART-13, MB-TEST-2)."""
+    out = []
+    for fields, body in parts:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and isinstance(doc.get("headers"), list):
+            doc["headers"] = [
+                [n.lower(), v]
+                for n, v in doc["headers"]
+                if n.lower() not in ("host", "content-length")
+            ]
+            body = json.dumps(doc).encode()
+            fields = _fixed(fields, body)
+        out.append((fields, body))
+    return out
+
+
+def _finish_running_part(req: RelayRequest, parts: list[Any]) -> list[Any]:
+    """An abort that finishes the part running when the budget ran out: parts 0 to k, then the
+    abort part with part_index k+1 (spec 5.4, MB-STATUS-14)."""
+    if not parts or ("Batch-Outcome", "aborted") not in parts[-1][0]:
+        return parts
+    k = len(parts) - 1
+    request = read_multipart(req.body, _boundary(req.headers) or "")
+    cid = request.parts[k].get("Content-Id") or ""
+    answered = ([("Http-Status-Code", "200"), ("Content-Id", cid), ("Content-Length", "0")], b"")
+    fields, body = parts[-1]
+    problem = json.loads(body)
+    problem["part_index"] = k + 1
+    body = json.dumps(problem).encode()
+    return [*parts[:-1], answered, (_fixed(fields, body), body)]
+
+
+@pytest.fixture
+def variant_relay(reference_url: str) -> Iterator[Relay]:
+    relay = Relay(reference_url)
+    relay.start()
+    yield relay
+    relay.stop()
+
+
+def test_sub_requests_without_framing_fields_pass(variant_relay: Relay, reference: Target) -> None:
+    variant_relay.mutation = Variant(_bare_sub_requests)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    assert _verdicts(ctx, ["batch-equals-alone", "property-batch-equals-alone"]) == {}
+
+
+def test_abort_after_finishing_the_running_part_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = Variant(_finish_running_part)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["batch-abort-after-timeout"]) == {}
+
+
+# -- in-process variants of the reference server -----------------------------------------------
+@pytest.fixture
+def start_variant() -> Iterator[Callable[..., str]]:
+    """Start a reference server in process, changed by `patch`; yield a starter."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    servers: list[Server] = []
+
+    def start(patch: Callable[[Any], None], **config: Any) -> str:
+        cfg = ServerConfig(host="127.0.0.1", port=0, **config)
+        app = build_app(cfg)
+        patch(app)
+        server = Server(app, cfg)
+        asyncio.run_coroutine_threadsafe(server.start(), loop).result(10)
+        servers.append(server)
+        return server.url
+
+    yield start
+    for server in servers:
+        asyncio.run_coroutine_threadsafe(server.shutdown(1.0), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+    loop.close()
+
+
+MEMBER = re.compile(r"/books/([0-9]+)")
+
+
+def _put_creates_and_stores_another_document(app: Any) -> None:
+    """PUT to an absent member creates it (201, MB-TEST-3); a member reads back as a document
+    of the server's own, not the one written (a sandbox that does not read back, MB-TEST-4)."""
+    handle = app.router.handle
+
+    async def variant(request: Request) -> Response:
+        m = MEMBER.fullmatch(request.path)
+        if m and request.method == "PUT" and app.store.get(int(m.group(1))) is None:
+            doc = json.loads(await request.body.read(1 << 20))
+            book = app.store.replace(int(m.group(1)), doc)
+            return Response(201, [("Location", request.path)], book.body)
+        response: Response = await handle(request)
+        if m and request.method == "GET" and response.status == 200:
+            body = json.dumps({"stored": True, "member": int(m.group(1))}).encode()
+            headers = [(n, v) for n, v in response.headers if n.lower() != "etag"]
+            return Response(200, headers, body)
+        return response
+
+    app.router.handle = variant
+
+
+def test_sandbox_that_creates_on_put_and_does_not_read_back_passes(
+    start_variant: Callable[..., str],
+) -> None:
+    url = start_variant(_put_creates_and_stores_another_document)
+    target = replace(with_published_profiles(reference_target(url)), sandbox_reads_back=False)
+    ctx = Context(target, RunSettings(tier="standard", seed=5))
+    assert _verdicts(ctx, ["property-sandbox-state-machine", "created-location"]) == {}
+
+
+def test_a_batch_endpoint_elsewhere_still_rejects_every_nested_spelling(
+    start_variant: Callable[..., str],
+) -> None:
+    url = start_variant(lambda app: None, batch_path="/bulk")
+    target = replace(with_published_profiles(reference_target(url)), batch_endpoint="/bulk")
+    ctx = Context(target)
+    nested = sorted(c for c in CHECKS if c.startswith("vector-nested-batch"))
+    assert len(nested) >= 4
+    assert _verdicts(ctx, nested) == {}
