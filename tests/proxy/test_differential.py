@@ -187,6 +187,8 @@ OUTER = [
     Outer("empty-boundary", ('Content-Type: multipart/mixed; boundary=""',), _BATCH),
     Outer("boundary-too-long", (f"Content-Type: multipart/mixed; boundary={'b' * 71}",), _BATCH),
     Outer("boundary-mismatch", ("Content-Type: multipart/mixed; boundary=other",), _BATCH),
+    Outer("content-type-twice", (_MULTIPART, _MULTIPART), _BATCH),
+    Outer("content-type-twice-differing", (_MULTIPART, "Content-Type: text/plain"), _BATCH),
     # Parts (MB-WIRE-18, MB-STATUS-2).
     Outer("no-parts", (_MULTIPART,), f"--{_BOUNDARY}--\r\n".encode()),
     Outer("no-content", (_MULTIPART,)),

@@ -29,7 +29,14 @@ from collections.abc import AsyncIterator
 import h11
 
 from mixbatch.codec import MixbatchError, parse_batch_content_type, resolve_target
-from mixbatch.server import BodyReadError, BodyTooLarge, Request, Response, refuse_content_coding
+from mixbatch.server import (
+    BodyReadError,
+    BodyTooLarge,
+    Request,
+    Response,
+    refuse_content_coding,
+    refuse_repeated_field,
+)
 
 from . import _envelope
 from ._batch import BatchRun
@@ -85,6 +92,11 @@ class ProxyApp:
     # -- the batch endpoint -----------------------------------------------------------------
 
     async def _batch_endpoint(self, request: Request) -> Response:
+        # The server's router refuses a repeated singleton field (two Content-Type lines) before
+        # anything else; the proxy reads Content-Type itself here, so it asks the same first.
+        refused = refuse_repeated_field(request.headers)
+        if refused is not None:
+            return refused
         if request.method == "OPTIONS":
             # MB-LIMIT-2: "OPTIONS on the batch endpoint returns the capabilities document and
             # Accept-Post: multipart/mixed".

@@ -22,6 +22,7 @@ from ._problems import (
     problem_body,
     problem_document,
 )
+from ._router import refuse_repeated_field
 from ._runner import serve
 from ._server import Server
 
@@ -44,5 +45,6 @@ __all__ = [
     "problem_body",
     "problem_document",
     "refuse_content_coding",
+    "refuse_repeated_field",
     "serve",
 ]

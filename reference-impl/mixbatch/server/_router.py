@@ -20,10 +20,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mixbatch.codec import Fields
+
 from ._messages import BodyReadError, BodyTooLarge, Handler, Request, Response
 from ._problems import from_body_error, problem
 
-__all__ = ["SINGLETON_FIELDS", "Route", "Router"]
+__all__ = ["SINGLETON_FIELDS", "Route", "Router", "refuse_repeated_field"]
 
 _log = logging.getLogger("mixbatch.server")
 _PARAM = re.compile(r"\{([a-z_]+)\}")
@@ -113,15 +115,9 @@ class Router:
         return response
 
     async def _dispatch(self, request: Request) -> Response:
-        repeated = _repeated_singleton(request)
-        if repeated is not None:
-            return problem(
-                400,
-                "repeated-field",
-                f"the request carries {repeated} more than once, and it is not a list field "
-                "(RFC 9110 §5.3), so which one applies is ambiguous",
-                field=repeated,
-            )
+        refused = refuse_repeated_field(request.headers)
+        if refused is not None:
+            return refused
         found = self.match(request.path)
         if found is None:
             return problem(404, "not-found", f"no resource at {request.path!r}")
@@ -158,10 +154,20 @@ class Router:
 SINGLETON_FIELDS = ("Content-Type",)
 
 
-def _repeated_singleton(request: Request) -> str | None:
+def refuse_repeated_field(headers: Fields) -> Response | None:
+    """The 400 for a request that repeats one of ``SINGLETON_FIELDS``, or None to go on.
+
+    The batching proxy asks the same of a batch request, so both refuse the same octets.
+    """
     for name in SINGLETON_FIELDS:
-        if len(request.headers.get_all(name)) > 1:
-            return name
+        if len(headers.get_all(name)) > 1:
+            return problem(
+                400,
+                "repeated-field",
+                f"the request carries {name} more than once, and it is not a list field "
+                "(RFC 9110 §5.3), so which one applies is ambiguous",
+                field=name,
+            )
     return None
 
 
