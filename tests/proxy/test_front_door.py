@@ -70,3 +70,18 @@ def test_unreadable_content_is_the_servers_400_and_no_error(
     assert answer.problem_type == "https://mixbatch.dev/problems/malformed-content"
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert len(origin.app.peers) == seen
+
+
+@pytest.mark.parametrize("target", ["batch", "items/1", "?x=1"])
+def test_a_target_in_no_request_target_form_is_refused_not_guessed(
+    proxy: RunningProxy, origin: RunningOrigin, target: str
+) -> None:
+    # RFC 9112 §3.2: "batch" is neither origin-form nor absolute-form; read as relative to "/"
+    # it would run a batch (or reach the origin) the client never named.
+    seen = len(origin.app.peers)
+    octets = (
+        f"POST {target} HTTP/1.1\r\nHost: {proxy.url.removeprefix('http://')}\r\n"
+        "Content-Type: multipart/mixed; boundary=b\r\nContent-Length: 0\r\n\r\n"
+    ).encode()
+    assert raw_exchange(proxy.url, octets).status == 400
+    assert len(origin.app.peers) == seen

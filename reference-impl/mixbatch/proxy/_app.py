@@ -6,6 +6,7 @@ back-pressure, timeouts) and adds only what a proxy does differently:
 
     target in absolute-form   -> same scheme and authority as the proxy's own, else 400
                                  (``resolve_target``: the proxy is no open forward proxy)
+    target in no form at all  -> 400 ("batch" is not "/batch")
     the batch path            -> OPTIONS: capabilities; POST: the batch (``_batch``);
                                  anything else 405 with Allow (MB-METHOD-2)
     any other target          -> forwarded unchanged to the one origin and its answer streamed
@@ -24,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import AsyncIterator
 
 import h11
@@ -60,6 +62,8 @@ REFUSED_METHODS = frozenset({"CONNECT", "TRACE"})
 #: Upstream response fields the serving connection writes itself (one Date, one Server).
 _CONNECTION_OWNED = ("Date", "Server")
 _CONTENT_METHODS = frozenset({"POST", "PUT", "PATCH"})
+#: RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class ProxyApp:
@@ -74,6 +78,15 @@ class ProxyApp:
 
     async def __call__(self, request: Request) -> Response:
         target = request.target
+        if not target.startswith("/") and target != "*" and not _SCHEME.match(target):
+            # RFC 9112 §3.2: a request-target is origin-form ("/..."), absolute-form
+            # ("scheme:..."), authority-form (CONNECT, refused) or "*". Anything else ("batch")
+            # is no target at all, not a path relative to "/" to be guessed and run.
+            return problem_response(
+                400,
+                "malformed-request",
+                f"request-target {target!r} is neither origin-form nor absolute-form",
+            )
         if not target.startswith("/") and target != "*":
             try:
                 target = resolve_target(
