@@ -23,6 +23,7 @@ from pathlib import Path
 
 __all__ = [
     "GARBAGE",
+    "falls_silent",
     "garbage_server",
     "http_server",
     "self_signed",
@@ -237,3 +238,31 @@ def starlette_without_batching() -> contextlib.AbstractContextManager[str]:
     return _subprocess(
         [sys.executable, "-c", STARLETTE_APP], re.compile(r"listening on port (\d+)")
     )
+
+
+@contextlib.contextmanager
+def falls_silent(upstream: str, answered: int) -> Iterator[str]:
+    """Forwards the first `answered` connections to `upstream`, then answers nothing."""
+    up_host, up_port = upstream.removeprefix("http://").split(":")
+    seen = [0]
+
+    def handle(conn: socket.socket) -> None:
+        conn.settimeout(30)
+        seen[0] += 1
+        if seen[0] > answered:
+            with contextlib.suppress(OSError):
+                while conn.recv(65536):
+                    pass
+            return
+        with (
+            socket.create_connection((up_host, int(up_port)), timeout=30) as up,
+            contextlib.suppress(OSError),
+        ):
+            up.sendall(conn.recv(1 << 20))
+            up.shutdown(socket.SHUT_WR)
+            while data := up.recv(65536):
+                conn.sendall(data)
+        conn.close()
+
+    with _accepting(handle) as port:
+        yield f"http://127.0.0.1:{port}"

@@ -1,0 +1,251 @@
+"""What a new user meets first: URL forms, selection, safe discovery, help, timeouts, reports."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from mixbatch_conformance.cli import (
+    EXIT_CONFORMANT,
+    EXIT_HARNESS,
+    EXIT_NONCONFORMANT,
+    EXIT_USAGE,
+    main,
+)
+from mixbatch_conformance.core.judge import Judge, Verdict
+from mixbatch_conformance.core.registry import Check, State
+from mixbatch_conformance.core.requirements import load_index
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.discover import SAFE_METHODS, draft_for
+from mixbatch_conformance.run.display import print_summary
+from mixbatch_conformance.run.replay import describe
+from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
+from mixbatch_conformance.run.selection import SelectionError, plan
+from mixbatch_conformance.transport.urls import UsageError, parse_target_url
+from tests.conformance import _outside
+
+
+@pytest.mark.parametrize(
+    ("given", "base", "endpoint"),
+    [
+        ("127.0.0.1:8080", "http://127.0.0.1:8080", None),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080", None),
+        ("http://127.0.0.1:8080/", "http://127.0.0.1:8080", None),
+        ("https://api.example.test", "https://api.example.test", None),
+        ("https://api.example.test:8443/v1/batch", "https://api.example.test:8443", "/v1/batch"),
+        ("http://host:80/batch", "http://host", "/batch"),
+        ("localhost", "http://localhost", None),
+    ],
+)
+def test_target_url_forms_are_read(given: str, base: str, endpoint: str | None) -> None:
+    url = parse_target_url(given)
+    assert (url.base_url, url.endpoint) == (base, endpoint)
+
+
+@pytest.mark.parametrize(
+    "given", ["ftp://host", "127.0.0.1", "http://", "http://h:99999", "http://h/b?q=1", ""]
+)
+def test_bad_target_urls_are_usage_errors(given: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UsageError):
+        parse_target_url(given)
+    assert main(["--target", given, "--no-progress"]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("mixbatch conformance: error: --target")
+
+
+@pytest.mark.parametrize(
+    ("word", "expect"),
+    [
+        ("MB-WIRE-3", "MB-WIRE-3"),
+        ("MB-WIRE", "MB-WIRE-"),
+        ("mb-wire-", "MB-WIRE-"),
+        ("section:3.1", "MB-WIRE-"),
+        ("§3.1", "MB-WIRE-"),
+    ],
+)
+def test_only_selects_by_requirement_prefix_and_section(word: str, expect: str) -> None:
+    checks, _ = plan("smoke", [word])
+    assert checks
+    assert all(any(r.startswith(expect) for r in c.requirements) for c in checks)
+
+
+def test_only_selecting_nothing_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SelectionError, match="nonexistent-check"):
+        plan("smoke", ["nonexistent-check"])
+    assert main(["--only", "nonexistent-check", "--list"]) == EXIT_USAGE
+    assert "selects no check" in capsys.readouterr().err
+
+
+def test_read_only_leaves_out_the_checks_that_write() -> None:
+    every, _ = plan("standard", None)
+    kept, skipped = plan("standard", None, writes=False)
+    assert skipped == len(every) - len(kept) > 0
+    assert all(c.state is State.READ_ONLY for c in kept)
+
+
+def test_help_names_every_command_and_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == EXIT_CONFORMANT
+    out = capsys.readouterr().out
+    for word in ("discover", "replay", "--via", "--measure", "--timeout", "--insecure"):
+        assert word in out
+    for word in ("--ca-file", "--read-only", "exit status", "could not test"):
+        assert word in out
+    assert "--via --via" not in out
+    for sub in (["discover", "--help"], ["replay", "--help"]):
+        assert main(sub) == EXIT_CONFORMANT
+        assert "--timeout" in capsys.readouterr().out
+
+
+@contextlib.contextmanager
+def _recording() -> Iterator[tuple[str, list[bytes]]]:
+    """A server that answers everything 200 (Allow: POST) and records each request line."""
+    lines: list[bytes] = []
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    stop = threading.Event()
+
+    def loop() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            with conn:
+                data = conn.recv(65536)
+                lines.append(data.split(b"\r\n", 1)[0])
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nAllow: GET, POST, PUT, DELETE\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+                )
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}", lines
+    finally:
+        stop.set()
+        thread.join(2)
+        server.close()
+
+
+def test_discover_sends_only_safe_methods_and_declares_no_sandbox(reference_url: str) -> None:
+    with _recording() as (url, lines):
+        draft_for(url)
+    assert lines
+    assert {line.split(b" ")[0].decode() for line in lines} <= set(SAFE_METHODS)
+    draft = draft_for(reference_url)
+    assert "sandbox" not in draft.description
+    assert "sandbox_collection" not in draft.description["resources"]
+    assert any('"sandbox": {"collection": "/books"' in note for note in draft.notes)
+    assert {ex.request.split(b" ")[0].decode() for ex in draft.exchanges} <= set(SAFE_METHODS)
+
+
+def test_discover_without_a_batch_endpoint_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _outside.http_server(tmp_path) as url:
+        assert main(["discover", "--target", url]) == EXIT_HARNESS
+    assert "OPTIONS /batch answered 501" in capsys.readouterr().err
+
+
+def test_a_target_that_falls_silent_stops_the_run(
+    tmp_path: Path, reference: Target, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _outside.falls_silent(reference.base_url, answered=1) as url:
+        doc = describe(reference) | {"base_url": url}
+        config = tmp_path / "target.json"
+        config.write_text(json.dumps(doc), encoding="utf-8")
+        code = main(
+            [
+                *("--config", str(config), "--timeout", "1", "--no-progress", "--quiet"),
+                *("--replays", "0", "--report", str(tmp_path / "report")),
+            ]
+        )
+    assert code == EXIT_HARNESS
+    assert "run stopped: the target stopped answering (3 checks" in capsys.readouterr().err
+    results = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    verdicts = [r["verdict"] for r in results["results"]]
+    assert verdicts.count("TIMEOUT") == 3
+    assert sum(r["message"].startswith("not run:") for r in results["results"]) > 100
+
+
+def _result(check: Check, verdict: Verdict, broken: dict[str, bool]) -> CheckResult:
+    judge = Judge(check.requirements[0])
+    for rid, ok in broken.items():
+        judge.expect_true(f"about {rid}", ok, "seen", "wanted", rid)
+    return CheckResult(check, verdict, "message", judge, 0.0)
+
+
+def test_a_should_is_graded_by_its_own_expectations() -> None:
+    index = load_index()
+    check = Check(
+        "two-keywords",
+        ("MB-WIRE-4", "MB-WIRE-5"),
+        "core",
+        "smoke",
+        "A MUST and a SHOULD.",
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+    must_only = _result(check, Verdict.FAIL, {"MB-WIRE-4": False, "MB-WIRE-5": True})
+    assert requirement_verdict(must_only, "MB-WIRE-4", index) is Verdict.FAIL
+    assert requirement_verdict(must_only, "MB-WIRE-5", index) is Verdict.PASS
+    both = _result(check, Verdict.FAIL, {"MB-WIRE-4": False, "MB-WIRE-5": False})
+    assert requirement_verdict(both, "MB-WIRE-5", index) is Verdict.WARN
+    out = io.StringIO()
+    print_summary([must_only], index, Console(file=out, width=60, force_terminal=False))
+    row = next(line for line in out.getvalue().splitlines() if "MB-WIRE-5" in line)
+    assert "FAIL" not in row
+
+
+def test_piped_output_does_not_wrap_command_lines() -> None:
+    index = load_index()
+    check = Check(
+        "long-replay",
+        ("MB-WIRE-4",),
+        "core",
+        "smoke",
+        "A failing check.",
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+    result = _result(check, Verdict.FAIL, {"MB-WIRE-4": False})
+    replay = "mixbatch conformance replay " + "/very/long/path" * 12 + " --target http://h:1"
+    result.artifacts = {"replay": replay, "curl": "curl -sS " + "-H 'X: [y]' " * 12}
+    out = io.StringIO()
+    print_summary([result], index, Console(file=out, width=80, force_terminal=False))
+    text = out.getvalue()
+    assert f"    replay: {replay}\n" in text
+    assert "curl -sS " + "-H 'X: [y]' " * 11 in text
+
+
+def test_a_reused_report_folder_holds_only_this_runs_cases(
+    tmp_path: Path, reference_url: str
+) -> None:
+    report = tmp_path / "report"
+    stale = report / "cases" / "from-an-earlier-run"
+    stale.mkdir(parents=True)
+    (stale / "case.json").write_text("{}", encoding="utf-8")
+    code = main(
+        [
+            *("--target", reference_url, "--only", "MB-WIRE-3", "--report", str(report)),
+            *("--no-progress", "--quiet"),
+        ]
+    )
+    assert code in (EXIT_CONFORMANT, EXIT_NONCONFORMANT)
+    assert not stale.exists()
+    html = (report / "report.html").read_text(encoding="utf-8")
+    assert "href='https://mixbatch.dev/spec/#MB-WIRE-3'" in html
