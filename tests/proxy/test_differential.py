@@ -225,11 +225,6 @@ def test_outer_requests_get_the_servers_status_and_problem_type(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the server answers 400 (MB-METHOD-3) from inside BatchEndpoint.refuse, which the "
-    "proxy cannot call; the proxy still answers a GET to its batch endpoint 405 (MB-METHOD-2)",
-)
 def test_a_get_with_content_to_the_batch_endpoint_gets_the_servers_answer(
     reference: RunningReference, reference_proxy: RunningProxy
 ) -> None:

@@ -37,6 +37,7 @@ from mixbatch.server import (
     Request,
     Response,
     refuse_content_coding,
+    refuse_get_with_content,
     refuse_repeated_field,
 )
 
@@ -115,6 +116,9 @@ class ProxyApp:
             # Accept-Post: multipart/mixed".
             return capabilities_response(self.config.limits, self.config.batch_path)
         if request.method != "POST":
+            refused = refuse_get_with_content(request)
+            if refused is not None:
+                return refused
             # MB-METHOD-2: "A server answers other methods on the batch endpoint with 405 and
             # an Allow field."
             return problem_response(

@@ -9,6 +9,7 @@ helpers are public too, so the batching proxy answers its own refusals in the sa
 from __future__ import annotations
 
 from ._app import App, build_app
+from ._batch_endpoint import refuse_get_with_content
 from ._capabilities import CAPABILITIES_MEDIA_TYPE, SPEC_VERSION
 from ._config import ServerConfig
 from ._content_coding import refuse_content_coding
@@ -45,6 +46,7 @@ __all__ = [
     "problem_body",
     "problem_document",
     "refuse_content_coding",
+    "refuse_get_with_content",
     "refuse_repeated_field",
     "serve",
 ]

@@ -51,7 +51,14 @@ from ._problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from ._results import MultipartRenderer, PartResult, Renderer, Summary
 from ._router import Route
 
-__all__ = ["INHERITED_FIELDS", "RUN_SLICE", "BatchEndpoint", "HeldBatch", "SubRequestRunner"]
+__all__ = [
+    "INHERITED_FIELDS",
+    "RUN_SLICE",
+    "BatchEndpoint",
+    "HeldBatch",
+    "SubRequestRunner",
+    "refuse_get_with_content",
+]
 
 _log = logging.getLogger("mixbatch.server")
 
@@ -81,6 +88,21 @@ def _end_to_end(fields: Fields | tuple[tuple[str, str], ...], drop: frozenset[st
     batch mostly repeat the same few sections; ``Fields`` is immutable, so one can be shared.
     """
     return end_to_end(fields, drop=drop)
+
+
+def refuse_get_with_content(request: Request) -> Response | None:
+    """The 400 for a GET with content to a batch endpoint, or None; the batching proxy asks the
+    same of its own batch endpoint."""
+    if request.method == "GET" and (request.body.length or 0) > 0:
+        # MB-METHOD-3: "A server MUST answer 400 to a GET request ... to a batch endpoint,
+        # that has content."
+        return problem(
+            400,
+            "get-with-content",
+            "a GET to the batch endpoint carries content; send batches with POST",
+            requirement="MB-METHOD-3",
+        )
+    return None
 
 
 class HeldBatch:
@@ -132,15 +154,9 @@ class BatchEndpoint:
 
     async def refuse(self, request: Request, params: Mapping[str, str]) -> Response:
         """Every other method: 405 with Allow (MB-METHOD-2), or 400 for a GET with content."""
-        if request.method == "GET" and (request.body.length or 0) > 0:
-            # MB-METHOD-3: "A server MUST answer 400 to a GET request ... to a batch endpoint,
-            # that has content."
-            return problem(
-                400,
-                "get-with-content",
-                "a GET to the batch endpoint carries content; send batches with POST",
-                requirement="MB-METHOD-3",
-            )
+        refused = refuse_get_with_content(request)
+        if refused is not None:
+            return refused
         # MB-METHOD-2: "A server answers other methods on the batch endpoint with 405 and an
         # Allow field."
         return problem(
