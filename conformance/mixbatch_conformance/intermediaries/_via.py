@@ -7,6 +7,10 @@ with ``--target`` pointing at mitmdump, and returns the worst exit status. ``--v
 means every transform scenario, ``--via faults`` every fault scenario. TLS scenarios (h2) are
 skipped for the suite, whose raw client speaks cleartext HTTP/1.1 only; ``measure`` covers them.
 
+Names of real intermediaries (``nginx``, ``haproxy:gzip``, ``nginx:all``, ``real``; see
+``intermediaries.real``) run the suite through that program instead (``real._rows``); they
+need no ``--target``: without one the reference server is started as their origin.
+
 ``measure(url, ...)`` sends one fixed batch of ``parts`` GET parts ``iterations`` times and
 returns batches/s, parts/s and the batch properties it saw broken (status, part count, order by
 Content-Id echo, completeness), decoding any content coding first (MB-INTER-2).
@@ -29,6 +33,7 @@ from mixbatch_conformance.core.context import SubRequest, compose_batch
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.intermediaries import FAULTS, SCENARIOS, TRANSFORMS, scenario
 from mixbatch_conformance.intermediaries._launcher import start_mitmdump
+from mixbatch_conformance.intermediaries.real._rows import is_row, rows_from, run_rows
 
 __all__ = ["Measurement", "measure", "run_via", "scenarios_from"]
 
@@ -37,14 +42,14 @@ def scenarios_from(text: str) -> list[str]:
     """Scenario names from ``a,b``, ``all`` (transforms) or ``faults``; ValueError if unknown."""
     names: list[str] = []
     for item in (t.strip() for t in text.split(",") if t.strip()):
+        if is_row(item):
+            continue
         if item == "all":
             names.extend(TRANSFORMS)
         elif item == "faults":
             names.extend(FAULTS)
         else:
             names.append(scenario(item).name)
-    if not names:
-        raise ValueError("--via names no scenario")
     return list(dict.fromkeys(names))
 
 
@@ -126,7 +131,7 @@ def measure(
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mixbatch conformance --via", add_help=False)
     p.add_argument("--via", required=True, help="scenario[,scenario...], all, or faults")
-    p.add_argument("--target", required=True, help="base URL of the server behind the proxy")
+    p.add_argument("--target", help="base URL of the server behind the proxy")
     p.add_argument("--measure", type=int, metavar="N", help="send a 100-part batch N times instead")
     return p
 
@@ -147,12 +152,25 @@ def run_via(argv: Sequence[str], suite_main: Callable[[list[str]], int]) -> int:
     """Run ``suite_main`` (the suite's command line) through each scenario, with ``--target``
     pointing at that scenario's proxy; returns the worst exit status (2 on bad usage)."""
     known, rest = _parser().parse_known_args(list(argv))
+    items = [t.strip() for t in known.via.split(",") if t.strip()]
     try:
         names = scenarios_from(known.via)
+        rows = rows_from([i for i in items if is_row(i)])
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if not names and not rows:
+        print("error: --via names no scenario", file=sys.stderr)
+        return 2
+    if names and known.target is None:
+        print("error: --via SCENARIO needs --target (the server behind the proxy)", file=sys.stderr)
+        return 2
     worst = 0
+    if rows:
+        if known.measure:
+            print("error: --measure runs through mitmproxy scenarios only", file=sys.stderr)
+            return 2
+        worst = run_rows(rows, known.target, rest, suite_main)
     for name in names:
         chosen = SCENARIOS[name]
         with start_mitmdump(known.target, chosen) as via:

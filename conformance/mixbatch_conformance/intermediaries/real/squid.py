@@ -1,0 +1,58 @@
+"""Squid as a reverse proxy (accelerator mode, ``http_port ... accel``), no disk cache, ``-N``.
+
+With ``accel defaultsite=...`` and no ``vhost`` Squid sends the default site as Host, so the
+origin sees another authority than the client named; ``vhost`` passes the client's Host on.
+Squid forwards with Via and X-Forwarded-For and answers POST from the origin only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mixbatch_conformance.intermediaries.real import Layout
+
+__all__ = ["CONFIG_NAME", "command", "config", "prepare"]
+
+CONFIG_NAME = "squid.conf"
+
+
+def config(variant: str, layout: Layout) -> str:
+    w = layout.workdir
+    host, port = layout.upstream
+    accel = "accel defaultsite=127.0.0.1" + (" vhost" if variant != "default" else "")
+    extra = ""
+    if variant != "default":
+        extra = "read_timeout 120 seconds\nrequest_timeout 120 seconds\ncache deny all\n"
+    user = "cache_effective_user proxy\n" if os.geteuid() == 0 else ""
+    return f"""\
+http_port 127.0.0.1:{layout.port} {accel}
+cache_peer {host} parent {port} 0 no-query originserver name=origin
+cache_peer_access origin allow all
+http_access allow all
+never_direct allow all
+{user}pid_filename {w}/squid.pid
+cache_log {w}/cache.log
+access_log stdio:{w}/access.log
+cache_store_log none
+coredump_dir {w}
+icp_port 0
+htcp_port 0
+pinger_enable off
+netdb_filename none
+shutdown_lifetime 1 seconds
+logfile_rotate 0
+{extra}"""
+
+
+def prepare(binary: str, conf: Path, layout: Layout) -> None:
+    """Squid writes its logs as its effective user, which must reach the run's dir."""
+    for name in ("cache.log", "access.log"):
+        path = layout.workdir / name
+        path.touch()
+        path.chmod(0o666)
+    del binary, conf
+
+
+def command(binary: str, conf: Path, layout: Layout) -> list[str]:
+    return [binary, "-N", "-d", "1", "-f", str(conf)]
