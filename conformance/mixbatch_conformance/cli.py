@@ -374,12 +374,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: --measure needs --via", file=sys.stderr)
         return EXIT_USAGE
     if args.via is not None:
-        if args.target is None:
-            print(
-                f"{PROG}: error: --via needs --target (the server behind the proxy)",
-                file=sys.stderr,
-            )
-            return EXIT_USAGE
         # The suite through mitmproxy scenarios: run_via starts one proxy per scenario and
         # runs the suite it is given (this main) with --target pointing at that proxy.
         from mixbatch_conformance.intermediaries._via import run_via

@@ -36,6 +36,7 @@ from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.requirements import RequirementIndex
 from mixbatch_conformance.core.schemas import validate_against
+from mixbatch_conformance.run.hop_blame import write_hop_blame
 from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 
 __all__ = ["SPEC_PAGE", "RunInfo", "build_report", "coverage", "write_reports"]
@@ -407,6 +408,7 @@ def write_reports(
     (directory / "report.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     (directory / "junit.xml").write_bytes(_junit(results, index))
     (directory / "report.html").write_text(_html(doc, results, index, info), encoding="utf-8")
+    write_hop_blame(directory)  # through a real intermediary: what fails only through the hop
     if info.leftovers:
         (directory / "cleanup.json").write_text(
             json.dumps({"not_deleted": list(info.leftovers)}, indent=2) + "\n", encoding="utf-8"
