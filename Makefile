@@ -27,6 +27,13 @@ $(VENV)/.synced: pyproject.toml uv.lock .python-version
 	$(UV) sync --locked --quiet
 	@touch $@
 
+# The wheel and the sdist in dist/: `pip install dist/mixbatch-*.whl` gives the mixbatch command,
+# the conformance suite and the spec files it reads (the wheel carries spec/ as mixbatch/_spec).
+.PHONY: dist
+dist: env
+	rm -rf dist
+	$(UV) build --out-dir dist
+
 run: env
 	$(PY) -m mixbatch conformance --tier smoke --report $(REPORT_DIR)
 
