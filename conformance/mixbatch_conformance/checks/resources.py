@@ -83,8 +83,12 @@ def echo_resource(ctx: Context, judge: Judge) -> None:
     judge.expect("method", seen.method, {"PUT"})
     # "`target`, the origin-form request target (path and query) as received".
     judge.expect("target", seen.target, {f"{echo}?mb-test=1"})
-    # "`authority`, the authority the request was addressed to".
-    judge.expect("authority", (seen.authority or "").lower(), {ctx.authority.lower()}, "MB-TEST-2")
+    # "`authority`, the authority the request was addressed to": which one a gateway in front
+    # of the resource addresses is its own business, so only its presence is judged here;
+    # batch-equals-alone compares a sub-request's with the same request's alone.
+    judge.expect_true(
+        "authority", bool(seen.authority), repr(seen.authority), "an authority member"
+    )
     # "`headers`, the request's header fields ... in the order received"; names in any case,
     # framing fields and fields the stack adds may be there too.
     mine = [(n.lower(), v) for n, v in seen.headers if n.lower() in ("accept", "x-mb-order")]

@@ -66,15 +66,20 @@ def expect_same_as_alone(
         return
     if role == "echo":
         mine, theirs = read_echo(got[2]), read_echo(alone[2])
-        if mine is not None and theirs is not None:
-            # MB-PART-8 / MB-PART-13, compared as spec 3.2.4 says (MB-TEST-2).
-            found = differences(mine, theirs, volatile)
-            judge.expect_true(
-                f"{label} is the same request as alone",
-                not found,
-                "; ".join(found) or "the same request",
-                "the same method, target, authority, content and fields (spec 3.2.4)",
-                "MB-PART-8",
-            )
+        if mine is None or theirs is None:
+            # The echo is not in the form MB-TEST-2 gives (test-resource-echo says so), and
+            # octets would compare what 3.2.4 leaves out: the suite cannot judge, so it does
+            # not guess.
+            judge.note(f"{label}: the echo's description is unreadable; content not compared")
             return
+        # MB-PART-8 / MB-PART-13, compared as spec 3.2.4 says (MB-TEST-2).
+        found = differences(mine, theirs, volatile)
+        judge.expect_true(
+            f"{label} is the same request as alone",
+            not found,
+            "; ".join(found) or "the same request",
+            "the same method, target, authority, content and fields (spec 3.2.4)",
+            "MB-PART-8",
+        )
+        return
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
