@@ -41,6 +41,10 @@ CANDIDATES = {
 }
 
 
+#: The resource role each profile's checks need; without it the profile is not claimed.
+_PROFILE_NEEDS = {"collection-get": "collection", "conditional": "etag_resource"}
+
+
 class DiscoveryError(Exception):
     """The URL does not lead to a batch endpoint discovery can describe (exit status 3)."""
 
@@ -52,6 +56,8 @@ class Draft:
     description: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
+    #: The resources discovery found, without the stand-ins the schema makes it write.
+    found: dict[str, str] = field(default_factory=dict)
 
 
 class _Prober:
@@ -166,15 +172,22 @@ def draft_for(
             if isinstance(doc, dict) and doc.get("method") == "GET" and "headers" in doc:
                 resources["echo"] = path
                 break
-    # target.schema.json requires these roles; a stand-in is harmless where no claimed
-    # profile uses it (collection: collection-get; etag_resource: conditional).
+    found_resources = dict(resources)
+    # A profile whose resource was not found is not listed: its checks would only fail on
+    # the stand-in below.
+    for profile, role in _PROFILE_NEEDS.items():
+        if profile in found and role not in resources:
+            found.remove(profile)
+            notes.append(
+                f"the server lists the {profile} profile, but no {role} was found: the "
+                f"profile is left out; set resources.{role} and add it back"
+            )
+    # target.schema.json requires these roles; each stand-in is noted for the operator.
     for name in ("ok", "collection", "etag_resource"):
         if name not in resources:
             resources[name] = resources.get("ok", "/")
             if name != "ok":
-                notes.append(
-                    f"no {name} found: {resources[name]} stands in; fix it before claiming the profile that uses it"
-                )
+                notes.append(f"no {name} found: {resources[name]} stands in; set resources.{name}")
     description: dict[str, Any] = {
         "name": f"discovered at {base_url}",
         "base_url": parse_target_url(base_url).base_url,
@@ -185,7 +198,7 @@ def draft_for(
     }
     if limits:
         description["limits"] = limits
-    return Draft(description, notes, probe.exchanges)
+    return Draft(description, notes, probe.exchanges, found_resources)
 
 
 def discover(base_url: str, batch_endpoint: str = "/batch") -> dict[str, Any]:

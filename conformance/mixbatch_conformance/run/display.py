@@ -27,6 +27,9 @@ from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 
 __all__ = ["Progress", "print_summary"]
 
+#: How many distinct reasons for N/A verdicts the summary lists.
+NA_REASONS_SHOWN = 6
+
 STYLE = {
     Verdict.PASS: "green",
     Verdict.FAIL: "bold red",
@@ -137,6 +140,14 @@ def print_summary(
         if r.artifacts.get("replay"):
             _plain(out, f"    replay: {r.artifacts['replay']}")
             _plain(out, f"    curl:   {r.artifacts.get('curl')}")
+    reasons: dict[str, int] = defaultdict(int)
+    for r in results:
+        if r.verdict is Verdict.NA:
+            reasons[r.message] += 1
+    # Why checks did not apply, most common first: a missing role or profile in the target
+    # file shows here as one line rather than as silence.
+    for why, count in sorted(reasons.items(), key=lambda kv: -kv[1])[:NA_REASONS_SHOWN]:
+        _plain(out, f"N/A ({count}): {why}")
     if uncovered:
         _plain(out, f"server requirements with no check ({len(uncovered)}): {' '.join(uncovered)}")
     counts: dict[str, int] = defaultdict(int)
