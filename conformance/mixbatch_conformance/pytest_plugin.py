@@ -168,6 +168,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
     ctx: Context = state["ctx"]
     settings = ctx.settings
+    # Every sandbox member the checks created is deleted, as after a command-line run.
+    leftovers = ctx.clean_up()
+    for left in leftovers:
+        print(f"mixbatch: could not delete a member the suite created: {left}")
     if settings.report_dir is None:
         return
     info = RunInfo(
@@ -178,5 +182,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         tuple(sorted(ctx.target.profiles)),
         dt.datetime.now(dt.UTC),
         sum(r.duration_s for r in state["results"]),
+        leftovers=tuple(leftovers),
     )
     write_reports(settings.report_dir, state["results"], info, load_index(), all_checks())
