@@ -16,7 +16,8 @@ Variants, the rows of the published matrix (not every program has every one):
 - ``unbuffered``: request and response buffering turned off where the program allows it.
 - ``gzip``: response compression on for every media type, as an over-eager deployer writes it.
 - ``h2``: TLS with HTTP/2 to the client (self-signed certificate), HTTP/1.1 to the origin.
-- ``scale-out``: the load balancer in front of two origin processes.
+- ``round-robin``: the load balancer in front of two origin processes, alternating.
+- ``scale-out``: the same, each client kept on one process (``balance source``).
 
 A program that is not installed is not applicable, with the command that installs it; it is
 never a failure of the run. This package decides nothing about checks.
@@ -31,6 +32,7 @@ from pathlib import Path
 
 __all__ = [
     "INTERMEDIARIES",
+    "TWO_ORIGINS",
     "VARIANTS",
     "Intermediary",
     "Layout",
@@ -46,8 +48,11 @@ VARIANTS: dict[str, str] = {
     "unbuffered": "request and response buffering off",
     "gzip": "response compression on for every media type",
     "h2": "TLS and HTTP/2 to the client, HTTP/1.1 to the origin",
-    "scale-out": "two origin processes behind one front end",
+    "round-robin": "two origin processes behind one front end, requests alternating",
+    "scale-out": "two origin processes behind one front end, each client kept on one",
 }
+#: Variants with two origins behind the front end; their comparison requests go through it.
+TWO_ORIGINS = ("round-robin", "scale-out")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +120,7 @@ INTERMEDIARIES: dict[str, Intermediary] = {
         ),
         Intermediary(
             "haproxy", "haproxy", "haproxy", "haproxy",
-            ("default", "recommended", "gzip", "h2", "scale-out"),
+            ("default", "recommended", "gzip", "h2", "round-robin", "scale-out"),
         ),
         Intermediary(
             "apache", "apache2", "apache2", "apache",

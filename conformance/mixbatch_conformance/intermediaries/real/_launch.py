@@ -7,13 +7,14 @@ group on a free loopback port, waits until the port accepts a connection, and yi
 ``RunningHop``. On exit the process group is terminated (killed after a grace period) and the
 dir removed; ``RunningHop.keep(folder)`` first copies the configuration and logs somewhere
 that outlives the run. A program that is not installed raises ``NotInstalled``, which says
-how to install it.
+how to install it. When the suite runs as root the program runs as ``nobody``, owning its dir.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -24,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from mixbatch_conformance.intermediaries.real import (
     Intermediary,
@@ -70,6 +72,8 @@ PROGRAMS: dict[str, ModuleType] = {
 START_TIMEOUT = 30.0
 #: Seconds a terminated program gets before its process group is killed.
 STOP_GRACE = 5.0
+#: The user a program runs as when the suite runs as root.
+UNPRIVILEGED_USER = "nobody"
 #: Octets of a log kept in an error message.
 LOG_TAIL = 3000
 
@@ -144,6 +148,18 @@ def _tail(folder: Path) -> str:
     return "\n".join(texts)[-LOG_TAIL:]
 
 
+def _unprivileged(workdir: Path) -> dict[str, Any]:
+    """Popen arguments that run the program as ``UNPRIVILEGED_USER`` when this process is
+    root (the dir becomes that user's), and nothing otherwise: no program runs as root."""
+    if os.geteuid() != 0:
+        return {}
+    entry = pwd.getpwnam(UNPRIVILEGED_USER)
+    for path in (workdir, *workdir.rglob("*")):
+        if "tap-" not in path.name:
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     for sig, grace in ((signal.SIGTERM, STOP_GRACE), (signal.SIGKILL, STOP_GRACE)):
         # The program runs in a process group of its own (start_new_session), whose id is
@@ -174,9 +190,6 @@ def start_real(
         raise ValueError(f"{chosen.name} has no variant {variant!r}")
     program = PROGRAMS[chosen.name]
     workdir = Path(tempfile.mkdtemp(prefix=f"mixbatch-{chosen.name}-"))
-    # Programs started as root hand their workers to an unprivileged user, which must be able
-    # to reach the dir's temp folders; the dir holds nothing secret but the throwaway key.
-    workdir.chmod(0o755)
     taps: list[Tap] = []
     proc: subprocess.Popen[bytes] | None = None
     try:
@@ -196,6 +209,7 @@ def start_real(
         conf = workdir / program.CONFIG_NAME
         conf.write_text(program.config(variant, layout), encoding="utf-8")
         program.prepare(binary, conf, layout)
+        user = _unprivileged(workdir)
         with (workdir / "stdout.out").open("wb") as out:
             proc = subprocess.Popen(
                 program.command(binary, conf, layout),
@@ -204,6 +218,7 @@ def start_real(
                 stdin=subprocess.DEVNULL,
                 cwd=workdir,
                 start_new_session=True,
+                **user,
             )
         deadline = time.monotonic() + start_timeout
         while not ready(layout.port):

@@ -24,6 +24,7 @@ from typing import Any
 
 from mixbatch_conformance.intermediaries.real import (
     INTERMEDIARIES,
+    TWO_ORIGINS,
     Intermediary,
     install_command,
     split_name,
@@ -141,7 +142,7 @@ def run_rows(
     base = _without(_without(_without(rest, "--report"), "--seed"), "--config")
     base += ["--seed", seed]
     root = Path(report) if report else None
-    count = 2 if any(r.variant == "scale-out" for r in rows) else 1
+    count = 2 if any(r.variant in TWO_ORIGINS for r in rows) else 1
     entries: list[dict[str, Any]] = []
     worst = 0
     with _origins(target, count, _option(rest, "--config")) as (origins, config):
@@ -158,7 +159,7 @@ def run_rows(
                 "report": row.slug,
             }
             entries.append(entry)
-            used = origins if row.variant == "scale-out" else origins[:1]
+            used = origins if row.variant in TWO_ORIGINS else origins[:1]
             try:
                 with start_real(row.intermediary, row.variant, used) as hop:
                     folder = root / row.slug if root else None
@@ -176,11 +177,14 @@ def run_rows(
                             },
                         )
                     tls = ["--ca-file", str(hop.ca_file)] if hop.ca_file else []
+                    # Behind a load balancer the comparison requests go through it too, to the
+                    # process that holds the state the batch saw.
+                    baseline = hop.url if row.variant in TWO_ORIGINS else used[0]
                     row_report = ["--report", str(folder)] if folder else []
                     say(f"via {row.label}: testing {hop.url} in front of {', '.join(used)}")
                     code = suite_main(
                         [
-                            *("--target", hop.url, *configured, "--baseline", used[0]),
+                            *("--target", hop.url, *configured, "--baseline", baseline),
                             *("--via-scenario", row.label, *tls, *base, *row_report),
                         ]
                     )

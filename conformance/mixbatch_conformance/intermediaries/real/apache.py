@@ -2,13 +2,11 @@
 
 Its defaults: ``ProxyPreserveHost Off`` sends the origin's address as Host (the same Host
 problem as nginx); mod_deflate (``SetOutputFilter DEFLATE``) compresses any media type but
-leaves a response with ``Cache-Control: no-transform`` alone. Started as root it serves from
-the ``www-data`` user, as Debian's own configuration does.
+leaves a response with ``Cache-Control: no-transform`` alone.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from mixbatch_conformance.intermediaries.real import Layout
@@ -18,7 +16,7 @@ __all__ = ["CONFIG_NAME", "MODULES", "command", "config", "prepare"]
 CONFIG_NAME = "apache.conf"
 MODULES_DIR = "/usr/lib/apache2/modules"
 #: Modules every variant loads; the TLS and compression variants add theirs.
-MODULES = ("mpm_event", "authz_core", "unixd", "proxy", "proxy_http", "log_config")
+MODULES = ("mpm_event", "authz_core", "proxy", "proxy_http")
 
 
 def _load(names: tuple[str, ...]) -> str:
@@ -41,7 +39,6 @@ def config(variant: str, layout: Layout) -> str:
         )
     if variant != "default":
         extra += "ProxyPreserveHost On\nProxyTimeout 120\n"
-    user = "User www-data\nGroup www-data\n" if os.geteuid() == 0 else ""
     return f"""\
 {_load(modules)}ServerRoot {w}
 ServerName 127.0.0.1
@@ -53,7 +50,7 @@ ErrorLog {w}/error.log
 LogLevel warn
 LogFormat "%h %l %u %t \\"%r\\" %>s %b" common
 CustomLog {w}/access.log common
-{user}{extra}ProxyPass / http://{host}:{port}/
+{extra}ProxyPass / http://{host}:{port}/
 ProxyPassReverse / http://{host}:{port}/
 """
 

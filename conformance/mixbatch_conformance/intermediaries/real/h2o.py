@@ -7,7 +7,6 @@ Apache problem again); its cleartext port also takes HTTP/2 with prior knowledge
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from mixbatch_conformance.intermediaries.real import Layout
@@ -28,9 +27,8 @@ def config(variant: str, layout: Layout) -> str:
         path_extra += "        proxy.preserve-host: ON\n        proxy.timeout.io: 120000\n"
     if variant == "gzip":
         path_extra += "        compress: ON\n"
-    user = "user: nobody\n" if os.geteuid() == 0 else ""
     return f"""\
-{listen}{user}pid-file: {w}/h2o.pid
+{listen}pid-file: {w}/h2o.pid
 error-log: {w}/error.log
 access-log: {w}/access.log
 hosts:

@@ -35,7 +35,10 @@ def config(variant: str, layout: Layout) -> str:
     servers = "".join(
         f"    server origin{n} {host}:{port}\n" for n, (host, port) in enumerate(layout.upstreams)
     )
-    balance = "    balance roundrobin\n" if variant == "scale-out" else ""
+    # A batch is one request, so all its parts run on one origin; what needs configuring is
+    # what any stateful API needs: one client's requests on the process that holds its state.
+    balance = {"round-robin": "    balance roundrobin\n", "scale-out": "    balance source\n"}
+
     return f"""\
 global
     pidfile {layout.workdir}/haproxy.pid
@@ -47,7 +50,7 @@ defaults
     bind {bind}
 {frontend}    default_backend origins
 backend origins
-{balance}{servers}"""
+{balance.get(variant, "")}{servers}"""
 
 
 def prepare(binary: str, conf: Path, layout: Layout) -> None:

@@ -7,7 +7,6 @@ lighttpd passes Host on and by default reads a whole request body before it forw
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from mixbatch_conformance.intermediaries.real import Layout
@@ -25,7 +24,6 @@ def config(variant: str, layout: Layout) -> str:
         extra += "server.stream-request-body = 2\nserver.stream-response-body = 2\n"
     if variant != "default":
         extra += "server.max-read-idle = 120\nserver.max-write-idle = 120\n"
-    user = 'server.username = "nobody"\nserver.groupname = "nogroup"\n' if os.geteuid() == 0 else ""
     return f"""\
 server.document-root = "{w}"
 server.bind = "127.0.0.1"
@@ -33,7 +31,7 @@ server.port = {layout.port}
 server.errorlog = "{w}/error.log"
 server.pid-file = "{w}/lighttpd.pid"
 server.upload-dirs = ("{w}")
-{user}server.modules = ("mod_proxy")
+server.modules = ("mod_proxy")
 proxy.server = ("" => (("host" => "{host}", "port" => {port})))
 {extra}"""
 

@@ -45,7 +45,12 @@ def prepare(binary: str, conf: Path, layout: Layout) -> None:
     etc = w / "etc"
     shutil.copytree(SYSTEM_CONFIG, etc, dirs_exist_ok=True)
     shutil.copy2(conf, etc / "records.config")
-    (etc / "remap.config").write_text(f"regex_map http://.*/ http://{host}:{port}/\n")
+    (etc / "remap.config").write_text(
+        "".join(
+            f"map http://{name}:{layout.port}/ http://{host}:{port}/\n"
+            for name in ("127.0.0.1", "localhost")
+        )
+    )
     (etc / "storage.config").write_text(f"{w}/cache/disk {CACHE_SIZE}\n")
     for sub in ("cache", "log", "run"):
         (w / sub).mkdir(exist_ok=True)

@@ -28,6 +28,15 @@ def config(variant: str, layout: Layout) -> str:
         # A batch is never cached and always streams (MB-INTER-1: a batch is opaque to an
         # intermediary; caching one would replay other requests' answers).
         recv = (
+            # A GET or HEAD with content goes to the origin as it came (pipe): it must reach the
+            # server to be refused there (MB-METHOD-3), and Varnish drops the content of a GET
+            # it looks up or passes.
+            "sub vcl_recv {\n"
+            '    if ((req.method == "GET" || req.method == "HEAD")\n'
+            "        && (req.http.Content-Length || req.http.Transfer-Encoding)) {\n"
+            "        return (pipe);\n"
+            "    }\n"
+            "}\n"
             "sub vcl_backend_response {\n"
             '    if (beresp.http.Content-Type ~ "^multipart/mixed") {\n'
             "        set beresp.uncacheable = true;\n"
