@@ -1,7 +1,8 @@
 """The capabilities document answered to ``OPTIONS`` on the batch endpoint (MB-LIMIT-2).
 
 MB-LIMIT-1: "A server enforces and publishes limits on part count, batch octets, part octets
-and part header octets". The limits published here are read from the same ``Limits`` object the
+and part header octets", and MB-LIMIT-5 adds the field lines of a part header section
+(``max_part_fields``). The limits published here are read from the same ``Limits`` object the
 parser enforces, so the two cannot disagree. The document follows
 spec/schemas/capabilities.schema.json.
 """
