@@ -22,6 +22,8 @@ from mixbatch_conformance.core.validator import parse_media_type, read_multipart
     state=State.READ_ONLY,
 )
 def method_not_allowed(ctx: Context, judge: Judge) -> None:
+    # MB-METHOD-2: "405 (Method Not Allowed) and an `Allow` field listing the methods it does
+    # support (at least `POST` ...)".
     for method in ("PUT", "DELETE"):
         resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, body=b""))
         judge.expect(f"{method} status", resp.status, {405})
@@ -53,6 +55,8 @@ def collection_get(ctx: Context, judge: Judge) -> None:
         media, params = "", {}
     judge.require("media type", media, {"multipart/mixed"}, "MB-METHOD-4")
     env = read_multipart(resp.body, params.get("boundary", ""))
+    # MB-METHOD-4: "one part per member of the collection"; MB-METHOD-6: "an `Http-Status-Code`
+    # field and a `Content-Id` field whose value is `"<" URI-reference ">"` naming the member".
     judge.expect("framing", [f.message for f in env.fatal], [[]], "MB-METHOD-4")
     for part in env.parts:
         status = part.get("Http-Status-Code") or ""
@@ -64,6 +68,7 @@ def collection_get(ctx: Context, judge: Judge) -> None:
             "Http-Status-Code and a Content-Id naming the member",
             "MB-METHOD-6",
         )
+    # MB-METHOD-4: "with an aggregate `ETag` and a `Vary: Accept` field in the response".
     etag = resp.get("ETag")
     judge.require_true("aggregate ETag", bool(etag), repr(etag), "an ETag field", "MB-METHOD-4")
     vary = [v.strip().lower() for v in ",".join(resp.get_all("Vary")).split(",")]
@@ -74,7 +79,10 @@ def collection_get(ctx: Context, judge: Judge) -> None:
             "GET", coll, [("Accept", "multipart/mixed"), ("If-None-Match", etag or "")]
         ),
     )
+    # MB-STATUS-7: "304 (Not Modified) when a conditional request's validator matches".
     judge.expect("conditional status", again.status, {304}, "MB-STATUS-7")
+    # MB-METHOD-7: "a weak validator (`W/"..."`) unless every octet of the representation,
+    # boundary included, is a function of the collection's state".
     if etag and not etag.startswith("W/"):
         third = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
         judge.expect_true(
@@ -85,6 +93,7 @@ def collection_get(ctx: Context, judge: Judge) -> None:
             "MB-METHOD-7",
         )
     nf = ctx.path(ctx.resource(judge, "not_found"))
+    # MB-STATUS-7: "404 (Not Found) when the collection does not exist".
     missing = ctx.send(judge, ctx.raw_request("GET", nf, [("Accept", "multipart/mixed")]))
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
 
@@ -100,6 +109,8 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "collection"))
     req = ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")], b"content")
     resp = ctx.send(judge, req)
+    # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
+    # content".
     judge.expect("status", resp.status, {400})
 
 

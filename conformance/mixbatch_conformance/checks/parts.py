@@ -38,6 +38,8 @@ def response_framing_strict(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     resp = ctx.batch(judge, [ok, nf, ok])
     env = expect_processed(ctx, judge, resp, [ok.content_id, nf.content_id, ok.content_id])
+    # MB-WIRE-15 (SHOULD): "give each part a `Content-Length` field stating the length of its
+    # body"; the framing itself is judged by the validator against the ABNF.
     for part in env.parts:
         judge.expect_true(
             f"part {part.index} Content-Length",
@@ -65,6 +67,8 @@ def content_id_forms(ctx: Context, judge: Judge) -> None:
     subs = [SubRequest("GET", r) for r in refs]
     require_alone(ctx, judge, SubRequest("GET", ctx.path(path)), set(range(200, 300)))
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    # MB-PART-5: "resolve the reference inside `Content-Id` against the batch request's target
+    # URI": every form names the ok resource, which answered 2xx alone.
     for i in range(len(subs)):
         judge.expect(f"part {i} status", part_status(env, i), set(range(200, 300)), "MB-PART-5")
 

@@ -37,6 +37,8 @@ def pipelining(ctx: Context, judge: Judge) -> None:
         batch_b,
         ctx.raw_request("GET", ok.target),
     ]
+    # MB-PIPE-1: "answer pipelined requests on a connection, batch requests and other requests
+    # alike, in the order it received them"; MB-TEST-1 fixes 200 for ok and 404 for not_found.
     exchanges = ctx.send_many(judge, requests)
     statuses = [ex.response.status if ex.response else None for ex in exchanges]
     judge.require("statuses in order", statuses, [[200, 200, 404, 200, 200]])

@@ -78,6 +78,8 @@ def problem_document(ctx: Context, judge: Judge) -> None:
 def batch_mode_unknown(ctx: Context, judge: Judge) -> None:
     ok, _ = _ok_nf(ctx, judge)
     resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", "mb-suite-no-such-mode"),))
+    # MB-PROC-12: "answer a batch request whose `Batch-Mode` value it does not implement with
+    # 501 before any part runs".
     judge.expect("status", resp.status, {501})
 
 
@@ -90,6 +92,8 @@ def batch_mode_unknown(ctx: Context, judge: Judge) -> None:
 def prefer_unknown(ctx: Context, judge: Judge) -> None:
     ok, nf = _ok_nf(ctx, judge)
     subs = [nf, ok]
+    # MB-PROC-11: "treat a `batch-on-error` preference with a value it does not recognise as if
+    # it were absent, and MUST leave it out of `Preference-Applied`".
     resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=mb-suite-bogus"),))
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
     judge.expect("part 1 status", part_status(env, 1), {200}, "MB-PROC-11")
@@ -113,13 +117,18 @@ def top_level_fields(ctx: Context, judge: Judge) -> None:
     ok, _ = _ok_nf(ctx, judge)
     resp = ctx.batch(judge, [ok])
     env = expect_processed(ctx, judge, resp, [ok.content_id])
+    # MB-SEC-2: "MUST NOT copy a header field of a sub-response into the header section of the
+    # batch response": a field of the same name and value at the top level is a copy; the
+    # server's own fields (another Set-Cookie, say) are not.
+    top = {(n.lower(), v) for n, v in resp.headers}
     copied = [
         n
-        for n, _ in env.parts[0].fields
+        for n, v in env.parts[0].fields
         if n.lower() in ("etag", "last-modified", "location", "set-cookie")
-        and resp.get(n) is not None
+        and (n.lower(), v) in top
     ]
     judge.expect("sub-response fields at top level", copied, [[]], "MB-SEC-2")
+    # MB-INTER-4 (SHOULD): "include `Cache-Control: no-transform` ... in batch responses".
     cache = ",".join(resp.get_all("Cache-Control")).lower()
     judge.expect_true(
         "Cache-Control", "no-transform" in cache, repr(cache), "no-transform (SHOULD)", "MB-INTER-4"
@@ -170,6 +179,8 @@ def error_policy_stop(ctx: Context, judge: Judge) -> None:
     subs = [ok, nf, ok, ok]
     resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
+    # skipped`, run none of them, and send `Preference-Applied: batch-on-error=stop`".
     applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
     judge.expect_true(
         "Preference-Applied", "batch-on-error=stop" in applied, repr(applied), "batch-on-error=stop"
@@ -193,6 +204,7 @@ def error_policy_default(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     subs = [nf, ok, nf, ok]
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1 fixes 200 and 404.
     for i, want in enumerate((404, 200, 404, 200)):
         judge.expect(f"part {i} status", part_status(env, i), {want})
         judge.expect(f"part {i} outcome", env.parts[i].get("Batch-Outcome"), {None})

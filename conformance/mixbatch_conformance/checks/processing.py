@@ -95,6 +95,8 @@ def atomic_unsupported(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the target claims the atomic profile")
     ok, _ = ok_and_not_found(ctx, judge)
     resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", "atomic"),))
+    # MB-PROC-7: "answer a batch request carrying `Batch-Mode: atomic` with 501 (Not
+    # Implemented) before any part runs".
     judge.expect("status", resp.status, {501})
 
 
@@ -112,6 +114,8 @@ def conditional_parts(ctx: Context, judge: Judge) -> None:
         SubRequest("GET", path, (("If-Match", '"mb-suite-no-such-etag"'),)),
         SubRequest("GET", path, (("If-None-Match", '"mb-suite-no-such-etag"'),)),
     ]
+    # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly as
+    # for the standalone request"; MB-PROC-10: "pass a sub-response's `ETag` ... through".
     alone = [ctx.alone(judge, s) for s in subs]
     judge.require("standalone statuses", [a.status for a in alone], [[304, 412, 200]], "MB-PROC-9")
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])

@@ -75,4 +75,6 @@ def outer_fields(ctx: Context, judge: Judge) -> None:
     sub = SubRequest("GET", path)
     resp = ctx.batch(judge, [sub], headers=(("If-None-Match", etag),))
     env = expect_processed(ctx, judge, resp, [sub.content_id])
+    # MB-SUB-6: "MUST NOT apply any other header field of the batch request to a
+    # sub-request": the part has no If-None-Match, so it gets 200, not 304.
     judge.expect("part 0 status", part_status(env, 0), {200}, "MB-SUB-6")
