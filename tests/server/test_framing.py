@@ -58,6 +58,31 @@ def test_content_length_with_transfer_encoding_is_400_and_closes(
 
 
 @pytest.mark.parametrize(
+    "head",
+    [
+        "POST /echo HTTP/1.1\r\nHost: test\r\nX-A: a\r\n b\r\nContent-Length: 5\r\n\r\n",
+        "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length:\r\n\t5\r\n\r\n",
+        "POST /echo HTTP/1.1\nHost: test\nContent-Length: 5\n\n",
+        "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\n",
+    ],
+    ids=["obs-fold", "obs-fold-in-content-length", "bare-lf", "bare-lf-blank-line"],
+)
+def test_obs_fold_and_bare_lf_in_the_head_are_400_and_close(
+    server: RunningServer, head: str
+) -> None:
+    wire = _exchange(server, head.encode() + b"hello" + PIPELINED_GET)
+    assert _statuses(wire) == [400]
+    assert b"Connection: close\r\n" in wire
+
+
+def test_a_pipelined_head_is_checked_too(server: RunningServer) -> None:
+    good = b"GET /books/1 HTTP/1.1\r\nHost: test\r\n\r\n"
+    folded = b"GET /books/1 HTTP/1.1\r\nHost: test\r\nX-A: a\r\n b\r\n\r\n"
+    wire = _exchange(server, good + folded + PIPELINED_GET)
+    assert _statuses(wire) == [200, 400]
+
+
+@pytest.mark.parametrize(
     ("fields", "status"),
     [
         ("Content-Length: 5\r\nContent-Length: 3\r\n", 400),

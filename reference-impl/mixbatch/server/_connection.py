@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -60,6 +61,32 @@ def _head_size(head: h11.Request) -> int:
     for name, value in head.headers.raw_items():
         size += len(name) + len(value) + 4  # ": " and CRLF
     return size
+
+
+_HEAD_END = re.compile(rb"\n\r?\n")
+_BARE_LF = re.compile(rb"(?<!\r)\n")
+_OBS_FOLD = re.compile(rb"\n[ \t]")
+
+
+def _line_fault(raw: bytearray | None) -> str | None:
+    """Why a request head's lines are refused, or None; ``raw`` starts with the head.
+
+    h11 takes a bare LF for a line end and unfolds obs-fold into a space, both of which
+    RFC 9112 allows a recipient (§2.2, §5.2) but neither of which an intermediary in front of
+    this server need agree with: one that saw the lines differently would frame the message
+    differently. Like the part header rules (MB-WIRE-8, MB-PART-11), the outer head must use
+    CRLF and no obs-fold (RFC 9112 §5.2: a server "MUST either reject the message by sending a
+    400 (Bad Request)" or replace the fold).
+    """
+    if raw is None:
+        return None
+    end = _HEAD_END.search(raw)
+    head = raw[: end.end()] if end is not None else raw
+    if _OBS_FOLD.search(head):
+        return "a request header line is folded (obs-fold, RFC 9112 §5.2); the connection closes"
+    if _BARE_LF.search(head):
+        return "a request head line ends in a bare LF, not CRLF (RFC 9112 §2.2)"
+    return None
 
 
 def _framing_fault(head: h11.Request) -> str | None:
@@ -135,6 +162,7 @@ class HttpConnection(asyncio.Protocol):
         self._inbuf = bytearray()
         self._eof = False
         self._eof_fed = False
+        self._head_scan: bytearray | None = None
         self._lost = False
         self._reading_paused = False
         self._input_waiter: asyncio.Future[None] | None = None
@@ -263,6 +291,9 @@ class HttpConnection(asyncio.Protocol):
     def _feed(self) -> None:
         data = bytes(self._inbuf)
         self._inbuf.clear()
+        scan = self._head_scan
+        if scan is not None and len(scan) <= self._config.max_request_header_bytes:
+            scan += data[: self._config.max_request_header_bytes + 4 - len(scan)]
         self._h11.receive_data(data)
         self._resume_reading()
 
@@ -296,7 +327,10 @@ class HttpConnection(asyncio.Protocol):
         """The next request's head, or ``None`` when the connection should close."""
         config = self._config
         header_deadline: float | None = None
-        if self._h11.trailing_data[0] or self._inbuf:
+        pending = self._h11.trailing_data[0]
+        # The head's octets as they arrive, for what h11 forgives (see _line_fault).
+        self._head_scan = bytearray(pending[: config.max_request_header_bytes + 4])
+        if pending or self._inbuf:
             header_deadline = self._loop.time() + config.header_read_timeout
         idle_deadline = self._loop.time() + config.idle_timeout
         while True:
@@ -307,7 +341,8 @@ class HttpConnection(asyncio.Protocol):
                 return None
             if isinstance(event, h11.Request):
                 self._idle = False
-                fault = _framing_fault(event)
+                fault = _line_fault(self._head_scan) or _framing_fault(event)
+                self._head_scan = None
                 if fault is not None:
                     await self._send_simple(problem(400, "ambiguous-framing", fault))
                     return None
