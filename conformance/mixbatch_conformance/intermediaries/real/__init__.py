@@ -16,6 +16,9 @@ Variants, the rows of the published matrix (not every program has every one):
 - ``unbuffered``: request and response buffering turned off where the program allows it.
 - ``gzip``: response compression on for every media type, as an over-eager deployer writes it.
 - ``h2``: TLS with HTTP/2 to the client (self-signed certificate), HTTP/1.1 to the origin.
+- ``h2c``: HTTP/2 with prior knowledge on a cleartext port, HTTP/1.1 to the origin.
+
+In the HTTP/2 variants the suite sends its requests over HTTP/2 (``--http2``).
 - ``round-robin``: the load balancer in front of two origin processes, alternating.
 - ``scale-out``: the same, each client kept on one process (``balance source``).
 
@@ -48,6 +51,7 @@ VARIANTS: dict[str, str] = {
     "unbuffered": "request and response buffering off",
     "gzip": "response compression on for every media type",
     "h2": "TLS and HTTP/2 to the client, HTTP/1.1 to the origin",
+    "h2c": "HTTP/2 with prior knowledge on the cleartext port, HTTP/1.1 to the origin",
     "round-robin": "two origin processes behind one front end, requests alternating",
     "scale-out": "two origin processes behind one front end, each client kept on one",
 }
@@ -85,6 +89,8 @@ class Intermediary:
     version_flag: str = "-v"
     #: The front end speaks TLS in these variants (the suite is given an https URL).
     tls_variants: tuple[str, ...] = ("h2",)
+    #: The suite speaks HTTP/2 to the front end in these variants.
+    http2_variants: tuple[str, ...] = ("h2", "h2c")
 
     def installed(self) -> bool:
         return self.binary_path() is not None
@@ -140,7 +146,7 @@ INTERMEDIARIES: dict[str, Intermediary] = {
             ("default", "recommended"), version_flag="--version",
         ),
         Intermediary(
-            "h2o", "h2o", "h2o", "h2o", ("default", "recommended", "gzip", "h2"),
+            "h2o", "h2o", "h2o", "h2o", ("default", "recommended", "gzip", "h2", "h2c"),
             version_flag="--version",
         ),
         Intermediary(

@@ -140,6 +140,7 @@ def run_rows(
     report = _option(rest, "--report")
     seed = _option(rest, "--seed") or str(secrets.randbits(32))
     base = _without(_without(_without(rest, "--report"), "--seed"), "--config")
+    base = [arg for arg in base if arg != "--http2"]
     base += ["--seed", seed]
     root = Path(report) if report else None
     count = 2 if any(r.variant in TWO_ORIGINS for r in rows) else 1
@@ -177,6 +178,8 @@ def run_rows(
                             },
                         )
                     tls = ["--ca-file", str(hop.ca_file)] if hop.ca_file else []
+                    if row.variant in row.intermediary.http2_variants:
+                        tls.append("--http2")
                     # Behind a load balancer the comparison requests go through it too, to the
                     # process that holds the state the batch saw.
                     baseline = hop.url if row.variant in TWO_ORIGINS else used[0]
