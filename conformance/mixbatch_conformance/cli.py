@@ -153,6 +153,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the intermediary this run goes through (--via sets it); direct-only checks "
         "are then N/A",
     )
+    p.add_argument(
+        "--http2",
+        action="store_true",
+        help="send the checks' requests over HTTP/2: TLS with ALPN h2 for https, prior "
+        "knowledge for http (the preflight and comparison requests stay HTTP/1.1)",
+    )
     p.add_argument("--list", action="store_true", help="list the selected checks and exit")
     p.add_argument("--no-progress", action="store_true", help="no live progress display")
     p.add_argument("--quiet", action="store_true", help="print only the verdict counts")
@@ -336,6 +342,7 @@ def _run(args: argparse.Namespace) -> int:
         read_only=args.read_only,
         insecure=args.insecure,
         ca_file=args.ca_file,
+        http2=args.http2,
     )
     if url is None and args.config is None:
         from mixbatch_conformance.core.target import reference_target

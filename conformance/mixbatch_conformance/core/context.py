@@ -29,6 +29,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
+from mixbatch_conformance.transport import h2
 from mixbatch_conformance.transport.http import (
     Exchange,
     Response,
@@ -131,6 +132,12 @@ class Context:
             if self.scheme == "https"
             else None
         )
+        #: --http2: the target's requests go as HTTP/2 streams, offering only h2 over TLS.
+        self.h2_tls: ssl.SSLContext | None = (
+            h2.client_context(insecure=self.settings.insecure, ca_file=self.settings.ca_file)
+            if self.scheme == "https" and self.settings.http2
+            else None
+        )
         baseline = self.settings.baseline_url or self.target.base_url
         b_host, b_port, _ = split_url(baseline)
         b_scheme = urlsplit(baseline).scheme.lower()
@@ -167,6 +174,12 @@ class Context:
         return value
 
     # -- traffic ---------------------------------------------------------------------------
+    def _pipeline(self, requests: list[bytes]) -> list[Exchange]:
+        """Send requests to the target over HTTP/1.1, or over HTTP/2 with --http2."""
+        if self.settings.http2:
+            return h2.pipeline(self.host, self.port, requests, self.timeout, self.h2_tls)
+        return pipeline(self.host, self.port, requests, self.timeout, self.tls)
+
     def raw_request(
         self,
         method: str,
@@ -186,11 +199,11 @@ class Context:
     def send(self, judge: Judge, request: bytes) -> Response:
         """Send one request; no response at all is a SETUP-ERROR unless it timed out, and
         octets that are not an HTTP/1.1 response are a broken expectation (a FAIL)."""
-        ex = judge.record(pipeline(self.host, self.port, [request], self.timeout, self.tls)[0])
+        ex = judge.record(self._pipeline([request])[0])
         return self._answer(judge, ex)
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
-        exchanges = pipeline(self.host, self.port, requests, self.timeout, self.tls)
+        exchanges = self._pipeline(requests)
         for ex in exchanges:
             judge.record(ex)
             if ex.response is not None:
@@ -265,7 +278,7 @@ class Context:
         for path in reversed(self.created):
             request = self.raw_request("DELETE", path)
             try:
-                ex = pipeline(self.host, self.port, [request], self.timeout, self.tls)[0]
+                ex = self._pipeline([request])[0]
             except (TargetUnreachable, OSError) as exc:
                 left.append(f"{path} (DELETE failed: {exc})")
                 continue

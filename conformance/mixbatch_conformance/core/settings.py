@@ -56,6 +56,8 @@ class RunSettings:
     insecure: bool = False
     #: https targets: a PEM file of certificates to trust as well (--ca-file).
     ca_file: Path | None = None
+    #: Send the checks' requests to the target over HTTP/2 (--http2; transport.h2).
+    http2: bool = False
 
     def __post_init__(self) -> None:
         if self.tier not in TIERS:
