@@ -1,7 +1,8 @@
 """A plain origin that knows nothing of batching: a small ASGI app served by uvicorn.
 
-Routes: ``GET|HEAD /items/{n}`` (JSON), ``GET /etag`` (strong ETag, 304 on If-None-Match),
-``GET /slow?ms=N`` (answers after N ms), ``POST /echo`` (content and Content-Type back),
+Routes: ``GET|HEAD /items/{n}`` (JSON), ``GET /etag`` (strong ETag and Last-Modified, 304 on
+If-None-Match), ``GET /slow?ms=N`` (answers after N ms), ``POST /echo`` (content and Content-Type
+back),
 ``GET /whoami`` (the Authorization, Cookie and Via it received, as JSON), ``POST /items`` (201 +
 Location), anything else 404. Every request records the client's port in ``peers``, so tests
 can count the upstream connections the proxy used. uvicorn runs in a thread on a socket bound
@@ -24,6 +25,8 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 ETAG = '"v1-etag"'
+#: The validator pair of /etag: a strong ETag and a Last-Modified (MB-TEST-1 asks for both).
+LAST_MODIFIED = "Sun, 01 Nov 2026 00:00:00 GMT"
 
 
 class OriginApp:
@@ -71,7 +74,11 @@ class OriginApp:
             doc = json.dumps({"item": n}).encode()
             return 200, [("Content-Type", "application/json"), ("X-Item", n)], doc
         if path == "/etag" and method == "GET":
-            fields = [("ETag", ETAG), ("Cache-Control", "max-age=60")]
+            fields = [
+                ("ETag", ETAG),
+                ("Last-Modified", LAST_MODIFIED),
+                ("Cache-Control", "max-age=60"),
+            ]
             if headers.get("if-none-match") == ETAG:
                 return 304, fields, b""
             return 200, [*fields, ("Content-Type", "text/plain")], b"tagged"

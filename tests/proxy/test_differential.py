@@ -196,6 +196,8 @@ OUTER = [
     # Negotiation (MB-PROC-7, MB-STATUS-9).
     Outer("batch-mode-atomic", (_MULTIPART, "Batch-Mode: atomic"), _BATCH),
     Outer("accept-html-only", (_MULTIPART, "Accept: text/html"), _BATCH),
+    Outer("accept-empty", (_MULTIPART, "Accept: "), _BATCH),
+    Outer("accept-malformed", (_MULTIPART, "Accept: no-slash-here"), _BATCH),
     Outer("valid", (_MULTIPART,), _BATCH),
 ]
 

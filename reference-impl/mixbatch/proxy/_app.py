@@ -152,7 +152,7 @@ class ProxyApp:
         refused = refuse_content_coding(request.headers.get("Content-Encoding"))
         if refused is not None:
             return refused
-        if not accepts_multipart(request.headers.get_all("Accept")):
+        if not accepts_multipart(request.headers.get("Accept")):
             # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
             # representations it offers."
             return problem_response(

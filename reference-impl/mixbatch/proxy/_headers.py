@@ -5,18 +5,18 @@ A proxy stands between two connections, so every field it copies must be end-to-
 plus the framing fields the proxy recomputes itself (MB-PROXY-4: "frame each forwarded request
 itself"; MB-RESP-4: a part carries the sub-response's fields "less hop-by-hop and framing
 fields"). ``accepts_multipart`` and ``batch_on_error`` read the two request fields that shape a
-batch response. The proxy offers one representation, multipart/mixed, so its Accept rule is a
-yes/no question rather than a ranking.
+batch response, each through the reference server's own parser, so that both agree. The proxy
+offers one representation, multipart/mixed, so its Accept rule is a yes/no question.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from mixbatch.codec import HOP_BY_HOP_FIELDS as FRAMING_AND_HOP_FIELDS
 from mixbatch.codec import PART_CONTROL_FIELDS
 from mixbatch.codec import end_to_end as codec_end_to_end
+from mixbatch.server import choose, parse_prefer
 
 __all__ = [
     "FRAMING_AND_HOP_FIELDS",
@@ -31,8 +31,8 @@ __all__ = [
 #: inbound request message". The pseudonym names the proxy, never an internal host.
 VIA_VALUE = "1.1 mixbatch-proxy"
 
-_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;[^,]*)?)$")
+#: The one batch representation the proxy offers.
+MULTIPART_MIXED = "multipart/mixed"
 
 
 def end_to_end(
@@ -42,50 +42,22 @@ def end_to_end(
     return list(codec_end_to_end(pairs, drop=drop))
 
 
-def accepts_multipart(values: list[str]) -> bool:
-    """True when Accept is absent or admits multipart/mixed with a quality above zero.
+def accepts_multipart(accept: str | None) -> bool:
+    """True when Accept (its first line, as the server reads it) admits multipart/mixed.
 
-    RFC 9110 §12.5.1: a member that does not parse is ignored. The most specific matching range
-    decides (multipart/mixed over multipart/* over */*).
+    The reference server's own negotiation decides (``choose``: the most specific matching
+    range, q=0 refuses, an empty or wholly malformed Accept counts as absent), so the proxy's
+    406 (MB-STATUS-9) falls on the same requests as the server's.
     """
-    if not values:
-        return True
-    best: tuple[int, float] | None = None
-    for member in ",".join(values).split(","):
-        match = _RANGE.match(member)
-        if match is None:
-            continue
-        kind, sub = match.group(1).lower(), match.group(2).lower()
-        if (kind, sub) == ("multipart", "mixed"):
-            rank = 3
-        elif (kind, sub) == ("multipart", "*"):
-            rank = 2
-        elif (kind, sub) == ("*", "*"):
-            rank = 1
-        else:
-            continue
-        quality = 1.0
-        for param in match.group(3).split(";")[1:]:
-            name, _, raw = param.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    quality = float(raw.strip())
-                except ValueError:
-                    quality = 1.0
-        if best is None or rank > best[0]:
-            best = (rank, quality)
-    return best is not None and best[1] > 0
+    return choose(accept, (MULTIPART_MIXED,)) is not None
 
 
 def batch_on_error(values: list[str]) -> str | None:
-    """The batch-on-error preference (RFC 7240) when its value is one the spec defines.
+    """The batch-on-error preference (RFC 7240), parsed as the server parses Prefer, when its
+    value is one the spec defines.
 
     MB-PROC-11: "A batch-on-error preference with an unrecognised value is treated as absent".
+    MB-PROC-13: the preference is recognised "whatever the case of its name and value".
     """
-    for member in ",".join(values).split(","):
-        head = member.split(";", 1)[0]
-        name, _, value = head.partition("=")
-        if name.strip().lower() == "batch-on-error":
-            value = value.strip().strip('"').lower()
-            return value if value in ("continue", "stop") else None
-    return None
+    value = (parse_prefer(values).get("batch-on-error") or "").lower()
+    return value if value in ("continue", "stop") else None

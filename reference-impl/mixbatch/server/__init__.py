@@ -14,6 +14,7 @@ from ._capabilities import CAPABILITIES_MEDIA_TYPE, SPEC_VERSION
 from ._config import ServerConfig
 from ._content_coding import refuse_content_coding
 from ._messages import BodyReadError, BodyTooLarge, Request, Response
+from ._negotiation import choose, parse_prefer
 from ._problems import (
     PROBLEM_MEDIA_TYPE,
     from_body_error,
@@ -39,9 +40,11 @@ __all__ = [
     "Server",
     "ServerConfig",
     "build_app",
+    "choose",
     "from_body_error",
     "from_document",
     "from_error",
+    "parse_prefer",
     "problem",
     "problem_body",
     "problem_document",
