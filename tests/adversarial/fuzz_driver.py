@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -264,11 +265,17 @@ def main(argv: list[str] | None = None) -> int:
         "--no-shrink", action="store_true", help="keep each finding's first mutant unshrunk"
     )
     args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so the peers are stopped and the checkpoint stays usable.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if args.cases < 1:
         parser.error(f"--cases must be positive, got {args.cases}")
-    result = run(
-        args.cases, args.seed, args.out, args.state, args.resume, shrink=not args.no_shrink
-    )
+    try:
+        result = run(
+            args.cases, args.seed, args.out, args.state, args.resume, shrink=not args.no_shrink
+        )
+    except KeyboardInterrupt:
+        print(f"interrupted; --resume continues from {args.state}", file=sys.stderr)
+        return 130
     print(
         f"{result['cases']} cases in {result['duration_s']} s: "
         f"{result['findings_count']} findings, finding rate {result['finding_rate']}"
