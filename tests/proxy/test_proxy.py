@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from collections.abc import Callable
@@ -11,7 +12,10 @@ import httpx
 import jsonschema
 import pytest
 
-from ._harness import RunningProxy, Sub, send_batch
+from mixbatch.codec import Fields
+from mixbatch.server import Request
+
+from ._harness import LoopThread, RunningProxy, Sub, send_batch
 from ._origin import ETAG, RunningOrigin
 
 MakeProxy = Callable[..., RunningProxy]
@@ -246,3 +250,22 @@ def test_sends_the_summary_trailer_only_when_asked(proxy: RunningProxy) -> None:
         while chunk := sock.recv(65536):
             received += chunk
     assert b"Batch-Summary: ok=1, failed=1, skipped=0\r\n" in received
+
+
+def test_a_pass_through_response_closed_unsent_gives_its_connection_back(
+    make_proxy: MakeProxy, origin: RunningOrigin, loop_thread: LoopThread
+) -> None:
+    # The serving connection closes a response body it never sent (its client left first); the
+    # upstream connection that body holds must come back, or a one-connection pool is stuck.
+    app = make_proxy(origin.url, max_connections=1).proxy.app
+
+    async def closed_unsent_then_another() -> tuple[int, bytes]:
+        first = await app(Request("GET", "/items/1", Fields([]), authority="proxy.test"))
+        await getattr(first.body, "aclose")()  # noqa: B009 - a streaming body, never iterated
+        async with asyncio.timeout(3):
+            second = await app(Request("GET", "/items/2", Fields([]), authority="proxy.test"))
+            assert not isinstance(second.body, bytes)
+            content = b"".join([chunk async for chunk in second.body])
+        return second.status, content
+
+    assert loop_thread.run(closed_unsent_then_another()) == (200, b'{"item": "2"}')
