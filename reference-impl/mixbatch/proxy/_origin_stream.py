@@ -1,11 +1,11 @@
 """The byte stream of one upstream connection, which notices when the origin speaks out of turn.
 
 HTTP/1.1 carries no request identifier: on a persistent connection the next response answers
-the next request (RFC 9112 §9.3). An origin may therefore send octets only while a request of
-ours is waiting for them. Octets, or a close, that arrive while the connection sits idle in the
-pool are a response to no request (or the end of the connection); were the connection used
-again, they would answer the next client's request, and that client's answer would go to the one
-after. So an ``OriginStream`` that is ``parked`` closes itself at the first octet or end of
+the next request (RFC 9112 §9.3.2: responses in "the same order that the requests were
+received"). An origin may therefore send octets only while a request of ours is waiting for
+them. Octets, or a close, that arrive while the connection sits idle in the pool are a response
+to no request (or the end of the connection); were the connection used again, they would answer
+the next client's request, and that client's answer would go to the one after. So an ``OriginStream`` that is ``parked`` closes itself at the first octet or end of
 input, and ``unpark`` reports whether it is still fit to carry a request.
 
 asyncio's ``StreamReader`` offers no way to ask whether anything arrived, hence this protocol.

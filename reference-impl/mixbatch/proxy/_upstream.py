@@ -122,18 +122,13 @@ class UpstreamConnection:
         self.requests_sent = 0
 
     @property
-    def stale(self) -> bool:
-        """True when the origin has already closed its side (an idle keep-alive timeout)."""
-        return self._stream.closed
-
-    @property
     def answered_exactly(self) -> bool:
         """True when every request written got one answer and nothing more has arrived.
 
         That is: each answer was read in full, the last one ended exactly where the octets
         received end (nothing carried over, nothing buffered), and no answer began before its
         request had gone out whole. Octets past the end of the last answer are a response
-        nobody asked for, and would answer the next request (RFC 9112 §9.3).
+        nobody asked for, and would answer the next request (RFC 9112 §9.3.2).
         """
         return (
             self._outstanding == 0
