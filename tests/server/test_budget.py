@@ -65,6 +65,13 @@ def test_a_batch_beyond_the_batch_count_is_503_and_none_of_it_runs(
     assert _held(running) == (0, 0)
 
 
+def _hold_one_batch(running: RunningServer, client: HttpClient) -> None:
+    """Start a slow one-part batch on ``client`` and wait until the server holds it."""
+    content_type, body = build_batch([SLOW_PART])
+    client.send("POST", "/batch", [("Content-Type", content_type)], body)
+    _wait_until(lambda: _held(running)[0] == 1)
+
+
 def test_a_declared_length_beyond_the_octet_budget_is_503_before_the_content_is_read(
     make_server: Callable[..., RunningServer],
 ) -> None:
@@ -73,8 +80,9 @@ def test_a_declared_length_beyond_the_octet_budget_is_503_before_the_content_is_
     )
     content_type, body = build_batch([WRITE_PART] * 8)
     assert len(body) > 1000
-    with running.client() as client:
+    with running.client() as client, running.client() as holder:
         before = book_count(client)
+        _hold_one_batch(running, holder)
         # Only the head is sent: the refusal does not wait for the content, and the connection
         # closes rather than read more than max_drain_bytes of it.
         client.sock.sendall(
@@ -83,6 +91,7 @@ def test_a_declared_length_beyond_the_octet_budget_is_503_before_the_content_is_
         )
         reply = client.receive()
         _assert_busy(reply, "max_batch_bytes_in_flight")
+        assert holder.receive().status == 200
     with running.client() as client:
         assert book_count(client) == before
         assert post_batch(client, [("GET", "/books/1")]).status == 200
@@ -94,8 +103,9 @@ def test_a_chunked_batch_that_outgrows_the_octet_budget_is_503(
 ) -> None:
     running = make_server(ServerConfig(port=0, max_batch_bytes_in_flight=1000))
     content_type, body = build_batch([WRITE_PART] * 8)
-    with running.client() as client:
+    with running.client() as client, running.client() as holder:
         before = book_count(client)
+        _hold_one_batch(running, holder)
         reply = client.request(
             "POST",
             "/batch",
@@ -103,8 +113,23 @@ def test_a_chunked_batch_that_outgrows_the_octet_budget_is_503(
             body,
         )
         _assert_busy(reply, "max_batch_bytes_in_flight")
+        assert holder.receive().status == 200
     with running.client() as client:
         assert book_count(client) == before
+    assert _held(running) == (0, 0)
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_batch_held_alone_fits_a_budget_smaller_than_it(
+    make_server: Callable[..., RunningServer], chunked: bool
+) -> None:
+    # Within the limits of one batch, it must not be refused again and again.
+    running = make_server(ServerConfig(port=0, max_batch_bytes_in_flight=100))
+    content_type, body = build_batch([("GET", "/books/1")] * 8)
+    framing = [("Transfer-Encoding", "chunked")] if chunked else []
+    with running.client() as client:
+        reply = client.request("POST", "/batch", [("Content-Type", content_type), *framing], body)
+    assert reply.status == 200
     assert _held(running) == (0, 0)
 
 

@@ -12,6 +12,8 @@ every batch it is sent holds all of them together. ``BatchBudget`` counts two th
 
 A batch that does not fit is answered 503 with ``Retry-After`` before any part of it runs: on
 admission when its Content-Length or the batch count says so, else while its content arrives.
+A batch the server holds alone always fits: the limits of one batch bound it, and a budget
+smaller than ``max_batch_bytes`` must not refuse, again and again, a batch within the limits.
 MB-LIMIT-6: a server "SHOULD answer a batch request beyond that budget with 503 (Service
 Unavailable) and a Retry-After field before any part of it runs"; MB-STATUS-12 allows exactly
 that 5xx. What one held batch costs in memory is bounded by the envelope (``INLINE_PART_BYTES``
@@ -70,7 +72,7 @@ class Ticket:
         """Charge up to ``received`` octets of content in all; raises ``BudgetExhausted``."""
         extra = received - self._held
         if extra > 0:
-            self._budget._take(extra)
+            self._budget._take(extra, alone=self._budget.batches == 1)
             self._held = received
 
     def release(self) -> None:
@@ -105,12 +107,12 @@ class BatchBudget:
                 value=self.max_batches,
             )
         cost = declared or 0
-        self._take(cost)
+        self._take(cost, alone=self.batches == 0)
         self.batches += 1
         return Ticket(self, cost)
 
-    def _take(self, octets: int) -> None:
-        if self.bytes + octets > self.max_bytes:
+    def _take(self, octets: int, *, alone: bool) -> None:
+        if not alone and self.bytes + octets > self.max_bytes:
             raise BudgetExhausted(
                 f"{octets} more octets of batch content would put the server over the "
                 f"{self.max_bytes} it holds at once ({self.bytes} held)",
