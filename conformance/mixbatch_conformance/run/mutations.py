@@ -313,7 +313,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "boundary-collides-with-body",
         "MB-WIRE-6",
-        ("response-framing-strict",),
+        ("response-framing-strict", "response-delimiter-unique"),
         on_response=_bytes_edit(
             lambda d, b: d.replace(b"\r\n\r\n{", f"\r\n\r\n\r\n--{b}\r\n{{".encode(), 1)
         ),

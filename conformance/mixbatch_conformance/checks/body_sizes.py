@@ -1,0 +1,88 @@
+"""Part bodies across orders of magnitude, past 64 KiB both ways (spec 3.2.4, 3.3).
+
+Theory of operation: 64 KiB is where buffers, read sizes and flow-control windows commonly
+end, so a server that copies a body in one read, or writes a part from one buffer, is right
+below it and wrong above it. The check sends the `echo` resource bodies of 0 octets up to
+256 KiB, crossing 65,536 one octet under, at and over, and reads back what the resource
+received (MB-PART-8: "the part body is its content"); and it asks the `random` resource for
+as many octets, whose part must carry exactly that many (MB-RESP-4: "its content as the part
+body"; MB-TEST-5). A size over a published limit, or over the random resource's largest n
+(a 4xx alone), is left out rather than judged.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Octet counts: powers of ten and the 64 KiB edge on both sides.
+SIZES = (0, 1, 10, 1000, 10_000, 65_535, 65_536, 65_537, 100_000, 262_144)
+
+
+def _pattern(n: int) -> bytes:
+    """n octets that never repeat a short period, so a lost or doubled chunk shows."""
+    return bytes((i * 7 + i // 251) % 256 for i in range(n))
+
+
+@checker(
+    "bodies-across-sizes",
+    ("MB-PART-8", "MB-RESP-4", "MB-TEST-5"),
+    "Request and response part bodies from 0 octets to 256 KiB, one under, at and over 64 KiB, arrive whole.",
+    state=State.READ_ONLY,
+)
+def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
+    echo = ctx.target.resource("echo")
+    random = ctx.target.resource("random")
+    if not echo and not random:
+        judge.not_applicable("the target declares neither an echo nor a random resource")
+    part_limit = ctx.limit("max_part_bytes")
+    sizes = [n for n in SIZES if part_limit is None or n <= part_limit]
+    subs: list[SubRequest] = []
+    if echo:
+        subs += [
+            SubRequest(
+                "PUT", ctx.path(echo), (("Content-Type", "application/octet-stream"),), _pattern(n)
+            )
+            for n in sizes
+        ]
+    counts: list[int] = []
+    if random:
+        for n in sizes:
+            sub = SubRequest("GET", ctx.path(random.replace("{n}", str(n))))
+            if 400 <= ctx.alone(judge, sub).status < 500:
+                break
+            subs.append(sub)
+            counts.append(n)
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, sub in enumerate(subs):
+        judge.require(f"part {i} status", part_status(env, i), {200}, "MB-PART-8")
+        if sub.method == "PUT":
+            seen = read_echo(env.parts[i].body)
+            if seen is None and i == 0:
+                judge.not_applicable("the echo resource does not describe the request it received")
+            if seen is None:
+                # The same resource described the empty body (part 0), so an unreadable
+                # description here is a part body that did not arrive whole.
+                judge.expect_true(
+                    f"echo part {i} body",
+                    False,
+                    f"{len(env.parts[i].body)} octets that are not an echo description",
+                    "the whole echo description",
+                    "MB-RESP-4",
+                )
+                continue
+            judge.expect_true(
+                f"echo of {len(sub.body)} octets",
+                seen.body == sub.body,
+                f"{len(seen.body)} octets, {'equal' if seen.body == sub.body else 'different'}",
+                f"the {len(sub.body)} octets sent",
+                "MB-PART-8",
+            )
+        else:
+            n = counts[i - (len(subs) - len(counts))]
+            judge.expect(f"random part of {n} octets", len(env.parts[i].body), {n}, "MB-RESP-4")

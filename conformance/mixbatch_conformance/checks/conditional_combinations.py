@@ -1,0 +1,117 @@
+"""Conditional fields in combination and on unsafe methods (spec 7.6, RFC 9110 §13.2.2).
+
+Theory of operation: MB-PROC-9 says conditional fields in a part "give 304 or 412 exactly as
+for the standalone request". The standalone answer follows RFC 9110 §13.2.2's order of
+evaluation: If-Match, else If-Unmodified-Since; then If-None-Match, else If-Modified-Since
+(GET and HEAD only). So a server that ignores If-Unmodified-Since, or lets If-Modified-Since
+decide when If-None-Match is present, answers differently in a part than alone. Each case
+names the status RFC 9110 gives; the same request sent alone must give it too (else the
+target's resource is not the conditional resource the check needs: SETUP-ERROR), and the
+part must give it. `conditional-unsafe-parts` does the same for PUT, PATCH and DELETE on a
+member the check creates in the sandbox, with preconditions that fail, so nothing changes.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+from mixbatch_conformance.checks._shared.requests import etag_of
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
+NO_SUCH = '"mb-suite-no-such-etag"'
+
+
+def _cases(path: str, etag: str, modified: str) -> list[tuple[SubRequest, int]]:
+    """(part, the status RFC 9110 §13.2.2 gives it) for a resource with `etag`, `modified`."""
+    out: list[tuple[SubRequest, int]] = []
+    for method in ("GET", "HEAD"):
+        out += [
+            (SubRequest(method, path, (("If-Unmodified-Since", EPOCH),)), 412),
+            (SubRequest(method, path, (("If-Unmodified-Since", modified),)), 200),
+            # If-Match present: If-Unmodified-Since is not evaluated (step 2).
+            (SubRequest(method, path, (("If-Match", etag), ("If-Unmodified-Since", EPOCH))), 200),
+            # If-None-Match present: If-Modified-Since is not evaluated (step 4).
+            (
+                SubRequest(
+                    method, path, (("If-None-Match", NO_SUCH), ("If-Modified-Since", modified))
+                ),
+                200,
+            ),
+            (
+                SubRequest(method, path, (("If-None-Match", etag), ("If-Modified-Since", EPOCH))),
+                304,
+            ),
+            (SubRequest(method, path, (("If-Modified-Since", modified),)), 304),
+        ]
+    return out
+
+
+@checker(
+    "conditional-combinations",
+    ("MB-PROC-9",),
+    "If-Unmodified-Since, and If-None-Match with If-Modified-Since, in GET and HEAD parts give the status RFC 9110's order of evaluation gives alone.",
+    profile="conditional",
+    state=State.READ_ONLY,
+)
+def conditional_combinations(ctx: Context, judge: Judge) -> None:
+    path, etag = etag_of(ctx, judge)
+    first = ctx.alone(judge, SubRequest("GET", path))
+    modified = first.get("Last-Modified")
+    if not modified:
+        judge.setup_error(f"GET {path} alone carries no Last-Modified")
+    cases = _cases(path, etag, modified)
+    alone = [ctx.alone(judge, sub).status for sub, _ in cases]
+    wanted = [want for _, want in cases]
+    if alone != wanted:
+        judge.setup_error(f"alone the conditional requests answered {alone}, not {wanted}")
+    subs = [sub for sub, _ in cases]
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, (sub, want) in enumerate(cases):
+        fields = ", ".join(n for n, _ in sub.headers)
+        judge.expect(f"part {i} ({sub.method} with {fields})", part_status(env, i), {want})
+
+
+@checker(
+    "conditional-unsafe-parts",
+    ("MB-PROC-9",),
+    "PUT, PATCH and DELETE parts whose If-Match, If-None-Match or If-Unmodified-Since fails give 412 as alone, and change nothing.",
+    profile="conditional",
+    state=State.WRITES_IN_SANDBOX,
+)
+def conditional_unsafe_parts(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc = json.dumps(member).encode()
+    created = ctx.alone(
+        judge, SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)
+    )
+    location = created.get("Location")
+    if created.status != 201 or not location:
+        judge.setup_error(f"POST {coll} alone answered {created.status} with Location {location!r}")
+    path = urlsplit(location).path
+    json_type = ("Content-Type", "application/json")
+    subs = [
+        SubRequest("PUT", path, (json_type, ("If-Match", NO_SUCH)), doc),
+        SubRequest("PATCH", path, (json_type, ("If-Match", NO_SUCH)), doc),
+        SubRequest("PUT", path, (json_type, ("If-Unmodified-Since", EPOCH)), doc),
+        SubRequest("DELETE", path, (("If-None-Match", "*"),)),
+        SubRequest("DELETE", path, (("If-Match", NO_SUCH),)),
+    ]
+    alone = [ctx.alone(judge, s).status for s in subs]
+    if any(s != 412 for s in alone):
+        judge.setup_error(f"alone the failing preconditions answered {alone}, not 412 each")
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, sub in enumerate(subs):
+        fields = ", ".join(n for n, _ in sub.headers if n != "Content-Type")
+        judge.expect(f"part {i} ({sub.method} with {fields})", part_status(env, i), {412})
+    after = ctx.alone(judge, SubRequest("GET", path))
+    judge.expect("member still there after the failed DELETE parts", after.status, {200})

@@ -1,0 +1,174 @@
+"""What the 207 forms say about each part, judged in both forms (spec 6.3, 6.4, 5.4).
+
+Theory of operation: the XML and JSON forms carry, besides statuses and bodies, an index and
+a Content-Id per entry, a summary (JSON), and, for a batch stopped after its response began,
+an abort report. Each check here asks for every form the target claims, not one of them:
+
+- `multistatus-content-ids`: each entry's index is its position and its content-id is the
+  request's reference "between the angle brackets" (MB-MULTI-4, MB-MULTI-6), over relative,
+  absolute-path, absolute-URI and query-bearing references;
+- `multistatus-json-summary`: the JSON summary counts parts as the Batch-Summary trailer
+  would (spec 6.4: "a `summary` object with the counts the `Batch-Summary` trailer would
+  give"), for a batch that ran everything and, with the error-policy profile, one that stopped;
+- `batch-abort-in-every-form`: the abort report of MB-MULTI-12 in XML and in JSON: the last
+  entry, indexed by the problem's `part_index`, with `Content-Type` as its one header field,
+  its problem holding a 5xx status; a server that lets the batch run past its declared limit
+  without an abort breaks MB-SEC-1 ("aborts a batch over budget").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import Entry, entries_from_json, entries_from_xml
+
+__all__: list[str] = []
+
+JSON_FORM = "application/vnd.mixbatch.multistatus+json"
+XML_FORM = "application/xml"
+PROBLEM_JSON = "application/problem+json"
+Reader = Callable[[bytes], tuple[list[Entry], str | None]]
+
+
+def _forms(ctx: Context, judge: Judge) -> list[tuple[str, Reader, str]]:
+    forms: list[tuple[str, Reader, str]] = []
+    if ctx.target.claims("xml"):
+        forms.append((XML_FORM, entries_from_xml, "MB-MULTI-6"))
+    if ctx.target.claims("json"):
+        forms.append((JSON_FORM, entries_from_json, "MB-MULTI-4"))
+    if not forms:
+        judge.not_applicable("the target claims neither the xml nor the json profile")
+    return forms
+
+
+@checker(
+    "multistatus-content-ids",
+    ("MB-MULTI-4", "MB-MULTI-6", "MB-MULTI-3"),
+    "In the XML and JSON forms each entry's index is its position and its content-id is the part's reference without angle brackets, for every reference form.",
+    state=State.READ_ONLY,
+)
+def multistatus_content_ids(ctx: Context, judge: Judge) -> None:
+    ok_path = ctx.resource(judge, "ok")
+    nf = ctx.path(ctx.resource(judge, "not_found"))
+    subs = [
+        SubRequest("GET", ctx.ref(ok_path, "relative")),
+        SubRequest("GET", ctx.ref(ok_path, "absolute-uri")),
+        SubRequest("GET", nf),
+        SubRequest("GET", ctx.ref(ok_path) + "?mb-suite=1&Case=Kept"),
+    ]
+    for accept, reader, requirement in _forms(ctx, judge):
+        resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
+        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        entries, problem = reader(resp.body)
+        judge.require(f"{accept} readable", problem, {None}, requirement, allowed_text="valid")
+        judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
+        for i, (entry, sub) in enumerate(zip(entries, subs, strict=True)):
+            # MB-MULTI-3 / spec 6.4: each entry "carrying its part index"; MB-MULTI-6:
+            # "`mb:content-id` with the URI reference between the angle brackets".
+            judge.expect(f"{accept} entry {i} index", entry.index, {i}, requirement)
+            judge.expect(
+                f"{accept} entry {i} content-id", entry.content_id, {sub.target}, requirement
+            )
+
+
+def _summary(
+    ctx: Context, judge: Judge, subs: list[SubRequest], prefer: str | None
+) -> dict[str, Any]:
+    headers = [("Accept", JSON_FORM)]
+    if prefer:
+        headers.append(("Prefer", prefer))
+    resp = ctx.batch(judge, subs, headers=tuple(headers))
+    judge.require("status", resp.status, {207}, "MB-MULTI-2")
+    _entries, problem = entries_from_json(resp.body)
+    judge.require("JSON document", problem, {None}, "MB-MULTI-4", allowed_text="valid by schema")
+    doc = json.loads(resp.body)
+    summary = doc.get("summary")
+    judge.require_true("summary object", isinstance(summary, dict), repr(summary), "an object")
+    assert isinstance(summary, dict)
+    return summary
+
+
+@checker(
+    "multistatus-json-summary",
+    ("MB-MULTI-4",),
+    "The JSON form's summary counts ok, failed and skipped parts as the Batch-Summary trailer would.",
+    profile="json",
+    state=State.READ_ONLY,
+)
+def multistatus_json_summary(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    # Spec 5.5: "`ok` counts parts that ran with a status below 400 and no `Batch-Outcome`,
+    # `failed` those that ran with 400 or above ..., and `skipped` and `rolled-back` the parts
+    # with those outcomes"; spec 6.4 gives the JSON summary "the counts the `Batch-Summary`
+    # trailer would give".
+    summary = _summary(ctx, judge, [ok, nf, ok], None)
+    for name, want in (("ok", 2), ("failed", 1), ("skipped", 0)):
+        judge.expect(f"summary {name}", summary.get(name), {want}, "MB-MULTI-4")
+    if ctx.target.claims("error-policy"):
+        stopped = _summary(ctx, judge, [ok, nf, ok, ok], "batch-on-error=stop")
+        for name, want in (("ok", 1), ("failed", 1), ("skipped", 2)):
+            judge.expect(f"stopped summary {name}", stopped.get(name), {want}, "MB-MULTI-4")
+
+
+def _problem(body: bytes) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+@checker(
+    "batch-abort-in-every-form",
+    ("MB-MULTI-12", "MB-STATUS-14", "MB-SEC-1"),
+    "A batch outlasting its declared time limit ends, in the XML and in the JSON form, with one abort entry indexed by its part_index whose one header field is Content-Type.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def abort_in_every_form(ctx: Context, judge: Judge) -> None:
+    subs = outlasting_batch(ctx, judge)
+    for accept, reader, _ in _forms(ctx, judge):
+        resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
+        judge.require(f"{accept} status after a part ran", resp.status, {207}, "MB-STATUS-12")
+        entries, problem = reader(resp.body)
+        judge.require(f"{accept} readable", problem, {None}, "MB-MULTI-12", allowed_text="valid")
+        aborted = [e.outcome == "aborted" for e in entries]
+        # MB-SEC-1: a server "bounds the time ... of one batch and aborts a batch over budget".
+        judge.require(
+            f"{accept} abort entry",
+            [*aborted[-1:], any(aborted[:-1])],
+            [[True, False]],
+            "MB-SEC-1",
+            allowed_text="exactly one abort entry, the last",
+        )
+        entry = entries[-1]
+        answered = len(entries) - 1
+        judge.expect(f"{accept} entries before the abort", answered, ABORT_INDEXES, "MB-STATUS-6")
+        doc = _problem(entry.body)
+        part_index = doc.get("part_index") if doc else None
+        status = doc.get("status") if doc else None
+        # MB-STATUS-14: "the 5xx status ... and `part_index`, the first part not answered".
+        judge.expect(f"{accept} abort part_index", part_index, {answered}, "MB-STATUS-14")
+        judge.expect_true(
+            f"{accept} abort status",
+            isinstance(status, int) and 500 <= status <= 599,
+            repr(status),
+            "a 5xx status",
+            "MB-STATUS-14",
+        )
+        # MB-MULTI-12: "the abort report's part index is the first part not answered, and its
+        # one header field is Content-Type".
+        judge.expect(f"{accept} abort entry index", entry.index, {answered}, "MB-MULTI-12")
+        judge.expect(
+            f"{accept} abort entry header fields",
+            [(n.lower(), v.split(";")[0].strip().lower()) for n, v in entry.fields],
+            [[("content-type", PROBLEM_JSON)]],
+            "MB-MULTI-12",
+        )

@@ -1,0 +1,107 @@
+"""Negotiation checks beyond the defaults (spec 6.1): quality values, q=0, ranges, Vary.
+
+Theory of operation: MB-MULTI-1 makes Accept decide the form "by the request's `Accept` field
+(RFC 9110 §12.5.1)", so quality values outrank listing order, `q=0` means "not acceptable",
+and `multipart/*` admits multipart/mixed. Each case names the Accept value and the forms the
+spec allows for it, computed from the profiles the target claims (a form it does not claim is
+never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9).
+`vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
+answer (MB-MULTI-10, a SHOULD: WARN when missing).
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+MULTIPART = "multipart/mixed"
+XML = "application/xml"
+JSON = "application/vnd.mixbatch.multistatus+json"
+#: The status each form is answered with (spec 6.1's table).
+STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
+
+
+def _offered(ctx: Context) -> list[str]:
+    forms = [MULTIPART]
+    if ctx.target.claims("xml"):
+        forms.append(XML)
+    if ctx.target.claims("json"):
+        forms.append(JSON)
+    return forms
+
+
+def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
+    """(Accept value, the forms the spec allows as the answer)."""
+    xml = XML in offered
+    json_ = JSON in offered
+    cases: list[tuple[str, set[str]]] = [
+        # Quality values, not listing order: multipart/mixed ranks higher though listed last.
+        (f"{XML};q=0.5, {JSON};q=0.4, {MULTIPART};q=0.9", {MULTIPART}),
+        # A tie with multipart/mixed: "at least as high as any other" chooses multipart/mixed.
+        (f"{JSON};q=0.8, {XML};q=0.8, {MULTIPART};q=0.8", {MULTIPART}),
+        # A media range: multipart/* admits multipart/mixed.
+        ("multipart/*", {MULTIPART}),
+        # Parameters other than q do not stop a range matching.
+        (f"{MULTIPART};charset=utf-8;q=0.7, text/html", {MULTIPART}),
+    ]
+    # q=0 is "not acceptable" (RFC 9110 §12.4.2): multipart/mixed is excluded, so the answer
+    # is another offered form, or 406 when none is offered.
+    others = {f for f, on in ((XML, xml), (JSON, json_)) if on}
+    cases.append((f"{MULTIPART};q=0, {XML}, {JSON}", others or {"406"}))
+    cases.append((f"*/*;q=0.1, {MULTIPART};q=0", others or {"406"}))
+    if xml:
+        cases.append((f"{MULTIPART};q=0.2, {XML};q=0.6", {XML}))
+    if json_:
+        cases.append((f"*/*;q=0.3, {JSON}", {JSON}))
+    return cases
+
+
+@checker(
+    "accept-quality-values",
+    ("MB-MULTI-1", "MB-STATUS-9"),
+    "Accept is read by quality value, not by listing order: q=0 excludes a form, multipart/* admits multipart/mixed, and a tie chooses multipart/mixed.",
+    state=State.READ_ONLY,
+)
+def accept_quality_values(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    for accept, allowed in _cases(_offered(ctx)):
+        resp = ctx.batch(judge, [ok], headers=(("Accept", accept),))
+        got = "406" if resp.status == 406 else resp.media_type
+        # MB-MULTI-1: "choose `multipart/mixed` when `Accept` ... gives `multipart/mixed` a
+        # quality value at least as high as any other representation it offers"; MB-STATUS-9:
+        # 406 "when `Accept` admits none of the batch representations it offers".
+        judge.expect(
+            f"form for Accept {accept!r}",
+            got,
+            allowed,
+            "MB-STATUS-9" if allowed == {"406"} else "MB-MULTI-1",
+        )
+        if got in STATUS:
+            judge.expect(f"status for Accept {accept!r}", resp.status, {STATUS[got]}, "MB-MULTI-1")
+
+
+@checker(
+    "vary-in-every-form",
+    ("MB-MULTI-10",),
+    "Every form of a batch response (multipart, XML and JSON alike) carries Vary naming Accept when the target offers more than one.",
+    state=State.READ_ONLY,
+)
+def vary_in_every_form(ctx: Context, judge: Judge) -> None:
+    offered = _offered(ctx)
+    if len(offered) < 2:
+        judge.not_applicable("the target offers one representation only")
+    ok, _ = ok_and_not_found(ctx, judge)
+    for form in offered:
+        resp = ctx.batch(judge, [ok], headers=(("Accept", form),))
+        vary = [v.strip().lower() for v in ",".join(resp.get_all("Vary")).split(",")]
+        # MB-MULTI-10: "SHOULD send `Vary: Accept` in its batch responses" - every form.
+        judge.expect_true(
+            f"Vary on the {form} answer",
+            "accept" in vary or "*" in vary,
+            repr(resp.get_all("Vary")),
+            "Vary naming Accept (SHOULD)",
+        )

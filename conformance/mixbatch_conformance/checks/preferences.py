@@ -1,0 +1,53 @@
+"""batch-on-error among other preferences (spec 7.4, RFC 7240 §2).
+
+Theory of operation: a Prefer field is a list: several preferences in one field line, or in
+several field lines, which RFC 9110 §5.3 lets a recipient combine. MB-PROC-6's stop policy
+must be honoured wherever in that list batch-on-error stands, so a server that reads only the
+first preference, or only the first field line, is caught. Each case sends [not_found, ok]:
+with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Prefer field lines, each list one request's, with batch-on-error=stop somewhere in it.
+CASES: tuple[tuple[str, ...], ...] = (
+    ("respond-async, batch-on-error=stop, wait=10",),
+    ("handling=lenient; mb-suite=1, batch-on-error=stop",),
+    ("return=minimal", "batch-on-error=stop"),
+    ("batch-on-error=stop; mb-suite-param=1, return=representation",),
+)
+
+
+@checker(
+    "prefer-several-preferences",
+    ("MB-PROC-6",),
+    "batch-on-error=stop is honoured when Prefer lists other preferences before or after it, in one field line or several.",
+    profile="error-policy",
+    state=State.READ_ONLY,
+)
+def prefer_several(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [nf, ok]
+    for lines in CASES:
+        resp = ctx.batch(judge, subs, headers=tuple(("Prefer", v) for v in lines))
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        # MB-PROC-6: a server honouring batch-on-error=stop "skips every part after the first
+        # with status 400 or above and echoes Preference-Applied".
+        judge.expect(
+            f"part 1 outcome with Prefer {lines!r}", env.parts[1].get("Batch-Outcome"), {"skipped"}
+        )
+        applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+        judge.expect_true(
+            f"Preference-Applied with Prefer {lines!r}",
+            "batch-on-error=stop" in applied.split(","),
+            repr(applied),
+            "batch-on-error=stop",
+        )

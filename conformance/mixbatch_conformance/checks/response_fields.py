@@ -1,0 +1,148 @@
+"""What a server writes around and inside response parts (spec 3.1, 3.3).
+
+Theory of operation: three things the framing check does not read.
+
+- `response-boundary-valid`: the boundary of every multipart answer (a batch, a collection
+  retrieval) is 1 to 70 bchars and does not end in a space (MB-WIRE-3 binds senders too).
+- `response-parts-without-framing-fields`: MB-RESP-4 gives a response part "the
+  sub-response's header fields, less hop-by-hop and framing fields"; so no part carries
+  Connection, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade or Proxy-Connection.
+- `response-delimiter-unique`: the response's delimiter occurs exactly once per part and once
+  as the close delimiter (MB-WIRE-6: "the delimiter ... occurs in no part's headers or body"),
+  for parts whose bodies are full of dashes, CRLFs and boundary-like text.
+- `no-content-on-204-304`: a 204 or 304 sub-response has no content (RFC 9110 §15.3.5,
+  §15.4.5), so its part body is empty (MB-RESP-4: "its content as the part body"), whatever
+  the handler tried to write.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import parse_media_type
+
+__all__: list[str] = []
+
+#: RFC 2046 §5.1.1: boundary := 0*69<bchars> bcharsnospace.
+BOUNDARY = re.compile(r"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]")
+#: Hop-by-hop and framing fields (RFC 9110 §7.6.1, RFC 9112 §6) a response part never carries.
+FRAMING = (
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+)
+
+
+@checker(
+    "response-boundary-valid",
+    ("MB-WIRE-3",),
+    "The boundary of every multipart answer, batch and collection alike, is 1 to 70 bchars not ending in a space.",
+    state=State.READ_ONLY,
+)
+def response_boundary_valid(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    answers = [ctx.batch(judge, [ok, nf])]
+    coll = ctx.target.resource("collection")
+    if coll and ctx.target.claims("collection-get"):
+        answers.append(
+            ctx.send(judge, ctx.raw_request("GET", ctx.path(coll), [("Accept", "multipart/mixed")]))
+        )
+    for i, resp in enumerate(answers):
+        try:
+            media, params = parse_media_type(resp.get("Content-Type") or "")
+        except ValueError:
+            media, params = "", {}
+        if media != "multipart/mixed":
+            continue
+        boundary = params.get("boundary", "")
+        # MB-WIRE-3: "A boundary is 1 to 70 bchars (RFC 2046 §5.1.1) and does not end in a space."
+        judge.expect_true(
+            f"answer {i} boundary",
+            BOUNDARY.fullmatch(boundary) is not None,
+            f"{len(boundary)} characters: {boundary!r}",
+            "1 to 70 bchars, not ending in a space",
+        )
+
+
+@checker(
+    "response-parts-without-framing-fields",
+    ("MB-RESP-4",),
+    "No response part carries a hop-by-hop or framing field such as Connection or Transfer-Encoding.",
+    state=State.READ_ONLY,
+)
+def parts_without_framing(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, nf]
+    echo = ctx.target.resource("echo")
+    if echo:
+        subs.append(
+            SubRequest("PUT", ctx.path(echo), (("Content-Type", "text/plain"),), b"x" * 2000)
+        )
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for part in env.parts:
+        found = [n for n, _ in part.fields if n.lower() in FRAMING]
+        judge.expect(f"part {part.index} framing fields", found, [[]])
+
+
+@checker(
+    "no-content-on-204-304",
+    ("MB-RESP-4", "MB-PROC-9"),
+    "A part answered 204 or 304 has an empty body.",
+    state=State.READ_ONLY,
+)
+def no_content_on_204_304(ctx: Context, judge: Judge) -> None:
+    subs: list[SubRequest] = []
+    status = ctx.target.resource("status")
+    if status:
+        subs += [SubRequest("GET", ctx.path(status.replace("{code}", c))) for c in ("204", "304")]
+    if ctx.target.claims("conditional") and ctx.target.resource("etag_resource"):
+        path, etag = etag_of(ctx, judge)
+        subs.append(SubRequest("GET", path, (("If-None-Match", etag),)))
+    if not subs:
+        judge.not_applicable("the target declares neither a status resource nor a conditional one")
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, part in enumerate(env.parts):
+        if part_status(env, i) in (204, 304):
+            judge.expect(f"part {i} ({part_status(env, i)}) body", part.body, {b""})
+
+
+#: Bodies that look like multipart framing, so a boundary chosen without looking collides.
+DASHED = (
+    b"--\r\n----\r\n--mb-\r\n",
+    b"\r\n--" + b"-" * 70 + b"\r\n",
+    b'{"a": "--"}\r\n\r\n--\r\n',
+)
+
+
+@checker(
+    "response-delimiter-unique",
+    ("MB-WIRE-6",),
+    "The response delimiter occurs once per part and once as the close delimiter, never inside a part.",
+    state=State.READ_ONLY,
+)
+def response_delimiter_unique(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, nf]
+    echo = ctx.target.resource("echo")
+    if echo:
+        subs += [
+            SubRequest("PUT", ctx.path(echo), (("Content-Type", "text/plain"),), body)
+            for body in DASHED
+        ]
+    resp = ctx.batch(judge, subs)
+    expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    _, params = parse_media_type(resp.get("Content-Type") or "")
+    dash = b"--" + params.get("boundary", "").encode("latin-1")
+    # MB-WIRE-6: "A sender ensures the delimiter (CRLF, two hyphens, boundary) occurs in no
+    # part's headers or body": one per part, one closing, the first without its CRLF.
+    found = resp.body.count(b"\r\n" + dash) + resp.body.startswith(dash)
+    judge.expect("delimiters in the response", found, {len(subs) + 1})

@@ -1,0 +1,211 @@
+"""Building blocks for planted bugs: predicates on the request and edits of the response.
+
+Theory of operation: a plant models one way a server can break one requirement. Most plants
+are one of a few shapes, built here so that the tables in the sibling modules read as data:
+
+- `accepts(pred)`: a server that lacks one validation. When the request matches `pred` and
+  the server refused it, the relay answers as if the batch had been processed (200 multipart).
+- `refuses(pred, status)`: a server that refuses what it must accept (a 70-character
+  boundary, transport padding, a long field line) or answers with the wrong status.
+- `map_response` / `map_parts` / `map_request_parts`: edits of the answer or of what the
+  server receives, by whole message or by part.
+- `map_json` / `map_xml`: edits of the 207 forms.
+
+Every predicate reads the request as the client sent it, so a plant fires only on the input
+it is about and the rest of the traffic stays correct.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.run.mutations import FieldList, write_parts
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = [
+    "FAKE_BOUNDARY",
+    "Part",
+    "Pred",
+    "RespEdit",
+    "accepts",
+    "all_of",
+    "body_has",
+    "boundary_of",
+    "fake_processed",
+    "field_of",
+    "header_has",
+    "is_batch",
+    "map_json",
+    "map_parts",
+    "map_response",
+    "map_xml",
+    "parts_of",
+    "problem",
+    "refuses",
+    "set_field",
+    "target_has",
+    "without_field",
+]
+
+Part = tuple[FieldList, bytes]
+Pred = Callable[[RelayRequest], bool]
+RespEdit = Callable[[RelayRequest, RelayResponse], None]
+FAKE_BOUNDARY = "plant-fake-0123456789abcdef"
+
+
+def boundary_of(msg: RelayRequest | RelayResponse) -> str | None:
+    try:
+        media, params = parse_media_type(msg.get("Content-Type") or "")
+    except ValueError:
+        return None
+    return params.get("boundary") if media == "multipart/mixed" else None
+
+
+def parts_of(data: bytes, boundary: str) -> list[Part] | None:
+    env = read_multipart(data, boundary)
+    if env.fatal:
+        return None
+    return [(list(p.fields), p.body) for p in env.parts]
+
+
+def field_of(fields: FieldList, name: str) -> str | None:
+    for n, v in fields:
+        if n.lower() == name.lower():
+            return v
+    return None
+
+
+def without_field(fields: FieldList, name: str) -> FieldList:
+    return [(n, v) for n, v in fields if n.lower() != name.lower()]
+
+
+def set_field(fields: FieldList, name: str, value: str) -> FieldList:
+    """Replace `name`'s value in place, or add it at the end."""
+    if field_of(fields, name) is None:
+        return [*fields, (name, value)]
+    return [(n, value if n.lower() == name.lower() else v) for n, v in fields]
+
+
+# -- predicates on the request as sent -----------------------------------------------------------
+def is_batch(req: RelayRequest) -> bool:
+    return req.method == "POST" and (req.get("Content-Type") or "").lower().startswith("multip")
+
+
+def body_has(pattern: bytes) -> Pred:
+    rx = re.compile(pattern)
+    return lambda req: req.method == "POST" and rx.search(req.body) is not None
+
+
+def header_has(name: str, pattern: str) -> Pred:
+    rx = re.compile(pattern)
+    return lambda req: any(n.lower() == name.lower() and rx.search(v) for n, v in req.headers)
+
+
+def target_has(pattern: str) -> Pred:
+    rx = re.compile(pattern)
+    return lambda req: rx.search(req.target) is not None
+
+
+def all_of(*preds: Pred) -> Pred:
+    return lambda req: all(p(req) for p in preds)
+
+
+# -- answers ---------------------------------------------------------------------------------
+def problem(resp: RelayResponse, status: int, requirement: str = "MB-STATUS-2") -> None:
+    resp.status = status
+    resp.headers = [(n, v) for n, v in resp.headers if n.lower() in ("date", "server")]
+    resp.headers.append(("Content-Type", "application/problem+json"))
+    doc: dict[str, object] = {"type": "about:blank", "title": "planted refusal", "status": status}
+    doc["requirement"] = requirement
+    resp.body = json.dumps(doc).encode()
+
+
+def fake_processed(req: RelayRequest, resp: RelayResponse) -> None:
+    """Answer 200 multipart with one 200 part per request part the relay can find."""
+    b = boundary_of(req)
+    count = len(parts_of(req.body, b) or []) if b else 0
+    ids = re.findall(rb"(?im)^Content-Id:[ \t]*(.*?)[ \t]*\r?$", req.body)
+    parts = [
+        (
+            [
+                ("Http-Status-Code", "200"),
+                ("Content-Id", (ids[i] if i < len(ids) else b"<plant>").decode("latin-1")),
+                ("Content-Length", "0"),
+            ],
+            b"",
+        )
+        for i in range(max(count, 1))
+    ]
+    resp.status = 200
+    resp.headers = [("Content-Type", f"multipart/mixed; boundary={FAKE_BOUNDARY}")]
+    resp.body = write_parts(parts, FAKE_BOUNDARY)
+
+
+def accepts(pred: Pred) -> RespEdit:
+    """A server without the validation `pred` describes: the refusal becomes a 200."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if resp.status >= 400 and pred(req):
+            fake_processed(req, resp)
+
+    return edit
+
+
+def refuses(pred: Pred, status: int = 400, requirement: str = "MB-STATUS-2") -> RespEdit:
+    """A server that refuses what `pred` matches with `status` and a problem document."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if pred(req):
+            problem(resp, status, requirement)
+
+    return edit
+
+
+def map_response(pred: Pred, fn: Callable[[RelayResponse], None]) -> RespEdit:
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if pred(req):
+            fn(resp)
+
+    return edit
+
+
+def map_parts(fn: Callable[[list[Part]], list[Part]], pred: Pred = is_batch) -> RespEdit:
+    """Edit the parts of a multipart answer and write them back with the same boundary."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(resp)
+        if not b or not pred(req):
+            return
+        parts = parts_of(resp.body, b)
+        if parts is not None:
+            resp.body = write_parts(fn(parts), b)
+
+    return edit
+
+
+def map_json(fn: Callable[[dict[str, Any]], None], pred: Pred = is_batch) -> RespEdit:
+    """Edit the JSON multistatus document of a 207 answer."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if not pred(req) or resp.status != 207 or "json" not in (resp.get("Content-Type") or ""):
+            return
+        doc = json.loads(resp.body)
+        if isinstance(doc, dict):
+            fn(doc)
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def map_xml(fn: Callable[[bytes], bytes], pred: Pred = is_batch) -> RespEdit:
+    """Edit the XML multistatus document of a 207 answer, as octets."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if pred(req) and resp.status == 207 and "xml" in (resp.get("Content-Type") or ""):
+            resp.body = fn(resp.body)
+
+    return edit

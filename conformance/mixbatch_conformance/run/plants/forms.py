@@ -1,0 +1,464 @@
+"""Planted violations of the representation and GET requirements (MB-MULTI-*, MB-METHOD-*).
+
+A form plant negotiates the wrong representation, writes a 207 document that disagrees with
+the multipart answer of the same batch, or answers a collection retrieval wrongly.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    boundary_of,
+    is_batch,
+    map_json,
+    map_response,
+    map_xml,
+    parts_of,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _on_accept(fn: Callable[[str], str | None]) -> Callable[[RelayRequest], None]:
+    """Rewrite the Accept field the server sees (None: remove it)."""
+
+    def edit(req: RelayRequest) -> None:
+        if not is_batch(req):
+            return
+        new = fn(req.get("Accept") or "")
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+        if new is not None:
+            req.headers.append(("Accept", new))
+
+    return edit
+
+
+def _first_listed(accept: str) -> str | None:
+    if ";" not in accept:
+        return accept or None
+    return accept.split(",")[0].split(";")[0].strip()
+
+
+def _q_dropped(accept: str) -> str | None:
+    return re.sub(r";\s*q=[0-9.]+", "", accept) or None
+
+
+def _entries(fn: Callable[[list[dict[str, Any]]], None]) -> Callable[[dict[str, Any]], None]:
+    def edit(doc: dict[str, Any]) -> None:
+        responses = doc.get("responses")
+        if isinstance(responses, list):
+            fn(responses)
+
+    return edit
+
+
+def _shift_index(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        item["index"] = int(item.get("index", 0)) + 1
+
+
+def _drop_last(items: list[dict[str, Any]]) -> None:
+    items.pop()
+
+
+def _status_off(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if item.get("status") == 404:
+            item["status"] = 410
+
+
+def _both_bodies(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if "body" in item:
+            item["body_base64"] = ""
+
+
+def _base64_text(items: list[dict[str, Any]]) -> None:
+    import base64
+
+    for item in items:
+        if isinstance(item.get("body"), str):
+            item["body_base64"] = base64.b64encode(item.pop("body").encode()).decode()
+
+
+def _abort_index(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if item.get("outcome") == "aborted":
+            item["index"] = int(item.get("index", 0)) + 1
+
+
+def _abort_extra_header(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if item.get("outcome") == "aborted":
+            item["headers"] = [*item.get("headers", []), ["Retry-After", "1"]]
+
+
+def _summary_count(doc: dict[str, Any]) -> None:
+    summary = doc.get("summary")
+    if isinstance(summary, dict):
+        summary["ok"] = int(summary.get("ok", 0)) + 1
+
+
+def _content_id_bracketed(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if isinstance(item.get("content_id"), str):
+            item["content_id"] = f"<{item['content_id']}>"
+
+
+def _xml_index(body: bytes) -> bytes:
+    return re.sub(
+        rb"<mb:index>(\d+)</mb:index>", lambda m: b"<mb:index>%d</mb:index>" % (int(m[1]) + 1), body
+    )
+
+
+def _xml_cid(body: bytes) -> bytes:
+    return re.sub(
+        rb"<mb:content-id>([^<]*)</mb:content-id>",
+        rb"<mb:content-id>&lt;\1&gt;</mb:content-id>",
+        body,
+    )
+
+
+def _xml_reverse(body: bytes) -> bytes:
+    items = re.findall(rb"<D:response>.*?</D:response>", body, re.S)
+    if len(items) < 2:
+        return body
+    head = body[: body.index(items[0])]
+    return head + b"\n".join(reversed(items)) + b"\n</D:multistatus>\n"
+
+
+def _xml_namespace(body: bytes) -> bytes:
+    return body.replace(b"https://mixbatch.dev/ns/multistatus", b"urn:plant:multistatus")
+
+
+def _xml_plain_body(body: bytes) -> bytes:
+    import base64
+
+    return re.sub(
+        rb'<mb:body encoding="base64">([^<]*)</mb:body>',
+        lambda m: (
+            b'<mb:body encoding="base64">'
+            + base64.b64decode(m[1]).replace(b"<", b"&lt;").replace(b"&", b"&amp;")
+            + b"</mb:body>"
+        ),
+        body,
+    )
+
+
+def _xml_drop_header(body: bytes) -> bytes:
+    return re.sub(rb'<mb:header name="ETag">[^<]*</mb:header>', b"", body)
+
+
+def _xml_status_text(body: bytes) -> bytes:
+    return body.replace(b"HTTP/1.1 404", b"HTTP/1.1 410")
+
+
+def _xml_abort_extra_header(body: bytes) -> bytes:
+    return re.sub(
+        rb"(<mb:outcome>aborted</mb:outcome>.*?)(<mb:body)",
+        rb'\1<mb:header name="Retry-After">1</mb:header>\2',
+        body,
+        flags=re.S,
+    )
+
+
+def _xml_abort_index(body: bytes) -> bytes:
+    def shift(m: re.Match[bytes]) -> bytes:
+        return re.sub(
+            rb"<mb:index>(\d+)</mb:index>",
+            lambda n: b"<mb:index>%d</mb:index>" % (int(n[1]) + 1),
+            m[0],
+        )
+
+    return re.sub(
+        rb"<D:response>(?:(?!</D:response>).)*aborted(?:(?!</D:response>).)*</D:response>",
+        shift,
+        body,
+        flags=re.S,
+    )
+
+
+def _is_collection_get(req: RelayRequest) -> bool:
+    return req.method == "GET" and "multipart/mixed" in (req.get("Accept") or "")
+
+
+def _collection_parts(
+    fn: Callable[[list[Part]], list[Part]],
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(resp)
+        parts = parts_of(resp.body, b) if b and _is_collection_get(req) else None
+        if parts is not None and b is not None:
+            resp.body = write_parts(fn(parts), b)
+
+    return edit
+
+
+def _fresh_boundary(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection written with a random boundary each time, under the same strong ETag."""
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b and _is_collection_get(req) else None
+    if parts is None:
+        return
+    new = "plant-" + secrets.token_hex(12)
+    resp.set("Content-Type", f"multipart/mixed; boundary={new}")
+    resp.body = write_parts(parts, new)
+
+
+def _get(
+    pred: Callable[[RelayRequest], bool], fn: Callable[[RelayResponse], None]
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    return lambda req, resp: fn(resp) if pred(req) else None
+
+
+def _empty_collection_200(resp: RelayResponse) -> None:
+    if resp.status == 204:
+        resp.status = 200
+        resp.set("Content-Type", "multipart/mixed; boundary=plant-empty")
+        resp.body = b"--plant-empty--"
+
+
+def _missing_as_empty(resp: RelayResponse) -> None:
+    if resp.status == 404:
+        resp.status, resp.body = 204, b""
+        resp.set("Content-Type", None)
+
+
+P = Mutation
+_JSON = ("multistatus-json",)
+_XML = ("multistatus-xml",)
+PLANTS: tuple[Mutation, ...] = (
+    # MB-MULTI-1: multipart/mixed without Accept or when Accept ranks it at least as high.
+    P(
+        "json-when-accept-absent",
+        "MB-MULTI-1 no Accept",
+        ("accept-default-multipart",),
+        on_request=_on_accept(lambda a: a or "application/vnd.mixbatch.multistatus+json"),
+    ),
+    P(
+        "first-listed-type-wins",
+        "MB-MULTI-1 quality values",
+        ("accept-quality-values",),
+        on_request=_on_accept(_first_listed),
+    ),
+    P(
+        "zero-quality-ignored",
+        "MB-MULTI-1 q=0",
+        ("accept-quality-values",),
+        on_request=_on_accept(_q_dropped),
+    ),
+    # MB-MULTI-3: XML, one response per part, in order, each with its index.
+    P("xml-index-off-by-one", "MB-MULTI-3 index", _XML, on_response=map_xml(_xml_index)),
+    P("xml-responses-reversed", "MB-MULTI-3 order", _XML, on_response=map_xml(_xml_reverse)),
+    # MB-MULTI-4: JSON valid by schema, one entry per part, in order.
+    P(
+        "json-index-off-by-one",
+        "MB-MULTI-4 index",
+        _JSON,
+        on_response=map_json(_entries(_shift_index)),
+    ),
+    P(
+        "json-entry-dropped",
+        "MB-MULTI-4 count",
+        _JSON,
+        on_response=map_json(_entries(_drop_last)),
+    ),
+    P(
+        "json-summary-miscounted",
+        "MB-MULTI-4 summary",
+        ("multistatus-json-summary",),
+        on_response=map_json(_summary_count),
+    ),
+    P(
+        "json-content-id-bracketed",
+        "MB-MULTI-4 content_id",
+        ("multistatus-content-ids",),
+        on_response=map_json(_entries(_content_id_bracketed)),
+    ),
+    # MB-MULTI-5: the same results in every form.
+    P(
+        "json-status-differs",
+        "MB-MULTI-5 JSON status",
+        ("representations-equivalent",),
+        on_response=map_json(_entries(_status_off)),
+    ),
+    P(
+        "xml-field-dropped",
+        "MB-MULTI-5 XML fields",
+        ("representations-equivalent",),
+        on_response=map_xml(_xml_drop_header),
+    ),
+    # MB-MULTI-6: the XML form's elements and namespace.
+    P("xml-wrong-namespace", "MB-MULTI-6 namespace", _XML, on_response=map_xml(_xml_namespace)),
+    P(
+        "xml-body-not-base64",
+        "MB-MULTI-6 body encoding",
+        _XML,
+        on_response=map_xml(_xml_plain_body),
+    ),
+    P("xml-status-differs", "MB-MULTI-6 DAV:status", _XML, on_response=map_xml(_xml_status_text)),
+    P(
+        "xml-content-id-bracketed",
+        "MB-MULTI-6 content-id",
+        ("multistatus-content-ids",),
+        on_response=map_xml(_xml_cid),
+    ),
+    # MB-MULTI-7: exactly one body member, chosen by UTF-8 validity.
+    P(
+        "json-both-body-members",
+        "MB-MULTI-7 both",
+        _JSON,
+        on_response=map_json(_entries(_both_bodies)),
+    ),
+    P(
+        "json-text-as-base64",
+        "MB-MULTI-7 base64 for text",
+        _JSON,
+        on_response=map_json(_entries(_base64_text)),
+    ),
+    # MB-MULTI-10: Vary: Accept where more than one form is offered.
+    P(
+        "vary-dropped-on-batch",
+        "MB-MULTI-10 multipart",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, lambda r: r.set("Vary", None)),
+    ),
+    P(
+        "vary-dropped-on-207",
+        "MB-MULTI-10 207 forms",
+        ("vary-in-every-form",),
+        caught_by=("WARN", "FAIL"),
+        on_response=lambda q, r: r.set("Vary", None) if r.status == 207 else None,
+    ),
+    # MB-MULTI-12: the abort report in the 207 forms.
+    P(
+        "json-abort-index-off",
+        "MB-MULTI-12 JSON index",
+        ("batch-abort-in-every-form",),
+        on_response=map_json(_entries(_abort_index)),
+    ),
+    P(
+        "json-abort-extra-field",
+        "MB-MULTI-12 JSON fields",
+        ("batch-abort-in-every-form",),
+        on_response=map_json(_entries(_abort_extra_header)),
+    ),
+    P(
+        "xml-abort-index-off",
+        "MB-MULTI-12 XML index",
+        ("batch-abort-in-every-form",),
+        on_response=map_xml(_xml_abort_index),
+    ),
+    P(
+        "xml-abort-extra-field",
+        "MB-MULTI-12 XML fields",
+        ("batch-abort-in-every-form",),
+        on_response=map_xml(_xml_abort_extra_header),
+    ),
+    # MB-METHOD-2: 405 with Allow.
+    P(
+        "allow-dropped-on-405",
+        "MB-METHOD-2 Allow",
+        ("method-not-allowed",),
+        on_response=lambda q, r: r.set("Allow", None) if r.status == 405 else None,
+    ),
+    P(
+        "other-method-answered-404",
+        "MB-METHOD-2 status",
+        ("method-not-allowed",),
+        on_response=lambda q, r: setattr(r, "status", 404) if r.status == 405 else None,
+    ),
+    # MB-METHOD-3: a GET retrieval with content is 400.
+    P(
+        "get-content-discarded",
+        "MB-METHOD-3",
+        ("collection-get-with-content",),
+        on_request=lambda r: setattr(r, "body", b"") if r.method == "GET" else None,
+    ),
+    # MB-METHOD-4: one part per member, aggregate ETag, Vary: Accept.
+    P(
+        "collection-etag-dropped",
+        "MB-METHOD-4 ETag",
+        ("collection-get",),
+        on_response=_get(_is_collection_get, lambda r: r.set("ETag", None)),
+    ),
+    # MB-METHOD-5: aggregate Last-Modified, the latest member's.
+    P(
+        "collection-last-modified-dropped",
+        "MB-METHOD-5 absent",
+        ("collection-last-modified",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_get(_is_collection_get, lambda r: r.set("Last-Modified", None)),
+    ),
+    P(
+        "collection-last-modified-stale",
+        "MB-METHOD-5 not the latest",
+        ("collection-last-modified",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_get(
+            _is_collection_get,
+            lambda r: (
+                r.set("Last-Modified", "Thu, 01 Jan 1970 00:00:00 GMT")
+                if r.get("Last-Modified")
+                else None
+            ),
+        ),
+    ),
+    # MB-METHOD-6: Http-Status-Code and Content-Id on each member part.
+    P(
+        "member-content-id-dropped",
+        "MB-METHOD-6 Content-Id",
+        ("collection-get",),
+        on_response=_collection_parts(
+            lambda p: [(without_field(f, "Content-Id"), b) for f, b in p]
+        ),
+    ),
+    P(
+        "member-status-dropped",
+        "MB-METHOD-6 status",
+        ("collection-get",),
+        on_response=_collection_parts(
+            lambda p: [(without_field(f, "Http-Status-Code"), b) for f, b in p]
+        ),
+    ),
+    # MB-METHOD-7: a strong ETag only when every octet repeats.
+    P(
+        "strong-etag-random-boundary",
+        "MB-METHOD-7",
+        ("collection-get",),
+        on_response=_fresh_boundary,
+    ),
+    # MB-STATUS-7: 200, 304 or 404 for the collection as a whole.
+    P(
+        "collection-if-none-match-ignored",
+        "MB-STATUS-7 304",
+        ("collection-get",),
+        on_request=lambda r: (
+            setattr(r, "headers", [(n, v) for n, v in r.headers if n.lower() != "if-none-match"])
+            if _is_collection_get(r)
+            else None
+        ),
+    ),
+    P(
+        "missing-collection-answered-200",
+        "MB-STATUS-7 404",
+        ("collection-get",),
+        on_response=_get(_is_collection_get, _missing_as_empty),
+    ),
+    # MB-STATUS-11: an empty collection is 204.
+    P(
+        "empty-collection-answered-200",
+        "MB-STATUS-11",
+        ("collection-get-empty",),
+        on_response=_get(_is_collection_get, _empty_collection_200),
+    ),
+)

@@ -1,0 +1,443 @@
+"""Planted violations of the part and sub-request requirements (MB-PART-*, MB-SUB-*).
+
+A part-level plant either lacks one validation of spec 3.2 (it processes a part it must
+refuse), refuses a valid spelling, or changes what the sub-request receives: a target resolved
+the wrong way, a field or the content lost, another authority, outer fields applied.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    accepts,
+    body_has,
+    boundary_of,
+    field_of,
+    is_batch,
+    map_parts,
+    parts_of,
+    refuses,
+    set_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+_ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^/")
+
+
+def _retarget(rewrite: Callable[[str, str], str | None]) -> Callable[[RelayRequest], None]:
+    """Change what each part targets (`rewrite(reference, batch path)`, None: unchanged) and
+    remember the original reference so that the answer still echoes it."""
+
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if parts is None or b is None:
+            return
+        out: list[Part] = []
+        for fields, body in parts:
+            cid = field_of(fields, "Content-Id") or ""
+            new = rewrite(cid.strip()[1:-1], req.target.partition("?")[0])
+            if new is not None:
+                fields = set_field(fields, "Content-Id", f"<{new}>")
+                fields = [*fields, ("X-Plant-Original-Content-Id", cid)]
+            out.append((fields, body))
+        req.body = write_parts(out, b)
+
+    return edit
+
+
+def _restore_ids(parts: list[Part]) -> list[Part]:
+    return parts
+
+
+def _restore(req: RelayRequest, resp: RelayResponse) -> None:
+    """Put back the Content-Id each part was sent with (the plant changed the target only)."""
+    b, rb = boundary_of(req), boundary_of(resp)
+    sent = parts_of(req.body, b) if b else None
+    got = parts_of(resp.body, rb) if rb else None
+    if not sent or not got or rb is None:
+        return
+    out = []
+    for i, (fields, body) in enumerate(got):
+        original = field_of(sent[i][0], "X-Plant-Original-Content-Id") if i < len(sent) else None
+        out.append((set_field(fields, "Content-Id", original) if original else fields, body))
+    resp.body = write_parts(out, rb)
+
+
+def _endpoint_as_directory(ref: str, batch: str) -> str | None:
+    return None if _ABSOLUTE.match(ref) or not ref else f"{batch}/{ref}"
+
+
+def _dots_kept(ref: str, batch: str) -> str | None:
+    return "/plant-unresolved" + ref if re.search(r"(^|/)\.\.?(/|$)", ref) else None
+
+
+def _case_folded(ref: str, batch: str) -> str | None:
+    return ref.lower() if ref != ref.lower() else None
+
+
+def _percent_decoded(ref: str, batch: str) -> str | None:
+    from urllib.parse import unquote
+
+    return unquote(ref) if "%" in ref else None
+
+
+def _query_dropped(ref: str, batch: str) -> str | None:
+    return ref.partition("?")[0] if "?" in ref else None
+
+
+def _fold_long(parts: list[Part]) -> list[Part]:
+    out = []
+    for fields, body in parts:
+        folded = [
+            (n, v[:100] + "\r\n " + v[100:])
+            if n.lower() == "content-id" and len(v) > 200
+            else (n, v)
+            for n, v in fields
+        ]
+        out.append((folded, body))
+    return out
+
+
+def _map_request_parts(fn: Callable[[list[Part]], list[Part]]) -> Callable[[RelayRequest], None]:
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if parts is not None and b is not None:
+            req.body = write_parts(fn(parts), b)
+
+    return edit
+
+
+def _empty_bodies(parts: list[Part]) -> list[Part]:
+    return [
+        ([(n, "0" if n.lower() == "content-length" else v) for n, v in f], b"") for f, _ in parts
+    ]
+
+
+def _drop_extension_fields(parts: list[Part]) -> list[Part]:
+    return [([(n, v) for n, v in f if not n.lower().startswith("x-")], b) for f, b in parts]
+
+
+def _echo_authority(parts: list[Part]) -> list[Part]:
+    out = []
+    for fields, body in parts:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and "authority" in doc:
+            doc["authority"] = "plant-internal.invalid"
+            body = json.dumps(doc).encode()
+            fields = set_field(fields, "Content-Length", str(len(body)))
+        out.append((fields, body))
+    return out
+
+
+def _forbid(name: str, check: str) -> Mutation:
+    return Mutation(
+        f"forbidden-field-{name.lower()}-accepted",
+        f"MB-PART-10 {name}",
+        (check,),
+        on_response=accepts(body_has(rb"(?i)\r\n" + name.encode() + rb":")),
+    )
+
+
+#: Where a server that copies a body in one read of 64 KiB stops.
+_CUT = 65_536
+
+
+def _cut_bodies(parts: list[Part]) -> list[Part]:
+    return [
+        (set_field(f, "Content-Length", str(min(len(b), _CUT))) if len(b) > _CUT else f, b[:_CUT])
+        for f, b in parts
+    ]
+
+
+def _outer_credential_added_case_sensitively(req: RelayRequest) -> None:
+    """A server that looks for "Authorization" and "Cookie" in a part case-sensitively, and
+    so adds the batch's credential to a part that spells its own in another case."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not parts or b is None:
+        return
+    outer = [(n, v) for n, v in req.headers if n in ("Authorization", "Cookie")]
+    out = []
+    for f, body in parts:
+        names = {n for n, _ in f}
+        out.append(([*f, *[(n, v) for n, v in outer if n not in names]], body))
+    req.body = write_parts(out, b)
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-PART-2: a missing, repeated or invalid Http-Method is 400.
+    P(
+        "http-method-missing-accepted",
+        "MB-PART-2 missing",
+        ("reject-http-method-missing",),
+        on_response=accepts(body_has(rb"\A--[^\r\n]*\r\nContent-Id:[^\r\n]*\r\n\r\n")),
+    ),
+    P(
+        "http-method-repeated-accepted",
+        "MB-PART-2 repeated",
+        ("reject-http-method-repeated",),
+        on_response=accepts(body_has(rb"Http-Method: GET\r\nHttp-Method: GET")),
+    ),
+    P(
+        "http-method-not-token-accepted",
+        "MB-PART-2 not a token",
+        ("reject-http-method-not-a-token",),
+        on_response=accepts(body_has(rb"Http-Method: GE/T")),
+    ),
+    P(
+        "http-method-empty-accepted",
+        "MB-PART-2 empty",
+        ("reject-http-method-empty",),
+        on_response=accepts(body_has(rb"Http-Method: \r\n")),
+    ),
+    P(
+        "field-names-case-sensitive",
+        "MB-PART-2 name case",
+        ("accept-field-names-any-case",),
+        on_response=refuses(body_has(rb"\r\nhttp-method: GET")),
+    ),
+    # MB-PART-4: a missing, repeated or malformed Content-Id is 400.
+    P(
+        "content-id-missing-accepted",
+        "MB-PART-4 missing",
+        ("reject-content-id-missing",),
+        on_response=accepts(body_has(rb"Http-Method: GET\r\n\r\n")),
+    ),
+    P(
+        "content-id-repeated-accepted",
+        "MB-PART-4 repeated",
+        ("reject-content-id-repeated",),
+        on_response=accepts(body_has(rb"Content-Id: <[^>]*>\r\nContent-Id:")),
+    ),
+    P(
+        "content-id-unbracketed-accepted",
+        "MB-PART-4 no angle brackets",
+        ("reject-content-id-without-brackets",),
+        on_response=accepts(body_has(rb"Content-Id: /")),
+    ),
+    # MB-PART-5: references resolve against the batch's target URI (RFC 3986 5.2).
+    P(
+        "endpoint-taken-as-directory",
+        "MB-PART-5 base",
+        ("content-id-forms-echoed",),
+        on_request=_retarget(_endpoint_as_directory),
+        on_response=_restore,
+    ),
+    P(
+        "dot-segments-not-removed",
+        "MB-PART-5 dot segments",
+        ("content-id-forms-echoed",),
+        on_request=_retarget(_dots_kept),
+        on_response=_restore,
+    ),
+    P(
+        "query-dropped-from-target",
+        "MB-PART-5 query",
+        ("target-forms-reach-resource",),
+        on_request=_retarget(_query_dropped),
+        on_response=_restore,
+    ),
+    # MB-PART-6: no comment removal, no case change, no unfolding of Content-Id.
+    P(
+        "content-id-comment-stripped",
+        "MB-PART-6 comment",
+        ("vector-content-id-with-comment",),
+        on_response=accepts(body_has(rb"\(second book\)")),
+    ),
+    P(
+        "content-id-case-folded",
+        "MB-PART-6 case",
+        ("target-forms-reach-resource",),
+        on_request=_retarget(_case_folded),
+        on_response=_restore,
+    ),
+    P(
+        "content-id-percent-decoded",
+        "MB-PART-6 percent-encoding",
+        ("target-forms-reach-resource",),
+        on_request=_retarget(_percent_decoded),
+        on_response=_restore,
+    ),
+    # MB-PART-7: no folding of a long field.
+    P(
+        "long-content-id-folded",
+        "MB-PART-7",
+        ("vector-long-content-id",),
+        on_response=map_parts(_fold_long),
+    ),
+    # MB-PART-8: the part's fields and body are the sub-request's.
+    P(
+        "part-content-dropped",
+        "MB-PART-8 content",
+        ("accept-binary-body-with-crlf-and-dashes",),
+        on_request=_map_request_parts(_empty_bodies),
+    ),
+    P(
+        "request-body-cut-at-64k",
+        "MB-PART-8 content over 64 KiB",
+        ("bodies-across-sizes",),
+        on_request=_map_request_parts(_cut_bodies),
+    ),
+    P(
+        "extension-fields-dropped",
+        "MB-PART-8 fields",
+        ("target-forms-reach-resource",),
+        on_request=_map_request_parts(_drop_extension_fields),
+    ),
+    # MB-PART-10: one plant per forbidden field a server may forget.
+    _forbid("Connection", "reject-forbidden-field-connection"),
+    _forbid("TE", "reject-forbidden-field-te"),
+    _forbid("Trailer", "reject-forbidden-field-trailer"),
+    _forbid("Transfer-Encoding", "reject-forbidden-field-transfer-encoding"),
+    _forbid("Upgrade", "reject-forbidden-field-upgrade"),
+    _forbid("Keep-Alive", "reject-forbidden-field-keep-alive"),
+    _forbid("Proxy-Connection", "reject-forbidden-field-proxy-connection"),
+    _forbid("Content-Transfer-Encoding", "reject-forbidden-field-content-transfer-encoding"),
+    _forbid("Http-Status-Code", "reject-forbidden-field-http-status-code"),
+    # MB-PART-11: a field line that is not a valid field-line is 400.
+    P(
+        "obs-fold-accepted",
+        "MB-PART-11 obs-fold",
+        ("reject-obs-fold",),
+        on_response=accepts(body_has(rb"first\r\n second")),
+    ),
+    P(
+        "line-without-colon-accepted",
+        "MB-PART-11 no colon",
+        ("reject-field-line-without-colon",),
+        on_response=accepts(body_has(rb"no colon here")),
+    ),
+    P(
+        "space-before-colon-accepted",
+        "MB-PART-11 space before colon",
+        ("reject-space-before-colon",),
+        on_response=accepts(body_has(rb"Http-Method : GET")),
+    ),
+    P(
+        "empty-field-name-accepted",
+        "MB-PART-11 empty name",
+        ("vector-empty-field-name",),
+        on_response=accepts(body_has(rb"\r\n: no name")),
+    ),
+    P(
+        "value-without-ows-refused",
+        "MB-PART-11 no OWS",
+        ("accept-field-value-without-ows",),
+        on_response=refuses(body_has(rb"Http-Method:GET")),
+    ),
+    # MB-PART-12: no per-line limit below the section limit.
+    P(
+        "per-line-limit",
+        "MB-PART-12",
+        ("accept-long-field-line",),
+        on_response=refuses(body_has(rb": y{2000}"), 431, "MB-STATUS-3"),
+    ),
+    # MB-PART-13: the batch's authority for each sub-request.
+    P(
+        "sub-request-internal-authority",
+        "MB-PART-13 authority",
+        ("batch-equals-alone",),
+        on_response=map_parts(_echo_authority),
+    ),
+    # MB-SUB-2: another scheme or authority, a network-path reference or a fragment is 400.
+    P(
+        "other-scheme-accepted",
+        "MB-SUB-2 scheme",
+        ("reject-target-other-scheme",),
+        on_response=accepts(body_has(rb"Content-Id: <https://")),
+    ),
+    P(
+        "other-authority-accepted",
+        "MB-SUB-2 authority",
+        ("reject-target-other-authority",),
+        on_response=accepts(body_has(rb"Content-Id: <http://elsewhere")),
+    ),
+    P(
+        "network-path-accepted",
+        "MB-SUB-2 network-path",
+        ("reject-target-network-path",),
+        on_response=accepts(body_has(rb"Content-Id: <//")),
+    ),
+    P(
+        "fragment-accepted",
+        "MB-SUB-2 fragment",
+        ("reject-target-fragment",),
+        on_response=accepts(body_has(rb"Content-Id: <[^>]*#")),
+    ),
+    # MB-SUB-3: CONNECT and TRACE are 400.
+    P(
+        "connect-part-accepted",
+        "MB-SUB-3 CONNECT",
+        ("reject-method-connect",),
+        on_response=accepts(body_has(rb"Http-Method: CONNECT")),
+    ),
+    P(
+        "trace-part-accepted",
+        "MB-SUB-3 TRACE",
+        ("reject-method-trace",),
+        on_response=accepts(body_has(rb"Http-Method: TRACE")),
+    ),
+    # MB-SUB-4: a part that targets a batch endpoint, in any spelling, is 400.
+    P(
+        "nested-batch-accepted",
+        "MB-SUB-4 plain",
+        ("reject-nested-batch",),
+        on_response=accepts(body_has(rb"boundary=inner")),
+    ),
+    P(
+        "nested-batch-by-query-accepted",
+        "MB-SUB-4 query",
+        ("vector-nested-batch-query",),
+        on_response=accepts(body_has(rb"Content-Id: <[^>]*batch\?")),
+    ),
+    P(
+        "nested-batch-by-dots-accepted",
+        "MB-SUB-4 dot segments",
+        ("vector-nested-batch-dot-segments",),
+        on_response=accepts(body_has(rb"Content-Id: <[^>]*\.\./batch")),
+    ),
+    P(
+        "nested-batch-percent-encoded-accepted",
+        "MB-SUB-4 percent-encoding",
+        ("vector-nested-batch-percent-encoded",),
+        on_response=accepts(body_has(rb"%62atch")),
+    ),
+    P(
+        "nested-batch-absolute-uri-accepted",
+        "MB-SUB-4 absolute URI",
+        ("vector-nested-batch-absolute-uri",),
+        on_response=accepts(body_has(rb"(?i)Content-Id: <http://[^>]*/batch>")),
+    ),
+    P(
+        "empty-reference-accepted",
+        "MB-SUB-4 empty reference",
+        ("vector-empty-content-id-targets-batch",),
+        on_response=accepts(body_has(rb"Content-Id: <>")),
+    ),
+    P(
+        "credential-name-case-sensitive",
+        "MB-SUB-5 name case",
+        ("credentials-any-case",),
+        on_request=_outer_credential_added_case_sensitively,
+    ),
+    # MB-SUB-8: <*> is 400.
+    P(
+        "asterisk-target-accepted",
+        "MB-SUB-8",
+        ("reject-target-asterisk",),
+        on_response=accepts(body_has(rb"Content-Id: <\*>")),
+    ),
+)

@@ -1,0 +1,375 @@
+"""Planted violations of the response requirements (MB-RESP-*, MB-STATUS-*).
+
+A response plant writes the answer of a processed batch wrongly (a part too many, a status
+field malformed, a field or the content lost), or gives a refused or stopped batch the wrong
+status or problem document.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    accepts,
+    body_has,
+    field_of,
+    is_batch,
+    map_response,
+    set_field,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+PartsFn = Callable[[list[Part]], list[Part]]
+RespFn = Callable[[RelayResponse], None]
+
+
+def _status(value: str) -> PartsFn:
+    return lambda parts: [(set_field(f, "Http-Status-Code", value), b) for f, b in parts]
+
+
+def _double_status(parts: list[Part]) -> list[Part]:
+    return [
+        ([*f, ("Http-Status-Code", field_of(f, "Http-Status-Code") or "200")], b) for f, b in parts
+    ]
+
+
+def _duplicate_first(parts: list[Part]) -> list[Part]:
+    return [parts[0], *parts] if parts else parts
+
+
+def _cid_space(parts: list[Part]) -> list[Part]:
+    return [
+        (set_field(f, "Content-Id", (field_of(f, "Content-Id") or "<>")[:-1] + " >"), b)
+        for f, b in parts
+    ]
+
+
+def _empty_bodies(parts: list[Part]) -> list[Part]:
+    return [
+        ([(n, "0" if n.lower() == "content-length" else v) for n, v in f], b"") for f, b in parts
+    ]
+
+
+def _hop_by_hop(parts: list[Part]) -> list[Part]:
+    return [([*f, ("Connection", "close")], b) for f, b in parts]
+
+
+def _location_in_cid(parts: list[Part]) -> list[Part]:
+    out = []
+    for f, b in parts:
+        loc = field_of(f, "Location")
+        if loc:
+            f = set_field(without_field(f, "Location"), "Content-Id", f"<{loc}>")
+        out.append((f, b))
+    return out
+
+
+def _drop_location(parts: list[Part]) -> list[Part]:
+    return [(without_field(f, "Location"), b) for f, b in parts]
+
+
+def _skipped_with_status(parts: list[Part]) -> list[Part]:
+    return [
+        ([*f, ("Http-Status-Code", "424")] if ("Batch-Outcome", "skipped") in f else f, b)
+        for f, b in parts
+    ]
+
+
+def _skipped_unmarked(parts: list[Part]) -> list[Part]:
+    return [
+        ([(n, v) for n, v in f if n != "Batch-Outcome"], b)
+        if ("Batch-Outcome", "skipped") in f
+        else (f, b)
+        for f, b in parts
+    ]
+
+
+def _problem_edit(key: str, value: object) -> RespFn:
+    def edit(resp: RelayResponse) -> None:
+        if resp.status >= 400 and "problem+json" in (resp.get("Content-Type") or ""):
+            doc = json.loads(resp.body)
+            if value is None:
+                doc.pop(key, None)
+            else:
+                doc[key] = value
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def _status_map(src: set[int], dst: int) -> RespFn:
+    def edit(resp: RelayResponse) -> None:
+        if resp.status in src:
+            resp.status = dst
+            if "problem+json" in (resp.get("Content-Type") or ""):
+                doc = json.loads(resp.body)
+                doc["status"] = dst
+                resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def _abort_part_index(delta: int) -> PartsFn:
+    def edit(parts: list[Part]) -> list[Part]:
+        out = []
+        for f, b in parts:
+            if field_of(f, "Batch-Outcome") == "aborted":
+                doc = json.loads(b)
+                doc["part_index"] = int(doc.get("part_index", 0)) + delta
+                b = json.dumps(doc).encode()
+                f = set_field(f, "Content-Length", str(len(b)))
+            out.append((f, b))
+        return out
+
+    return edit
+
+
+def _abort_status(parts: list[Part]) -> list[Part]:
+    out = []
+    for f, b in parts:
+        if field_of(f, "Batch-Outcome") == "aborted":
+            doc = json.loads(b)
+            doc["status"] = 400
+            b = json.dumps(doc).encode()
+            f = set_field(f, "Content-Length", str(len(b)))
+        out.append((f, b))
+    return out
+
+
+def _abort_as_text(parts: list[Part]) -> list[Part]:
+    return [
+        (set_field(f, "Content-Type", "text/plain"), b)
+        if field_of(f, "Batch-Outcome") == "aborted"
+        else (f, b)
+        for f, b in parts
+    ]
+
+
+def _two_faults(req: RelayRequest) -> bool:
+    """The several-faults check's request: a bare LF delimiter and an oversized header."""
+    return is_batch(req) and req.body.count(b"\n") != 2 * req.body.count(b"\r\n")
+
+
+def _other_fault(resp: RelayResponse) -> None:
+    if resp.status >= 400 and "problem+json" in (resp.get("Content-Type") or ""):
+        doc = json.loads(resp.body)
+        doc["requirement"] = "MB-SUB-3" if doc.get("requirement") != "MB-SUB-3" else "MB-WIRE-8"
+        resp.body = json.dumps(doc).encode()
+
+
+def _cut_answers(parts: list[Part]) -> list[Part]:
+    cut = 65_536
+    return [(set_field(f, "Content-Length", str(min(len(b), cut))), b[:cut]) for f, b in parts]
+
+
+def _content_on_no_content(parts: list[Part]) -> list[Part]:
+    body = b"handler wrote this"
+    return [
+        (set_field(f, "Content-Length", str(len(body))), body)
+        if field_of(f, "Http-Status-Code") in ("204", "304")
+        else (f, b)
+        for f, b in parts
+    ]
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-RESP-1: one part per request part, in order.
+    P(
+        "extra-part-written",
+        "MB-RESP-1 count over",
+        ("response-framing-strict",),
+        on_response_parts=_duplicate_first,
+    ),
+    # MB-RESP-2: exactly one three-digit Http-Status-Code.
+    P(
+        "status-code-two-digits",
+        "MB-RESP-2 digits",
+        ("response-framing-strict",),
+        on_response_parts=_status("20"),
+    ),
+    P(
+        "status-code-repeated",
+        "MB-RESP-2 repeated",
+        ("response-framing-strict",),
+        on_response_parts=_double_status,
+    ),
+    P(
+        "status-reason-phrase-added",
+        "MB-RESP-2 reason phrase",
+        ("response-framing-strict",),
+        on_response_parts=lambda p: [
+            (set_field(f, "Http-Status-Code", (field_of(f, "Http-Status-Code") or "") + " OK"), b)
+            for f, b in p
+        ],
+    ),
+    # MB-RESP-3: Content-Id echoed octet for octet.
+    P(
+        "content-id-respaced",
+        "MB-RESP-3 whitespace",
+        ("content-id-forms-echoed",),
+        on_response_parts=_cid_space,
+    ),
+    # MB-RESP-4: the sub-response's fields and content.
+    P(
+        "part-content-dropped-in-answer",
+        "MB-RESP-4 content",
+        ("batch-equals-alone",),
+        on_response_parts=_empty_bodies,
+    ),
+    P(
+        "hop-by-hop-field-kept",
+        "MB-RESP-4 hop-by-hop",
+        ("response-parts-without-framing-fields",),
+        on_response_parts=_hop_by_hop,
+    ),
+    P(
+        "response-body-cut-at-64k",
+        "MB-RESP-4 content over 64 KiB",
+        ("bodies-across-sizes",),
+        on_response_parts=_cut_answers,
+    ),
+    P(
+        "content-written-on-204",
+        "MB-RESP-4 content on 204 and 304",
+        ("no-content-on-204-304",),
+        on_response_parts=_content_on_no_content,
+    ),
+    # MB-RESP-5: a skipped part carries Batch-Outcome: skipped and no status.
+    P(
+        "skipped-part-with-status",
+        "MB-RESP-5 status on skipped",
+        ("error-policy-stop",),
+        on_response_parts=_skipped_with_status,
+    ),
+    P(
+        "skipped-part-unmarked",
+        "MB-RESP-5 no outcome",
+        ("error-policy-stop",),
+        on_response_parts=_skipped_unmarked,
+    ),
+    # MB-RESP-7: Location, not Content-Id, names a created resource.
+    P(
+        "created-uri-in-content-id",
+        "MB-RESP-7 in Content-Id",
+        ("created-location",),
+        on_response_parts=_location_in_cid,
+    ),
+    P(
+        "created-location-dropped",
+        "MB-RESP-7 no Location",
+        ("created-location",),
+        on_response_parts=_drop_location,
+    ),
+    # MB-RESP-9: no interim status in a part.
+    P(
+        "interim-100-in-part",
+        "MB-RESP-9 100",
+        ("response-framing-strict",),
+        on_response_parts=_status("100"),
+    ),
+    # MB-STATUS-1: a processed batch is 200.
+    P(
+        "processed-batch-answered-202",
+        "MB-STATUS-1 202",
+        ("accept-failing-part-in-processed-batch",),
+        on_response=map_response(is_batch, _status_map({200}, 202)),
+    ),
+    P(
+        "failed-part-batch-answered-207",
+        "MB-STATUS-1 207 multipart",
+        ("accept-failing-part-in-processed-batch",),
+        on_response=lambda q, r: (
+            setattr(r, "status", 207)
+            if is_batch(q) and r.status == 200 and b"404" in r.body
+            else None
+        ),
+    ),
+    # MB-STATUS-2: a malformed envelope is 400 before any part runs.
+    P(
+        "second-part-malformed-accepted",
+        "MB-STATUS-2 later part",
+        ("reject-second-part-malformed",),
+        on_response=accepts(
+            body_has(rb"\r\n--[^\r\n]*\r\nContent-Id: <[^>]*>\r\n\r\n\r\n--[^\r\n]*--$")
+        ),
+    ),
+    P(
+        "malformed-answered-422",
+        "MB-STATUS-2 status",
+        ("reject-missing-close-delimiter",),
+        on_response=map_response(is_batch, _status_map({400}, 422)),
+    ),
+    # MB-STATUS-3: over a limit is 413 (431 for a header section).
+    P(
+        "too-many-parts-answered-400",
+        "MB-STATUS-3 parts status",
+        ("reject-too-many-parts",),
+        on_response=map_response(is_batch, _status_map({413}, 400)),
+    ),
+    P(
+        "oversized-header-answered-413",
+        "MB-STATUS-3 header status",
+        ("reject-oversized-part-header",),
+        on_response=map_response(is_batch, _status_map({431}, 413)),
+    ),
+    P(
+        "oversized-part-answered-400",
+        "MB-STATUS-3 part octets status",
+        ("limit-part-bytes-one-over",),
+        on_response=map_response(is_batch, _status_map({413}, 400)),
+    ),
+    # MB-STATUS-4: problem+json with status and requirement.
+    P(
+        "problem-status-member-wrong",
+        "MB-STATUS-4 status member",
+        ("reject-missing-close-delimiter",),
+        on_response=map_response(is_batch, _problem_edit("status", 500)),
+    ),
+    P(
+        "problem-requirement-missing",
+        "MB-STATUS-4 requirement member",
+        ("problem-document",),
+        on_response=map_response(is_batch, _problem_edit("requirement", None)),
+    ),
+    P(
+        "problem-requirement-invented",
+        "MB-STATUS-4 unknown ID",
+        ("problem-document",),
+        on_response=map_response(is_batch, _problem_edit("requirement", "MB-NOPE-1")),
+    ),
+    # MB-STATUS-6: the abort part and the close delimiter.
+    P(
+        "aborted-part-as-text",
+        "MB-STATUS-6 media type",
+        ("batch-abort-after-timeout",),
+        on_response_parts=_abort_as_text,
+    ),
+    # MB-STATUS-13: the problem describes a fault the request has.
+    P(
+        "problem-names-absent-fault",
+        "MB-STATUS-13",
+        ("several-faults-any-status",),
+        on_response=map_response(lambda r: r.method == "POST", _other_fault),
+    ),
+    # MB-STATUS-14: the abort problem's 5xx status and part_index.
+    P(
+        "abort-part-index-off-by-one",
+        "MB-STATUS-14 part_index",
+        ("batch-abort-after-timeout",),
+        on_response_parts=_abort_part_index(1),
+    ),
+    P(
+        "abort-problem-4xx",
+        "MB-STATUS-14 status",
+        ("batch-abort-after-timeout",),
+        on_response_parts=_abort_status,
+    ),
+)

@@ -1,0 +1,352 @@
+"""Planted violations of the envelope requirements (spec 3.1: MB-WIRE-*).
+
+Each entry is one way a server breaks one requirement: a validation it lacks (it accepts
+what it must refuse), a refusal of what it must accept, or framing it writes wrongly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    Pred,
+    RespEdit,
+    accepts,
+    body_has,
+    boundary_of,
+    header_has,
+    is_batch,
+    map_parts,
+    parts_of,
+    refuses,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _ctype(pattern: str) -> Pred:
+    return header_has("Content-Type", pattern)
+
+
+def _rebound(new: str) -> RespEdit:
+    """A server whose response boundary is `new` (written on both the field and the body)."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(resp)
+        parts = parts_of(resp.body, b) if b else None
+        if not b or parts is None or not is_batch(req):
+            return
+        quoted = f'"{new}"' if re.search(r"[^A-Za-z0-9_\-'+.]", new) else new
+        resp.headers = [
+            (n, f"multipart/mixed; boundary={quoted}" if n.lower() == "content-type" else v)
+            for n, v in resp.headers
+        ]
+        resp.body = write_parts(parts, new)
+
+    return edit
+
+
+def _fixed_boundary(req: RelayRequest, resp: RelayResponse) -> None:
+    _rebound("plant-one-boundary-for-every-response")(req, resp)
+
+
+def _epilogue(req: RelayRequest, resp: RelayResponse) -> None:
+    if boundary_of(resp) and is_batch(req):
+        resp.body += b"\r\nplanted epilogue\r\n"
+
+
+def _drop_length(parts: list[Part]) -> list[Part]:
+    return [(without_field(f, "Content-Length"), b) for f, b in parts]
+
+
+def _short_length(parts: list[Part]) -> list[Part]:
+    out = []
+    for f, b in parts:
+        if b:
+            f = [(n, str(len(b) - 1) if n.lower() == "content-length" else v) for n, v in f]
+        out.append((f, b))
+    return out
+
+
+def _bare_lf_blank_line(req: RelayRequest, resp: RelayResponse) -> None:
+    b = boundary_of(resp)
+    if b and is_batch(req):
+        resp.body = re.sub(rb"(Content-Length: [0-9]+)\r\n\r\n", rb"\1\r\n\n", resp.body)
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-WIRE-2: 415 with Accept-Post for a media type other than multipart/mixed.
+    P(
+        "media-type-unchecked",
+        "MB-WIRE-2 accepts text/plain",
+        ("reject-media-type-text-plain",),
+        on_response=accepts(_ctype(r"^text/plain")),
+    ),
+    P(
+        "form-data-taken-for-mixed",
+        "MB-WIRE-2 accepts multipart/form-data",
+        ("reject-media-type-form-data",),
+        on_response=accepts(_ctype(r"form-data")),
+    ),
+    P(
+        "wrong-media-type-answered-400",
+        "MB-WIRE-2 status",
+        ("reject-media-type-text-plain",),
+        on_response=refuses(_ctype(r"^text/plain"), 400),
+    ),
+    # MB-WIRE-3: receivers accept 1 to 70 bchars; senders write a valid boundary.
+    P(
+        "seventy-char-boundary-refused",
+        "MB-WIRE-3 70 characters",
+        ("accept-boundary-seventy-chars",),
+        on_response=refuses(_ctype(r"boundary=[^;]{70}$")),
+    ),
+    P(
+        "one-char-boundary-refused",
+        "MB-WIRE-3 one character",
+        ("accept-boundary-one-char",),
+        on_response=refuses(_ctype(r"boundary=q$")),
+    ),
+    P(
+        "quoted-boundary-refused",
+        "MB-WIRE-3 quoted specials",
+        ("accept-boundary-quoted-specials",),
+        on_response=refuses(_ctype(r'boundary="[^"]*[()+,./:=?][^"]*"')),
+    ),
+    P(
+        "response-boundary-over-long",
+        "MB-WIRE-3 sender length",
+        ("response-boundary-valid",),
+        on_response=_rebound("b" * 75),
+    ),
+    # MB-WIRE-4: an invalid boundary parameter is 400.
+    P(
+        "missing-boundary-accepted",
+        "MB-WIRE-4 missing",
+        ("reject-boundary-missing",),
+        on_response=accepts(_ctype(r"^multipart/mixed$")),
+    ),
+    P(
+        "empty-boundary-accepted",
+        "MB-WIRE-4 empty",
+        ("reject-boundary-empty",),
+        on_response=accepts(_ctype(r'boundary=""')),
+    ),
+    P(
+        "long-boundary-accepted",
+        "MB-WIRE-4 over-long",
+        ("reject-boundary-seventy-one-chars",),
+        on_response=accepts(_ctype(r"boundary=[^;]{71}")),
+    ),
+    P(
+        "trailing-space-boundary-accepted",
+        "MB-WIRE-4 trailing space",
+        ("reject-boundary-trailing-space",),
+        on_response=accepts(_ctype(r' "$')),
+    ),
+    P(
+        "bad-char-boundary-accepted",
+        "MB-WIRE-4 character outside bchars",
+        ("reject-boundary-bad-char",),
+        on_response=accepts(_ctype(r"@")),
+    ),
+    # MB-WIRE-5: a fresh boundary of 16+ safe characters for each response.
+    P(
+        "one-boundary-for-server-lifetime",
+        "MB-WIRE-5 reuse",
+        ("response-boundary-choice",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_fixed_boundary,
+    ),
+    P(
+        "short-response-boundary",
+        "MB-WIRE-5 length",
+        ("response-boundary-choice",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_rebound("short"),
+    ),
+    # MB-WIRE-7: CRLF everywhere the sender writes a line.
+    P(
+        "bare-lf-blank-line-in-output",
+        "MB-WIRE-7 blank line",
+        ("response-framing-strict",),
+        on_response=_bare_lf_blank_line,
+    ),
+    # MB-WIRE-8: bare LF or CR as a line terminator is rejected.
+    P(
+        "bare-lf-after-delimiter-accepted",
+        "MB-WIRE-8 after delimiter",
+        ("reject-bare-lf-after-delimiter",),
+        on_response=accepts(body_has(rb"^--[^\r\n]*\n")),
+    ),
+    P(
+        "bare-lf-in-part-header-accepted",
+        "MB-WIRE-8 part header",
+        ("reject-bare-lf-in-part-header",),
+        on_response=accepts(body_has(rb"GET\nContent-Id")),
+    ),
+    P(
+        "bare-lf-blank-line-accepted",
+        "MB-WIRE-8 blank line",
+        ("reject-bare-lf-blank-line",),
+        on_response=accepts(body_has(rb">\r\n\n")),
+    ),
+    P(
+        "bare-cr-accepted",
+        "MB-WIRE-8 bare CR",
+        ("reject-bare-cr-in-part-header",),
+        on_response=accepts(body_has(rb"GET\rContent-Id")),
+    ),
+    P(
+        "lf-only-message-accepted",
+        "MB-WIRE-8 LF throughout",
+        ("reject-lf-only-message",),
+        on_response=accepts(body_has(rb"\n\n\n--")),
+    ),
+    P(
+        "bare-lf-in-body-refused",
+        "MB-WIRE-8 body data",
+        ("accept-body-with-bare-lf",),
+        on_response=refuses(body_has(rb"a\nb\nc\n")),
+    ),
+    # MB-WIRE-9: preamble and epilogue are ignored.
+    P(
+        "preamble-refused",
+        "MB-WIRE-9 preamble",
+        ("accept-preamble-and-epilogue",),
+        on_response=refuses(body_has(rb"^This preamble")),
+    ),
+    P(
+        "epilogue-refused",
+        "MB-WIRE-9 epilogue",
+        ("accept-preamble-and-epilogue",),
+        on_response=refuses(body_has(rb"This epilogue is ignored")),
+    ),
+    # MB-WIRE-10: no preamble or epilogue in output.
+    P(
+        "epilogue-sent",
+        "MB-WIRE-10 epilogue",
+        ("response-framing-strict",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_epilogue,
+    ),
+    # MB-WIRE-11: transport padding accepted.
+    P(
+        "transport-padding-refused",
+        "MB-WIRE-11",
+        ("accept-transport-padding",),
+        on_response=refuses(body_has(rb"^--[^\r\n]*[ \t]\r\n")),
+    ),
+    # MB-WIRE-13: no close delimiter is 400.
+    P(
+        "unclosed-body-accepted",
+        "MB-WIRE-13",
+        ("reject-missing-close-delimiter",),
+        on_response=accepts(lambda r: is_batch(r) and not r.body.rstrip().endswith(b"--")),
+    ),
+    # MB-WIRE-15: each part carries Content-Length.
+    P(
+        "response-parts-without-length",
+        "MB-WIRE-15",
+        ("response-framing-strict",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_parts(_drop_length),
+    ),
+    # MB-WIRE-16: Content-Length equals the body's octets.
+    P(
+        "part-content-length-short",
+        "MB-WIRE-16 one short",
+        ("response-framing-strict",),
+        on_response=map_parts(_short_length),
+    ),
+    # MB-WIRE-17: a Content-Length that differs from the octets is rejected.
+    P(
+        "short-content-length-accepted",
+        "MB-WIRE-17 too small",
+        ("reject-content-length-too-small",),
+        on_response=accepts(body_has(rb"Length: 3\r\n\r\nabcdef")),
+    ),
+    P(
+        "long-content-length-accepted",
+        "MB-WIRE-17 too large",
+        ("reject-content-length-too-large",),
+        on_response=accepts(body_has(rb"Content-Length: 60\r\n")),
+    ),
+    P(
+        "get-content-length-unchecked",
+        "MB-WIRE-17 on GET",
+        ("reject-content-length-on-get-mismatch",),
+        on_response=accepts(body_has(rb"GET\r\n(?:[^\r\n]*\r\n)*?Content-Length: 5\r\n")),
+    ),
+    P(
+        "body-delimiter-collision-accepted",
+        "MB-WIRE-17 collision",
+        ("reject-boundary-collision-in-body",),
+        on_response=accepts(body_has(rb"abc\r\n--")),
+    ),
+    P(
+        "content-length-on-get-refused",
+        "MB-WIRE-17 zero on GET",
+        ("accept-content-length-on-get",),
+        on_response=refuses(body_has(rb"GET\r\n(?:[^\r\n]*\r\n)*?Content-Length: 0\r\n")),
+    ),
+    P(
+        "empty-put-refused",
+        "MB-WIRE-17 empty body",
+        ("accept-empty-body-put",),
+        on_response=refuses(body_has(rb"PUT\r\n(?:[^\r\n]*\r\n)*?Content-Length: 0\r\n")),
+    ),
+    # MB-WIRE-18: at least one part.
+    P(
+        "empty-batch-accepted",
+        "MB-WIRE-18 close delimiter only",
+        ("reject-empty-batch",),
+        on_response=accepts(
+            lambda r: is_batch(r) and r.body.startswith(b"--") and r.body.count(b"--") == 2
+        ),
+    ),
+    P(
+        "empty-content-accepted",
+        "MB-WIRE-18 no content",
+        ("reject-empty-content",),
+        on_response=accepts(lambda r: r.method == "POST" and not r.body),
+    ),
+    # MB-WIRE-19: text after the dash-boundary is rejected.
+    P(
+        "text-after-first-boundary-accepted",
+        "MB-WIRE-19 first delimiter",
+        ("reject-text-after-boundary",),
+        on_response=accepts(body_has(rb"trailing-text")),
+    ),
+    P(
+        "text-after-later-boundary-accepted",
+        "MB-WIRE-19 later delimiter",
+        ("reject-text-after-later-boundary",),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*X\r\n")),
+    ),
+    # MB-WIRE-20: one Content-Length of 1*DIGIT.
+    P(
+        "hex-content-length-accepted",
+        "MB-WIRE-20 hex",
+        ("reject-content-length-hex",),
+        on_response=accepts(body_has(rb"Content-Length: 0x")),
+    ),
+    P(
+        "repeated-content-length-accepted",
+        "MB-WIRE-20 repeated",
+        ("reject-content-length-repeated",),
+        on_response=accepts(body_has(rb"Content-Length: 3\r\nContent-Length: 3")),
+    ),
+    # MB-WIRE-21: a header section followed directly by the next delimiter.
+    P(
+        "bodyless-part-refused",
+        "MB-WIRE-21",
+        ("accept-part-without-blank-body-line",),
+        on_response=refuses(body_has(rb">\r\n\r\n--")),
+    ),
+)
