@@ -12,7 +12,10 @@ the answer was not HTTP at all, response-N.http holds the octets that did arrive
 A report folder reused from an earlier run is cleared of that run's cases first, so every
 case folder belongs to this run. The HTML puts failures first, groups failures that share one
 root cause (the same requirement broken the same way by many checks), and links each
-requirement ID to its anchor in the spec on the documentation site (`SPEC_PAGE`). Members
+requirement ID to its anchor in the spec on the documentation site (`SPEC_PAGE`). Its coverage
+matrix gives each requirement the checks that name it and the planted violations that break it
+(run.plants); a server requirement with neither says "no check" or "no plant", or why there is
+none (run.coverage_gaps.UNCHECKED, run.plants.UNPLANTED). Members
 the suite created but could not delete are listed in the HTML and in cleanup.json.
 """
 
@@ -36,7 +39,9 @@ from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.requirements import RequirementIndex
 from mixbatch_conformance.core.schemas import validate_against
+from mixbatch_conformance.run.coverage_gaps import UNCHECKED
 from mixbatch_conformance.run.hop_blame import write_hop_blame
+from mixbatch_conformance.run.plants import planted_coverage
 from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 
 __all__ = ["SPEC_PAGE", "RunInfo", "build_report", "coverage", "write_reports"]
@@ -271,6 +276,21 @@ def _req_link(rid: str) -> str:
     return f"<a href='{e(SPEC_PAGE)}#{e(rid)}'>{e(rid)}</a>"
 
 
+def _unchecked_cell(rid: str) -> str:
+    why = UNCHECKED.get(rid)
+    return f"<i>none: {html.escape(why)}</i>" if why else "<b>no check</b>"
+
+
+def _planted_cell(rid: str, plants: dict[str, list[str] | str | None]) -> str:
+    """The planted-violations cell: the plants' names, why there is none, or a bold gap."""
+    entry = plants.get(rid)
+    if isinstance(entry, list):
+        return " ".join(f"<code>{html.escape(n)}</code>" for n in entry)
+    if isinstance(entry, str):
+        return f"<i>none: {html.escape(entry)}</i>"
+    return "<b>no plant</b>" if entry is None and rid in plants else ""
+
+
 def _root_causes(results: list[CheckResult]) -> list[tuple[tuple[str, str, str], list[str]]]:
     """Failures that share their first broken expectation (requirement, what, actual), when
     at least GROUP_AT checks share it, largest group first."""
@@ -329,6 +349,7 @@ def _html(
             f"<td>{e(r.check.profile)}</td><td>{e(r.check.description)}<br><small>{e(r.message)}</small>{detail}</td></tr>"
         )
     cov_rows = []
+    plants = planted_coverage(index)
     for req in index.requirements:
         if not ({"server", "proxy"} & set(req.roles)):
             continue
@@ -341,7 +362,7 @@ def _html(
         )
         cov_rows.append(
             f"<tr><td>{_req_link(req.id)}</td><td>{e(req.keyword)}</td><td>{e(req.summary)}</td>"
-            f"<td>{cells or '<b>no check</b>'}</td></tr>"
+            f"<td>{cells or _unchecked_cell(req.id)}</td><td>{_planted_cell(req.id, plants)}</td></tr>"
         )
     summary = " ".join(f"{k}: {v}" for k, v in doc["summary"].items() if v)
     notices = ""
@@ -378,7 +399,7 @@ target <code>{e(h["target"]["base_url"] + h["target"]["batch_endpoint"])}</code>
 <h2>Results</h2><table><tr><th>verdict</th><th>check</th><th>requirements</th><th>profile</th><th>detail</th></tr>
 {"".join(rows)}</table>
 <h2>Requirement coverage (server and proxy requirements)</h2>
-<table><tr><th>ID</th><th>keyword</th><th>requirement</th><th>checks</th></tr>{"".join(cov_rows)}</table>
+<table><tr><th>ID</th><th>keyword</th><th>requirement</th><th>checks</th><th>planted violations</th></tr>{"".join(cov_rows)}</table>
 </body></html>
 """
 

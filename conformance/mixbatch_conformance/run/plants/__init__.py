@@ -23,6 +23,7 @@ __all__ = [
     "PLANTS",
     "UNPLANTED",
     "plantable_requirements",
+    "planted_coverage",
     "planted_requirements",
     "requirement_of",
     "unplanted_requirements",
@@ -80,3 +81,12 @@ def unplanted_requirements(index: RequirementIndex | None = None) -> list[str]:
     """Plantable server requirements with no plant and no reason in UNPLANTED."""
     planted = planted_requirements()
     return [r for r in plantable_requirements(index) if r not in planted and r not in UNPLANTED]
+
+
+def planted_coverage(index: RequirementIndex | None = None) -> dict[str, list[str] | str | None]:
+    """Plantable requirement -> its plants' names, the reason it has none, or None (a gap)."""
+    idx = index or load_index()
+    by_req: dict[str, list[str]] = {}
+    for p in PLANTS:
+        by_req.setdefault(requirement_of(p), []).append(p.name)
+    return {r: by_req.get(r) or UNPLANTED.get(r) for r in plantable_requirements(idx)}

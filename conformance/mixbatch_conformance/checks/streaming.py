@@ -1,0 +1,108 @@
+"""Streaming in order (spec 7.3, MB-PROC-4): part 0 arrives before a slow part 1 finishes.
+
+Theory of operation: MB-PROC-4 (SHOULD) asks a server to "write each response part as soon as
+that part and every part before it are complete, without waiting for later parts". The check
+sends [ok, delay] and reads the answer as it arrives, noting when part 0 is complete (the
+second delimiter line has arrived) and when the close delimiter arrives; a streaming server
+delivers part 0 well before the delay is over. An intermediary may buffer a whole response,
+so the check is judged on a direct connection only, over plain HTTP/1.1.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import h11
+
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import parse_media_type
+
+__all__: list[str] = []
+
+#: How long the slow part waits; part 0 must arrive this much earlier, less the margin.
+DELAY_MS = 1500
+MARGIN_S = 0.5
+BOUNDARY = "mb-stream-4c1e9a7f02d3b658"
+BUFFERING_INTERMEDIARY = "an intermediary may buffer a whole response before it forwards any of it"
+
+
+def _timed_read(ctx: Context, request: bytes) -> tuple[bytes, float | None, float | None]:
+    """The content received, and the seconds until part 0 was complete and until the end."""
+    started = time.monotonic()
+    conn = h11.Connection(h11.CLIENT)
+    content = bytearray()
+    first = last = None
+    dash = b""
+    with socket.create_connection((ctx.host, ctx.port), timeout=ctx.timeout) as sock:
+        sock.sendall(request)
+        conn.send(h11.Request(method="POST", target="/", headers=[("Host", "x")]))
+        conn.send(h11.EndOfMessage())
+        while last is None:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                chunk = sock.recv(65536)
+                conn.receive_data(chunk)
+                if not chunk:
+                    break
+                continue
+            if isinstance(event, h11.Response):
+                for name, value in event.headers:
+                    if name == b"content-type":
+                        try:
+                            params = parse_media_type(value.decode("latin-1"))[1]
+                        except ValueError:
+                            params = {}
+                        dash = b"--" + params.get("boundary", "").encode("latin-1")
+            elif isinstance(event, h11.Data):
+                content += event.data
+                now = time.monotonic() - started
+                if first is None and dash and content.count(b"\r\n" + dash) >= 1:
+                    first = now
+                if dash and (b"\r\n" + dash + b"--") in content:
+                    last = now
+            else:
+                break
+    return bytes(content), first, last
+
+
+@checker(
+    "parts-streamed-in-order",
+    ("MB-PROC-4",),
+    "A part that is complete is written before a slower later part finishes.",
+    state=State.READ_ONLY,
+    direct_only=BUFFERING_INTERMEDIARY,
+)
+def parts_streamed(ctx: Context, judge: Judge) -> None:
+    if ctx.tls is not None or ctx.settings.http2:
+        judge.not_applicable("the timing is read from a plain HTTP/1.1 connection")
+    template = ctx.resource(judge, "delay")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    subs = [
+        SubRequest("GET", ok),
+        SubRequest("GET", ctx.path(template.replace("{ms}", str(DELAY_MS)))),
+    ]
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit <= DELAY_MS + 500:
+        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    body = compose_batch(subs, BOUNDARY)
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    request = ctx.raw_request("POST", ctx.batch_path, head, body)
+    data, first, last = _timed_read(ctx, request)
+    judge.require_true(
+        "complete answer",
+        first is not None and last is not None,
+        f"{len(data)} octets: {data[:80]!r}",
+        "a multipart answer with its close delimiter",
+        "MB-STATUS-1",
+    )
+    assert first is not None
+    assert last is not None
+    judge.expect_true(
+        "part 0 before the slow part finished",
+        first <= last - DELAY_MS / 1000 + MARGIN_S,
+        f"part 0 complete at {first:.2f} s, the answer at {last:.2f} s",
+        f"part 0 at least {DELAY_MS / 1000 - MARGIN_S:g} s before the end (SHOULD)",
+    )
