@@ -90,6 +90,26 @@ bench-quick: env
 
 # The C programs the HTTP/2 comparison runs (h2load from nghttp2-client, nginx; curl is already
 # there); bench/external.py names this same command when one of them is missing. Needs root.
+# The suite through the proxies people deploy (conformance/mixbatch_conformance/intermediaries/
+# real): installs those that are missing (Debian packages; needs root, and skips the install
+# when it cannot), runs the standard tier direct and through every program and variant with
+# one seed, and regenerates docs/results/intermediaries.md and its data from that run. Checks
+# that fail through a hop are results, not a failed target; a harness error (exit 3) fails it.
+INTERMEDIARY_PACKAGES := nginx haproxy apache2 caddy varnish squid trafficserver h2o lighttpd
+INTERMEDIARIES_SEED ?= 1
+INTERMEDIARIES_DIR ?= reports/intermediaries
+.PHONY: intermediaries
+intermediaries: env
+	@missing=$$(for p in $(INTERMEDIARY_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	  else echo "not root: not installing $$missing (their rows are N/A)"; fi; \
+	fi
+	rm -rf $(INTERMEDIARIES_DIR)
+	$(PY) -m mixbatch conformance --via real --tier standard --seed $(INTERMEDIARIES_SEED) \
+	  --report $(INTERMEDIARIES_DIR) --no-progress --quiet || [ $$? -le 1 ]
+	$(PY) -m mixbatch_conformance.intermediaries.real.publish $(INTERMEDIARIES_DIR) docs/results
+
 .PHONY: bench-deps
 bench-deps:
 	apt-get update && apt-get install -y nghttp2-client nginx

@@ -21,11 +21,14 @@ nothing.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mixbatch_conformance.transport.http import ResponseError, read_response
 
 __all__ = ["BAD_VERDICTS", "Blame", "HopBlame", "blame", "write_hop_blame"]
 
@@ -35,8 +38,8 @@ BAD_VERDICTS = frozenset({"FAIL", "FLAKY", "TIMEOUT", "SETUP-ERROR", "HARNESS-ER
 MAX_SAVED_BYTES = 1 << 20
 #: Fields that differ on every message, or per connection, and say nothing about a batch.
 VOLATILE = frozenset({"date", "age", "x-request-id", "request-id", "connection", "keep-alive"})
-_REQUEST_LINE = re.compile(rb"(?m)^[A-Z]+ [^ \r\n]+ HTTP/1\.[01]\r?$")
-_STATUS_LINE = re.compile(rb"(?m)^HTTP/1\.[01] [0-9]{3}[^\r\n]*\r?$")
+_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*([0-9]+)[ \t]*\r?$")
+_CHUNKED = re.compile(rb"(?im)^transfer-encoding:[^\r\n]*chunked[ \t]*\r?$")
 
 
 @dataclass
@@ -146,12 +149,42 @@ def _changes(before: bytes, after: bytes) -> list[FieldChange]:
     ]
 
 
-def _nth(stream: bytes, pattern: re.Pattern[bytes], n: int) -> bytes:
-    starts = [m.start() for m in pattern.finditer(stream)]
-    if n >= len(starts):
-        return b""
-    end = starts[n + 1] if n + 1 < len(starts) else len(stream)
-    return stream[starts[n] : end][:MAX_SAVED_BYTES]
+def _requests(stream: bytes) -> list[bytes]:
+    """The requests one recorded connection carried, split by their own framing (RFC 9112
+    §6.3: Content-Length, or chunked up to the last chunk and the trailer section)."""
+    out: list[bytes] = []
+    at = 0
+    while at < len(stream):
+        head_end = stream.find(b"\r\n\r\n", at)
+        if head_end < 0:
+            out.append(stream[at:])
+            break
+        head = stream[at : head_end + 4]
+        end = head_end + 4
+        if _CHUNKED.search(head):
+            last = stream.find(b"\r\n0\r\n", head_end)
+            trailer_end = stream.find(b"\r\n\r\n", last + 2) if last >= 0 else -1
+            end = trailer_end + 4 if trailer_end >= 0 else len(stream)
+        elif m := _LENGTH.search(head):
+            end += int(m.group(1))
+        out.append(stream[at:end][:MAX_SAVED_BYTES])
+        at = end
+    return out
+
+
+def _responses(stream: bytes, requests: list[bytes]) -> list[bytes]:
+    """The responses one recorded connection carried, one per request, read in order."""
+    reader = io.BytesIO(stream)
+    out: list[bytes] = []
+    for request in requests:
+        method = request.split(b" ", 1)[0].decode("latin-1")
+        start = reader.tell()
+        try:
+            out.append(read_response(reader, method).raw[:MAX_SAVED_BYTES])
+        except (ResponseError, OSError, ValueError):
+            out.append(stream[start:][:MAX_SAVED_BYTES])
+            break
+    return out
 
 
 def _origin_side(request: bytes, body: bytes, taps: list[Path]) -> tuple[bytes, bytes] | None:
@@ -163,20 +196,20 @@ def _origin_side(request: bytes, body: bytes, taps: list[Path]) -> tuple[bytes, 
     best: tuple[int, bytes, bytes] | None = None
     for tap in taps:
         for up in sorted(tap.glob("conn-*.up")):
-            stream = up.read_bytes()
-            for n, match in enumerate(_REQUEST_LINE.finditer(stream)):
-                start = match.start()
-                if not stream.startswith(method_target, start):
+            sent_all = _requests(up.read_bytes())
+            answers: list[bytes] | None = None
+            for n, sent in enumerate(sent_all):
+                if not sent.startswith(method_target):
                     continue
-                head_end = stream.find(b"\r\n\r\n", start)
-                if head_end < 0 or (body and not stream.startswith(body, head_end + 4)):
+                if body and not sent.endswith(body):
                     continue
-                sent = _nth(stream, _REQUEST_LINE, n)
                 score = len(_changes(request, sent))
                 if best is None or score < best[0]:
-                    down = up.with_suffix(".down")
-                    answer = _nth(down.read_bytes(), _STATUS_LINE, n) if down.is_file() else b""
-                    best = (score, sent, answer)
+                    if answers is None:
+                        down = up.with_suffix(".down")
+                        stream = down.read_bytes() if down.is_file() else b""
+                        answers = _responses(stream, sent_all)
+                    best = (score, sent, answers[n] if n < len(answers) else b"")
     return None if best is None else (best[1], best[2])
 
 

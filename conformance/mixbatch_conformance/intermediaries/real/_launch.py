@@ -53,6 +53,7 @@ __all__ = [
     "RunningHop",
     "free_port",
     "start_real",
+    "unprivileged",
 ]
 
 #: The module that writes each program's configuration and command line.
@@ -148,7 +149,7 @@ def _tail(folder: Path) -> str:
     return "\n".join(texts)[-LOG_TAIL:]
 
 
-def _unprivileged(workdir: Path) -> dict[str, Any]:
+def unprivileged(workdir: Path) -> dict[str, Any]:
     """Popen arguments that run the program as ``UNPRIVILEGED_USER`` when this process is
     root (the dir becomes that user's), and nothing otherwise: no program runs as root."""
     if os.geteuid() != 0:
@@ -209,7 +210,7 @@ def start_real(
         conf = workdir / program.CONFIG_NAME
         conf.write_text(program.config(variant, layout), encoding="utf-8")
         program.prepare(binary, conf, layout)
-        user = _unprivileged(workdir)
+        user = unprivileged(workdir)
         with (workdir / "stdout.out").open("wb") as out:
             proc = subprocess.Popen(
                 program.command(binary, conf, layout),

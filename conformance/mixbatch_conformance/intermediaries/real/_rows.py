@@ -38,6 +38,7 @@ from mixbatch_conformance.intermediaries.real._origin import (
     reference_description,
     reference_origins,
 )
+from mixbatch_conformance.intermediaries.real._probe import probe
 
 __all__ = ["MATRIX_FILE", "Row", "is_row", "rows_from", "run_rows"]
 
@@ -128,6 +129,22 @@ def _write(path: Path, doc: Any) -> None:
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
 
 
+def _point_taps_at(folder: Path, taps: list[Path]) -> None:
+    path = folder / "hop.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["taps"] = [str(t) for t in taps]
+    _write(path, doc)
+
+
+def _blamed(folder: Path) -> list[str]:
+    """The checks the hop blame (written with the row's report) puts on the hop."""
+    path = folder / "hop-blame.json"
+    if not path.is_file():
+        return []
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return [str(b["check_id"]) for b in doc.get("blamed", [])]
+
+
 def run_rows(
     rows: Sequence[Row],
     target: str | None,
@@ -191,8 +208,20 @@ def run_rows(
                             *("--via-scenario", row.label, *tls, *base, *row_report),
                         ]
                     )
+                    observed = probe(
+                        hop.url,
+                        hop.taps,
+                        ca_file=hop.ca_file,
+                        http2=row.variant in row.intermediary.http2_variants,
+                    )
+                    entry["observed"] = observed.as_dict()
                     if folder is not None:
                         hop.keep(folder / "hop")
+                        # The run's own dir goes when the program stops; the kept copies of the
+                        # recordings stay, so hop blame can be written again from the folder.
+                        _point_taps_at(
+                            folder, [folder / "hop" / f"origin-{n}" for n in range(len(hop.taps))]
+                        )
             except NotInstalled as exc:
                 say(f"via {row.label}: not applicable: {exc}")
                 entry.update(status="not-installed", install=install_command(row.intermediary))
@@ -203,6 +232,10 @@ def run_rows(
                 worst = max(worst, COULD_NOT_TEST)
                 continue
             entry.update(status="ran", exit=code)
+            blamed = _blamed(root / row.slug) if root else []
+            entry["blamed"] = blamed
+            if blamed:
+                say(f"via {row.label}: fail only through the hop: {', '.join(blamed)}")
             worst = max(worst, code)
     if root is not None:
         _write(
