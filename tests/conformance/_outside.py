@@ -241,8 +241,9 @@ def starlette_without_batching() -> contextlib.AbstractContextManager[str]:
 
 
 @contextlib.contextmanager
-def falls_silent(upstream: str, answered: int) -> Iterator[str]:
-    """Forwards the first `answered` connections to `upstream`, then answers nothing."""
+def falls_silent(upstream: str, answered: int, then: bytes = b"") -> Iterator[str]:
+    """Forwards the first `answered` connections to `upstream`, then answers nothing (or
+    `then` and a close)."""
     up_host, up_port = upstream.removeprefix("http://").split(":")
     seen = [0]
 
@@ -251,6 +252,13 @@ def falls_silent(upstream: str, answered: int) -> Iterator[str]:
         seen[0] += 1
         if seen[0] > answered:
             with contextlib.suppress(OSError):
+                if then:
+                    conn.recv(65536)
+                    conn.sendall(then)
+                    conn.shutdown(socket.SHUT_WR)
+                    time.sleep(0.2)
+                    conn.close()
+                    return
                 while conn.recv(65536):
                     pass
             return

@@ -249,3 +249,24 @@ def test_a_reused_report_folder_holds_only_this_runs_cases(
     assert not stale.exists()
     html = (report / "report.html").read_text(encoding="utf-8")
     assert "href='https://mixbatch.dev/spec/#MB-WIRE-3'" in html
+
+
+def test_garbage_in_a_check_is_a_fail_with_the_octets_saved(
+    tmp_path: Path, reference: Target, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _outside.falls_silent(reference.base_url, answered=1, then=_outside.GARBAGE) as url:
+        config = tmp_path / "target.json"
+        config.write_text(json.dumps(describe(reference) | {"base_url": url}), encoding="utf-8")
+        report = tmp_path / "report"
+        code = main(
+            [
+                *("--config", str(config), "--only", "reject-bare-lf-after-delimiter"),
+                *("--no-progress", "--quiet", "--replays", "0", "--report", str(report)),
+            ]
+        )
+    assert code == EXIT_NONCONFORMANT
+    doc = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    [result] = doc["results"]
+    assert result["verdict"] == "FAIL"
+    assert "MB-STATUS-1" in result["message"]
+    assert (report / result["artifacts"]["response"]).read_bytes() == _outside.GARBAGE
