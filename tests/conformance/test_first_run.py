@@ -270,3 +270,47 @@ def test_garbage_in_a_check_is_a_fail_with_the_octets_saved(
     assert result["verdict"] == "FAIL"
     assert "MB-STATUS-1" in result["message"]
     assert (report / result["artifacts"]["response"]).read_bytes() == _outside.GARBAGE
+
+
+def test_replay_leaves_out_volatile_fields() -> None:
+    from mixbatch_conformance.run.replay import same_but_volatile
+    from mixbatch_conformance.transport.http import Response
+
+    recorded = b"HTTP/1.1 200 OK\r\nDate: Mon, 01 Jan 2026 00:00:00 GMT\r\nX: 1\r\n\r\nbody"
+    now = b"HTTP/1.1 200 OK\r\nDate: Sun, 22 Nov 2026 12:00:00 GMT\r\nX: 1\r\n\r\nbody"
+    resp = Response(200, "OK", (), b"body", now)
+    assert same_but_volatile(recorded, resp, ("Date",))
+    assert not same_but_volatile(recorded, resp, ())
+    changed = Response(200, "OK", (), b"other", now.replace(b"body", b"other"))
+    assert not same_but_volatile(recorded, changed, ("Date",))
+
+
+def test_the_html_report_puts_failures_first_and_groups_a_shared_cause(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from mixbatch_conformance.run.report import RunInfo, write_reports
+
+    index = load_index()
+
+    def check(name: str) -> Check:
+        return Check(
+            name,
+            ("MB-STATUS-1",),
+            "core",
+            "smoke",
+            "A check.",
+            lambda ctx, judge: None,
+            state=State.READ_ONLY,
+            roles=("server",),
+        )
+
+    passing = _result(check("a-passes"), Verdict.PASS, {"MB-STATUS-1": True})
+    failing = [
+        _result(check(f"z-fails-{n}"), Verdict.FAIL, {"MB-STATUS-1": False}) for n in range(3)
+    ]
+    info = RunInfo("http://h:1", "/batch", "smoke", 1, ("core",), dt.datetime.now(dt.UTC), 0.1)
+    write_reports(tmp_path, [passing, *failing], info, index, [])
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert html.index("id='z-fails-0'") < html.index("id='a-passes'")
+    assert "Root causes" in html
+    assert "<b>3 checks</b> broke" in html
