@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-__all__ = ["__version__", "requirement_index", "spec_version"]
+__all__ = ["__version__", "requirement_index", "spec_document", "spec_version"]
 
 try:
     __version__ = version("mixbatch")
@@ -22,18 +22,17 @@ except PackageNotFoundError:  # pragma: no cover - running from a checkout that 
     __version__ = "0+unknown"
 
 
-def _index_candidates() -> list[Path]:
+def _spec_candidates(name: str) -> list[Path]:
     here = Path(__file__).resolve().parent
     # The wheel's copy first, then a checkout's spec/ above the package.
-    return [here / "_spec" / "requirements.json"] + [
-        parent / "spec" / "requirements.json" for parent in here.parents
-    ]
+    return [here / "_spec" / name] + [parent / "spec" / name for parent in here.parents]
 
 
 @cache
-def requirement_index() -> dict[str, Any]:
-    """The parsed spec/requirements.json, or ``{}`` when no copy can be found or read."""
-    for path in _index_candidates():
+def spec_document(name: str) -> dict[str, Any]:
+    """The parsed JSON file ``name`` under spec/ (``"schemas/capabilities.schema.json"``), or
+    ``{}`` when no copy can be found or read."""
+    for path in _spec_candidates(name):
         if path.is_file():
             try:
                 document = json.loads(path.read_text("utf-8"))
@@ -41,6 +40,11 @@ def requirement_index() -> dict[str, Any]:
                 return {}
             return document if isinstance(document, dict) else {}
     return {}
+
+
+def requirement_index() -> dict[str, Any]:
+    """The parsed spec/requirements.json, or ``{}`` when no copy can be found or read."""
+    return spec_document("requirements.json")
 
 
 def spec_version() -> str:

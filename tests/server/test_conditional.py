@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from mixbatch.codec import Fields
-from mixbatch.server._conditional import (
+from mixbatch._http.conditional import (
     Validators,
     evaluate,
     format_http_date,
     parse_etags,
     parse_http_date,
 )
+from mixbatch.codec import Fields
 
 from ._client import FIXED_NOW, HttpClient
 

@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from mixbatch._http.negotiation import choose, parse_prefer
 from mixbatch.server._multistatus import MIXBATCH_XML_NAMESPACE
-from mixbatch.server._negotiation import choose, parse_prefer
 
 from ._client import HttpClient, parse_batch, post_batch
 from .test_batch_endpoint import JSON_FIELDS, schema

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mixbatch.server._conditional import format_http_date
+from mixbatch._http.conditional import format_http_date
 
 from ._client import FIXED_NOW, HttpClient, RunningServer
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
+from mixbatch._http.messages import Handler
 from mixbatch.codec import Fields
 from mixbatch.server import Request, Response
-from mixbatch.server._messages import Handler
 from mixbatch.server._router import Route, Router
 
 

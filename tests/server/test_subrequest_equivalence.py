@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mixbatch.server._messages import FRAMING_AND_HOP_FIELDS
+from mixbatch._http.messages import FRAMING_AND_HOP_FIELDS
 
 from ._client import LoopThread, build_batch, parse_batch, start_server
 

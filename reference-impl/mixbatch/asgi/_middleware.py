@@ -30,6 +30,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mixbatch._constants import ASGI_DEFAULT_PROFILES as DEFAULT_PROFILES
+from mixbatch._constants import ASGI_PROFILES as SUPPORTED_PROFILES
 from mixbatch.codec import (
     PROBLEM_TYPE_BASE,
     BatchWriter,
@@ -70,8 +72,6 @@ _log = logging.getLogger("mixbatch.asgi")
 
 #: The profiles this middleware implements. "atomic" needs the application's transactions, and
 #: the XML and JSON forms are not offered; collection-get and conditional belong to the app.
-SUPPORTED_PROFILES = ("core", "error-policy", "limits", "conditional", "collection-get")
-DEFAULT_PROFILES = ("core", "error-policy", "limits")
 #: Seconds one batch may run; the same bound as the reference server's (MB-SEC-1).
 BATCH_TIMEOUT = 120.0
 #: Part bodies up to this total stay in memory; beyond it they spill to a temporary file.

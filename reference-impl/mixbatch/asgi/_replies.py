@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
+from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, SPEC_VERSION
 from mixbatch.codec import PROBLEM_TYPE_BASE, Limits, MixbatchError
 
 from ._types import Send
@@ -33,9 +34,6 @@ __all__ = [
     "send_whole",
 ]
 
-SPEC_VERSION = "draft-02"
-CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
-PROBLEM_MEDIA_TYPE = "application/problem+json"
 #: The methods of the batch endpoint (MB-METHOD-2: others get 405 with this Allow).
 ALLOW = "OPTIONS, POST"
 

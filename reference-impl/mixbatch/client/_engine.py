@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, INHERITED_FIELDS
 from mixbatch.codec import (
     BatchEnd,
     BatchParser,
@@ -72,11 +73,8 @@ __all__ = [
     "Sleep",
 ]
 
-CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
 #: Statuses of a batch POST that mean "this endpoint does not take batches" (nothing ran).
 FALLBACK_STATUSES = frozenset({404, 405, 415})
-#: MB-SUB-5: the outer fields a server applies to parts lacking their own; the fallback does too.
-INHERITED_FIELDS = ("Authorization", "Cookie")
 _HOP_BY_HOP = ("Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection", "Upgrade")
 #: Bounds for parsing a response: the part count is known; octets are the caller's to judge.
 _RESPONSE_HEADER_BYTES = 1024 * 1024

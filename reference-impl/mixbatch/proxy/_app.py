@@ -1,6 +1,6 @@
 """The proxy application: the batch endpoint, and pass-through for every other request.
 
-``ProxyApp`` is the callable ``mixbatch.server.Server`` hands each request to, so the proxy
+``ProxyApp`` is the callable ``mixbatch._http.Server`` hands each request to, so the proxy
 reuses the reference server's connection handling (h11, keep-alive, pipelining order,
 back-pressure, timeouts) and adds only what a proxy does differently:
 
@@ -30,8 +30,7 @@ from collections.abc import AsyncIterator
 
 import h11
 
-from mixbatch.codec import MixbatchError, parse_batch_content_type, resolve_target
-from mixbatch.server import (
+from mixbatch._http import (
     BodyReadError,
     BodyTooLarge,
     Request,
@@ -40,6 +39,7 @@ from mixbatch.server import (
     refuse_get_with_content,
     refuse_repeated_field,
 )
+from mixbatch.codec import MixbatchError, parse_batch_content_type, resolve_target
 
 from . import _envelope
 from ._batch import BatchRun

@@ -27,8 +27,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from mixbatch._constants import INHERITED_FIELDS
+from mixbatch._http import Response
 from mixbatch.codec import BatchWriter, Fields, LocalProtocolError
-from mixbatch.server import Response
 
 from ._config import ProxyConfig
 from ._documents import PROBLEM_MEDIA_TYPE, problem_body, problem_document
@@ -50,9 +51,6 @@ _log = logging.getLogger("mixbatch.proxy")
 
 #: RFC 9110 §9.2.1 safe methods: the only ones the proxy pipelines or runs concurrently.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-#: MB-SUB-5: "The batch request's Authorization and Cookie fields apply to each part that
-#: carries none of its own; a part's own field replaces the outer one." MB-SUB-6: no other.
-INHERITED_FIELDS = ("Authorization", "Cookie")
 #: Methods whose requests carry content by definition; they get Content-Length even when empty.
 _CONTENT_METHODS = frozenset({"POST", "PUT", "PATCH"})
 

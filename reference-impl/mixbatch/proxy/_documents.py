@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import json
 
-from mixbatch.codec import Limits, MixbatchError
-from mixbatch.server import (
-    CAPABILITIES_MEDIA_TYPE,
-    PROBLEM_MEDIA_TYPE,
-    SPEC_VERSION,
+from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, SPEC_VERSION
+from mixbatch._constants import PROXY_PROFILES as PROFILES
+from mixbatch._http import (
     Response,
     from_body_error,
     from_error,
@@ -26,6 +24,7 @@ from mixbatch.server import (
     problem_body,
     problem_document,
 )
+from mixbatch.codec import Limits, MixbatchError
 
 __all__ = [
     "CAPABILITIES_MEDIA_TYPE",
@@ -43,7 +42,6 @@ __all__ = [
 #: What the proxy offers. Not "atomic" (it cannot undo what the origin did: Batch-Mode gets
 #: 501), not "xml"/"json" (one representation), not "collection-get" or "conditional" of its
 #: own (those are the origin's, passed through).
-PROFILES = ("core", "error-policy", "limits")
 
 #: The proxy's refusals are the server's problem responses (same shape, MB-STATUS-4).
 problem_response = problem

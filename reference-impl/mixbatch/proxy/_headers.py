@@ -5,18 +5,19 @@ A proxy stands between two connections, so every field it copies must be end-to-
 plus the framing fields the proxy recomputes itself (MB-PROXY-4: "frame each forwarded request
 itself"; MB-RESP-4: a part carries the sub-response's fields "less hop-by-hop and framing
 fields"). ``accepts_multipart`` and ``batch_on_error`` read the two request fields that shape a
-batch response, each through the reference server's own parser, so that both agree. The proxy
-offers one representation, multipart/mixed, so its Accept rule is a yes/no question.
+batch response, each through the shared HTTP layer's parser (``mixbatch._http.negotiation``),
+which the reference server uses too, so that both agree. The proxy offers one representation,
+multipart/mixed, so its Accept rule is a yes/no question.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mixbatch._http import choose, parse_prefer
 from mixbatch.codec import HOP_BY_HOP_FIELDS as FRAMING_AND_HOP_FIELDS
 from mixbatch.codec import PART_CONTROL_FIELDS
 from mixbatch.codec import end_to_end as codec_end_to_end
-from mixbatch.server import choose, parse_prefer
 
 __all__ = [
     "FRAMING_AND_HOP_FIELDS",

@@ -1,7 +1,7 @@
 """Running a proxy: in-process (``ProxyServer``) or as a process (``serve_proxy``).
 
-The proxy is the reference server's listener and connection code with ``ProxyApp`` as the
-application, so it inherits keep-alive, pipelining order, back-pressure and graceful shutdown.
+The proxy is the shared HTTP host (``mixbatch._http``) with ``ProxyApp`` as the application,
+so it inherits keep-alive, pipelining order, back-pressure and graceful shutdown.
 The announcement ``mixbatch proxy listening on http://HOST:PORT -> UPSTREAM`` is a stable
 interface: tests and tools start ``mixbatch proxy --port 0`` and parse the bound port from it.
 """
@@ -11,8 +11,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from mixbatch.server import Server, ServerConfig
-from mixbatch.server._runner import until_stop_signal
+from mixbatch._http import HostConfig, Server, until_stop_signal
 
 from ._app import ProxyApp
 from ._config import ProxyConfig
@@ -28,7 +27,7 @@ class ProxyServer:
     def __init__(self, config: ProxyConfig) -> None:
         self.config = config
         self.app = ProxyApp(config)
-        self._server = Server(self.app, ServerConfig(host=config.host, port=config.port))
+        self._server = Server(self.app, HostConfig(host=config.host, port=config.port))
 
     @property
     def url(self) -> str:

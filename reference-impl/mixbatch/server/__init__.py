@@ -1,32 +1,37 @@
 """The mixbatch reference server: asyncio + h11, demo resources and the batch endpoint.
 
 ``serve`` runs a server until cancelled; ``Server`` and ``build_app`` let tests and tools run one
-in-process. The I/O adapter is ``_connection``; everything below it (router, resources, batch
-endpoint) works on the plain ``Request``/``Response`` model of ``_messages``. The problem-details
-helpers are public too, so the batching proxy answers its own refusals in the same shape.
+in-process. The server is an application on the shared HTTP/1.1 host (``mixbatch._http``): the
+router, the resources and the batch endpoint work on that host's plain ``Request``/``Response``
+model. The host's names below are re-exported so that code written against this package keeps
+working.
 """
 
 from __future__ import annotations
 
-from ._app import App, build_app
-from ._batch_endpoint import refuse_get_with_content
-from ._capabilities import CAPABILITIES_MEDIA_TYPE, SPEC_VERSION
-from ._config import ServerConfig
-from ._content_coding import refuse_content_coding
-from ._messages import BodyReadError, BodyTooLarge, Request, Response
-from ._negotiation import choose, parse_prefer
-from ._problems import (
-    PROBLEM_MEDIA_TYPE,
+from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, SPEC_VERSION
+from mixbatch._http import (
+    BodyReadError,
+    BodyTooLarge,
+    Request,
+    Response,
+    Server,
+    choose,
     from_body_error,
     from_document,
     from_error,
+    parse_prefer,
     problem,
     problem_body,
     problem_document,
+    refuse_content_coding,
+    refuse_get_with_content,
+    refuse_repeated_field,
 )
-from ._router import refuse_repeated_field
+
+from ._app import App, build_app
+from ._config import ServerConfig
 from ._runner import serve
-from ._server import Server
 
 __all__ = [
     "CAPABILITIES_MEDIA_TYPE",

@@ -12,9 +12,10 @@ import logging
 import time
 from collections.abc import Callable
 
+from mixbatch._http.messages import Request, Response
+
 from ._batch_endpoint import BatchEndpoint
 from ._config import ServerConfig
-from ._messages import Request, Response
 from ._resources import books, delay, echo, empty, random, status
 from ._router import Router
 

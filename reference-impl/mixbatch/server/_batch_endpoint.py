@@ -28,6 +28,13 @@ import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
+from mixbatch._constants import INHERITED_FIELDS
+from mixbatch._http.budget import BatchBudget, BudgetExhausted, Ticket
+from mixbatch._http.content_coding import refuse_content_coding
+from mixbatch._http.messages import Request, Response, SpooledBody, end_to_end
+from mixbatch._http.negotiation import choose, parse_prefer
+from mixbatch._http.problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
+from mixbatch._http.refusals import refuse_get_with_content
 from mixbatch.codec import (
     PART_CONTROL_FIELDS,
     BatchWriter,
@@ -39,15 +46,10 @@ from mixbatch.codec import (
 from mixbatch.envelope import check_declared_length
 
 from . import _envelope
-from ._budget import BatchBudget, BudgetExhausted, Ticket
 from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
 from ._config import ServerConfig
-from ._content_coding import refuse_content_coding
 from ._envelope import Envelope, PartSpec
-from ._messages import Request, Response, SpooledBody, end_to_end
 from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE, JsonRenderer, XmlRenderer
-from ._negotiation import choose, parse_prefer
-from ._problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from ._results import MultipartRenderer, PartResult, Renderer, Summary
 from ._router import Route
 
@@ -57,14 +59,10 @@ __all__ = [
     "BatchEndpoint",
     "HeldBatch",
     "SubRequestRunner",
-    "refuse_get_with_content",
 ]
 
 _log = logging.getLogger("mixbatch.server")
 
-#: MB-SUB-5: "The batch request's Authorization and Cookie fields apply to each part that
-#: carries none of its own"; MB-SUB-6: no other batch request field is applied.
-INHERITED_FIELDS = ("Authorization", "Cookie")
 #: Seconds a batch runs parts back to back before it yields to the event loop (and hands its
 #: output over), so that batches share the loop in slices this long: a small request waits for
 #: one slice of each batch in flight per step, not for 32 of their parts (MB-SEC-1).
@@ -88,21 +86,6 @@ def _end_to_end(fields: Fields | tuple[tuple[str, str], ...], drop: frozenset[st
     batch mostly repeat the same few sections; ``Fields`` is immutable, so one can be shared.
     """
     return end_to_end(fields, drop=drop)
-
-
-def refuse_get_with_content(request: Request) -> Response | None:
-    """The 400 for a GET with content to a batch endpoint, or None; the batching proxy asks the
-    same of its own batch endpoint."""
-    if request.method == "GET" and (request.body.length or 0) > 0:
-        # MB-METHOD-3: "A server MUST answer 400 to a GET request ... to a batch endpoint,
-        # that has content."
-        return problem(
-            400,
-            "get-with-content",
-            "a GET to the batch endpoint carries content; send batches with POST",
-            requirement="MB-METHOD-3",
-        )
-    return None
 
 
 class HeldBatch:

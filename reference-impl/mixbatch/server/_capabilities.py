@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, SPEC_VERSION
+from mixbatch._constants import SERVER_PROFILES as PROFILES
+from mixbatch._http.messages import Response
 from mixbatch.codec import Limits
 
-from ._messages import Response
 from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE
 
 __all__ = [
@@ -27,20 +29,6 @@ __all__ = [
     "capabilities_response",
 ]
 
-#: The spec version this server implements (spec/requirements.json ``spec_version``).
-SPEC_VERSION = "draft-02"
-CAPABILITIES_MEDIA_TYPE = "application/vnd.mixbatch.capabilities+json"
-#: The profiles this server implements. "atomic" is absent: Batch-Mode: atomic gets 501.
-PROFILES = (
-    "core",
-    "xml",
-    "json",
-    "collection-get",
-    "conditional",
-    "error-policy",
-    "pipelining",
-    "limits",
-)
 #: Batch representations in preference order; multipart/mixed is always first (MB-MULTI-1).
 REPRESENTATIONS = ("multipart/mixed", XML_MEDIA_TYPE, JSON_MEDIA_TYPE)
 #: RFC 7240 preferences honoured, as they appear in Preference-Applied.

@@ -23,11 +23,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mixbatch._http.conditional import Validators, evaluate, format_http_date
+from mixbatch._http.messages import Request, Response
+from mixbatch._http.problems import problem
 from mixbatch.codec import BatchWriter, format_batch_content_type
-
-from ._conditional import Validators, evaluate, format_http_date
-from ._messages import Request, Response
-from ._problems import problem
 
 __all__ = ["MEDIA_TYPE", "Member", "aggregate_etag", "retrieve"]
 

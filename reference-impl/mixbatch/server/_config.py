@@ -11,10 +11,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mixbatch._http.budget import BUSY_RETRY_AFTER, MAX_BATCH_BYTES_IN_FLIGHT, MAX_BATCHES_IN_FLIGHT
+from mixbatch._http.config import (
+    BATCH_PATH,
+    BODY_READ_TIMEOUT,
+    COALESCE_MAX_BYTES,
+    DEFAULT_HOST,
+    HEADER_READ_TIMEOUT,
+    IDLE_TIMEOUT,
+    MAX_DRAIN_BYTES,
+    MAX_REQUEST_BODY_BYTES,
+    MAX_REQUEST_HEADER_BYTES,
+    READ_BUFFER_HIGH_WATER,
+    SHUTDOWN_GRACE,
+)
 from mixbatch.codec import Limits
 from mixbatch.envelope import SPOOL_IN_MEMORY_BYTES
-
-from ._budget import BUSY_RETRY_AFTER, MAX_BATCH_BYTES_IN_FLIGHT, MAX_BATCHES_IN_FLIGHT
 
 __all__ = [
     "BATCH_PATH",
@@ -39,25 +51,9 @@ __all__ = [
     "ServerConfig",
 ]
 
-#: Loopback by default: a demo server should not listen on every interface unasked.
-DEFAULT_HOST = "127.0.0.1"
 #: The port the CLI uses when none is given; 0 asks the OS for an ephemeral port.
 DEFAULT_PORT = 8080
-#: The batch endpoint's path.
-BATCH_PATH = "/batch"
 
-#: h11's own default (16 KiB): large enough for real cookies, small enough to refuse floods (431).
-MAX_REQUEST_HEADER_BYTES = 16 * 1024
-#: A standalone request body may be as large as one batch part, so every request that works
-#: alone also fits in a batch (codec MAX_PART_BYTES, 16 MiB).
-MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024
-#: Unread input above this pauses the socket: one pipelined burst never grows the buffer further.
-READ_BUFFER_HIGH_WATER = 256 * 1024
-#: Pipelined responses are coalesced into one write until this much output is pending.
-COALESCE_MAX_BYTES = 64 * 1024
-#: A handler that left its request body unread costs at most this much draining; beyond it the
-#: connection closes instead, so a refused upload never has to be received in full.
-MAX_DRAIN_BYTES = 64 * 1024
 #: Batch part bodies up to this total stay in memory; beyond it they spill to a temporary file.
 SPOOL_MEMORY_THRESHOLD = SPOOL_IN_MEMORY_BYTES
 #: /random/{n} serves at most this many octets: 16 MiB, so any answer fits one batch part.
@@ -65,16 +61,8 @@ MAX_RANDOM_BYTES = 16 * 1024 * 1024
 #: /delay/{ms} sleeps at most ten seconds, well inside the whole-batch timeout.
 MAX_DELAY_MS = 10_000
 
-#: Seconds from the first byte of a request to the end of its header section (slowloris bound).
-HEADER_READ_TIMEOUT = 10.0
-#: Seconds an idle keep-alive connection stays open; the thesis (ch. 4.1) advises keeping it short.
-IDLE_TIMEOUT = 5.0
-#: Seconds the server waits for the next chunk of a request body before giving up (408).
-BODY_READ_TIMEOUT = 30.0
 #: Seconds one batch may take from its header section to its last part, reception included.
 BATCH_TIMEOUT = 120.0
-#: Seconds a graceful shutdown waits for in-flight requests before closing them.
-SHUTDOWN_GRACE = 10.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Collection
 
+from mixbatch._http.budget import Ticket
+from mixbatch._http.messages import Request
 from mixbatch.codec import Limits
 from mixbatch.envelope import Envelope, EnvelopeReader, Part, check_declared_length
-
-from ._budget import Ticket
-from ._messages import Request
 
 __all__ = ["FEED_BYTES", "RECEIVE_SLICE", "Envelope", "PartSpec", "receive"]
 

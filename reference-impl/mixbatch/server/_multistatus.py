@@ -21,7 +21,8 @@ import json
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from ._problems import reason
+from mixbatch._http.problems import reason
+
 from ._results import PartResult, Renderer, Summary
 
 __all__ = [

@@ -10,7 +10,7 @@ path with an unlisted method is 405 with ``Allow``. HEAD is answered by the GET 
 content dropped (RFC 9110 §9.3.2), OPTIONS by an empty 204 with ``Allow`` unless the route lists
 its own. A handler that raises yields a 500 problem for that request alone. A HEAD response of
 any status has its content dropped, and a request that repeats a field that is not a list
-(``SINGLETON_FIELDS``) is answered 400.
+(``mixbatch._http.refusals.SINGLETON_FIELDS``) is answered 400.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from mixbatch.codec import Fields
+from mixbatch._http.messages import BodyReadError, BodyTooLarge, Handler, Request, Response
+from mixbatch._http.problems import from_body_error, problem
+from mixbatch._http.refusals import refuse_repeated_field
 
-from ._messages import BodyReadError, BodyTooLarge, Handler, Request, Response
-from ._problems import from_body_error, problem
-
-__all__ = ["SINGLETON_FIELDS", "Route", "Router", "refuse_repeated_field"]
+__all__ = ["Route", "Router"]
 
 _log = logging.getLogger("mixbatch.server")
 _PARAM = re.compile(r"\{([a-z_]+)\}")
@@ -146,29 +145,6 @@ class Router:
             # (MB-STATUS-5).
             _log.exception("handler for %s %s failed", method, request.target)
             return problem(500, "internal-error", f"the handler for {method} failed")
-
-
-#: Fields that are not lists and may appear once (RFC 9110 §5.3): a request repeating one is
-#: refused rather than answered by whichever line a handler happens to read. Content-Length is
-#: checked by h11 (and by the codec in parts, MB-WIRE-20), Host by h11 (and forbidden in parts).
-SINGLETON_FIELDS = ("Content-Type",)
-
-
-def refuse_repeated_field(headers: Fields) -> Response | None:
-    """The 400 for a request that repeats one of ``SINGLETON_FIELDS``, or None to go on.
-
-    The batching proxy asks the same of a batch request, so both refuse the same octets.
-    """
-    for name in SINGLETON_FIELDS:
-        if len(headers.get_all(name)) > 1:
-            return problem(
-                400,
-                "repeated-field",
-                f"the request carries {name} more than once, and it is not a list field "
-                "(RFC 9110 §5.3), so which one applies is ambiguous",
-                field=name,
-            )
-    return None
 
 
 async def _drop_content(response: Response) -> None:

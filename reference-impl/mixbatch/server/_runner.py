@@ -6,17 +6,15 @@ tools start ``mixbatch serve --port 0`` and parse the bound port from it.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 import sys
 from typing import TextIO
 
+from mixbatch._http import Server, until_stop_signal
+
 from ._app import build_app
 from ._config import ServerConfig
-from ._server import Server
 
-__all__ = ["ANNOUNCEMENT", "serve", "until_stop_signal"]
+__all__ = ["ANNOUNCEMENT", "serve"]
 
 ANNOUNCEMENT = "mixbatch listening on {url}"
 
@@ -30,13 +28,3 @@ async def serve(config: ServerConfig, announce: TextIO | None = None) -> None:
         await until_stop_signal()
     finally:
         await server.shutdown()
-
-
-async def until_stop_signal() -> None:
-    """Return at SIGINT or SIGTERM (or raise CancelledError when cancelled first)."""
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):  # non-Unix loops
-            loop.add_signal_handler(sig, stop.set)
-    await stop.wait()

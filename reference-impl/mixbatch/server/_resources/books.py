@@ -18,11 +18,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mixbatch._http.conditional import Validators, evaluate, format_http_date
+from mixbatch._http.messages import Request, Response
+from mixbatch._http.negotiation import choose
+from mixbatch._http.problems import problem
+
 from .. import _collection
-from .._conditional import Validators, evaluate, format_http_date
-from .._messages import Request, Response
-from .._negotiation import choose
-from .._problems import problem
 from .._router import Route
 
 __all__ = ["MAX_BOOK_BYTES", "SEED_BOOKS", "Book", "BookStore", "routes"]

@@ -10,8 +10,9 @@ import asyncio
 import json
 from collections.abc import Mapping
 
-from .._messages import Request, Response
-from .._problems import problem
+from mixbatch._http.messages import Request, Response
+from mixbatch._http.problems import problem
+
 from .._router import Route
 
 __all__ = ["routes"]

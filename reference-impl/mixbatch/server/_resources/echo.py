@@ -16,7 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .._messages import Request, Response
+from mixbatch._http.messages import Request, Response
+
 from .._router import Route
 
 __all__ = ["MAX_ECHO_BYTES", "routes"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from mixbatch._http.messages import Request, Response
+from mixbatch._http.negotiation import choose
+from mixbatch._http.problems import problem
+
 from .. import _collection
-from .._messages import Request, Response
-from .._negotiation import choose
-from .._problems import problem
 from .._router import Route
 
 __all__ = ["PATH", "routes"]

@@ -13,8 +13,9 @@ import random as _random
 from collections.abc import Mapping
 from urllib.parse import parse_qs
 
-from .._messages import Request, Response
-from .._problems import problem
+from mixbatch._http.messages import Request, Response
+from mixbatch._http.problems import problem
+
 from .._router import Route
 
 __all__ = ["routes"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from .._messages import Request, Response
-from .._problems import problem, reason
+from mixbatch._http.messages import Request, Response
+from mixbatch._http.problems import problem, reason
+
 from .._router import Route
 
 __all__ = ["routes"]

@@ -8,8 +8,8 @@ same request gets the same verdict from either.
 
 from __future__ import annotations
 
-from ._messages import Response
-from ._problems import problem
+from .messages import Response
+from .problems import problem
 
 __all__ = ["SUPPORTED_CODINGS", "refuse_content_coding"]
 

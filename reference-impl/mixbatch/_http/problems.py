@@ -13,9 +13,10 @@ import json
 from http import HTTPStatus
 from typing import Any
 
+from mixbatch._constants import PROBLEM_MEDIA_TYPE
 from mixbatch.codec import PROBLEM_TYPE_BASE, MixbatchError
 
-from ._messages import BodyReadError, BodyTooLarge, Response
+from .messages import BodyReadError, BodyTooLarge, Response
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
@@ -27,8 +28,6 @@ __all__ = [
     "problem_document",
     "reason",
 ]
-
-PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
 def reason(status: int) -> str:

@@ -8,7 +8,7 @@ after another, so responses to pipelined requests leave in the order the request
 
 Input is fed to h11 only when h11 asks for more (``NEED_DATA``), so h11 never holds more than
 one read buffer of pipelined input. When the unread input passes
-``ServerConfig.read_buffer_high_water`` the transport is paused and resumed once h11 took it.
+``HostSettings.read_buffer_high_water`` the transport is paused and resumed once h11 took it.
 h11's ``max_incomplete_event_size`` is set explicitly: a header section over it is a 431.
 
 Output goes to a buffer that is flushed by a ``call_soon`` callback, i.e. at the end of the
@@ -35,10 +35,10 @@ import h11
 
 from mixbatch.codec import Fields
 
-from ._conditional import format_http_date
-from ._config import ServerConfig
-from ._messages import BodyReadError, BodyTooLarge, Request, RequestBody, Response, end_to_end
-from ._problems import problem, reason
+from .conditional import format_http_date
+from .config import HostSettings
+from .messages import BodyReadError, BodyTooLarge, Request, RequestBody, Response, end_to_end
+from .problems import problem, reason
 
 __all__ = ["SERVER_NAME", "HttpConnection"]
 
@@ -149,7 +149,7 @@ class HttpConnection(asyncio.Protocol):
     """One HTTP/1.1 connection: keep-alive, pipelining, back-pressure, timeouts."""
 
     def __init__(
-        self, app: App, config: ServerConfig, on_close: Callable[[HttpConnection], None]
+        self, app: App, config: HostSettings, on_close: Callable[[HttpConnection], None]
     ) -> None:
         self._app = app
         self._config = config

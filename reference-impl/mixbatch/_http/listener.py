@@ -12,9 +12,9 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from ._config import ServerConfig
-from ._connection import HttpConnection
-from ._messages import Request, Response
+from .config import HostSettings
+from .connection import HttpConnection
+from .messages import Request, Response
 
 __all__ = ["Server"]
 
@@ -24,7 +24,7 @@ _log = logging.getLogger("mixbatch.server")
 class Server:
     """One listening socket and the connections it accepted."""
 
-    def __init__(self, app: Callable[[Request], Awaitable[Response]], config: ServerConfig) -> None:
+    def __init__(self, app: Callable[[Request], Awaitable[Response]], config: HostSettings) -> None:
         self._app = app
         self._config = config
         self._server: asyncio.Server | None = None

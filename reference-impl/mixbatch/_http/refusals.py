@@ -1,0 +1,51 @@
+"""Refusals a batch endpoint and the batching proxy give alike, before any application logic.
+
+Each returns the problem response for a request it refuses, or None to go on, so the reference
+server and the proxy refuse the same octets with the same document.
+"""
+
+from __future__ import annotations
+
+from mixbatch.codec import Fields
+
+from .messages import Request, Response
+from .problems import problem
+
+__all__ = ["SINGLETON_FIELDS", "refuse_get_with_content", "refuse_repeated_field"]
+
+#: Fields that are not lists and may appear once (RFC 9110 §5.3): a request repeating one is
+#: refused rather than answered by whichever line a handler happens to read. Content-Length is
+#: checked by h11 (and by the codec in parts, MB-WIRE-20), Host by h11 (and forbidden in parts).
+SINGLETON_FIELDS = ("Content-Type",)
+
+
+def refuse_repeated_field(headers: Fields) -> Response | None:
+    """The 400 for a request that repeats one of ``SINGLETON_FIELDS``, or None to go on.
+
+    The batching proxy asks the same of a batch request, so both refuse the same octets.
+    """
+    for name in SINGLETON_FIELDS:
+        if len(headers.get_all(name)) > 1:
+            return problem(
+                400,
+                "repeated-field",
+                f"the request carries {name} more than once, and it is not a list field "
+                "(RFC 9110 §5.3), so which one applies is ambiguous",
+                field=name,
+            )
+    return None
+
+
+def refuse_get_with_content(request: Request) -> Response | None:
+    """The 400 for a GET with content to a batch endpoint, or None; the batching proxy asks the
+    same of its own batch endpoint."""
+    if request.method == "GET" and (request.body.length or 0) > 0:
+        # MB-METHOD-3: "A server MUST answer 400 to a GET request ... to a batch endpoint,
+        # that has content."
+        return problem(
+            400,
+            "get-with-content",
+            "a GET to the batch endpoint carries content; send batches with POST",
+            requirement="MB-METHOD-3",
+        )
+    return None
