@@ -616,6 +616,9 @@ def responses() -> None:
     w.response(None, "books/3", outcome="skipped", length=True).close()
     ctx = {"status": 200, "request": {"method": "POST", "target": "/batch", "fields": [["Batch-Mode", "atomic"]]}}
     emit("atomic-rolled-back", "In an atomic batch whose third part fails with 409, the parts that ran before it keep their statuses and are marked rolled-back, and the part after it is skipped.", ["MB-PROC-8", "MB-RESP-5"], w, direction="response", context=ctx)
+    w = Wire("atomic-ok-Vb4Qs8Hn").response(201, "books", [("Location", "/books/18")], length=True)
+    w.response(200, "books/1", json_type, '{"id":1}', length=True).close()
+    emit("atomic-committed", "An atomic batch in which every part succeeded is answered with every part's own status and no Batch-Outcome: it committed whole before the first part was written.", ["MB-PROC-16", "MB-PROC-8"], w, direction="response", context=ctx)
     w = Wire("abort-Xr7Mq4Pd").response(200, "books/1", json_type, '{"id":1}', length=True)
     w.response(200, "books/2", json_type, '{"id":2}', length=True)
     w.response(None, None, [("Content-Type", "application/problem+json")],
@@ -644,6 +647,28 @@ def responses() -> None:
     w.raw("Http-Status-Code: 200\nContent-Id: <books/1>\n\n\n--lf-resp-Lp8Tq1Zx--\n")
     fail("response-lf-only", "A response framed with LF alone is rejected at its first delimiter line.", [], w, "MB-WIRE-8", "Bare LF in a delimiter line", direction="response")
 
+
+
+def references() -> None:
+    json_type = [("Content-Type", "application/json")]
+    mode = {"method": "POST", "scheme": "http", "authority": AUTHORITY, "target": "/batch",
+            "fields": [["Batch-Mode", "references"]]}
+    w = Wire("refs-Tc5Wm2Kq").request("POST", "books", json_type, '{"title":"Dune","author":"Frank Herbert"}', length=True)
+    w.request("PATCH", "$(0)", [("Content-Type", "application/merge-patch+json"), ("If-Match", "$(0:ETag)")], '{"year":1965}', length=True)
+    w.request("GET", "$(0)").close()
+    emit("references-create-then-update", "Under Batch-Mode: references the second and third parts name the book the first part creates by $(0) (its Location) and send its ETag as If-Match by $(0:ETag); the envelope is valid URI syntax throughout.", ["MB-PROC-18", "MB-PROC-17"], w, context=mode)
+    w = Wire("refs-Tc5Wm2Kq").response(201, "books", [("Location", "/books/4"), ("ETag", '"b4v1"'), *json_type], '{"id":4}', length=True)
+    w.response(200, "$(0)", [("ETag", '"b4v2"'), *json_type], '{"id":4,"year":1965}', length=True)
+    w.response(200, "$(0)", [("ETag", '"b4v2"'), *json_type], '{"id":4,"year":1965}', length=True).close()
+    ctx = {"status": 200, "request": {"method": "POST", "target": "/batch", "fields": [["Batch-Mode", "references"]]}}
+    emit("references-create-then-update", "The answer to references-create-then-update: each part echoes its Content-Id as written, $(0) included, and the later parts acted on /books/4.", ["MB-PROC-18", "MB-RESP-3"], w, direction="response", context=ctx)
+    unresolved = {"type": "https://mixbatch.dev/problems/reference-unresolved", "title": "Reference unresolved", "status": 424,
+                  "detail": "part 0 failed with 422, so $(0) names nothing", "requirement": "MB-PROC-20", "reference": "$(0)"}
+    w = Wire("refs-skip-Hd7Pn3Wx").response(422, "books", [("Content-Type", "application/problem+json")], '{"title":"Invalid book","status":422}', length=True)
+    w.response(None, "$(0)", [("Content-Type", "application/problem+json")], json.dumps(unresolved, separators=(",", ":")), outcome="skipped", length=True)
+    w.response(200, "books/1", json_type, '{"id":1}', length=True).close()
+    emit("references-unresolved", "Under the continue policy, a part whose reference names a part that failed is skipped with a problem document naming the reference, and the independent part after it still runs.", ["MB-PROC-20", "MB-RESP-5"], w, direction="response", context=ctx)
+
 # fmt: on
 
 
@@ -659,6 +684,7 @@ def build() -> dict[str, bytes]:
         invalid_targets,
         invalid_limits,
         responses,
+        references,
     ):
         section()
     files: dict[str, bytes] = {}

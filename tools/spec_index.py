@@ -97,6 +97,7 @@ PROFILES = (
     "conditional",
     "error-policy",
     "atomic",
+    "references",
     "pipelining",
     "limits",
 )

@@ -55,5 +55,5 @@ def test_every_requirement_names_a_known_profile() -> None:
 def test_implementations_claim_only_known_profiles() -> None:
     assert set(SERVER_PROFILES) <= set(INDEX_PROFILES)
     assert set(SUPPORTED_PROFILES) <= set(INDEX_PROFILES)
-    # The reference server offers every profile but the atomic one, which it refuses with 501.
-    assert set(INDEX_PROFILES) - set(SERVER_PROFILES) == {"atomic"}
+    # The reference server offers every profile, atomic and references included.
+    assert set(INDEX_PROFILES) == set(SERVER_PROFILES)

@@ -47,6 +47,7 @@ ALL_PROFILES = (
     "conditional",
     "error-policy",
     "atomic",
+    "references",
     "pipelining",
     "limits",
 )
