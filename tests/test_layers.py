@@ -103,3 +103,27 @@ def test_an_event_loop_in_the_codec_breaks_sans_io(tmp_path: Path) -> None:
     result = _lint("--contract", "mixbatch-codec-sans-io", path_first=planted)
     assert result.returncode == 1, result.stdout[-3000:]
     assert "mixbatch.codec._limits -> asyncio" in result.stdout
+
+
+def test_the_proxy_importing_the_server_breaks_the_mixbatch_layers(tmp_path: Path) -> None:
+    planted = _plant(
+        tmp_path,
+        MIXBATCH,
+        "proxy/_runner.py",
+        "def _planted() -> None:\n    from mixbatch.server import _runner  # noqa: F401\n",
+    )
+    result = _lint("--contract", "mixbatch-layers", path_first=planted)
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "mixbatch.proxy._runner -> mixbatch.server" in result.stdout
+
+
+def test_the_http_layer_importing_the_server_breaks_the_mixbatch_layers(tmp_path: Path) -> None:
+    planted = _plant(
+        tmp_path,
+        MIXBATCH,
+        "_http/listener.py",
+        "def _planted() -> None:\n    from mixbatch.server import _app  # noqa: F401\n",
+    )
+    result = _lint("--contract", "mixbatch-layers", path_first=planted)
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "mixbatch._http.listener -> mixbatch.server" in result.stdout

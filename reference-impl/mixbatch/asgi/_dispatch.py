@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from mixbatch._constants import PROBLEM_MEDIA_TYPE
 from mixbatch.codec import HOP_BY_HOP_FIELDS, PART_CONTROL_FIELDS
 
 from ._types import ASGIApp, Message, Scope
@@ -133,4 +134,4 @@ def _internal_error() -> SubResponse:
         b'{"type":"https://mixbatch.dev/problems/internal-error","title":"Internal Server Error",'
         b'"status":500,"detail":"the application failed before completing its response"}'
     )
-    return SubResponse(500, [("Content-Type", "application/problem+json")], body)
+    return SubResponse(500, [("Content-Type", PROBLEM_MEDIA_TYPE)], body)
