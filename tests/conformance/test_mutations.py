@@ -24,6 +24,7 @@ from mixbatch_conformance.run.selftest import (
     one_per_requirement,
 )
 from mixbatch_conformance.transport.relay import Relay
+from tests.conformance.test_reference_server import KNOWN_SERVER_BUGS
 
 CHECKS = {c.id: c for c in all_checks()}
 QUICK = one_per_requirement()
@@ -53,17 +54,29 @@ def test_plant_names_are_unique() -> None:
     assert sorted({n for n in names if names.count(n) > 1}) == []
 
 
+@pytest.fixture(scope="module")
+def unplanted(relay: Relay, reference: Target) -> dict[str, Verdict]:
+    """Each quick catcher's verdict through the relay with nothing planted."""
+    relay.mutation = None
+    ctx = Context(reference.with_base_url(relay.url))
+    return {c: run_check(CHECKS[c], ctx).verdict for c in CATCHERS}
+
+
 @pytest.mark.slow
-def test_relay_without_mutation_is_transparent(relayed: Context) -> None:
-    verdicts = {c: run_check(CHECKS[c], relayed).verdict for c in CATCHERS}
-    assert {c: v for c, v in verdicts.items() if v is not Verdict.PASS} == {}
+def test_relay_without_mutation_is_transparent(unplanted: dict[str, Verdict]) -> None:
+    # A check the reference server fails for a server bug of its own is listed there.
+    failing = {c: v for c, v in unplanted.items() if v is not Verdict.PASS}
+    assert {c: v for c, v in failing.items() if c not in KNOWN_SERVER_BUGS} == {}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mutation", QUICK, ids=[m.name for m in QUICK])
 def test_planted_bug_is_caught_by_a_check_citing_it(
-    mutation: Mutation, relay: Relay, relayed: Context
+    mutation: Mutation, relay: Relay, relayed: Context, unplanted: dict[str, Verdict]
 ) -> None:
+    failing = [c for c in mutation.catchers if unplanted[c] is not Verdict.PASS]
+    if failing:
+        pytest.skip(f"{failing} fail on the reference server with nothing planted (a server bug)")
     missed = _missed(judge_mutation(relay, relayed, mutation))
     assert missed == {}, f"{mutation.name} ({mutation.breaks}) slipped past {missed}"
 

@@ -45,8 +45,8 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
         (f"{JSON};q=0.8, {XML};q=0.8, {MULTIPART};q=0.8", {MULTIPART}),
         # A media range: multipart/* admits multipart/mixed.
         ("multipart/*", {MULTIPART}),
-        # Parameters other than q do not stop a range matching.
-        (f"{MULTIPART};charset=utf-8;q=0.7, text/html", {MULTIPART}),
+        # Media types are case-insensitive (RFC 9110 §8.3.1).
+        ("Multipart/Mixed;q=0.7, text/html", {MULTIPART}),
     ]
     # q=0 is "not acceptable" (RFC 9110 §12.4.2): multipart/mixed is excluded, so the answer
     # is another offered form, or 406 when none is offered.
