@@ -1,4 +1,4 @@
-"""Property checks (from the smoke tier on): hypothesis against the live target.
+"""Property checks (standard tier): hypothesis against the live target.
 
 Theory of operation: each check states one property and hands it to
 `_shared.property_runs.hold`, which runs it with the run's seed and example budget, shrinks a
@@ -49,7 +49,7 @@ def _entries(
     "property-batch-equals-alone",
     ("MB-SUB-1", "MB-RESP-4", "MB-RESP-1", "MB-PART-8", "MB-PART-13"),
     "For generated valid batches each part's status, fields and body equal the same request sent alone, compared as spec 3.2.4 says.",
-    tier="smoke",
+    tier="standard",
     state=State.READ_ONLY,
 )
 def batch_equals_alone(ctx: Context, judge: Judge) -> None:
@@ -82,7 +82,7 @@ def batch_equals_alone(ctx: Context, judge: Judge) -> None:
     "property-metamorphic-variants",
     ("MB-PROC-2", "MB-WIRE-9", "MB-WIRE-11", "MB-RESP-1"),
     "A batch, its parts as batches of one, its two halves, its padded form and its permuted safe parts agree.",
-    tier="smoke",
+    tier="standard",
     state=State.READ_ONLY,
 )
 def metamorphic(ctx: Context, judge: Judge) -> None:
@@ -132,7 +132,7 @@ def metamorphic(ctx: Context, judge: Judge) -> None:
     "property-representations-equivalent",
     ("MB-MULTI-5",),
     "For generated batches the multipart, XML and JSON results carry the same statuses, fields and bodies.",
-    tier="smoke",
+    tier="standard",
     state=State.READ_ONLY,
 )
 def representations(ctx: Context, judge: Judge) -> None:
@@ -171,7 +171,7 @@ def representations(ctx: Context, judge: Judge) -> None:
     ("MB-PROC-9",),
     "Generated If-Match and If-None-Match parts give the status the same request gets alone.",
     profile="conditional",
-    tier="smoke",
+    tier="standard",
     state=State.READ_ONLY,
 )
 def conditional(ctx: Context, judge: Judge) -> None:
@@ -210,7 +210,7 @@ def conditional(ctx: Context, judge: Judge) -> None:
     ("MB-PROC-6", "MB-RESP-5"),
     "Under batch-on-error=stop exactly the parts after the first status of 400 or more are skipped.",
     profile="error-policy",
-    tier="smoke",
+    tier="standard",
     state=State.READ_ONLY,
 )
 def stop_policy(ctx: Context, judge: Judge) -> None:
@@ -252,7 +252,7 @@ def _shape(resp: Any) -> object:
     ("MB-PIPE-1",),
     "Generated pipelines of plain and batch requests on one connection are answered in order.",
     profile="pipelining",
-    tier="smoke",
+    tier="standard",
     state=State.READ_ONLY,
     direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
 )
