@@ -55,7 +55,11 @@ def test_three_runs_of_the_writing_checks_leave_the_collection_as_it_was(
 
 
 @pytest.mark.deep
-def test_three_full_standard_runs_leave_the_collection_as_it_was(sandboxed: Target) -> None:
+def test_three_full_standard_runs_leave_the_collection_as_it_was(
+    sandboxed: Target, mixbatch_tier: str
+) -> None:
+    if mixbatch_tier != "deep":
+        pytest.skip("three full standard runs take about a minute: make deep")
     before = _members(sandboxed)
     _standard_runs(sandboxed, 3, writing_only=False)
     assert _members(sandboxed) == before
