@@ -24,7 +24,7 @@ env: $(VENV)/.synced
 
 $(VENV)/.synced: pyproject.toml uv.lock .python-version
 	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet --disable-pip-version-check uv
-	$(UV) sync --locked --quiet
+	$(UV) sync --locked --all-extras --quiet
 	@touch $@
 
 # The wheel and the sdist in dist/: `pip install dist/mixbatch-*.whl` gives the mixbatch command,

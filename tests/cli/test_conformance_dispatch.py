@@ -33,3 +33,36 @@ def test_arguments_are_forwarded_to_suite_main(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(_conformance, "_MODULE", "fake_suite_cli")
     assert main(["conformance", "--tier", "smoke", "--help"]) == 7
     assert seen == [["--tier", "smoke", "--help"]]
+
+
+@pytest.mark.parametrize("missing", ["jsonschema", "rich.console", "hypothesis", "h2.config"])
+def test_a_suite_without_its_extra_exits_2_with_a_one_line_hint(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], missing: str
+) -> None:
+    fake = types.ModuleType("fake_suite_without_extra")
+
+    def fake_main(argv: list[str]) -> int:
+        raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+
+    fake.main = fake_main  # type: ignore[attr-defined]
+    fake.__spec__ = importlib.machinery.ModuleSpec("fake_suite_without_extra", None)
+    monkeypatch.setitem(sys.modules, "fake_suite_without_extra", fake)
+    monkeypatch.setattr(_conformance, "_MODULE", "fake_suite_without_extra")
+    assert main(["conformance", "--tier", "smoke"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "install mixbatch[conformance]" in err
+
+
+def test_a_missing_module_outside_the_extra_is_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = types.ModuleType("fake_suite_broken")
+
+    def fake_main(argv: list[str]) -> int:
+        raise ModuleNotFoundError("No module named 'mixbatch_conformance.gone'", name="gone")
+
+    fake.main = fake_main  # type: ignore[attr-defined]
+    fake.__spec__ = importlib.machinery.ModuleSpec("fake_suite_broken", None)
+    monkeypatch.setitem(sys.modules, "fake_suite_broken", fake)
+    monkeypatch.setattr(_conformance, "_MODULE", "fake_suite_broken")
+    with pytest.raises(ModuleNotFoundError):
+        main(["conformance"])
