@@ -303,3 +303,16 @@ def test_refuses_a_target_that_leaves_the_origin_before_sending() -> None:
     with pytest.raises(ValueError, match="//elsewhere"):
         client.send(gets("//elsewhere/x"))
     assert transport.sent == []
+
+
+def test_reads_a_sub_response_with_more_fields_than_a_server_takes_in_a_request_part() -> None:
+    many = [(f"X-Field-{n}", str(n)) for n in range(250)]
+
+    def wide(received: list[tuple[str, str, bytes]]) -> list[PartSpec]:
+        return [(200, None, list(many), b"ok") for _ in received]
+
+    client, _, _ = client_with([capabilities(), batch_reply(wide)])
+    [response] = client.send(gets("/wide"))
+    assert response.status == 200
+    assert response.body == b"ok"
+    assert [f for f in response.headers if f[0].startswith("X-Field-")] == many

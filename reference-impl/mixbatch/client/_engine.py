@@ -78,6 +78,9 @@ FALLBACK_STATUSES = frozenset({404, 405, 415})
 _HOP_BY_HOP = ("Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection", "Upgrade")
 #: Bounds for parsing a response: the part count is known; octets are the caller's to judge.
 _RESPONSE_HEADER_BYTES = 1024 * 1024
+#: A field line takes at least four octets ("a:" and CRLF), so this many lines always fit in
+#: _RESPONSE_HEADER_BYTES: the byte bound is the one that counts, as for header bytes above.
+_RESPONSE_PART_FIELDS = _RESPONSE_HEADER_BYTES // 4
 _RESPONSE_PART_BYTES = 1 << 40
 
 
@@ -361,6 +364,7 @@ class BatchRun:
         limits = Limits(
             max_parts=len(indexes) + 1,  # one more for an abort part (MB-STATUS-6)
             max_part_header_bytes=_RESPONSE_HEADER_BYTES,
+            max_part_fields=_RESPONSE_PART_FIELDS,
             max_part_bytes=_RESPONSE_PART_BYTES,
             max_batch_bytes=_RESPONSE_PART_BYTES * 1024,
         )
