@@ -159,6 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         help="send the checks' requests over HTTP/2: TLS with ALPN h2 for https, prior "
         "knowledge for http (the preflight and comparison requests stay HTTP/1.1)",
     )
+    p.add_argument("--strict", action="store_true", help="a broken SHOULD fails the run (exit 1)")
     p.add_argument("--list", action="store_true", help="list the selected checks and exit")
     p.add_argument("--no-progress", action="store_true", help="no live progress display")
     p.add_argument("--quiet", action="store_true", help="print only the verdict counts")
@@ -343,6 +344,7 @@ def _run(args: argparse.Namespace) -> int:
         insecure=args.insecure,
         ca_file=args.ca_file,
         http2=args.http2,
+        strict=args.strict,
     )
     if url is None and args.config is None:
         from mixbatch_conformance.core.target import reference_target

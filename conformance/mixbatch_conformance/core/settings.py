@@ -58,6 +58,8 @@ class RunSettings:
     ca_file: Path | None = None
     #: Send the checks' requests to the target over HTTP/2 (--http2; transport.h2).
     http2: bool = False
+    #: A broken SHOULD fails the run (exit 1) instead of being a WARN it passes with (--strict).
+    strict: bool = False
 
     def __post_init__(self) -> None:
         if self.tier not in TIERS:

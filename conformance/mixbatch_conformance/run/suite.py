@@ -2,7 +2,8 @@
 
 Theory of operation: `run_suite(target, settings)` is the whole run that both the command line
 and other tools use; it returns the exit code and the results. Exit codes: 0 conformant,
-1 non-conformant (a FAIL or FLAKY verdict), 3 the harness could not judge (HARNESS-ERROR,
+1 non-conformant (a FAIL or FLAKY verdict; with --strict also a broken SHOULD, which is
+otherwise a WARN the run passes with and the summary line counts), 3 the harness could not judge (HARNESS-ERROR,
 SETUP-ERROR, TIMEOUT with no FAIL, or a preflight that found nothing to test); 2, a usage
 error, is the command line's own.
 
@@ -25,7 +26,7 @@ from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
-from mixbatch_conformance.core.requirements import RequirementIndex, load_index
+from mixbatch_conformance.core.requirements import RequirementIndex, Severity, load_index
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.display import Progress, print_summary
@@ -42,6 +43,7 @@ __all__ = [
     "EXIT_USAGE",
     "exit_code",
     "run_suite",
+    "should_violations",
 ]
 
 EXIT_CONFORMANT = 0
@@ -51,8 +53,25 @@ EXIT_HARNESS = 3
 HARNESS_VERDICTS = (Verdict.HARNESS_ERROR, Verdict.SETUP_ERROR, Verdict.TIMEOUT)
 
 
-def exit_code(results: list[CheckResult]) -> int:
+def should_violations(results: list[CheckResult], index: RequirementIndex) -> dict[str, list[str]]:
+    """SHOULD and SHOULD NOT requirement ID -> the checks that found it broken, in run order."""
+    out: dict[str, list[str]] = {}
+    for r in results:
+        for e in r.failed_expectations:
+            if e.requirement in index and index.get(e.requirement).severity is Severity.WARN:
+                ids = out.setdefault(e.requirement, [])
+                if r.check.id not in ids:
+                    ids.append(r.check.id)
+    return out
+
+
+def exit_code(
+    results: list[CheckResult], *, strict: bool = False, index: RequirementIndex | None = None
+) -> int:
+    """0, 1 or 3 as the module says; with `strict`, a broken SHOULD is 1 as a FAIL is."""
     if any(r.verdict.failing for r in results):
+        return EXIT_NONCONFORMANT
+    if strict and should_violations(results, index or load_index()):
         return EXIT_NONCONFORMANT
     if any(r.verdict in HARNESS_VERDICTS for r in results):
         return EXIT_HARNESS
@@ -133,14 +152,25 @@ def run_suite(
         print(f"could not delete a member the suite created: {left}", file=sys.stderr)
     if outcome.aborted:
         print(f"mixbatch conformance: run stopped: {outcome.aborted}", file=sys.stderr)
+    shoulds = should_violations(results, index)
+    if settings.strict:
+        for rid, ids in shoulds.items():
+            print(f"--strict: {rid} (SHOULD) broken: {', '.join(ids)}", file=sys.stderr)
     print(
         f"mixbatch conformance: tier {settings.tier}, seed {settings.seed}, "
         f"{len(results)} checks, "
         f"{sum(r.verdict is Verdict.PASS for r in results)} passed, "
-        f"{sum(r.verdict.failing for r in results)} failed, {info.duration_s:.1f} s"
+        f"{sum(r.verdict.failing for r in results)} failed, "
+        f"{sum(r.verdict is Verdict.WARN for r in results)} warned"
+        + (
+            f" ({len(shoulds)} SHOULD requirements broken, failing under --strict)"
+            if settings.strict and shoulds
+            else ""
+        )
+        + f", {info.duration_s:.1f} s"
         + (f"; report in {report}" if report else "")
     )
-    code = exit_code(results)
+    code = exit_code(results, strict=settings.strict, index=index)
     if outcome.aborted and code == EXIT_CONFORMANT:
         code = EXIT_HARNESS
     return code, results
