@@ -101,3 +101,9 @@ def test_a_report_without_a_hop_gets_no_blame(tmp_path: Path) -> None:
     (tmp_path / "report.json").write_text(json.dumps(_report(a="FAIL")))
     assert write_hop_blame(tmp_path) is None
     assert not (tmp_path / "hop-blame.json").exists()
+
+
+def test_a_check_the_direct_run_lacks_is_not_put_on_the_hop() -> None:
+    result = blame(_report(a="PASS"), _report(a="PASS", new_check="FAIL"), "apache", "default")
+    assert result.blamed == []
+    assert result.not_direct == ["new-check"]

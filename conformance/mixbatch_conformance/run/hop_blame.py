@@ -90,6 +90,8 @@ class HopBlame:
     hidden: list[str] = field(default_factory=list)
     #: Checks that ran direct but not through the hop (direct only, or N/A there).
     not_through: list[str] = field(default_factory=list)
+    #: Checks the direct run does not have (a changed selection): nothing to compare with.
+    not_direct: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,7 +108,10 @@ def blame(
     out = HopBlame(intermediary, variant, version)
     before, after = _verdicts(direct), _verdicts(hop)
     for check_id, result in sorted(after.items()):
-        was = before.get(check_id, {}).get("verdict", "not run")
+        if check_id not in before:
+            out.not_direct.append(check_id)
+            continue
+        was = before[check_id]["verdict"]
         now = result["verdict"]
         if now in BAD_VERDICTS and was not in BAD_VERDICTS:
             out.blamed.append(
@@ -122,7 +127,7 @@ def blame(
             out.both.append(check_id)
         elif was in BAD_VERDICTS and now != "N/A":
             out.hidden.append(check_id)
-        elif now == "N/A" and was not in ("N/A", "not run"):
+        elif now == "N/A" and was != "N/A":
             out.not_through.append(check_id)
     return out
 
@@ -255,6 +260,7 @@ def _markdown(result: HopBlame) -> str:
         f"- fail direct too (the server's, not the hop's): {len(result.both)}",
         f"- fail direct, pass through the hop: {len(result.hidden)}",
         f"- run direct only: {len(result.not_through)}",
+        f"- not in the direct run, not compared: {len(result.not_direct)}",
         "",
     ]
     for item in result.blamed:
