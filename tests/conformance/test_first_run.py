@@ -7,6 +7,7 @@ import io
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -314,3 +315,13 @@ def test_the_html_report_puts_failures_first_and_groups_a_shared_cause(tmp_path:
     assert html.index("id='z-fails-0'") < html.index("id='a-passes'")
     assert "Root causes" in html
     assert "<b>3 checks</b> broke" in html
+
+
+def test_discover_against_a_silent_server_ends_after_one_timeout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with _outside.silent_server() as url:
+        start = time.monotonic()
+        assert main(["discover", "--target", url, "--timeout", "1"]) == EXIT_HARNESS
+        assert time.monotonic() - start < 5
+    assert "no response within 1 s" in capsys.readouterr().err

@@ -76,6 +76,9 @@ class _Prober:
         request = build_request(method, path, self.authority, headers or [])
         ex = exchange(self.host, self.port, request, self.timeout, self.tls)
         self.exchanges.append(ex)
+        if ex.response is None and (ex.error or "").startswith("TimeoutError"):
+            # One silent probe ends discovery: the next dozen would each wait as long.
+            raise DiscoveryError(f"{method} {path}: no response within {self.timeout:g} s")
         return ex.response
 
 

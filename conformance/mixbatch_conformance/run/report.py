@@ -355,7 +355,8 @@ def _html(
             continue
         ids = doc["coverage"].get(req.id, [])
         cells = " ".join(
-            f"<a href='#{e(i)}' style='color:{COLOURS.get(by_id[i].verdict.value, '#8250df')}'>{e(i)}</a>"
+            # Coloured by how the check graded this requirement, not by its overall verdict.
+            f"<a href='#{e(i)}' style='color:{COLOURS.get(requirement_verdict(by_id[i], req.id, index).value, '#8250df')}'>{e(i)}</a>"
             if i in by_id
             else f"<span style='color:#6e7781'>{e(i)}</span>"
             for i in ids
