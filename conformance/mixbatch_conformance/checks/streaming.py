@@ -5,7 +5,8 @@ that part and every part before it are complete, without waiting for later parts
 sends [ok, delay] and reads the answer as it arrives, noting when part 0 is complete (the
 second delimiter line has arrived) and when the close delimiter arrives; a streaming server
 delivers part 0 well before the delay is over. An intermediary may buffer a whole response,
-so the check is judged on a direct connection only, over plain HTTP/1.1.
+so the check is judged on a direct connection only, over plain HTTP/1.1. It waits out the slow
+part, so it is in the standard tier.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def _timed_read(ctx: Context, request: bytes) -> tuple[bytes, float | None, floa
     "parts-streamed-in-order",
     ("MB-PROC-4",),
     "A part that is complete is written before a slower later part finishes.",
+    tier="standard",
     state=State.READ_ONLY,
     direct_only=BUFFERING_INTERMEDIARY,
 )
