@@ -23,6 +23,7 @@ from pathlib import Path
 
 __all__ = [
     "GARBAGE",
+    "answering",
     "falls_silent",
     "garbage_server",
     "http_server",
@@ -82,6 +83,23 @@ def silent_server() -> Iterator[str]:
                 pass
 
     with _accepting(hold) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def answering(octets: bytes) -> Iterator[str]:
+    """Answers every connection with `octets` and closes it."""
+
+    def answer(conn: socket.socket) -> None:
+        conn.settimeout(5)
+        with contextlib.suppress(OSError):
+            conn.recv(65536)
+            conn.sendall(octets)
+            conn.shutdown(socket.SHUT_WR)
+            time.sleep(0.2)
+        conn.close()
+
+    with _accepting(answer) as port:
         yield f"http://127.0.0.1:{port}"
 
 

@@ -16,6 +16,7 @@ from mixbatch_conformance.run.runner import run_checks
 from mixbatch_conformance.run.selection import plan
 from mixbatch_conformance.run.suite import run_suite
 from mixbatch_conformance.transport.http import build_request, exchange, split_url
+from tests.conformance import _outside
 
 
 def _members(target: Target) -> list[object]:
@@ -96,3 +97,21 @@ def test_checks_that_write_are_na_without_a_sandbox(reference: Target) -> None:
     assert all(r.verdict.value == "N/A" for r in results)
     assert any("the target declares none" in r.message for r in results)
     assert _members(bare) == before
+
+
+def test_a_member_a_put_part_created_without_location_is_recorded() -> None:
+    body = (
+        b"--b\r\nContent-Id: <notes/fresh>\r\nHttp-Status-Code: 201\r\n\r\n"
+        b"\r\n--b\r\nContent-Id: </elsewhere/1>\r\nHttp-Status-Code: 201\r\n\r\n\r\n--b--"
+    )
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    with _outside.answering(answer) as url:
+        target = Target(url, resources={"sandbox_collection": "/notes"})
+        ctx = Context(target, RunSettings(replays=0))
+        ctx.batch(Judge("MB-TEST-3"), [SubRequest("PUT", "notes/fresh")])
+    # The part outside the sandbox is not the suite's to delete.
+    assert ctx.created == ["/notes/fresh"]

@@ -248,7 +248,8 @@ class Context:
         line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
         path = line[1] if len(line) > 1 else "/"
         if resp.status == 201:
-            self._remember(prefix, path, resp.get("Location") or "")
+            # A PUT that created its own target may name no Location: the target is the member.
+            self._remember(prefix, path, resp.get("Location") or path)
         if resp.media_type == "multipart/mixed" and _CREATED_PART.search(resp.body):
             try:
                 _, params = parse_media_type(resp.get("Content-Type") or "")
@@ -257,7 +258,11 @@ class Context:
                 return
             for part in env.parts:
                 if (part.get("Http-Status-Code") or "").strip() == "201":
-                    self._remember(prefix, path, part.get("Location") or "")
+                    # Without Location, the echoed Content-Id names the part's target
+                    # (MB-RESP-3), which a PUT created.
+                    echoed = (part.get("Content-Id") or "").strip().removeprefix("<")
+                    named = part.get("Location") or echoed.removesuffix(">")
+                    self._remember(prefix, self.batch_path, named)
 
     def _remember(self, prefix: str, base: str, location: str) -> None:
         if not location:
