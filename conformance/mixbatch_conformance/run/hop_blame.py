@@ -206,7 +206,10 @@ def _origin_side(request: bytes, body: bytes, taps: list[Path]) -> tuple[bytes, 
             for n, sent in enumerate(sent_all):
                 if not sent.startswith(method_target):
                     continue
-                if body and not sent.endswith(body):
+                content = sent.partition(b"\r\n\r\n")[2]
+                # The whole content, or the start of it when the origin stopped reading early
+                # (a request it refused before its end, e.g. with 413).
+                if body and not (content and body.startswith(content)) and body not in sent:
                     continue
                 score = len(_changes(request, sent))
                 if best is None or score < best[0]:
