@@ -107,3 +107,17 @@ def test_every_representation_carries_the_same_results(client: HttpClient) -> No
 def test_207_never_carries_multipart(client: HttpClient) -> None:
     reply = post_batch(client, PARTS, [("Accept", "application/xml")])
     assert not (reply.header("Content-Type") or "").startswith("multipart/")
+
+
+def test_several_accept_lines_are_one_list(client: HttpClient) -> None:
+    """RFC 9110 §5.3: Accept lines combine into one list; the second line is not ignored."""
+    reply = post_batch(
+        client,
+        PARTS,
+        [
+            ("Accept", "multipart/mixed;q=0.1"),
+            ("Accept", "application/vnd.mixbatch.multistatus+json"),
+        ],
+    )
+    assert reply.status == 207
+    assert reply.header("Content-Type") == "application/vnd.mixbatch.multistatus+json"

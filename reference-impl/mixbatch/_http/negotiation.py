@@ -5,6 +5,11 @@ media range that matches it (exact type beats ``type/*`` beats ``*/*``), drops q
 ties by the order of ``offers``, so the server's first offer wins when the client is indifferent
 (MB-MULTI-1: multipart/mixed "when Accept is absent or admits it equally"). A malformed member
 of Accept is ignored rather than failing the request, as RFC 9110 §12.5.1 permits.
+
+Accept is a list field, so several Accept lines are one list (RFC 9110 §5.3: a recipient "MAY
+combine multiple field lines ... into one field line" with commas, "without changing the
+semantics"): ``accept_of`` reads them all, so a second line is never ignored. The reference
+server, the batching proxy and the ASGI middleware all negotiate through this module.
 """
 
 from __future__ import annotations
@@ -12,13 +17,30 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["choose", "parse_accept", "parse_prefer"]
+from mixbatch.codec import Fields
+
+__all__ = [
+    "MULTIPART_MIXED",
+    "accept_of",
+    "accepts_multipart",
+    "choose",
+    "parse_accept",
+    "parse_prefer",
+]
 
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;[^,]*)?)$")
 _QVALUE = re.compile(r"(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)")
 
 MediaRange = tuple[str, str, float]
+
+#: The batch representation every batch endpoint offers (MB-MULTI-1).
+MULTIPART_MIXED = "multipart/mixed"
+
+
+def accept_of(headers: Fields) -> str | None:
+    """Every Accept line of ``headers`` as one list value, or None when there is none."""
+    return ", ".join(headers.get_all("Accept")) or None
 
 
 def parse_accept(value: str) -> list[MediaRange]:
@@ -76,6 +98,14 @@ def choose(accept: str | None, offers: Sequence[str]) -> str | None:
         if quality > best_q:
             best, best_q = offer, quality
     return best
+
+
+def accepts_multipart(accept: str | None) -> bool:
+    """True when ``accept`` admits multipart/mixed, as ``choose`` judges it: the most specific
+    matching range decides, q=0 refuses, an empty or wholly malformed Accept counts as absent.
+    The proxy's and the middleware's 406 (MB-STATUS-9) fall on the same requests as the
+    server's."""
+    return choose(accept, (MULTIPART_MIXED,)) is not None
 
 
 def parse_prefer(values: Sequence[str]) -> dict[str, str]:

@@ -1,5 +1,5 @@
-"""Whole responses the middleware answers itself: problem documents, capabilities, and the
-Accept check.
+"""Whole responses the middleware answers itself: problem documents and capabilities; the
+Accept check is the shared one (``mixbatch._http.negotiation.accepts_multipart``).
 
 MB-STATUS-4: every 4xx or 5xx answer to a batch request is ``application/problem+json``
 (RFC 9457) naming the broken requirement, with ``part_index`` and ``byte_offset`` when known;
@@ -11,12 +11,12 @@ and ``Allow``; its limits are the very ``Limits`` object the parser enforces (MB
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
 from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, SPEC_VERSION
+from mixbatch._http.negotiation import accepts_multipart
 from mixbatch.codec import PROBLEM_TYPE_BASE, Limits, MixbatchError
 
 from ._types import Send
@@ -36,42 +36,6 @@ __all__ = [
 
 #: The methods of the batch endpoint (MB-METHOD-2: others get 405 with this Allow).
 ALLOW = "OPTIONS, POST"
-
-_RANGE = re.compile(r"\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)/([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(;.*)?$")
-_QVALUE = re.compile(r"0(?:\.\d{0,3})?|1(?:\.0{0,3})?")
-
-
-def accepts_multipart(accept: str | None) -> bool:
-    """True if ``accept`` admits multipart/mixed (RFC 9110 §12.5.1: the most specific range
-    that matches decides its quality). An absent, empty or wholly malformed Accept admits it."""
-    if accept is None or not accept.strip():
-        return True
-    best_specificity, best_q, parsed = -1, 0.0, False
-    for member in accept.split(","):
-        match = _RANGE.match(member)
-        if match is None:
-            continue
-        kind, sub = match.group(1).lower(), match.group(2).lower()
-        quality = 1.0
-        for param in (match.group(3) or "").split(";")[1:]:
-            name, _, raw = param.partition("=")
-            if name.strip().lower() == "q":
-                raw = raw.strip()
-                quality = float(raw) if _QVALUE.fullmatch(raw) else -1.0
-        if quality < 0:
-            continue
-        parsed = True
-        if (kind, sub) == ("multipart", "mixed"):
-            specificity = 2
-        elif (kind, sub) == ("multipart", "*"):
-            specificity = 1
-        elif (kind, sub) == ("*", "*"):
-            specificity = 0
-        else:
-            continue
-        if specificity > best_specificity:
-            best_specificity, best_q = specificity, quality
-    return best_q > 0 or not parsed
 
 
 def capabilities(limits: Limits, endpoint: str, profiles: Sequence[str]) -> dict[str, Any]:

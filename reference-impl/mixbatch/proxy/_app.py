@@ -39,6 +39,7 @@ from mixbatch._http import (
     refuse_get_with_content,
     refuse_repeated_field,
 )
+from mixbatch._http.negotiation import accept_of
 from mixbatch.codec import MixbatchError, parse_batch_content_type, resolve_target
 
 from . import _envelope
@@ -152,7 +153,7 @@ class ProxyApp:
         refused = refuse_content_coding(request.headers.get("Content-Encoding"))
         if refused is not None:
             return refused
-        if not accepts_multipart(request.headers.get("Accept")):
+        if not accepts_multipart(accept_of(request.headers)):
             # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
             # representations it offers."
             return problem_response(

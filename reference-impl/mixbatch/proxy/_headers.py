@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mixbatch._http import choose, parse_prefer
+from mixbatch._http.negotiation import accepts_multipart, parse_prefer
 from mixbatch.codec import HOP_BY_HOP_FIELDS as FRAMING_AND_HOP_FIELDS
 from mixbatch.codec import PART_CONTROL_FIELDS
 from mixbatch.codec import end_to_end as codec_end_to_end
@@ -41,16 +41,6 @@ def end_to_end(
 ) -> list[tuple[str, str]]:
     """``pairs`` without hop-by-hop and framing fields, fields Connection names, and ``drop``."""
     return list(codec_end_to_end(pairs, drop=drop))
-
-
-def accepts_multipart(accept: str | None) -> bool:
-    """True when Accept (its first line, as the server reads it) admits multipart/mixed.
-
-    The reference server's own negotiation decides (``choose``: the most specific matching
-    range, q=0 refuses, an empty or wholly malformed Accept counts as absent), so the proxy's
-    406 (MB-STATUS-9) falls on the same requests as the server's.
-    """
-    return choose(accept, (MULTIPART_MIXED,)) is not None
 
 
 def batch_on_error(values: list[str]) -> str | None:

@@ -32,7 +32,7 @@ from mixbatch._constants import INHERITED_FIELDS
 from mixbatch._http.budget import BatchBudget, BudgetExhausted, Ticket
 from mixbatch._http.content_coding import refuse_content_coding
 from mixbatch._http.messages import Request, Response, SpooledBody, end_to_end
-from mixbatch._http.negotiation import choose, parse_prefer
+from mixbatch._http.negotiation import accept_of, choose, parse_prefer
 from mixbatch._http.problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from mixbatch._http.refusals import refuse_get_with_content
 from mixbatch.codec import (
@@ -176,7 +176,7 @@ class BatchEndpoint:
         refused = refuse_content_coding(request.headers.get("Content-Encoding"))
         if refused is not None:
             return refused
-        chosen = choose(request.headers.get("Accept"), REPRESENTATIONS)
+        chosen = choose(accept_of(request.headers), REPRESENTATIONS)
         if chosen is None:
             # MB-STATUS-9: "A server answers 406 when Accept admits none of the batch
             # representations it offers."

@@ -20,7 +20,7 @@ from typing import Any
 
 from mixbatch._http.conditional import Validators, evaluate, format_http_date
 from mixbatch._http.messages import Request, Response
-from mixbatch._http.negotiation import choose
+from mixbatch._http.negotiation import accept_of, choose
 from mixbatch._http.problems import problem
 
 from .. import _collection
@@ -179,7 +179,7 @@ def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
                 requirement="MB-METHOD-3",
             )
         books = store.all()
-        chosen = choose(request.headers.get("Accept"), (JSON_TYPE, _collection.MEDIA_TYPE))
+        chosen = choose(accept_of(request.headers), (JSON_TYPE, _collection.MEDIA_TYPE))
         if chosen == _collection.MEDIA_TYPE:
             members = [
                 _collection.Member(book.path, book.validators, _book_headers(book), book.body)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from mixbatch._http.messages import Request, Response
-from mixbatch._http.negotiation import choose
+from mixbatch._http.negotiation import accept_of, choose
 from mixbatch._http.problems import problem
 
 from .. import _collection
@@ -35,7 +35,7 @@ def routes(clock: Callable[[], float]) -> list[Route]:
                 "a collection retrieval carries no content",
                 requirement="MB-METHOD-3",
             )
-        chosen = choose(request.headers.get("Accept"), (_JSON, _collection.MEDIA_TYPE))
+        chosen = choose(accept_of(request.headers), (_JSON, _collection.MEDIA_TYPE))
         if chosen == _collection.MEDIA_TYPE:
             return _collection.retrieve(request, [], now=clock())
         if chosen is None:

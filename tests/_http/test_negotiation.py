@@ -1,0 +1,40 @@
+"""The shared negotiation: Accept lines as one list, and the yes/no question the proxy and the
+ASGI middleware ask of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch._http.negotiation import accept_of, accepts_multipart
+from mixbatch.codec import Fields
+
+
+def test_accept_of_joins_every_accept_line_in_order() -> None:
+    fields = Fields([("Accept", "text/plain"), ("X-Other", "1"), ("accept", "multipart/mixed")])
+    assert accept_of(fields) == "text/plain, multipart/mixed"
+
+
+def test_accept_of_is_none_without_an_accept_line() -> None:
+    assert accept_of(Fields([("Content-Type", "text/plain")])) is None
+
+
+@pytest.mark.parametrize(
+    ("accept", "admitted"),
+    [
+        (None, True),
+        ("", True),
+        ("multipart/mixed", True),
+        ("multipart/*", True),
+        ("*/*;q=0.1", True),
+        ("text/plain", False),
+        ("multipart/mixed;q=0", False),
+        ("multipart/mixed;q=0, */*", False),
+        ("*/*, multipart/mixed;q=0", False),
+        ("text/plain, multipart/mixed", True),
+        ("not a range", True),
+    ],
+)
+def test_accepts_multipart_lets_the_most_specific_range_decide(
+    accept: str | None, admitted: bool
+) -> None:
+    assert accepts_multipart(accept) is admitted
