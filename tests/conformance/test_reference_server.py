@@ -21,7 +21,7 @@ from mixbatch_conformance.run.runner import run_checks
 #: MB-WIRE-20) and top-level-fields (no Cache-Control: no-transform, MB-INTER-4).
 KNOWN_SERVER_BUGS: dict[str, str] = {
     "error-policy-stop-any-spelling": (
-        "MB-PROC-13: Prefer: Batch-On-Error=\"STOP\" is not recognised (the value is compared "
+        'MB-PROC-13: Prefer: Batch-On-Error="STOP" is not recognised (the value is compared '
         "without lower-casing it), so the parts after a failure still run"
     ),
 }

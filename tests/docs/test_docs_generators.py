@@ -38,9 +38,7 @@ REQS = [
 ]
 CHECKS = [
     docs_sources.CheckInfo("reject-bare-lf", ("MB-WIRE-8",), "core", "smoke", "A."),
-    docs_sources.CheckInfo(
-        "echo-and-lf", ("MB-WIRE-8", "MB-RESP-3"), "core", "standard", "B."
-    ),
+    docs_sources.CheckInfo("echo-and-lf", ("MB-WIRE-8", "MB-RESP-3"), "core", "standard", "B."),
 ]
 
 
