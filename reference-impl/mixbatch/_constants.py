@@ -54,9 +54,20 @@ def _subset(names: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
-#: The reference server's profiles. "atomic" is absent: Batch-Mode: atomic gets 501.
+#: The reference server's profiles: every one (atomic and references run on its SQLite store).
 SERVER_PROFILES = _subset(
-    ("core", "xml", "json", "collection-get", "conditional", "error-policy", "pipelining", "limits")
+    (
+        "core",
+        "xml",
+        "json",
+        "collection-get",
+        "conditional",
+        "error-policy",
+        "atomic",
+        "references",
+        "pipelining",
+        "limits",
+    )
 )
 #: The batching proxy's: it answers in multipart/mixed only and passes conditions through.
 PROXY_PROFILES = _subset(("core", "error-policy", "limits"))

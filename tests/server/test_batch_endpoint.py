@@ -100,9 +100,13 @@ def test_continue_preference_is_applied_explicitly(client: HttpClient) -> None:
     assert reply.header("Preference-Applied") == "batch-on-error=continue"
 
 
-def test_atomic_mode_is_501_before_anything_runs(client: HttpClient) -> None:
-    reply = post_batch(client, [("POST", "books", JSON_FIELDS, BOOK)], [("Batch-Mode", "atomic")])
-    assert_problem(reply, 501, "MB-PROC-7")
+def test_an_atomic_batch_with_an_unknown_mode_is_501_before_anything_runs(
+    client: HttpClient,
+) -> None:
+    reply = post_batch(
+        client, [("POST", "books", JSON_FIELDS, BOOK)], [("Batch-Mode", "atomic, mb-no-such")]
+    )
+    assert_problem(reply, 501, "MB-PROC-12")
     assert book_count(client) == 3
 
 
@@ -179,7 +183,7 @@ def test_options_returns_capabilities(client: HttpClient, server: RunningServer)
     document = json.loads(reply.body)
     jsonschema.validate(document, schema("capabilities.schema.json"))
     assert document["limits"] == server.config.limits.as_document()
-    assert "atomic" not in document["profiles"]
+    assert {"atomic", "references"} <= set(document["profiles"])
 
 
 def test_malformed_envelope_is_400_naming_requirement_part_and_offset(client: HttpClient) -> None:

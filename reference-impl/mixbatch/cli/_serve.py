@@ -61,6 +61,13 @@ def add_parser(subparsers: Any) -> None:
             help=f"{doc} (%(default)s)",
         )
     parser.add_argument(
+        "--data",
+        metavar="DIR",
+        default=None,
+        help="directory of the demo resources' SQLite database, kept across restarts "
+        "(default: a temporary directory removed on exit)",
+    )
+    parser.add_argument(
         "--log-level",
         default="INFO",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
@@ -92,6 +99,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_batches_in_flight=args.max_batches_in_flight,
         max_batch_bytes_in_flight=args.max_batch_bytes_in_flight,
         busy_retry_after=args.busy_retry_after,
+        data_dir=args.data,
     )
 
 

@@ -29,8 +29,8 @@ class App:
 
     def __init__(self, config: ServerConfig, clock: Callable[[], float] = time.time) -> None:
         self.config = config
-        self.store = books.BookStore(clock)
-        self.batch = BatchEndpoint(self.run_subrequest, config)
+        self.store = books.BookStore(clock, data_dir=config.data_dir)
+        self.batch = BatchEndpoint(self.run_subrequest, config, store=self.store.db)
         self.router = Router(
             [
                 self.batch.route,

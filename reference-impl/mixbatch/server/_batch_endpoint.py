@@ -2,7 +2,8 @@
 
 Order of decisions for a POST, every refusal a problem+json before anything runs:
 
-    1. Batch-Mode present            -> 501 (MB-PROC-7: the atomic profile is not offered)
+    1. Batch-Mode lists a mode not offered -> 501 (MB-PROC-7, MB-PROC-12, MB-PROC-17); the
+       modes offered are ``atomic`` (with a store) and ``references``
     2. Content-Type not a batch      -> 415 + Accept-Post (MB-WIRE-2), bad boundary 400 (MB-WIRE-4)
     3. Accept admits no representation -> 406 (MB-STATUS-9)
     4. Content-Length over max_batch_bytes -> 413 (MB-STATUS-3)
@@ -19,6 +20,11 @@ The error policy comes from ``Prefer: batch-on-error`` (MB-PROC-5/6). A whole-ba
 fires after the response began ends it with a ``Batch-Outcome: aborted`` part and the close
 delimiter (MB-STATUS-6). The client's ``Authorization`` and ``Cookie`` fields are inherited by
 parts without their own (MB-SUB-5); nothing else is (MB-SUB-6).
+
+``Batch-Mode: atomic`` (§7.5) runs every part inside one store transaction (``_store``) and
+writes the parts only once the batch committed or was rolled back (``_atomic``).
+``Batch-Mode: references`` (§7.7) substitutes each part's ``$(N)`` references from the results
+before it (``_references``) and skips a part whose reference names nothing.
 """
 
 from __future__ import annotations
@@ -46,12 +52,14 @@ from mixbatch.codec import (
 from mixbatch.envelope import check_declared_length
 
 from . import _envelope
+from . import _references as references
 from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
 from ._config import ServerConfig
 from ._envelope import Envelope, PartSpec
 from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE, JsonRenderer, XmlRenderer
 from ._results import MultipartRenderer, PartResult, Renderer, Summary
 from ._router import Route
+from ._store import Store, StoreBusy, bound
 
 __all__ = [
     "INHERITED_FIELDS",
@@ -126,9 +134,14 @@ class HeldBatch:
 class BatchEndpoint:
     """The ``POST`` and ``OPTIONS`` handlers of one batch endpoint."""
 
-    def __init__(self, run: SubRequestRunner, config: ServerConfig) -> None:
+    def __init__(
+        self, run: SubRequestRunner, config: ServerConfig, store: Store | None = None
+    ) -> None:
         self._run = run
         self._config = config
+        self._store = store
+        #: The Batch-Mode values offered: atomic needs a store to hold its transaction.
+        self.modes = frozenset({references.MODE, *(("atomic",) if store is not None else ())})
         self.budget = BatchBudget(config.max_batches_in_flight, config.max_batch_bytes_in_flight)
         self.path = config.batch_path
         self.route = Route(
@@ -157,16 +170,20 @@ class BatchEndpoint:
 
     async def post(self, request: Request, params: Mapping[str, str]) -> Response:
         deadline = asyncio.get_running_loop().time() + self._config.batch_timeout
-        mode = request.headers.get("Batch-Mode")
-        if mode is not None:
+        listed = request.headers.get_all("Batch-Mode")
+        # MB-PROC-17: "read Batch-Mode as a comma-separated list of modes" (case-sensitive).
+        modes = frozenset(m.strip() for m in ",".join(listed).split(",")) if listed else frozenset()
+        unknown = sorted(modes - self.modes)
+        if unknown:
             # MB-PROC-7: "A server that does not offer the atomic profile answers Batch-Mode:
             # atomic with 501 before any part runs."
             return problem(
                 501,
                 "batch-mode-unsupported",
-                f"Batch-Mode {mode!r} is not offered by this server (no atomic profile)",
+                f"Batch-Mode {', '.join(listed)!r} lists {unknown!r}, which this server does "
+                f"not offer (it offers {', '.join(sorted(self.modes))})",
                 # MB-PROC-12: any other Batch-Mode value the server does not implement, likewise.
-                requirement="MB-PROC-7" if mode.strip().lower() == "atomic" else "MB-PROC-12",
+                requirement="MB-PROC-7" if "atomic" in unknown else "MB-PROC-12",
             )
         try:
             boundary = parse_batch_content_type(request.headers.get("Content-Type"))
@@ -222,6 +239,11 @@ class BatchEndpoint:
         except BaseException:
             ticket.release()
             raise
+        fault = references.check(envelope.parts) if references.MODE in modes else None
+        if fault is not None:
+            envelope.close()
+            ticket.release()
+            return from_error(fault)
         renderer = self._renderer(chosen)
         # MB-MULTI-10: Vary: Accept, since the representation depends on it. MB-INTER-4: a
         # sender SHOULD include Cache-Control: no-transform in batch responses.
@@ -235,7 +257,13 @@ class BatchEndpoint:
         response = Response(renderer.status, headers)
         if request.accepts_trailers:
             headers.append(("Trailer", "Batch-Summary"))
-        stream = self._stream(request, envelope, renderer, stop_on_error, deadline, response)
+        earlier: list[references.Earlier] | None = [] if references.MODE in modes else None
+        if "atomic" in modes:
+            stream = self._atomic(request, envelope, renderer, deadline, response, earlier)
+        else:
+            stream = self._stream(
+                request, envelope, renderer, stop_on_error, deadline, response, earlier
+            )
         response.body = HeldBatch(stream, envelope, ticket)
         return response
 
@@ -277,8 +305,9 @@ class BatchEndpoint:
         inherited: list[tuple[str, list[tuple[str, str]]]],
         envelope: Envelope,
         part: PartSpec,
+        resolved: tuple[str, Fields] | None = None,
     ) -> Request:
-        fields = _end_to_end(part.fields, frozenset())
+        fields = _end_to_end(part.fields if resolved is None else resolved[1], frozenset())
         if inherited:
             extra = [
                 pair for name, pairs in inherited if part.fields.get(name) is None for pair in pairs
@@ -287,7 +316,7 @@ class BatchEndpoint:
                 fields = Fields([*fields, *extra])
         return Request(
             method=part.method,
-            target=part.target,
+            target=part.target if resolved is None else resolved[0],
             headers=fields,
             body=SpooledBody(envelope.spool, part.start, part.length),
             scheme=batch.scheme,
@@ -300,8 +329,22 @@ class BatchEndpoint:
         inherited: list[tuple[str, list[tuple[str, str]]]],
         envelope: Envelope,
         part: PartSpec,
+        earlier: list[references.Earlier] | None = None,
     ) -> PartResult:
-        request = self._subrequest(batch, inherited, envelope, part)
+        resolved = None
+        if earlier is not None:
+            try:
+                resolved = references.resolve(
+                    part,
+                    earlier,
+                    base=batch.path,
+                    scheme=batch.scheme,
+                    authority=batch.authority,
+                    batch_paths=(self.path,),
+                )
+            except references.Unresolved as exc:
+                return _unresolved(part, exc)
+        request = self._subrequest(batch, inherited, envelope, part, resolved)
         response = await self._run(request, part.index)
         body = response.body
         if not isinstance(body, bytes):
@@ -310,7 +353,7 @@ class BatchEndpoint:
         # fields, and never the part's own control fields.
         fields = _end_to_end(tuple(response.headers), PART_CONTROL_FIELDS)
         return PartResult(
-            part.index, part.target, part.content_id, response.status, None, fields, body
+            part.index, request.target, part.content_id, response.status, None, fields, body
         )
 
     async def _stream(
@@ -321,6 +364,7 @@ class BatchEndpoint:
         stop_on_error: bool,
         deadline: float,
         response: Response,
+        earlier: list[references.Earlier] | None = None,
     ) -> AsyncIterator[bytes]:
         # Rendered parts wait in ``ready`` and go to the connection together, which costs one
         # chunk (one h11 event, one write) for many small parts instead of one each. They are
@@ -344,7 +388,9 @@ class BatchEndpoint:
                     # An eager task runs the part at once, up to its first real wait; most parts
                     # never wait and are done here, with no timer armed or event-loop round trip.
                     task = asyncio.Task(
-                        self._result(batch, inherited, envelope, part), loop=loop, eager_start=True
+                        self._result(batch, inherited, envelope, part, earlier),
+                        loop=loop,
+                        eager_start=True,
                     )
                     if not task.done():
                         try:
@@ -368,6 +414,8 @@ class BatchEndpoint:
                     # MB-PROC-6: with batch-on-error=stop, every part after the first with
                     # status 400 or above is skipped.
                     stopped = stop_on_error and result.status is not None and result.status >= 400
+                if earlier is not None:
+                    earlier.append(_earlier(result))
                 result, chunk = self._render(renderer, result, head=part.method == "HEAD")
                 summary.add(result)
                 # From here the sub-response lives on in ``chunk`` alone: a large body is held
@@ -401,6 +449,86 @@ class BatchEndpoint:
             yield b"".join(ready)
         finally:
             envelope.close()
+
+    async def _atomic(
+        self,
+        batch: Request,
+        envelope: Envelope,
+        renderer: Renderer,
+        deadline: float,
+        response: Response,
+        earlier: list[references.Earlier] | None,
+    ) -> AsyncIterator[bytes]:
+        """An atomic batch (§7.5): every part in one transaction, the parts written once the
+        outcome is known (§7.3), because it decides how each part is marked."""
+        assert self._store is not None
+        inherited = self._inherited(batch)
+        transaction = self._store.transaction()
+        results: list[PartResult] = []
+        failed = False
+        committed = False
+        try:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await transaction.begin()
+                    context = bound(transaction)
+                    for part in envelope.parts:
+                        task = asyncio.Task(
+                            self._result(batch, inherited, envelope, part, earlier),
+                            context=context,
+                        )
+                        try:
+                            result = await task
+                        finally:
+                            task.cancel()
+                        results.append(result)
+                        if earlier is not None:
+                            earlier.append(_earlier(result))
+                        # A failing part, or one skipped for its reference (MB-PROC-21), ends
+                        # the batch uncommitted.
+                        if result.outcome == "skipped" or (result.status or 0) >= 400:
+                            failed = True
+                            break
+            except (TimeoutError, StoreBusy):
+                pass
+            else:
+                if not failed:
+                    # MB-PROC-16: committed "before it sends the first response part". The
+                    # commit is outside the timeout, so it is never cut off halfway.
+                    await transaction.commit()
+                    committed = True
+        finally:
+            # Rolls back whatever did not commit; a no-op after the commit.
+            transaction.close()
+        summary = Summary()
+        chunks = [renderer.start()]
+        parts = envelope.parts
+        for index, part in enumerate(parts):
+            if index < len(results):
+                result = results[index]
+                last = index == len(results) - 1
+                if not committed and not (failed and last):
+                    # MB-PROC-8: "mark each part before the failing one Batch-Outcome:
+                    # rolled-back with its real status"; MB-PROC-14 likewise before an abort.
+                    result.outcome = "rolled-back"
+            elif failed:
+                # MB-PROC-8: "answer every later part Batch-Outcome: skipped".
+                result = PartResult(part.index, part.target, part.content_id, None, "skipped")
+            else:
+                # MB-PROC-14: stopped before committing: the abort part names the first part
+                # that did not run.
+                aborted = self._aborted(index)
+                summary.add(aborted)
+                chunks.append(renderer.part(aborted))
+                break
+            result, chunk = self._render(renderer, result, head=part.method == "HEAD")
+            summary.add(result)
+            chunks.append(chunk)
+        if batch.accepts_trailers:
+            response.trailers.append(("Batch-Summary", summary.as_field()))
+        chunks.append(renderer.end(summary))
+        envelope.close()
+        yield b"".join(chunks)
 
     @staticmethod
     def _render(
@@ -448,3 +576,31 @@ class BatchEndpoint:
             [("Content-Type", PROBLEM_MEDIA_TYPE)],
             problem_body(document),
         )
+
+
+def _earlier(result: PartResult) -> references.Earlier:
+    """What later parts may name of ``result`` (§7.7)."""
+    return references.Earlier(result.status, result.outcome, result.href or "/", result.fields)
+
+
+def _unresolved(part: PartSpec, exc: references.Unresolved) -> PartResult:
+    # MB-PROC-20: "answer that part Batch-Outcome: skipped with an application/problem+json body
+    # whose requirement is MB-PROC-20 and whose reference member is the reference as written".
+    document = {
+        "type": "https://mixbatch.dev/problems/reference-unresolved",
+        "title": "Reference unresolved",
+        "status": 424,
+        "detail": exc.detail,
+        "requirement": "MB-PROC-20",
+        "reference": exc.reference,
+        "part_index": part.index,
+    }
+    return PartResult(
+        part.index,
+        part.target,
+        part.content_id,
+        None,
+        "skipped",
+        [("Content-Type", PROBLEM_MEDIA_TYPE)],
+        problem_body(document),
+    )

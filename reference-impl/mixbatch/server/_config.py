@@ -90,6 +90,9 @@ class ServerConfig:
     max_batches_in_flight: int = MAX_BATCHES_IN_FLIGHT
     max_batch_bytes_in_flight: int = MAX_BATCH_BYTES_IN_FLIGHT
     busy_retry_after: int = BUSY_RETRY_AFTER
+    #: The directory of the demo resources' SQLite database; None: a fresh temporary directory
+    #: that dies with the process (so a bare ``make run`` needs no set-up).
+    data_dir: str | None = None
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:

@@ -6,6 +6,12 @@ its exact representation (a strong validator must change whenever the octets do:
 so that tests can fix time. Every read and write goes through ``evaluate`` (RFC 9110 §13.2.2)
 after the existence check, so 304 and 412 come out exactly as the RFC orders them.
 
+The books live in the server's SQLite store (``_store``): each handler does its reads, the
+precondition and the write as one function of a connection, run as one transaction off the event
+loop, so a conditional write cannot race another writer, and inside an atomic batch the same
+function joins the batch's transaction. Ids come from AUTOINCREMENT, so they are never reused,
+not even across restarts or by two processes sharing the data file.
+
 ``GET /books`` answers ``application/json`` (a list) or, when Accept prefers it,
 ``multipart/mixed`` with one part per book (``_collection``); both carry ``Vary: Accept``.
 """
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +32,7 @@ from mixbatch._http.problems import problem
 
 from .. import _collection
 from .._router import Route
+from .._store import Store, StoreBusy
 
 __all__ = ["MAX_BOOK_BYTES", "SEED_BOOKS", "Book", "BookStore", "routes"]
 
@@ -59,41 +67,95 @@ def _etag(data: bytes) -> str:
     return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
 
 
-class BookStore:
-    """Books in memory, keyed by id; ids are never reused."""
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS books (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    body BLOB NOT NULL,
+    etag TEXT NOT NULL,
+    modified REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seeded (done INTEGER NOT NULL)
+"""
 
-    def __init__(self, clock: Callable[[], float], seed: bool = True) -> None:
+
+class BookStore:
+    """Books in the SQLite store, keyed by id; ids are never reused.
+
+    The methods taking ``conn`` run inside a transaction ``Store`` opened; the others are
+    blocking conveniences for set-up and tests.
+    """
+
+    def __init__(
+        self, clock: Callable[[], float], seed: bool = True, data_dir: str | None = None
+    ) -> None:
         self._clock = clock
-        self._books: dict[int, Book] = {}
-        self._next_id = 1
-        if seed:
-            for data in SEED_BOOKS:
-                self.create(dict(data))
+        self._seed = seed
+        self.db = Store(data_dir, self._create_schema)
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        for statement in _SCHEMA.split(";"):
+            conn.execute(statement)
+        # The seed books go in once per data file, whichever process opens it first.
+        if conn.execute("SELECT count(*) FROM seeded").fetchone()[0] == 0:
+            conn.execute("INSERT INTO seeded VALUES (1)")
+            if self._seed:
+                for data in SEED_BOOKS:
+                    self.create_in(conn, dict(data))
 
     def _make(self, book_id: int, data: Mapping[str, Any]) -> Book:
         record = {"id": book_id, **{k: data.get(k) for k in _FIELDS}}
         body = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         return Book(book_id, record, body, Validators(_etag(body), float(int(self._clock()))))
 
+    @staticmethod
+    def _row(row: tuple[int, bytes, str, float]) -> Book:
+        body = bytes(row[1])
+        return Book(row[0], json.loads(body), body, Validators(row[2], row[3]))
+
+    def get_in(self, conn: sqlite3.Connection, book_id: int) -> Book | None:
+        row = conn.execute(
+            "SELECT id, body, etag, modified FROM books WHERE id = ?", (book_id,)
+        ).fetchone()
+        return None if row is None else self._row(row)
+
+    def all_in(self, conn: sqlite3.Connection) -> list[Book]:
+        rows = conn.execute("SELECT id, body, etag, modified FROM books ORDER BY id").fetchall()
+        return [self._row(row) for row in rows]
+
+    def _store(self, conn: sqlite3.Connection, book: Book) -> Book:
+        conn.execute(
+            "INSERT OR REPLACE INTO books (id, body, etag, modified) VALUES (?, ?, ?, ?)",
+            (book.id, book.body, book.validators.etag, book.validators.last_modified),
+        )
+        return book
+
+    def create_in(self, conn: sqlite3.Connection, data: Mapping[str, Any]) -> Book:
+        # The row first, for its id; then the representation, which holds the id.
+        cursor = conn.execute("INSERT INTO books (body, etag, modified) VALUES (x'', '', 0)")
+        book_id = cursor.lastrowid
+        assert book_id is not None
+        return self._store(conn, self._make(book_id, data))
+
+    def replace_in(self, conn: sqlite3.Connection, book_id: int, data: Mapping[str, Any]) -> Book:
+        return self._store(conn, self._make(book_id, data))
+
+    def delete_in(self, conn: sqlite3.Connection, book_id: int) -> None:
+        conn.execute("DELETE FROM books WHERE id = ?", (book_id,))
+
     def get(self, book_id: int) -> Book | None:
-        return self._books.get(book_id)
+        return self.db.write_now(lambda conn: self.get_in(conn, book_id))
 
     def all(self) -> list[Book]:
-        return [self._books[k] for k in sorted(self._books)]
+        return self.db.write_now(self.all_in)
 
     def create(self, data: Mapping[str, Any]) -> Book:
-        book = self._make(self._next_id, data)
-        self._books[book.id] = book
-        self._next_id += 1
-        return book
+        return self.db.write_now(lambda conn: self.create_in(conn, data))
 
     def replace(self, book_id: int, data: Mapping[str, Any]) -> Book:
-        book = self._make(book_id, data)
-        self._books[book_id] = book
-        return book
+        return self.db.write_now(lambda conn: self.replace_in(conn, book_id, data))
 
     def delete(self, book_id: int) -> None:
-        del self._books[book_id]
+        self.db.write_now(lambda conn: self.delete_in(conn, book_id))
 
 
 def _validate(document: Any, *, partial: bool) -> str | None:
@@ -158,12 +220,23 @@ async def _read_document(request: Request, media_types: tuple[str, ...]) -> Any 
         return problem(400, "invalid-json", f"the content is not JSON: {exc}")
 
 
+def _busy(exc: StoreBusy) -> Response:
+    # Another transaction (an atomic batch, another process) held the write lock too long.
+    return problem(
+        503,
+        "store-busy",
+        f"the store stayed locked by another writer: {exc}",
+        headers=[("Retry-After", "1")],
+    )
+
+
+def _book_id(params: Mapping[str, str]) -> int | None:
+    raw = params["id"]
+    return int(raw) if raw.isdigit() and len(raw) < 19 else None
+
+
 def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
     """The routes of the books collection and its members, bound to ``store``."""
-
-    def lookup(params: Mapping[str, str]) -> Book | None:
-        raw = params["id"]
-        return store.get(int(raw)) if raw.isdigit() and len(raw) < 19 else None
 
     def missing(request: Request) -> Response:
         return problem(404, "not-found", f"no book at {request.path!r}")
@@ -178,7 +251,7 @@ def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
                 "a collection retrieval carries no content",
                 requirement="MB-METHOD-3",
             )
-        books = store.all()
+        books = await store.db.read(store.all_in)
         chosen = choose(accept_of(request.headers), (JSON_TYPE, _collection.MEDIA_TYPE))
         if chosen == _collection.MEDIA_TYPE:
             members = [
@@ -217,12 +290,16 @@ def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
         fault = _validate(document, partial=False)
         if fault is not None:
             return problem(422, "invalid-book", fault)
-        book = store.create(document)
+        try:
+            book = await store.db.write(lambda conn: store.create_in(conn, document))
+        except StoreBusy as exc:
+            return _busy(exc)
         # MB-RESP-7: "A created resource's URI is given in the part's Location field".
         return Response(201, [("Location", book.path), *_book_headers(book)], book.body)
 
     async def get_book(request: Request, params: Mapping[str, str]) -> Response:
-        book = lookup(params)
+        book_id = _book_id(params)
+        book = None if book_id is None else await store.db.read(lambda c: store.get_in(c, book_id))
         if book is None:
             return missing(request)
         status = evaluate(request.method, request.headers, book.validators, clock())
@@ -233,35 +310,47 @@ def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
         return Response(200, _book_headers(book), book.body)
 
     async def change_book(request: Request, params: Mapping[str, str]) -> Response:
-        book = lookup(params)
-        if book is None:
-            return missing(request)
-        if evaluate(request.method, request.headers, book.validators, clock()) is not None:
-            return _precondition_failed(request)
-        if request.method == "DELETE":
-            store.delete(book.id)
-            return Response(204)
+        book_id = _book_id(params)
         patch = request.method == "PATCH"
-        document = await _read_document(
-            request, (MERGE_PATCH_TYPE, JSON_TYPE) if patch else (JSON_TYPE,)
-        )
-        if isinstance(document, Response):
-            return document
-        fault = _validate(document, partial=patch)
-        if fault is None and document.get("id", book.id) != book.id:
-            fault = f"member 'id' must be {book.id} or absent"
-        if fault is not None:
-            return problem(422, "invalid-book", fault)
-        if patch:
-            # RFC 7396 merge patch: members replace, null removes (only "year" may be absent).
-            merged = dict(book.data)
-            merged.update(document)
-            document = merged
-            fault = _validate({k: v for k, v in merged.items() if v is not None}, partial=False)
+        # The content is read first (a handler may not wait inside a transaction), and judged
+        # after the existence check and the preconditions, in the order a standalone request
+        # meets them: 404, then 412, then 415/400/422.
+        document: Any = None
+        if request.method != "DELETE" and book_id is not None:
+            document = await _read_document(
+                request, (MERGE_PATCH_TYPE, JSON_TYPE) if patch else (JSON_TYPE,)
+            )
+
+        def change(conn: sqlite3.Connection) -> Response:
+            book = None if book_id is None else store.get_in(conn, book_id)
+            if book is None:
+                return missing(request)
+            if evaluate(request.method, request.headers, book.validators, clock()) is not None:
+                return _precondition_failed(request)
+            if request.method == "DELETE":
+                store.delete_in(conn, book.id)
+                return Response(204)
+            if isinstance(document, Response):
+                return document
+            fault = _validate(document, partial=patch)
+            if fault is None and document.get("id", book.id) != book.id:
+                fault = f"member 'id' must be {book.id} or absent"
             if fault is not None:
                 return problem(422, "invalid-book", fault)
-        updated = store.replace(book.id, document)
-        return Response(200, _book_headers(updated), updated.body)
+            merged = document
+            if patch:
+                # RFC 7396 merge patch: members replace, null removes (only "year" may be absent).
+                merged = {**book.data, **document}
+                fault = _validate({k: v for k, v in merged.items() if v is not None}, partial=False)
+                if fault is not None:
+                    return problem(422, "invalid-book", fault)
+            updated = store.replace_in(conn, book.id, merged)
+            return Response(200, _book_headers(updated), updated.body)
+
+        try:
+            return await store.db.write(change)
+        except StoreBusy as exc:
+            return _busy(exc)
 
     return [
         Route("/books", {"GET": list_books, "POST": create_book}),
