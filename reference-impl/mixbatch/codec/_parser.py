@@ -1,7 +1,11 @@
 """The incremental batch parser: bytes in, events out, no I/O.
 
-Theory of operation. The parser is a table-driven state machine over the RFC 2046 §5.1.1
-grammar, restricted by the mixbatch spec §3:
+Theory of operation. The parser is a state machine over the RFC 2046 §5.1.1 grammar,
+restricted by the mixbatch spec §3, driven by two tables as h11's is: ``_READERS`` names the
+reader that recognises the next input in each state (and emits the events it completes), and
+``_TRANSITIONS`` maps ``(state, input)`` to the next state. ``_run`` only looks both up; an
+input a state's reader cannot recognise is a typed error raised by that reader, and a pair
+missing from ``_TRANSITIONS`` is a bug in the parser, never a leniency.
 
     multipart-body := [preamble CRLF] dash-boundary transport-padding CRLF
                       body-part *encapsulation close-delimiter transport-padding
@@ -18,7 +22,8 @@ grammar, restricted by the mixbatch spec §3:
     AFTER_DASH   "--" transport-padding [CRLF]      EPILOGUE (BatchEnd)
     HEADERS      CRLF CRLF (or a leading CRLF)      BODY (a *PartStart event)
     BODY         CRLF dash-boundary                 AFTER_DASH (PartEnd)
-    EPILOGUE     anything                           EPILOGUE
+    EPILOGUE     anything                           EPILOGUE (no reader: ignored)
+    AFTER_DASH   the end of the content after "--"  EPILOGUE (feed_eof)
     any          a byte sequence not in this table  ERROR (sticky)
 
 Strictness (each rule cites the spec): a bare LF or CR used as a line terminator in a delimiter
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 
 from ._accelerator import SCAN, UNAVAILABLE_REASON
 from ._errors import IncompleteBatch, LimitExceeded, MixbatchError, RemoteProtocolError
@@ -54,6 +60,27 @@ class _State(enum.Enum):
     BODY = "part body"
     EPILOGUE = "epilogue"
 
+
+class _Input(enum.Enum):
+    """What a state's reader recognised; with the state, it picks the next one."""
+
+    DASH_BOUNDARY = "the first dash-boundary"
+    PART_LINE_END = "transport padding and CRLF after a dash-boundary"
+    CLOSE_LINE_END = '"--", transport padding and CRLF after a dash-boundary'
+    END_OF_CONTENT = 'the end of the content after "--"'
+    SECTION_END = "the end of a part header section"
+    DELIMITER = "CRLF dash-boundary after a part body"
+
+
+#: (state, input recognised) -> next state: the table above, as the code reads it.
+_TRANSITIONS: dict[tuple[_State, _Input], _State] = {
+    (_State.PREAMBLE, _Input.DASH_BOUNDARY): _State.AFTER_DASH,
+    (_State.AFTER_DASH, _Input.PART_LINE_END): _State.HEADERS,
+    (_State.AFTER_DASH, _Input.CLOSE_LINE_END): _State.EPILOGUE,
+    (_State.AFTER_DASH, _Input.END_OF_CONTENT): _State.EPILOGUE,
+    (_State.HEADERS, _Input.SECTION_END): _State.BODY,
+    (_State.BODY, _Input.DELIMITER): _State.AFTER_DASH,
+}
 
 _PADDING = re.compile(rb"[ \t]*")
 _EMPTY_MEMORY = memoryview(b"")
@@ -186,7 +213,7 @@ class BatchParser:
                 return self._fail(
                     self._delimiter_fault("the close delimiter line ends in a bare CR", "MB-WIRE-8")
                 )
-            self._state = _State.EPILOGUE
+            self._state = _TRANSITIONS[_State.AFTER_DASH, _Input.END_OF_CONTENT]
         if self._state is _State.EPILOGUE:
             if not self._end_sent:
                 self._end_sent = True
@@ -239,22 +266,23 @@ class BatchParser:
 
     def _run(self, events: list[Event]) -> None:
         while True:
-            state = self._state
-            if state is _State.BODY:
-                progressed = self._body(events)
-            elif state is _State.HEADERS:
-                progressed = self._headers(events)
-            elif state is _State.AFTER_DASH:
-                if self._scan is not None and not (self._aborted or self._after_close):
-                    self._scan_whole_parts(events)
-                progressed = self._after_dash(events)
-            elif state is _State.PREAMBLE:
-                progressed = self._preamble()
-            else:
+            reader = _READERS.get(self._state)
+            if reader is None:
+                # MB-WIRE-9: "A receiver ignores the preamble and the epilogue."
                 self._pos = len(self._buf)
                 return
-            if not progressed:
-                return
+            seen = reader(self, events)
+            if seen is None:
+                return  # the input so far decides nothing: wait for more
+            following = _TRANSITIONS.get((self._state, seen))
+            if following is None:  # pragma: no cover - a reader returned an input out of turn
+                raise AssertionError(f"no transition from {self._state} on {seen}")
+            self._state = following
+
+    def _delimiter_line(self, events: list[Event]) -> _Input | None:
+        if self._scan is not None and not (self._aborted or self._after_close):
+            self._scan_whole_parts(events)
+        return self._after_dash(events)
 
     def _scan_whole_parts(self, events: list[Event]) -> None:
         """Let the C fast path take the whole, plainly valid parts ahead; it stops after a
@@ -280,36 +308,36 @@ class BatchParser:
     def _delimiter_fault(self, detail: str, requirement: str) -> RemoteProtocolError:
         return _malformed(detail, requirement, self._index + 1, self._dash_at)
 
-    def _preamble(self) -> bool:
+    def _preamble(self, events: list[Event]) -> _Input | None:
         buf, dash = self._buf, self._dash
         if self._base == 0 and self._pos == 0:
             if buf.startswith(dash):
-                return self._enter_dash(0, len(dash))
+                return self._at_dash(0, len(dash), _Input.DASH_BOUNDARY)
             if dash.startswith(buf):
-                return False  # too few octets to tell
+                return None  # too few octets to tell
         hit = buf.find(self._nl_dash, self._pos)
         if hit == -1:
             # Keep only what might begin a delimiter (and the octet before it).
             self._pos = max(self._pos, len(buf) - len(self._nl_dash))
-            return False
-        self._enter_dash(self._base + hit + 1, hit + len(self._nl_dash))
+            return None
+        self._at_dash(self._base + hit + 1, hit + len(self._nl_dash), _Input.DASH_BOUNDARY)
         if self._byte_before(hit) != 0x0D:
             raise self._delimiter_fault(
                 "the first delimiter line follows a bare LF, not CRLF", "MB-WIRE-8"
             )
-        return True
+        return _Input.DASH_BOUNDARY
 
-    def _enter_dash(self, dash_at: int, pos: int) -> bool:
+    def _at_dash(self, dash_at: int, pos: int, seen: _Input) -> _Input:
+        """Note a dash-boundary at ``dash_at`` (absolute), read on from ``pos``."""
         self._dash_at = dash_at
         self._pos = pos
-        self._state = _State.AFTER_DASH
-        return True
+        return seen
 
-    def _after_dash(self, events: list[Event]) -> bool:
+    def _after_dash(self, events: list[Event]) -> _Input | None:
         buf, pos = self._buf, self._pos
         if not self._after_close and len(buf) - pos >= 1 and buf[pos] == 0x2D:  # "-"
             if len(buf) - pos < 2:
-                return False
+                return None
             if buf[pos + 1] != 0x2D:
                 raise self._delimiter_fault(
                     f"text {bytes(buf[pos : pos + 16])!r} follows a dash-boundary", "MB-WIRE-19"
@@ -326,12 +354,12 @@ class BatchParser:
         end = pad.end() if pad else pos
         if end == len(buf):
             self._pos = end  # padding so far; wait for its end
-            return False
+            return None
         octet = buf[end]
         if octet == 0x0D:
             if end + 1 == len(buf):
                 self._pos = end
-                return False
+                return None
             if buf[end + 1] != 0x0A:
                 raise self._delimiter_fault("a delimiter line ends in a bare CR", "MB-WIRE-8")
             self._pos = end + 2
@@ -343,10 +371,9 @@ class BatchParser:
                 f"text {bytes(buf[end : end + 16])!r} follows a dash-boundary", "MB-WIRE-19"
             )
         if self._after_close:
-            self._state = _State.EPILOGUE
             self._end_sent = True
             events.append(BatchEnd(self._index + 1))
-            return True
+            return _Input.CLOSE_LINE_END
         if self._aborted:
             raise self._delimiter_fault("a part follows the aborted part", "MB-STATUS-6")
         if self._index + 1 >= self._limits.max_parts:
@@ -359,15 +386,14 @@ class BatchParser:
             )
         self._index += 1
         self._part_offset = self._base + self._pos
-        self._state = _State.HEADERS
-        return True
+        return _Input.PART_LINE_END
 
-    def _headers(self, events: list[Event]) -> bool:
+    def _headers(self, events: list[Event]) -> _Input | None:
         buf, pos = self._buf, self._pos
         limit = self._limits.max_part_header_bytes
         if len(buf) - pos < 2:
             self._check_header_bytes(buf[pos:], pos, final=False)
-            return False
+            return None
         if buf[pos] == 0x0D and buf[pos + 1] == 0x0A:
             block_end, body_start = pos, pos + 2  # no header fields at all
         else:
@@ -378,7 +404,7 @@ class BatchParser:
                 # plus its last CRLF.
                 if len(buf) - pos - 1 > limit:
                     raise self._header_limit()
-                return False
+                return None
             block_end, body_start = end, end + 4
         # The section's octets are its field lines with their CRLFs, without the empty line
         # that ends it, so a part counts the same whether or not it has one (MB-WIRE-21).
@@ -416,8 +442,7 @@ class BatchParser:
         self._part_len = 0
         self._fresh = True
         self._pos = body_start
-        self._state = _State.BODY
-        return True
+        return _Input.SECTION_END
 
     def _diagnose_field_lines(self, block: bytes, pos: int) -> None:
         """Raise for the first line of a section that is not a field-line (MB-PART-11)."""
@@ -479,27 +504,27 @@ class BatchParser:
             title="Too many part header fields",
         )
 
-    def _body(self, events: list[Event]) -> bool:
+    def _body(self, events: list[Event]) -> _Input | None:
         buf, pos = self._buf, self._pos
         if self._fresh:
             # RFC 2046: body-part := MIME-part-headers [CRLF *OCTET]. When the body is absent,
             # the blank line that ended the header section is the delimiter's own CRLF.
             dash = self._dash
             if len(buf) - pos < len(dash) and dash.startswith(buf[pos:]):
-                return False
+                return None
             self._fresh = False
             if buf.startswith(dash, pos):
                 if self._expected:
                     raise self._length_mismatch()
                 events.append(PartEnd(self._index, 0))
-                return self._enter_dash(self._base + pos, pos + len(dash))
+                return self._at_dash(self._base + pos, pos + len(dash), _Input.DELIMITER)
         hit = buf.find(self._nl_dash, pos)
         if hit == -1:
             safe = self._undecided_tail(buf, pos)
             if safe > pos:
                 self._emit(events, pos, safe)
                 self._pos = safe
-            return False
+            return None
         if self._byte_before(hit) != 0x0D:
             self._dash_at = self._base + hit + 1
             raise self._delimiter_fault("a delimiter line follows a bare LF, not CRLF", "MB-WIRE-8")
@@ -511,7 +536,7 @@ class BatchParser:
         if self._expected is not None and self._part_len != self._expected:
             raise self._length_mismatch()
         events.append(PartEnd(self._index, self._part_len))
-        return self._enter_dash(self._base + hit + 1, hit + len(self._nl_dash))
+        return self._at_dash(self._base + hit + 1, hit + len(self._nl_dash), _Input.DELIMITER)
 
     def _undecided_tail(self, buf: bytes, pos: int) -> int:
         """Where the octets that might still begin a delimiter start, given that ``buf`` holds
@@ -552,3 +577,12 @@ class BatchParser:
             part_index=self._index,
             offset=self._expected_at,
         )
+
+
+#: state -> the reader that recognises its next input; EPILOGUE has none (its octets are ignored).
+_READERS: dict[_State, Callable[[BatchParser, list[Event]], _Input | None]] = {
+    _State.PREAMBLE: BatchParser._preamble,
+    _State.AFTER_DASH: BatchParser._delimiter_line,
+    _State.HEADERS: BatchParser._headers,
+    _State.BODY: BatchParser._body,
+}
