@@ -32,8 +32,9 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
 from mixbatch_conformance.core.requirements import spec_dir
+from mixbatch_conformance.core.target import ALL_PROFILES
 
-__all__ = ["DEFAULT_LIMITS", "Vector", "load_vectors", "rewrite_for_target"]
+__all__ = ["DEFAULT_LIMITS", "Vector", "load_vectors", "rewrite_for_target", "vector_profile"]
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 DEFAULT_LIMITS = {
@@ -220,6 +221,23 @@ def writes(vector: Vector) -> list[str]:
     return sorted({p["method"] for p in parts if p["method"].upper() not in SAFE_METHODS})
 
 
+def vector_profile(vector: Vector) -> str:
+    """The profile a valid vector needs: the one its `Batch-Mode` asks for, else core.
+
+    MB-PROC-12: a server answers a `Batch-Mode` "value it does not implement with 501", so a
+    valid vector written under `Batch-Mode: references` (or `atomic`) is processed only by a
+    server that offers that profile, and is N/A for any other.
+    """
+    if not vector.meta["valid"]:
+        return "core"
+    for name, value in vector.meta["context"].get("fields", []):
+        if name.lower() == "batch-mode":
+            for mode in (m.strip().lower() for m in str(value).split(",")):
+                if mode in ALL_PROFILES:
+                    return str(mode)
+    return "core"
+
+
 def _register_all() -> None:
     try:
         vectors = load_vectors()
@@ -239,7 +257,7 @@ def _register_all() -> None:
             Check(
                 id=f"vector-{slug}",
                 requirements=tuple(reqs),
-                profile="core",
+                profile=vector_profile(vector),
                 tier="smoke",
                 description=vector.meta["description"],
                 run=partial(run_vector, vector),
