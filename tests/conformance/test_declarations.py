@@ -100,10 +100,17 @@ def test_the_proxy_checks_declare_the_proxy_role_only() -> None:
 def test_writing_checks_declare_where_they_write() -> None:
     sandbox = {c.id for c in CHECKS.values() if c.state is State.WRITES_IN_SANDBOX}
     assert sandbox == {
+        "atomic-abort-rolls-back",
+        "atomic-commit-visible",
+        "atomic-failure-outcomes",
+        "atomic-failure-undoes-writes",
+        "atomic-no-partial-state",
         "created-location",
         "malformed-batch-runs-nothing",
         "property-sandbox-state-machine",
         "proxy-validates-before-forwarding",
+        "references-atomic-unresolved",
+        "references-location",
     }
     disposable = [c for c in CHECKS.values() if c.state is State.NEEDS_DISPOSABLE_TARGET]
     assert disposable

@@ -1,0 +1,251 @@
+"""Atomic batches (spec 7.5), judged from the wire: what the parts say and what a GET sees.
+
+Theory of operation: each check writes marked members into the sandbox with `Batch-Mode:
+atomic` and then reads them back with standalone GETs, so that an answer that looks atomic
+but left writes behind (or lost them) is caught by what the server serves afterwards, not by
+what it says. A failing batch ends with a GET of the target's `not_found` resource, a failure
+any server must produce (MB-TEST-1). The isolation check reads two members, one after the
+other, while an atomic batch that rewrites both waits on the `delay` resource between its
+writes: a reader that sees the first rewritten and the second not has seen half a batch.
+Every member a check creates is recorded by the context and deleted at the end of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from typing import Any
+
+from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.transport.http import Response
+
+ATOMIC = (("Batch-Mode", "atomic"),)
+JSON_FIELDS = (("Content-Type", "application/json"),)
+#: Milliseconds the isolation check's batch waits between its two writes.
+ISOLATION_DELAY_MS = 400
+#: Seconds between two reads of the isolation check's reader.
+READ_PAUSE = 0.01
+
+
+def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
+    """The sandbox member document with every string member set to ``marker`` (MB-TEST-3: "a
+    check may change the values of its string members to tell its writes apart")."""
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc: dict[str, Any] = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    if marker not in json.dumps(doc):
+        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    return json.dumps(doc).encode()
+
+
+def _sandbox(ctx: Context, judge: Judge) -> str:
+    return ctx.path(ctx.resource(judge, "sandbox_collection"))
+
+
+def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
+    """A new sandbox member, created alone; its path."""
+    resp = ctx.alone(judge, SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)))
+    location = resp.get("Location")
+    if resp.status != 201 or not location:
+        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
+    return ctx.resolve(location) if not location.startswith("/") else location
+
+
+def _location(ctx: Context, env: Any, i: int) -> str | None:
+    location = env.parts[i].get("Location") if i < len(env.parts) else None
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")) or not location.startswith("/"):
+        return ctx.resolve(location)
+    return location
+
+
+def _failing_batch(ctx: Context, judge: Judge, marker: str) -> tuple[list[SubRequest], Response]:
+    coll = _sandbox(ctx, judge)
+    nf = ctx.path(ctx.resource(judge, "not_found"))
+    subs = [
+        SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+        SubRequest("GET", nf),
+        SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+    ]
+    return subs, ctx.batch(judge, subs, headers=ATOMIC)
+
+
+@checker(
+    "atomic-failure-outcomes",
+    ("MB-PROC-8",),
+    "In an atomic batch whose second part fails, the first is rolled-back with its real status, the second keeps its status unmarked, the third is skipped.",
+    profile="atomic",
+    state=State.WRITES_IN_SANDBOX,
+)
+def failure_outcomes(ctx: Context, judge: Judge) -> None:
+    subs, resp = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    # MB-PROC-8: "MUST mark each part before the failing one `Batch-Outcome: rolled-back` with
+    # its real status; MUST answer the failing part with its own status and no
+    # `Batch-Outcome`; and MUST answer every later part `Batch-Outcome: skipped`."
+    judge.expect("part 0 status", part_status(env, 0), {201})
+    judge.expect("part 0 Batch-Outcome", env.parts[0].get("Batch-Outcome"), {"rolled-back"})
+    judge.expect("part 1 status", part_status(env, 1), {404, 410})
+    judge.expect("part 1 Batch-Outcome", env.parts[1].get("Batch-Outcome"), {None})
+    judge.expect("part 2 Batch-Outcome", env.parts[2].get("Batch-Outcome"), {"skipped"})
+    judge.expect("part 2 status", part_status(env, 2), {None}, "MB-RESP-5")
+
+
+@checker(
+    "atomic-failure-undoes-writes",
+    ("MB-PROC-8",),
+    "After an atomic batch fails, the member its first part created is not there.",
+    profile="atomic",
+    state=State.WRITES_IN_SANDBOX,
+)
+def failure_undoes_writes(ctx: Context, judge: Judge) -> None:
+    subs, resp = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    created = _location(ctx, env, 0)
+    if created is None:
+        judge.setup_error("the rolled-back POST names no Location to look at")
+    after = ctx.alone(judge, SubRequest("GET", created))
+    # MB-PROC-8: "MUST undo the effects of every part that ran, the failing part included".
+    judge.expect(f"GET {created} after the failed batch", after.status, {404, 410})
+
+
+@checker(
+    "atomic-commit-visible",
+    ("MB-PROC-16",),
+    "After an atomic batch answered with no Batch-Outcome, every member it wrote is there.",
+    profile="atomic",
+    state=State.WRITES_IN_SANDBOX,
+)
+def commit_visible(ctx: Context, judge: Judge) -> None:
+    coll = _sandbox(ctx, judge)
+    marker = f"mb-suite-atomic-{secrets.token_hex(6)}"
+    subs = [SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)) for _ in range(2)]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=ATOMIC), [s.content_id for s in subs]
+    )
+    for i in range(2):
+        judge.require(f"part {i} status", part_status(env, i), {201})
+        judge.require(f"part {i} Batch-Outcome", env.parts[i].get("Batch-Outcome"), {None})
+    for i in range(2):
+        created = _location(ctx, env, i)
+        if created is None:
+            judge.setup_error(f"part {i}'s 201 names no Location to look at")
+        after = ctx.alone(judge, SubRequest("GET", created))
+        # MB-PROC-16: "MUST have committed the effects of every part before it sends the first
+        # response part, so that every request it receives after that observes all of them".
+        judge.expect(f"GET {created} after the committed batch", after.status, {200})
+        if ctx.target.sandbox_reads_back and after.status == 200:
+            judge.expect_true(
+                f"{created} reads back",
+                marker.encode() in after.body,
+                repr(after.body[:120]),
+                "the document the batch wrote (MB-TEST-4)",
+            )
+
+
+@checker(
+    "atomic-no-partial-state",
+    ("MB-PROC-15",),
+    "A reader during an atomic batch that rewrites two members never sees the first rewritten and the second not.",
+    profile="atomic",
+    state=State.WRITES_IN_SANDBOX,
+    tier="standard",
+)
+def no_partial_state(ctx: Context, judge: Judge) -> None:
+    template = ctx.resource(judge, "delay")
+    if ctx.target.timeout < ISOLATION_DELAY_MS / 1000 + 2:
+        judge.not_applicable("the delayed batch does not fit the suite's time per exchange")
+    coll = _sandbox(ctx, judge)
+    old = f"mb-suite-old-{secrets.token_hex(6)}"
+    new = f"mb-suite-new-{secrets.token_hex(6)}"
+    first, second = _create(ctx, judge, coll, old), _create(ctx, judge, coll, old)
+    tags = {}
+    for path in (first, second):
+        got = ctx.alone(judge, SubRequest("GET", path))
+        judge.require(f"GET {path}", got.status, {200}, "MB-TEST-3")
+        tags[path] = got.get("ETag")
+    if not ctx.target.sandbox_reads_back and None in tags.values():
+        judge.not_applicable("the sandbox neither reads back nor gives ETags to tell writes apart")
+
+    def rewritten(path: str, got: Response) -> bool:
+        if ctx.target.sandbox_reads_back:
+            return new.encode() in got.body
+        return got.get("ETag") != tags[path]
+
+    subs = [
+        SubRequest("PUT", first, JSON_FIELDS, _member(ctx, judge, new)),
+        SubRequest("GET", ctx.path(template.replace("{ms}", str(ISOLATION_DELAY_MS)))),
+        SubRequest("PUT", second, JSON_FIELDS, _member(ctx, judge, new)),
+    ]
+    answer: list[Response] = []
+    batch = threading.Thread(target=lambda: answer.append(ctx.batch(judge, subs, headers=ATOMIC)))
+    seen: list[tuple[bool, bool]] = []
+    batch.start()
+    while batch.is_alive():
+        # First, then second: "first rewritten, second not" cannot be the state before the
+        # commit nor the one after it.
+        a = ctx.alone(judge, SubRequest("GET", first))
+        b = ctx.alone(judge, SubRequest("GET", second))
+        seen.append((rewritten(first, a), rewritten(second, b)))
+        time.sleep(READ_PAUSE)
+    batch.join()
+    judge.require("batch answered", len(answer), {1})
+    env = expect_processed(ctx, judge, answer[0], [s.content_id for s in subs])
+    judge.require("parts committed", [p.get("Batch-Outcome") for p in env.parts], [[None] * 3])
+    # MB-PROC-15: "MUST NOT let any other request ... observe the effects of some parts of an
+    # atomic batch without the effects of all of them".
+    judge.expect_true(
+        "reads during the batch",
+        (True, False) not in seen,
+        f"{len(seen)} reads, {seen.count((True, False))} saw the first write without the second",
+        "never the first write without the second",
+    )
+
+
+@checker(
+    "atomic-abort-rolls-back",
+    ("MB-PROC-14",),
+    "An atomic batch that outlasts the declared time limit rolls back the parts that ran, marks them rolled-back and ends with the abort part; its write is not there afterwards.",
+    profile="atomic",
+    state=State.WRITES_IN_SANDBOX,
+    tier="standard",
+)
+def abort_rolls_back(ctx: Context, judge: Judge) -> None:
+    subs = outlasting_batch(ctx, judge)
+    coll = _sandbox(ctx, judge)
+    marker = f"mb-suite-atomic-{secrets.token_hex(6)}"
+    subs[0] = SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker))
+    resp = ctx.batch(judge, subs, headers=ATOMIC)
+    judge.require("top-level status", resp.status, {200}, "MB-STATUS-12")
+    try:
+        media, params = parse_media_type(resp.get("Content-Type") or "")
+    except ValueError:
+        media, params = "", {}
+    judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+    env = read_multipart(resp.body, params.get("boundary", ""))
+    outcomes = [p.get("Batch-Outcome") for p in env.parts]
+    judge.require_true("parts", bool(outcomes), "no part", "at least the abort part")
+    # MB-PROC-14: "MUST undo the effects of every part that ran, answer those parts
+    # `Batch-Outcome: rolled-back` with their real statuses, and end the response with the
+    # abort part of 5.4 naming the first part that did not run".
+    judge.expect("last part", outcomes[-1], {"aborted"})
+    judge.expect("parts before the abort", set(outcomes[:-1]), [{"rolled-back"}])
+    judge.expect("part 0 status", part_status(env, 0), {201})
+    try:
+        named = json.loads(env.parts[-1].body).get("part_index")
+    except (ValueError, AttributeError):
+        named = None
+    judge.expect("abort part_index", named, set(ABORT_INDEXES) | {len(outcomes) - 1})
+    created = _location(ctx, env, 0)
+    if created is not None:
+        after = ctx.alone(judge, SubRequest("GET", created))
+        judge.expect(f"GET {created} after the aborted batch", after.status, {404, 410})

@@ -1,0 +1,171 @@
+"""References between parts (spec 7.7) and Batch-Mode as a list, judged from the wire.
+
+Theory of operation: a reference is right when the part that holds it acted on the resource
+the named part produced, so the checks make that visible afterwards: two members are created,
+the third part deletes `$(1)`, and standalone GETs show which of the two is gone. An
+unresolved reference is made with a GET of `not_found` (a failure any server produces,
+MB-TEST-1) and with the `Location` of a 200 that has none. Every member a check creates is
+recorded by the context and deleted at the end of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from mixbatch_conformance.core.context import Context, SubRequest, problem_of
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import parse_media_type
+
+REFERENCES = (("Batch-Mode", "references"),)
+JSON_FIELDS = (("Content-Type", "application/json"),)
+
+
+def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc: dict[str, Any] = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    return json.dumps(doc).encode()
+
+
+def _path(ctx: Context, location: str | None) -> str | None:
+    if not location:
+        return None
+    return location if location.startswith("/") else ctx.resolve(location)
+
+
+@checker(
+    "references-location",
+    ("MB-PROC-18",),
+    "Under Batch-Mode: references, DELETE $(1) deletes the member part 1 created and not the one part 0 created.",
+    profile="references",
+    state=State.WRITES_IN_SANDBOX,
+)
+def reference_location(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    marker = f"mb-suite-ref-{secrets.token_hex(6)}"
+    subs = [
+        SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+        SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+        SubRequest("DELETE", "$(1)"),
+    ]
+    resp = ctx.batch(judge, subs, headers=REFERENCES)
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    judge.require("creating parts", [part_status(env, 0), part_status(env, 1)], [[201, 201]])
+    # MB-PROC-18: "MUST replace each reference in a part's `Content-Id` ... with the value it
+    # names before that part runs": $(1) is part 1's Location.
+    judge.expect("part 2 status", part_status(env, 2), {200, 204})
+    kept, deleted = (_path(ctx, env.parts[i].get("Location")) for i in (0, 1))
+    if kept is None or deleted is None:
+        judge.setup_error("a 201 part names no Location to look at")
+    judge.expect(
+        f"GET {deleted} (part 1's)", ctx.alone(judge, SubRequest("GET", deleted)).status, {404, 410}
+    )
+    judge.expect(f"GET {kept} (part 0's)", ctx.alone(judge, SubRequest("GET", kept)).status, {200})
+
+
+@checker(
+    "references-unresolved-skipped",
+    ("MB-PROC-20",),
+    "A part whose reference names a failed part is skipped with a problem naming the reference, and a later independent part runs.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def reference_unresolved(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    nf = ctx.path(ctx.resource(judge, "not_found"))
+    subs = [SubRequest("GET", nf), SubRequest("GET", "$(0)"), SubRequest("GET", ok)]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
+    )
+    # MB-PROC-20: "The answer is `Batch-Outcome: skipped` with an `application/problem+json`
+    # body whose `requirement` is `MB-PROC-20` and whose `reference` member is the reference as
+    # written, and the error policy treats that part as one that did not fail."
+    judge.expect("part 1 Batch-Outcome", env.parts[1].get("Batch-Outcome"), {"skipped"})
+    judge.expect("part 1 status", part_status(env, 1), {None}, "MB-RESP-5")
+    try:
+        media = parse_media_type(env.parts[1].get("Content-Type") or "")[0]
+        doc = json.loads(env.parts[1].body) if media == "application/problem+json" else None
+    except ValueError:
+        doc = None
+    judge.expect(
+        "part 1 problem",
+        (doc or {}).get("requirement") if isinstance(doc, dict) else None,
+        {"MB-PROC-20"},
+    )
+    judge.expect("part 1 problem reference", (doc or {}).get("reference"), {"$(0)"})
+    judge.expect("part 2 status", part_status(env, 2), {200})
+
+
+@checker(
+    "references-forward-refused",
+    ("MB-PROC-19",),
+    "A references batch whose first part names a later part is answered 400 before any part runs.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def reference_forward(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    resp = ctx.batch(judge, [SubRequest("GET", "$(1)"), SubRequest("GET", ok)], headers=REFERENCES)
+    # MB-PROC-19: "MUST answer 400, before any part runs, a batch that lists `references` and has
+    # a part whose reference names that part itself, a later part or a part that does not exist".
+    judge.expect("status", resp.status, {400})
+    doc = problem_of(resp)
+    judge.expect(
+        "problem requirement", (doc or {}).get("requirement"), {"MB-PROC-19"}, "MB-STATUS-4"
+    )
+
+
+@checker(
+    "references-atomic-unresolved",
+    ("MB-PROC-21",),
+    "In an atomic references batch, a reference to a part with no Location rolls back the parts that ran and skips the rest.",
+    profile="references",
+    state=State.WRITES_IN_SANDBOX,
+)
+def reference_atomic(ctx: Context, judge: Judge) -> None:
+    if not ctx.target.claims("atomic"):
+        judge.not_applicable("the target does not claim the atomic profile")
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    subs = [
+        SubRequest(
+            "POST", coll, JSON_FIELDS, _member(ctx, judge, f"mb-suite-ref-{secrets.token_hex(6)}")
+        ),
+        SubRequest("GET", ok),
+        SubRequest("DELETE", "$(1)"),
+        SubRequest("GET", ok),
+    ]
+    resp = ctx.batch(judge, subs, headers=(("Batch-Mode", "atomic, references"),))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    # MB-PROC-21: "MUST undo the effects of every part that ran and mark each of them
+    # `Batch-Outcome: rolled-back` with its real status, answer the unresolved part as
+    # MB-PROC-20 requires, and answer every later part `Batch-Outcome: skipped`".
+    outcomes = [p.get("Batch-Outcome") for p in env.parts]
+    judge.expect("outcomes", outcomes, [["rolled-back", "rolled-back", "skipped", "skipped"]])
+    judge.expect("part 0 status", part_status(env, 0), {201})
+    created = _path(ctx, env.parts[0].get("Location"))
+    if created is not None:
+        after = ctx.alone(judge, SubRequest("GET", created))
+        judge.expect(f"GET {created} after the batch", after.status, {404, 410})
+
+
+@checker(
+    "batch-mode-list",
+    ("MB-PROC-17",),
+    "A Batch-Mode list naming one mode the server does not implement is answered 501, whatever else it lists.",
+    state=State.READ_ONLY,
+)
+def batch_mode_list(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    known = "atomic" if ctx.target.claims("atomic") else "references"
+    resp = ctx.batch(
+        judge, [SubRequest("GET", ok)], headers=(("Batch-Mode", f"{known}, mb-suite-no-such-mode"),)
+    )
+    # MB-PROC-17: "MUST answer 501 (Not Implemented), before any part runs, a batch request that
+    # lists a mode it does not implement".
+    judge.expect("status", resp.status, {501})
