@@ -117,9 +117,13 @@ def conditional_parts(ctx: Context, judge: Judge) -> None:
     # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly as
     # for the standalone request"; MB-PROC-10: "pass a sub-response's `ETag` ... through".
     alone = [ctx.alone(judge, s) for s in subs]
-    judge.require("standalone statuses", [a.status for a in alone], [[304, 412, 200]], "MB-PROC-9")
+    statuses = [a.status for a in alone]
+    if statuses != [304, 412, 200]:
+        # RFC 9110 §13.1 fixes these answers alone; a resource that gives others is not the
+        # etag_resource MB-TEST-1 describes, and the batch cannot be judged against it.
+        judge.setup_error(f"the conditional GETs alone answered {statuses}, not [304, 412, 200]")
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
-    for i, want in enumerate((304, 412, 200)):
-        judge.expect(f"part {i} status", part_status(env, i), {want}, "MB-PROC-9")
+    for i, single in enumerate(alone):
+        judge.expect(f"part {i} status", part_status(env, i), {single.status}, "MB-PROC-9")
     for i in (0, 2):
         judge.expect(f"part {i} ETag", env.parts[i].get("ETag"), {etag}, "MB-PROC-10")
