@@ -20,14 +20,6 @@ __all__ = ["UNCHECKED", "unchecked_requirements"]
 
 #: Requirement -> why no check verifies it.
 UNCHECKED: dict[str, str] = {
-    "MB-PROC-8": (
-        "the atomic profile's rollback needs a target that claims it; no check for the profile "
-        "is written yet, and the reference server does not offer it"
-    ),
-    "MB-PROC-14": (
-        "stopping an atomic batch before it commits needs a target that claims the atomic "
-        "profile; no check for the profile is written yet"
-    ),
     "MB-LIMIT-6": (
         "the in-flight budget is reached only by concurrent load, which the conformance tiers "
         "do not send; tests/adversarial floods the reference server directly"

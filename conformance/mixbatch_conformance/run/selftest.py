@@ -2,8 +2,8 @@
 
 Theory of operation: `mutation_score()` starts the reference server alone (no suite process
 around it), puts the relay in front of it, plants each planted bug in turn and runs that
-plant's catchers through the relay, each plant with a fresh Context so that nothing a
-plant changed (a capabilities document) is remembered for the next. A plant is caught when
+plant's catchers through the relay, each plant with a fresh Context whose target has the profiles the planted variant publishes, so
+that nothing a plant changed (a capabilities document) is remembered for the next. A plant is caught when
 every catcher gives one of the verdicts it names (FAIL or FLAKY unless it says otherwise),
 and it is caught for its reason when a catcher cites the requirement the plant breaks: the
 catcher declares it, or one of its broken expectations names it. The published score and the
@@ -64,7 +64,8 @@ def judge_mutation(relay: Relay, ctx: Context, mutation: Mutation) -> MutationOu
     checks = {c.id: c for c in all_checks()}
     relay.mutation = mutation
     try:
-        fresh = Context(ctx.target, ctx.settings)
+        # The variant server publishes its own capabilities (a plant may change them).
+        fresh = Context(with_published_profiles(ctx.target), ctx.settings)
         return MutationOutcome(
             mutation, {c: run_check(checks[c], fresh) for c in mutation.catchers}
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
-from mixbatch_conformance.run.plants import forms, parts, processing, responses, wire
+from mixbatch_conformance.run.plants import forms, modes, parts, processing, responses, wire
 
 __all__ = [
     "PLANTABLE_KEYWORDS",
@@ -34,7 +34,13 @@ PLANTABLE_KEYWORDS = frozenset({"MUST", "MUST NOT", "SHOULD", "SHOULD NOT"})
 
 #: Every planted violation: the hand-written originals first, then the tables by area.
 PLANTS: tuple[Mutation, ...] = (
-    MUTATIONS + wire.PLANTS + parts.PLANTS + responses.PLANTS + forms.PLANTS + processing.PLANTS
+    MUTATIONS
+    + wire.PLANTS
+    + parts.PLANTS
+    + responses.PLANTS
+    + forms.PLANTS
+    + processing.PLANTS
+    + modes.PLANTS
 )
 
 #: Server requirements no plant breaks, each with the reason (the coverage matrix lists them).
@@ -42,14 +48,6 @@ UNPLANTED: dict[str, str] = {
     "MB-PROC-4": (
         "streaming is observed in time, and the relay re-frames every answer with "
         "Content-Length after reading all of it, so a server that buffers looks the same"
-    ),
-    "MB-PROC-8": (
-        "the reference server does not offer the atomic profile, so no variant of it has an "
-        "atomic batch to break"
-    ),
-    "MB-PROC-14": (
-        "the reference server does not offer the atomic profile, so no variant of it has an "
-        "atomic batch to stop before committing"
     ),
     "MB-PIPE-1": (
         "the relay answers the requests of one connection one at a time, in order, so it "

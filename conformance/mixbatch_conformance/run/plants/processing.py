@@ -113,6 +113,17 @@ def _limits(**values: int | None) -> Callable[[dict[str, object]], None]:
     return edit
 
 
+def _without_profile(name: str) -> Callable[[dict[str, object]], None]:
+    """A capabilities document that does not offer profile `name`."""
+
+    def edit(doc: dict[str, object]) -> None:
+        profiles = doc.get("profiles")
+        if isinstance(profiles, list):
+            doc["profiles"] = [p for p in profiles if p != name]
+
+    return edit
+
+
 def _count_parts(req: RelayRequest) -> int:
     return req.body.count(b"\r\nContent-Id:") + req.body.startswith(b"Content-Id:")
 
@@ -208,6 +219,15 @@ def _stale_member(req: RelayRequest, resp: RelayResponse) -> None:
             resp.body = json.dumps(doc).encode()
 
 
+def _copy_last_modified_up(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that lifts the first part's Last-Modified into the batch response's header."""
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b and is_batch(req) else None
+    stamp = field_of(parts[0][0], "Last-Modified") if parts else None
+    if stamp:
+        resp.set("Last-Modified", stamp)
+
+
 def _drop_method(doc: dict[str, object]) -> None:
     doc.pop("method", None)
 
@@ -262,6 +282,7 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-7",
         ("atomic-unsupported",),
         on_request=_set_header("Batch-Mode", None, header_has("Batch-Mode", "atomic")),
+        on_response=_caps(_without_profile("atomic")),
     ),
     # MB-PROC-9: conditionals in parts as alone.
     P(
@@ -439,9 +460,7 @@ PLANTS: tuple[Mutation, ...] = (
         "last-modified-copied-up",
         "MB-SEC-2 Last-Modified",
         ("top-level-fields",),
-        on_response=lambda q, r: (
-            r.set("Last-Modified", "Thu, 01 Jan 1970 00:00:00 GMT") if is_batch(q) else None
-        ),
+        on_response=_copy_last_modified_up,
     ),
     # MB-SEC-3: part field names are tokens.
     P(

@@ -1,0 +1,197 @@
+"""Planted violations of the batch modes: atomic (spec 7.5) and references (spec 7.7).
+
+An atomic plant marks no rollback, ignores the mode so that writes stay or show half-done, or
+answers before the commit is visible; a references plant reads only the first mode of a
+Batch-Mode list, resolves a reference to the wrong part or not at all, accepts a forward
+reference, or answers an unresolved one as a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    accepts,
+    all_of,
+    body_has,
+    boundary_of,
+    field_of,
+    header_has,
+    is_batch,
+    map_parts,
+    parts_of,
+    set_field,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+_ATOMIC = header_has("Batch-Mode", r"(?i)\batomic\b")
+_REFERENCES = header_has("Batch-Mode", r"(?i)\breferences\b")
+
+
+def _modes(fn: Callable[[list[str]], list[str]]) -> Callable[[RelayRequest], None]:
+    """Rewrite the list of modes the server sees in Batch-Mode (empty: no field)."""
+
+    def edit(req: RelayRequest) -> None:
+        value = req.get("Batch-Mode")
+        if value is None or not is_batch(req):
+            return
+        modes = fn([m.strip() for m in value.split(",") if m.strip()])
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "batch-mode"]
+        if modes:
+            req.headers.append(("Batch-Mode", ", ".join(modes)))
+
+    return edit
+
+
+def _unmarked(parts: list[Part]) -> list[Part]:
+    return [
+        (without_field(f, "Batch-Outcome"), b)
+        if field_of(f, "Batch-Outcome") == "rolled-back"
+        else (f, b)
+        for f, b in parts
+    ]
+
+
+class _LateCommit:
+    """A server that sends an atomic batch's answer before its writes are visible: GET of a
+    member an atomic batch reported created answers 404 for the rest of the plant."""
+
+    def __init__(self) -> None:
+        self.pending: set[str] = set()
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method == "GET" and req.target in self.pending:
+            resp.status, resp.body = 404, b""
+            resp.set("Content-Type", None)
+            return
+        b = boundary_of(resp)
+        parts = parts_of(resp.body, b) if b and _ATOMIC(req) and is_batch(req) else None
+        for fields, _ in parts or []:
+            location = field_of(fields, "Location")
+            if location:
+                self.pending.add(re.sub(r"^[a-z]+://[^/]+", "", location))
+
+
+def _reference_shifted(req: RelayRequest) -> None:
+    """A server that counts parts from 1 when it resolves $(N): $(1) names part 0."""
+    if _REFERENCES(req):
+        req.body = re.sub(rb"\$\(([0-9]+)", lambda m: b"$(%d" % max(0, int(m[1]) - 1), req.body)
+
+
+def _unresolved_as_424(parts: list[Part]) -> list[Part]:
+    out = []
+    for f, b in parts:
+        if field_of(f, "Batch-Outcome") == "skipped" and b"MB-PROC-20" in b:
+            f = [*without_field(f, "Batch-Outcome"), ("Http-Status-Code", "424")]
+        out.append((f, b))
+    return out
+
+
+def _reference_member_dropped(parts: list[Part]) -> list[Part]:
+    out = []
+    for f, b in parts:
+        if b"MB-PROC-20" in b:
+            doc = json.loads(b)
+            doc.pop("reference", None)
+            b = json.dumps(doc).encode()
+            f = set_field(f, "Content-Length", str(len(b)))
+        out.append((f, b))
+    return out
+
+
+_late = _LateCommit()
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-PROC-8: rolled-back parts with their real status, the failing part unmarked.
+    P(
+        "rolled-back-unmarked",
+        "MB-PROC-8 outcomes",
+        ("atomic-failure-outcomes",),
+        on_response=map_parts(_unmarked, _ATOMIC),
+    ),
+    P(
+        "atomic-failure-keeps-writes",
+        "MB-PROC-8 undo",
+        ("atomic-failure-undoes-writes",),
+        on_request=_modes(lambda ms: [m for m in ms if m.lower() != "atomic"]),
+    ),
+    # MB-PROC-14: an atomic batch stopped before it commits is rolled back.
+    P(
+        "atomic-abort-unmarked",
+        "MB-PROC-14",
+        ("atomic-abort-rolls-back",),
+        on_response=map_parts(_unmarked, _ATOMIC),
+    ),
+    # MB-PROC-15: no reader sees half an atomic batch.
+    P(
+        "atomic-writes-visible-as-they-run",
+        "MB-PROC-15",
+        ("atomic-no-partial-state",),
+        on_request=_modes(lambda ms: [m for m in ms if m.lower() != "atomic"]),
+    ),
+    # MB-PROC-16: committed before the first response part is sent.
+    P(
+        "atomic-answered-before-commit",
+        "MB-PROC-16",
+        ("atomic-commit-visible",),
+        on_response=_late.response,
+    ),
+    # MB-PROC-17: Batch-Mode is a list; any unknown mode is 501.
+    P(
+        "batch-mode-first-listed-only",
+        "MB-PROC-17",
+        ("batch-mode-list",),
+        on_request=_modes(lambda ms: ms[:1]),
+    ),
+    # MB-PROC-18: $(N) replaced by part N's Location before the part runs.
+    P(
+        "references-mode-ignored",
+        "MB-PROC-18 not resolved",
+        ("references-location",),
+        on_request=_modes(lambda ms: [m for m in ms if m.lower() != "references"]),
+    ),
+    P(
+        "reference-counts-from-one",
+        "MB-PROC-18 wrong part",
+        ("references-location",),
+        on_request=_reference_shifted,
+    ),
+    # MB-PROC-19: a forward reference is 400 before any part runs.
+    P(
+        "forward-reference-accepted",
+        "MB-PROC-19",
+        ("references-forward-refused",),
+        on_response=accepts(
+            all_of(
+                _REFERENCES, body_has(rb"\A--[^\r\n]*\r\nHttp-Method: GET\r\nContent-Id: <\$\(1\)>")
+            )
+        ),
+    ),
+    # MB-PROC-20: an unresolved part is skipped with a problem naming the reference.
+    P(
+        "unresolved-reference-answered-424",
+        "MB-PROC-20 status",
+        ("references-unresolved-skipped",),
+        on_response_parts=_unresolved_as_424,
+    ),
+    P(
+        "unresolved-problem-without-reference",
+        "MB-PROC-20 problem",
+        ("references-unresolved-skipped",),
+        on_response_parts=_reference_member_dropped,
+    ),
+    # MB-PROC-21: an atomic batch with an unresolved reference rolls back.
+    P(
+        "atomic-unresolved-not-rolled-back",
+        "MB-PROC-21",
+        ("references-atomic-unresolved",),
+        on_response=map_parts(_unmarked, all_of(_ATOMIC, _REFERENCES)),
+    ),
+)
