@@ -253,9 +253,13 @@ class Fuzzer:
         return self.server.send(data, alone=alone), self.proxy.send(data, alone=alone)
 
     @staticmethod
-    def signature(server: Verdict, proxy: Verdict, *, batch: bool = True) -> str | None:
+    def signature(
+        server: Verdict, proxy: Verdict, *, batch: bool = True, mode: bool = False
+    ) -> str | None:
         """Why this pair of verdicts is a finding, if it is one. Off the batch endpoint the
-        proxy forwards what the server would answer itself, so only the status class counts."""
+        proxy forwards what the server would answer itself, so only the status class counts.
+        A request with Batch-Mode (``mode``) may meet a peer that offers the mode and one that
+        answers 501 (MB-PROC-7, MB-PROC-12): the two publish different profiles."""
         reasons = []
         for name, verdict in (("server", server), ("proxy", proxy)):
             why = verdict.forbidden
@@ -267,6 +271,8 @@ class Fuzzer:
             )
         else:
             same = server.kind == proxy.kind
+        if mode and 501 in (server.status, proxy.status):
+            same = True
         if not same:
             reasons.append(f"verdicts differ: server {server}, proxy {proxy.coarse}")
         return "; ".join(reasons) or None
@@ -305,7 +311,8 @@ class Fuzzer:
         return self._judge(mutant, server, proxy)
 
     def _judge(self, mutant: Mutant, server: Verdict, proxy: Verdict) -> str | None:
-        found = self.signature(server, proxy, batch=_targets_batch(mutant.data))
+        batch, mode = _request_traits(mutant.data)
+        found = self.signature(server, proxy, batch=batch, mode=mode)
         tally = self.tally
         with tally.lock:
             tally.cases += 1
@@ -356,8 +363,9 @@ class Fuzzer:
                 candidate = current[:i] + current[i + chunk :]
                 budget -= 1
                 data = rebuild(candidate)
-                verdicts = self.verdicts(data, alone)
-                if self.signature(*verdicts, batch=_targets_batch(data)) == found:
+                server, proxy = self.verdicts(data, alone)
+                batch, mode = _request_traits(data)
+                if self.signature(server, proxy, batch=batch, mode=mode) == found:
                     current = candidate
                 else:
                     i += chunk
@@ -377,3 +385,10 @@ def _targets_batch(data: bytes) -> bool:
     line = data.split(b"\n", 1)[0]
     parts = line.split(b" ")
     return len(parts) >= 2 and parts[1].split(b"?")[0] == b"/batch"
+
+
+def _request_traits(data: bytes) -> tuple[bool, bool]:
+    """What ``signature`` needs to know about a request: whether it targets the batch endpoint,
+    and whether it asks for a Batch-Mode."""
+    head = data.partition(b"\r\n\r\n")[0].lower()
+    return _targets_batch(data), b"\nbatch-mode:" in head
