@@ -29,7 +29,7 @@ CASES: tuple[tuple[str, ...], ...] = (
 @checker(
     "prefer-several-preferences",
     ("MB-PROC-6",),
-    "batch-on-error=stop is honoured when Prefer lists other preferences before or after it, in one field line or several.",
+    "Prefer batch-on-error=stop is honoured when other preferences come before or after it, in one field line or several.",
     profile="error-policy",
     state=State.READ_ONLY,
 )

@@ -343,7 +343,7 @@ PLANTS: tuple[Mutation, ...] = (
         "problem-requirement-invented",
         "MB-STATUS-4 unknown ID",
         ("problem-document",),
-        on_response=map_response(is_batch, _problem_edit("requirement", "MB-NOPE-1")),
+        on_response=map_response(is_batch, _problem_edit("requirement", "planted-unknown-id")),
     ),
     # MB-STATUS-6: the abort part and the close delimiter.
     P(
