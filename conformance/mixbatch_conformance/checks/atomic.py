@@ -23,7 +23,7 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 ATOMIC = (("Batch-Mode", "atomic"),)
@@ -59,7 +59,7 @@ def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
     return ctx.resolve(location) if not location.startswith("/") else location
 
 
-def _location(ctx: Context, env: Any, i: int) -> str | None:
+def _location(ctx: Context, env: Envelope, i: int) -> str | None:
     location = env.parts[i].get("Location") if i < len(env.parts) else None
     if not location:
         return None
