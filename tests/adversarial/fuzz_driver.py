@@ -242,6 +242,7 @@ def _result(
         "cases_planned": planned,
         "lanes": LANES,
         "cases": tally.cases,
+        "complete": tally.cases >= planned,
         "duration_s": round(duration, 1),
         "cases_per_s": round(tally.cases / max(duration, 1e-9), 1),
         "hits": tally.hits,
