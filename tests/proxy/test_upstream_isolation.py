@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import random
 import re
 import time
@@ -308,3 +309,18 @@ def test_many_clients_at_once_each_get_their_own_answers(
             for c in found
         ]
     assert complaints == []
+
+
+def test_an_origin_cutting_a_standalone_answer_is_a_warning_not_an_error(
+    one_connection: RunningProxy, caplog: pytest.LogCaptureFixture
+) -> None:
+    with (
+        caplog.at_level(logging.WARNING, logger="mixbatch"),
+        httpx.Client(timeout=IO_TIMEOUT) as client,
+    ):
+        answer = send(one_connection.url, ask("GET", "/cut", "alone"), client)
+        time.sleep(0.1)  # the serving connection logs once the cut response has been closed
+    assert answer.status is None  # the client sees its response cut short, not a whole one
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+    assert any("cut short" in r.getMessage() for r in caplog.records)

@@ -24,7 +24,15 @@ from .budget import (
 from .config import HostConfig, HostSettings
 from .content_coding import refuse_content_coding
 from .listener import Server
-from .messages import BodyReadError, BodyTooLarge, Request, RequestBody, Response, SpooledBody
+from .messages import (
+    BodyReadError,
+    BodyTooLarge,
+    Request,
+    RequestBody,
+    Response,
+    ResponseCut,
+    SpooledBody,
+)
 from .negotiation import choose, parse_accept, parse_prefer
 from .problems import (
     PROBLEM_MEDIA_TYPE,
@@ -53,6 +61,7 @@ __all__ = [
     "Request",
     "RequestBody",
     "Response",
+    "ResponseCut",
     "Server",
     "SpooledBody",
     "Ticket",

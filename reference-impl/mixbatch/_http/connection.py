@@ -37,8 +37,17 @@ from mixbatch.codec import Fields
 
 from .conditional import format_http_date
 from .config import HostSettings
-from .messages import BodyReadError, BodyTooLarge, Request, RequestBody, Response, end_to_end
+from .messages import (
+    BodyReadError,
+    BodyTooLarge,
+    Request,
+    RequestBody,
+    Response,
+    ResponseCut,
+    end_to_end,
+)
 from .problems import problem, reason
+from .targets import origin_form
 
 __all__ = ["SERVER_NAME", "HttpConnection"]
 
@@ -107,6 +116,42 @@ def _framing_fault(head: h11.Request) -> str | None:
             "is ambiguous (RFC 9112 §6.3); the connection closes"
         )
     return None
+
+
+_TRANSFER_ENCODING = re.compile(
+    rb"^transfer-encoding[ \t]*:(.*?)\r?$", re.IGNORECASE | re.MULTILINE
+)
+
+
+def _transfer_coding_fault(raw: bytearray | None) -> tuple[int, str] | None:
+    """The status and reason for a request's Transfer-Encoding that h11 refused, or None.
+
+    h11 takes "chunked" alone and refuses every other value with a 501. RFC 9112 tells the
+    two faults apart: when chunked is not the final coding "the message body length cannot be
+    determined reliably; the server MUST respond with the 400 (Bad Request) status code and then
+    close the connection" (§6.3), while a coding it does not understand before a final chunked
+    is a 501 (§6.1: a server that receives "a transfer coding it does not understand SHOULD
+    respond with 501"). Every Transfer-Encoding line counts, as one list (RFC 9110 §5.3).
+    """
+    if raw is None:
+        return None
+    end = _HEAD_END.search(raw)
+    head = bytes(raw[: end.start() if end else len(raw)])
+    values = [m.group(1) for m in _TRANSFER_ENCODING.finditer(head)]
+    if not values:
+        return None
+    codings = [c.strip().lower() for c in b",".join(values).split(b",") if c.strip()]
+    if not codings or codings[-1] != b"chunked":
+        final = codings[-1].decode("latin-1") if codings else ""
+        return 400, (
+            f"the final transfer coding is {final!r}, not chunked, so the content's length "
+            "cannot be determined (RFC 9112 §6.3); the connection closes"
+        )
+    others = sorted({c.decode("latin-1") for c in codings[:-1]})
+    return 501, (
+        f"transfer coding {', '.join(others) or 'chunked'} is not implemented "
+        "(RFC 9112 §6.1); the connection closes"
+    )
 
 
 class _Closed(Exception):
@@ -249,6 +294,8 @@ class HttpConnection(asyncio.Protocol):
                 self._h11.start_next_cycle()
         except (_Closed, asyncio.CancelledError):
             pass
+        except ResponseCut as exc:
+            _log.warning("connection %s: the response was cut short: %s", self.peer, exc)
         except Exception:
             _log.exception("connection %s failed", self.peer)
         finally:
@@ -337,6 +384,18 @@ class HttpConnection(asyncio.Protocol):
             try:
                 event = self._pull()
             except h11.RemoteProtocolError as exc:
+                coding = (
+                    _transfer_coding_fault(self._head_scan)
+                    if exc.error_status_hint == 501
+                    else None
+                )
+                if coding is not None:
+                    status, reason_text = coding
+                    slug = (
+                        "ambiguous-framing" if status == 400 else "transfer-coding-not-implemented"
+                    )
+                    await self._send_simple(problem(status, slug, reason_text))
+                    return None
                 await self._refuse_head(exc)
                 return None
             if isinstance(event, h11.Request):
@@ -409,20 +468,24 @@ class HttpConnection(asyncio.Protocol):
         length = int(length_field) if length_field is not None else None
         if length is None and fields.get("Transfer-Encoding") is None:
             length = 0
-        target = head.target.decode("ascii")
+        authority = fields.get("Host") or ""
+        # RFC 9112 §3.2.2: a server "MUST accept the absolute-form"; applications see origin-form.
+        target = origin_form(head.target.decode("ascii"), scheme="http", authority=authority)
+        refused = target if isinstance(target, Response) else None
+        path = "" if isinstance(target, Response) else target
         # A batch is bounded by the codec's max_batch_bytes, with its own problem document;
         # any other request content by max_request_body_bytes (413 via the router).
-        is_batch = target.partition("?")[0] == self._config.batch_path
+        is_batch = path.partition("?")[0] == self._config.batch_path
         body = _WireBody(self, length, None if is_batch else self._config.max_request_body_bytes)
         request = Request(
             method=head.method.decode("ascii"),
-            target=target,
+            target=path or head.target.decode("ascii"),
             headers=end_to_end(raw),
             body=body,
-            authority=fields.get("Host") or "",
+            authority=authority,
             accepts_trailers="trailers" in (fields.get("TE") or "").lower(),
         )
-        response = await self._app(request)
+        response = refused or await self._app(request)
         try:
             if self._h11.their_state is h11.SEND_BODY and not await self._drain_request(body):
                 response.headers.append(("Connection", "close"))

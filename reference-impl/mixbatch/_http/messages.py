@@ -30,6 +30,7 @@ __all__ = [
     "Request",
     "RequestBody",
     "Response",
+    "ResponseCut",
     "SpooledBody",
     "end_to_end",
 ]
@@ -45,6 +46,12 @@ class BodyTooLarge(Exception):
     def __init__(self, limit: int) -> None:
         super().__init__(f"request content exceeds {limit} octets")
         self.limit = limit
+
+
+class ResponseCut(Exception):
+    """A streaming response body's source failed part-way (an origin that closed or stalled):
+    a peer's fault, not this host's. The host closes the connection, which cuts the response
+    short where the client can see it, and logs one warning line rather than a traceback."""
 
 
 class BodyReadError(Exception):

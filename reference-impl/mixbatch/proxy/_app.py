@@ -5,8 +5,8 @@ reuses the reference server's connection handling (h11, keep-alive, pipelining o
 back-pressure, timeouts) and adds only what a proxy does differently:
 
     target in absolute-form   -> same scheme and authority as the proxy's own, else 400
-                                 (``resolve_target``: the proxy is no open forward proxy)
-    target in no form at all  -> 400 ("batch" is not "/batch")
+                                 (``_http.targets``: the proxy is no open forward proxy)
+    target in no form at all  -> 400 ("batch" is not "/batch"; ``_http.targets`` too)
     the batch path            -> OPTIONS: capabilities; POST: the batch (``_batch``);
                                  anything else 405 with Allow (MB-METHOD-2)
     any other target          -> forwarded unchanged to the one origin and its answer streamed
@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import AsyncIterator
 
 import h11
@@ -35,12 +34,14 @@ from mixbatch._http import (
     BodyTooLarge,
     Request,
     Response,
+    ResponseCut,
     refuse_content_coding,
     refuse_get_with_content,
     refuse_repeated_field,
 )
 from mixbatch._http.negotiation import accept_of
-from mixbatch.codec import MixbatchError, parse_batch_content_type, resolve_target
+from mixbatch._http.targets import origin_form
+from mixbatch.codec import MixbatchError, parse_batch_content_type
 
 from . import _envelope
 from ._batch import BatchRun
@@ -64,8 +65,6 @@ REFUSED_METHODS = frozenset({"CONNECT", "TRACE"})
 #: Upstream response fields the serving connection writes itself (one Date, one Server).
 _CONNECTION_OWNED = ("Date", "Server")
 _CONTENT_METHODS = frozenset({"POST", "PUT", "PATCH"})
-#: RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class ProxyApp:
@@ -79,27 +78,11 @@ class ProxyApp:
         await self.pool.aclose()
 
     async def __call__(self, request: Request) -> Response:
-        target = request.target
-        if not target.startswith("/") and target != "*" and not _SCHEME.match(target):
-            # RFC 9112 §3.2: a request-target is origin-form ("/..."), absolute-form
-            # ("scheme:..."), authority-form (CONNECT, refused) or "*". Anything else ("batch")
-            # is no target at all, not a path relative to "/" to be guessed and run.
-            return problem_response(
-                400,
-                "malformed-request",
-                f"request-target {target!r} is neither origin-form nor absolute-form",
-            )
-        if not target.startswith("/") and target != "*":
-            try:
-                target = resolve_target(
-                    "/", target, scheme=request.scheme, authority=request.authority
-                )
-            except MixbatchError as exc:
-                return problem_response(
-                    400,
-                    "cross-origin-target",
-                    f"this proxy serves only {request.authority!r}: {exc.args[0]}",
-                )
+        # The host turns an absolute-form target into origin-form and refuses a target in no
+        # form; asked again here for an app called directly (tests), where it is a no-op.
+        target = origin_form(request.target, scheme=request.scheme, authority=request.authority)
+        if isinstance(target, Response):
+            return target
         if target.partition("?")[0] == self.config.batch_path:
             return await self._batch_endpoint(request)
         return await self._pass_through(request, target)
@@ -281,6 +264,11 @@ class ProxyApp:
             async for chunk in self._timed(connection, machine):
                 yield chunk
             complete = True
+        except UpstreamError as exc:
+            # The origin's fault: the host cuts the client's response and logs one line.
+            complete = True  # said by ResponseCut, not again below
+            connection.close()
+            raise ResponseCut(f"the origin's response ended early: {exc}") from exc
         finally:
             if not complete:
                 connection.close()
