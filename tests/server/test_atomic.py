@@ -57,7 +57,7 @@ def test_a_failing_part_rolls_back_every_part_that_ran(client: HttpClient) -> No
     ]
     assert titles(client) == before
     assert client.request("GET", "/books/1").status == 200
-    # The id the rolled-back POST took is not handed out again either way; a new book works.
+    # The store still takes writes after a rollback.
     assert client.request("POST", "/books", JSON_FIELDS, book("after")).status == 201
 
 

@@ -9,8 +9,9 @@ after the existence check, so 304 and 412 come out exactly as the RFC orders the
 The books live in the server's SQLite store (``_store``): each handler does its reads, the
 precondition and the write as one function of a connection, run as one transaction off the event
 loop, so a conditional write cannot race another writer, and inside an atomic batch the same
-function joins the batch's transaction. Ids come from AUTOINCREMENT, so they are never reused,
-not even across restarts or by two processes sharing the data file.
+function joins the batch's transaction. Ids come from AUTOINCREMENT, so an id that was ever
+committed is never handed out again, not after a restart nor by another process on the data
+file; the id of a create that was rolled back may be, since that book never existed.
 
 ``GET /books`` answers ``application/json`` (a list) or, when Accept prefers it,
 ``multipart/mixed`` with one part per book (``_collection``); both carry ``Vary: Accept``.
@@ -79,7 +80,7 @@ CREATE TABLE IF NOT EXISTS seeded (done INTEGER NOT NULL)
 
 
 class BookStore:
-    """Books in the SQLite store, keyed by id; ids are never reused.
+    """Books in the SQLite store, keyed by id; a committed id is never reused.
 
     The methods taking ``conn`` run inside a transaction ``Store`` opened; the others are
     blocking conveniences for set-up and tests.
