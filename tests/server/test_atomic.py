@@ -200,3 +200,18 @@ def test_the_books_survive_a_restart_on_the_same_data_dir(
         assert location is not None
         assert json.loads(client.request("GET", location).body)["title"] == "kept"
         assert titles(client).count("The Mythical Man-Month") == 1
+
+
+def test_the_json_form_reports_an_atomic_rollback_too(client: HttpClient) -> None:
+    reply = post_batch(
+        client,
+        [("POST", "books", JSON_FIELDS, book("j1")), ("GET", "books/999999")],
+        [*ATOMIC, ("Accept", "application/vnd.mixbatch.multistatus+json")],
+    )
+    assert reply.status == 207
+    entries = json.loads(reply.body)["responses"]
+    assert [(e.get("status"), e.get("outcome")) for e in entries] == [
+        (201, "rolled-back"),
+        (404, None),
+    ]
+    assert "j1" not in titles(client)
