@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -215,3 +216,26 @@ def test_the_json_form_reports_an_atomic_rollback_too(client: HttpClient) -> Non
         (404, None),
     ]
     assert "j1" not in titles(client)
+
+
+def test_an_atomic_batch_that_times_out_waiting_for_the_lock_does_not_keep_it(
+    make_server: Callable[..., RunningServer], tmp_path: Path
+) -> None:
+    server = make_server(
+        ServerConfig(host="127.0.0.1", port=0, data_dir=str(tmp_path), batch_timeout=0.5)
+    )
+    holder = sqlite3.connect(tmp_path / "mixbatch.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with server.client() as client:
+            reply = post_batch(client, [("POST", "books", JSON_FIELDS, book("w"))], ATOMIC)
+        parts = parse_batch(reply)
+        assert [p.outcome for p in parts] == ["aborted"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    time.sleep(0.2)
+    # The batch's transaction got the lock once it was free, after the batch had given up:
+    # it must have let it go again.
+    with server.client() as client:
+        assert client.request("POST", "/books", JSON_FIELDS, book("after")).status == 201

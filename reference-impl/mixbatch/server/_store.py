@@ -98,6 +98,8 @@ class Transaction:
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="mixbatch-atomic")
         self._conn: sqlite3.Connection | None = None
         self._open = False
+        #: Committed or closed: the thread has its last task.
+        self._done = False
 
     async def _call[T](self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
@@ -122,7 +124,7 @@ class Transaction:
         return await self._call(lambda: fn(conn))
 
     def _finish(self, statement: str) -> None:
-        conn, self._open = self._conn, False
+        conn, self._conn, self._open = self._conn, None, False
         if conn is not None:
             try:
                 if conn.in_transaction:
@@ -133,14 +135,18 @@ class Transaction:
     async def commit(self) -> None:
         """Make every write of the batch visible at once (and durable, see the module doc)."""
         await self._call(lambda: self._finish("COMMIT"))
+        self._done = True
         self._executor.shutdown(wait=False)
 
     def close(self) -> None:
         """Roll back whatever was not committed. Never waits: the rollback is queued behind any
-        statement still running on the transaction's thread, which keeps the order."""
-        if self._open:
+        statement still running on the transaction's thread, which keeps the order, so a
+        ``begin`` cut off by a timeout while it waited for the lock cannot keep the lock it gets
+        later. After ``commit`` the queued call finds the connection closed and does nothing."""
+        if not self._done:
+            self._done = True
             self._executor.submit(self._finish, "ROLLBACK")
-        self._executor.shutdown(wait=False)
+            self._executor.shutdown(wait=False)
 
 
 def bound(transaction: Transaction) -> contextvars.Context:
