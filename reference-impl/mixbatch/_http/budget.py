@@ -18,11 +18,21 @@ MB-LIMIT-6: a server "SHOULD answer a batch request beyond that budget with 503 
 Unavailable) and a Retry-After field before any part of it runs"; MB-STATUS-12 allows exactly
 that 5xx. What one held batch costs in memory is bounded by the envelope (``INLINE_PART_BYTES``
 a part, ``SPOOL_IN_MEMORY_BYTES`` of bodies); the budget multiplies that by ``max_batches``.
+
+The reference server, the batching proxy and the ASGI middleware each keep one budget with
+these defaults and options of their own, refuse with the same ``busy_document``, and hold a
+ticket until the batch's response has ended (``HeldBody``).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
 from mixbatch.codec import MAX_BATCH_BYTES
+
+from .messages import Response
+from .problems import from_document, problem_document
 
 __all__ = [
     "BUSY_RETRY_AFTER",
@@ -30,7 +40,10 @@ __all__ = [
     "MAX_BATCH_BYTES_IN_FLIGHT",
     "BatchBudget",
     "BudgetExhausted",
+    "HeldBody",
     "Ticket",
+    "busy_document",
+    "busy_response",
 ]
 
 #: Batches held at once: each costs at most about 15 MiB of memory held (10,000 parts of
@@ -124,3 +137,60 @@ class BatchBudget:
     def _give(self, octets: int) -> None:
         self.bytes -= octets
         self.batches -= 1
+
+
+def busy_document(exc: BudgetExhausted, retry_after: int) -> dict[str, Any]:
+    """The 503 problem document for a batch the budget refused."""
+    # MB-LIMIT-6: a batch beyond the budget is answered "with 503 (Service Unavailable) and
+    # a Retry-After field before any part of it runs" -- the 5xx MB-STATUS-12 allows.
+    return problem_document(
+        503,
+        "server-busy",
+        f"{exc.detail}; nothing in this batch ran, send it again in {retry_after} s",
+        requirement="MB-LIMIT-6",
+        # Not "limit": that member names a limit of one batch, answered 413 or 431.
+        budget=exc.limit,
+        budget_value=exc.value,
+    )
+
+
+def busy_response(exc: BudgetExhausted, retry_after: int) -> Response:
+    """``busy_document`` as a response, with its Retry-After field."""
+    return from_document(
+        busy_document(exc, retry_after), headers=[("Retry-After", str(retry_after))]
+    )
+
+
+class HeldBody:
+    """A streaming response body that holds what its batch holds (a budget ticket, an
+    envelope's spool) until it ends or is closed, even when closed before it started, when a
+    generator's own ``finally`` would never run."""
+
+    __slots__ = ("_releases", "_stream")
+
+    def __init__(self, stream: AsyncIterator[bytes], *releases: Callable[[], None]) -> None:
+        self._stream = stream
+        self._releases = releases
+
+    def __aiter__(self) -> HeldBody:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return await self._stream.__anext__()
+        except BaseException:
+            self._release()
+            raise
+
+    async def aclose(self) -> None:
+        try:
+            aclose = getattr(self._stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        releases, self._releases = self._releases, ()
+        for release in releases:
+            release()

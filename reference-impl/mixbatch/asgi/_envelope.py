@@ -7,6 +7,7 @@ into the reader and notices a client that goes away.
 
 from __future__ import annotations
 
+from mixbatch._http.budget import Ticket
 from mixbatch.codec import LimitExceeded, Limits
 from mixbatch.envelope import Envelope, EnvelopeReader, Part, check_declared_length
 
@@ -29,8 +30,10 @@ async def receive_envelope(
     batch_path: str,
     limits: Limits,
     spool_threshold: int,
+    ticket: Ticket | None = None,
 ) -> Envelope:
-    """Read and validate the whole batch; raises ``RemoteProtocolError`` and runs nothing."""
+    """Read and validate the whole batch; raises ``RemoteProtocolError`` and runs nothing, or
+    ``BudgetExhausted`` when a chunked batch outgrows what ``ticket`` may charge."""
     reader = EnvelopeReader(
         boundary,
         base=base,
@@ -40,6 +43,7 @@ async def receive_envelope(
         limits=limits,
         spool_threshold=spool_threshold,
     )
+    received = 0
     try:
         more = True
         while more:
@@ -51,6 +55,9 @@ async def receive_envelope(
             chunk = message.get("body", b"")
             more = bool(message.get("more_body", False))
             if chunk:
+                received += len(chunk)
+                if ticket is not None:
+                    ticket.charge(received)
                 reader.feed(chunk)
     except BaseException:
         reader.abandon()

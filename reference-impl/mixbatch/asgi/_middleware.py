@@ -11,6 +11,8 @@ Requests to other paths go to the application untouched. At ``path``:
       Content-Type     -> 415 + Accept-Post (MB-WIRE-2), or 400 for a bad boundary (MB-WIRE-4)
       Content-Encoding -> 415 + Accept-Encoding: identity (spec §10.1)
       Accept           -> 406 unless it admits multipart/mixed (MB-STATUS-9)
+      budget           -> 503 + Retry-After when the batches held at once are over
+                          ``max_batches_in_flight`` or ``max_batch_bytes_in_flight`` (MB-LIMIT-6)
       envelope         -> whole batch received and validated first (MB-PROC-1): 400/413/431
     then 200 multipart/mixed: each part runs in request order through the whole wrapped app
     (MB-SUB-1, MB-PROC-2), and each response part is sent the moment it is ready (MB-PROC-4).
@@ -32,6 +34,15 @@ from typing import Any
 
 from mixbatch._constants import ASGI_DEFAULT_PROFILES as DEFAULT_PROFILES
 from mixbatch._constants import ASGI_PROFILES as SUPPORTED_PROFILES
+from mixbatch._http.budget import (
+    BUSY_RETRY_AFTER,
+    MAX_BATCH_BYTES_IN_FLIGHT,
+    MAX_BATCHES_IN_FLIGHT,
+    BatchBudget,
+    BudgetExhausted,
+    Ticket,
+    busy_document,
+)
 from mixbatch.codec import (
     PROBLEM_TYPE_BASE,
     BatchWriter,
@@ -109,6 +120,9 @@ class BatchMiddleware:
         authorize_part: Authorizer | None = None,
         batch_timeout: float = BATCH_TIMEOUT,
         spool_threshold: int = SPOOL_MEMORY_THRESHOLD,
+        max_batches_in_flight: int = MAX_BATCHES_IN_FLIGHT,
+        max_batch_bytes_in_flight: int = MAX_BATCH_BYTES_IN_FLIGHT,
+        busy_retry_after: int = BUSY_RETRY_AFTER,
     ) -> None:
         if not isinstance(path, str) or not path.startswith("/") or "?" in path:
             raise ValueError(f"BatchMiddleware path must be an origin-form path, got {path!r}")
@@ -133,6 +147,19 @@ class BatchMiddleware:
         self.authorize_part = authorize_part
         self.batch_timeout = batch_timeout
         self.spool_threshold = spool_threshold
+        if isinstance(busy_retry_after, bool) or not busy_retry_after > 0:
+            raise ValueError(
+                f"BatchMiddleware busy_retry_after must be positive, got {busy_retry_after!r}"
+            )
+        try:
+            #: The batches this endpoint holds at once (MB-LIMIT-6), counted as the server does.
+            self.budget = BatchBudget(max_batches_in_flight, max_batch_bytes_in_flight)
+        except ValueError:
+            raise ValueError(
+                "BatchMiddleware max_batches_in_flight and max_batch_bytes_in_flight must be "
+                f"positive, got {max_batches_in_flight!r} and {max_batch_bytes_in_flight!r}"
+            ) from None
+        self.busy_retry_after = busy_retry_after
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != self.path:
@@ -209,6 +236,31 @@ class BatchMiddleware:
         if too_large is not None:
             await send_problem(send, too_large)
             return
+        try:
+            ticket = self.budget.admit(_declared(headers.get("Content-Length")))
+        except BudgetExhausted as exc:
+            await self._busy(send, exc)
+            return
+        try:
+            await self._receive_and_run(scope, receive, send, headers, boundary, ticket)
+        finally:
+            ticket.release()
+
+    async def _busy(self, send: Send, exc: BudgetExhausted) -> None:
+        retry = str(self.busy_retry_after)
+        await send_problem(
+            send, busy_document(exc, self.busy_retry_after), [("Retry-After", retry)]
+        )
+
+    async def _receive_and_run(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: Fields,
+        boundary: str,
+        ticket: Ticket,
+    ) -> None:
         raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
         query = scope.get("query_string", b"")
         base = raw_path.decode("latin-1") + (f"?{query.decode('latin-1')}" if query else "")
@@ -222,9 +274,13 @@ class BatchMiddleware:
                 batch_path=self.path,
                 limits=self.limits,
                 spool_threshold=self.spool_threshold,
+                ticket=ticket,
             )
         except RemoteProtocolError as exc:
             await send_problem(send, exc)
+            return
+        except BudgetExhausted as exc:
+            await self._busy(send, exc)
             return
         except ClientGone:
             return
@@ -352,6 +408,13 @@ class BatchMiddleware:
 
 async def _send_body(send: Send, chunk: bytes) -> None:
     await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+
+def _declared(content_length: str | None) -> int | None:
+    """The declared content length charged on admission; None (chunked) is charged as it
+    arrives. A malformed value was refused before (``declared_too_large``)."""
+    value = (content_length or "").strip()
+    return int(value) if value.isdigit() else None
 
 
 def _fields(scope: Scope) -> Fields:

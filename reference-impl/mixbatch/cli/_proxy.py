@@ -30,6 +30,8 @@ from ._service import run_service
 __all__ = ["add_parser", "config_from_args", "parse_limits", "run"]
 
 _LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
+#: The budget options' defaults, read from the one place that declares them.
+_BUDGET_DEFAULTS = ProxyConfig(Upstream.parse("http://127.0.0.1"))
 
 
 def parse_limits(text: str | None) -> Limits:
@@ -94,6 +96,17 @@ def add_parser(subparsers: Any) -> None:
         default=MAX_PIPELINE_DEPTH,
         help="safe sub-requests pipelined on one connection at most (%(default)s)",
     )
+    for name, doc in (
+        ("max_batches_in_flight", "most batches held at once; more get 503"),
+        ("max_batch_bytes_in_flight", "most octets of batch content held at once"),
+        ("busy_retry_after", "Retry-After seconds of a 503 for a batch over that budget"),
+    ):
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            type=int,
+            default=getattr(_BUDGET_DEFAULTS, name),
+            help=f"{doc} (%(default)s)",
+        )
     parser.add_argument(
         "--log-level",
         default="INFO",
@@ -115,6 +128,9 @@ def config_from_args(args: argparse.Namespace) -> ProxyConfig:
         connect_timeout=args.connect_timeout,
         max_connections=args.max_connections,
         max_pipeline_depth=args.pipeline_depth,
+        max_batches_in_flight=args.max_batches_in_flight,
+        max_batch_bytes_in_flight=args.max_batch_bytes_in_flight,
+        busy_retry_after=args.busy_retry_after,
     )
 
 

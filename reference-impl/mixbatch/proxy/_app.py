@@ -39,9 +39,11 @@ from mixbatch._http import (
     refuse_get_with_content,
     refuse_repeated_field,
 )
+from mixbatch._http.budget import BatchBudget, BudgetExhausted, HeldBody, busy_response
 from mixbatch._http.negotiation import accept_of
 from mixbatch._http.targets import origin_form
 from mixbatch.codec import MixbatchError, parse_batch_content_type
+from mixbatch.envelope import check_declared_length
 
 from . import _envelope
 from ._batch import BatchRun
@@ -73,6 +75,8 @@ class ProxyApp:
     def __init__(self, config: ProxyConfig, pool: UpstreamPool | None = None) -> None:
         self.config = config
         self.pool = pool or UpstreamPool(config)
+        #: The batches this proxy holds at once (MB-LIMIT-6), as the reference server counts them.
+        self.budget = BatchBudget(config.max_batches_in_flight, config.max_batch_bytes_in_flight)
 
     async def aclose(self) -> None:
         await self.pool.aclose()
@@ -148,6 +152,13 @@ class ProxyApp:
             )
         preference = batch_on_error(request.headers.get_all("Prefer"))
         try:
+            check_declared_length(request.body.length, self.config.limits)
+            ticket = self.budget.admit(request.body.length)
+        except MixbatchError as exc:
+            return error_response(exc)
+        except BudgetExhausted as exc:
+            return busy_response(exc, self.config.busy_retry_after)
+        try:
             envelope = await _envelope.receive(
                 request.body.stream(),
                 boundary,
@@ -156,13 +167,22 @@ class ProxyApp:
                 authority=request.authority,
                 declared_length=request.body.length,
                 limits=self.config.limits,
+                ticket=ticket,
             )
         except MixbatchError as exc:
+            ticket.release()
             return error_response(exc)
+        except BudgetExhausted as exc:
+            ticket.release()
+            return busy_response(exc, self.config.busy_retry_after)
         except (BodyReadError, BodyTooLarge) as exc:
             # The client's fault (malformed chunked framing, gone inside the content, too slow):
             # answered as the server answers the same octets, and nothing for the error log.
+            ticket.release()
             return body_error_response(exc)
+        except BaseException:
+            ticket.release()
+            raise
         run = BatchRun(
             self.pool, self.config, envelope, request.headers, stop_on_error=preference == "stop"
         )
@@ -176,7 +196,7 @@ class ProxyApp:
         if request.accepts_trailers:
             headers.append(("Trailer", "Batch-Summary"))
         response = Response(200, headers)
-        response.body = run.stream(response, request.accepts_trailers)
+        response.body = HeldBody(run.stream(response, request.accepts_trailers), ticket.release)
         return response
 
     # -- pass-through -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from mixbatch._http.budget import BUSY_RETRY_AFTER, MAX_BATCH_BYTES_IN_FLIGHT, MAX_BATCHES_IN_FLIGHT
 from mixbatch.codec import Limits
 
 __all__ = [
@@ -101,6 +102,11 @@ class ProxyConfig:
     subrequest_timeout: float = SUBREQUEST_TIMEOUT
     connect_timeout: float = CONNECT_TIMEOUT
     max_response_header_bytes: int = MAX_RESPONSE_HEADER_BYTES
+    #: The budget for batches held at once (MB-LIMIT-6), and the Retry-After of a refusal: a
+    #: proxy holds each batch whole before it forwards a part (MB-PROXY-3), as a server does.
+    max_batches_in_flight: int = MAX_BATCHES_IN_FLIGHT
+    max_batch_bytes_in_flight: int = MAX_BATCH_BYTES_IN_FLIGHT
+    busy_retry_after: int = BUSY_RETRY_AFTER
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -112,6 +118,9 @@ class ProxyConfig:
             "subrequest_timeout",
             "connect_timeout",
             "max_response_header_bytes",
+            "max_batches_in_flight",
+            "max_batch_bytes_in_flight",
+            "busy_retry_after",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from mixbatch._http.budget import Ticket
 from mixbatch.codec import Fields, Limits, RemoteProtocolError
 from mixbatch.envelope import Envelope, EnvelopeReader, Part, check_declared_length
 
@@ -56,14 +57,20 @@ async def receive(
     authority: str,
     declared_length: int | None,
     limits: Limits,
+    ticket: Ticket | None = None,
 ) -> Envelope:
-    """Read and validate the whole batch; raises ``MixbatchError`` while nothing was forwarded."""
+    """Read and validate the whole batch; raises ``MixbatchError`` while nothing was forwarded,
+    or ``BudgetExhausted`` when a chunked batch outgrows what ``ticket`` may charge."""
     check_declared_length(declared_length, limits)
     reader = EnvelopeReader(
         boundary, base=path, scheme=scheme, authority=authority, batch_paths=(path,), limits=limits
     )
+    received = 0
     try:
         async for chunk in content:
+            received += len(chunk)
+            if ticket is not None:
+                ticket.charge(received)
             reader.feed(chunk)
     except BaseException:
         reader.abandon()

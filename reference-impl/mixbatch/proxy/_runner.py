@@ -27,7 +27,9 @@ class ProxyServer:
     def __init__(self, config: ProxyConfig) -> None:
         self.config = config
         self.app = ProxyApp(config)
-        self._server = Server(self.app, HostConfig(host=config.host, port=config.port))
+        self._server = Server(
+            self.app, HostConfig(host=config.host, port=config.port, batch_path=config.batch_path)
+        )
 
     @property
     def url(self) -> str:

@@ -35,7 +35,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
 from mixbatch._constants import INHERITED_FIELDS
-from mixbatch._http.budget import BatchBudget, BudgetExhausted, Ticket
+from mixbatch._http.budget import BatchBudget, BudgetExhausted, HeldBody, busy_response
 from mixbatch._http.content_coding import refuse_content_coding
 from mixbatch._http.messages import Request, Response, SpooledBody, end_to_end
 from mixbatch._http.negotiation import accept_of, choose, parse_prefer
@@ -65,7 +65,6 @@ __all__ = [
     "INHERITED_FIELDS",
     "RUN_SLICE",
     "BatchEndpoint",
-    "HeldBatch",
     "SubRequestRunner",
 ]
 
@@ -94,41 +93,6 @@ def _end_to_end(fields: Fields | tuple[tuple[str, str], ...], drop: frozenset[st
     batch mostly repeat the same few sections; ``Fields`` is immutable, so one can be shared.
     """
     return end_to_end(fields, drop=drop)
-
-
-class HeldBatch:
-    """A batch response's streaming body, which holds the batch's envelope and budget ticket
-    until it ends or is closed, even when closed before it started (when a generator's own
-    ``finally`` would never run)."""
-
-    __slots__ = ("_envelope", "_stream", "_ticket")
-
-    def __init__(self, stream: AsyncIterator[bytes], envelope: Envelope, ticket: Ticket) -> None:
-        self._stream = stream
-        self._envelope = envelope
-        self._ticket = ticket
-
-    def __aiter__(self) -> HeldBatch:
-        return self
-
-    async def __anext__(self) -> bytes:
-        try:
-            return await self._stream.__anext__()
-        except BaseException:
-            self._release()
-            raise
-
-    async def aclose(self) -> None:
-        try:
-            aclose = getattr(self._stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        finally:
-            self._release()
-
-    def _release(self) -> None:
-        self._envelope.close()
-        self._ticket.release()
 
 
 class BatchEndpoint:
@@ -264,23 +228,11 @@ class BatchEndpoint:
             stream = self._stream(
                 request, envelope, renderer, stop_on_error, deadline, response, earlier
             )
-        response.body = HeldBatch(stream, envelope, ticket)
+        response.body = HeldBody(stream, envelope.close, ticket.release)
         return response
 
     def _busy(self, exc: BudgetExhausted) -> Response:
-        # MB-LIMIT-6: a batch beyond the budget is answered "with 503 (Service Unavailable) and
-        # a Retry-After field before any part of it runs" -- the 5xx MB-STATUS-12 allows.
-        retry = self._config.busy_retry_after
-        return problem(
-            503,
-            "server-busy",
-            f"{exc.detail}; nothing in this batch ran, send it again in {retry} s",
-            requirement="MB-LIMIT-6",
-            headers=[("Retry-After", str(retry))],
-            # Not "limit": that member names a limit of one batch, answered 413 or 431.
-            budget=exc.limit,
-            budget_value=exc.value,
-        )
+        return busy_response(exc, self._config.busy_retry_after)
 
     def _renderer(self, media_type: str) -> Renderer:
         if media_type == XML_MEDIA_TYPE:
