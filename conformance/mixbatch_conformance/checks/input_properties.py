@@ -14,7 +14,9 @@ body-size checks; these draw the combinations around them:
   one field line or several (MB-PROC-6, MB-PROC-13);
 - `property-target-spellings`: dot segments and percent-encoded queries, and inherited
   credential names in any case, as the echo resource receives them (MB-PART-5, MB-SUB-5);
-- `property-body-sizes`: bodies across orders of magnitude and around 64 KiB (MB-PART-8).
+- `property-body-sizes`: bodies across orders of magnitude and around 64 KiB (MB-PART-8);
+- `property-limit-edges`: a part header section one under, at and one over the published
+  `max_part_fields` and `max_part_header_bytes` (MB-LIMIT-1, MB-LIMIT-5, MB-STATUS-3).
 """
 
 from __future__ import annotations
@@ -203,3 +205,73 @@ def property_body_sizes(ctx: Context, judge: Judge) -> None:
 
     limit = ctx.limit("max_part_bytes")
     hold(ctx, judge, st.lists(body_sizes(limit), min_size=1, max_size=3), body, "body sizes")
+
+
+def _section(target: str, fields: int | None = None, octets: int | None = None) -> bytes | None:
+    """A GET part's header section of exactly `fields` field lines or `octets` octets (with
+    their CRLFs), or None when it cannot hold Http-Method and Content-Id."""
+    head = f"Http-Method: GET\r\nContent-Id: <{target}>\r\n".encode("latin-1")
+    if fields is not None:
+        return (
+            head + b"".join(f"X-F{i}: a\r\n".encode() for i in range(fields - 2))
+            if fields >= 2
+            else None
+        )
+    assert octets is not None
+    room = octets - len(head) - len(b"X-Fill: \r\n")
+    return head + b"X-Fill: " + b"f" * room + b"\r\n" if room >= 1 else None
+
+
+@checker(
+    "property-limit-edges",
+    ("MB-LIMIT-1", "MB-LIMIT-5", "MB-STATUS-3"),
+    "For part header sections one under, at and one over the published max_part_fields and max_part_header_bytes, a batch within the limit is processed and one over it is answered 431.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def property_limit_edges(ctx: Context, judge: Judge) -> None:
+    from hypothesis import strategies as st
+
+    from mixbatch_conformance.checks._shared.inputs import counts_around
+
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    fields_limit = ctx.limit("max_part_fields")
+    octets_limit = ctx.limit("max_part_header_bytes")
+    drawn: list[Any] = []
+    if fields_limit is not None:
+        drawn.append(st.tuples(st.just("max_part_fields"), counts_around(fields_limit)))
+    if octets_limit is not None:
+        drawn.append(st.tuples(st.just("max_part_header_bytes"), counts_around(octets_limit)))
+    if not drawn:
+        judge.not_applicable(
+            "the target publishes neither max_part_fields nor max_part_header_bytes"
+        )
+    boundary = "mb-edge-5b0f3c9e71d2a846"
+
+    def body(ctx: Context, j: Judge, example: Any) -> None:
+        name, n = example
+        if name == "max_part_fields":
+            section = _section(ok, fields=n)
+            over = n > (fields_limit or n)
+            # Both limits bind one section: a count of field lines must keep to the octets.
+            if section is None or (octets_limit is not None and len(section) > octets_limit):
+                return
+        else:
+            section = _section(ok, octets=n)
+            over = n > (octets_limit or n)
+            lines = section.count(b"\r\n") if section else 0
+            if section is None or (fields_limit is not None and lines > fields_limit):
+                return
+        content = f"--{boundary}\r\n".encode() + section + f"\r\n\r\n--{boundary}--".encode()
+        head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
+        resp = ctx.send(j, ctx.raw_request("POST", ctx.batch_path, head, content))
+        limit = fields_limit if name == "max_part_fields" else octets_limit
+        if over:
+            # MB-STATUS-3: "431 ... when a part header section exceeds max_part_header_bytes
+            # or max_part_fields".
+            j.expect(f"{name} {limit}, sent {n}", resp.status, {431}, "MB-STATUS-3")
+        else:
+            requirement = "MB-LIMIT-5" if name == "max_part_fields" else "MB-LIMIT-1"
+            j.expect(f"{name} {limit}, sent {n}", resp.status, {200}, requirement)
+
+    hold(ctx, judge, st.one_of(*drawn), body, "part header sections around the published limits")
