@@ -19,7 +19,7 @@ JSON_FIELDS = [("Content-Type", "application/json")]
 #: Books per batch; a delay part in the middle keeps the transaction open across a few ms.
 WRITES = 4
 #: Kills in the crash test: each costs a process start (about 0.3 s).
-KILLS = 15
+KILLS = 20
 #: The longest a process runs before it is killed, in seconds.
 MAX_LIFE = 0.35
 
