@@ -418,6 +418,7 @@ class BatchEndpoint:
         transaction = self._store.transaction()
         results: list[PartResult] = []
         failed = False
+        busy: str | None = None
         committed = False
         try:
             try:
@@ -441,8 +442,10 @@ class BatchEndpoint:
                         if result.outcome == "skipped" or (result.status or 0) >= 400:
                             failed = True
                             break
-            except (TimeoutError, StoreBusy):
+            except TimeoutError:
                 pass
+            except StoreBusy as exc:
+                busy = f"the store stayed locked by another writer ({exc})"
             else:
                 if not failed:
                     # MB-PROC-16: committed "before it sends the first response part". The
@@ -469,7 +472,7 @@ class BatchEndpoint:
             else:
                 # MB-PROC-14: stopped before committing: the abort part names the first part
                 # that did not run.
-                aborted = self._aborted(index)
+                aborted = self._aborted(index, busy)
                 summary.add(aborted)
                 chunks.append(renderer.part(aborted))
                 break
@@ -505,7 +508,7 @@ class BatchEndpoint:
             )
             return result, renderer.part(result)
 
-    def _aborted(self, index: int) -> PartResult:
+    def _aborted(self, index: int, why: str | None = None) -> PartResult:
         # MB-STATUS-6: a server that must stop after the response began "writes a final part
         # with Batch-Outcome: aborted and a problem+json body, then the close delimiter".
         document = {
@@ -513,8 +516,8 @@ class BatchEndpoint:
             "title": "Batch aborted",
             "status": 503,
             "detail": (
-                f"the batch exceeded its time limit of {self._config.batch_timeout:g} s; "
-                f"part {index} and every later part did not complete"
+                (why or f"the batch exceeded its time limit of {self._config.batch_timeout:g} s")
+                + f"; part {index} and every later part did not complete"
             ),
             "requirement": "MB-STATUS-6",
             "part_index": index,
