@@ -6,7 +6,9 @@ with the requirement ID and names the way it breaks it ("MB-WIRE-4 over-long"), 
 catchers are check ids; at least one catcher cites that requirement. Where one requirement
 can break in distinct ways (a limit off by one, a wrong count, a wrong representation), each
 way is its own plant. A requirement no plant can break through the relay is listed in
-`UNPLANTED` with the reason, so that the coverage matrix shows it and says why.
+`UNPLANTED` with the reason, so that the coverage matrix shows it and says why; so is every
+requirement that binds only a client, a proxy or a generic intermediary, and every MAY, each
+with its own reason.
 
 The self-test (`run.selftest`) plants each one in the relay in front of the reference server
 and runs only its catchers; `PLANTS` is what it walks.
@@ -43,7 +45,20 @@ PLANTS: tuple[Mutation, ...] = (
     + modes.PLANTS
 )
 
-#: Server requirements no plant breaks, each with the reason (the coverage matrix lists them).
+#: A client requirement: the plants are variants of a server, which a client check never meets.
+_CLIENT = (
+    "binds a client; the plants are variants of the reference server, which sends no batch, "
+    "so none breaks the "
+)
+#: A proxy requirement: the reference server is not a batching proxy.
+_PROXY = (
+    "binds a batching proxy; the plants are variants of the reference server, which is no "
+    "proxy, so the proxy-* checks are N/A against every one"
+)
+#: A MAY: a server that does not do it breaks nothing.
+_MAY = "is a MAY, so no server behaviour violates it; "
+
+#: Requirements no plant breaks, each with the reason (the coverage matrix shows it).
 UNPLANTED: dict[str, str] = {
     "MB-PROC-4": (
         "streaming is observed in time, and the relay re-frames every answer with "
@@ -57,6 +72,35 @@ UNPLANTED: dict[str, str] = {
         "the budget of batches in flight is reached only under concurrent load, which the "
         "conformance tiers do not send; tests/adversarial floods the server directly"
     ),
+    "MB-WIRE-1": _CLIENT + "client's Content-Type",
+    "MB-WIRE-14": _CLIENT + "client's handling of a cut-short response",
+    "MB-PART-1": _CLIENT + "client's Http-Method fields",
+    "MB-PART-3": _CLIENT + "client's Content-Id fields",
+    "MB-PART-9": _CLIENT + "client's forbidden part fields",
+    "MB-RESP-6": _CLIENT + "client's correlation by position",
+    "MB-METHOD-1": _CLIENT + "client's choice of POST",
+    "MB-LIMIT-3": _CLIENT + "client's respect for published limits",
+    "MB-INTER-2": _CLIENT + "client's removal of a content coding",
+    "MB-PIPE-2": _CLIENT + "client's pipelining after a POST",
+    "MB-PIPE-3": _MAY + "it allows a client to pipeline retrievals, and binds no server",
+    "MB-RESP-8": _CLIENT + "client's unknown Batch-Outcome",
+    "MB-STATUS-10": _CLIENT + "client's use of Batch-Summary",
+    "MB-MULTI-8": _CLIENT + "client's correlation by part index",
+    "MB-MULTI-11": _CLIENT + "client's decoding of body members",
+    "MB-STATUS-8": _MAY + "a trailer that is sent is judged by batch-summary-trailer, which "
+    "the relay cannot reach because it re-frames answers without trailers",
+    "MB-PROC-3": _MAY + "running safe parts concurrently or not changes no answer",
+    "MB-MULTI-9": _MAY + "offering the XML and JSON forms is a profile claim, not a behaviour",
+    "MB-SUB-7": _MAY + "a server may or may not authenticate the batch request itself",
+    "MB-INTER-1": (
+        "binds a generic intermediary; its faults are planted in a hop, not in the server: "
+        "the intermediaries scenarios drop_part, duplicate_part and split_delimiter"
+    ),
+    "MB-INTER-3": _MAY + "it allows an intermediary to re-chunk or buffer a batch",
+    "MB-PROXY-1": _PROXY,
+    "MB-PROXY-2": _PROXY,
+    "MB-PROXY-3": _PROXY,
+    "MB-PROXY-4": _PROXY,
 }
 
 
@@ -76,15 +120,16 @@ def plantable_requirements(index: RequirementIndex | None = None) -> list[str]:
 
 
 def unplanted_requirements(index: RequirementIndex | None = None) -> list[str]:
-    """Plantable server requirements with no plant and no reason in UNPLANTED."""
+    """Requirements of the index with no plant and no reason in UNPLANTED."""
     planted = planted_requirements()
-    return [r for r in plantable_requirements(index) if r not in planted and r not in UNPLANTED]
+    idx = index or load_index()
+    return [r.id for r in idx.requirements if r.id not in planted and r.id not in UNPLANTED]
 
 
 def planted_coverage(index: RequirementIndex | None = None) -> dict[str, list[str] | str | None]:
-    """Plantable requirement -> its plants' names, the reason it has none, or None (a gap)."""
+    """Requirement -> its plants' names, the reason it has none, or None (a gap)."""
     idx = index or load_index()
     by_req: dict[str, list[str]] = {}
     for p in PLANTS:
         by_req.setdefault(requirement_of(p), []).append(p.name)
-    return {r: by_req.get(r) or UNPLANTED.get(r) for r in plantable_requirements(idx)}
+    return {r.id: by_req.get(r.id) or UNPLANTED.get(r.id) for r in idx.requirements}
