@@ -241,13 +241,13 @@ class ProxyApp:
         except BaseException:
             await stack.aclose()
             raise
-        raw = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()]
+        raw = list(head.headers)
         fields = end_to_end(raw, drop=_CONNECTION_OWNED)
         length = next((v for n, v in raw if n.lower() == "content-length"), None)
         if length is not None:
             fields.append(("Content-Length", length))
-        response = Response(head.status_code, fields)
-        if request.method == "HEAD" or head.status_code in (204, 304):
+        response = Response(head.status, fields)
+        if request.method == "HEAD" or head.status in (204, 304):
             try:
                 async for _ in self._timed(connection, machine):
                     pass

@@ -1,12 +1,11 @@
 """The I/O adapter toward the origin: h11 over ``OriginStream``, a keep-alive pool, pipelining.
 
-Theory of operation. h11 keeps one request/response cycle per ``h11.Connection`` and will not
-let a client start the next request before the previous response ended, so it cannot pipeline
-on one state machine. Here every request gets its own ``h11.Connection(h11.CLIENT)``: it
-serialises that request (so it knows the method and frames the response correctly, HEAD
-included) and then parses that one response. Requests written back to back on one socket are
-therefore pipelined (RFC 9112 §9.3.2), and the octets h11 received past the end of response i
-(``trailing_data``) are handed to the parser of response i + 1 before the socket is read again.
+Theory of operation. The octets go through the pipelining connection the client uses too
+(``mixbatch._http.pipeline``): every request gets its own ``h11.Connection(h11.CLIENT)``, which
+serialises that request (so it frames the response right, HEAD included) and parses that one
+response. Requests written back to back on one socket are therefore pipelined (RFC 9112 §9.3.2),
+and the octets received past the end of response i are handed to the parser of response i + 1
+before the socket is read again. This module adds the I/O and the pool.
 
 ``UpstreamPool`` bounds the open connections with a semaphore and keeps idle keep-alive
 connections for reuse. HTTP/1.1 pairs responses with requests by order alone, so a connection
@@ -42,6 +41,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
 import h11
+
+from mixbatch._http.pipeline import End, Head, HttpRequest, PipelinedConnection
 
 from ._config import ProxyConfig, Upstream
 from ._origin_stream import OriginStream
@@ -94,12 +95,8 @@ class UpstreamResponse:
     body: bytes = b""
 
 
-def _h11_request(request: UpstreamRequest) -> h11.Request:
-    return h11.Request(
-        method=request.method.encode("ascii"),
-        target=request.target.encode("ascii"),
-        headers=[(n.encode("latin-1"), v.encode("latin-1")) for n, v in request.headers],
-    )
+def _origin_error(detail: str) -> UpstreamError:
+    return UpstreamError(f"the origin's answer is not a whole HTTP/1.1 response: {detail}")
 
 
 class UpstreamConnection:
@@ -107,13 +104,10 @@ class UpstreamConnection:
 
     def __init__(self, stream: OriginStream, max_header: int) -> None:
         self._stream = stream
-        self._max_header = max_header
-        self._carry = b""
+        self._http = PipelinedConnection(max_header=max_header, error=_origin_error)
         #: Octets written so far, and where each request still unanswered ends among them.
         self._written = 0
         self._request_ends: deque[int] = deque()
-        #: Requests written whose final response has not ended yet.
-        self._outstanding = 0
         #: True once an answer began before its request had gone out whole.
         self._answered_early = False
         #: False once the connection may not carry another response (close, error, timeout).
@@ -126,13 +120,13 @@ class UpstreamConnection:
         """True when every request written got one answer and nothing more has arrived.
 
         That is: each answer was read in full, the last one ended exactly where the octets
-        received end (nothing carried over, nothing buffered), and no answer began before its
-        request had gone out whole. Octets past the end of the last answer are a response
-        nobody asked for, and would answer the next request (RFC 9112 §9.3.2).
+        received end (nothing past it in the pipeline, nothing buffered), and no answer began
+        before its request had gone out whole. Octets past the end of the last answer are a
+        response nobody asked for, and would answer the next request (RFC 9112 §9.3.2).
         """
         return (
-            self._outstanding == 0
-            and not self._carry
+            self._http.outstanding == 0
+            and self._http.pending == 0
             and self._stream.buffered == 0
             and not self._answered_early
             and not self._stream.spoke_out_of_turn
@@ -157,15 +151,12 @@ class UpstreamConnection:
 
     def write(self, request: UpstreamRequest) -> h11.Connection:
         """Write ``request`` and return the state machine that will parse its response."""
-        machine = h11.Connection(h11.CLIENT, max_incomplete_event_size=self._max_header)
-        data = machine.send(_h11_request(request)) or b""
-        if request.body:
-            data += machine.send(h11.Data(data=request.body)) or b""
-        data += machine.send(h11.EndOfMessage()) or b""
+        machine, data = self._http.send_one(
+            HttpRequest(request.method, request.target, tuple(request.headers), request.body)
+        )
         self._stream.write(data)
         self._written += len(data)
         self._request_ends.append(self._written)
-        self._outstanding += 1
         self.requests_sent += 1
         return machine
 
@@ -180,37 +171,28 @@ class UpstreamConnection:
             self.reusable = False
             raise UpstreamError("writing to the origin failed: the connection is closed")
 
-    async def _next(self, machine: h11.Connection) -> h11.Event:
+    async def _next(self, machine: h11.Connection) -> Head | bytes | End:
+        if self._http.front is not machine:
+            raise RuntimeError("responses are read in the order their requests were written")
         while True:
             try:
-                event = machine.next_event()
-            except h11.RemoteProtocolError as exc:
+                event = self._http.next_event()
+            except UpstreamError:
                 self.reusable = False
-                raise UpstreamError(f"the origin's response is not valid HTTP/1.1: {exc}") from exc
-            if isinstance(event, h11.ConnectionClosed):
-                self.reusable = False
-                raise UpstreamError("the origin closed the connection before answering")
-            if isinstance(event, h11.Event):
-                return event
-            if event is h11.PAUSED:
-                self.reusable = False
-                raise UpstreamError("the origin sent more than one response to one request")
-            if self._carry:
-                data, self._carry = self._carry, b""
-            else:
-                data = await self._stream.receive()
-            machine.receive_data(data)
+                raise
+            if not isinstance(event, Head | bytes | End):
+                self._http.receive_data(await self._stream.receive())
+                continue
+            return event
 
-    async def read_head(self, machine: h11.Connection) -> h11.Response:
+    async def read_head(self, machine: h11.Connection) -> Head:
         """The final response head; interim 1xx responses are discarded (MB-RESP-9)."""
-        while True:
-            event = await self._next(machine)
-            if isinstance(event, h11.Response):
-                self._answered_from(self._request_ends.popleft() if self._request_ends else 0)
-                return event
-            if not isinstance(event, h11.InformationalResponse):
-                self.reusable = False
-                raise UpstreamError(f"unexpected event from the origin: {event!r}")
+        event = await self._next(machine)
+        if not isinstance(event, Head):  # pragma: no cover - h11 gives a head first
+            self.reusable = False
+            raise UpstreamError(f"unexpected event from the origin: {event!r}")
+        self._answered_from(self._request_ends.popleft() if self._request_ends else 0)
+        return event
 
     def _answered_from(self, request_end: int) -> None:
         # An answer that began before its request had gone out whole: the origin decided
@@ -222,23 +204,16 @@ class UpstreamConnection:
             self.reusable = False
 
     async def read_body(self, machine: h11.Connection) -> AsyncIterator[bytes]:
-        """The response content chunk by chunk; keeps any octets of the next response."""
+        """The response content chunk by chunk; octets of the next response stay queued."""
         while True:
             event = await self._next(machine)
-            if isinstance(event, h11.Data):
-                yield bytes(event.data)
-            elif isinstance(event, h11.EndOfMessage):
-                self._outstanding -= 1
-                carry, closed = machine.trailing_data
-                self._carry = bytes(carry)
-                if (
-                    closed
-                    or machine.their_state is not h11.DONE
-                    or machine.our_state is not h11.DONE
-                ):
-                    self.reusable = False  # Connection: close, or HTTP/1.0 framing
+            if isinstance(event, bytes):
+                yield event
+            elif isinstance(event, End):
+                if not self._http.keep_alive:
+                    self.reusable = False  # Connection: close, HTTP/1.0 framing, or a close
                 return
-            else:
+            else:  # pragma: no cover - h11 gives one head per response
                 self.reusable = False
                 raise UpstreamError(f"unexpected event from the origin: {event!r}")
 
@@ -255,10 +230,7 @@ class UpstreamConnection:
                     "more than one part may carry"
                 )
             chunks.append(chunk)
-        headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()]
-        return UpstreamResponse(
-            head.status_code, head.reason.decode("latin-1"), headers, b"".join(chunks)
-        )
+        return UpstreamResponse(head.status, head.reason, list(head.headers), b"".join(chunks))
 
     def close(self) -> None:
         self.reusable = False
