@@ -29,7 +29,8 @@ import json
 import re
 from typing import Any
 
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
+from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -37,41 +38,10 @@ from mixbatch_conformance.core.representations import entries_from_json, entries
 from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
-#: How far past the declared limit the slow part is asked to wait, at least.
-OVERSHOOT_MS = 1000
-#: Seconds the suite allows beyond the limit before it gives up on the exchange.
-SLACK_S = 5.0
 PROBLEM_JSON = "application/problem+json"
-#: The index of the part that outlasts the limit (k in spec 5.4).
-SLOW = 1
-#: MB-STATUS-6: "parts 0 to k-1, then the abort part with `part_index` k" or "parts 0 to k,
-#: then the abort part with `part_index` k+1".
-ABORT_INDEXES = {SLOW, SLOW + 1}
 JSON_FORM = "application/vnd.mixbatch.multistatus+json"
 #: An abort part's field line, found in what follows the last part read whole.
 ABORTED_LINE = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
-
-
-def _outlasting_batch(ctx: Context, judge: Judge) -> list[SubRequest]:
-    limit_ms = ctx.target.batch_timeout_ms
-    if limit_ms is None:
-        judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
-    template = ctx.resource(judge, "delay")
-    ok = ctx.path(ctx.resource(judge, "ok"))
-    # MB-TEST-7: the delay resource answers "no sooner than *ms* milliseconds after it
-    # received the request", and the budget counts "from the moment its server begins to
-    # receive the batch request", so the slow part outlasts it by the overshoot at least.
-    delay_ms = limit_ms + max(OVERSHOOT_MS, limit_ms // 2)
-    if limit_ms / 1000 + SLACK_S > ctx.target.timeout:
-        judge.not_applicable(
-            f"a batch outlasting {limit_ms} ms does not fit the suite's "
-            f"{ctx.target.timeout:g} s per exchange"
-        )
-    return [
-        SubRequest("GET", ok),
-        SubRequest("GET", ctx.path(template.replace("{ms}", str(delay_ms)))),
-        SubRequest("GET", ok),
-    ]
 
 
 def _problem(body: bytes) -> dict[str, Any] | None:
@@ -151,7 +121,7 @@ def _is_aborted(part: Part) -> bool:
     state=State.READ_ONLY,
 )
 def abort_after_timeout(ctx: Context, judge: Judge) -> None:
-    subs = _outlasting_batch(ctx, judge)
+    subs = outlasting_batch(ctx, judge)
     resp = ctx.batch(judge, subs)
     judge.require("top-level status after a part ran", resp.status, {200}, "MB-STATUS-12")
     env = _read_stopped(judge, resp)
@@ -217,7 +187,7 @@ def abort_in_multistatus(ctx: Context, judge: Judge) -> None:
         accept, reader = "application/xml", entries_from_xml
     else:
         judge.not_applicable("the target claims neither the xml nor the json profile")
-    subs = _outlasting_batch(ctx, judge)
+    subs = outlasting_batch(ctx, judge)
     resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
     judge.require("top-level status after a part ran", resp.status, {207}, "MB-STATUS-12")
     entries, problem = reader(resp.body)

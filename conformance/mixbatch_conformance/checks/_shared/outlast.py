@@ -32,6 +32,9 @@ def outlasting_batch(ctx: Context, judge: Judge) -> list[SubRequest]:
         judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
     template = ctx.resource(judge, "delay")
     ok = ctx.path(ctx.resource(judge, "ok"))
+    # MB-TEST-7: the delay resource answers "no sooner than *ms* milliseconds after it
+    # received the request", and the budget counts "from the moment its server begins to
+    # receive the batch request", so the slow part outlasts it by the overshoot at least.
     delay_ms = limit_ms + max(OVERSHOOT_MS, limit_ms // 2)
     if limit_ms / 1000 + SLACK_S > ctx.target.timeout:
         judge.not_applicable(
