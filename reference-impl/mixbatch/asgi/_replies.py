@@ -10,14 +10,14 @@ and ``Allow``; its limits are the very ``Limits`` object the parser enforces (MB
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from http import HTTPStatus
 from typing import Any
 
 from mixbatch._constants import CAPABILITIES_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, SPEC_VERSION
 from mixbatch._http.negotiation import accepts_multipart
-from mixbatch.codec import PROBLEM_TYPE_BASE, Limits, MixbatchError
+from mixbatch._http.problems import problem_body as problem_bytes
+from mixbatch._http.problems import problem_document
+from mixbatch.codec import Limits, MixbatchError
 
 from ._types import Send
 
@@ -60,28 +60,6 @@ async def send_whole(
     raw.append((b"content-length", str(len(body)).encode("ascii")))
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body, "more_body": False})
-
-
-def problem_document(
-    status: int, slug: str, detail: str, *, requirement: str | None = None
-) -> dict[str, Any]:
-    try:
-        title = HTTPStatus(status).phrase
-    except ValueError:  # pragma: no cover - every status used here is registered
-        title = f"Status {status}"
-    document: dict[str, Any] = {
-        "type": PROBLEM_TYPE_BASE + slug,
-        "title": title,
-        "status": status,
-        "detail": detail,
-    }
-    if requirement is not None:
-        document["requirement"] = requirement
-    return document
-
-
-def problem_bytes(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 async def send_problem(
