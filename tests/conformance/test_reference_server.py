@@ -18,20 +18,11 @@ from mixbatch_conformance.run.runner import run_checks
 
 #: check id -> why the reference server fails it (a server bug, not a suite bug). Found and
 #: fixed so far: reject-content-length-repeated (two equal Content-Length lines were accepted,
-#: MB-WIRE-20) and top-level-fields (no Cache-Control: no-transform, MB-INTER-4).
-KNOWN_SERVER_BUGS: dict[str, str] = {
-    "error-policy-stop-any-spelling": (
-        'MB-PROC-13: Prefer: Batch-On-Error="STOP" is not recognised (the value is compared '
-        "without lower-casing it), so the parts after a failure still run"
-    ),
-}
+#: MB-WIRE-20), top-level-fields (no Cache-Control: no-transform, MB-INTER-4) and
+#: error-policy-stop-any-spelling (Batch-On-Error="STOP" was not recognised, MB-PROC-13).
+KNOWN_SERVER_BUGS: dict[str, str] = {}
 #: standard-tier check id -> the same kind of server bug, found by a property check.
-KNOWN_STANDARD_SERVER_BUGS: dict[str, str] = {
-    "property-prefer-lists": (
-        "MB-PROC-13: a Prefer value in upper case (batch-on-error=STOP) is not recognised, the "
-        "server bug error-policy-stop-any-spelling finds"
-    ),
-}
+KNOWN_STANDARD_SERVER_BUGS: dict[str, str] = {}
 
 #: checks that are N/A against the reference server, with the reason.
 EXPECTED_NA = {

@@ -121,3 +121,15 @@ def parse_prefer(values: Sequence[str]) -> dict[str, str]:
             if name and name not in preferences:
                 preferences[name] = raw.strip().strip('"')
     return preferences
+
+
+def batch_on_error(values: Sequence[str]) -> str | None:
+    """The batch-on-error preference of RFC 7240 Prefer fields: "continue", "stop", or None when
+    absent or unrecognised.
+
+    MB-PROC-11: "A batch-on-error preference with an unrecognised value is treated as absent".
+    MB-PROC-13: the preference is recognised "whatever the case of its name and value", quoted or
+    not. The server, the proxy and the middleware all read it here, so they cannot disagree.
+    """
+    value = (parse_prefer(values).get("batch-on-error") or "").lower()
+    return value if value in ("continue", "stop") else None

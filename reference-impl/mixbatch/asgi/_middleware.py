@@ -43,6 +43,7 @@ from mixbatch._http.budget import (
     Ticket,
     busy_document,
 )
+from mixbatch._http.negotiation import batch_on_error
 from mixbatch.codec import (
     PROBLEM_TYPE_BASE,
     BatchWriter,
@@ -290,7 +291,7 @@ class BatchMiddleware:
             envelope.close()
 
     async def _run(self, scope: Scope, headers: Fields, envelope: Envelope, send: Send) -> None:
-        preference = _batch_on_error(headers.get_all("Prefer"))
+        preference = batch_on_error(headers.get_all("Prefer"))
         if "error-policy" not in self.profiles and preference == "stop":
             preference = None  # a preference the endpoint does not honour is ignored (RFC 7240)
         writer = BatchWriter()
@@ -431,16 +432,3 @@ def _authority(scope: Scope, headers: Fields) -> str:
         default = 443 if scope.get("scheme") == "https" else 80
         return name if port in (None, default) else f"{name}:{port}"
     return "localhost"
-
-
-def _batch_on_error(values: Sequence[str]) -> str | None:
-    """The batch-on-error preference (RFC 7240), or None when absent or unrecognised
-    (MB-PROC-11: an unrecognised value is treated as absent)."""
-    for value in values:
-        for member in value.split(","):
-            token = member.split(";", 1)[0].strip()
-            name, _, raw = token.partition("=")
-            if name.strip().lower() == "batch-on-error":
-                choice = raw.strip().strip('"').lower()
-                return choice if choice in ("stop", "continue") else None
-    return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mixbatch._http.negotiation import accepts_multipart, parse_prefer
+from mixbatch._http.negotiation import accepts_multipart, batch_on_error
 from mixbatch.codec import HOP_BY_HOP_FIELDS as FRAMING_AND_HOP_FIELDS
 from mixbatch.codec import PART_CONTROL_FIELDS
 from mixbatch.codec import end_to_end as codec_end_to_end
@@ -41,14 +41,3 @@ def end_to_end(
 ) -> list[tuple[str, str]]:
     """``pairs`` without hop-by-hop and framing fields, fields Connection names, and ``drop``."""
     return list(codec_end_to_end(pairs, drop=drop))
-
-
-def batch_on_error(values: list[str]) -> str | None:
-    """The batch-on-error preference (RFC 7240), parsed as the server parses Prefer, when its
-    value is one the spec defines.
-
-    MB-PROC-11: "A batch-on-error preference with an unrecognised value is treated as absent".
-    MB-PROC-13: the preference is recognised "whatever the case of its name and value".
-    """
-    value = (parse_prefer(values).get("batch-on-error") or "").lower()
-    return value if value in ("continue", "stop") else None

@@ -38,7 +38,7 @@ from mixbatch._constants import INHERITED_FIELDS
 from mixbatch._http.budget import BatchBudget, BudgetExhausted, HeldBody, busy_response
 from mixbatch._http.content_coding import refuse_content_coding
 from mixbatch._http.messages import Request, Response, SpooledBody, end_to_end
-from mixbatch._http.negotiation import accept_of, choose, parse_prefer
+from mixbatch._http.negotiation import accept_of, batch_on_error, choose
 from mixbatch._http.problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from mixbatch._http.refusals import refuse_get_with_content
 from mixbatch.codec import (
@@ -167,7 +167,7 @@ class BatchEndpoint:
                 f"Accept admits none of {', '.join(REPRESENTATIONS)}",
                 requirement="MB-STATUS-9",
             )
-        preference = parse_prefer(request.headers.get_all("Prefer")).get("batch-on-error")
+        preference = batch_on_error(request.headers.get_all("Prefer"))
         stop_on_error = preference == "stop"
         try:
             check_declared_length(request.body.length, self._config.limits)
