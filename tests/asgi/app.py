@@ -5,7 +5,8 @@ authentication, and no knowledge of batches at all. ``make_app()`` returns the b
 ``make_batched_app()`` wraps it in ``BatchMiddleware``. Resources:
 
     /books, /books/{id}   a JSON collection with ETags (POST creates: 201 + Location)
-    /echo                 describes the request it received (method, path, query, headers, body)
+    /echo                 describes the request it received (MB-TEST-2: method, target, authority,
+                          headers, body or body_base64)
     /status/{code}        answers that status
     /delay/{ms}           answers after ms milliseconds
     /random/{n}           n octets of deterministic filler
@@ -20,6 +21,7 @@ before routing, which is what a batch must not bypass (MB-SUB-1).
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import threading
@@ -59,6 +61,18 @@ class Gates:
         self.get(name).set()
 
 
+#: The Last-Modified of every book: MB-TEST-1 asks an etag resource for both validators.
+LAST_MODIFIED = "Sat, 01 Jan 2000 00:00:00 GMT"
+
+
+def _echo_body(body: bytes) -> dict[str, str]:
+    """MB-TEST-2: the body as text, or base64 when it is not UTF-8."""
+    try:
+        return {"body": body.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"body_base64": base64.b64encode(body).decode("ascii")}
+
+
 def _etag(body: bytes) -> str:
     return '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
 
@@ -85,7 +99,7 @@ def make_app(gates: Gates | None = None) -> Starlette:
         book_id: int, status: int = 200, extra: dict[str, str] | None = None
     ) -> Response:
         body = books[book_id]
-        headers = {"ETag": _etag(body), **(extra or {})}
+        headers = {"ETag": _etag(body), "Last-Modified": LAST_MODIFIED, **(extra or {})}
         return Response(body, status, headers, media_type="application/json")
 
     async def list_books(request: Request) -> Response:
@@ -124,17 +138,20 @@ def make_app(gates: Gates | None = None) -> Starlette:
         return JSONResponse(
             {
                 "method": request.method,
-                "path": request.url.path,
-                "query": request.url.query,
+                "target": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+                "authority": request.headers.get("host", ""),
                 "headers": [
                     [k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw
                 ],
-                "body": body.decode("latin-1"),
+                **_echo_body(body),
             }
         )
 
     async def status(request: Request) -> Response:
         code = int(request.path_params["code"])
+        if not 200 <= code <= 599:
+            # 1xx are not final responses: as the reference server, refuse rather than send one.
+            return JSONResponse({"detail": f"{code} is not a final status code (200-599)"}, 400)
         if code in (204, 304):
             return Response(status_code=code)
         return JSONResponse({"status": code}, code)

@@ -126,7 +126,11 @@ async def run_part(app: ASGIApp, scope: Scope, body: bytes) -> SubResponse:
         for k, v in start.get("headers", [])
         if k.decode("latin-1").lower() not in FRAMING_FIELDS
     ]
-    return SubResponse(int(start["status"]), fields, b"".join(chunks))
+    status = int(start["status"])
+    # RFC 9110 §9.3.2: a HEAD response carries no content, nor does a 204 or 304 (§15.3.5,
+    # §15.4.5). An ASGI server drops what the app sent anyway; here the middleware is the server.
+    content = b"" if scope["method"] == "HEAD" or status in (204, 304) else b"".join(chunks)
+    return SubResponse(status, fields, content)
 
 
 def _internal_error() -> SubResponse:
