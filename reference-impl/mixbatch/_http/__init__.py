@@ -3,12 +3,12 @@
 Below the applications and above the envelope and codec: an asyncio + h11 host (``listener``
 accepts, ``connection`` drives one h11 machine per TCP connection and hands each request to an
 application callable), the plain ``Request``/``Response`` model it hands over (``messages``),
-problem documents (``problems``), content negotiation and preferences (``negotiation``),
-conditional requests (``conditional``), refusals every batch endpoint gives alike (``refusals``,
-``content_coding``), the in-flight batch budget (``budget``), the wait for a stop signal
-(``runner``), and the pipelining client connection (``pipeline``) the client and the proxy's
-upstream pool share. The reference server (``mixbatch.server``) is one application on this
-host; the batching proxy is another.
+the request-target forms it accepts (``targets``), problem documents (``problems``), content
+negotiation and preferences (``negotiation``), conditional requests (``conditional``),
+refusals every batch endpoint gives alike (``refusals``, ``content_coding``), the in-flight
+batch budget (``budget``), the wait for a stop signal (``runner``), and the pipelining client
+connection (``pipeline``) the client and the proxy's upstream pool share. The reference server
+(``mixbatch.server``) is one application on this host; the batching proxy is another.
 """
 
 from __future__ import annotations
