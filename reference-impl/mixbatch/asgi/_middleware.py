@@ -34,6 +34,7 @@ from typing import Any
 
 from mixbatch._constants import ASGI_DEFAULT_PROFILES as DEFAULT_PROFILES
 from mixbatch._constants import ASGI_PROFILES as SUPPORTED_PROFILES
+from mixbatch._constants import INHERITED_FIELDS
 from mixbatch._http.budget import (
     BUSY_RETRY_AFTER,
     MAX_BATCH_BYTES_IN_FLIGHT,
@@ -117,7 +118,7 @@ class BatchMiddleware:
         path: str = "/batch",
         limits: Limits | None = None,
         profiles: Iterable[str] = DEFAULT_PROFILES,
-        inherit_headers: Sequence[str] = ("authorization", "cookie"),
+        inherit_headers: Sequence[str] = INHERITED_FIELDS,
         authorize_part: Authorizer | None = None,
         batch_timeout: float = BATCH_TIMEOUT,
         spool_threshold: int = SPOOL_MEMORY_THRESHOLD,
