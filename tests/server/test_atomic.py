@@ -239,3 +239,14 @@ def test_an_atomic_batch_that_times_out_waiting_for_the_lock_does_not_keep_it(
     # it must have let it go again.
     with server.client() as client:
         assert client.request("POST", "/books", JSON_FIELDS, book("after")).status == 201
+
+
+def test_a_rolled_back_location_never_names_a_later_book(client: HttpClient) -> None:
+    reply = post_batch(
+        client, [("POST", "books", JSON_FIELDS, book("gone")), ("GET", "books/999999")], ATOMIC
+    )
+    rolled_back = parse_batch(reply)[0].header("Location")
+    assert rolled_back is not None
+    later = client.request("POST", "/books", JSON_FIELDS, book("later")).header("Location")
+    assert later != rolled_back
+    assert client.request("GET", rolled_back).status == 404

@@ -452,6 +452,10 @@ class BatchEndpoint:
                     # commit is outside the timeout, so it is never cut off halfway.
                     await transaction.commit()
                     committed = True
+            if not committed:
+                # Undone before the answer goes out, so that a request sent after it meets
+                # the state from before the batch.
+                await transaction.rollback()
         finally:
             # Rolls back whatever did not commit; a no-op after the commit.
             transaction.close()

@@ -90,6 +90,27 @@ def _in_transaction[T](
     return result
 
 
+def _sequences(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """The AUTOINCREMENT counters as this transaction left them."""
+    try:
+        return [(str(n), int(q)) for n, q in conn.execute("SELECT name, seq FROM sqlite_sequence")]
+    except sqlite3.OperationalError:  # no AUTOINCREMENT table yet
+        return []
+
+
+def _keep_sequences(conn: sqlite3.Connection, taken: list[tuple[str, int]]) -> None:
+    """Put back the counters a rolled-back transaction advanced: its answer named ids (a
+    rolled-back part's Location) that must never come to name another resource later."""
+    _in_transaction(
+        conn,
+        "BEGIN IMMEDIATE",
+        lambda c: c.executemany(
+            "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+            [(seq, name) for name, seq in taken],
+        ),
+    )
+
+
 class Transaction:
     """One atomic batch's transaction: its own connection, used from its own thread only."""
 
@@ -128,7 +149,10 @@ class Transaction:
         if conn is not None:
             try:
                 if conn.in_transaction:
+                    taken = _sequences(conn) if statement == "ROLLBACK" else []
                     conn.execute(statement)
+                    if taken:
+                        _keep_sequences(conn, taken)
             finally:
                 conn.close()
 
@@ -137,6 +161,14 @@ class Transaction:
         await self._call(lambda: self._finish("COMMIT"))
         self._done = True
         self._executor.shutdown(wait=False)
+
+    async def rollback(self) -> None:
+        """Undo every write of the batch and wait until that is done, when the transaction is
+        open; else leave it to ``close`` (a ``begin`` still waiting for the lock)."""
+        if self._open and not self._done:
+            self._done = True
+            await self._call(lambda: self._finish("ROLLBACK"))
+            self._executor.shutdown(wait=False)
 
     def close(self) -> None:
         """Roll back whatever was not committed. Never waits: the rollback is queued behind any

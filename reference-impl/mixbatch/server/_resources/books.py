@@ -9,9 +9,10 @@ after the existence check, so 304 and 412 come out exactly as the RFC orders the
 The books live in the server's SQLite store (``_store``): each handler does its reads, the
 precondition and the write as one function of a connection, run as one transaction off the event
 loop, so a conditional write cannot race another writer, and inside an atomic batch the same
-function joins the batch's transaction. Ids come from AUTOINCREMENT, so an id that was ever
-committed is never handed out again, not after a restart nor by another process on the data
-file; the id of a create that was rolled back may be, since that book never existed.
+function joins the batch's transaction. Ids come from AUTOINCREMENT, and the store puts back
+the counter a rolled-back atomic batch advanced, so no id is handed out twice: not after a
+restart, not by another process on the data file, and not after a rollback whose answer named
+the id in a ``rolled-back`` part's Location.
 
 ``GET /books`` answers ``application/json`` (a list) or, when Accept prefers it,
 ``multipart/mixed`` with one part per book (``_collection``); both carry ``Vary: Accept``.
@@ -80,7 +81,7 @@ CREATE TABLE IF NOT EXISTS seeded (done INTEGER NOT NULL)
 
 
 class BookStore:
-    """Books in the SQLite store, keyed by id; a committed id is never reused.
+    """Books in the SQLite store, keyed by id; an id is never handed out twice.
 
     The methods taking ``conn`` run inside a transaction ``Store`` opened; the others are
     blocking conveniences for set-up and tests.
