@@ -210,8 +210,13 @@ def _number(value: Any) -> str:
     return html.escape(str(value))
 
 
-def mutation_section(doc: dict[str, Any] | None) -> str:
-    """The mutation score as mutation.json states it, or an honest "not measured yet"."""
+def mutation_section(doc: dict[str, Any] | None, base: str = "../") -> str:
+    """The mutation score as mutation.json states it, or an honest "not measured yet".
+
+    The scalar members make a summary table; the ``mutations`` list, when present, becomes one
+    row per planted bug (what it breaks, with the requirement linked to the spec, whether it was
+    caught, and each catching check with its verdict), uncaught plants first, so a reader sees
+    the gaps before the successes."""
     if doc is None:
         return (
             '!!! note "Mutation score: not measured yet"\n'
@@ -224,7 +229,10 @@ def mutation_section(doc: dict[str, Any] | None) -> str:
         if isinstance(value, dict | list):
             continue
         lines.append(f"| {_cell(html.escape(str(key)))} | {_cell(_number(value))} |")
-    nested = [k for k, v in doc.items() if isinstance(v, dict | list)]
+    rows = doc.get("mutations")
+    if isinstance(rows, list) and rows:
+        lines += ["", _mutation_table(rows, base)]
+    nested = [k for k, v in doc.items() if isinstance(v, dict | list) and k != "mutations"]
     if nested:
         lines += [
             "",
@@ -233,3 +241,29 @@ def mutation_section(doc: dict[str, Any] | None) -> str:
             + ".",
         ]
     return "\n".join(lines) + "\n"
+
+
+def _mutation_table(rows: list[Any], base: str) -> str:
+    ordered = sorted(
+        (r for r in rows if isinstance(r, dict)), key=lambda r: (bool(r.get("caught")), 0)
+    )
+    out = ["| Planted bug | Breaks | Caught | Caught by |", "|---|---|---|---|"]
+    for row in ordered:
+        breaks = str(row.get("breaks", ""))
+        requirement, _, how = breaks.partition(" ")
+        if requirement.startswith("MB-"):
+            link = f"[{html.escape(requirement)}]({base}spec.md#{html.escape(requirement)})"
+            breaks_cell = f"{link} {html.escape(how)}".strip()
+        else:
+            breaks_cell = html.escape(breaks)
+        verdicts = row.get("verdicts") if isinstance(row.get("verdicts"), dict) else {}
+        catchers = ", ".join(
+            f"`{html.escape(str(check))}` {verdict_badge(str(verdict))}"
+            for check, verdict in sorted(verdicts.items())
+        )
+        caught = verdict_badge("PASS" if row.get("caught") else "FAIL")
+        out.append(
+            f"| `{html.escape(str(row.get('mutation', '')))}` | {_cell(breaks_cell)} "
+            f"| {caught} | {_cell(catchers or 'none')} |"
+        )
+    return "\n".join(out)

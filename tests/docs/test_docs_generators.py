@@ -180,6 +180,29 @@ def test_mutation_section_is_honest_when_absent_and_shows_given_numbers() -> Non
     assert "`mutants`" in text
 
 
+def test_mutation_rows_are_a_table_with_uncaught_plants_first() -> None:
+    doc = {
+        "score": "1/2",
+        "mutations": [
+            {
+                "mutation": "ok",
+                "breaks": "MB-RESP-1 order",
+                "caught": True,
+                "verdicts": {"batch-equals-alone": "FAIL"},
+            },
+            {"mutation": "missed", "breaks": "MB-WIRE-6", "caught": False, "verdicts": {}},
+        ],
+    }
+    text = docs_results.mutation_section(doc)
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith("| `missed` | [MB-WIRE-6](../spec.md#MB-WIRE-6)")
+    assert "| none |" in rows[0]
+    assert "[MB-RESP-1](../spec.md#MB-RESP-1) order" in rows[1]
+    assert "`batch-equals-alone`" in rows[1]
+    assert "mb-fail" in rows[1]
+    assert "Further detail" not in text
+
+
 # ---- CLI ----------------------------------------------------------------------------------
 
 
