@@ -146,7 +146,7 @@ def test_falls_back_to_pipelined_requests_when_the_app_does_not_batch(plain_url:
         assert result.mode == "pipelined"
         assert result.status is None
         assert [r.status for r in result] == [200, 404, 200]
-        assert result[2].json()["query"] == "x=1"
+        assert result[2].json()["target"] == "/echo?x=1"
         transport = client.transport
         assert isinstance(transport, SocketTransport)
         assert transport.connections_opened == 1  # OPTIONS, refused POST and all three reused it
