@@ -32,6 +32,7 @@ from docs_sources import (
 __all__ = [
     "check_anchor",
     "coverage_matrix",
+    "fuzz_section",
     "implementation_matrix",
     "mutation_section",
     "reports_overview",
@@ -267,3 +268,33 @@ def _mutation_table(rows: list[Any], base: str) -> str:
             f"| {caught} | {_cell(catchers or 'none')} |"
         )
     return "\n".join(out)
+
+
+def fuzz_section(doc: dict[str, Any] | None) -> str:
+    """The socket fuzz run as fuzz.json states it: how many cases, how fast, what it found."""
+    if doc is None:
+        return (
+            '!!! note "Socket fuzz: not run yet"\n'
+            "    No `docs/results/fuzz.json` is committed; `make fuzz` writes it.\n"
+        )
+    shown = (
+        ("cases", "cases sent to both the server and the proxy"),
+        ("seed", "seed"),
+        ("duration_s", "duration (s)"),
+        ("cases_per_s", "cases per second"),
+        ("findings_count", "findings (distinct causes)"),
+        ("finding_rate", "finding rate"),
+        ("memory_bound_kib", "memory bound per process (KiB)"),
+    )
+    lines = ["| Measure | Value |", "|---|---|"]
+    for key, label in shown:
+        if key in doc:
+            lines.append(f"| {label} | {_cell(_number(doc[key]))} |")
+    peaks = doc.get("peak_rss_kib")
+    if isinstance(peaks, dict):
+        for name, value in sorted(peaks.items()):
+            lines.append(f"| peak RSS of {html.escape(str(name))} (KiB) | {_number(value)} |")
+    findings = doc.get("findings")
+    if isinstance(findings, list) and findings:
+        lines += ["", f"{len(findings)} finding(s); reproducers are in `docs/results/fuzz.json`."]
+    return "\n".join(lines) + "\n"

@@ -58,6 +58,10 @@ RESULTS_DIR = ROOT / "docs" / "results"
 #: The report the requirement index shows as "latest verdict": the reference server's run.
 REFERENCE_REPORT = "reference"
 MUTATION_FILE = "mutation.json"
+#: The socket fuzz run's summary (make fuzz), not a conformance report.
+FUZZ_FILE = "fuzz.json"
+#: Files under docs/results/ that are not conformance reports.
+NOT_REPORTS = frozenset({MUTATION_FILE, FUZZ_FILE})
 NOT_RUN = "not run"
 #: From worst to best: the verdict a requirement gets is the worst among its checks'.
 VERDICT_ORDER = (
@@ -198,7 +202,7 @@ def _validate_report(doc: Any, path: Path, root: Path) -> None:
 def load_reports(results_dir: Path = RESULTS_DIR, root: Path = ROOT) -> list[Report]:
     """Every committed report, the reference server's first, then by file name."""
     reports = []
-    paths = sorted(p for p in results_dir.glob("*.json") if p.name != MUTATION_FILE)
+    paths = sorted(p for p in results_dir.glob("*.json") if p.name not in NOT_REPORTS)
     for path in paths:
         doc = json.loads(path.read_text(encoding="utf-8"))
         _validate_report(doc, path, root)
@@ -218,7 +222,15 @@ def load_reports(results_dir: Path = RESULTS_DIR, root: Path = ROOT) -> list[Rep
 
 def load_mutation(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
     """The suite's mutation-testing result, or None when none is committed."""
-    path = results_dir / MUTATION_FILE
+    return _load_object(results_dir / MUTATION_FILE)
+
+
+def load_fuzz(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
+    """The socket fuzz run's summary, or None when none is committed."""
+    return _load_object(results_dir / FUZZ_FILE)
+
+
+def _load_object(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     doc = json.loads(path.read_text(encoding="utf-8"))

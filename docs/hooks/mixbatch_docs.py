@@ -114,7 +114,9 @@ def _render(name: str, arg: str, base: str) -> str:
     if name == "coverage-matrix":
         return _wide(docs_results.coverage_matrix(_requirements(), _checks(), _reports(), base))
     if name == "mutation":
-        return docs_results.mutation_section(docs_sources.load_mutation())
+        return docs_results.mutation_section(docs_sources.load_mutation(), base)
+    if name == "fuzz":
+        return docs_results.fuzz_section(docs_sources.load_fuzz())
     if name == "cli-reference":
         return _once("cli", lambda: docs_cli.cli_page(docs_cli.collect_help()))  # type: ignore[no-any-return]
     if name == "schema-index":

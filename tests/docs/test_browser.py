@@ -187,3 +187,57 @@ def test_home_page_shows_the_chart_and_entry_points(
         assert page.locator(f'.mb-entry a[href="{target}"]').count() >= 1, target
     page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
     assert outside == []
+
+
+#: Every cell of a wide table is reachable: the table fits, or its wrapper scrolls sideways
+#: (Material wraps tables in ``.md-typeset__scrollwrap``), and no ``code`` inside a table is
+#: broken across lines, which would split names such as requirement IDs mid-word.
+_TABLE_LAYOUT = """() => [...document.querySelectorAll('.md-typeset table')].map(t => {
+    let scrolls = false;
+    for (let el = t.parentElement; el && el !== document.body; el = el.parentElement) {
+        const o = getComputedStyle(el).overflowX;
+        if ((o === 'auto' || o === 'scroll') && el.scrollWidth >= t.scrollWidth - 1) {
+            scrolls = true;
+            break;
+        }
+    }
+    const content = document.querySelector('.md-content').getBoundingClientRect();
+    const box = t.getBoundingClientRect();
+    const broken = [...t.querySelectorAll('code')]
+        .filter(c => c.getClientRects().length > 1).map(c => c.textContent);
+    return {fits: box.right <= content.right + 1, scrolls, broken};
+})"""
+
+
+@pytest.mark.parametrize("path", ["comparison/", "results/", "benchmarks/"])
+def test_wide_tables_scroll_instead_of_cropping_at_laptop_width(
+    browser_page: tuple[Any, list[str]], site_url: str, path: str
+) -> None:
+    page, outside = browser_page
+    page.set_viewport_size({"width": 1366, "height": 768})
+    try:
+        page.goto(f"{site_url}/{path}")
+        page.wait_for_selector("h1")
+        tables: list[dict[str, Any]] = page.evaluate(_TABLE_LAYOUT)
+        page.screenshot(path=str(SCREENSHOTS / f"laptop-{path.strip('/')}.png"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+    assert tables, f"{path} has no table"
+    cropped = [i for i, t in enumerate(tables) if not (t["fits"] or t["scrolls"])]
+    assert cropped == [], f"{path}: tables {cropped} are cut off on the right"
+    broken = sorted({c for t in tables for c in t["broken"]})
+    assert broken == [], f"{path}: code broken across lines in a table: {broken[:10]}"
+    assert outside == []
+
+
+def test_results_page_lists_the_planted_bugs(
+    browser_page: tuple[Any, list[str]], site_url: str
+) -> None:
+    page, outside = browser_page
+    page.goto(f"{site_url}/results/")
+    heading = page.locator("h2#mutation-score")
+    heading.wait_for()
+    table = page.locator("table", has=page.locator("th", has_text="Planted bug"))
+    assert table.count() == 1
+    assert table.locator("tbody tr").count() >= 30
+    assert outside == []
