@@ -110,3 +110,11 @@ def test_home_page_carries_the_latency_chart_inline(built_site: BuiltSite) -> No
     assert '<svg xmlns="http://www.w3.org/2000/svg"' in html
     assert "108 s" in html
     assert "8.01 s" in html
+
+
+def test_sitemap_and_canonical_links_name_the_published_address(built_site: BuiltSite) -> None:
+    sitemap = (built_site.directory / "sitemap.xml").read_text("utf-8")
+    assert "<loc>https://mixbatch.dev/spec/</loc>" in sitemap
+    assert '<link rel="canonical" href="https://mixbatch.dev/spec/">' in built_site.page(
+        "spec/index.html"
+    )
