@@ -21,7 +21,7 @@ def test_reference_server_holds_every_property_for_the_deep_budget(
 ) -> None:
     if mixbatch_tier != "deep":
         pytest.skip("the deep tier runs with --mixbatch-tier deep (make deep)")
-    chosen = [c for c in select("deep") if c.tier != "smoke"]
+    chosen = [c for c in select("deep") if c.draws_examples]
     settings = RunSettings(tier="deep", seed=4, property_budget_s=DEEP_BUDGET_S / len(chosen))
     ctx = Context(reference, settings)
     results = run_checks(chosen, ctx, replays=1)

@@ -53,6 +53,7 @@ def _offered(ctx: Context) -> tuple[str, ...]:
     "For generated Accept values (quality values, wildcards, case, q=0) the batch is answered in a form the spec allows, or 406.",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def property_negotiation(ctx: Context, judge: Judge) -> None:
     from mixbatch_conformance.checks._shared.inputs import accept_fields
@@ -80,6 +81,7 @@ def property_negotiation(ctx: Context, judge: Judge) -> None:
     tier="standard",
     profile="conditional",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def property_conditional_fields(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st
@@ -112,6 +114,7 @@ def property_conditional_fields(ctx: Context, judge: Judge) -> None:
     tier="standard",
     profile="error-policy",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def property_prefer_lists(ctx: Context, judge: Judge) -> None:
     from mixbatch_conformance.checks._shared.inputs import prefer_fields
@@ -139,6 +142,7 @@ def property_prefer_lists(ctx: Context, judge: Judge) -> None:
     "For generated targets with dot segments and percent-encoded queries, and credentials named in any case, the echo resource receives the resolved target and the part's own credential.",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def property_target_spellings(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st
@@ -176,6 +180,7 @@ def property_target_spellings(ctx: Context, judge: Judge) -> None:
     "For generated body sizes across orders of magnitude and around 64 KiB, the echo resource receives every octet of the part body.",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def property_body_sizes(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st
@@ -228,6 +233,7 @@ def _section(target: str, fields: int | None = None, octets: int | None = None) 
     "For part header sections one under, at and one over the published max_part_fields and max_part_header_bytes, a batch within the limit is processed and one over it is answered 431.",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def property_limit_edges(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st

@@ -49,8 +49,9 @@ def _entries(
     "property-batch-equals-alone",
     ("MB-SUB-1", "MB-RESP-4", "MB-RESP-1", "MB-PART-8", "MB-PART-13"),
     "For generated valid batches each part's status, fields and body equal the same request sent alone, compared as spec 3.2.4 says.",
-    tier="standard",
+    tier="smoke",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def batch_equals_alone(ctx: Context, judge: Judge) -> None:
     # strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
@@ -82,8 +83,9 @@ def batch_equals_alone(ctx: Context, judge: Judge) -> None:
     "property-metamorphic-variants",
     ("MB-PROC-2", "MB-WIRE-9", "MB-WIRE-11", "MB-RESP-1"),
     "A batch, its parts as batches of one, its two halves, its padded form and its permuted safe parts agree.",
-    tier="standard",
+    tier="smoke",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def metamorphic(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st
@@ -134,6 +136,7 @@ def metamorphic(ctx: Context, judge: Judge) -> None:
     "For generated batches the multipart, XML and JSON results carry the same statuses, fields and bodies.",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def representations(ctx: Context, judge: Judge) -> None:
     # strategies imports hypothesis (about 0.4 s); smoke runs never reach a property.
@@ -173,6 +176,7 @@ def representations(ctx: Context, judge: Judge) -> None:
     profile="conditional",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def conditional(ctx: Context, judge: Judge) -> None:
     # hypothesis takes about 0.4 s to import; smoke runs never reach a property.
@@ -212,6 +216,7 @@ def conditional(ctx: Context, judge: Judge) -> None:
     profile="error-policy",
     tier="standard",
     state=State.READ_ONLY,
+    draws_examples=True,
 )
 def stop_policy(ctx: Context, judge: Judge) -> None:
     # hypothesis takes about 0.4 s to import; smoke runs never reach a property.
@@ -255,6 +260,7 @@ def _shape(resp: Any) -> object:
     tier="standard",
     state=State.READ_ONLY,
     direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+    draws_examples=True,
 )
 def pipelining(ctx: Context, judge: Judge) -> None:
     from hypothesis import strategies as st

@@ -95,6 +95,7 @@ def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, A
     "Batched creates, replaces, deletes and reads on the sandbox behave as the same requests run one at a time.",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
+    draws_examples=True,
 )
 def sandbox_machine(ctx: Context, judge: Judge) -> None:
     # hypothesis takes about 0.4 s to import; smoke runs never reach this check.

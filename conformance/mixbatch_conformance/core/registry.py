@@ -76,6 +76,8 @@ class Check:
     state: State
     roles: tuple[str, ...]
     direct_only: str | None = None
+    #: Draws hypothesis examples: the deep tier shares its property budget among these checks.
+    draws_examples: bool = False
 
     def __post_init__(self) -> None:
         if not SLUG.fullmatch(self.id):
@@ -121,6 +123,7 @@ def checker(
     direct_only: str | None = None,
     profile: str = "core",
     tier: str = "smoke",
+    draws_examples: bool = False,
 ) -> Callable[[RunFn], RunFn]:
     """Decorator form of `register` for checks written as functions."""
 
@@ -136,6 +139,7 @@ def checker(
                 state=state,
                 roles=roles,
                 direct_only=direct_only,
+                draws_examples=draws_examples,
             )
         )
         return fn

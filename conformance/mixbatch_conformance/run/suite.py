@@ -98,7 +98,7 @@ def run_suite(
     if checks is None:
         checks, skipped = plan(settings.tier, only, writes=not settings.read_only)
     chosen = checks
-    properties = [c for c in chosen if c.tier != "smoke"]
+    properties = [c for c in chosen if c.draws_examples]
     if settings.tier == "deep" and properties and deep_budget_s is not None:
         settings = replace(settings, property_budget_s=deep_budget_s / len(properties))
     started = dt.datetime.now(dt.UTC)

@@ -22,8 +22,9 @@ from mixbatch_conformance.core.judge import Judge, StopCheck
 
 __all__ = ["EXAMPLES", "PropertyFailed", "hold"]
 
-#: Examples per property round, by tier (the deep tier also repeats rounds, see `hold`).
-EXAMPLES = {"smoke": 0, "standard": 25, "deep": 100}
+#: Examples per property round, by tier (the deep tier also repeats rounds, see `hold`). Smoke
+#: draws a few, so that even the quickest run exercises generated batches.
+EXAMPLES = {"smoke": 5, "standard": 25, "deep": 100}
 
 
 class PropertyFailed(AssertionError):
@@ -42,8 +43,8 @@ def hold(
     what: str,
 ) -> None:
     """Run `body` over `strategy`; fold the minimal failure (or a summary) into `judge`."""
-    # hypothesis takes about 0.4 s to import; smoke runs never reach a property, so it is
-    # imported here rather than when the checks are discovered.
+    # hypothesis takes about 0.4 s to import; it is imported when a property first runs rather
+    # than when the checks are discovered, so selecting and listing checks stays fast.
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
     judged = [0]
