@@ -60,20 +60,19 @@ from ._multistatus import JSON_MEDIA_TYPE, XML_MEDIA_TYPE, JsonRenderer, XmlRend
 from ._results import MultipartRenderer, PartResult, Renderer, Summary
 from ._router import Route
 from ._store import Store, StoreBusy, bound
+from ._turns import Clock, Turns
 
 __all__ = [
     "INHERITED_FIELDS",
-    "RUN_SLICE",
     "BatchEndpoint",
     "SubRequestRunner",
 ]
 
 _log = logging.getLogger("mixbatch.server")
 
-#: Seconds a batch runs parts back to back before it yields to the event loop (and hands its
-#: output over), so that batches share the loop in slices this long: a small request waits for
-#: one slice of each batch in flight per step, not for 32 of their parts (MB-SEC-1).
-RUN_SLICE = 0.001
+#: Seconds rendered parts may wait before they go to the connection: finished parts reach the
+#: client this promptly (MB-PROC-4) without one write per turn of the loop.
+FLUSH_EVERY = 0.001
 #: Rendered parts are handed to the connection once this many octets are waiting, so large
 #: parts are not held in memory together (the connection writes at 64 KiB too).
 _READY_MAX_BYTES = 64 * 1024
@@ -107,6 +106,8 @@ class BatchEndpoint:
         #: The Batch-Mode values offered: atomic needs a store to hold its transaction.
         self.modes = frozenset({references.MODE, *(("atomic",) if store is not None else ())})
         self.budget = BatchBudget(config.max_batches_in_flight, config.max_batch_bytes_in_flight)
+        #: Batches share the event loop in slices; heavy ones one slice per turn (_turns).
+        self.turns = Turns()
         self.path = config.batch_path
         self.route = Route(
             self.path, {"POST": self.post, "OPTIONS": self.options}, on_unlisted=self.refuse
@@ -177,6 +178,7 @@ class BatchEndpoint:
         except BudgetExhausted as exc:
             return self._busy(exc)
         try:
+            clock = self.turns.clock()
             async with asyncio.timeout_at(deadline):
                 envelope = await _envelope.receive(
                     request,
@@ -185,6 +187,7 @@ class BatchEndpoint:
                     spool_threshold=self._config.spool_memory_threshold,
                     batch_paths=(self.path,),
                     ticket=ticket,
+                    clock=clock,
                 )
         except MixbatchError as exc:
             ticket.release()
@@ -226,7 +229,7 @@ class BatchEndpoint:
             stream = self._atomic(request, envelope, renderer, deadline, response, earlier)
         else:
             stream = self._stream(
-                request, envelope, renderer, stop_on_error, deadline, response, earlier
+                request, envelope, renderer, stop_on_error, deadline, response, clock, earlier
             )
         response.body = HeldBody(stream, envelope.close, ticket.release)
         return response
@@ -316,11 +319,12 @@ class BatchEndpoint:
         stop_on_error: bool,
         deadline: float,
         response: Response,
+        clock: Clock,
         earlier: list[references.Earlier] | None = None,
     ) -> AsyncIterator[bytes]:
         # Rendered parts wait in ``ready`` and go to the connection together, which costs one
         # chunk (one h11 event, one write) for many small parts instead of one each. They are
-        # handed over whenever the next part is about to wait, at the end of every RUN_SLICE
+        # handed over whenever the next part is about to wait, at the end of every slice
         # (when the loop is yielded to anyway) and past _READY_MAX_BYTES, so a finished part is never
         # held back behind a slow one (MB-PROC-4).
         ready: list[bytes] = [renderer.start()]
@@ -329,7 +333,7 @@ class BatchEndpoint:
         stopped = False
         loop = asyncio.get_running_loop()
         inherited = self._inherited(batch)
-        slice_end = loop.time() + RUN_SLICE
+        flush_at = loop.time() + FLUSH_EVERY
         try:
             for part in envelope.parts:
                 if stopped:
@@ -385,14 +389,13 @@ class BatchEndpoint:
                     ready.append(chunk)
                     ready_bytes += len(chunk)
                 del chunk
-                sliced = loop.time() >= slice_end
-                if sliced or ready_bytes >= _READY_MAX_BYTES:
+                if ready_bytes >= _READY_MAX_BYTES or (ready and loop.time() >= flush_at):
                     yield b"".join(ready)
                     ready.clear()
                     ready_bytes = 0
-                if sliced:
-                    await asyncio.sleep(0)
-                    slice_end = loop.time() + RUN_SLICE
+                    flush_at = loop.time() + FLUSH_EVERY
+                if clock.due():
+                    await clock.pass_turn()
             if batch.accepts_trailers:
                 # MB-STATUS-8: an optional trailer counting parts by outcome, sent only to a
                 # client that said it accepts trailers (TE: trailers).

@@ -8,7 +8,6 @@ the reader, yielding to the event loop between slices of that work.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection
 
 from mixbatch._http.budget import Ticket
@@ -16,13 +15,13 @@ from mixbatch._http.messages import Request
 from mixbatch.codec import Limits
 from mixbatch.envelope import Envelope, EnvelopeReader, Part, check_declared_length
 
-__all__ = ["FEED_BYTES", "RECEIVE_SLICE", "Envelope", "PartSpec", "receive"]
+from ._turns import Clock, Turns
+
+__all__ = ["FEED_BYTES", "Envelope", "PartSpec", "receive"]
 
 #: A read of up to 256 KiB is validated in pieces of this size, so that dense header sections
 #: (thousands of parts in one read) cannot hold the event loop for one whole read.
 FEED_BYTES = 16 * 1024
-#: Seconds of validation after which reception yields to the event loop (see RUN_SLICE).
-RECEIVE_SLICE = 0.001
 
 #: The server's name for a validated part waiting to run.
 PartSpec = Part
@@ -36,6 +35,7 @@ async def receive(
     spool_threshold: int,
     batch_paths: Collection[str],
     ticket: Ticket | None = None,
+    clock: Clock | None = None,
 ) -> Envelope:
     """Read and validate the whole batch; raises ``MixbatchError`` (nothing has run), or
     ``BudgetExhausted`` when a chunked batch outgrows what ``ticket`` may charge."""
@@ -50,8 +50,8 @@ async def receive(
         spool_threshold=spool_threshold,
     )
     received = 0
-    loop = asyncio.get_running_loop()
-    slice_end = loop.time() + RECEIVE_SLICE
+    # Validation yields to the event loop between slices, as running does (_turns).
+    clock = clock or Turns().clock()
     try:
         async for chunk in request.body.stream():
             received += len(chunk)
@@ -60,9 +60,8 @@ async def receive(
             view = memoryview(chunk)
             for start in range(0, len(view), FEED_BYTES):
                 reader.feed(view[start : start + FEED_BYTES])
-                if loop.time() >= slice_end:
-                    await asyncio.sleep(0)
-                    slice_end = loop.time() + RECEIVE_SLICE
+                if clock.due():
+                    await clock.pass_turn()
     except BaseException:
         reader.abandon()
         raise
