@@ -40,6 +40,8 @@ func newHandler(lim Limits, timeout time.Duration) http.Handler {
 			batch.ServeHTTP(w, r)
 			return
 		}
+		store.iso.RLock()
+		defer store.iso.RUnlock()
 		resources.ServeHTTP(w, r)
 	})
 }

@@ -36,6 +36,7 @@ type executor struct {
 	handler http.Handler // the handler standalone requests reach (MB-SUB-1)
 	batch   *http.Request
 	store   *Store
+	atomic  bool // its parts run inside the atomic batch's exclusive hold on the store
 }
 
 // isSafe reports whether a method is safe (RFC 9110 §9.2.1). A method the server does not
@@ -51,6 +52,11 @@ func (x *executor) start(ctx context.Context, sub *SubRequest, sem chan struct{}
 		if sem != nil {
 			sem <- struct{}{}
 			defer func() { <-sem }()
+		}
+		if !x.atomic {
+			// An atomic batch holds the store exclusively; every other part waits for it.
+			x.store.iso.RLock()
+			defer x.store.iso.RUnlock()
 		}
 		out <- serveSub(ctx, x.handler, x.batch, sub)
 	}()
@@ -121,11 +127,13 @@ func (x *executor) run(subs []SubRequest, p plan, sink resultSink) {
 
 // runAtomic runs an atomic batch: parts one at a time on the store; on the first failure the
 // store goes back to where it was, the earlier parts are rolled-back, the failing part keeps
-// its status and the later parts are skipped (MB-PROC-8). Concurrent atomic batches are
-// serialised; standalone writes that land during one are undone with it.
+// its status and the later parts are skipped (MB-PROC-8). The batch holds the store
+// exclusively until it commits or rolls back, so no other request sees part of it and none
+// lands in between to be undone with it (MB-PROC-15).
 func (x *executor) runAtomic(ctx context.Context, subs []SubRequest, p plan, sink resultSink) {
-	x.store.atomicMu.Lock()
-	defer x.store.atomicMu.Unlock()
+	x.store.iso.Lock()
+	defer x.store.iso.Unlock()
+	x.atomic = true
 	snap := x.store.snapshot()
 	var done []partResult
 	rollBack := func() {

@@ -28,10 +28,13 @@ type Collection struct {
 
 // Store holds every collection.
 type Store struct {
-	mu       sync.Mutex
-	atomicMu sync.Mutex // held for the whole of an atomic batch
-	cols     map[string]*Collection
-	next     int
+	mu sync.Mutex
+	// iso isolates atomic batches (MB-PROC-15): an atomic batch holds it exclusively from its
+	// first part to its commit or roll-back; every other request, standalone or a part of a
+	// batch that is not atomic, holds it shared, so none sees part of an atomic batch.
+	iso  sync.RWMutex
+	cols map[string]*Collection
+	next int
 }
 
 type storeSnapshot struct {
