@@ -89,17 +89,14 @@ KEYWORDS = (
     "OPTIONAL",
 )
 ROLES = ("client", "server", "proxy", "intermediary")
-PROFILES = (
-    "core",
-    "xml",
-    "json",
-    "collection-get",
-    "conditional",
-    "error-policy",
-    "atomic",
-    "references",
-    "pipelining",
-    "limits",
+#: The capabilities schema's enum is the one list of profile names (spec §9.2); the suite and
+#: the reference implementation read the same enum.
+PROFILES = tuple(
+    json.loads(
+        (
+            Path(__file__).resolve().parent.parent / "spec/schemas/capabilities.schema.json"
+        ).read_text(encoding="utf-8")
+    )["properties"]["profiles"]["items"]["enum"]
 )
 
 # Longest alternatives first, so "MUST NOT" is one keyword and not "MUST" followed by noise.

@@ -27,6 +27,7 @@ from typing import Any
 import jsonschema
 
 from mixbatch_conformance.core.requirements import spec_dir
+from mixbatch_conformance.core.schemas import load_schema
 from mixbatch_conformance.transport.embedded import EMBEDDED_BATCH_TIMEOUT_MS
 
 __all__ = [
@@ -39,18 +40,17 @@ __all__ = [
     "target_from_dict",
 ]
 
-ALL_PROFILES = (
-    "core",
-    "xml",
-    "json",
-    "collection-get",
-    "conditional",
-    "error-policy",
-    "atomic",
-    "references",
-    "pipelining",
-    "limits",
-)
+
+def _schema_profiles() -> tuple[str, ...]:
+    # The capabilities schema's enum is the one list of profile names (spec §9.2); the
+    # reference implementation and tools/spec_index.py read the same enum.
+    schema = load_schema("capabilities.schema.json")
+    if schema is None:
+        raise RuntimeError("spec/schemas/capabilities.schema.json is missing")
+    return tuple(schema["properties"]["profiles"]["items"]["enum"])
+
+
+ALL_PROFILES = _schema_profiles()
 DEFAULT_VOLATILE = ("Date", "Server", "Age", "Expires", "Set-Cookie", "Request-Id", "X-Request-Id")
 RESOURCE_NAMES = (
     "ok",
