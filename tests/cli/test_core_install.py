@@ -9,37 +9,21 @@ project's environment can be imported by accident.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from importlib.metadata import distribution
 from pathlib import Path
 
 import h11
 import pytest
 
+from tests._wheel import BOUND_S, fresh_install, uv_command
+
 ROOT = Path(__file__).resolve().parents[2]
-#: Seconds for the build, the venv and the install together (about 15 here).
-BOUND_S = 120
 CORE_IMPORTS = (
     "import mixbatch.server, mixbatch.client, mixbatch.codec, mixbatch.asgi, mixbatch.cli"
 )
 EXTRAS_ONLY = ("mitmproxy", "hypothesis", "pytest", "rich", "jsonschema")
-
-
-def _uv() -> list[str] | None:
-    """How to call uv (as the Makefile does: python3 -m uv), or None."""
-    for candidate in (["python3", "-m", "uv"], [shutil.which("uv") or "uv"]):
-        try:
-            done = subprocess.run(
-                [*candidate, "--version"], cwd=ROOT, capture_output=True, timeout=30
-            )
-        except OSError:
-            continue
-        if done.returncode == 0:
-            return candidate
-    return None
 
 
 def test_the_core_requires_h11_alone_and_the_tooling_sits_in_extras() -> None:
@@ -54,36 +38,14 @@ def test_the_core_requires_h11_alone_and_the_tooling_sits_in_extras() -> None:
 def test_the_wheel_without_extras_imports_the_core_and_hints_at_the_suite_extra(
     tmp_path: Path,
 ) -> None:
-    uv = _uv()
+    uv = uv_command()
     if uv is None:
         pytest.skip("uv is not installed (make env installs it)")
-    out = tmp_path / "dist"
-    subprocess.run(
-        [*uv, "build", "--wheel", "--out-dir", str(out)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=BOUND_S,
-    )
-    [wheel] = out.glob("mixbatch-*.whl")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=BOUND_S)
-    python = str(venv / "bin" / "python")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MIXBATCH_SPEC_DIR")}
-    subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        env=env,
-        timeout=BOUND_S,
-    )
+    installed = fresh_install(uv, tmp_path)
+    venv, python, env = installed.venv, str(installed.python), installed.env
     deps = tmp_path / "core-deps"
     shutil.copytree(Path(h11.__file__).parent, deps / "h11")
-    site = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    site = installed.site
     Path(site, "zz_core_deps.pth").write_text(f"{deps}\n", encoding="utf-8")
 
     probe = (

@@ -10,68 +10,26 @@ files must all come from the wheel.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
 
+from tests._wheel import BOUND_S, fresh_install, uv_command
+
 ROOT = Path(__file__).resolve().parents[2]
-#: Seconds for the build, the venv, the install and the smoke run together (about 15 here).
-BOUND_S = 120
-
-
-def _uv() -> list[str] | None:
-    """How to call uv (as the Makefile does: python3 -m uv), or None."""
-    for candidate in (["python3", "-m", "uv"], [shutil.which("uv") or "uv"]):
-        try:
-            done = subprocess.run(
-                [*candidate, "--version"], cwd=ROOT, capture_output=True, timeout=30
-            )
-        except OSError:
-            continue
-        if done.returncode == 0:
-            return candidate
-    return None
 
 
 @pytest.mark.slow
 def test_the_wheel_installs_and_runs_the_suite_without_the_repository(
     tmp_path: Path, reference_url: str
 ) -> None:
-    uv = _uv()
+    uv = uv_command()
     if uv is None:
         pytest.skip("uv is not installed (make env installs it)")
-    out = tmp_path / "dist"
-    subprocess.run(
-        [*uv, "build", "--wheel", "--out-dir", str(out)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        timeout=BOUND_S,
-    )
-    [wheel] = out.glob("mixbatch-*.whl")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=BOUND_S)
-    python = venv / "bin" / "python"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MIXBATCH_SPEC_DIR")}
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        check=True,
-        env=env,
-        timeout=BOUND_S,
-    )
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
+    installed = fresh_install(uv, tmp_path)
+    venv, python, env, site = installed.venv, installed.python, installed.env, installed.site
     # The dependencies, without the checkout: a plain path line, not a site directory.
     (site / "zz_mixbatch_deps.pth").write_text(
         sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8"
