@@ -186,8 +186,10 @@ def test_json_form_puts_a_body_in_exactly_one_member_chosen_by_its_octets() -> N
             PartResult(2, "/b", "b", 200, None, [("Content-Type", "text/plain")], b"\xc3\x28"),
         ]
     )["responses"]
-    assert entries[0]["body"] == "naïve ✓" and "body_base64" not in entries[0]
-    assert entries[1]["body"] == "" and "body_base64" not in entries[1]
+    assert entries[0]["body"] == "naïve ✓"
+    assert "body_base64" not in entries[0]
+    assert entries[1]["body"] == ""
+    assert "body_base64" not in entries[1]
     assert "body" not in entries[2]
     assert base64.b64decode(entries[2]["body_base64"]) == b"\xc3\x28"
 
@@ -199,7 +201,8 @@ def test_json_form_writes_responses_first_and_summary_last_so_it_streams() -> No
     summary = Summary()
     summary.add(THESIS[0])
     tail = renderer.end(summary)
-    assert b'"summary"' in tail and b'"responses"' not in tail
+    assert b'"summary"' in tail
+    assert b'"responses"' not in tail
     assert json.loads(head + tail)["summary"]["ok"] == 1
 
 
