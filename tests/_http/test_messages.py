@@ -25,11 +25,11 @@ from mixbatch.codec import Fields
 class _Chunks(RequestBody):
     """A streamed body of unknown length (chunked), counting the chunks handed out."""
 
-    def __init__(self, *chunks: bytes) -> None:
+    def __init__(self, *chunks: bytes | bytearray | memoryview) -> None:
         self._chunks = chunks
         self.handed_out = 0
 
-    async def stream(self) -> AsyncIterator[bytes]:
+    async def stream(self) -> AsyncIterator[bytes | bytearray | memoryview]:
         for chunk in self._chunks:
             self.handed_out += 1
             yield chunk
