@@ -15,8 +15,10 @@ __all__ = [
     "BODY_READ_TIMEOUT",
     "COALESCE_MAX_BYTES",
     "DEFAULT_HOST",
+    "DISCARD_TIMEOUT",
     "HEADER_READ_TIMEOUT",
     "IDLE_TIMEOUT",
+    "MAX_DISCARD_BYTES",
     "MAX_DRAIN_BYTES",
     "MAX_REQUEST_BODY_BYTES",
     "MAX_REQUEST_HEADER_BYTES",
@@ -42,6 +44,15 @@ COALESCE_MAX_BYTES = 64 * 1024
 #: A handler that left its request body unread costs at most this much draining; beyond it the
 #: connection closes instead, so a refused upload never has to be received in full.
 MAX_DRAIN_BYTES = 64 * 1024
+#: After a response that refused a request before its content was read (an early 413), the
+#: server keeps reading and discarding the rest of that content, up to this many octets, so that
+#: the client or a proxy still writing it reads the response instead of a reset (RFC 9112 §9.6).
+#: Twice the codec's default max_batch_bytes (64 MiB): a batch well over the limit is still
+#: read to its end; content announced as larger is not read at all and the connection closes.
+MAX_DISCARD_BYTES = 128 * 1024 * 1024
+#: Seconds that discarding may take in all; a peer that keeps sending (an endless chunked
+#: body) is cut off when it ends. 128 MiB take well under a second on a LAN.
+DISCARD_TIMEOUT = 5.0
 #: Seconds from the first byte of a request to the end of its header section (slowloris bound).
 HEADER_READ_TIMEOUT = 10.0
 #: Seconds an idle keep-alive connection stays open; the thesis (ch. 4.1) advises keeping it short.
@@ -72,6 +83,10 @@ class HostSettings(Protocol):
     @property
     def max_drain_bytes(self) -> int: ...
     @property
+    def max_discard_bytes(self) -> int: ...
+    @property
+    def discard_timeout(self) -> float: ...
+    @property
     def header_read_timeout(self) -> float: ...
     @property
     def idle_timeout(self) -> float: ...
@@ -93,6 +108,8 @@ class HostConfig:
     read_buffer_high_water: int = READ_BUFFER_HIGH_WATER
     coalesce_max_bytes: int = COALESCE_MAX_BYTES
     max_drain_bytes: int = MAX_DRAIN_BYTES
+    max_discard_bytes: int = MAX_DISCARD_BYTES
+    discard_timeout: float = DISCARD_TIMEOUT
     header_read_timeout: float = HEADER_READ_TIMEOUT
     idle_timeout: float = IDLE_TIMEOUT
     body_read_timeout: float = BODY_READ_TIMEOUT

@@ -216,6 +216,8 @@ class HttpConnection(asyncio.Protocol):
         self._writing_paused = False
         self._drain_waiter: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        #: Set when a refused request's content was beyond the discard bound: close at once.
+        self._cut_off = False
         self._idle = True
         self._shutting_down = False
         self.peer = "-"
@@ -305,7 +307,9 @@ class HttpConnection(asyncio.Protocol):
         self._flush()
         transport = self._transport
         if transport is not None and not self._lost and not transport.is_closing():
-            if self._inbuf or self._h11.their_state in (h11.SEND_BODY, h11.ERROR):
+            if self._cut_off:
+                pass  # beyond the discard bound: no more of the peer's content is read
+            elif self._inbuf or self._h11.their_state in (h11.SEND_BODY, h11.ERROR):
                 # Stop sending, then discard input for a moment so that unread request bytes
                 # do not make the kernel reset the connection before our response is read.
                 with contextlib.suppress(OSError, RuntimeError):
@@ -490,6 +494,8 @@ class HttpConnection(asyncio.Protocol):
             if self._h11.their_state is h11.SEND_BODY and not await self._drain_request(body):
                 response.headers.append(("Connection", "close"))
             await self._send(response, head)
+            if self._h11.their_state is h11.SEND_BODY:
+                await self._discard_request(body)
         finally:
             # A streaming body that never went out (the peer left first) is closed all the
             # same, so what it holds (a batch's spool and budget share) is given back.
@@ -515,6 +521,42 @@ class HttpConnection(asyncio.Protocol):
                     return True
                 budget -= len(event.data)
         return False
+
+    async def _discard_request(self, body: _WireBody) -> None:
+        """Read and drop the rest of a request body that the response already refused.
+
+        RFC 9112 §9.6: a server closing after a response should not close while the client may
+        still be sending, or the client's (or a proxy's) TCP stack may take the reset before
+        the response was read, and a proxy then answers 502 instead of relaying the 413. So the
+        rest of the content is read and discarded, up to ``max_discard_bytes`` and
+        ``discard_timeout``; content announced as larger, content that keeps coming past the
+        bound (an endless chunked body) and a client still waiting for 100 Continue (which
+        will send nothing) are cut off: the connection closes at once.
+        """
+        config = self._config
+        remaining = None if body.length is None else body.length - body.received
+        if self._h11.they_are_waiting_for_100_continue or (
+            remaining is not None and remaining > config.max_discard_bytes
+        ):
+            self._cut_off = True
+            return
+        budget = config.max_discard_bytes
+        deadline = self._loop.time() + config.discard_timeout
+        self._flush()
+        try:
+            while budget >= 0:
+                event = self._pull()
+                if isinstance(event, h11.EndOfMessage):
+                    return
+                if isinstance(event, h11.Data):
+                    budget -= len(event.data)
+                    continue
+                if event is not h11.NEED_DATA or self._eof_fed:
+                    return  # the peer ended mid-content: nothing more to read
+                await self._wait_input(deadline)
+        except (TimeoutError, h11.RemoteProtocolError):
+            pass
+        self._cut_off = True
 
     def _head_fields(self, response: Response) -> list[tuple[bytes, bytes]]:
         headers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in response.headers]

@@ -17,8 +17,10 @@ from mixbatch._http.config import (
     BODY_READ_TIMEOUT,
     COALESCE_MAX_BYTES,
     DEFAULT_HOST,
+    DISCARD_TIMEOUT,
     HEADER_READ_TIMEOUT,
     IDLE_TIMEOUT,
+    MAX_DISCARD_BYTES,
     MAX_DRAIN_BYTES,
     MAX_REQUEST_BODY_BYTES,
     MAX_REQUEST_HEADER_BYTES,
@@ -36,11 +38,13 @@ __all__ = [
     "COALESCE_MAX_BYTES",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "DISCARD_TIMEOUT",
     "HEADER_READ_TIMEOUT",
     "IDLE_TIMEOUT",
     "MAX_BATCHES_IN_FLIGHT",
     "MAX_BATCH_BYTES_IN_FLIGHT",
     "MAX_DELAY_MS",
+    "MAX_DISCARD_BYTES",
     "MAX_DRAIN_BYTES",
     "MAX_RANDOM_BYTES",
     "MAX_REQUEST_BODY_BYTES",
@@ -77,6 +81,8 @@ class ServerConfig:
     read_buffer_high_water: int = READ_BUFFER_HIGH_WATER
     coalesce_max_bytes: int = COALESCE_MAX_BYTES
     max_drain_bytes: int = MAX_DRAIN_BYTES
+    max_discard_bytes: int = MAX_DISCARD_BYTES
+    discard_timeout: float = DISCARD_TIMEOUT
     spool_memory_threshold: int = SPOOL_MEMORY_THRESHOLD
     max_random_bytes: int = MAX_RANDOM_BYTES
     max_delay_ms: int = MAX_DELAY_MS
@@ -103,6 +109,8 @@ class ServerConfig:
             "read_buffer_high_water",
             "coalesce_max_bytes",
             "max_drain_bytes",
+            "max_discard_bytes",
+            "discard_timeout",
             "spool_memory_threshold",
             "max_random_bytes",
             "max_delay_ms",
