@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from .origin import parse_public_origin
+
 __all__ = [
     "BATCH_PATH",
     "BODY_READ_TIMEOUT",
@@ -94,6 +96,10 @@ class HostSettings(Protocol):
     def body_read_timeout(self) -> float: ...
     @property
     def shutdown_grace(self) -> float: ...
+    @property
+    def public_origin(self) -> str | None: ...
+    @property
+    def trust_forwarded(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,13 +120,19 @@ class HostConfig:
     idle_timeout: float = IDLE_TIMEOUT
     body_read_timeout: float = BODY_READ_TIMEOUT
     shutdown_grace: float = SHUTDOWN_GRACE
+    #: The origin clients reach this host at through a TLS terminator ("https://host[:port]"),
+    #: and whether Forwarded / X-Forwarded-* name it; both off by default (see ``origin``).
+    public_origin: str | None = None
+    trust_forwarded: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ValueError(f"HostConfig.port must be 0-65535, got {self.port!r}")
+        if self.public_origin is not None:
+            parse_public_origin(self.public_origin)
         for name in HostConfig.__dataclass_fields__:
             value = getattr(self, name)
-            if name in ("host", "port", "batch_path"):
+            if name in ("host", "port", "batch_path", "public_origin", "trust_forwarded"):
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ValueError(f"HostConfig.{name} must be positive, got {value!r}")

@@ -46,6 +46,7 @@ from .messages import (
     ResponseCut,
     end_to_end,
 )
+from .origin import parse_public_origin, request_origin
 from .problems import problem, reason
 from .targets import origin_form
 
@@ -199,6 +200,8 @@ class HttpConnection(asyncio.Protocol):
         self._app = app
         self._config = config
         self._on_close = on_close
+        public = config.public_origin
+        self._public_origin = None if public is None else parse_public_origin(public)
         self._h11 = h11.Connection(
             h11.SERVER, max_incomplete_event_size=config.max_request_header_bytes
         )
@@ -472,9 +475,17 @@ class HttpConnection(asyncio.Protocol):
         length = int(length_field) if length_field is not None else None
         if length is None and fields.get("Transfer-Encoding") is None:
             length = 0
-        authority = fields.get("Host") or ""
+        # The origin the client addressed: "http" and Host, unless the host was told how the
+        # front end in front of it is reached (public_origin, trust_forwarded; see ``origin``).
+        origin = request_origin(
+            fields,
+            scheme="http",
+            public_origin=self._public_origin,
+            trust_forwarded=self._config.trust_forwarded,
+        )
+        authority = origin.authority
         # RFC 9112 §3.2.2: a server "MUST accept the absolute-form"; applications see origin-form.
-        target = origin_form(head.target.decode("ascii"), scheme="http", authority=authority)
+        target = origin_form(head.target.decode("ascii"), scheme=origin.scheme, authority=authority)
         refused = target if isinstance(target, Response) else None
         path = "" if isinstance(target, Response) else target
         # A batch is bounded by the codec's max_batch_bytes, with its own problem document;
@@ -486,6 +497,7 @@ class HttpConnection(asyncio.Protocol):
             target=path or head.target.decode("ascii"),
             headers=end_to_end(raw),
             body=body,
+            scheme=origin.scheme,
             authority=authority,
             accepts_trailers="trailers" in (fields.get("TE") or "").lower(),
         )

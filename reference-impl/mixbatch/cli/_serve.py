@@ -62,6 +62,24 @@ def add_parser(subparsers: Any) -> None:
             default=getattr(_defaults, name),
             help=f"{doc} (%(default)s)",
         )
+    front = parser.add_argument_group(
+        "behind a TLS terminator or HTTP/2 front end (absolute part targets, MB-SUB-2)"
+    )
+    front.add_argument(
+        "--public-origin",
+        metavar="URL",
+        default=None,
+        help="the origin clients reach the server at, e.g. https://api.example.test; a "
+        "request whose Host names its authority is taken to use its scheme (default: the "
+        "request's own, http)",
+    )
+    front.add_argument(
+        "--trust-forwarded",
+        action="store_true",
+        help="take the request's scheme and host from Forwarded (proto, host) or "
+        "X-Forwarded-Proto / X-Forwarded-Host; only when the front end alone reaches the "
+        "server and sets those fields itself, since a client could forge them (off)",
+    )
     parser.add_argument(
         "--data",
         metavar="DIR",
@@ -104,6 +122,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         max_batch_bytes_in_flight=args.max_batch_bytes_in_flight,
         busy_retry_after=args.busy_retry_after,
         data_dir=args.data,
+        public_origin=args.public_origin,
+        trust_forwarded=args.trust_forwarded,
     )
 
 

@@ -27,6 +27,7 @@ from mixbatch._http.config import (
     READ_BUFFER_HIGH_WATER,
     SHUTDOWN_GRACE,
 )
+from mixbatch._http.origin import parse_public_origin
 from mixbatch.codec import Limits
 from mixbatch.envelope import SPOOL_IN_MEMORY_BYTES
 
@@ -99,10 +100,23 @@ class ServerConfig:
     #: The directory of the demo resources' SQLite database; None: a fresh temporary directory
     #: that dies with the process (so a bare ``make run`` needs no set-up).
     data_dir: str | None = None
+    #: Behind a TLS terminator or HTTP/2 front end: the origin clients reach the server at
+    #: ("https://api.example.test"); a request whose Host names its authority is taken to use
+    #: its scheme, so absolute part targets on it are same-origin (MB-SUB-2, MB-PART-5).
+    #: None: the request's own scheme ("http") and Host.
+    public_origin: str | None = None
+    #: Take the request's scheme and authority from Forwarded (proto, host) or
+    #: X-Forwarded-Proto / X-Forwarded-Host. Off: a client could name any origin with them.
+    trust_forwarded: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise ValueError(f"ServerConfig.port must be 0-65535, got {self.port!r}")
+        if self.public_origin is not None:
+            try:
+                parse_public_origin(self.public_origin)
+            except ValueError as exc:
+                raise ValueError(f"ServerConfig.public_origin: {exc}") from None
         for name in (
             "max_request_header_bytes",
             "max_request_body_bytes",
