@@ -87,6 +87,9 @@ def mitmdump_command(
         "keep_host_header=true",
         "--flow-detail",
         "0",
+        # Every scenario's hop drops TE: trailers, which mitmproxy cannot honour (_hop.py).
+        "-s",
+        str(Path(__file__).with_name("_hop.py")),
         "-s",
         str(chosen.path),
     ]
