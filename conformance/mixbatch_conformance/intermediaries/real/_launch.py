@@ -182,8 +182,12 @@ def start_real(
     *,
     ready: Callable[[int], bool] = _accepts,
     start_timeout: float = START_TIMEOUT,
+    port: int | None = None,
 ) -> Iterator[RunningHop]:
-    """Run ``chosen`` with ``variant``'s configuration in front of ``origins``; yield it."""
+    """Run ``chosen`` with ``variant``'s configuration in front of ``origins``; yield it.
+
+    ``port``: the port to listen on (default a free one), for an origin told it in advance.
+    """
     binary = chosen.binary_path()
     if binary is None:
         raise NotInstalled(chosen)
@@ -202,7 +206,7 @@ def start_real(
             cert, key = self_signed(workdir)
         layout = Layout(
             workdir=workdir,
-            port=free_port(),
+            port=port or free_port(),
             upstreams=tuple(("127.0.0.1", t.port) for t in taps),
             cert=cert,
             key=key,

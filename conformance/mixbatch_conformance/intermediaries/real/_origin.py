@@ -1,7 +1,8 @@
 """The origins behind the real intermediaries: reference servers, and their description.
 
 ``reference_origins(n)`` starts ``n`` embedded reference servers (one, or two for the
-scale-out row) and yields their base URLs. ``reference_description(base_url)`` is the
+scale-out row) and yields their base URLs; a TLS row's own origin is started with the front
+end's address as its public origin. ``reference_description(base_url)`` is the
 target description of the reference server (``core.target.reference_target``) as the JSON
 object ``--config`` reads, limited to the profiles its capabilities document publishes, so
 that a run through a hop tests exactly what the direct run tests.
@@ -15,16 +16,24 @@ from typing import Any
 
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.target import Target, reference_target
-from mixbatch_conformance.transport.embedded import embedded_server
+from mixbatch_conformance.transport.embedded import default_command, embedded_server
 
 __all__ = ["reference_description", "reference_origins"]
 
 
 @contextlib.contextmanager
-def reference_origins(count: int) -> Iterator[list[str]]:
-    """Start ``count`` reference servers; yield their base URLs; stop them all."""
+def reference_origins(count: int, public_origin: str | None = None) -> Iterator[list[str]]:
+    """Start ``count`` reference servers; yield their base URLs; stop them all.
+
+    ``public_origin`` ("https://127.0.0.1:PORT", the TLS front end's address) starts them with
+    ``serve --public-origin``, so that the https:// part targets a client writes for the front
+    end are same-origin behind it (MB-SUB-2).
+    """
+    command = None
+    if public_origin is not None:
+        command = [*default_command(), "--public-origin", public_origin]
     with contextlib.ExitStack() as stack:
-        yield [stack.enter_context(embedded_server()) for _ in range(count)]
+        yield [stack.enter_context(embedded_server(command)) for _ in range(count)]
 
 
 def _published_profiles(target: Target) -> list[str]:

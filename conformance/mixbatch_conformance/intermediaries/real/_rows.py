@@ -32,6 +32,7 @@ from mixbatch_conformance.intermediaries.real import (
 from mixbatch_conformance.intermediaries.real._launch import (
     NotInstalled,
     RealIntermediaryError,
+    free_port,
     start_real,
 )
 from mixbatch_conformance.intermediaries.real._origin import (
@@ -179,7 +180,17 @@ def run_rows(
             entries.append(entry)
             used = origins if row.variant in TWO_ORIGINS else origins[:1]
             try:
-                with start_real(row.intermediary, row.variant, used) as hop:
+                with contextlib.ExitStack() as own, contextlib.ExitStack() as hop_stack:
+                    port = None
+                    if target is None and row.variant in row.intermediary.tls_variants:
+                        # Behind TLS the origin is told the front end's https address, so
+                        # absolute https:// part targets on it are same-origin (MB-SUB-2).
+                        port = free_port()
+                        public = f"https://127.0.0.1:{port}"
+                        used = own.enter_context(reference_origins(len(used), public))
+                    hop = hop_stack.enter_context(
+                        start_real(row.intermediary, row.variant, used, port=port)
+                    )
                     folder = root / row.slug if root else None
                     if folder is not None:
                         _write(
