@@ -129,6 +129,20 @@ def test_a_rolled_back_batch_undoes_every_write_and_never_reuses_its_ids(store: 
     assert next_id > max(handed_out)
 
 
+def test_a_rolled_back_first_id_of_a_table_is_never_handed_out_again(store: Store) -> None:
+    # No id handed out before: the roll-back removes the table's counter row altogether.
+    async def scenario() -> tuple[int, int]:
+        transaction = store.transaction()
+        await transaction.begin()
+        loop = asyncio.get_running_loop()
+        first = await loop.create_task(store.write(_insert("a")), context=bound(transaction))
+        await transaction.rollback()
+        return first, await store.write(_insert("b"))
+
+    first, next_id = _run(scenario)
+    assert next_id > first
+
+
 def test_a_transaction_of_one_store_does_not_capture_another_store(
     store: Store, tmp_path: Path
 ) -> None:

@@ -101,14 +101,18 @@ def _sequences(conn: sqlite3.Connection) -> list[tuple[str, int]]:
 def _keep_sequences(conn: sqlite3.Connection, taken: list[tuple[str, int]]) -> None:
     """Put back the counters a rolled-back transaction advanced: its answer named ids (a
     rolled-back part's Location) that must never come to name another resource later."""
-    _in_transaction(
-        conn,
-        "BEGIN IMMEDIATE",
-        lambda c: c.executemany(
-            "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
-            [(seq, name) for name, seq in taken],
-        ),
-    )
+
+    def put_back(c: sqlite3.Connection) -> None:
+        for name, seq in taken:
+            # The roll-back also removed the counter's row when the batch made the table's
+            # first id: insert it again rather than update nothing.
+            updated = c.execute(
+                "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", (seq, name)
+            )
+            if updated.rowcount == 0:
+                c.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (name, seq))
+
+    _in_transaction(conn, "BEGIN IMMEDIATE", put_back)
 
 
 class Transaction:
