@@ -72,7 +72,9 @@ def load_vectors(directory: Path | None = None) -> list[Vector]:
     return out
 
 
-def rewrite_for_target(vector: Vector, authority: str, batch_path: str) -> bytes:
+def rewrite_for_target(
+    vector: Vector, authority: str, batch_path: str, scheme: str = "http"
+) -> bytes:
     """The vector body with its Content-Id context moved to the target (see docstring)."""
     ctx = vector.meta["context"]
     old_authority = str(ctx.get("authority", "example.test"))
@@ -80,7 +82,7 @@ def rewrite_for_target(vector: Vector, authority: str, batch_path: str) -> bytes
 
     def sub(m: re.Match[bytes]) -> bytes:
         ref = retarget(
-            m.group(2).decode("latin-1"), old_authority, old_batch, authority, batch_path
+            m.group(2).decode("latin-1"), old_authority, old_batch, authority, batch_path, scheme
         )
         return m.group(1) + ref.encode("latin-1") + m.group(3)
 
@@ -138,11 +140,20 @@ def _respell(path: str, new_batch: str) -> str:
     return new_batch
 
 
-def retarget(ref: str, old_authority: str, old_batch: str, authority: str, batch_path: str) -> str:
+def retarget(
+    ref: str,
+    old_authority: str,
+    old_batch: str,
+    authority: str,
+    batch_path: str,
+    scheme: str = "http",
+) -> str:
     """A vector's Content-Id reference moved from its context to the target's.
 
-    A same-origin absolute URI gets the target's authority (its host in upper case when the
-    vector's was not in lower case, since host case does not matter under MB-SUB-2); a reference
+    A same-origin absolute URI gets the target's scheme and authority (its scheme and host in
+    upper case when the vector's were not in lower case, since their case does not matter under
+    MB-SUB-2): a vector's ``http://example.test`` is the target's own origin, which is
+    ``https://…`` for a target reached over TLS. A reference
     that names the vector's batch endpoint names the target's, in the same spelling; anything
     else is left as written.
     """
@@ -165,7 +176,9 @@ def retarget(ref: str, old_authority: str, old_batch: str, authority: str, batch
             return ref
         spelled = parts.netloc.split("@")[-1].split(":")[0]
         shown = authority.upper() if spelled != spelled.lower() else authority
-        prefix = f"{parts.scheme}://{shown}"
+        written = ref.split(":", 1)[0]  # urlsplit lower-cases the scheme
+        own = scheme.upper() if written != written.lower() else scheme
+        prefix = f"{own}://{shown}"
     path = parts.path
     named = _decode_unreserved(_resolve(path, old_batch)) == old_batch
     new_path = _respell(path, batch_path) if named else path
@@ -194,7 +207,7 @@ def run_vector(vector: Vector, ctx: Context, judge: Judge) -> None:
                 judge.not_applicable(
                     f"the vector assumes {name}={value}; the target publishes {published}"
                 )
-    body = rewrite_for_target(vector, ctx.authority, ctx.batch_path)
+    body = rewrite_for_target(vector, ctx.authority, ctx.batch_path, ctx.scheme)
     head = [("Content-Type", vector.meta["content_type"])]
     for name, value in vector.meta["context"].get("fields", []):
         head.append((name, value))

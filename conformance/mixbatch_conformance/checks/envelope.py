@@ -89,6 +89,9 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         "nf": ctx.path(ctx.resource(judge, "not_found")),
         "batch": ctx.batch_path,
         "authority": ctx.authority,
+        # A scheme that is not the target's own: https for a target reached over http, and
+        # http for one reached over https (MB-SUB-2: another scheme is another origin).
+        "other_scheme": "http" if ctx.scheme == "https" else "https",
         "echo": ctx.path(echo),
     }
 
