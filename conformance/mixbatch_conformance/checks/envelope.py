@@ -32,7 +32,7 @@ __all__ = ["CASES_FILE", "load_cases", "render_body"]
 CASES_DIR = Path(__file__).parent / "cases"
 CASES_FILE = CASES_DIR / "envelope.json"
 DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
-TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|echo|len[0-9]+)\}")
+TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|other_scheme|echo|len[0-9]+)\}")
 
 
 def load_cases(path: Path = CASES_FILE) -> list[dict[str, Any]]:
