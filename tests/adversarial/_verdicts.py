@@ -57,56 +57,47 @@ def _parts_or_problem(answer: Answer) -> list[ResponsePart] | str:
         return f"the 200 answer is no well-formed batch response: {exc}"
 
 
-def _all_parts_200(exchange: Exchange) -> str | None:
-    answer = exchange.first
-    if answer is None or answer.status != 200:
-        return None
-    parts = _parts_or_problem(answer)
-    if isinstance(parts, str):
-        return parts
+def _on_parts(
+    verdict: Callable[[list[ResponsePart]], str | None],
+) -> Callable[[Exchange], str | None]:
+    """A predicate on the parts of a 200 answer: nothing to judge when the first answer is not
+    200; a 200 that is no well-formed batch response is itself the finding."""
+
+    def on_exchange(exchange: Exchange) -> str | None:
+        answer = exchange.first
+        if answer is None or answer.status != 200:
+            return None
+        parts = _parts_or_problem(answer)
+        return parts if isinstance(parts, str) else verdict(parts)
+
+    return on_exchange
+
+
+@_on_parts
+def _all_parts_200(parts: list[ResponsePart]) -> str | None:
     statuses = [p.status for p in parts]
     return None if statuses and all(s == 200 for s in statuses) else f"part statuses {statuses}"
 
 
-def _all_parts_answered(exchange: Exchange) -> str | None:
-    answer = exchange.first
-    if answer is None or answer.status != 200:
-        return None
-    parts = _parts_or_problem(answer)
-    if isinstance(parts, str):
-        return parts
+@_on_parts
+def _all_parts_answered(parts: list[ResponsePart]) -> str | None:
     missing = [i for i, p in enumerate(parts) if p.status is None]
     return f"parts without a status: {missing[:5]}" if missing else None
 
 
-def _one_part_answered(exchange: Exchange) -> str | None:
-    answer = exchange.first
-    if answer is None or answer.status != 200:
-        return None
-    parts = _parts_or_problem(answer)
-    if isinstance(parts, str):
-        return parts
+@_on_parts
+def _one_part_answered(parts: list[ResponsePart]) -> str | None:
     return None if len(parts) == 1 else f"{len(parts)} response parts for one request part"
 
 
-def _head_parts_have_no_body(exchange: Exchange) -> str | None:
-    answer = exchange.first
-    if answer is None or answer.status != 200:
-        return None
-    parts = _parts_or_problem(answer)
-    if isinstance(parts, str):
-        return parts
+@_on_parts
+def _head_parts_have_no_body(parts: list[ResponsePart]) -> str | None:
     bodies = [p.body for p in parts if p.body]
     return f"a HEAD part carries content: {bodies[0][:80]!r}" if bodies else None
 
 
-def _no_nested_run(exchange: Exchange) -> str | None:
-    answer = exchange.first
-    if answer is None or answer.status != 200:
-        return None
-    parts = _parts_or_problem(answer)
-    if isinstance(parts, str):
-        return parts
+@_on_parts
+def _no_nested_run(parts: list[ResponsePart]) -> str | None:
     for part in parts:
         kind = (part.header("Content-Type") or "").lower()
         if part.status == 200 and kind.startswith("multipart/mixed"):
