@@ -13,7 +13,7 @@ import pytest
 
 from mixbatch.codec import Fields
 from mixbatch.envelope import Part
-from mixbatch.server._references import Earlier, Unresolved, check, references_in, resolve
+from mixbatch.references import Earlier, Unresolved, check, references_in, resolve
 
 ORIGIN = {"base": "/batch", "scheme": "http", "authority": "example.test"}
 

@@ -12,7 +12,9 @@ may name a result of an earlier part:
 literal ``$(``. ``check`` looks at the envelope before anything runs (MB-PROC-19: a reference
 that looks forward or at a missing part is a 400); ``resolve`` substitutes one part's references
 from the results before it, or raises ``Unresolved`` (MB-PROC-20) so that the part is skipped.
-The module is pure: no I/O, no event loop.
+The module is pure: no I/O, no event loop. It sits below the adapters so that the reference
+server and the ASGI middleware substitute references by the same rules, and the client can check
+the references it writes.
 """
 
 from __future__ import annotations

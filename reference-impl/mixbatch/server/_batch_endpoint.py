@@ -24,7 +24,7 @@ parts without their own (MB-SUB-5); nothing else is (MB-SUB-6).
 ``Batch-Mode: atomic`` (§7.5) runs every part inside one store transaction (``_store``) and
 writes the parts only once the batch committed or was rolled back (``_atomic``).
 ``Batch-Mode: references`` (§7.7) substitutes each part's ``$(N)`` references from the results
-before it (``_references``) and skips a part whose reference names nothing.
+before it (``mixbatch.references``) and skips a part whose reference names nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
+from mixbatch import references
 from mixbatch._constants import INHERITED_FIELDS
 from mixbatch._http.budget import BatchBudget, BudgetExhausted, HeldBody, busy_response
 from mixbatch._http.content_coding import refuse_content_coding
@@ -52,7 +53,6 @@ from mixbatch.codec import (
 from mixbatch.envelope import check_declared_length
 
 from . import _envelope
-from . import _references as references
 from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
 from ._config import ServerConfig
 from ._envelope import Envelope, PartSpec
