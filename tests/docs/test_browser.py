@@ -5,8 +5,11 @@ Theory of operation: the strict build (conftest's `built_site`) is served by htt
 browser Playwright downloads) loads the pages; every request for any other host is aborted
 and recorded, and the test fails if there was one, since the site must need nothing from
 outside. The test walks what a newcomer does: open the spec, follow a requirement's label to
-its checks, search for `Http-Status-Code`, open the results. Screenshots of each step are saved
-under reports/screenshots/ as test artifacts.
+its checks, search for `Http-Status-Code`, open the results. At laptop width (1366 px) the
+wide pages keep their tables reachable, and the real-intermediaries matrix and the deploy guide
+render with every link resolving (the page loads, the fragment names an element of it) and no
+sideways scroll of the whole page. Screenshots of each step are saved under reports/screenshots/
+as test artifacts.
 
 When /usr/bin/chromium is missing the test runs tools/ensure_chromium.sh; only if that cannot
 install it does the test skip, with the script's reason.
@@ -15,13 +18,16 @@ install it does the test skip, with the script's reason.
 from __future__ import annotations
 
 import functools
+import html.parser
 import http.server
+import json
+import re
 import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -240,4 +246,133 @@ def test_results_page_lists_the_planted_bugs(
     table = page.locator("table", has=page.locator("th", has_text="Planted bug"))
     assert table.count() == 1
     assert table.locator("tbody tr").count() >= 30
+    assert outside == []
+
+
+#: Every link in the page's content, as the browser resolves it (absolute, fragment kept).
+_CONTENT_LINKS = "() => [...document.querySelectorAll('.md-content a[href]')].map(a => a.href)"
+#: Whether the page itself scrolls sideways: wide tables and code blocks must scroll inside
+#: their own wrappers (what `_TABLE_LAYOUT` checks), never push the whole page wider.
+_PAGE_OVERFLOW = """() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+})"""
+#: The published matrix's data, one entry per table row.
+_MATRIX_DATA = ROOT / "docs" / "results" / "intermediaries" / "matrix.json"
+#: What a matrix cell says: no check of the area fails through the hop, n do, or none ran.
+_CELL = re.compile(r"^(✓|✗ \d+|-)$")
+
+
+class _Ids(html.parser.HTMLParser):
+    """The ids (and legacy ``<a name>``) a page defines: what a fragment can point at."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if value and (name == "id" or (tag == "a" and name == "name")):
+                self.ids.add(value)
+
+
+def _broken_links(page: Any, site_url: str) -> list[str]:
+    """Links in the page's content to a page of this site that does not load, or to a
+    fragment that page does not define. Links to other hosts are not followed (the site
+    fetches nothing from outside; a link is the reader's choice)."""
+    local = urlsplit(site_url).netloc
+    hrefs: list[str] = page.evaluate(_CONTENT_LINKS)
+    ids: dict[str, set[str] | None] = {}
+    broken: list[str] = []
+    for href in dict.fromkeys(hrefs):
+        parts = urlsplit(href)
+        if parts.netloc != local:
+            continue
+        target = parts._replace(fragment="").geturl()
+        if target not in ids:
+            response = page.request.get(target)
+            if not response.ok:
+                ids[target] = None
+            elif "html" in response.headers.get("content-type", ""):
+                parser = _Ids()
+                parser.feed(response.text())
+                ids[target] = parser.ids
+            else:
+                ids[target] = set()
+        found = ids[target]
+        if found is None:
+            broken.append(f"{href} (no page)")
+        elif parts.fragment and unquote(parts.fragment) not in found:
+            broken.append(f"{href} (no #{unquote(parts.fragment)} there)")
+    return broken
+
+
+def _at_laptop_width(page: Any, url: str, shot: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Open ``url`` at 1366 px, save a screenshot, and measure its tables and its width."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    try:
+        page.goto(url)
+        page.wait_for_selector("h1")
+        tables: list[dict[str, Any]] = page.evaluate(_TABLE_LAYOUT)
+        width: dict[str, int] = page.evaluate(_PAGE_OVERFLOW)
+        page.screenshot(path=str(SCREENSHOTS / shot))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+    return tables, width
+
+
+def test_intermediaries_matrix_renders_with_a_row_per_program_and_variant(
+    browser_page: tuple[Any, list[str]], site_url: str
+) -> None:
+    page, outside = browser_page
+    rows = json.loads(_MATRIX_DATA.read_text(encoding="utf-8"))["rows"]
+    tables, width = _at_laptop_width(
+        page, f"{site_url}/results/intermediaries/", "laptop-results-intermediaries.png"
+    )
+    matrix = page.locator("table", has=page.locator("th", has_text="Program"))
+    assert matrix.count() == 1
+    headers = [h.strip() for h in matrix.locator("thead th").all_inner_texts()]
+    assert headers[:2] == ["Program", "Variant"]
+    # An area gets a column when a check of it ran through at least one row.
+    areas = {a for row in rows for a, cell in row.get("areas", {}).items() if cell["ran"]}
+    assert areas <= set(headers), f"areas without a column: {sorted(areas - set(headers))}"
+    body = matrix.locator("tbody tr")
+    assert body.count() == len(rows)
+    for i, row in enumerate(rows):
+        cells = body.nth(i).locator("td")
+        assert cells.nth(0).inner_text().strip() == row["intermediary"]
+        assert cells.nth(1).inner_text().strip() == row["variant"]
+        for column, header in enumerate(headers):
+            if header in areas and row["status"] == "ran":
+                text = cells.nth(column).inner_text().strip()
+                assert _CELL.match(text), f"{row['report']} {header}: {text!r}"
+    # Each row's variant links to its own run report further down the page.
+    variants = body.locator("td:nth-child(2) a")
+    assert variants.count() == len(rows)
+    assert [variants.nth(i).get_attribute("href") for i in range(len(rows))] == [
+        f"#{row['report']}" for row in rows
+    ]
+    assert _broken_links(page, site_url) == []
+    cropped = [i for i, t in enumerate(tables) if not (t["fits"] or t["scrolls"])]
+    assert cropped == [], f"tables {cropped} are cut off on the right"
+    assert width["scroll"] <= width["client"], f"the page scrolls sideways: {width}"
+    assert outside == []
+
+
+def test_deploy_guide_links_resolve_and_fit_at_laptop_width(
+    browser_page: tuple[Any, list[str]], site_url: str
+) -> None:
+    page, outside = browser_page
+    tables, width = _at_laptop_width(
+        page, f"{site_url}/guides/deploy-behind-a-proxy/", "laptop-guides-deploy.png"
+    )
+    assert "reverse proxy" in page.inner_text("h1")
+    assert tables, "the deploy guide has no table"
+    assert page.locator('.md-content a[href="../../results/intermediaries/"]').count() >= 1
+    assert _broken_links(page, site_url) == []
+    cropped = [i for i, t in enumerate(tables) if not (t["fits"] or t["scrolls"])]
+    assert cropped == [], f"tables {cropped} are cut off on the right"
+    broken = sorted({c for t in tables for c in t["broken"]})
+    assert broken == [], f"code broken across lines in a table: {broken[:10]}"
+    assert width["scroll"] <= width["client"], f"the page scrolls sideways: {width}"
     assert outside == []
