@@ -71,6 +71,10 @@ SERVER_PROFILES = _subset(
 )
 #: The batching proxy's: it answers in multipart/mixed only and passes conditions through.
 PROXY_PROFILES = _subset(("core", "error-policy", "limits"))
-#: The profiles the ASGI middleware can offer, and those it offers unless told otherwise.
-ASGI_PROFILES = _subset(("core", "error-policy", "limits", "conditional", "collection-get"))
-ASGI_DEFAULT_PROFILES = _subset(("core", "error-policy", "limits"))
+#: The profiles the ASGI middleware can offer, and those it offers unless told otherwise: atomic
+#: only with the application's transaction hook; references by default, since a batch whose
+#: Batch-Mode does not list them is unaffected (MB-PROC-18).
+ASGI_PROFILES = _subset(
+    ("core", "error-policy", "limits", "conditional", "collection-get", "references", "atomic")
+)
+ASGI_DEFAULT_PROFILES = _subset(("core", "error-policy", "limits", "references"))

@@ -184,6 +184,8 @@ def test_an_unknown_batch_on_error_value_is_ignored() -> None:
     [
         ("GET", {}, 405, "MB-METHOD-2"),
         ("POST", {"Batch-Mode": "atomic"}, 501, "MB-PROC-7"),
+        ("POST", {"Batch-Mode": "atomic, references"}, 501, "MB-PROC-7"),
+        ("POST", {"Batch-Mode": "references, sideways"}, 501, "MB-PROC-12"),
         ("POST", {"Content-Type": "text/plain"}, 415, "MB-WIRE-2"),
         ("POST", {"Accept": "application/xml"}, 406, "MB-STATUS-9"),
         ("POST", {"Content-Length": str(1 << 30)}, 413, "MB-STATUS-3"),

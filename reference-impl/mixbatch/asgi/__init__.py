@@ -3,6 +3,7 @@
     from mixbatch.asgi import BatchMiddleware
 
     app = BatchMiddleware(app, path="/batch")
+    app = BatchMiddleware(app, transaction=begin)   # also offers Batch-Mode: atomic
 
 Each part runs in-process through the whole wrapped application, as the same request would
 alone (MB-SUB-1), and the answers stream back in order as one multipart/mixed response.
@@ -18,6 +19,7 @@ from ._middleware import (
     SUPPORTED_PROFILES,
     BatchMiddleware,
     PartRequest,
+    TransactionHook,
 )
 
 __all__ = [
@@ -28,4 +30,5 @@ __all__ = [
     "BatchMiddleware",
     "PartRequest",
     "SubResponse",
+    "TransactionHook",
 ]
