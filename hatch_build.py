@@ -22,8 +22,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 CODEC = ROOT / "reference-impl" / "mixbatch" / "codec"
-#: The module (state, configure, scan, events) and the part checks (find, classify).
-SOURCES = (CODEC / "_accel.c", CODEC / "_accel_check.c")
+#: The module (state, configure, scan, events), the part checks (find, classify) and the
+#: response-part writer.
+SOURCES = (CODEC / "_accel.c", CODEC / "_accel_check.c", CODEC / "_accel_write.c")
 #: What a rebuild depends on: the sources and the declarations they share.
 INPUTS = (*SOURCES, CODEC / "_accel.h")
 #: Only PyInit__accel is exported (PyMODINIT_FUNC marks it); the functions the two sources

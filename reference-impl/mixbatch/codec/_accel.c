@@ -530,9 +530,28 @@ scan(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_BuildValue("nnn", pos, index, dash_at);
 }
 
+/* ---- response_part: the writer's fast path (_accel_write.c) ----------------------------- */
+
+PyDoc_STRVAR(response_part_doc,
+"response_part(dash, first, status, content_id, fields, body, not_allowed, /)\n"
+"--\n\n"
+"The octets BatchWriter.response_part writes for a part that ran: ``dash`` is the bytes\n"
+"\"--\" boundary, ``first`` whether the part opens the batch, ``fields`` a tuple or list of\n"
+"(name, value) str pairs, ``body`` bytes and ``not_allowed`` the lower-case bytes names no\n"
+"response part may carry. Returns None, writing nothing, for anything the reference writer\n"
+"would refuse or that is not its plain case; needs no configure().");
+
+static PyObject *
+response_part(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return accel_response_part(get_state(module)->octets, args, nargs);
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, configure_doc},
     {"scan", (PyCFunction)(void (*)(void))scan, METH_FASTCALL, scan_doc},
+    {"response_part", (PyCFunction)(void (*)(void))response_part, METH_FASTCALL,
+     response_part_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -552,7 +571,7 @@ static PyModuleDef_Slot module_slots[] = {
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "mixbatch.codec._accel",
-    .m_doc = "The batch parser's fast path in C; _parser.py is the reference.",
+    .m_doc = "The codec's fast path in C; _parser.py and _writer.py are the reference.",
     .m_size = sizeof(ModuleState),
     .m_methods = methods,
     .m_slots = module_slots,

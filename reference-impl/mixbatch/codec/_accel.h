@@ -1,8 +1,9 @@
 /*
- * Declarations shared by the two halves of mixbatch.codec._accel, the parser's C fast path:
- * _accel.c is the module (its state, configure(), scan() and the events it emits) and
- * _accel_check.c reads a part from the buffer and decides whether the fast path may take it.
- * _accel.c opens with the theory of operation.
+ * Declarations shared by the parts of mixbatch.codec._accel, the codec's C fast path:
+ * _accel.c is the module (its state, configure(), scan() and the events it emits),
+ * _accel_check.c reads a part from the buffer and decides whether the fast path may take it,
+ * and _accel_write.c writes a response part for the writer. _accel.c opens with the theory of
+ * operation of the parser's half, _accel_write.c with the writer's.
  */
 #ifndef MIXBATCH_ACCEL_H
 #define MIXBATCH_ACCEL_H
@@ -78,5 +79,16 @@ int accel_find_part(const Scanner *sc, Py_ssize_t pos, Part *part);
  * builds; 0 to stop before it. Splits its field lines into sc->fields, which must have room
  * for part->n_lines of them. */
 int accel_classify_part(const Scanner *sc, Part *part);
+
+/* Whether text equals a lower-case name, ignoring ASCII case. */
+int accel_name_is(const char *text, Py_ssize_t len, const char *lower, Py_ssize_t lower_len);
+
+/* Whether text is one of a tuple of lower-case bytes names, ignoring ASCII case. */
+int accel_in_names(const char *text, Py_ssize_t len, PyObject *names);
+
+/* response_part()'s work (_accel_write.c): the part's octets, None to leave it to the
+ * reference writer, or NULL with an exception set (a wrong call, or no memory). */
+PyObject *accel_response_part(const unsigned char *octets, PyObject *const *args,
+                              Py_ssize_t nargs);
 
 #endif /* MIXBATCH_ACCEL_H */

@@ -23,3 +23,13 @@ def scan(
     events: list[object],
     /,
 ) -> tuple[int, int, int]: ...
+def response_part(
+    dash: bytes,
+    first: bool,
+    status: object,
+    content_id: object,
+    fields: object,
+    body: object,
+    not_allowed: tuple[bytes, ...],
+    /,
+) -> bytes | None: ...

@@ -87,8 +87,8 @@ accel_find_part(const Scanner *sc, Py_ssize_t pos, Part *part)
 
 /* ---- classify: the header section's field lines and control fields ------------------------ */
 
-static int
-name_is(const char *text, Py_ssize_t len, const char *lower, Py_ssize_t lower_len)
+int
+accel_name_is(const char *text, Py_ssize_t len, const char *lower, Py_ssize_t lower_len)
 {
     if (len != lower_len)
         return 0;
@@ -102,15 +102,15 @@ name_is(const char *text, Py_ssize_t len, const char *lower, Py_ssize_t lower_le
     return 1;
 }
 
-#define NAME_IS(text, len, literal) name_is((text), (len), literal, (Py_ssize_t)sizeof(literal) - 1)
+#define NAME_IS(text, len, literal) \
+    accel_name_is((text), (len), literal, (Py_ssize_t)sizeof(literal) - 1)
 
-/* Whether text is one of a tuple of lower-case bytes names, ignoring ASCII case. */
-static int
-in_names(const char *text, Py_ssize_t len, PyObject *names)
+int
+accel_in_names(const char *text, Py_ssize_t len, PyObject *names)
 {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
         PyObject *name = PyTuple_GET_ITEM(names, i);
-        if (name_is(text, len, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name)))
+        if (accel_name_is(text, len, PyBytes_AS_STRING(name), PyBytes_GET_SIZE(name)))
             return 1;
     }
     return 0;
@@ -201,7 +201,7 @@ method_ok(const Scanner *sc, const Field *m)
     for (Py_ssize_t i = 0; i < m->value_len; i++)
         if (!(sc->octets[(unsigned char)m->value[i]] & TCHAR))
             return 0;
-    return !in_names(m->value, m->value_len, sc->forbidden_methods);
+    return !accel_in_names(m->value, m->value_len, sc->forbidden_methods);
 }
 
 /* One Http-Status-Code of [1-5] DIGIT DIGIT (MB-RESP-2); its value, or -1. */
@@ -234,7 +234,7 @@ accel_classify_part(const Scanner *sc, Part *part)
             seen = &control_at;
         else if (!sc->request && NAME_IS(f->name, f->name_len, "batch-outcome"))
             return 0; /* outcomes and their interplay are the reference's */
-        else if (in_names(f->name, f->name_len, sc->forbidden_fields))
+        else if (accel_in_names(f->name, f->name_len, sc->forbidden_fields))
             return 0;
         if (seen != NULL) {
             if (*seen >= 0)

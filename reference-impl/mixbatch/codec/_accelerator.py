@@ -1,9 +1,11 @@
-"""The parser's optional C fast path (``_accel.c``), loaded and bound to the codec's classes.
+"""The codec's optional C fast path (``_accel.c``), loaded and bound to the codec's classes.
 
 ``SCAN`` is ``_accel.scan`` when the extension was built and ``MIXBATCH_PURE_PYTHON`` is not
 set to ``1``; otherwise it is None and ``BatchParser`` runs the pure-Python code alone. The
 pure-Python parser is the reference: the fast path only takes whole, plainly valid parts and
-leaves everything else, every error included, to it.
+leaves everything else, every error included, to it. ``RESPONSE_PART`` is, likewise,
+``_accel.response_part`` or None: the writer's fast path for a response part that ran, which
+returns None for anything but the plain case, so that ``BatchWriter`` writes or refuses it.
 
 Binding happens once per import of the extension (each interpreter has its own): the event
 classes with their slot names, which the C code fills in that order, and the forbidden field
@@ -21,7 +23,7 @@ from ._events import PartData, PartEnd, RequestPartStart, ResponsePartStart
 from ._fields import Fields
 from ._parts import FORBIDDEN_METHODS, FORBIDDEN_REQUEST_FIELDS, FORBIDDEN_RESPONSE_FIELDS
 
-__all__ = ["SCAN", "UNAVAILABLE_REASON"]
+__all__ = ["RESPONSE_PART", "SCAN", "UNAVAILABLE_REASON"]
 
 #: The slot order the C code fills, which is each class's field order.
 _Shape = tuple[type, tuple[str, ...]]
@@ -66,3 +68,15 @@ def _all_slots(cls: type[Any]) -> list[str]:
 
 
 SCAN, UNAVAILABLE_REASON = _load()
+
+
+def _response_part() -> Callable[..., bytes | None] | None:
+    if SCAN is None:  # the same switch and the same build as the parser's fast path
+        return None
+    from . import _accel
+
+    write: Callable[..., bytes | None] = _accel.response_part
+    return write
+
+
+RESPONSE_PART = _response_part()

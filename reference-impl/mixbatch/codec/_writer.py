@@ -11,6 +11,11 @@ The writer is the sending half of the codec and enforces the sender's duties, ra
 Each call returns the octets of one part, ending with the delimiter that closes its body, so a
 caller can write every part to the wire the moment it is ready and the reader sees it whole
 (MB-PROC-4).
+
+A response part that ran (a status, no Batch-Outcome) is first offered to the C fast path
+(``_accel.response_part``, see ``_accelerator``), which writes the same octets or returns None
+for anything but the plain case; this module's code is the reference and writes or refuses
+everything the fast path leaves to it.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
+from ._accelerator import RESPONSE_PART
 from ._errors import LocalProtocolError
 from ._events import OUTCOMES
-from ._fields import FieldPair, is_field_value, is_token
+from ._fields import FieldPair, Fields, is_field_value, is_token
 from ._mediatype import format_batch_content_type, is_valid_boundary, make_boundary
 from ._parts import FORBIDDEN_METHODS, FORBIDDEN_REQUEST_FIELDS, FORBIDDEN_RESPONSE_FIELDS
 from ._target import is_uri_reference
@@ -33,6 +39,8 @@ _RESERVED_RESPONSE = frozenset({"http-status-code", "batch-outcome", "content-id
 #: writes itself.
 _NOT_IN_REQUEST = FORBIDDEN_REQUEST_FIELDS | _RESERVED_REQUEST
 _NOT_IN_RESPONSE = FORBIDDEN_RESPONSE_FIELDS | _RESERVED_RESPONSE
+#: The same names as the C fast path compares them: lower-case ASCII bytes.
+_NOT_IN_RESPONSE_NAMES = tuple(sorted(name.encode("ascii") for name in _NOT_IN_RESPONSE))
 #: Distinct (name, value) pairs whose checked field line is remembered; see ``_field_line``.
 FIELD_LINE_CACHE_SIZE = 1024
 
@@ -62,9 +70,9 @@ def _field_line(name: str, value: str) -> str | None:
 class BatchWriter:
     """Serialize one batch, part by part, for the boundary given (a fresh one by default)."""
 
-    __slots__ = ("_boundary", "_closed", "_count", "_dash", "_guard")
+    __slots__ = ("_boundary", "_closed", "_count", "_dash", "_fast", "_guard")
 
-    def __init__(self, boundary: str | None = None) -> None:
+    def __init__(self, boundary: str | None = None, *, accelerated: bool = True) -> None:
         boundary = make_boundary() if boundary is None else boundary
         if not is_valid_boundary(boundary):
             raise ValueError(f"invalid boundary {boundary!r} (MB-WIRE-3)")
@@ -73,6 +81,8 @@ class BatchWriter:
         self._guard = b"\n" + self._dash
         self._count = 0
         self._closed = False
+        #: The C fast path for response parts, unless it is not built or not wanted.
+        self._fast = RESPONSE_PART if accelerated else None
 
     @property
     def boundary(self) -> str:
@@ -116,6 +126,20 @@ class BatchWriter:
         outcome: str | None = None,
     ) -> bytes:
         """One sub-response. ``status`` is None exactly when ``outcome`` says the part did not run."""
+        fast = self._fast
+        if fast is not None and outcome is None and not self._closed:
+            octets = fast(
+                self._dash,
+                self._count == 0,
+                status,
+                content_id,
+                fields._pairs if type(fields) is Fields else fields,
+                body,
+                _NOT_IN_RESPONSE_NAMES,
+            )
+            if octets is not None:
+                self._count += 1
+                return octets
         index = self._count
         if outcome is not None and outcome not in OUTCOMES:
             raise _local(f"unknown Batch-Outcome {outcome!r}", "MB-RESP-5", index)
