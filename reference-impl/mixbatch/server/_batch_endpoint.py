@@ -131,7 +131,12 @@ class BatchEndpoint:
     async def options(self, request: Request, params: Mapping[str, str]) -> Response:
         # MB-LIMIT-2: "OPTIONS on the batch endpoint returns the capabilities document and
         # Accept-Post: multipart/mixed".
-        return capabilities_response(self._config.limits, self.path, self.route.allow())
+        return capabilities_response(
+            self._config.limits,
+            self.path,
+            self.route.allow(),
+            batches_in_flight=self.budget.max_batches,
+        )
 
     async def post(self, request: Request, params: Mapping[str, str]) -> Response:
         deadline = asyncio.get_running_loop().time() + self._config.batch_timeout

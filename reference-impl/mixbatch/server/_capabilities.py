@@ -3,7 +3,10 @@
 MB-LIMIT-1: "A server enforces and publishes limits on part count, batch octets, part octets
 and part header octets", and MB-LIMIT-5 adds the field lines of a part header section
 (``max_part_fields``). The limits published here are read from the same ``Limits`` object the
-parser enforces, so the two cannot disagree. The document follows
+parser enforces, so the two cannot disagree. The budget of batches in flight (MB-LIMIT-6) is
+published beside them as ``max_batches_in_flight`` when the caller passes the number its
+``BatchBudget`` enforces, so that a client (and the conformance suite) can know when a batch
+will be refused with 503 before any part runs. The document follows
 spec/schemas/capabilities.schema.json.
 """
 
@@ -35,21 +38,32 @@ REPRESENTATIONS = ("multipart/mixed", XML_MEDIA_TYPE, JSON_MEDIA_TYPE)
 PREFERENCES = ("batch-on-error=continue", "batch-on-error=stop")
 
 
-def capabilities(limits: Limits, endpoint: str) -> dict[str, Any]:
-    """The capabilities document for a batch endpoint at ``endpoint`` enforcing ``limits``."""
+def capabilities(
+    limits: Limits, endpoint: str, *, batches_in_flight: int | None = None
+) -> dict[str, Any]:
+    """The capabilities document for a batch endpoint at ``endpoint`` enforcing ``limits``,
+    and holding at most ``batches_in_flight`` batches at once when that is given."""
+    published: dict[str, Any] = dict(limits.as_document())
+    if batches_in_flight is not None:
+        # MB-LIMIT-6: a server "SHOULD bound the batches it holds in flight"; spec 9.1 lets it
+        # publish that number as max_batches_in_flight.
+        published["max_batches_in_flight"] = batches_in_flight
     return {
         "spec_version": SPEC_VERSION,
         "endpoint": endpoint,
-        "limits": limits.as_document(),
+        "limits": published,
         "profiles": list(PROFILES),
         "representations": list(REPRESENTATIONS),
         "preferences": list(PREFERENCES),
     }
 
 
-def capabilities_response(limits: Limits, endpoint: str, allow: str) -> Response:
+def capabilities_response(
+    limits: Limits, endpoint: str, allow: str, *, batches_in_flight: int | None = None
+) -> Response:
     """200 with the capabilities document, Accept-Post and Allow."""
-    body = json.dumps(capabilities(limits, endpoint), separators=(",", ":")).encode("ascii")
+    document = capabilities(limits, endpoint, batches_in_flight=batches_in_flight)
+    body = json.dumps(document, separators=(",", ":")).encode("ascii")
     return Response(
         200,
         [
