@@ -133,6 +133,16 @@ def test_random_returns_exactly_n_octets(client: HttpClient) -> None:
     assert reply.header("Content-Type") == "application/octet-stream"
 
 
+def test_random_without_seed_differs_from_one_request_to_the_next(client: HttpClient) -> None:
+    small = [client.request("GET", "/random/1024").body for _ in range(4)]
+    assert all(len(body) == 1024 for body in small)
+    assert len(set(small)) == 4
+    # Above the pooled size the octets are drawn afresh, and still exactly n of them.
+    large = [client.request("GET", "/random/70000").body for _ in range(2)]
+    assert [len(body) for body in large] == [70000, 70000]
+    assert large[0] != large[1]
+
+
 def test_random_with_seed_is_reproducible(client: HttpClient) -> None:
     first = client.request("GET", "/random/100?seed=7").body
     assert client.request("GET", "/random/100?seed=7").body == first
