@@ -2,10 +2,11 @@
 
 Theory of operation: the coverage matrix lists every requirement with the checks that name it
 and the planted violations that break it (run.plants). A plantable server requirement (MUST,
-MUST NOT, SHOULD, SHOULD NOT) that no check names is a gap; the few that are gaps on purpose
-are listed here with the reason, so that the report can say why, and
-`unchecked_requirements` returns only the gaps nobody explained (the self-test keeps it
-empty).
+MUST NOT, SHOULD, SHOULD NOT) that no check names is a gap. `UNCHECKED` is where a gap kept on
+purpose would be explained, so that the report could say why; it is empty, every server
+requirement has a check, and the self-test keeps it so (`unchecked_requirements` returns the
+gaps nobody explained, and tests/conformance/test_plant_coverage.py also refuses any entry
+here).
 """
 
 from __future__ import annotations
@@ -19,12 +20,7 @@ from mixbatch_conformance.run.plants import plantable_requirements
 __all__ = ["UNCHECKED", "unchecked_requirements"]
 
 #: Requirement -> why no check verifies it.
-UNCHECKED: dict[str, str] = {
-    "MB-LIMIT-6": (
-        "the in-flight budget is reached only by concurrent load, which the conformance tiers "
-        "do not send; tests/adversarial floods the reference server directly"
-    ),
-}
+UNCHECKED: dict[str, str] = {}
 
 
 def unchecked_requirements(

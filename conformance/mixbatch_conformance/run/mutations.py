@@ -2,7 +2,9 @@
 
 Theory of operation: a mutation is data (a slug, what it breaks, the check ids meant to
 catch it, the verdicts that count as caught) plus two small functions on the relayed
-request and response. Multipart bodies are read with the suite's validator and written back
+request and response, and how the relay moves messages meanwhile (`Behaviour`: streamed or
+held whole, pipelined answers in order or as they complete, busy refusals passed on or
+queued). Multipart bodies are read with the suite's validator and written back
 with `write_parts`, so a mutation edits parts, not bytes, unless breaking the bytes is the
 point (LF-only output, a missing close delimiter, padding). The self-test runs each
 mutation's catchers through the relay and reports the mutation score: caught / planted.
@@ -15,7 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
-from mixbatch_conformance.transport.relay import MutationLike, RelayRequest, RelayResponse
+from mixbatch_conformance.transport.relay import (
+    STREAMING,
+    Behaviour,
+    MutationLike,
+    RelayRequest,
+    RelayResponse,
+)
 
 __all__ = ["MUTATIONS", "Mutation", "by_name", "write_parts"]
 
@@ -76,6 +84,12 @@ class Mutation(MutationLike):
     on_request: Callable[[RelayRequest], None] | None = None
     on_response_parts: PartsFn | None = None
     on_response: Callable[[RelayRequest, RelayResponse], None] | None = None
+    #: How the relay moves messages while this bug is planted (streams answers by default).
+    behaviour: Behaviour = STREAMING
+
+    @property
+    def edits_response(self) -> bool:
+        return self.on_response is not None or self.on_response_parts is not None
 
     def request(self, req: RelayRequest) -> None:
         if self.on_request is not None:

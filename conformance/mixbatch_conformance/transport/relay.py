@@ -2,30 +2,78 @@
 
 Theory of operation: the suite must prove it can fail, without depending on any server's
 internals. The relay listens on loopback (asyncio + h11 on the client side), forwards each
-request to the upstream server over the suite's raw-socket client, and answers the client
-with the upstream response, after the active `Mutation` (see _mutations) has had the chance
-to change the request on the way in and the response on the way out. With no mutation it
-is transparent, which the self-test verifies before planting anything.
+request to the upstream server, and answers the client with the upstream response, after the
+active mutation (see run.mutations) has had the chance to change the request on the way in
+and the response on the way out. With no mutation it is transparent, which the self-test
+verifies before planting anything.
+
+Some bugs are not in the bytes but in time and order, so a mutation also carries a
+`Behaviour`, how the relay moves messages:
+
+    stream            (default) an answer's content is written to the client as it arrives
+                      from upstream, re-framed chunked; off, the relay holds the whole answer
+                      first, as a server that builds its response in memory does (MB-PROC-4)
+    completion_order  pipelined requests on one client connection are each forwarded at once
+                      over their own upstream connection and answered in the order they
+                      complete, not the order sent (MB-PIPE-1)
+    queue_when_busy   a batch the upstream refuses as busy (503 with Retry-After) is held and
+                      sent again until it is taken, so no client ever sees the refusal: a
+                      front end that queues the excess instead of refusing it (MB-LIMIT-6)
+
+A mutation that edits the response needs all of it, so the relay holds the answer whenever
+one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
+Content-Length. Trailers are dropped either way; the multipart body inside is exactly what the
+upstream (or the mutation) produced.
 
 The relay runs its own event loop in a daemon thread so that synchronous checks can call it;
-`start` returns its base URL and `stop` closes the listener and the loop. Responses are
-re-framed with Content-Length (trailers are dropped); the multipart body inside is exactly
-what the mutation produced.
+`start` returns its base URL and `stop` closes the listener and the loop. Held answers are read
+by the suite's raw-socket client on worker threads of the relay's own pool
+(`UPSTREAM_WORKERS`), so that as many batches as a check holds at once reach the upstream at
+once, whatever the size of asyncio's default pool.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import h11
 
 from mixbatch_conformance.transport.http import Response, exchange, split_url
 
-__all__ = ["Relay", "RelayRequest", "RelayResponse"]
+__all__ = ["STREAMING", "Behaviour", "MutationLike", "Relay", "RelayRequest", "RelayResponse"]
 
 HOP_FIELDS = {"connection", "keep-alive", "transfer-encoding", "content-length", "trailer", "te"}
+#: Seconds the relay waits for the upstream to answer (or to send the next octets of an answer).
+UPSTREAM_TIMEOUT_S = 30.0
+#: Upstream exchanges the relay runs at once: more than any check holds in flight (the batch
+#: budget check holds the published max_batches_in_flight plus one).
+UPSTREAM_WORKERS = 64
+#: Octets read from a socket at a time.
+READ_SIZE = 65536
+#: How long a queueing relay keeps resending a batch refused as busy, and the pause between
+#: tries: long enough for every batch a check holds to finish, short enough to end a run.
+QUEUE_FOR_S = 10.0
+QUEUE_PAUSE_S = 0.05
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How the relay moves messages while a mutation is planted, apart from what it edits."""
+
+    #: Write an answer's content as it arrives (False: hold the whole answer first).
+    stream: bool = True
+    #: Forward pipelined requests at once and answer them in the order they complete.
+    completion_order: bool = False
+    #: Hold a batch the upstream refused as busy (503 with Retry-After) and send it again.
+    queue_when_busy: bool = False
+
+
+#: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
+STREAMING = Behaviour()
 
 
 @dataclass
@@ -77,13 +125,29 @@ class RelayResponse:
 
 
 class MutationLike:
-    """The two hooks a mutation implements (see _mutations.Mutation)."""
+    """The hooks a mutation implements (see run.mutations.Mutation)."""
+
+    #: How the relay moves messages while this mutation is planted.
+    behaviour: Behaviour = STREAMING
+
+    @property
+    def edits_response(self) -> bool:
+        """Whether `response` changes answers (then the relay holds each answer whole)."""
+        return True
 
     def request(self, req: RelayRequest) -> None:
         """Change the request before it is forwarded."""
 
     def response(self, req: RelayRequest, resp: RelayResponse) -> None:
         """Change the response before it is sent back."""
+
+
+def _no_content(req: RelayRequest, status: int) -> bool:
+    return status in (204, 304) or req.method == "HEAD" or status < 200
+
+
+def _busy(resp: Response | None) -> bool:
+    return resp is not None and resp.status == 503 and resp.get("Retry-After") is not None
 
 
 class Relay:
@@ -95,10 +159,12 @@ class Relay:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.Server | None = None
         self._thread: threading.Thread | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self.url = ""
 
     def start(self) -> str:
         ready = threading.Event()
+        self._pool = ThreadPoolExecutor(UPSTREAM_WORKERS, thread_name_prefix="mixbatch-relay-up")
 
         def run() -> None:
             loop = asyncio.new_event_loop()
@@ -126,24 +192,63 @@ class Relay:
             self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
             self._thread.join(10)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
+    # -- the client side -----------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = h11.Connection(h11.SERVER)
+        mutation = self.mutation
         try:
+            if mutation is not None and mutation.behaviour.completion_order:
+                await self._serve_unordered(mutation, reader, writer)
+                return
+            conn = h11.Connection(h11.SERVER)
             while True:
                 req = await self._read_request(conn, reader)
                 if req is None:
                     break
-                out = await self._forward(req)
-                writer.write(self._frame(conn, req, out))
-                await writer.drain()
+                await self._answer(conn, req, writer, self.mutation)
                 if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     break
                 conn.start_next_cycle()
-        except (h11.RemoteProtocolError, ConnectionError):
+        except (h11.ProtocolError, ConnectionError, TimeoutError):
             pass
         finally:
             writer.close()
+
+    async def _serve_unordered(
+        self, mutation: MutationLike, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Every request read is forwarded at once; each answer is written when it is ready."""
+        pending: set[asyncio.Task[None]] = set()
+        lock = asyncio.Lock()
+        leftover, closed = b"", False
+        while not closed:
+            # h11 reads one request per cycle and pauses at the next; a fresh connection
+            # object per request takes the octets the last one did not use.
+            conn = h11.Connection(h11.SERVER)
+            if leftover:
+                conn.receive_data(leftover)
+            req = await self._read_request(conn, reader)
+            if req is None:
+                break
+            leftover, closed = conn.trailing_data
+            pending.add(asyncio.create_task(self._answer_when_ready(conn, req, writer, lock)))
+            closed = closed or conn.their_state is h11.MUST_CLOSE
+        if pending:
+            await asyncio.wait(pending)
+
+    async def _answer_when_ready(
+        self,
+        conn: h11.Connection,
+        req: RelayRequest,
+        writer: asyncio.StreamWriter,
+        lock: asyncio.Lock,
+    ) -> None:
+        resp = await self._forward(req, self.mutation)
+        async with lock:
+            writer.write(self._frame(conn, req, resp))
+            await writer.drain()
 
     async def _read_request(
         self, conn: h11.Connection, reader: asyncio.StreamReader
@@ -153,11 +258,13 @@ class Relay:
         while True:
             event = conn.next_event()
             if event is h11.NEED_DATA:
-                data = await reader.read(65536)
+                data = await reader.read(READ_SIZE)
                 conn.receive_data(data)
                 if not data and head is None:
                     return None
                 continue
+            if event is h11.PAUSED:
+                return None
             if isinstance(event, h11.Request):
                 head = event
             elif isinstance(event, h11.Data):
@@ -173,22 +280,112 @@ class Relay:
             elif isinstance(event, h11.ConnectionClosed):
                 return None
 
-    async def _forward(self, req: RelayRequest) -> RelayResponse:
-        if self.mutation is not None:
-            self.mutation.request(req)
-        ex = await asyncio.to_thread(
-            exchange, self.upstream_host, self.upstream_port, req.to_bytes(), 30.0
+    async def _answer(
+        self,
+        conn: h11.Connection,
+        req: RelayRequest,
+        writer: asyncio.StreamWriter,
+        mutation: MutationLike | None,
+    ) -> None:
+        streams = mutation is None or (
+            mutation.behaviour.stream
+            and not mutation.behaviour.queue_when_busy
+            and not mutation.edits_response
         )
+        if streams:
+            if mutation is not None:
+                mutation.request(req)
+            await self._stream(conn, req, writer)
+            return
+        writer.write(self._frame(conn, req, await self._forward(req, mutation)))
+        await writer.drain()
+
+    # -- the upstream side ---------------------------------------------------------------------
+    async def _forward(self, req: RelayRequest, mutation: MutationLike | None) -> RelayResponse:
+        """The whole upstream answer to `req`, after the mutation's edits."""
+        if mutation is not None:
+            mutation.request(req)
+        loop = asyncio.get_running_loop()
+        queue_until = loop.time() + QUEUE_FOR_S
+        while True:
+            ex = await loop.run_in_executor(
+                self._pool,
+                exchange,
+                self.upstream_host,
+                self.upstream_port,
+                req.to_bytes(),
+                UPSTREAM_TIMEOUT_S,
+            )
+            queue = mutation is not None and mutation.behaviour.queue_when_busy
+            if not (queue and _busy(ex.response) and loop.time() < queue_until):
+                break
+            await asyncio.sleep(QUEUE_PAUSE_S)
         if ex.response is None:
             return RelayResponse(502, [("Content-Type", "text/plain")], b"relay: upstream failed")
         resp = RelayResponse.from_upstream(ex.response)
-        if self.mutation is not None:
-            self.mutation.response(req, resp)
+        if mutation is not None:
+            mutation.response(req, resp)
         return resp
+
+    async def _stream(
+        self, conn: h11.Connection, req: RelayRequest, writer: asyncio.StreamWriter
+    ) -> None:
+        """Forward `req` and write its answer's content to the client as it arrives."""
+        up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
+        upstream = h11.Connection(h11.CLIENT)
+        # The request goes out as the relay wrote it; h11 only has to know it was sent, to
+        # read the answer (HEAD answers have no content).
+        upstream.send(h11.Request(method=req.method, target="/", headers=[("Host", "relay")]))
+        upstream.send(h11.EndOfMessage())
+        started = False
+        try:
+            up_writer.write(req.to_bytes())
+            # An early answer (413) may come before the content was read: read it anyway.
+            with contextlib.suppress(ConnectionError):
+                await up_writer.drain()
+            while True:
+                event = upstream.next_event()
+                if event is h11.NEED_DATA:
+                    data = await asyncio.wait_for(up_reader.read(READ_SIZE), UPSTREAM_TIMEOUT_S)
+                    upstream.receive_data(data)
+                    continue
+                if isinstance(event, h11.InformationalResponse):
+                    continue
+                if isinstance(event, h11.Response):
+                    headers = [
+                        (n.decode("latin-1"), v.decode("latin-1"))
+                        for n, v in event.headers.raw_items()
+                        if n.decode("latin-1").lower() not in HOP_FIELDS
+                    ]
+                    if _no_content(req, event.status_code):
+                        resp = RelayResponse(event.status_code, headers, b"")
+                        writer.write(self._frame(conn, req, resp))
+                        await writer.drain()
+                        return
+                    head = h11.Response(status_code=event.status_code, headers=headers)
+                    writer.write(conn.send(head) or b"")
+                    started = True
+                elif isinstance(event, h11.Data):
+                    writer.write(conn.send(h11.Data(data=event.data)) or b"")
+                elif isinstance(event, h11.EndOfMessage):
+                    writer.write(conn.send(h11.EndOfMessage()) or b"")
+                    await writer.drain()
+                    return
+                else:
+                    raise ConnectionError("the upstream closed the connection")
+                await writer.drain()
+        except (h11.ProtocolError, ConnectionError, TimeoutError):
+            if started:
+                raise  # the answer began: cut it short, as the upstream did
+            resp = RelayResponse(502, [("Content-Type", "text/plain")], b"relay: upstream failed")
+            writer.write(self._frame(conn, req, resp))
+            await writer.drain()
+        finally:
+            up_writer.close()
 
     @staticmethod
     def _frame(conn: h11.Connection, req: RelayRequest, resp: RelayResponse) -> bytes:
-        no_body = resp.status in (204, 304) or req.method == "HEAD" or resp.status < 200
+        no_body = _no_content(req, resp.status)
         headers = [(n, v) for n, v in resp.headers if n.lower() not in HOP_FIELDS]
         if not no_body:
             headers.append(("Content-Length", str(len(resp.body))))

@@ -5,10 +5,10 @@ SHOULD, SHOULD NOT) has at least one plant, a `run.mutations.Mutation` whose `br
 with the requirement ID and names the way it breaks it ("MB-WIRE-4 over-long"), and whose
 catchers are check ids; at least one catcher cites that requirement. Where one requirement
 can break in distinct ways (a limit off by one, a wrong count, a wrong representation), each
-way is its own plant. A requirement no plant can break through the relay is listed in
-`UNPLANTED` with the reason, so that the coverage matrix shows it and says why; so is every
-requirement that binds only a client, a proxy or a generic intermediary, and every MAY, each
-with its own reason.
+way is its own plant. Bugs in time and order (streaming, pipelining, the budget of batches in
+flight) are planted through the relay's behaviour (plants.behaviour), so every server
+requirement has a plant; `UNPLANTED` lists only the requirements that bind a client, a proxy
+or a generic intermediary, and every MAY, each with its own reason.
 
 The self-test (`run.selftest`) plants each one in the relay in front of the reference server
 and runs only its catchers; `PLANTS` is what it walks.
@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
-from mixbatch_conformance.run.plants import forms, modes, parts, processing, responses, wire
+from mixbatch_conformance.run.plants import (
+    behaviour,
+    forms,
+    modes,
+    parts,
+    processing,
+    responses,
+    wire,
+)
 
 __all__ = [
     "PLANTABLE_KEYWORDS",
@@ -43,6 +51,7 @@ PLANTS: tuple[Mutation, ...] = (
     + forms.PLANTS
     + processing.PLANTS
     + modes.PLANTS
+    + behaviour.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
@@ -60,18 +69,6 @@ _MAY = "is a MAY, so no server behaviour violates it; "
 
 #: Requirements no plant breaks, each with the reason (the coverage matrix shows it).
 UNPLANTED: dict[str, str] = {
-    "MB-PROC-4": (
-        "streaming is observed in time, and the relay re-frames every answer with "
-        "Content-Length after reading all of it, so a server that buffers looks the same"
-    ),
-    "MB-PIPE-1": (
-        "the relay answers the requests of one connection one at a time, in order, so it "
-        "cannot reorder pipelined answers; tests/server covers the server's own pipeline"
-    ),
-    "MB-LIMIT-6": (
-        "the budget of batches in flight is reached only under concurrent load, which the "
-        "conformance tiers do not send; tests/adversarial floods the server directly"
-    ),
     "MB-WIRE-1": _CLIENT + "client's Content-Type",
     "MB-WIRE-14": _CLIENT + "client's handling of a cut-short response",
     "MB-PART-1": _CLIENT + "client's Http-Method fields",

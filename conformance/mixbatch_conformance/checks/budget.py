@@ -1,0 +1,175 @@
+"""The budget of batches in flight (spec 9.1, MB-LIMIT-6): the batch beyond it is refused first.
+
+Theory of operation: MB-LIMIT-6 asks a server to "bound the batches it holds in flight" and to
+"answer a batch request beyond that budget with 503 (Service Unavailable) and a Retry-After
+field before any part of it runs". A client can only reach the budget on purpose when it knows
+it, so the check reads the number the target publishes as `max_batches_in_flight` (in its
+target description, else in the capabilities document's `limits`, spec 9.1) and is N/A when
+there is none: probing an unknown budget would mean sending load without a bound, and a
+server that refuses nothing under a guessed load may simply have a larger budget.
+
+With a budget of n, the check holds n batches at once, each a POST of the sandbox member
+marked with its own fresh value followed by a GET of the delay resource that takes `HOLD_MS`;
+after `SETTLE_S`, while they are all still running, it sends batch n+1 the same way. It then
+judges:
+
+    refusal       at least one of the n+1 is answered 503 (the server may refuse any of them:
+                  another client may hold part of the budget)
+    Retry-After   every 503 carries Retry-After, as delay-seconds or an HTTP-date
+    nothing ran   no refused batch's marker is among the sandbox's members afterwards (a
+                  collection retrieval, MB-STATUS-7), so its write never happened
+    statuses      every other answer is the 200 of a processed batch
+
+A server that admits the batches more slowly than `SETTLE_S` would see them one after another;
+the margin to `HOLD_MS` is wide on any server that answers a small batch in a few tens of
+milliseconds. The budget is bounded by `MAX_HELD`, so the check never opens more connections
+than that; a larger budget is N/A. An intermediary may queue concurrent requests or spread them
+over its own pool of connections, so the check runs direct only. It waits out one slow part
+(about a second) and writes, so it is in the standard tier.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import Exchange
+
+__all__: list[str] = []
+
+#: The limit's name, as the capabilities document spells it.
+BUDGET = "max_batches_in_flight"
+#: Milliseconds each held batch's slow part takes: long enough to send one more batch while
+#: every held one still runs, short enough that the check takes about a second.
+HOLD_MS = 1000
+#: Seconds the held batches get to be admitted before the one beyond the budget is sent.
+SETTLE_S = 0.25
+#: The largest budget the check fills: it opens at most this many connections plus one.
+MAX_HELD = 32
+BOUNDARY = "mb-budget-7d3f09a1c4e6b258"
+JSON_FIELDS = (("Content-Type", "application/json"),)
+#: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds.
+RETRY_AFTER = re.compile(r"\d+|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+CONCURRENT_LOAD = (
+    "an intermediary may queue concurrent requests or spread them over its own connections"
+)
+
+
+def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
+    """The sandbox member with every string member set to `marker` (MB-TEST-3: "a check may
+    change the values of its string members to tell its writes apart")."""
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    if marker not in json.dumps(doc):
+        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    return json.dumps(doc).encode()
+
+
+def _listing(ctx: Context, judge: Judge, coll: str) -> bytes:
+    """The sandbox's members as a collection retrieval shows them (MB-STATUS-7)."""
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    if resp.status == 204:
+        return b""
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        judge.not_applicable(
+            f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
+            f"{resp.media_type!r}, so the sandbox's members cannot be listed"
+        )
+    return resp.body
+
+
+def _budget(ctx: Context, judge: Judge) -> int:
+    budget = ctx.limit(BUDGET)
+    if budget is None:
+        judge.not_applicable(f"the target publishes no {BUDGET} budget to fill")
+    if not 1 <= budget <= MAX_HELD:
+        judge.not_applicable(f"{BUDGET} {budget} is outside the 1 to {MAX_HELD} the check fills")
+    return budget
+
+
+@checker(
+    "budget-excess-batch-refused",
+    ("MB-LIMIT-6",),
+    "A batch beyond the published budget of batches in flight is answered 503 with "
+    "Retry-After, and none of its parts ran.",
+    tier="standard",
+    state=State.WRITES_IN_SANDBOX,
+    direct_only=CONCURRENT_LOAD,
+)
+def excess_batch_refused(ctx: Context, judge: Judge) -> None:
+    budget = _budget(ctx, judge)
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit <= HOLD_MS + 1000:
+        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    run = secrets.token_hex(6)
+    markers = [f"mb-suite-budget-{run}-{i}" for i in range(budget + 1)]
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    requests = [
+        ctx.raw_request(
+            "POST",
+            ctx.batch_path,
+            head,
+            compose_batch(
+                [
+                    SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+                    SubRequest("GET", delay),
+                ],
+                BOUNDARY,
+            ),
+        )
+        for marker in markers
+    ]
+    with ThreadPoolExecutor(budget, thread_name_prefix="mixbatch-budget") as pool:
+        held = [pool.submit(ctx.send_many, judge, [r]) for r in requests[:-1]]
+        time.sleep(SETTLE_S)
+        answers: list[Exchange] = [*ctx.send_many(judge, [requests[-1]])]
+        answers = [f.result()[0] for f in held] + answers
+    missing = [i for i, ex in enumerate(answers) if ex.response is None]
+    if missing:
+        judge.setup_error(f"batches {missing} got no answer: {answers[missing[0]].error}")
+    statuses = [ex.response.status if ex.response else 0 for ex in answers]
+    refused = [i for i, s in enumerate(statuses) if s == 503]
+    # MB-LIMIT-6: "SHOULD bound the batches it holds in flight ... and SHOULD answer a batch
+    # request beyond that budget with 503 (Service Unavailable)".
+    judge.expect_true(
+        "a batch beyond the budget refused",
+        bool(refused),
+        f"statuses {statuses} with {BUDGET} {budget}",
+        f"503 for at least one of {budget + 1} batches held at once",
+        "MB-LIMIT-6",
+    )
+    for i, status in enumerate(statuses):
+        judge.expect(f"batch {i} status", status, {200, 503}, "MB-LIMIT-6")
+    for i in refused:
+        response = answers[i].response
+        assert response is not None
+        retry = (response.get("Retry-After") or "").strip()
+        # MB-LIMIT-6: "... with 503 (Service Unavailable) and a Retry-After field".
+        judge.expect_true(
+            f"batch {i} Retry-After",
+            RETRY_AFTER.fullmatch(retry) is not None,
+            repr(retry) if retry else "no Retry-After",
+            "delay-seconds or an HTTP-date (RFC 9110 section 10.2.3)",
+            "MB-LIMIT-6",
+        )
+    listing = _listing(ctx, judge, coll) if refused else b""
+    for i in refused:
+        ran = markers[i].encode() in listing
+        # MB-LIMIT-6: the 503 comes "before any part of it runs".
+        judge.expect_true(
+            f"batch {i} ran nothing",
+            not ran,
+            "its POST part created a member" if ran else "no member with its marker",
+            "no part of a refused batch ran",
+            "MB-LIMIT-6",
+        )

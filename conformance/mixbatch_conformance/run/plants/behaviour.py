@@ -1,0 +1,133 @@
+"""Planted violations in time and order: streaming, pipelining, the budget of batches in flight.
+
+These bugs change no octet of any one answer, so a rewrite of the relayed message cannot plant
+them; each sets the relay's `Behaviour` instead, or keeps a count across the connections it
+relays. Each is a mistake a competent implementer makes:
+
+    answer-built-in-memory                 a server that builds the whole response before
+                                           writing any of it (MB-PROC-4)
+    pipelined-answers-in-completion-order  a server that hands pipelined requests to a worker
+                                           pool and writes each answer when it is ready
+                                           (MB-PIPE-1)
+    busy-without-retry-after               the 503 of a full budget with no Retry-After
+                                           (MB-LIMIT-6)
+    excess-batch-queued                    a front end that holds the batch beyond the budget
+                                           and sends it on when room frees, so the server holds
+                                           more than its budget and refuses nothing
+                                           (MB-LIMIT-6)
+    budget-checked-after-parts-ran         a budget counted where the response is written, so
+                                           the excess batch is refused after its parts ran
+                                           (MB-LIMIT-6)
+
+The last one is a server of its own: the relay and the reference server behind it publish a
+budget one smaller than the reference's (`max_batches_in_flight` in the capabilities
+document), and the relay counts the batches it holds; a batch that arrives beyond that count
+is still forwarded, and its answer replaced by a 503 with Retry-After once its parts have run.
+The plants run the reference server as it is configured: no switch in it turns a bug on.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: The capabilities `limits` member that publishes the budget (spec 9.1, MB-LIMIT-6).
+BUDGET = "max_batches_in_flight"
+#: The Retry-After the planted late refusal sends, in seconds.
+LATE_RETRY_AFTER = "1"
+
+
+def _without_retry_after(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and resp.status == 503:
+        resp.set("Retry-After", None)
+
+
+class _LateBudget:
+    """A budget one smaller than the upstream's, counted by the relay and checked only when the
+    answer is written: the batch over it has run by then."""
+
+    def __init__(self) -> None:
+        self.limit: int | None = None
+        self.held = 0
+        self.over: set[int] = set()
+
+    def request(self, req: RelayRequest) -> None:
+        if not is_batch(req):
+            return
+        self.held += 1
+        if self.limit is not None and self.held > self.limit:
+            self.over.add(id(req))
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method == "OPTIONS":
+            self._publish(resp)
+            return
+        if not is_batch(req):
+            return
+        self.held = max(0, self.held - 1)
+        if id(req) in self.over:
+            self.over.discard(id(req))
+            problem(resp, 503, "MB-LIMIT-6")
+            resp.set("Retry-After", LATE_RETRY_AFTER)
+
+    def _publish(self, resp: RelayResponse) -> None:
+        """Publish the upstream's budget less one, and start counting afresh."""
+        self.held, self.over = 0, set()
+        try:
+            doc = json.loads(resp.body)
+        except ValueError:
+            return
+        limits = doc.get("limits") if isinstance(doc, dict) else None
+        budget = limits.get(BUDGET) if isinstance(limits, dict) else None
+        if not isinstance(budget, int) or budget < 2:
+            self.limit = None
+            return
+        assert isinstance(limits, dict)
+        self.limit = limits[BUDGET] = budget - 1
+        resp.body = json.dumps(doc).encode()
+
+
+_LATE = _LateBudget()
+
+PLANTS: tuple[Mutation, ...] = (
+    Mutation(
+        "answer-built-in-memory",
+        "MB-PROC-4 whole answer held",
+        ("parts-streamed-in-order",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(stream=False),
+    ),
+    Mutation(
+        "pipelined-answers-in-completion-order",
+        "MB-PIPE-1 completion order",
+        ("pipelining-in-order",),
+        behaviour=Behaviour(completion_order=True),
+    ),
+    Mutation(
+        "busy-without-retry-after",
+        "MB-LIMIT-6 no Retry-After",
+        ("budget-excess-batch-refused",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        on_response=_without_retry_after,
+    ),
+    Mutation(
+        "excess-batch-queued",
+        "MB-LIMIT-6 budget not enforced",
+        ("budget-excess-batch-refused",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(queue_when_busy=True),
+    ),
+    Mutation(
+        "budget-checked-after-parts-ran",
+        "MB-LIMIT-6 refused after running",
+        ("budget-excess-batch-refused",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        on_request=_LATE.request,
+        on_response=_LATE.response,
+    ),
+)
