@@ -2,7 +2,8 @@
 
 It stands for "any existing app": plain Starlette routes, a Starlette middleware doing
 authentication, and no knowledge of batches at all. ``make_app()`` returns the bare app;
-``make_batched_app()`` wraps it in ``BatchMiddleware``. Resources:
+``make_batched_app()`` wraps it in ``BatchMiddleware`` with the books' transaction hook
+(``Shelf.transaction``), so the endpoint offers atomic batches. Resources:
 
     /books, /books/{id}   a JSON collection with ETags (POST creates: 201 + Location)
     /echo                 describes the request it received (MB-TEST-2: method, target, authority,
@@ -22,10 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import json
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from starlette.applications import Starlette
@@ -61,6 +64,49 @@ class Gates:
         self.get(name).set()
 
 
+class Shelf:
+    """The books, with the transactions an atomic batch runs in (spec §7.5).
+
+    ``transaction()`` is the hook for ``BatchMiddleware(transaction=...)``: it takes the writer
+    lock, gives the batch's parts a working copy of the books through a ``ContextVar``, and
+    replaces the books with it only when the block ends without an exception. Requests outside
+    the batch read the committed books, so none sees half a batch (MB-PROC-15), and their
+    writes wait for the lock. Ids are never handed out twice, even by a rolled-back batch.
+    """
+
+    def __init__(self) -> None:
+        self.committed: dict[int, bytes] = {}
+        self.next_id = 1
+        self._working: ContextVar[dict[int, bytes] | None] = ContextVar("books", default=None)
+        self._writer = asyncio.Lock()
+
+    def books(self) -> dict[int, bytes]:
+        """What this request sees: its batch's working copy, or the committed books."""
+        working = self._working.get()
+        return self.committed if working is None else working
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        async with self._writer:
+            working = dict(self.committed)
+            token = self._working.set(working)
+            try:
+                yield
+            finally:
+                self._working.reset(token)
+            self.committed = working
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[dict[int, bytes]]:
+        """The books to change: the batch's working copy, or the committed ones under the lock."""
+        working = self._working.get()
+        if working is not None:
+            yield working
+            return
+        async with self._writer:
+            yield self.committed
+
+
 #: The Last-Modified of every book: MB-TEST-1 asks an etag resource for both validators.
 LAST_MODIFIED = "Sat, 01 Jan 2000 00:00:00 GMT"
 
@@ -80,25 +126,24 @@ def _etag(body: bytes) -> str:
 def make_app(gates: Gates | None = None) -> Starlette:
     """The plain application, with its own fresh state."""
     gates = gates or Gates()
-    books: dict[int, bytes] = {}
-    counter = {"next": 1}
+    shelf = Shelf()
     flaky_seen: set[str] = set()
 
-    def store(data: dict[str, Any], book_id: int | None = None) -> int:
+    def store(books: dict[int, bytes], data: dict[str, Any], book_id: int | None = None) -> int:
         if book_id is None:
-            book_id = counter["next"]
-            counter["next"] += 1
+            book_id = shelf.next_id
+            shelf.next_id += 1
         record = {"id": book_id, **data}
         books[book_id] = json.dumps(record, separators=(",", ":")).encode()
         return book_id
 
     for seed in SEED:
-        store(dict(seed))
+        store(shelf.committed, dict(seed))
 
     def book_response(
         book_id: int, status: int = 200, extra: dict[str, str] | None = None
     ) -> Response:
-        body = books[book_id]
+        body = shelf.books()[book_id]
         headers = {"ETag": _etag(body), "Last-Modified": LAST_MODIFIED, **(extra or {})}
         return Response(body, status, headers, media_type="application/json")
 
@@ -110,8 +155,11 @@ def make_app(gates: Gates | None = None) -> Starlette:
                 return JSONResponse({"detail": "not JSON"}, 400)
             if not isinstance(data, dict) or not isinstance(data.get("title"), str):
                 return JSONResponse({"detail": "a book needs a title"}, 422)
-            book_id = store({k: data[k] for k in ("title", "author", "year") if k in data})
-            return book_response(book_id, 201, {"Location": f"/books/{book_id}"})
+            async with shelf.writing() as books:
+                fields = {k: data[k] for k in ("title", "author", "year") if k in data}
+                book_id = store(books, fields)
+                return book_response(book_id, 201, {"Location": f"/books/{book_id}"})
+        books = shelf.books()
         body = b"[" + b",".join(books[k] for k in sorted(books)) + b"]"
         return Response(body, media_type="application/json", headers={"ETag": _etag(body)})
 
@@ -120,14 +168,19 @@ def make_app(gates: Gates | None = None) -> Starlette:
         book_id = int(raw) if raw.isdigit() and len(raw) < 10 else -1
         if request.method == "PUT":
             data = json.loads(await request.body() or b"{}")
-            created = book_id not in books
-            store(data, book_id)
-            return book_response(book_id, 201 if created else 200)
+            async with shelf.writing() as books:
+                created = book_id not in books
+                store(books, data, book_id)
+                return book_response(book_id, 201 if created else 200)
+        if request.method == "DELETE":
+            async with shelf.writing() as books:
+                if book_id not in books:
+                    return JSONResponse({"detail": f"no book {raw}"}, 404)
+                del books[book_id]
+                return Response(status_code=204)
+        books = shelf.books()
         if book_id not in books:
             return JSONResponse({"detail": f"no book {raw}"}, 404)
-        if request.method == "DELETE":
-            del books[book_id]
-            return Response(status_code=204)
         etag = _etag(books[book_id])
         if request.headers.get("if-none-match") in (etag, "*"):
             return Response(status_code=304, headers={"ETag": etag})
@@ -203,11 +256,15 @@ def make_app(gates: Gates | None = None) -> Starlette:
         Route("/gate/{name}", gate),
         Route("/private", private),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=refuse_revoked)]
     )
+    app.state.shelf = shelf
+    return app
 
 
 def make_batched_app(gates: Gates | None = None, **options: Any) -> BatchMiddleware:
-    """The application with a batch endpoint at /batch."""
-    return BatchMiddleware(make_app(gates), **options)
+    """The application with a batch endpoint at /batch that offers atomic batches."""
+    app = make_app(gates)
+    options.setdefault("transaction", app.state.shelf.transaction)
+    return BatchMiddleware(app, **options)

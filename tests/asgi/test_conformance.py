@@ -1,5 +1,6 @@
 """The conformance suite, smoke tier, against the Starlette test app wrapped by BatchMiddleware
 and served by uvicorn on loopback (the h2spectest.sh habit: run the real tool on the example).
+The atomic and references checks run at the standard tier too, in process.
 
 The target description is tests/asgi/target.json; its base_url is replaced by the live one.
 """
@@ -15,6 +16,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from mixbatch_conformance.checks import select
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.settings import RunSettings
+from mixbatch_conformance.core.target import target_from_dict
+from mixbatch_conformance.run.runner import run_checks
+
 from ..client.servers import uvicorn_server
 from .app import make_batched_app
 
@@ -23,6 +31,8 @@ ROOT = HERE.parents[1]
 TARGET = HERE / "target.json"
 #: Seconds the smoke tier may take before the test fails instead of hanging.
 SUITE_TIMEOUT = 120
+#: The profiles whose checks the in-process run holds the middleware to.
+TRANSACTIONAL_PROFILES = ("atomic", "references")
 
 
 def suite_command() -> list[str] | None:
@@ -67,3 +77,28 @@ def test_smoke_tier_passes_against_the_middleware_under_uvicorn() -> None:
         )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " 0 failed" in run.stdout
+
+
+def test_the_target_declares_atomic_and_references() -> None:
+    declared = json.loads(TARGET.read_text())
+    assert set(TRANSACTIONAL_PROFILES) <= set(declared["profiles"])
+    assert declared["sandbox"]["member"], "the atomic and references checks write members"
+
+
+@pytest.mark.slow
+def test_the_atomic_and_references_checks_pass_at_the_standard_tier() -> None:
+    checks = [c for c in select("standard") if c.profile in TRANSACTIONAL_PROFILES]
+    with uvicorn_server(make_batched_app()) as url:
+        target = target_from_dict({**json.loads(TARGET.read_text()), "base_url": url})
+        results = run_checks(checks, Context(target, RunSettings(tier="standard", seed=1)))
+    failing = {
+        r.check.id: f"{r.verdict.value}: {r.message[:200]}"
+        for r in results
+        if r.verdict not in (Verdict.PASS, Verdict.NA)
+    }
+    assert failing == {}
+    passed = {r.check.id for r in results if r.verdict is Verdict.PASS}
+    # Each profile is judged, not skipped: isolation (MB-PROC-15) and unresolved references in
+    # an atomic batch (MB-PROC-21) among them.
+    assert {"atomic-no-partial-state", "atomic-failure-undoes-writes"} <= passed
+    assert {"references-location", "references-atomic-unresolved"} <= passed
