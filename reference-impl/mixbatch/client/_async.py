@@ -237,6 +237,7 @@ class AsyncBatchClient:
             self._headers + header_pairs(headers),
             self._discover,
             self._pipeline,
+            references=isinstance(batch, Batch) and batch.references,
         )
         run = BatchRun(self.endpoint, self.state, requests_of(batch), options, self._retry)
         return AsyncResponseStream(run, drive_async(run, self.transport, self._sleep))

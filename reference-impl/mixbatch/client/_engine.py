@@ -26,6 +26,10 @@ The run, step by step:
    run) are sent as standalone requests over the same keep-alive connection, pipelined when all
    are safe (RFC 9110 §9.2.1) and no stop policy needs each answer first. Stop and credential
    inheritance are applied by the client, so the result has the same shape and meaning.
+
+An atomic batch, or one holding references (spec §7.5, §7.7), only means something as one
+envelope: it is never split, no part of it is retried alone, and it never falls back to
+standalone requests; an endpoint that refuses it raises ``BatchRejected``.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -82,6 +87,8 @@ _RESPONSE_HEADER_BYTES = 1024 * 1024
 #: _RESPONSE_HEADER_BYTES: the byte bound is the one that counts, as for header bytes above.
 _RESPONSE_PART_FIELDS = _RESPONSE_HEADER_BYTES // 4
 _RESPONSE_PART_BYTES = 1 << 40
+#: The published limits that bound a batch's envelope, and so how a batch is split (MB-LIMIT-3).
+_SPLIT_LIMITS = tuple(f.name for f in dataclass_fields(Limits))
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +166,19 @@ class BatchOptions:
     headers: tuple[tuple[str, str], ...] = ()
     discover: bool = True
     pipeline: bool = True
+    #: The batch holds references (``Batch-Mode: references``, spec §7.7).
+    references: bool = False
+
+    @property
+    def whole(self) -> bool:
+        """The batch must travel as one envelope: atomic, or holding references."""
+        return self.atomic or self.references
+
+    @property
+    def modes(self) -> str | None:
+        """The Batch-Mode value to send, if any."""
+        listed = [m for m, on in (("atomic", self.atomic), ("references", self.references)) if on]
+        return ", ".join(listed) or None
 
 
 class BatchRun:
@@ -197,7 +217,7 @@ class BatchRun:
         pending = list(range(len(self._requests)))
         round_no = 0
         while pending:
-            self._last_round = round_no >= self._policy.max_retries or self._options.atomic
+            self._last_round = round_no >= self._policy.max_retries or self._options.whole
             self._stop = None
             self._deferred.clear()
             for index in pending:
@@ -209,16 +229,18 @@ class BatchRun:
                 yield Sleep(delay)
             round_no += 1
         responses = tuple(self._final[i] for i in range(len(self._requests)))
-        self.result = BatchResult(responses, tuple(self._envelopes))
+        self.result = BatchResult(responses, tuple(self._envelopes), self._options.atomic)
 
     def _round(self, pending: list[int]) -> Generator[Op, object, None]:
-        if self._state.batching:
+        whole = self._options.whole
+        if self._state.batching or whole:
             boundary, encoded = encode_parts(self._requests, pending)
             limits = self._state.limits
             chunks = plan_chunks([encoded[i] for i in pending], boundary, limits)
-            if self._options.atomic and len(chunks) > 1:
+            if whole and (len(chunks) > 1 or not chunks[0].batch):
+                what = "an atomic batch" if self._options.atomic else "a batch with references"
                 raise ValueError(
-                    "an atomic batch cannot be split, and this one exceeds the server's limits "
+                    f"{what} cannot be split, and this one exceeds the server's limits "
                     f"{limits!r} (MB-LIMIT-3)"
                 )
         else:
@@ -228,7 +250,7 @@ class BatchRun:
                 for index in chunk.indexes:
                     yield from self._settle(SubResponse(index, None, outcome="skipped"))
                 continue
-            if chunk.batch and self._state.batching:
+            if chunk.batch and (self._state.batching or whole):
                 sent = yield from self._send_batch(
                     chunk, boundary, [encoded[i] for i in chunk.indexes]
                 )
@@ -285,7 +307,11 @@ class BatchRun:
             return
         try:
             document = json.loads(body)
-            self._state.limits = Limits(**{k: int(v) for k, v in document["limits"].items()})
+            # Limits the parser does not know (max_batches_in_flight, later additions) say
+            # nothing about how to split a batch.
+            published = document["limits"]
+            known = {k: int(published[k]) for k in _SPLIT_LIMITS if k in published}
+            self._state.limits = Limits(**known)
         except (ValueError, TypeError, KeyError):
             return  # no usable capabilities document: send unsplit, as if none were published
         self._state.capabilities = document
@@ -315,8 +341,10 @@ class BatchRun:
         ]
         if self._options.stop_on_error:
             headers.append(("Prefer", "batch-on-error=stop"))
-        if self._options.atomic:
-            headers.append(("Batch-Mode", "atomic"))
+        modes = self._options.modes
+        if modes is not None:
+            # MB-PROC-17: Batch-Mode is "a comma-separated list of modes".
+            headers.append(("Batch-Mode", modes))
         own = {k.lower() for k, _ in headers}
         headers += [(k, v) for k, v in self._options.headers if k.lower() not in own]
         # MB-METHOD-1: "A client sends a batch with content with the POST method".
@@ -334,7 +362,7 @@ class BatchRun:
             if head.status == 200:
                 break
             body = yield from self._read_all()
-            if head.status in FALLBACK_STATUSES:
+            if head.status in FALLBACK_STATUSES and not self._options.whole:
                 self._state.batching = False
                 self._envelopes.append(EnvelopeInfo("batch", head.status, head.headers, ()))
                 return False

@@ -7,6 +7,12 @@ status (MB-RESP-5); one whose fate the client cannot know (after an abort part) 
 ``outcome == "unknown"``. The ``Summary`` is counted from the parts themselves, never from a
 ``Batch-Summary`` trailer (MB-STATUS-10: "the parts decide").
 
+A later sub-request may name a result of an earlier one (spec §7.7): ``batch.ref(0)`` is
+``$(0)``, the ``Location`` of part 0's response, usable in a target; ``batch.ref(0, "ETag")`` is
+``$(0:ETag)``, usable in a header value. A batch holding references is sent with
+``Batch-Mode: references``, and every reference is checked to look back when its part is added.
+The ``BatchResult`` of an atomic batch says whether it committed (``outcome``).
+
 Everything here is plain data: frozen dataclasses that check their arguments when built, so a
 malformed sub-request fails where it is written rather than deep inside the sender.
 """
@@ -19,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mixbatch.codec import Fields, is_field_value, is_token
+from mixbatch.references import references_in
 
 __all__ = [
     "IDEMPOTENT_METHODS",
@@ -87,10 +94,55 @@ class Batch:
     >>> batch = Batch().get("/books/1").post("/books", json={"title": "T", "author": "A"})
     >>> [r.method for r in batch]
     ['GET', 'POST']
+    >>> batch = Batch().post("/orders", json={"to": "Ada"})
+    >>> batch.post(batch.ref(0) + "/lines", json={"sku": 1}).references
+    True
+
+    ``references`` is true once ``ref`` was called (or when passed): the batch then goes with
+    ``Batch-Mode: references`` and ``$(`` in its targets and header values is a reference
+    (write ``$$(`` for a literal ``$(``).
     """
 
-    def __init__(self, requests: Iterable[SubRequest] = ()) -> None:
-        self._requests: list[SubRequest] = list(requests)
+    def __init__(self, requests: Iterable[SubRequest] = (), *, references: bool = False) -> None:
+        self._requests: list[SubRequest] = []
+        self._references = False
+        for request in requests:
+            self._append(request)
+        if references:
+            self._use_references()
+
+    @property
+    def references(self) -> bool:
+        """True when the batch is sent with ``Batch-Mode: references``."""
+        return self._references
+
+    def ref(self, index: int, field: str | None = None) -> str:
+        """``$(index)`` (part ``index``'s Location, for a target) or ``$(index:field)`` (that
+        response field's value, for a header value) for a sub-request added after this call.
+
+        ``index`` must name a sub-request already in the batch: references look back only
+        (MB-PROC-19).
+        """
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(self):
+            raise ValueError(
+                f"Batch.ref index must name an earlier sub-request (0 to {len(self) - 1}), "
+                f"got {index!r}"
+            )
+        if field is not None and not is_token(field):
+            raise ValueError(f"Batch.ref field must be a field name, got {field!r}")
+        self._use_references()
+        return f"$({index})" if field is None else f"$({index}:{field})"
+
+    def _use_references(self) -> None:
+        if not self._references:
+            self._references = True
+            for position, request in enumerate(self._requests):
+                _check_references(request, position)
+
+    def _append(self, request: SubRequest) -> None:
+        if self._references:
+            _check_references(request, len(self._requests))
+        self._requests.append(request)
 
     def add(
         self,
@@ -111,7 +163,7 @@ class Batch:
                 pairs.append(("Content-Type", "application/json"))
         if isinstance(body, str):
             body = body.encode("utf-8")
-        self._requests.append(SubRequest(method.upper(), target, tuple(pairs), bytes(body)))
+        self._append(SubRequest(method.upper(), target, tuple(pairs), bytes(body)))
         return self
 
     def get(self, target: str, *, headers: HeaderInput = None) -> Batch:
@@ -148,6 +200,25 @@ class Batch:
         return f"Batch({self._requests!r})"
 
 
+def _check_references(request: SubRequest, position: int) -> None:
+    """Raise ``ValueError`` for a reference the server would refuse with 400 (MB-PROC-19)."""
+    sources = [("target", request.target), *request.headers]
+    for name, value in sources:
+        for written, index, field_name in references_in(value):
+            # MB-PROC-19: a reference may not name "that part itself, a later part or a part
+            # that does not exist", nor a field from the Content-Id (the target).
+            if index >= position:
+                raise ValueError(
+                    f"sub-request {position} ({request.method} {request.target}): {written} in "
+                    f"{name} names sub-request {index}, which does not come before it"
+                )
+            if name == "target" and field_name is not None:
+                raise ValueError(
+                    f"sub-request {position} ({request.method} {request.target}): a target may "
+                    f"only name a Location, as $({index}); {written} names a field"
+                )
+
+
 def _json_bytes(document: Any) -> bytes:
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
@@ -174,6 +245,17 @@ class SubResponse:
     def ok(self) -> bool:
         """True when the sub-request ran and its status is below 400."""
         return self.outcome is None and self.status is not None and self.status < 400
+
+    @property
+    def skipped(self) -> bool:
+        """True when it never ran: a stop policy, an atomic batch that failed before it, or a
+        reference that named nothing (MB-RESP-5, MB-PROC-20)."""
+        return self.outcome == "skipped"
+
+    @property
+    def rolled_back(self) -> bool:
+        """True when it ran and an atomic batch undid it; ``status`` is its real status."""
+        return self.outcome == "rolled-back"
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -230,6 +312,30 @@ class BatchResult:
 
     responses: tuple[SubResponse, ...]
     envelopes: tuple[EnvelopeInfo, ...]
+    #: The batch was sent with ``Batch-Mode: atomic``.
+    atomic: bool = False
+
+    @property
+    def outcome(self) -> str | None:
+        """How an atomic batch ended; None for one that was not atomic.
+
+        ``"committed"`` when its parts ran and none was undone (MB-PROC-16);
+        ``"rolled-back"`` when nothing committed: a part was rolled back or skipped, or failed
+        (MB-PROC-8, MB-PROC-14, MB-PROC-21); ``"unknown"`` when the server stopped before
+        answering any part.
+        """
+        if not self.atomic:
+            return None
+        responses = self.responses
+        if any(r.outcome in ("rolled-back", "skipped") for r in responses) or any(
+            r.outcome is None and (r.status or 0) >= 400 for r in responses
+        ):
+            return "rolled-back"
+        # §7.5: a server that stops after it committed leaves the rest unanswered, "the parts it
+        # does not answer did take effect".
+        if any(r.outcome is None for r in responses):
+            return "committed"
+        return "unknown"
 
     @property
     def status(self) -> int | None:

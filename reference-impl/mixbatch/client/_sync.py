@@ -259,6 +259,7 @@ class BatchClient:
             self._headers + header_pairs(headers),
             self._discover,
             self._pipeline,
+            references=isinstance(batch, Batch) and batch.references,
         )
         run = BatchRun(self.endpoint, self.state, requests_of(batch), options, self._retry)
         return ResponseStream(run, drive(run, self.transport, self._sleep))
