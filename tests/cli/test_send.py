@@ -114,6 +114,24 @@ def test_global_options_are_accepted_in_any_position(
     assert _parts(capsys.readouterr().out)[0]["status"] == 200
 
 
+def test_atomic_and_references_send_the_batch_modes(
+    cli_server: RunningServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = cli_server.url + "/batch"
+    book = '{"title": "Dune", "author": "Frank Herbert"}'
+    argv = ["send", "--json", "--atomic", "--references", url, "POST", "books"]
+    argv += ["-H", "Content-Type: application/json", "--data", book, "GET", "$(0)"]
+    argv += ["GET", "books/999999"]
+    assert main(argv) == 1  # a part failed
+    parts = _parts_of(_lines(capsys.readouterr().out))
+    # MB-PROC-8: the failing part ends the batch; the parts before it are rolled back.
+    assert [(p["status"], p["outcome"]) for p in parts] == [
+        (201, "rolled-back"),
+        (200, "rolled-back"),
+        (404, None),
+    ]
+
+
 def _parts_of(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [d for d in lines if d["kind"] == "part"]
 

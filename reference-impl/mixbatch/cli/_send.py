@@ -212,6 +212,17 @@ def _configure(parser: argparse.ArgumentParser) -> frozenset[str]:
     parser.add_argument(
         "--fail", action="store_true", help="exit 1 when a part's status is 400 or above"
     )
+    parser.add_argument(
+        "--atomic",
+        action="store_true",
+        help="send Batch-Mode: atomic: all parts or none (a server without it answers 501)",
+    )
+    parser.add_argument(
+        "--references",
+        action="store_true",
+        help="send Batch-Mode: references, so $(N) and $(N:Field) name earlier parts' results "
+        "(quote them for the shell)",
+    )
     parser.set_defaults(run=run)
     return frozenset(flag for action in valued for flag in action.option_strings)
 
@@ -432,6 +443,10 @@ def _headers(
         fields.append(("Accept", args.accept))
     if args.on_error:
         fields.append(("Prefer", f"batch-on-error={args.on_error}"))
+    modes = [m for m, on in (("atomic", args.atomic), ("references", args.references)) if on]
+    if modes:
+        # MB-PROC-17: Batch-Mode is "a comma-separated list of modes".
+        fields.append(("Batch-Mode", ", ".join(modes)))
     return fields + extra
 
 
