@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
+import pytest
+
 from mixbatch._http.messages import Handler
 from mixbatch.codec import Fields
 from mixbatch.server import Request, Response
-from mixbatch.server._router import Route, Router
+from mixbatch.server._router import MATCH_CACHE_PATH_MAX, MATCH_CACHE_SIZE, Route, Router
 
 
 def _answer(name: str) -> Handler:
@@ -54,3 +56,33 @@ def test_a_path_no_pattern_matches_whole_is_404() -> None:
 def test_parameters_are_captured_from_the_matching_route() -> None:
     response = asyncio.run(ROUTER.handle(Request("GET", "/films/latest", Fields())))
     assert response.body == b"[('kind', 'films')]"
+
+
+def test_a_remembered_match_answers_as_the_first_one_did() -> None:
+    for _ in range(3):
+        assert route_of("/books/7") == "book"
+        assert route_of("/books/7/pages") == "404"
+        assert route_of("/films/latest") == "latest"
+
+
+def test_remembered_parameters_cannot_be_changed_by_a_handler() -> None:
+    found = ROUTER.match("/books/8")
+    assert found is not None
+    params = found[1]
+    assert params == {"id": "8"}
+    with pytest.raises(TypeError):
+        params["id"] = "9"  # type: ignore[index]
+
+
+def test_more_distinct_paths_than_are_remembered_still_route() -> None:
+    router = Router([Route("/books/{id}", {"GET": _answer("book")})])
+    for n in range(MATCH_CACHE_SIZE + 10):
+        found = router.match(f"/books/{n}")
+        assert found is not None
+        assert found[1]["id"] == str(n)
+    long = "/books/" + "9" * MATCH_CACHE_PATH_MAX
+    found = router.match(long)
+    assert found is not None
+    assert found[1]["id"] == "9" * MATCH_CACHE_PATH_MAX
+    assert len(router._matched) <= MATCH_CACHE_SIZE
+    assert long not in router._matched

@@ -123,9 +123,14 @@ class SpooledBody(RequestBody):
             yield chunk
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
-    """One request as handlers see it: end-to-end fields only, target in origin-form."""
+    """One request as handlers see it: end-to-end fields only, target in origin-form.
+
+    Not frozen, though nothing changes one after it is built: a batch builds one per part, and
+    a frozen dataclass's ``__init__`` (``object.__setattr__`` per field) costs several times as
+    much as the whole of routing one.
+    """
 
     method: str
     target: str

@@ -38,7 +38,7 @@ from mixbatch import references
 from mixbatch._constants import INHERITED_FIELDS
 from mixbatch._http.budget import BatchBudget, BudgetExhausted, HeldBody, busy_response
 from mixbatch._http.content_coding import refuse_content_coding
-from mixbatch._http.messages import Request, Response, SpooledBody, end_to_end
+from mixbatch._http.messages import BytesBody, Request, Response, SpooledBody, end_to_end
 from mixbatch._http.negotiation import accept_of, batch_on_error, choose
 from mixbatch._http.problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from mixbatch._http.refusals import refuse_get_with_content
@@ -79,6 +79,11 @@ _READY_MAX_BYTES = 64 * 1024
 
 #: Distinct field sections whose end-to-end form is remembered; see ``_end_to_end``.
 END_TO_END_CACHE_SIZE = 256
+
+#: No field dropped: a part's own fields are all end-to-end already (the codec refused others).
+_KEEP_ALL: frozenset[str] = frozenset()
+#: The body of every part without content: it holds nothing, so one serves them all.
+_NO_CONTENT = BytesBody()
 
 SubRequestRunner = Callable[[Request, int], Awaitable[Response]]
 """Runs one sub-request (with its part index, for logging) through the application router."""
@@ -267,20 +272,20 @@ class BatchEndpoint:
         part: PartSpec,
         resolved: tuple[str, Fields] | None = None,
     ) -> Request:
-        fields = _end_to_end(part.fields if resolved is None else resolved[1], frozenset())
+        own = part.fields
+        fields = _end_to_end(own if resolved is None else resolved[1], _KEEP_ALL)
         if inherited:
-            extra = [
-                pair for name, pairs in inherited if part.fields.get(name) is None for pair in pairs
-            ]
+            extra = [pair for name, pairs in inherited if own.get(name) is None for pair in pairs]
             if extra:
                 fields = Fields([*fields, *extra])
+        length = part.length
         return Request(
-            method=part.method,
-            target=part.target if resolved is None else resolved[0],
-            headers=fields,
-            body=SpooledBody(envelope.spool, part.start, part.length),
-            scheme=batch.scheme,
-            authority=batch.authority,
+            part.method,
+            part.target if resolved is None else resolved[0],
+            fields,
+            SpooledBody(envelope.spool, part.start, length) if length else _NO_CONTENT,
+            batch.scheme,
+            batch.authority,
         )
 
     async def _result(

@@ -19,12 +19,20 @@ import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from mixbatch._http.messages import BodyReadError, BodyTooLarge, Handler, Request, Response
 from mixbatch._http.problems import from_body_error, problem
 from mixbatch._http.refusals import refuse_repeated_field
 
-__all__ = ["Route", "Router"]
+__all__ = ["MATCH_CACHE_PATH_MAX", "MATCH_CACHE_SIZE", "Route", "Router"]
+
+#: Distinct paths whose match is remembered per router: the parts of a batch mostly repeat a
+#: few targets, and a regular expression per request is most of routing's cost.
+MATCH_CACHE_SIZE = 1024
+#: Only paths up to this long are remembered, so the cache holds at most about 256 KiB of them
+#: whatever paths clients send.
+MATCH_CACHE_PATH_MAX = 256
 
 _log = logging.getLogger("mixbatch.server")
 _PARAM = re.compile(r"\{([a-z_]+)\}")
@@ -93,16 +101,31 @@ class Router:
             for _, segment in table
             if segment is not None
         }
+        #: path -> the match, its parameters read-only since every request with that path
+        #: shares them; emptied whole when full, which a workload of few paths never sees.
+        self._matched: dict[str, tuple[Route, Mapping[str, str]] | None] = {}
 
     @property
     def routes(self) -> tuple[Route, ...]:
         return self._routes
 
-    def match(self, path: str) -> tuple[Route, dict[str, str]] | None:
+    def match(self, path: str) -> tuple[Route, Mapping[str, str]] | None:
+        try:
+            return self._matched[path]
+        except KeyError:
+            pass
+        found = self._match(path)
+        if len(path) <= MATCH_CACHE_PATH_MAX:
+            if len(self._matched) >= MATCH_CACHE_SIZE:
+                self._matched.clear()
+            self._matched[path] = found
+        return found
+
+    def _match(self, path: str) -> tuple[Route, Mapping[str, str]] | None:
         for route in self._by_segment.get(_first_segment(path), self._anywhere):
             found = route.regex.fullmatch(path)
             if found is not None:
-                return route, found.groupdict()
+                return route, MappingProxyType(found.groupdict())
         return None
 
     async def handle(self, request: Request) -> Response:
@@ -117,7 +140,7 @@ class Router:
         refused = refuse_repeated_field(request.headers)
         if refused is not None:
             return refused
-        found = self.match(request.path)
+        found = self.match(request.target.partition("?")[0])
         if found is None:
             return problem(404, "not-found", f"no resource at {request.path!r}")
         route, params = found

@@ -37,7 +37,7 @@ _OFFSETS = _random.Random()
 def _unseeded(size: int) -> bytes:
     if size > POOLED_MAX_BYTES:
         return os.urandom(size)
-    start = _OFFSETS.randrange(POOL_BYTES - size + 1)
+    start = int(_OFFSETS.random() * (POOL_BYTES - size + 1))
     return _POOL[start : start + size]
 
 
