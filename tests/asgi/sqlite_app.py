@@ -30,6 +30,7 @@ from mixbatch.asgi import BatchMiddleware
 Headers = list[tuple[bytes, bytes]]
 
 
+# --8<-- [start:notes]
 class Notes:
     """The notes table and the connections that reach it."""
 
@@ -81,6 +82,9 @@ class Notes:
             joined = self._current.get()
             assert joined is not None
             yield joined
+
+
+# --8<-- [end:notes]
 
 
 def _etag(text: str) -> str:

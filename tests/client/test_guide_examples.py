@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from ..asgi.app import make_batched_app
-from .servers import uvicorn_server
+from .servers import reference_server, uvicorn_server
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "guides" / "examples"
 GUIDE = EXAMPLES.parent / "client.md"
@@ -52,3 +52,13 @@ def test_stream_example(url: str) -> None:
 
 def test_async_example(url: str) -> None:
     assert load("client_async").main(url) == [200, 200]
+
+
+def test_atomic_example_against_the_reference_server(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (EXAMPLES.parent / "atomic-and-references.md").read_text()
+    assert '--8<-- "docs/guides/examples/client_atomic.py"' in text
+    with reference_server() as base:
+        assert load("client_atomic").main(base) == ["committed", "rolled-back"]
+    out = capsys.readouterr().out
+    assert out.startswith("committed [201, 200, 200]\n")
+    assert "0 201 True False\n1 404 False False\n2 None False True\n" in out
