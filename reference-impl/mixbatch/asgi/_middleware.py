@@ -94,9 +94,9 @@ __all__ = [
 
 _log = logging.getLogger("mixbatch.asgi")
 
-#: The profiles this middleware implements. "atomic" needs the application's transactions, and
-#: the XML and JSON forms are not offered; collection-get and conditional belong to the app.
-#: The Batch-Mode values and the profiles that offer them.
+#: The Batch-Mode values and the profiles that offer them. "atomic" needs the application's
+#: transactions (``transaction=``); the XML and JSON forms are not offered, and collection-get
+#: and conditional belong to the app.
 _MODE_PROFILES = {references.MODE: "references", _atomic.MODE: "atomic"}
 #: Seconds one batch may run; the same bound as the reference server's (MB-SEC-1).
 BATCH_TIMEOUT = 120.0
