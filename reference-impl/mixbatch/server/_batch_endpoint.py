@@ -52,7 +52,7 @@ from mixbatch.codec import (
 )
 from mixbatch.envelope import check_declared_length
 
-from . import _envelope
+from . import _envelope, _inline
 from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
 from ._config import ServerConfig
 from ._envelope import Envelope, PartSpec
@@ -218,7 +218,7 @@ class BatchEndpoint:
             raise
         fault = references.check(envelope.parts) if references.MODE in modes else None
         if fault is not None:
-            envelope.close()
+            _release(envelope)
             ticket.release()
             return from_error(fault)
         renderer = self._renderer(chosen)
@@ -351,14 +351,16 @@ class BatchEndpoint:
                     # Http-Status-Code."
                     result = PartResult(part.index, part.target, part.content_id, None, "skipped")
                 else:
-                    # An eager task runs the part at once, up to its first real wait; most parts
-                    # never wait and are done here, with no timer armed or event-loop round trip.
-                    task = asyncio.Task(
-                        self._result(batch, inherited, envelope, part, earlier),
-                        loop=loop,
-                        eager_start=True,
+                    # The part runs at once, up to its first real wait (_inline); most parts
+                    # never wait and are done here, with no task, no timer armed and no
+                    # event-loop round trip.
+                    started = _inline.start(
+                        self._result(batch, inherited, envelope, part, earlier), loop
                     )
-                    if not task.done():
+                    if started[0]:
+                        result = started[1]
+                    else:
+                        task = started[1]
                         try:
                             if ready:
                                 yield b"".join(ready)
@@ -375,8 +377,9 @@ class BatchEndpoint:
                             # The client went away (the generator is closed at the yield) or
                             # the batch timed out: the part must not run on unobserved.
                             task.cancel()
-                    result = task.result()
-                    del task  # it holds the result too
+                        result = task.result()
+                        del task  # it holds the result too
+                    del started
                     # MB-PROC-6: with batch-on-error=stop, every part after the first with
                     # status 400 or above is skipped.
                     stopped = stop_on_error and result.status is not None and result.status >= 400
@@ -413,7 +416,7 @@ class BatchEndpoint:
             ready.append(renderer.end(summary))
             yield b"".join(ready)
         finally:
-            envelope.close()
+            _release(envelope)
 
     async def _atomic(
         self,
@@ -499,7 +502,7 @@ class BatchEndpoint:
         if batch.accepts_trailers:
             response.trailers.append(("Batch-Summary", summary.as_field()))
         chunks.append(renderer.end(summary))
-        envelope.close()
+        _release(envelope)
         yield b"".join(chunks)
 
     @staticmethod
@@ -548,6 +551,14 @@ class BatchEndpoint:
             [("Content-Type", PROBLEM_MEDIA_TYPE)],
             problem_body(document),
         )
+
+
+def _release(envelope: Envelope) -> None:
+    """Close the envelope's spool and drop its parts. Each part refers to its envelope and the
+    envelope to its parts: left alone, the cycle waits for a full collection, and every
+    collection until then walks past the batch's parts."""
+    envelope.close()
+    envelope.parts.clear()
 
 
 def _earlier(result: PartResult) -> references.Earlier:

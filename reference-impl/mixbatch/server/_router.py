@@ -129,14 +129,30 @@ class Router:
         return None
 
     async def handle(self, request: Request) -> Response:
-        response = await self._dispatch(request)
+        routed = self._route(request)
+        if isinstance(routed, Response):
+            response = routed
+        else:
+            handler, params = routed
+            try:
+                response = await handler(request, params)
+            except (BodyTooLarge, BodyReadError) as exc:
+                response = from_body_error(exc)
+            except Exception:
+                # One failing handler is that request's 500, never the server's or the batch's
+                # (MB-STATUS-5).
+                _log.exception("handler for %s %s failed", request.method, request.target)
+                response = problem(
+                    500, "internal-error", f"the handler for {request.method} failed"
+                )
         if request.method == "HEAD":
             # RFC 9110 §9.3.2: a HEAD response carries no content, whatever its status; a part
             # is answered as the same request alone (MB-PART-8), so its HEAD has none either.
             await _drop_content(response)
         return response
 
-    async def _dispatch(self, request: Request) -> Response:
+    def _route(self, request: Request) -> tuple[Handler, Mapping[str, str]] | Response:
+        """The handler and path parameters for ``request``, or the response that refuses it."""
         refused = refuse_repeated_field(request.headers)
         if refused is not None:
             return refused
@@ -159,15 +175,7 @@ class Router:
                 f"{method} is not allowed on {request.path!r}",
                 headers=[("Allow", route.allow())],
             )
-        try:
-            return await handler(request, params)
-        except (BodyTooLarge, BodyReadError) as exc:
-            return from_body_error(exc)
-        except Exception:
-            # One failing handler is that request's 500, never the server's or the batch's
-            # (MB-STATUS-5).
-            _log.exception("handler for %s %s failed", method, request.target)
-            return problem(500, "internal-error", f"the handler for {method} failed")
+        return handler, params
 
 
 async def _drop_content(response: Response) -> None:
