@@ -132,3 +132,48 @@ def test_refuses_the_asterisk_form_with_mb_sub_8() -> None:
     with pytest.raises(RemoteProtocolError) as info:
         resolve_target("/batch", "*", scheme="http", authority="a")
     assert info.value.requirement == "MB-SUB-8"
+
+
+def _part(index: int, target: str, offset: int) -> RequestPartStart:
+    return RequestPartStart(index, "GET", target, Fields(), offset, offset + 9)
+
+
+def test_a_remembered_resolution_depends_on_the_base_and_origin_too() -> None:
+    for _ in range(2):
+        assert resolve_part_target(_part(0, "g", 0), base="/b/c", scheme="http", authority="a")
+        assert (
+            resolve_part_target(_part(1, "g", 10), base="/x/y", scheme="http", authority="a")
+            == "/x/g"
+        )
+        assert (
+            resolve_part_target(_part(2, "g", 20), base="/b/c", scheme="http", authority="a")
+            == "/b/g"
+        )
+    # The same absolute reference is on one origin and off another.
+    here = _part(3, "http://a/g", 30)
+    assert resolve_part_target(here, base="/b", scheme="http", authority="a") == "/g"
+    with pytest.raises(RemoteProtocolError):
+        resolve_part_target(here, base="/b", scheme="http", authority="other")
+
+
+def test_a_repeated_refusal_names_each_part_and_offset() -> None:
+    for index in range(3):
+        with pytest.raises(RemoteProtocolError) as info:
+            resolve_part_target(
+                _part(index, "//elsewhere/x", 100 * index), base="/b", scheme="http", authority="a"
+            )
+        assert (info.value.part_index, info.value.offset) == (index, 100 * index + 9)
+
+
+def test_resolutions_remembered_stay_bounded() -> None:
+    from mixbatch.codec import _target
+
+    for n in range(_target.RESOLVED_CACHE_SIZE + 5):
+        assert (
+            resolve_part_target(_part(n, f"/r/{n}", 0), base="/b", scheme="http", authority="a")
+            == f"/r/{n}"
+        )
+    long = "/" + "x" * _target.RESOLVED_CACHE_MAX_CHARS
+    assert resolve_part_target(_part(0, long, 0), base="/b", scheme="http", authority="a") == long
+    assert len(_target._resolved) <= _target.RESOLVED_CACHE_SIZE
+    assert all(key[0] != long for key in _target._resolved)

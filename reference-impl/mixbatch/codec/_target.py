@@ -20,6 +20,8 @@ from ._events import RequestPartStart
 
 __all__ = [
     "DEFAULT_PORTS",
+    "RESOLVED_CACHE_MAX_CHARS",
+    "RESOLVED_CACHE_SIZE",
     "is_uri_reference",
     "normalize_authority",
     "remove_dot_segments",
@@ -163,6 +165,27 @@ def resolve_target(base: str, reference: str, *, scheme: str, authority: str) ->
     return path if query is None else f"{path}?{query}"
 
 
+#: Distinct (reference, base, scheme, authority) whose resolution is remembered: the parts of a
+#: batch mostly name a few targets, and resolving one is most of what receiving a part costs.
+RESOLVED_CACHE_SIZE = 1024
+#: Only references up to this long are remembered, so the cache holds at most about 256 KiB of
+#: them whatever targets peers send.
+RESOLVED_CACHE_MAX_CHARS = 256
+_resolved: dict[tuple[str, str, str, str], str] = {}
+
+
+def _resolve(key: tuple[str, str, str, str]) -> str:
+    """``resolve_target`` for ``key``, remembered when it succeeds and the reference is short.
+    A refusal is not remembered: it raises afresh, with its own part index and offset."""
+    reference, base, scheme, authority = key
+    target = resolve_target(base, reference, scheme=scheme, authority=authority)
+    if len(reference) <= RESOLVED_CACHE_MAX_CHARS and len(base) <= RESOLVED_CACHE_MAX_CHARS:
+        if len(_resolved) >= RESOLVED_CACHE_SIZE:
+            _resolved.clear()
+        _resolved[key] = target
+    return target
+
+
 def resolve_part_target(
     event: RequestPartStart,
     *,
@@ -177,8 +200,10 @@ def resolve_part_target(
     the batch's origin (MB-SUB-2, MB-SUB-8) and refuses a target whose path is one of
     ``batch_paths`` (MB-SUB-4). Errors carry the part index and the Content-Id line's offset.
     """
+    reference = event.target
+    key = (reference, base, scheme, authority)
     try:
-        target = resolve_target(base, event.target, scheme=scheme, authority=authority)
+        target = _resolved.get(key) or _resolve(key)
     except RemoteProtocolError as exc:
         exc.part_index = event.index
         exc.offset = event.target_offset
