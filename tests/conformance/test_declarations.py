@@ -105,6 +105,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-failure-outcomes",
         "atomic-failure-undoes-writes",
         "atomic-no-partial-state",
+        "budget-excess-batch-refused",
         "conditional-unsafe-parts",
         "created-location",
         "malformed-batch-runs-nothing",

@@ -16,7 +16,7 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants import PLANTS
+from mixbatch_conformance.run.plants import PLANTS, behaviour
 from mixbatch_conformance.run.runner import run_check
 from mixbatch_conformance.run.selftest import (
     MutationOutcome,
@@ -78,6 +78,20 @@ def test_planted_bug_is_caught_by_a_check_citing_it(
     failing = [c for c in mutation.catchers if unplanted[c].value in mutation.caught_by]
     if failing:
         pytest.skip(f"{failing} fail on the reference server with nothing planted (a server bug)")
+    missed = _missed(judge_mutation(relay, relayed, mutation))
+    assert missed == {}, f"{mutation.name} ({mutation.breaks}) slipped past {missed}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutation", behaviour.PLANTS, ids=[m.name for m in behaviour.PLANTS])
+def test_bug_in_time_or_order_is_caught(
+    mutation: Mutation, relay: Relay, relayed: Context, unplanted: dict[str, Verdict]
+) -> None:
+    # Every plant that changes how the relay moves messages, not only the quick one of its
+    # requirement: each is a different way to break streaming, pipelining or the budget.
+    assert {c: unplanted[c] for c in mutation.catchers} == dict.fromkeys(
+        mutation.catchers, Verdict.PASS
+    )
     missed = _missed(judge_mutation(relay, relayed, mutation))
     assert missed == {}, f"{mutation.name} ({mutation.breaks}) slipped past {missed}"
 
