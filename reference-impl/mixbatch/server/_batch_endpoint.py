@@ -32,7 +32,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
+from typing import Any
 
 from mixbatch import references
 from mixbatch._constants import INHERITED_FIELDS
@@ -85,7 +86,7 @@ _KEEP_ALL: frozenset[str] = frozenset()
 #: The body of every part without content: it holds nothing, so one serves them all.
 _NO_CONTENT = BytesBody()
 
-SubRequestRunner = Callable[[Request, int], Awaitable[Response]]
+SubRequestRunner = Callable[[Request, int], Coroutine[Any, Any, Response]]
 """Runs one sub-request (with its part index, for logging) through the application router."""
 
 
@@ -288,14 +289,15 @@ class BatchEndpoint:
             batch.authority,
         )
 
-    async def _result(
+    def _prepare(
         self,
         batch: Request,
         inherited: list[tuple[str, list[tuple[str, str]]]],
         envelope: Envelope,
         part: PartSpec,
         earlier: list[references.Earlier] | None = None,
-    ) -> PartResult:
+    ) -> Request | PartResult:
+        """The part's sub-request, or its result already when a reference in it names nothing."""
         resolved = None
         if earlier is not None:
             try:
@@ -309,17 +311,43 @@ class BatchEndpoint:
                 )
             except references.Unresolved as exc:
                 return _unresolved(part, exc)
-        request = self._subrequest(batch, inherited, envelope, part, resolved)
-        response = await self._run(request, part.index)
-        body = response.body
-        if not isinstance(body, bytes):
-            body = b"".join([bytes(chunk) async for chunk in body])
-        # MB-RESP-4: the part carries the sub-response's fields less hop-by-hop and framing
-        # fields, and never the part's own control fields.
-        fields = _end_to_end(tuple(response.headers), PART_CONTROL_FIELDS)
-        return PartResult(
-            part.index, request.target, part.content_id, response.status, None, fields, body
-        )
+        return self._subrequest(batch, inherited, envelope, part, resolved)
+
+    def _start(
+        self,
+        batch: Request,
+        inherited: list[tuple[str, list[tuple[str, str]]]],
+        envelope: Envelope,
+        part: PartSpec,
+        earlier: list[references.Earlier] | None,
+        loop: asyncio.AbstractEventLoop,
+    ) -> PartResult | asyncio.Task[PartResult]:
+        """Run the part at once, up to its first real wait (_inline): its result when it never
+        waited, with no task, no timer armed and no event-loop round trip (most parts), else the
+        task that finishes it (it waits, or its content streams)."""
+        request = self._prepare(batch, inherited, envelope, part, earlier)
+        if isinstance(request, PartResult):
+            return request
+        started = _inline.start(self._run(request, part.index), loop)
+        if started[0]:
+            response = started[1]
+            if isinstance(response.body, bytes):
+                return _result_of(part, request, response, response.body)
+            return asyncio.Task(_completed(part, request, response), loop=loop)
+        return asyncio.Task(_completed(part, request, started[1]), loop=loop)
+
+    async def _result(
+        self,
+        batch: Request,
+        inherited: list[tuple[str, list[tuple[str, str]]]],
+        envelope: Envelope,
+        part: PartSpec,
+        earlier: list[references.Earlier] | None = None,
+    ) -> PartResult:
+        request = self._prepare(batch, inherited, envelope, part, earlier)
+        if isinstance(request, PartResult):
+            return request
+        return await _completed(part, request, self._run(request, part.index))
 
     async def _stream(
         self,
@@ -351,16 +379,11 @@ class BatchEndpoint:
                     # Http-Status-Code."
                     result = PartResult(part.index, part.target, part.content_id, None, "skipped")
                 else:
-                    # The part runs at once, up to its first real wait (_inline); most parts
-                    # never wait and are done here, with no task, no timer armed and no
-                    # event-loop round trip.
-                    started = _inline.start(
-                        self._result(batch, inherited, envelope, part, earlier), loop
-                    )
-                    if started[0]:
-                        result = started[1]
+                    started = self._start(batch, inherited, envelope, part, earlier, loop)
+                    if isinstance(started, PartResult):
+                        result = started
                     else:
-                        task = started[1]
+                        task = started
                         try:
                             if ready:
                                 yield b"".join(ready)
@@ -385,7 +408,7 @@ class BatchEndpoint:
                     stopped = stop_on_error and result.status is not None and result.status >= 400
                 if earlier is not None:
                     earlier.append(_earlier(result))
-                result, chunk = self._render(renderer, result, head=part.method == "HEAD")
+                result, chunk = self._render(renderer, result, part)
                 summary.add(result)
                 # From here the sub-response lives on in ``chunk`` alone: a large body is held
                 # once, not also by its result while the next part runs.
@@ -496,7 +519,7 @@ class BatchEndpoint:
                 summary.add(aborted)
                 chunks.append(renderer.part(aborted))
                 break
-            result, chunk = self._render(renderer, result, head=part.method == "HEAD")
+            result, chunk = self._render(renderer, result, part)
             summary.add(result)
             chunks.append(chunk)
         if batch.accepts_trailers:
@@ -506,9 +529,7 @@ class BatchEndpoint:
         yield b"".join(chunks)
 
     @staticmethod
-    def _render(
-        renderer: Renderer, result: PartResult, *, head: bool = False
-    ) -> tuple[PartResult, bytes]:
+    def _render(renderer: Renderer, result: PartResult, part: PartSpec) -> tuple[PartResult, bytes]:
         """The result's octets; a sub-response the writer refuses becomes that part's 500
         (without content when the part is a HEAD, like every HEAD sub-response)."""
         try:
@@ -524,7 +545,7 @@ class BatchEndpoint:
                 500,
                 None,
                 [("Content-Type", PROBLEM_MEDIA_TYPE)],
-                b"" if head else problem_body(exc.to_problem() | {"status": 500}),
+                b"" if part.method == "HEAD" else problem_body(exc.to_problem() | {"status": 500}),
             )
             return result, renderer.part(result)
 
@@ -551,6 +572,27 @@ class BatchEndpoint:
             [("Content-Type", PROBLEM_MEDIA_TYPE)],
             problem_body(document),
         )
+
+
+async def _completed(
+    part: PartSpec, request: Request, response: Awaitable[Response] | Response
+) -> PartResult:
+    """The part's result once its sub-response is there and its content read whole."""
+    if not isinstance(response, Response):
+        response = await response
+    body = response.body
+    if not isinstance(body, bytes):
+        body = b"".join([bytes(chunk) async for chunk in body])
+    return _result_of(part, request, response, body)
+
+
+def _result_of(part: PartSpec, request: Request, response: Response, body: bytes) -> PartResult:
+    # MB-RESP-4: the part carries the sub-response's fields less hop-by-hop and framing
+    # fields, and never the part's own control fields.
+    fields = _end_to_end(tuple(response.headers), PART_CONTROL_FIELDS)
+    return PartResult(
+        part.index, request.target, part.content_id, response.status, None, fields, body
+    )
 
 
 def _release(envelope: Envelope) -> None:
