@@ -182,7 +182,10 @@ def test_options_returns_capabilities(client: HttpClient, server: RunningServer)
     assert reply.header("Allow") == "OPTIONS, POST"
     document = json.loads(reply.body)
     jsonschema.validate(document, schema("capabilities.schema.json"))
-    assert document["limits"] == server.config.limits.as_document()
+    assert document["limits"] == {
+        **server.config.limits.as_document(),
+        "max_batches_in_flight": server.config.max_batches_in_flight,
+    }
     assert {"atomic", "references"} <= set(document["profiles"])
 
 
