@@ -71,9 +71,6 @@ __all__ = [
 
 _log = logging.getLogger("mixbatch.server")
 
-#: Seconds rendered parts may wait before they go to the connection: finished parts reach the
-#: client this promptly (MB-PROC-4) without one write per turn of the loop.
-FLUSH_EVERY = 0.001
 #: Rendered parts are handed to the connection once this many octets are waiting, so large
 #: parts are not held in memory together (the connection writes at 64 KiB too).
 _READY_MAX_BYTES = 64 * 1024
@@ -362,16 +359,16 @@ class BatchEndpoint:
     ) -> AsyncIterator[bytes]:
         # Rendered parts wait in ``ready`` and go to the connection together, which costs one
         # chunk (one h11 event, one write) for many small parts instead of one each. They are
-        # handed over whenever the next part is about to wait, at the end of every slice
-        # (when the loop is yielded to anyway) and past _READY_MAX_BYTES, so a finished part is never
-        # held back behind a slow one (MB-PROC-4).
+        # handed over whenever the next part is about to wait, at the end of every slice (when
+        # the loop is yielded to anyway, and the connection writes them; a slice is at most
+        # _turns.SLICE, 1 ms) and past _READY_MAX_BYTES, so a finished part is never held back
+        # behind a slow one (MB-PROC-4).
         ready: list[bytes] = [renderer.start()]
         ready_bytes = 0
         summary = Summary()
         stopped = False
         loop = asyncio.get_running_loop()
         inherited = self._inherited(batch)
-        flush_at = loop.time() + FLUSH_EVERY
         try:
             for part in envelope.parts:
                 if stopped:
@@ -408,7 +405,10 @@ class BatchEndpoint:
                     stopped = stop_on_error and result.status is not None and result.status >= 400
                 if earlier is not None:
                     earlier.append(_earlier(result))
-                result, chunk = self._render(renderer, result, part)
+                try:
+                    chunk = renderer.part(result)
+                except LocalProtocolError:
+                    result, chunk = self._render(renderer, result, part)
                 summary.add(result)
                 # From here the sub-response lives on in ``chunk`` alone: a large body is held
                 # once, not also by its result while the next part runs.
@@ -425,12 +425,12 @@ class BatchEndpoint:
                     ready.append(chunk)
                     ready_bytes += len(chunk)
                 del chunk
-                if ready_bytes >= _READY_MAX_BYTES or (ready and loop.time() >= flush_at):
+                due = clock.due()
+                if ready and (due or ready_bytes >= _READY_MAX_BYTES):
                     yield b"".join(ready)
                     ready.clear()
                     ready_bytes = 0
-                    flush_at = loop.time() + FLUSH_EVERY
-                if clock.due():
+                if due:
                     await clock.pass_turn()
             if batch.accepts_trailers:
                 # MB-STATUS-8: an optional trailer counting parts by outcome, sent only to a

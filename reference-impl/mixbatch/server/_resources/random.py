@@ -31,13 +31,15 @@ POOL_BYTES = 1024 * 1024
 POOLED_MAX_BYTES = 64 * 1024
 _POOL = os.urandom(POOL_BYTES)
 # Picks offsets only; seeded from os.urandom by default.
-_OFFSETS = _random.Random()
+_offset = _random.Random().random
+#: The fields of every answer, copied into each (a HEAD answer gains Content-Length).
+_FIELDS = (("Content-Type", "application/octet-stream"), ("Cache-Control", "no-store"))
 
 
 def _unseeded(size: int) -> bytes:
     if size > POOLED_MAX_BYTES:
         return os.urandom(size)
-    start = int(_OFFSETS.random() * (POOL_BYTES - size + 1))
+    start = int(_offset() * (POOL_BYTES - size + 1))
     return _POOL[start : start + size]
 
 
@@ -56,14 +58,10 @@ def routes(max_bytes: int) -> list[Route]:
                 f"{size} octets is over the limit of {max_bytes}",
                 max_bytes=max_bytes,
             )
-        query = request.query
+        _, _, query = request.target.partition("?")
         seeds = parse_qs(query).get("seed") if query else None
         # A seeded generator is not for secrets, only for reproducible test payloads.
         body = _random.Random(f"{seeds[0]}/{size}").randbytes(size) if seeds else _unseeded(size)
-        return Response(
-            200,
-            [("Content-Type", "application/octet-stream"), ("Cache-Control", "no-store")],
-            body,
-        )
+        return Response(200, list(_FIELDS), body)
 
     return [Route("/random/{n}", {"GET": get_random})]
