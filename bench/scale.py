@@ -9,11 +9,13 @@ loopback: this scenario is about the server's memory and per-part cost, not the 
   the time to the first response part is the upload time.
 - ``download``: one batch of 1024 ``GET /random/1048576``: a 1 GiB response the server writes
   part by part as each is ready (MB-PROC-4).
-- ``growth``: N = 10, 100, ... GETs of ``/random/1024``: seconds, seconds per part and the
-  server's RSS growth.
+- ``growth``: N = 10, 100, ... GETs of ``/random/1024``: seconds, seconds per part, the server's
+  CPU time per part and its RSS growth.
 
 Memory is the server's: VmRSS sampled every 10 ms during the run and VmHWM after it, against the
-VmRSS just before it; each big run gets a fresh server so VmHWM belongs to that run alone.
+VmRSS just before it; each big run gets a fresh server so VmHWM belongs to that run alone. CPU
+time is the server's too, from ``/proc`` (``processes.cpu_seconds``, as ``bench.server_cpu``
+measures it): on a shared machine the wall clock also counts time the server waited for a core.
 Quick mode: 64 MiB batches and N up to 10,000.
 """
 
@@ -111,8 +113,10 @@ def _measured(run: Callable[[tuple[str, int]], http1.Transfer]) -> dict[str, Any
     try:
         http1.ping(server.address, "/random/0", 3)  # warm: imports and first-request paths
         base = processes.rss_kib(server.pid)["VmRSS"]
+        cpu = processes.cpu_seconds(server.pid)
         with processes.RssSampler(server.pid) as sampler:
             transfer = run(server.address)
+        cpu = processes.cpu_seconds(server.pid) - cpu
         hwm = processes.rss_kib(server.pid)["VmHWM"]
         peak = max(sampler.peak_kib, hwm)
         return {
@@ -120,6 +124,7 @@ def _measured(run: Callable[[tuple[str, int]], http1.Transfer]) -> dict[str, Any
             "first_part_seconds": transfer.first_part_seconds,
             "rss_base_mib": base / 1024,
             "rss_growth_mib": (peak - base) / 1024,
+            "server_cpu_seconds": cpu,
             "bytes": transfer.payload_bytes,
         }
     finally:
@@ -135,7 +140,7 @@ def _repeat(
         runs.append(_measured(run))
     out: dict[str, Any] = {
         key: summarize([r[key] for r in runs])
-        for key in ("seconds", "rss_growth_mib", "rss_base_mib")
+        for key in ("seconds", "rss_growth_mib", "rss_base_mib", "server_cpu_seconds")
     }
     firsts = [r["first_part_seconds"] for r in runs if r["first_part_seconds"] is not None]
     if firsts:
@@ -171,6 +176,9 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
         )
         entry["n"] = n
         entry["us_per_part"] = summarize([s / n * 1e6 for s in entry["seconds"]["values"]])
+        entry["server_cpu_per_part_us"] = summarize(
+            [s / n * 1e6 for s in entry["server_cpu_seconds"]["values"]]
+        )
         growth.append(entry)
     results["growth"] = growth
     return results
