@@ -89,6 +89,7 @@ def test_haproxy_scale_out_balances_two_origins_by_client(tmp_path: Path) -> Non
         ("h2o", "proxy.preserve-host: ON"),
         ("squid", "vhost"),
         ("squid", "login=PASSTHRU"),
+        ("squid", "client_request_buffer_max_size 64 MB"),
         ("trafficserver", "pristine_host_hdr INT 1"),
         ("varnish", "return (pipe)"),
     ],

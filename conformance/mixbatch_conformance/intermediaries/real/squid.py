@@ -11,9 +11,12 @@ from pathlib import Path
 
 from mixbatch_conformance.intermediaries.real import Layout
 
-__all__ = ["CONFIG_NAME", "command", "config", "prepare"]
+__all__ = ["CLIENT_BUFFER_MB", "CONFIG_NAME", "command", "config", "prepare"]
 
 CONFIG_NAME = "squid.conf"
+#: Squid's client request buffer in the recommended variant: the reference server's default
+#: ``max_batch_bytes`` (64 MiB), so a whole batch the server accepts fits in it.
+CLIENT_BUFFER_MB = 64
 
 
 def config(variant: str, layout: Layout) -> str:
@@ -26,6 +29,11 @@ def config(variant: str, layout: Layout) -> str:
     login = " login=PASSTHRU" if variant != "default" else ""
     if variant != "default":
         extra = "read_timeout 120 seconds\nrequest_timeout 120 seconds\ncache deny all\n"
+        # With its default 512 KB client buffer, Squid 5.7 now and then takes a full buffer
+        # for the client's end of stream while it is still relaying a large batch to the
+        # origin (ERR_CLIENT_GONE in cache.log), closes both connections, and the client gets
+        # no answer: a 16 MiB batch failed 7 of 12 times with the default, 0 of 18 with this.
+        extra += f"client_request_buffer_max_size {CLIENT_BUFFER_MB} MB\n"
     return f"""\
 http_port 127.0.0.1:{layout.port} {accel}
 cache_peer {host} parent {port} 0 no-query originserver name=origin{login}
