@@ -22,3 +22,9 @@ def test_drops_hop_by_hop_framing_and_connection_named_fields() -> None:
 
 def test_keeps_order_and_case_of_what_it_keeps() -> None:
     assert list(end_to_end([("b", "1"), ("A", "2")])) == [("b", "1"), ("A", "2")]
+
+
+def test_pairs_are_the_fields_as_one_tuple() -> None:
+    fields = Fields([("A", "1"), ("b", "2")])
+    assert fields.pairs == (("A", "1"), ("b", "2"))
+    assert hash(fields.pairs) == hash(fields)

@@ -85,6 +85,11 @@ class Fields(Sequence[FieldPair]):
     def __len__(self) -> int:
         return len(self._pairs)
 
+    @property
+    def pairs(self) -> tuple[FieldPair, ...]:
+        """The (name, value) pairs as one tuple: hashed and compared in C, a cheap cache key."""
+        return self._pairs
+
     def __iter__(self) -> Iterator[FieldPair]:
         return iter(self._pairs)
 

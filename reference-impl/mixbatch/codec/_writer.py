@@ -133,7 +133,7 @@ class BatchWriter:
                 self._count == 0,
                 status,
                 content_id,
-                fields._pairs if type(fields) is Fields else fields,
+                fields.pairs if type(fields) is Fields else fields,
                 body,
                 _NOT_IN_RESPONSE_NAMES,
             )

@@ -275,7 +275,7 @@ class BatchEndpoint:
         resolved: tuple[str, Fields] | None = None,
     ) -> Request:
         own = part.fields
-        fields = _end_to_end(own if resolved is None else resolved[1], _KEEP_ALL)
+        fields = _end_to_end(own.pairs if resolved is None else resolved[1].pairs, _KEEP_ALL)
         if inherited:
             extra = [pair for name, pairs in inherited if own.get(name) is None for pair in pairs]
             if extra:
