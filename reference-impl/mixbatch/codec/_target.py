@@ -171,19 +171,23 @@ RESOLVED_CACHE_SIZE = 1024
 #: Only references up to this long are remembered, so the cache holds at most about 256 KiB of
 #: them whatever targets peers send.
 RESOLVED_CACHE_MAX_CHARS = 256
-_resolved: dict[tuple[str, str, str, str], str] = {}
+#: (reference, base, scheme, authority) -> (target, its path as MB-SUB-4 compares it).
+_resolved: dict[tuple[str, str, str, str], tuple[str, str]] = {}
 
 
-def _resolve(key: tuple[str, str, str, str]) -> str:
-    """``resolve_target`` for ``key``, remembered when it succeeds and the reference is short.
-    A refusal is not remembered: it raises afresh, with its own part index and offset."""
+def _resolve(key: tuple[str, str, str, str]) -> tuple[str, str]:
+    """``resolve_target`` for ``key`` and the target's path with unreserved escapes decoded,
+    remembered when it succeeds and the reference is short. A refusal is not remembered: it
+    raises afresh, with its own part index and offset."""
     reference, base, scheme, authority = key
     target = resolve_target(base, reference, scheme=scheme, authority=authority)
+    # Compared as RFC 3986 §6.2.2 normalises it, so no spelling of the path slips past.
+    resolved = (target, _decode_unreserved(target.partition("?")[0]))
     if len(reference) <= RESOLVED_CACHE_MAX_CHARS and len(base) <= RESOLVED_CACHE_MAX_CHARS:
         if len(_resolved) >= RESOLVED_CACHE_SIZE:
             _resolved.clear()
-        _resolved[key] = target
-    return target
+        _resolved[key] = resolved
+    return resolved
 
 
 def resolve_part_target(
@@ -203,15 +207,14 @@ def resolve_part_target(
     reference = event.target
     key = (reference, base, scheme, authority)
     try:
-        target = _resolved.get(key) or _resolve(key)
+        target, path = _resolved.get(key) or _resolve(key)
     except RemoteProtocolError as exc:
         exc.part_index = event.index
         exc.offset = event.target_offset
         raise
     # MB-SUB-4: "A server rejects a part whose target is a batch endpoint with 400, so batches
     # do not nest."
-    # Compared as RFC 3986 §6.2.2 normalises it, so no spelling of the path slips past.
-    if _decode_unreserved(target.partition("?")[0]) in batch_paths:
+    if path in batch_paths:
         raise RemoteProtocolError(
             f"part target {event.target!r} resolves to the batch endpoint {target!r}",
             requirement="MB-SUB-4",
