@@ -19,25 +19,20 @@ Requests to other paths go to the application untouched. At ``path``:
     then 200 multipart/mixed: each part runs in request order through the whole wrapped app
     (MB-SUB-1, MB-PROC-2), and each response part is sent the moment it is ready (MB-PROC-4).
 
-``Batch-Mode: references`` substitutes ``$(N)`` and ``$(N:Field)`` from the answers before each
-part by the rules the reference server uses (``mixbatch.references``, spec §7.7).
-``Batch-Mode: atomic`` runs every part inside the application's ``transaction()`` and writes the
-parts once it committed or rolled back (``_atomic``, spec §7.5).
-
-``authorize_part`` may refuse a part: the part is answered 403 and never reaches the app.
-``Prefer: batch-on-error=stop`` skips the parts after the first failure (MB-PROC-6). A batch
-that runs past ``batch_timeout`` ends with an abort part (MB-STATUS-6, MB-SEC-1).
+This module holds the endpoint itself: its options, checked when it is built, and every
+decision up to the 200. The batch's answer is written by ``_batch_run`` (streamed, or after the
+transaction for ``Batch-Mode: atomic``, spec §7.5), and each part is answered by ``_part_run``:
+``$(N)`` and ``$(N:Field)`` substituted for ``Batch-Mode: references`` (spec §7.7),
+``authorize_part`` asked (a refused part is answered 403 and never reaches the app), then the
+part run through the whole app. ``Prefer: batch-on-error=stop`` skips the parts after the first
+failure (MB-PROC-6). A batch that runs past ``batch_timeout`` ends with an abort part
+(MB-STATUS-6, MB-SEC-1).
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
-import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from mixbatch import references
 from mixbatch._constants import ASGI_DEFAULT_PROFILES as DEFAULT_PROFILES
@@ -52,13 +47,9 @@ from mixbatch._http.budget import (
     Ticket,
     busy_document,
 )
-from mixbatch._http.negotiation import batch_on_error
 from mixbatch.codec import (
-    PROBLEM_TYPE_BASE,
-    BatchWriter,
     Fields,
     Limits,
-    LocalProtocolError,
     RemoteProtocolError,
     is_token,
     parse_batch_content_type,
@@ -66,16 +57,15 @@ from mixbatch.codec import (
 from mixbatch.envelope import SPOOL_IN_MEMORY_BYTES
 
 from . import _atomic
-from ._atomic import Answer, TransactionHook
-from ._dispatch import SubResponse, build_scope, run_part
-from ._envelope import ClientGone, Envelope, Part, declared_too_large, receive_envelope
+from ._atomic import TransactionHook
+from ._batch_run import run_atomic_batch, run_batch
+from ._envelope import ClientGone, declared_too_large, receive_envelope
+from ._part_run import Authorizer, Batch, PartRequest, authority
 from ._replies import (
     ALLOW,
     CAPABILITIES_MEDIA_TYPE,
-    PROBLEM_MEDIA_TYPE,
     accepts_multipart,
     capabilities,
-    problem_bytes,
     problem_document,
     send_problem,
     send_whole,
@@ -92,8 +82,6 @@ __all__ = [
     "TransactionHook",
 ]
 
-_log = logging.getLogger("mixbatch.asgi")
-
 #: The Batch-Mode values and the profiles that offer them. "atomic" needs the application's
 #: transactions (``transaction=``); the XML and JSON forms are not offered, and collection-get
 #: and conditional belong to the app.
@@ -102,22 +90,6 @@ _MODE_PROFILES = {references.MODE: "references", _atomic.MODE: "atomic"}
 BATCH_TIMEOUT = 120.0
 #: Part bodies up to this total stay in memory; beyond it they spill to a temporary file.
 SPOOL_MEMORY_THRESHOLD = SPOOL_IN_MEMORY_BYTES
-#: Parts run back to back yield to the event loop this often, so other requests get a turn.
-_YIELD_EVERY = 32
-
-
-@dataclass(frozen=True, slots=True)
-class PartRequest:
-    """What ``authorize_part`` sees: one sub-request about to run, and the batch's scope."""
-
-    index: int
-    method: str
-    target: str
-    headers: Fields
-    scope: Scope
-
-
-Authorizer = Callable[[PartRequest], bool | Awaitable[bool]]
 
 
 class BatchMiddleware:
@@ -306,7 +278,7 @@ class BatchMiddleware:
                 boundary,
                 base=base,
                 scheme=scope.get("scheme", "http"),
-                authority=_authority(scope, headers),
+                authority=authority(scope, headers),
                 batch_path=self.path,
                 limits=self.limits,
                 spool_threshold=self.spool_threshold,
@@ -326,228 +298,13 @@ class BatchMiddleware:
                 # MB-PROC-19: a reference that does not look back is a 400 before any part runs.
                 await send_problem(send, fault)
                 return
-            batch = _Batch(scope, headers, envelope, base, modes)
+            batch = Batch(scope, headers, envelope, base, modes)
             if _atomic.MODE in modes:
-                await self._run_atomic(batch, send)
+                await run_atomic_batch(self, batch, send)
             else:
-                await self._run(batch, send)
+                await run_batch(self, batch, send)
         finally:
             envelope.close()
-
-    def _start(self, writer: BatchWriter, preference: str | None) -> dict[str, Any]:
-        start = [
-            ("Content-Type", writer.content_type),
-            ("Vary", "Accept"),
-            # MB-INTER-4: "A sender SHOULD include Cache-Control: no-transform".
-            ("Cache-Control", "no-transform"),
-        ]
-        if preference is not None:
-            start.append(("Preference-Applied", f"batch-on-error={preference}"))
-        return {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(k.lower().encode(), v.encode("latin-1")) for k, v in start],
-        }
-
-    async def _run_atomic(self, batch: _Batch, send: Send) -> None:
-        assert self.transaction is not None
-        # §7.5: "An atomic batch implies the stop policy; a server names batch-on-error=stop in
-        # Preference-Applied only when the client asked for it."
-        asked = batch_on_error(batch.headers.get_all("Prefer"))
-        preference = "stop" if asked == "stop" and "error-policy" in self.profiles else None
-        deadline = asyncio.get_running_loop().time() + self.batch_timeout
-        inherited = self._inherited(batch.headers)
-
-        async def run(part: Part, earlier: Sequence[Answer]) -> Answer:
-            return await self._answer(batch, inherited, part, earlier)
-
-        outcome = await _atomic.run_atomic(batch.envelope.parts, self.transaction, run, deadline)
-        writer = BatchWriter()
-        await send(self._start(writer, preference))
-        chunks = []
-        for part in batch.envelope.parts:
-            answer = _atomic.marked(outcome, part.index)
-            if answer is None:
-                chunks.append(self._abort(writer, part, outcome.abort_status, outcome.abort_detail))
-                break
-            chunks.append(self._write(writer, part, answer))
-        chunks.append(writer.close())
-        await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
-
-    def _inherited(self, headers: Fields) -> list[tuple[str, str]]:
-        return [(name, value) for name, value in headers if name.lower() in self.inherit_headers]
-
-    async def _answer(
-        self,
-        batch: _Batch,
-        inherited: list[tuple[str, str]],
-        part: Part,
-        earlier: Sequence[Answer],
-    ) -> Answer:
-        """Part ``part`` run through the app, its references substituted first (§7.7)."""
-        target, fields = part.target, part.fields
-        if references.MODE in batch.modes:
-            scope = batch.scope
-            try:
-                resolved = references.resolve(
-                    part,
-                    [references.Earlier(a.status, a.outcome, a.target, a.headers) for a in earlier],
-                    base=batch.base,
-                    scheme=scope.get("scheme", "http"),
-                    authority=_authority(scope, batch.headers),
-                    batch_paths=(self.path,),
-                )
-            except references.Unresolved as exc:
-                return _unresolved(part, exc)
-            if resolved is not None:
-                target, fields = resolved
-        result = await self._part(
-            batch.scope, batch.headers, inherited, batch.envelope, part, target, fields
-        )
-        return Answer(result.status, result.headers, result.body, None, target)
-
-    async def _run(self, batch: _Batch, send: Send) -> None:
-        headers, envelope = batch.headers, batch.envelope
-        preference = batch_on_error(headers.get_all("Prefer"))
-        if "error-policy" not in self.profiles and preference == "stop":
-            preference = None  # a preference the endpoint does not honour is ignored (RFC 7240)
-        writer = BatchWriter()
-        await send(self._start(writer, preference))
-        deadline = asyncio.get_running_loop().time() + self.batch_timeout
-        inherited = self._inherited(headers)
-        answers: list[Answer] = []
-        stopped = False
-        for part in envelope.parts:
-            if stopped:
-                # MB-RESP-5: a part that never ran carries Batch-Outcome: skipped, no status.
-                answer = Answer(None, outcome="skipped", target=part.target)
-            else:
-                try:
-                    async with asyncio.timeout_at(deadline):
-                        answer = await self._answer(batch, inherited, part, answers)
-                except TimeoutError:
-                    chunk = self._abort(writer, part)
-                    await _send_body(send, chunk)
-                    break
-                # MB-PROC-6: with batch-on-error=stop, every part after the first failure
-                # skips. MB-PROC-20: a part skipped for its reference "did not fail".
-                stopped = preference == "stop" and (answer.status or 0) >= 400
-            if references.MODE in batch.modes:
-                answers.append(answer)
-            chunk = self._write(writer, part, answer)
-            await _send_body(send, chunk)
-            if part.index % _YIELD_EVERY == _YIELD_EVERY - 1:
-                await asyncio.sleep(0)
-        await send({"type": "http.response.body", "body": writer.close(), "more_body": False})
-
-    async def _part(
-        self,
-        scope: Scope,
-        headers: Fields,
-        inherited: list[tuple[str, str]],
-        envelope: Envelope,
-        part: Part,
-        target: str,
-        part_fields: Fields,
-    ) -> SubResponse:
-        own = {name.lower() for name, _ in part_fields}
-        fields = list(part_fields)
-        # MB-SUB-5: outer credentials apply to a part without its own; a part's own field
-        # replaces them. MB-SUB-6: no other outer field is applied.
-        fields += [(n, v) for n, v in inherited if n.lower() not in own]
-        body = envelope.body(part)
-        if body and "content-length" not in own:
-            fields.append(("Content-Length", str(len(body))))
-        if self.authorize_part is not None:
-            request = PartRequest(part.index, part.method, target, Fields(fields), scope)
-            allowed = self.authorize_part(request)
-            if inspect.isawaitable(allowed):
-                allowed = await allowed
-            if not allowed:
-                document = problem_document(
-                    403,
-                    "part-forbidden",
-                    f"part {part.index} ({part.method} {target}) is not authorised",
-                    requirement="MB-SUB-1",
-                )
-                document["part_index"] = part.index
-                return SubResponse(
-                    403, [("Content-Type", PROBLEM_MEDIA_TYPE)], problem_bytes(document)
-                )
-        host = [("Host", _authority(scope, headers))]
-        sub_scope = build_scope(scope, part.method, target, host + fields)
-        return await run_part(self.app, sub_scope, body)
-
-    def _write(self, writer: BatchWriter, part: Part, answer: Answer) -> bytes:
-        try:
-            return writer.response_part(
-                answer.status, part.content_id, answer.headers, answer.body, answer.outcome
-            )
-        except LocalProtocolError as exc:
-            # A sub-response the writer refuses (a header value it cannot carry, say) is that
-            # part's 500, never the batch's (MB-STATUS-5).
-            _log.error("part %d cannot be written: %s", part.index, exc)
-            document = exc.to_problem() | {"status": 500}
-            return writer.response_part(
-                500,
-                part.content_id,
-                [("Content-Type", PROBLEM_MEDIA_TYPE)],
-                problem_bytes(document),
-                "rolled-back" if answer.outcome == "rolled-back" else None,
-            )
-
-    def _abort(
-        self, writer: BatchWriter, part: Part, status: int = 503, detail: str | None = None
-    ) -> bytes:
-        # MB-STATUS-6: a final part "with Batch-Outcome: aborted, Content-Type:
-        # application/problem+json and a problem document naming in part_index the first part
-        # it does not answer, and then the close delimiter".
-        document: dict[str, Any] = {
-            "type": PROBLEM_TYPE_BASE + "batch-aborted",
-            "title": "Batch aborted",
-            "status": status,
-            "detail": detail or f"the batch ran past its time limit of {self.batch_timeout:g} s",
-            "requirement": "MB-STATUS-6",
-            "part_index": part.index,
-        }
-        return writer.response_part(
-            None,
-            None,
-            [("Content-Type", PROBLEM_MEDIA_TYPE)],
-            problem_bytes(document),
-            outcome="aborted",
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class _Batch:
-    """One batch request being answered: its scope, fields, envelope, base URI and modes."""
-
-    scope: Scope
-    headers: Fields
-    envelope: Envelope
-    base: str
-    modes: frozenset[str]
-
-
-def _unresolved(part: Part, exc: references.Unresolved) -> Answer:
-    # MB-PROC-20: "The answer is Batch-Outcome: skipped with an application/problem+json body
-    # whose requirement is MB-PROC-20 and whose reference member is the reference as written".
-    document = problem_document(
-        424,
-        "reference-unresolved",
-        exc.detail,
-        title="Reference unresolved",
-        requirement="MB-PROC-20",
-        part_index=part.index,
-        reference=exc.reference,
-    )
-    body = problem_bytes(document)
-    return Answer(None, [("Content-Type", PROBLEM_MEDIA_TYPE)], body, "skipped", part.target)
-
-
-async def _send_body(send: Send, chunk: bytes) -> None:
-    await send({"type": "http.response.body", "body": chunk, "more_body": True})
 
 
 def _declared(content_length: str | None) -> int | None:
@@ -559,15 +316,3 @@ def _declared(content_length: str | None) -> int | None:
 
 def _fields(scope: Scope) -> Fields:
     return Fields((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", []))
-
-
-def _authority(scope: Scope, headers: Fields) -> str:
-    host = headers.get("Host")
-    if host:
-        return host
-    server = scope.get("server")
-    if server:
-        name, port = server[0], server[1]
-        default = 443 if scope.get("scheme") == "https" else 80
-        return name if port in (None, default) else f"{name}:{port}"
-    return "localhost"
