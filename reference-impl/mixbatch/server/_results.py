@@ -115,11 +115,7 @@ class MultipartRenderer(Renderer):
 
     def part(self, result: PartResult) -> bytes:
         return self._writer.response_part(
-            result.status,
-            result.content_id,
-            fields=result.fields,
-            body=result.body,
-            outcome=result.outcome,
+            result.status, result.content_id, result.fields, result.body, result.outcome
         )
 
     def end(self, summary: Summary) -> bytes:
