@@ -1,0 +1,228 @@
+"""Measure the conformance suite's power on violations planted by someone who had not read its checks.
+
+Each plant is one patch to the independent Go server (examples/go-server) that breaks one
+server requirement the way a competent implementer might (plants.json: id, requirement,
+keyword, description, patch). For each plant the runner copies the server into a scratch
+directory, applies the patch, builds it, starts it on a free loopback port and runs the suite at
+standard tier against it with the server's own target description. The unpatched copy runs
+first: every check that is not PASS there (a WARN for a SHOULD it already misses) is left out of
+the judgement, and any FAIL on it is a false failure.
+
+A plant is *caught by requirement* when a check citing the broken requirement FAILs, or, for a
+SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at all* when any
+check FAILs. The outcome goes to results.json next to this file (or --results).
+
+Usage: python tests/independent_plants/run_plants.py [--only ID ...] [--jobs N] [--results FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+SERVER_DIR = REPO / "examples" / "go-server"
+INDEX = HERE / "plants.json"
+RESULTS = HERE / "results.json"
+FALLBACK_GO = Path("/usr/local/go/bin/go")
+READY_PREFIX = "mbserver listening on "
+BUILD_TIMEOUT_S = 180
+START_TIMEOUT_S = 10
+# The clean server takes about 30 s at standard tier; a plant that hangs requests takes longer.
+SUITE_TIMEOUT_S = 300
+# Verdicts that say a check judged the target non-conformant.
+FAILING = {"FAIL", "FLAKY"}
+# Verdicts that say the suite could not judge a check (not counted as caught).
+ERRORS = {"SETUP-ERROR", "HARNESS-ERROR", "TIMEOUT"}
+WEAK_KEYWORDS = {"SHOULD", "SHOULD NOT"}
+
+
+def find_go() -> str | None:
+    """The go binary on PATH, or the toolchain's usual install path."""
+    found = shutil.which("go")
+    if found is not None:
+        return found
+    return str(FALLBACK_GO) if FALLBACK_GO.is_file() else None
+
+
+def go_env(cache: Path) -> dict[str, str]:
+    """Modules from go.mod only, no toolchain download, a build cache under `cache`."""
+    return dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local", GOCACHE=str(cache))
+
+
+def build(go: str, patch: Path | None, work: Path, cache: Path) -> Path:
+    """Copy the server to `work`, apply `patch` and build; returns the binary."""
+    src = work / "src"
+    shutil.copytree(SERVER_DIR, src)
+    if patch is not None:
+        subprocess.run(["git", "apply", str(patch)], cwd=src, check=True, timeout=30)
+    binary = work / "mbserver"
+    subprocess.run(
+        [go, "build", "-o", str(binary), "."],
+        cwd=src,
+        env=go_env(cache),
+        check=True,
+        timeout=BUILD_TIMEOUT_S,
+        capture_output=True,
+    )
+    return binary
+
+
+@contextmanager
+def serving(binary: Path) -> Iterator[str]:
+    """Start the server on a free loopback port; yields its URL."""
+    proc = subprocess.Popen(
+        [str(binary), "-addr", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if not line.startswith(READY_PREFIX):
+            raise RuntimeError(f"unexpected first line {line!r}")
+        yield line.removeprefix(READY_PREFIX).strip()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=START_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def run_suite(url: str, work: Path) -> tuple[list[dict[str, Any]], int, str]:
+    """Run the standard tier against `url`; returns the report's results, the exit status and
+    the last line the suite printed (the reason, when it could not test)."""
+    target = json.loads((SERVER_DIR / "target.json").read_text())
+    target["base_url"] = url
+    config = work / "target.json"
+    config.write_text(json.dumps(target))
+    report = work / "report"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "mixbatch", "conformance", "--config", str(config),
+            "--tier", "standard", "--seed", "1", "--replays", "0", "--report", str(report),
+            "--no-progress", "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=SUITE_TIMEOUT_S,
+        cwd=REPO,
+    )  # fmt: skip
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    said = lines[-1] if lines else ""
+    path = report / "report.json"
+    results: list[dict[str, Any]] = json.loads(path.read_text())["results"] if path.exists() else []
+    return results, done.returncode, said
+
+
+def measure(go: str, patch: Path | None, cache: Path) -> tuple[list[dict[str, Any]], int, str]:
+    """Build (with `patch`), serve and run the suite once."""
+    with tempfile.TemporaryDirectory(prefix="mbplant-") as tmp:
+        work = Path(tmp)
+        binary = build(go, patch, work, cache)
+        with serving(binary) as url:
+            return run_suite(url, work)
+
+
+def judge(
+    plant: dict[str, Any], run: tuple[list[dict[str, Any]], int, str], noisy: set[str]
+) -> dict[str, Any]:
+    """Whether the suite caught `plant`, leaving out checks that were not PASS on the clean copy.
+    A run that could not test (exit 3, no results) catches nothing; its reason is kept."""
+    results, code, said = run
+    weak = plant["keyword"] in WEAK_KEYWORDS
+    by_req: list[str] = []
+    any_fail: list[str] = []
+    errors: list[str] = []
+    for r in results:
+        if r["check_id"] in noisy:
+            continue
+        if r["verdict"] in FAILING:
+            any_fail.append(r["check_id"])
+        elif r["verdict"] in ERRORS:
+            errors.append(f"{r['check_id']}:{r['verdict']}")
+        cites = plant["requirement"] in r["requirements"]
+        if cites and (r["verdict"] in FAILING or (weak and r["verdict"] == "WARN")):
+            by_req.append(r["check_id"])
+    return {
+        "id": plant["id"],
+        "requirement": plant["requirement"],
+        "caught_by_requirement": sorted(by_req),
+        "any_fail": sorted(any_fail),
+        "errors": sorted(errors),
+        "caught": bool(by_req) or bool(any_fail),
+        "exit_code": code,
+        **({"could_not_test": said} if not results else {}),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", default=None, help="plant ids to run")
+    parser.add_argument("--jobs", type=int, default=1, help="plants run at once (1 or 2)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where to write results")
+    args = parser.parse_args(argv)
+    go = find_go()
+    if go is None:
+        print("no go binary on PATH or at /usr/local/go/bin/go", file=sys.stderr)
+        return 3
+    plants: list[dict[str, Any]] = json.loads(INDEX.read_text())
+    if args.only:
+        plants = [p for p in plants if p["id"] in args.only]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mbplant-cache-") as cache_dir:
+        cache = Path(cache_dir)
+        clean, _, _ = measure(go, None, cache)
+        false_failures = sorted(r["check_id"] for r in clean if r["verdict"] in FAILING)
+        noisy = {r["check_id"] for r in clean if r["verdict"] not in {"PASS", "N/A", "INFO"}}
+
+        def one(plant: dict[str, Any]) -> dict[str, Any]:
+            t0 = time.monotonic()
+            verdict = judge(plant, measure(go, HERE / plant["patch"], cache), noisy)
+            verdict["seconds"] = round(time.monotonic() - t0, 1)
+            mark = "caught" if verdict["caught_by_requirement"] else "MISSED"
+            print(
+                f"{plant['id']}: {mark} {verdict['caught_by_requirement'] or verdict['any_fail']}"
+            )
+            return verdict
+
+        with ThreadPoolExecutor(max_workers=max(1, min(args.jobs, 2))) as pool:
+            verdicts = list(pool.map(one, plants))
+    caught_req = sum(1 for v in verdicts if v["caught_by_requirement"])
+    caught_any = sum(1 for v in verdicts if v["caught"])
+    summary = {
+        "plants": len(verdicts),
+        "caught_by_requirement": caught_req,
+        "caught_at_all": caught_any,
+        "missed": [v["id"] for v in verdicts if not v["caught"]],
+        "caught_only_by_other_checks": [
+            v["id"] for v in verdicts if v["caught"] and not v["caught_by_requirement"]
+        ],
+        "clean_false_failures": false_failures,
+        "clean_not_pass": sorted(noisy),
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    args.results.write_text(json.dumps({"summary": summary, "plants": verdicts}, indent=1) + "\n")
+    print(json.dumps(summary, indent=1))
+    return 0 if not false_failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
