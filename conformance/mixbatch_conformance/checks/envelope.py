@@ -32,7 +32,7 @@ __all__ = ["CASES_FILE", "load_cases", "render_body"]
 CASES_DIR = Path(__file__).parent / "cases"
 CASES_FILE = CASES_DIR / "envelope.json"
 DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
-TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|other_scheme|echo|len[0-9]+)\}")
+TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|other_port|other_scheme|scheme|echo|len[0-9]+)\}")
 
 
 def load_cases(path: Path = CASES_FILE) -> list[dict[str, Any]]:
@@ -89,6 +89,10 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         "nf": ctx.path(ctx.resource(judge, "not_found")),
         "batch": ctx.batch_path,
         "authority": ctx.authority,
+        # The batch's host with another port: another authority, so another origin (MB-SUB-2),
+        # however many ports the server listens on.
+        "scheme": ctx.scheme,
+        "other_port": f"{ctx.host}:{ctx.port + 1 if ctx.port < 65535 else ctx.port - 1}",
         # A scheme that is not the target's own: https for a target reached over http, and
         # http for one reached over https (MB-SUB-2: another scheme is another origin).
         "other_scheme": "http" if ctx.scheme == "https" else "https",

@@ -10,6 +10,11 @@ an abort report. Each check here asks for every form the target claims, not one 
 - `multistatus-json-summary`: the JSON summary counts parts as the Batch-Summary trailer
   would (spec 6.4: "a `summary` object with the counts the `Batch-Summary` trailer would
   give"), for a batch that ran everything and, with the error-policy profile, one that stopped;
+- `multistatus-skipped-entries`: a batch stopped by the stop policy, with an empty-bodied
+  part before the failing one, read in every form: each entry equals the multipart form's
+  part (MB-MULTI-5), a skipped entry has no status (MB-MULTI-6: "DAV:status only when it
+  ran"; the JSON schema gives it a null status) and an empty body is written as such
+  (MB-MULTI-7: "'body' when the octets are valid UTF-8 (empty included)");
 - `batch-abort-in-every-form`: the abort report of MB-MULTI-12 in XML and in JSON: the last
   entry, indexed by the problem's `part_index`, with `Content-Type` as its one header field,
   its problem holding a 5xx status; a server that lets the batch run past its declared limit
@@ -26,8 +31,14 @@ from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlastin
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import Entry, entries_from_json, entries_from_xml
+from mixbatch_conformance.core.representations import (
+    Entry,
+    entries_from_json,
+    entries_from_multipart,
+    entries_from_xml,
+)
 
 __all__: list[str] = []
 
@@ -115,6 +126,42 @@ def multistatus_json_summary(ctx: Context, judge: Judge) -> None:
         stopped = _summary(ctx, judge, [ok, nf, ok, ok], "batch-on-error=stop")
         for name, want in (("ok", 1), ("failed", 1), ("skipped", 2)):
             judge.expect(f"stopped summary {name}", stopped.get(name), {want}, "MB-MULTI-4")
+
+
+@checker(
+    "multistatus-skipped-entries",
+    ("MB-MULTI-5", "MB-MULTI-6", "MB-MULTI-4", "MB-MULTI-7"),
+    "A stopped batch with an empty-bodied part reads the same in every form: skipped entries carry no status, the empty body is empty.",
+    profile="error-policy",
+    state=State.READ_ONLY,
+)
+def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, SubRequest("HEAD", ok.target), nf, ok]
+    if ctx.target.resource("status"):
+        # A 204 is a GET with no content: the JSON form writes it as "body": "".
+        code = ctx.path(ctx.resource(judge, "status").replace("{code}", "204"))
+        subs[1] = SubRequest("GET", code)
+    prefer = ("Prefer", "batch-on-error=stop")
+    multipart = ctx.batch(judge, subs, headers=(prefer,))
+    env = expect_processed(ctx, judge, multipart, [s.content_id for s in subs])
+    base = entries_from_multipart(env, ctx.target.volatile_headers)
+    judge.require("multipart part 3 outcome", base[3].outcome, {"skipped"}, "MB-PROC-6")
+    volatile = ctx.target.volatile_headers
+    for accept, reader, requirement in _forms(ctx, judge):
+        resp = ctx.batch(judge, subs, headers=(("Accept", accept), prefer))
+        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        entries, problem = reader(resp.body)
+        judge.require(f"{accept} readable", problem, {None}, requirement, allowed_text="valid")
+        judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
+        # MB-MULTI-6: "DAV:status only when it ran"; a skipped part did not run.
+        judge.expect(f"{accept} skipped entry status", entries[3].status, {None}, requirement)
+        judge.expect(f"{accept} empty body", entries[1].body, {b""}, "MB-MULTI-7")
+        for i, (got, want) in enumerate(zip(entries, base, strict=True)):
+            judge.expect(
+                f"{accept} entry {i}", got.comparable(volatile), {want.comparable(volatile)},
+                "MB-MULTI-5",
+            )  # fmt: skip
 
 
 def _problem(body: bytes) -> dict[str, Any] | None:

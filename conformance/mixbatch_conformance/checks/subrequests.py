@@ -4,8 +4,9 @@ Theory of operation: each part's status, fields (less the target's volatile ones
 equal those of the same request sent alone (MB-SUB-1, MB-RESP-4), compared by the rules of spec
 3.2.4 (`_shared.alone`: the echo resource's descriptions as requests, the random resource's
 octets by their number); and a conditional field on the batch request is not applied to its
-parts (MB-SUB-6). Credential inheritance has its
-own module (credentials).
+parts (MB-SUB-6), nor is any other ordinary field of the batch request: the echo resource
+shows what a part received (`outer-fields-not-echoed`). Credential inheritance has its own
+module (credentials).
 """
 
 from __future__ import annotations
@@ -13,9 +14,19 @@ from __future__ import annotations
 from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+
+#: Fields of a batch request that a part must not receive (MB-SUB-6), each with a value no
+#: server would make up: a negotiation field, a preference, a language and one of its own.
+OUTER_FIELDS = (
+    ("Accept", "multipart/mixed, application/x-mb-outer-probe;q=0.1"),
+    ("Accept-Language", "x-mb-outer-probe"),
+    ("Prefer", "mb-outer-probe"),
+    ("X-Mb-Outer-Probe", "mb-outer-probe"),
+)
 
 #: Octets asked of the `random` resource: more than one read buffer of most servers, so a
 #: server that cuts or re-encodes a long sub-response body answers a different length.
@@ -78,3 +89,26 @@ def outer_fields(ctx: Context, judge: Judge) -> None:
     # MB-SUB-6: "MUST NOT apply any other header field of the batch request to a
     # sub-request": the part has no If-None-Match, so it gets 200, not 304.
     judge.expect("part 0 status", part_status(env, 0), {200}, "MB-SUB-6")
+
+
+@checker(
+    "outer-fields-not-echoed",
+    ("MB-SUB-6",),
+    "Ordinary fields of the batch request (Accept, Accept-Language, Prefer, an extension field) do not reach a part.",
+    state=State.READ_ONLY,
+)
+def outer_fields_not_echoed(ctx: Context, judge: Judge) -> None:
+    sub = SubRequest("GET", ctx.path(ctx.resource(judge, "echo")))
+    resp = ctx.batch(judge, [sub], headers=OUTER_FIELDS)
+    env = expect_processed(ctx, judge, resp, [sub.content_id], [{200}], "MB-SUB-6")
+    seen = read_echo(env.parts[0].body)
+    if seen is None:
+        judge.not_applicable(
+            "the echo resource does not describe the request as JSON with method, target and "
+            "headers, so the suite cannot see the sub-request's fields"
+        )
+    got = {(n.lower(), v) for n, v in seen.headers}
+    for name, value in OUTER_FIELDS:
+        # MB-SUB-6: "MUST NOT apply any other header field of the batch request to a
+        # sub-request"; the part carries none of these fields itself.
+        judge.expect(f"part 0 received {name}", (name.lower(), value) in got, {False}, "MB-SUB-6")

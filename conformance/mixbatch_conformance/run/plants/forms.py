@@ -232,6 +232,20 @@ def _missing_as_empty(resp: RelayResponse) -> None:
         resp.set("Content-Type", None)
 
 
+def _xml_skipped_status(body: bytes) -> bytes:
+    """Give each skipped entry a DAV:status of 424, as if it had run and failed."""
+    m = re.search(rb'xmlns:([A-Za-z0-9_-]+)="DAV:"', body)
+    prefix = m[1] if m else b"D"
+    status = b"<%s:status>HTTP/1.1 424 Failed Dependency</%s:status>" % (prefix, prefix)
+    return re.sub(rb"(<[A-Za-z0-9_:-]*outcome>skipped</)", status + rb"\1", body)
+
+
+def _empty_body_dropped(responses: list[dict[str, Any]]) -> None:
+    for entry in responses:
+        if entry.get("body") == "":
+            del entry["body"]
+
+
 P = Mutation
 _JSON = ("multistatus-json",)
 _XML = ("multistatus-xml",)
@@ -460,5 +474,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-11",
         ("collection-get-empty",),
         on_response=_get(_is_collection_get, _empty_collection_200),
+    ),
+    # MB-MULTI-6: DAV:status only for a part that ran; MB-MULTI-7: an empty body is "body": "".
+    P(
+        "xml-skipped-entry-status",
+        "MB-MULTI-6 skipped status",
+        ("multistatus-skipped-entries",),
+        on_response=map_xml(_xml_skipped_status),
+    ),
+    P(
+        "json-empty-body-dropped",
+        "MB-MULTI-7 empty body",
+        ("multistatus-skipped-entries",),
+        on_response=map_json(_entries(_empty_body_dropped)),
     ),
 )

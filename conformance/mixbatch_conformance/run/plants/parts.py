@@ -176,6 +176,19 @@ def _outer_credential_added_case_sensitively(req: RelayRequest) -> None:
     req.body = write_parts(out, b)
 
 
+def _outer_fields_applied(req: RelayRequest) -> None:
+    """Copy the batch request's ordinary fields into every part that lacks them."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not b or parts is None:
+        return
+    skip = {"content-type", "content-length", "host", "authorization", "cookie", "connection"}
+    outer = [(n, v) for n, v in req.headers if n.lower() not in skip]
+    req.body = write_parts(
+        [(f + [o for o in outer if field_of(f, o[0]) is None], body) for f, body in parts], b
+    )
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-PART-2: a missing, repeated or invalid Http-Method is 400.
@@ -439,5 +452,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-8",
         ("reject-target-asterisk",),
         on_response=accepts(body_has(rb"Content-Id: <\*>")),
+    ),
+    # MB-SUB-2: the port is part of the authority.
+    P(
+        "other-port-accepted",
+        "MB-SUB-2 port",
+        ("reject-target-other-port",),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:[0-9]+/")),
+    ),
+    # MB-SUB-6: ordinary batch request fields reach no part.
+    P(
+        "outer-fields-applied",
+        "MB-SUB-6 ordinary fields",
+        ("outer-fields-not-echoed",),
+        on_request=_outer_fields_applied,
     ),
 )
