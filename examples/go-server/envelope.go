@@ -196,12 +196,10 @@ func (p *envelopeParser) part(h, index int) (Part, int, *EnvelopeError) {
 	bodyStart := -1
 	delim := -1
 	for {
-		if bytes.HasPrefix(d[i:], p.dash) {
-			// MB-WIRE-21: a header section followed directly by the next delimiter is a
-			// part without a body; the CRLF before it is the delimiter's.
-			delim = i
-			break
-		}
+		// A line that begins with the dash-boundary right after a field line is not a
+		// delimiter: the field line's CRLF cannot also begin the delimiter (spec 3.1 under
+		// MB-WIRE-21), so the line lies inside the header section and fails as a field line
+		// (MB-PART-11). A part without a body still has the CRLF CRLF before the delimiter.
 		k := i
 		for k < len(d) && d[k] != '\r' && d[k] != '\n' {
 			k++

@@ -238,7 +238,11 @@ func TestEnvelopeCases(t *testing.T) {
 		name, content, requirement string
 		status, parts              int
 	}{
-		{"header section followed by the delimiter", "--B\r\nHttp-Method: GET\r\nContent-Id: <a>\r\n--B--", "", 0, 1},
+		{"header section without its empty line before the close delimiter",
+			"--B\r\nHttp-Method: GET\r\nContent-Id: <a>\r\n--B--", "MB-WIRE-13", 400, 0},
+		{"header section without its empty line before the next delimiter",
+			"--B\r\nHttp-Method: GET\r\nContent-Id: <a>\r\n--B\r\nH: v\r\n\r\n\r\n--B--", "MB-PART-11", 400, 0},
+		{"header section and the delimiter's own CRLF", "--B\r\nHttp-Method: GET\r\nContent-Id: <a>\r\n\r\n--B--", "", 0, 1},
 		{"empty header section", "--B\r\n\r\n\r\n--B--", "", 0, 1},
 		{"bare CR before the dash-boundary in a body is content",
 			"--B\r\nH: v\r\n\r\nx\r--B\r\n--B--", "", 0, 1},

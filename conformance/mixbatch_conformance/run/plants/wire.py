@@ -349,4 +349,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("accept-part-without-blank-body-line",),
         on_response=refuses(body_has(rb">\r\n\r\n--")),
     ),
+    # Spec 3.1 under MB-WIRE-21: one CRLF cannot end a field line and begin a delimiter, so a
+    # dash-boundary line right after a field line lies in the header section (MB-PART-11).
+    P(
+        "delimiter-ending-header-line-accepted",
+        "MB-PART-11 delimiter in the header section",
+        ("reject-delimiter-ending-header-line", "reject-close-delimiter-ending-header-line"),
+        on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*>\r\n--")),
+    ),
 )
