@@ -268,6 +268,29 @@ def test_constructor_validates_its_arguments() -> None:
         BatchMiddleware(make_app(), inherit_headers=["bad name"])
 
 
+@pytest.mark.parametrize("profile", ["xml", "json", "Core", "sideways"])
+def test_a_profile_the_middleware_does_not_offer_is_refused_by_name(profile: str) -> None:
+    with pytest.raises(ValueError, match=rf"profiles \['{profile}'\] are not offered"):
+        BatchMiddleware(make_app(), profiles=[profile])
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan")])
+def test_a_batch_timeout_that_is_not_positive_is_refused(timeout: float) -> None:
+    with pytest.raises(ValueError, match=r"batch_timeout must be positive"):
+        BatchMiddleware(make_app(), batch_timeout=timeout)
+
+
+def test_a_content_coded_batch_is_415_with_accept_encoding_identity_and_runs_nothing() -> None:
+    batch_headers, body = batch(("POST", "/books", [], b'{"title":"never"}'))
+    app = BatchMiddleware(make_app())
+    headers = batch_headers | {"Content-Encoding": "gzip", "Accept": "application/xml"}
+    response = call(app, "POST", "/batch", headers, body)
+    assert response.status_code == 415  # before Accept is looked at
+    assert response.headers["accept-encoding"] == "identity"
+    assert problem(response)["type"].endswith("/unsupported-content-coding")
+    assert b"never" not in call(app, "GET", "/books").content
+
+
 def test_a_head_part_carries_no_content_though_the_app_sent_some() -> None:
     # RFC 9110 §9.3.2: the middleware is the server for its parts, so it drops what an ASGI
     # server would drop on the wire (Starlette sends the GET body for HEAD).
