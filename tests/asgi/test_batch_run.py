@@ -3,25 +3,17 @@ the batch's (MB-STATUS-5), in a streamed batch and in an atomic one that rolled 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 
 from mixbatch.asgi import BatchMiddleware
-from mixbatch.codec import (
-    BatchParser,
-    BatchWriter,
-    PartData,
-    ResponsePartStart,
-    Role,
-    parse_batch_content_type,
-)
+
+from ._exchange import batch, call, parts_of
 
 #: A field value no part header section can carry (MB-PART-11 refuses a NUL).
 UNWRITABLE = (b"x-trace", b"a\x00b")
@@ -46,29 +38,10 @@ async def _transaction() -> AsyncIterator[None]:
 def _answer(
     middleware: BatchMiddleware, *targets: str, headers: dict[str, str] | None = None
 ) -> list[tuple[int | None, str | None, bytes]]:
-    writer = BatchWriter()
-    content = b"".join(writer.request_part("GET", t, [], b"") for t in targets) + writer.close()
-
-    async def post() -> httpx.Response:
-        transport = httpx.ASGITransport(app=middleware)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            return await client.post(
-                "/batch",
-                content=content,
-                headers={"Content-Type": writer.content_type, **(headers or {})},
-            )
-
-    response = asyncio.run(post())
-    assert response.status_code == 200, response.text
-    parser = BatchParser(parse_batch_content_type(response.headers["content-type"]), Role.RESPONSE)
-    parts: list[tuple[int | None, str | None, bytes]] = []
-    for event in parser.feed(response.content) + parser.feed_eof():
-        if isinstance(event, ResponsePartStart):
-            parts.append((event.status, event.outcome, b""))
-        elif isinstance(event, PartData):
-            status, outcome, body = parts[-1]
-            parts[-1] = (status, outcome, body + bytes(event.data))
-    return parts
+    """(status, outcome, body) of each part of the answer to a batch of GETs of ``targets``."""
+    batch_headers, content = batch(*(("GET", target, [], b"") for target in targets))
+    response = call(middleware, "POST", "/batch", batch_headers | (headers or {}), content)
+    return [(status, outcome, body) for status, outcome, _, body in parts_of(response)]
 
 
 def _problem(body: bytes) -> dict[str, Any]:

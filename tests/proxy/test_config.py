@@ -3,6 +3,7 @@ argument is refused when the config is built, with a message naming it and its v
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -65,20 +66,23 @@ def test_a_port_outside_0_to_65535_is_refused(port: int) -> None:
         ProxyConfig(Upstream.parse("http://origin.test"), port=port)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "max_connections",
-        "max_pipeline_depth",
-        "run_ahead",
-        "subrequest_timeout",
-        "connect_timeout",
-        "max_response_header_bytes",
-        "max_batches_in_flight",
-        "max_batch_bytes_in_flight",
-        "busy_retry_after",
-    ],
-)
+#: Every numeric bound of ``ProxyConfig`` (the port aside, which may be 0), read from the class so
+#: that a bound added later is held to the same rule.
+BOUNDS = [
+    f.name
+    for f in dataclasses.fields(ProxyConfig)
+    if isinstance(f.default, int | float) and not isinstance(f.default, bool) and f.name != "port"
+]
+
+
+def test_the_bounds_include_the_pool_the_pipeline_the_timeouts_and_the_budget() -> None:
+    assert {"max_connections", "max_pipeline_depth", "run_ahead", "subrequest_timeout"} <= set(
+        BOUNDS
+    )
+    assert {"connect_timeout", "max_batches_in_flight", "busy_retry_after"} <= set(BOUNDS)
+
+
+@pytest.mark.parametrize("name", BOUNDS)
 @pytest.mark.parametrize("value", [0, -1, True, "4", None])
 def test_every_bound_must_be_a_positive_number(name: str, value: Any) -> None:
     with pytest.raises(ValueError, match=rf"ProxyConfig\.{name} must be positive, got {value!r}"):

@@ -63,15 +63,21 @@ def test_a_proxy_server_binds_a_free_loopback_port_serves_and_stops(
     assert not _accepts(proxy.url)
 
 
-async def _announced(announce: io.StringIO, task: asyncio.Task[None]) -> str:
-    """The URL ``serve_proxy`` announced, waiting (bounded) for the line."""
+async def _serving(config: ProxyConfig) -> tuple[asyncio.Task[None], str]:
+    """``serve_proxy`` running as a task, once it announced its URL (checked against
+    ``ANNOUNCEMENT``) and answered a batch there: (the task, the URL)."""
+    announce = io.StringIO()
+    task = asyncio.create_task(serve_proxy(config, announce))
     async with asyncio.timeout(IO_TIMEOUT):
         while not announce.getvalue():
             assert not task.done(), task.exception()
             await asyncio.sleep(0.01)
     found = ANNOUNCED.match(announce.getvalue())
     assert found is not None, announce.getvalue()
-    return found.group(1)
+    url = found.group(1)
+    assert found.group(0) == ANNOUNCEMENT.format(url=url, upstream=config.upstream.url) + "\n"
+    await asyncio.to_thread(_answers_a_batch, url)
+    return task, url
 
 
 def test_serve_proxy_announces_its_url_and_upstream_and_stops_when_cancelled(
@@ -80,11 +86,7 @@ def test_serve_proxy_announces_its_url_and_upstream_and_stops_when_cancelled(
     config = _config(reference)
 
     async def scenario() -> str:
-        announce = io.StringIO()
-        task = asyncio.create_task(serve_proxy(config, announce))
-        url = await _announced(announce, task)
-        assert announce.getvalue() == ANNOUNCEMENT.format(url=url, upstream=reference.url) + "\n"
-        await asyncio.to_thread(_answers_a_batch, url)
+        task, url = await _serving(config)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, IO_TIMEOUT)
@@ -100,10 +102,7 @@ def test_serve_proxy_returns_after_a_graceful_shutdown_at_sigint(
     config = _config(reference)
 
     async def scenario() -> str:
-        announce = io.StringIO()
-        task = asyncio.create_task(serve_proxy(config, announce))
-        url = await _announced(announce, task)
-        await asyncio.to_thread(_answers_a_batch, url)
+        task, url = await _serving(config)
         # serve_proxy's handlers are in place (asyncio.run installs one for SIGINT only), so the
         # signal reaches the proxy and not the test run.
         assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, signal.SIG_IGN)
