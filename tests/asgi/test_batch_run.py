@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from mixbatch.asgi import BatchMiddleware
+from mixbatch.asgi._types import Receive, Scope, Send
 
 from ._exchange import batch, call, parts_of
 
@@ -19,7 +20,7 @@ from ._exchange import batch, call, parts_of
 UNWRITABLE = (b"x-trace", b"a\x00b")
 
 
-async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def _app(scope: Scope, receive: Receive, send: Send) -> None:
     """``/unwritable`` answers 200 with a field the writer refuses; ``/missing`` 404; else 200."""
     path = scope["path"]
     headers = [(b"content-type", b"text/plain")]
