@@ -24,7 +24,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, ClassVar
 
 from mixbatch.codec import (
     BatchParser,
@@ -42,6 +42,8 @@ from mixbatch.codec import (
 __all__ = [
     "INLINE_PART_BYTES",
     "SPOOL_IN_MEMORY_BYTES",
+    "TARGET_MEMO_MAX_CHARS",
+    "TARGET_MEMO_SIZE",
     "Envelope",
     "EnvelopeReader",
     "Part",
@@ -51,23 +53,33 @@ __all__ = [
 #: Part bodies stay in memory up to 1 MiB per batch; beyond that they spool to disk.
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 #: A part whose method, target, Content-Id and fields take more than this, counted as Python
-#: objects (``_held_bytes``), waits in the spool instead of in memory: 10,000 parts then hold at
+#: objects (``_HEAD_OVERHEAD``, ``_held_bytes``), waits in the spool instead of in memory: 10,000 parts then hold at
 #: most about 10 MiB however dense their header sections are.
 INLINE_PART_BYTES = 1024
+#: Distinct Content-Id references one reader remembers the resolved target of: the parts of a
+#: batch mostly name a few targets, and past these the codec's own cache still answers.
+TARGET_MEMO_SIZE = 64
+#: Only references up to this long are remembered, so a reader's memo stays under about 32 KiB.
+TARGET_MEMO_MAX_CHARS = 256
 #: What a ``str`` and a (name, value) tuple cost beyond their characters (CPython 3.12, 64-bit).
 _STR_OVERHEAD = 49
 _FIELD_OVERHEAD = 56 + 8 + 2 * _STR_OVERHEAD
+#: What a part's method, Content-Id and target cost beyond their characters.
+_HEAD_OVERHEAD = 3 * _STR_OVERHEAD
 #: Separates the method, Content-Id, target and field lines of a packed record. No element
 #: holds a CR or LF: fields passed the field-line grammar, the rest are tokens and URI chars.
 _SEP = "\r\n"
 
 _Header = tuple[str, str, str, Fields]
+_new_part = object.__new__
+#: Where each header attribute of a part sits in a ``_Header``.
+_HEADER_POSITION = {"method": 0, "content_id": 1, "target": 2, "fields": 3}
 
 
-def _held_bytes(method: str, content_id: str, target: str, fields: Fields) -> int:
-    """About what holding these objects costs, in octets."""
-    size = 3 * _STR_OVERHEAD + len(method) + len(content_id) + len(target)
-    for name, value in fields:
+def _held_bytes(size: int, fields: Fields) -> int:
+    """``size`` plus about what holding ``fields`` costs, in octets; it stops counting once
+    past ``INLINE_PART_BYTES``."""
+    for name, value in fields.pairs:
         size += _FIELD_OVERHEAD + len(name) + len(value)
         if size > INLINE_PART_BYTES:
             break
@@ -93,61 +105,74 @@ def _unpack(record: bytes) -> _Header:
 class Part:
     """One validated sub-request waiting to run; its body is ``spool[start:start+length]``.
 
-    ``method``, ``content_id``, ``target`` and ``fields`` are held in memory for a small part,
-    or read back from the envelope's spool for one packed there (see ``INLINE_PART_BYTES``).
+    A small part holds ``method``, ``content_id``, ``target`` and ``fields`` as plain
+    attributes, read at the cost of any slot; a part packed into the spool (see
+    ``INLINE_PART_BYTES``) is a ``_PackedPart``, which reads them back from there instead.
     """
 
-    __slots__ = ("_envelope", "_header", "index", "length", "offset", "start")
+    __slots__ = ("content_id", "fields", "index", "length", "method", "offset", "start", "target")
+
+    #: True when the part's header waits in the spool rather than in memory.
+    packed: ClassVar[bool] = False
+
+    method: str
+    content_id: str
+    target: str
+    fields: Fields
 
     def __init__(
         self,
-        envelope: Envelope,
         index: int,
-        header: _Header | tuple[int, int],
+        method: str,
+        content_id: str,
+        target: str,
+        fields: Fields,
         offset: int,
         start: int,
         length: int = 0,
     ) -> None:
-        self._envelope = envelope
-        #: The header objects, or (position, size) of their packed record in the spool.
-        self._header = header
         self.index = index
+        self.method = method
+        self.content_id = content_id
+        self.target = target
+        self.fields = fields
         self.offset = offset
         self.start = start
         self.length = length
-
-    def _load(self) -> _Header:
-        header = self._header
-        if len(header) == 4:
-            return header
-        return self._envelope.record(self, header)
-
-    @property
-    def method(self) -> str:
-        return self._load()[0]
-
-    @property
-    def content_id(self) -> str:
-        return self._load()[1]
-
-    @property
-    def target(self) -> str:
-        return self._load()[2]
-
-    @property
-    def fields(self) -> Fields:
-        return self._load()[3]
-
-    @property
-    def packed(self) -> bool:
-        """True when the part's header waits in the spool rather than in memory."""
-        return len(self._header) != 4
 
     def __repr__(self) -> str:
         return (
             f"Part(index={self.index}, method={self.method!r}, target={self.target!r}, "
             f"start={self.start}, length={self.length})"
         )
+
+
+class _PackedPart(Part):
+    """A part whose header objects wait packed in the envelope's spool: its ``method``,
+    ``content_id``, ``target`` and ``fields`` slots stay empty, so reading one falls through
+    to ``__getattr__``, which reads the record back."""
+
+    __slots__ = ("_at", "_envelope", "_size")
+
+    packed: ClassVar[bool] = True
+
+    def __init__(
+        self, envelope: Envelope, index: int, at: int, size: int, offset: int, start: int
+    ) -> None:
+        self._envelope = envelope
+        #: Where the packed record starts in the spool, and its size.
+        self._at = at
+        self._size = size
+        self.index = index
+        self.offset = offset
+        self.start = start
+        self.length = 0
+
+    def __getattr__(self, name: str) -> str | Fields:
+        position = _HEADER_POSITION.get(name)
+        if position is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self._envelope.record(self, self._at, self._size)[position]
 
 
 @dataclass(slots=True)
@@ -165,18 +190,22 @@ class Envelope:
         self.spool.seek(part.start)
         return self.spool.read(part.length)
 
-    def record(self, part: Part, where: tuple[int, int]) -> _Header:
-        """The header objects of a part packed into the spool."""
+    def record(self, part: Part, at: int, size: int) -> _Header:
+        """The header objects of a part packed into the spool, ``size`` octets from ``at``."""
         last = self._last
         if last is not None and last[0] is part:
             return last[1]
-        self.spool.seek(where[0])
-        header = _unpack(self.spool.read(where[1]))
+        self.spool.seek(at)
+        header = _unpack(self.spool.read(size))
         self._last = (part, header)
         return header
 
     def close(self) -> None:
+        """Close the spool and drop the parts. A packed part refers to its envelope and the
+        envelope to its parts: left alone, the cycle waits for a full collection, and every
+        collection until then walks past the batch's parts."""
         self._last = None
+        self.parts.clear()
         self.spool.close()
 
 
@@ -208,6 +237,7 @@ class EnvelopeReader:
         "_parser",
         "_position",
         "_scheme",
+        "_targets",
     )
 
     def __init__(
@@ -228,6 +258,10 @@ class EnvelopeReader:
         self._base, self._scheme, self._authority = base, scheme, authority
         self._batch_paths = batch_paths
         self._position = 0
+        #: Content-Id reference -> the target ``resolve_part_target`` accepted it as. Base,
+        #: scheme, authority and batch paths are fixed per reader, so the reference alone
+        #: decides; a refusal is never remembered, it raises afresh with its own part's index.
+        self._targets: dict[str, str] = {}
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> None:
         try:
@@ -250,31 +284,66 @@ class EnvelopeReader:
         self._envelope.close()
 
     def _handle(self, events: list[Event]) -> None:
+        # Every part of a batch passes through here, so the common case (a small part without
+        # content, whose target this reader resolved before) costs a few look-ups and one Part.
+        if not events:
+            return
         envelope = self._envelope
         spool = envelope.spool
-        if events and spool.tell() != self._position:
-            spool.seek(self._position)  # a record was read back in between
+        parts = envelope.parts
+        targets = self._targets
+        position = self._position
+        if spool.tell() != position:
+            spool.seek(position)  # a record was read back in between
         for event in events:
-            if isinstance(event, PartData):
-                spool.write(event.data)
-                self._position += len(event.data)
-            elif isinstance(event, RequestPartStart):
-                target = resolve_part_target(
-                    event,
-                    base=self._base,
-                    scheme=self._scheme,
-                    authority=self._authority,
-                    batch_paths=self._batch_paths,
-                )
-                method, content_id, fields = event.method, event.target, event.fields
-                header: _Header | tuple[int, int] = (method, content_id, target, fields)
-                if _held_bytes(method, content_id, target, fields) > INLINE_PART_BYTES:
-                    record = _pack(method, content_id, target, fields)
-                    spool.write(record)
-                    header = (self._position, len(record))
-                    self._position += len(record)
-                envelope.parts.append(
-                    Part(envelope, event.index, header, event.offset, self._position)
+            if isinstance(event, RequestPartStart):
+                reference = event.target
+                target = targets.get(reference)
+                if target is None:
+                    target = self._resolve(event)
+                method, fields = event.method, event.fields
+                size = _HEAD_OVERHEAD + len(method) + len(reference) + len(target)
+                if fields.pairs:
+                    size = _held_bytes(size, fields)
+                if size <= INLINE_PART_BYTES:
+                    # Part(...) spelled out: CPython 3.12 calls a class's Python __init__ at
+                    # about twice the cost of the eight slot stores themselves.
+                    part = _new_part(Part)
+                    part.index = event.index
+                    part.method = method
+                    part.content_id = reference
+                    part.target = target
+                    part.fields = fields
+                    part.offset = event.offset
+                    part.start = position
+                    part.length = 0
+                    parts.append(part)
+                    continue
+                record = _pack(method, reference, target, fields)
+                spool.write(record)
+                at = position
+                position += len(record)
+                parts.append(
+                    _PackedPart(envelope, event.index, at, len(record), event.offset, position)
                 )
             elif isinstance(event, PartEnd):
-                envelope.parts[-1].length = event.length
+                parts[-1].length = event.length
+            elif isinstance(event, PartData):
+                data = event.data
+                spool.write(data)
+                position += len(data)
+        self._position = position
+
+    def _resolve(self, event: RequestPartStart) -> str:
+        """The part's checked target (``resolve_part_target``), remembered for later parts."""
+        target = resolve_part_target(
+            event,
+            base=self._base,
+            scheme=self._scheme,
+            authority=self._authority,
+            batch_paths=self._batch_paths,
+        )
+        reference = event.target
+        if len(self._targets) < TARGET_MEMO_SIZE and len(reference) <= TARGET_MEMO_MAX_CHARS:
+            self._targets[reference] = target
+        return target

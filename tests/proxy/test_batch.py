@@ -26,8 +26,9 @@ def _parts(*methods: str) -> list[object]:
     )
     reader.feed(data + writer.close())
     envelope = reader.finish()
-    envelope.close()
-    return list(envelope.parts)
+    parts = list(envelope.parts)
+    envelope.close()  # which drops the envelope's own list of parts
+    return parts
 
 
 def _methods(runs: list[list[object]]) -> list[list[str]]:
