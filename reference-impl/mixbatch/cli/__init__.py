@@ -1,7 +1,8 @@
 """The ``mixbatch`` command line: ``serve``, ``send``, ``inspect``, ``conformance``, ``proxy``.
 
 Each subcommand lives in its own module with an ``add_parser(subparsers)`` that declares its
-options (with help text) and a ``run(args) -> int`` that returns the exit status. Two commands
+options (with help text) and a ``run(args) -> int`` that returns the exit status; ``send``'s
+command line, request, exchange and exit statuses sit beside it in ``_send_*`` modules. Two commands
 read their own argument list: ``conformance`` forwards it to ``mixbatch_conformance.cli.main``,
 imported only when used, so the suite's options are its own; ``send`` ties each per-part option
 to the sub-request before it, which needs the list in order. Both are still declared here, so
