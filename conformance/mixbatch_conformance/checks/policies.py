@@ -2,15 +2,16 @@
 
 Theory of operation: these checks look at the batch response as a whole rather than at its
 parts: the problem document of a rejection (MB-STATUS-4, validated by
-spec/schemas/problem.schema.json), what a server does with a Batch-Mode or a
+spec/schemas/problem.schema.json, and naming the part a fault was found in), what a server does with a Batch-Mode or a
 batch-on-error value it does not know (MB-PROC-12, MB-PROC-11), which fields it puts in the
-top-level header section (MB-SEC-2, MB-INTER-4, MB-MULTI-10), and the boundaries it chooses
+top-level header section in every form (MB-SEC-2, MB-INTER-4, MB-MULTI-10), and the boundaries it chooses
 (MB-WIRE-5, judged on length and alphabet, and on two responses not sharing one).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
@@ -21,6 +22,7 @@ from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.requirements import load_index
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import parse_media_type
+from mixbatch_conformance.transport.http import Response
 
 BOUNDARY = "mb-pol-93b1c07e4f2d6a58"
 
@@ -70,6 +72,41 @@ def problem_document(ctx: Context, judge: Judge) -> None:
 
 
 @checker(
+    "problem-names-part",
+    ("MB-STATUS-4",),
+    "A batch refused for a fault in its second part names part_index 1, and a byte_offset inside the content when it gives one.",
+    state=State.READ_ONLY,
+)
+def problem_names_part(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    part = f"Http-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n"
+    # Part 1 has no Http-Method (MB-PART-2): a fault a server can only find by reading that
+    # part, so it knows the part's index when it reports it.
+    faulty = f"Content-Id: <{ok}>\r\n\r\n"
+    body = f"--{BOUNDARY}\r\n{part}\r\n--{BOUNDARY}\r\n{faulty}\r\n--{BOUNDARY}\r\n{part}\r\n--{BOUNDARY}--"
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body.encode()))
+    judge.require("status", resp.status, {400}, "MB-PART-2")
+    doc = problem_of(resp)
+    judge.require_true(
+        "problem+json", doc is not None, repr(resp.get("Content-Type")), "application/problem+json"
+    )
+    assert doc is not None
+    # MB-STATUS-4: "with `part_index` (from 0) and `byte_offset` (octets from the start of the
+    # request content) members when the server knows them".
+    judge.expect("part_index", doc.get("part_index"), {1}, "MB-STATUS-4")
+    offset = doc.get("byte_offset")
+    if offset is not None:
+        judge.expect_true(
+            "byte_offset",
+            isinstance(offset, int) and 0 <= offset <= len(body),
+            repr(offset),
+            f"an octet offset from 0 to {len(body)}",
+            "MB-STATUS-4",
+        )
+
+
+@checker(
     "batch-mode-unknown",
     ("MB-PROC-12",),
     "A Batch-Mode value the server does not implement is answered 501.",
@@ -107,6 +144,19 @@ def prefer_unknown(ctx: Context, judge: Judge) -> None:
     )
 
 
+XML_FORM = "application/xml"
+JSON_FORM = "application/vnd.mixbatch.multistatus+json"
+#: Sub-response fields whose copy at the top level is unmistakable: a server's own answer to
+#: a batch has no entity tag, date of change, location or cookie of a member resource.
+PART_ONLY_FIELDS = ("etag", "last-modified", "location", "set-cookie")
+
+
+def _copied(part_fields: Sequence[tuple[str, str]], resp: Response) -> list[str]:
+    """The part's fields that appear with the same value in `resp`'s header section."""
+    top = {(n.lower(), v) for n, v in resp.headers}
+    return [n for n, v in part_fields if n.lower() in PART_ONLY_FIELDS and (n.lower(), v) in top]
+
+
 @checker(
     "top-level-fields",
     ("MB-SEC-2", "MB-INTER-4", "MB-MULTI-10"),
@@ -120,14 +170,20 @@ def top_level_fields(ctx: Context, judge: Judge) -> None:
     # MB-SEC-2: "MUST NOT copy a header field of a sub-response into the header section of the
     # batch response": a field of the same name and value at the top level is a copy; the
     # server's own fields (another Set-Cookie, say) are not.
-    top = {(n.lower(), v) for n, v in resp.headers}
-    copied = [
-        n
-        for n, v in env.parts[0].fields
-        if n.lower() in ("etag", "last-modified", "location", "set-cookie")
-        and (n.lower(), v) in top
-    ]
-    judge.expect("sub-response fields at top level", copied, [[]], "MB-SEC-2")
+    judge.expect(
+        "sub-response fields at top level", _copied(env.parts[0].fields, resp), [[]], "MB-SEC-2"
+    )
+    # The 207 forms are written whole after the parts ran, where a server could still add a
+    # part's fields to the header section it has not sent yet; MB-SEC-2 binds every form.
+    for accept, claimed in ((XML_FORM, "xml"), (JSON_FORM, "json")):
+        if ctx.target.claims(claimed):
+            other = ctx.batch(judge, [ok], headers=(("Accept", accept),))
+            judge.expect(
+                f"sub-response fields at top level ({accept})",
+                _copied(env.parts[0].fields, other),
+                [[]],
+                "MB-SEC-2",
+            )
     # MB-INTER-4 (SHOULD): "include `Cache-Control: no-transform` ... in batch responses".
     cache = ",".join(resp.get_all("Cache-Control")).lower()
     judge.expect_true(

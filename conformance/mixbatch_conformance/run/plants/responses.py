@@ -8,6 +8,7 @@ status or problem document.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
@@ -177,6 +178,23 @@ def _content_on_no_content(parts: list[Part]) -> list[Part]:
         else (f, b)
         for f, b in parts
     ]
+
+
+def _etag_copied_up_in_207(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that lifts the first entry's ETag into the header of a 207 form."""
+    if not is_batch(req) or resp.status != 207:
+        return
+    found = re.search(rb'<[A-Za-z0-9_:-]*header name="ETag">([^<]*)<', resp.body)
+    if found is not None:
+        resp.set("ETag", found[1].decode("latin-1"))
+        return
+    if "json" in (resp.get("Content-Type") or ""):
+        doc = json.loads(resp.body)
+        entries = doc.get("responses") if isinstance(doc, dict) else None
+        first = entries[0].get("headers", []) if isinstance(entries, list) and entries else []
+        for name, value in first:
+            if name.lower() == "etag":
+                resp.set("ETag", value)
 
 
 P = Mutation
@@ -371,5 +389,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-14 status",
         ("batch-abort-after-timeout",),
         on_response_parts=_abort_status,
+    ),
+    # MB-STATUS-4: a fault found in a part is reported with that part's index.
+    P(
+        "problem-part-index-dropped",
+        "MB-STATUS-4 part_index",
+        ("problem-names-part",),
+        on_response=map_response(is_batch, _problem_edit("part_index", None)),
+    ),
+    # MB-SEC-2 in the 207 forms, whose header section is written after the parts ran.
+    P(
+        "etag-copied-up-in-207",
+        "MB-SEC-2 207 forms",
+        ("top-level-fields",),
+        on_response=_etag_copied_up_in_207,
     ),
 )
