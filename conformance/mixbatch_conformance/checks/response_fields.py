@@ -10,6 +10,11 @@ Theory of operation: three things the framing check does not read.
 - `response-delimiter-unique`: the response's delimiter occurs exactly once per part and once
   as the close delimiter (MB-WIRE-6: "the delimiter ... occurs in no part's headers or body"),
   for parts whose bodies are full of dashes, CRLFs and boundary-like text.
+- `long-field-values-unfolded`: a sandbox member stored with a long Content-Type (a
+  parameter of words and spaces, 160 octets) is read in a batch; its part's header section
+  holds that value on one line (MB-PART-7: "does not fold any part header field, whatever its
+  length"; the strict reader reports an obs-fold line). N/A when the server does not keep the
+  value: nothing long comes back to be folded.
 - `no-content-on-204-304`: a 204 or 304 sub-response has no content (RFC 9110 §15.3.5,
   §15.4.5), so its part body is empty (MB-RESP-4: "its content as the part body"), whatever
   the handler tried to write.
@@ -17,6 +22,7 @@ Theory of operation: three things the framing check does not read.
 
 from __future__ import annotations
 
+import json
 import re
 
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
@@ -146,3 +152,45 @@ def response_delimiter_unique(ctx: Context, judge: Judge) -> None:
     # part's headers or body": one per part, one closing, the first without its CRLF.
     found = resp.body.count(b"\r\n" + dash) + resp.body.startswith(dash)
     judge.expect("delimiters in the response", found, {len(subs) + 1})
+
+
+#: A Content-Type of 160-odd octets with spaces, where a writer that folds long lines would.
+LONG_CONTENT_TYPE = 'application/json; mb-note="' + " ".join(["long-field-value"] * 8) + '"'
+
+
+@checker(
+    "long-field-values-unfolded",
+    ("MB-PART-7",),
+    "A long field value of a sub-response (a stored member's Content-Type) is written on one line, unfolded.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def long_field_values_unfolded(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    created = ctx.alone(
+        judge,
+        SubRequest(
+            "POST", coll, (("Content-Type", LONG_CONTENT_TYPE),), json.dumps(member).encode()
+        ),
+    )
+    location = created.get("Location")
+    if created.status != 201 or not location:
+        judge.not_applicable(f"POST {coll} with a long Content-Type answered {created.status}")
+    path = location if location.startswith("/") else ctx.resolve(location)
+    sub = SubRequest("GET", path)
+    # expect_processed reads the answer strictly: an obs-fold line in a part header section
+    # is a finding against MB-PART-7.
+    resp = ctx.batch(judge, [sub])
+    env = expect_processed(ctx, judge, resp, [sub.content_id], [{200}], "MB-PART-7")
+    values = [v for _n, v in env.parts[0].fields]
+    if not any(len(v) > 78 for v in values):
+        judge.not_applicable("the member came back without a field value long enough to fold")
+    judge.expect_true(
+        "long value on one line",
+        not any(re.search(r"\r\n[ \t]", v) for v in values),
+        repr(max(values, key=len)[:80]),
+        "one line per field (MB-PART-7)",
+        "MB-PART-7",
+    )

@@ -197,6 +197,16 @@ def _etag_copied_up_in_207(req: RelayRequest, resp: RelayResponse) -> None:
                 resp.set("ETag", value)
 
 
+def _folded_after(width: int) -> PartsFn:
+    """A writer that folds each field value at its first space past `width` octets."""
+
+    def fold(value: str) -> str:
+        cut = value.find(" ", width)
+        return value if cut < 0 else value[:cut] + "\r\n " + value[cut + 1 :]
+
+    return lambda parts: [([(n, fold(v)) for n, v in f], b) for f, b in parts]
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-RESP-1: one part per request part, in order.
@@ -403,5 +413,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SEC-2 207 forms",
         ("top-level-fields",),
         on_response=_etag_copied_up_in_207,
+    ),
+    # MB-PART-7: no part field is folded, whatever its length.
+    P(
+        "field-values-folded",
+        "MB-PART-7 long values",
+        ("long-field-values-unfolded",),
+        on_response_parts=_folded_after(12),
     ),
 )
