@@ -2,36 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
 from mixbatch_conformance.intermediaries.real import _rows
-
-
-@pytest.fixture
-def recorded(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
-    calls: dict[str, list[Any]] = {"origins": [], "hops": []}
-
-    @contextlib.contextmanager
-    def origins(count: int, public_origin: str | None = None) -> Iterator[list[str]]:
-        calls["origins"].append(public_origin)
-        yield [f"http://127.0.0.1:{9000 + len(calls['origins'])}"] * count
-
-    @contextlib.contextmanager
-    def start_real(chosen: Any, variant: str, used: Any, *, port: int | None = None) -> Any:
-        calls["hops"].append((variant, list(used), port))
-        scheme = "https" if variant in chosen.tls_variants else "http"
-        yield SimpleNamespace(url=f"{scheme}://127.0.0.1:{port or 1}", ca_file=None, taps=())
-
-    monkeypatch.setattr(_rows, "reference_origins", origins)
-    monkeypatch.setattr(_rows, "start_real", start_real)
-    monkeypatch.setattr(_rows, "reference_description", lambda url: {"base_url": url})
-    monkeypatch.setattr(_rows, "probe", lambda *a, **k: SimpleNamespace(as_dict=lambda: {}))
-    return calls
 
 
 def test_tls_row_origin_gets_the_front_end_https_origin(recorded: dict[str, list[Any]]) -> None:

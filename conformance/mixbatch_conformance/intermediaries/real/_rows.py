@@ -46,6 +46,8 @@ __all__ = ["MATRIX_FILE", "Row", "is_row", "rows_from", "run_rows"]
 MATRIX_FILE = "matrix.json"
 #: The folder of the direct run every row is compared with.
 DIRECT = "direct"
+#: Exit status of a run with checks that fail (the suite's EXIT_NONCONFORMANT).
+NONCONFORMANT = 1
 #: Exit status of a run that could not test (the suite's EXIT_HARNESS).
 COULD_NOT_TEST = 3
 
@@ -146,6 +148,16 @@ def _blamed(folder: Path) -> list[str]:
     return [str(b["check_id"]) for b in doc.get("blamed", [])]
 
 
+def _row_exit(code: int, blamed: list[str]) -> int:
+    """A row's share of the matrix run's exit status.
+
+    A check that times out or cannot be judged only through the hop (the hop closed the
+    connection, never answered) is a finding about the hop, published in its row like a
+    failure, so it counts as one; a row that could not test with nothing put on the hop is
+    still a harness problem."""
+    return NONCONFORMANT if code == COULD_NOT_TEST and blamed else code
+
+
 def run_rows(
     rows: Sequence[Row],
     target: str | None,
@@ -154,7 +166,8 @@ def run_rows(
     *,
     say: Callable[[str], None] = print,
 ) -> int:
-    """Run the suite direct and through each row; the worst exit status of the rows that ran."""
+    """Run the suite direct and through each row; the worst exit status of the direct run and
+    the rows (see ``_row_exit``)."""
     report = _option(rest, "--report")
     seed = _option(rest, "--seed") or str(secrets.randbits(32))
     base = _without(_without(_without(rest, "--report"), "--seed"), "--config")
@@ -247,7 +260,7 @@ def run_rows(
             entry["blamed"] = blamed
             if blamed:
                 say(f"via {row.label}: fail only through the hop: {', '.join(blamed)}")
-            worst = max(worst, code)
+            worst = max(worst, _row_exit(code, blamed))
     if root is not None:
         _write(
             root / MATRIX_FILE,
