@@ -65,6 +65,59 @@ def test_a_large_header_section_is_packed_into_the_spool_and_read_back() -> None
         envelope.close()
 
 
+def test_a_packed_part_has_no_attribute_beyond_a_part_s() -> None:
+    fields = [(f"X-F{n}", "v" * 40) for n in range(40)]
+    boundary, data = _content(("GET", "/a", fields, b""))
+    reader = _reader(boundary)
+    reader.feed(data)
+    envelope = reader.finish()
+    try:
+        (big,) = envelope.parts
+        assert big.packed
+        assert (big.method, big.content_id) == ("GET", "/a")
+        with pytest.raises(AttributeError, match="no_such"):
+            big.no_such  # type: ignore[attr-defined]  # noqa: B018
+    finally:
+        envelope.close()
+
+
+def test_parts_naming_one_target_each_resolve_it_alike() -> None:
+    boundary, data = _content(*[("GET", "books/7?x=1", [], b"")] * 3, ("GET", "/books/7", [], b""))
+    reader = _reader(boundary)
+    reader.feed(data)
+    envelope = reader.finish()
+    try:
+        assert [(p.index, p.target, p.content_id) for p in envelope.parts] == [
+            (0, "/books/7?x=1", "books/7?x=1"),
+            (1, "/books/7?x=1", "books/7?x=1"),
+            (2, "/books/7?x=1", "books/7?x=1"),
+            (3, "/books/7", "/books/7"),
+        ]
+    finally:
+        envelope.close()
+
+
+def test_a_refused_target_is_refused_at_every_part_that_names_it() -> None:
+    # The first part alone is fine; the second names the batch endpoint (MB-SUB-4) after a
+    # first part that resolved other targets, so nothing remembered may let it through.
+    boundary, data = _content(("GET", "/a", [], b""), ("GET", "/batch", [], b""))
+    reader = _reader(boundary)
+    with pytest.raises(RemoteProtocolError) as caught:
+        reader.feed(data)
+    assert (caught.value.requirement, caught.value.part_index) == ("MB-SUB-4", 1)
+
+
+def test_closing_the_envelope_drops_its_parts_and_its_spool() -> None:
+    boundary, data = _content(("GET", "/a", [], b""), ("PUT", "/b", [], b"two"))
+    reader = _reader(boundary)
+    reader.feed(data)
+    envelope = reader.finish()
+    assert len(envelope.parts) == 2
+    envelope.close()
+    assert envelope.parts == []
+    assert envelope.spool.closed
+
+
 def test_bodies_over_the_threshold_spill_to_disk_and_still_read_back() -> None:
     body = bytes(range(256)) * 64
     boundary, data = _content(("POST", "/a", [("Content-Type", "x/y")], body))

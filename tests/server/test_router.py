@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 
 import pytest
 
@@ -86,3 +86,66 @@ def test_more_distinct_paths_than_are_remembered_still_route() -> None:
     assert found[1]["id"] == "9" * MATCH_CACHE_PATH_MAX
     assert len(router._matched) <= MATCH_CACHE_SIZE
     assert long not in router._matched
+
+
+def _now(name: str) -> Handler:
+    def handler(request: Request, params: Mapping[str, str]) -> Response:
+        return Response(200, [("Route", name)], repr(sorted(params.items())).encode())
+
+    return handler
+
+
+def _raising(request: Request, params: Mapping[str, str]) -> Response:
+    raise RuntimeError("boom")
+
+
+NOW = Router(
+    [
+        Route("/now/{id}", {"GET": _now("now"), "POST": _raising}),
+        Route("/later/{id}", {"GET": _answer("later")}),
+    ]
+)
+
+
+def test_a_handler_that_never_waits_is_answered_without_a_coroutine() -> None:
+    answer = NOW.respond(Request("GET", "/now/1", Fields()))
+    assert isinstance(answer, Response)
+    assert (answer.status, answer.body) == (200, b"[('id', '1')]")
+
+
+def test_a_coroutine_handler_is_answered_by_a_coroutine_with_the_same_outcome() -> None:
+    answer = NOW.respond(Request("GET", "/later/1", Fields()))
+    assert not isinstance(answer, Response)
+    response = asyncio.run(_wait(answer))
+    assert (response.status, response.body) == (200, b"[('id', '1')]")
+
+
+async def _wait(answer: Awaitable[Response]) -> Response:
+    return await answer
+
+
+def test_handle_awaits_the_answer_of_either_kind_of_handler() -> None:
+    for path in ("/now/2", "/later/2"):
+        response = asyncio.run(NOW.handle(Request("GET", path, Fields())))
+        assert (response.status, response.body) == (200, b"[('id', '2')]")
+
+
+def test_a_refusal_before_any_handler_is_answered_at_once() -> None:
+    answer = NOW.respond(Request("GET", "/nowhere", Fields()))
+    assert isinstance(answer, Response)
+    assert answer.status == 404
+
+
+def test_a_handler_that_raises_at_once_is_that_request_s_500() -> None:
+    answer = NOW.respond(Request("POST", "/now/3", Fields()))
+    assert isinstance(answer, Response)
+    assert answer.status == 500
+
+
+def test_a_head_answered_at_once_keeps_its_length_and_drops_its_content() -> None:
+    head = NOW.respond(Request("HEAD", "/now/4", Fields()))
+    later = asyncio.run(NOW.handle(Request("HEAD", "/later/4", Fields())))
+    assert isinstance(head, Response)
+    for response in (head, later):
+        assert response.body == b""
+        assert response.header("Content-Length") == str(len(b"[('id', '4')]"))

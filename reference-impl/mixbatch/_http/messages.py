@@ -169,5 +169,7 @@ class Response:
         return None
 
 
-Handler = Callable[[Request, Mapping[str, str]], Awaitable[Response]]
-"""A resource method: the request and the path parameters its route captured."""
+Handler = Callable[[Request, Mapping[str, str]], Awaitable[Response] | Response]
+"""A resource method: the request and the path parameters its route captured. A handler that
+never waits may return its response directly; it then runs in its caller's context, so it must
+not set a context variable."""

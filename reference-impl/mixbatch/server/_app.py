@@ -1,7 +1,8 @@
 """The application: the router with every resource and the batch endpoint wired in.
 
 ``App`` is the callable the connection hands each standalone request to, and the batch
-endpoint's sub-request runner is ``App.run_subrequest``: both end in the same ``Router.handle``.
+endpoint's sub-request runner is ``App.run_subrequest``: both end in the same
+``Router.respond``.
 Each request gets one access-log line; a sub-request's line is marked with its part index, so
 that a batch of n parts logs n + 1 lines.
 """
@@ -49,11 +50,14 @@ class App:
             return await self.router.handle(request)
         return await self._logged(request, None)
 
-    def run_subrequest(self, request: Request, index: int) -> Coroutine[Any, Any, Response]:
+    def run_subrequest(
+        self, request: Request, index: int
+    ) -> Response | Coroutine[Any, Any, Response]:
+        """The sub-request's response when its handler never waited, else a coroutine."""
         # With the access log off (as a benchmark runs it) a part costs no clock reads, and no
-        # coroutine of its own beside the router's.
+        # coroutine at all when its handler answers at once.
         if not access_log.isEnabledFor(logging.INFO):
-            return self.router.handle(request)
+            return self.router.respond(request)
         return self._logged(request, index)
 
     async def _logged(self, request: Request, index: int | None) -> Response:

@@ -87,8 +87,9 @@ _KEEP_ALL: frozenset[str] = frozenset()
 #: The body of every part without content: it holds nothing, so one serves them all.
 _NO_CONTENT = BytesBody()
 
-SubRequestRunner = Callable[[Request, int], Coroutine[Any, Any, Response]]
-"""Runs one sub-request (with its part index, for logging) through the application router."""
+SubRequestRunner = Callable[[Request, int], Response | Coroutine[Any, Any, Response]]
+"""Runs one sub-request (with its part index, for logging) through the application router: its
+response when the handler never waited, else a coroutine that finishes it."""
 
 
 @functools.lru_cache(maxsize=END_TO_END_CACHE_SIZE)
@@ -220,7 +221,7 @@ class BatchEndpoint:
             raise
         fault = references.check(envelope.parts) if references.MODE in modes else None
         if fault is not None:
-            _release(envelope)
+            envelope.close()
             ticket.release()
             return from_error(fault)
         renderer = self._renderer(chosen)
@@ -323,19 +324,24 @@ class BatchEndpoint:
         earlier: list[references.Earlier] | None,
         loop: asyncio.AbstractEventLoop,
     ) -> PartResult | asyncio.Task[PartResult]:
-        """Run the part at once, up to its first real wait (_inline): its result when it never
-        waited, with no task, no timer armed and no event-loop round trip (most parts), else the
-        task that finishes it (it waits, or its content streams)."""
+        """Run the part at once: its result when it never waited, with no task, no timer armed
+        and no event-loop round trip (most parts), else the task that finishes it (it waits, or
+        its content streams). A handler that answers at once is a plain call; one that is a
+        coroutine runs up to its first real wait (_inline)."""
         request = self._prepare(batch, inherited, envelope, part, earlier)
         if isinstance(request, PartResult):
             return request
-        started = _inline.start(self._run(request, part.index), loop)
-        if started[0]:
+        answer = self._run(request, part.index)
+        if isinstance(answer, Response):
+            response = answer
+        else:
+            started = _inline.start(answer, loop)
+            if not started[0]:
+                return asyncio.Task(_completed(part, request, started[1]), loop=loop)
             response = started[1]
-            if isinstance(response.body, bytes):
-                return _result_of(part, request, response, response.body)
-            return asyncio.Task(_completed(part, request, response), loop=loop)
-        return asyncio.Task(_completed(part, request, started[1]), loop=loop)
+        if isinstance(response.body, bytes):
+            return _result_of(part, request, response, response.body)
+        return asyncio.Task(_completed(part, request, response), loop=loop)
 
     async def _result(
         self,
@@ -445,7 +451,7 @@ class BatchEndpoint:
             ready.append(renderer.end(summary))
             yield b"".join(ready)
         finally:
-            _release(envelope)
+            envelope.close()
 
     async def _atomic(
         self,
@@ -531,7 +537,7 @@ class BatchEndpoint:
         if batch.accepts_trailers:
             response.trailers.append(("Batch-Summary", summary.as_field()))
         chunks.append(renderer.end(summary))
-        _release(envelope)
+        envelope.close()
         yield b"".join(chunks)
 
     @staticmethod
@@ -599,14 +605,6 @@ def _result_of(part: PartSpec, request: Request, response: Response, body: bytes
     return PartResult(
         part.index, request.target, part.content_id, response.status, None, fields, body
     )
-
-
-def _release(envelope: Envelope) -> None:
-    """Close the envelope's spool and drop its parts. Each part refers to its envelope and the
-    envelope to its parts: left alone, the cycle waits for a full collection, and every
-    collection until then walks past the batch's parts."""
-    envelope.close()
-    envelope.parts.clear()
 
 
 def _earlier(result: PartResult) -> references.Earlier:

@@ -1,8 +1,11 @@
 """The router: one table from path patterns to per-method handlers, for every request.
 
-The connection calls ``Router.handle`` for a standalone request and the batch endpoint calls the
-very same method for each sub-request (thesis ch. 5.2: "one code path per operation"; MB-SUB-1:
-each sub-request "passes the same routing ... checks as the same request sent alone").
+Every standalone request and every sub-request is routed and answered by the very same method,
+``Router.respond`` (thesis ch. 5.2: "one code path per operation"; MB-SUB-1: each sub-request
+"passes the same routing ... checks as the same request sent alone"). A handler either returns
+its ``Response`` (it never waits) or is a coroutine function; ``respond`` returns the response
+itself in the first case and a coroutine in the second, so that a batch runs a part that never
+waits as a plain call. ``Router.handle`` is ``respond`` awaited, for the connection.
 
 A ``Route`` is a path pattern such as ``/books/{id}`` plus a mapping of method to handler.
 Anything not in the table is an error response, never a guess: an unknown path is 404, a known
@@ -17,9 +20,10 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from mixbatch._http.messages import BodyReadError, BodyTooLarge, Handler, Request, Response
 from mixbatch._http.problems import from_body_error, problem
@@ -128,28 +132,34 @@ class Router:
                 return route, MappingProxyType(found.groupdict())
         return None
 
-    async def handle(self, request: Request) -> Response:
+    def respond(self, request: Request) -> Response | Coroutine[Any, Any, Response]:
+        """Route ``request`` and answer it: the response itself when the handler answered
+        without waiting (a synchronous handler, or a refusal before any handler), else a
+        coroutine that finishes it. Every request and sub-request is routed here, and only
+        here; ``handle`` is its face for callers that always await."""
         routed = self._route(request)
         if isinstance(routed, Response):
             response = routed
         else:
             handler, params = routed
             try:
-                response = await handler(request, params)
-            except (BodyTooLarge, BodyReadError) as exc:
-                response = from_body_error(exc)
-            except Exception:
-                # One failing handler is that request's 500, never the server's or the batch's
-                # (MB-STATUS-5).
-                _log.exception("handler for %s %s failed", request.method, request.target)
-                response = problem(
-                    500, "internal-error", f"the handler for {request.method} failed"
-                )
+                answer = handler(request, params)
+            except Exception as exc:
+                response = _failed(request, exc)
+            else:
+                if not isinstance(answer, Response):
+                    return _awaited(request, answer)
+                response = answer
         if request.method == "HEAD":
-            # RFC 9110 §9.3.2: a HEAD response carries no content, whatever its status; a part
-            # is answered as the same request alone (MB-PART-8), so its HEAD has none either.
-            await _drop_content(response)
+            return _head(response)
         return response
+
+    async def handle(self, request: Request) -> Response:
+        """``respond``, awaited."""
+        answer = self.respond(request)
+        if isinstance(answer, Response):
+            return answer
+        return await answer
 
     def _route(self, request: Request) -> tuple[Handler, Mapping[str, str]] | Response:
         """The handler and path parameters for ``request``, or the response that refuses it."""
@@ -178,14 +188,44 @@ class Router:
         return handler, params
 
 
-async def _drop_content(response: Response) -> None:
-    """Turn a GET response into its HEAD form: same fields, no content."""
+async def _awaited(request: Request, answer: Awaitable[Response]) -> Response:
+    """The answer of a handler that may wait, finished as ``Router.respond`` finishes one."""
+    try:
+        response = await answer
+    except Exception as exc:
+        response = _failed(request, exc)
+    if request.method == "HEAD":
+        headed = _head(response)
+        return headed if isinstance(headed, Response) else await headed
+    return response
+
+
+def _failed(request: Request, exc: Exception) -> Response:
+    """The response for a handler that raised ``exc``."""
+    if isinstance(exc, (BodyTooLarge, BodyReadError)):
+        return from_body_error(exc)
+    # One failing handler is that request's 500, never the server's or the batch's
+    # (MB-STATUS-5).
+    _log.error("handler for %s %s failed", request.method, request.target, exc_info=exc)
+    return problem(500, "internal-error", f"the handler for {request.method} failed")
+
+
+def _head(response: Response) -> Response | Coroutine[Any, Any, Response]:
+    """Turn a GET response into its HEAD form: same fields, no content. RFC 9110 §9.3.2: a HEAD
+    response carries no content, whatever its status; a part is answered as the same request
+    alone (MB-PART-8), so its HEAD has none either. Content that streams is closed first."""
     body = response.body
     if isinstance(body, bytes):
         if response.header("Content-Length") is None:
             response.headers.append(("Content-Length", str(len(body))))
-    else:
-        aclose = getattr(body, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        response.body = b""
+        return response
+    return _closed_head(response, body)
+
+
+async def _closed_head(response: Response, body: AsyncIterator[bytes]) -> Response:
+    aclose = getattr(body, "aclose", None)
+    if aclose is not None:
+        await aclose()
     response.body = b""
+    return response
