@@ -108,6 +108,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
         "created-location",
+        "long-field-values-unfolded",
         "malformed-batch-runs-nothing",
         "property-sandbox-state-machine",
         "proxy-validates-before-forwarding",
