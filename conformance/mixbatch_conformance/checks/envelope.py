@@ -32,6 +32,8 @@ __all__ = ["CASES_FILE", "load_cases", "render_body"]
 CASES_DIR = Path(__file__).parent / "cases"
 CASES_FILE = CASES_DIR / "envelope.json"
 DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
+#: How far from the target's port the other-port case's port is (MB-SUB-2).
+OTHER_PORT_STEP = 1000
 TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|other_port|other_scheme|scheme|echo|len[0-9]+)\}")
 
 
@@ -78,6 +80,10 @@ def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
     return bytes(out)
 
 
+def _other_port(port: int) -> int:
+    return port + OTHER_PORT_STEP if port + OTHER_PORT_STEP <= 65535 else port - OTHER_PORT_STEP
+
+
 def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
     for need in case.get("needs", []):
         ctx.resource(judge, need)
@@ -89,10 +95,11 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         "nf": ctx.path(ctx.resource(judge, "not_found")),
         "batch": ctx.batch_path,
         "authority": ctx.authority,
-        # The batch's host with another port: another authority, so another origin (MB-SUB-2),
-        # however many ports the server listens on.
         "scheme": ctx.scheme,
-        "other_port": f"{ctx.host}:{ctx.port + 1 if ctx.port < 65535 else ctx.port - 1}",
+        # The batch's host with another port: another authority, so another origin (MB-SUB-2),
+        # however many ports the server listens on. A port far off, not the next one, so that it
+        # is not the origin's own behind a front end that took the port next to it.
+        "other_port": f"{ctx.host}:{_other_port(ctx.port)}",
         # A scheme that is not the target's own: https for a target reached over http, and
         # http for one reached over https (MB-SUB-2: another scheme is another origin).
         "other_scheme": "http" if ctx.scheme == "https" else "https",
