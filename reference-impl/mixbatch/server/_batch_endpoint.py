@@ -53,7 +53,7 @@ from mixbatch.codec import (
 )
 from mixbatch.envelope import check_declared_length
 
-from . import _envelope, _inline
+from . import _collector, _envelope, _inline
 from ._capabilities import REPRESENTATIONS, SPEC_VERSION, capabilities_response
 from ._config import ServerConfig
 from ._envelope import Envelope, PartSpec
@@ -190,6 +190,13 @@ class BatchEndpoint:
             return from_error(exc)
         except BudgetExhausted as exc:
             return self._busy(exc)
+        # From here until the batch ends, its parts are alive (_collector).
+        young = _collector.hold()
+
+        def release() -> None:
+            ticket.release()
+            young.release()
+
         try:
             clock = self.turns.clock()
             async with asyncio.timeout_at(deadline):
@@ -203,13 +210,13 @@ class BatchEndpoint:
                     clock=clock,
                 )
         except MixbatchError as exc:
-            ticket.release()
+            release()
             return from_error(exc)
         except BudgetExhausted as exc:
-            ticket.release()
+            release()
             return self._busy(exc)
         except TimeoutError:
-            ticket.release()
+            release()
             return problem(
                 408,
                 "batch-timeout",
@@ -217,12 +224,12 @@ class BatchEndpoint:
                 requirement="MB-PROC-1",
             )
         except BaseException:
-            ticket.release()
+            release()
             raise
         fault = references.check(envelope.parts) if references.MODE in modes else None
         if fault is not None:
             envelope.close()
-            ticket.release()
+            release()
             return from_error(fault)
         renderer = self._renderer(chosen)
         # MB-MULTI-10: Vary: Accept, since the representation depends on it. MB-INTER-4: a
@@ -244,7 +251,7 @@ class BatchEndpoint:
             stream = self._stream(
                 request, envelope, renderer, stop_on_error, deadline, response, clock, earlier
             )
-        response.body = HeldBody(stream, envelope.close, ticket.release)
+        response.body = HeldBody(stream, envelope.close, release)
         return response
 
     def _busy(self, exc: BudgetExhausted) -> Response:
