@@ -235,11 +235,17 @@ def _scale(e: dict[str, Any]) -> list[str]:
             f"| {name} | {_spread(r['seconds'], digits=2)} | {_spread(r['mbyte_per_second'], digits=0)} | "
             f"{first} | {_spread(r['rss_growth_mib'])} |"
         )
-    lines += ["", "| N | seconds | us per part | server RSS growth MiB |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "| N | seconds | us per part | server CPU us per part | server RSS growth MiB |",
+        "|---|---|---|---|---|",
+    ]
     for g in e["growth"]:
+        # Results from before the server's CPU time was read have no such figure.
+        cpu = _spread(g["server_cpu_per_part_us"]) if "server_cpu_per_part_us" in g else "-"
         lines.append(
             f"| {g['n']} | {_spread(g['seconds'], digits=3)} | {_spread(g['us_per_part'], digits=0)} | "
-            f"{_spread(g['rss_growth_mib'])} |"
+            f"{cpu} | {_spread(g['rss_growth_mib'])} |"
         )
     lines.append("")
     return lines
