@@ -53,8 +53,8 @@ __all__ = [
 #: Part bodies stay in memory up to 1 MiB per batch; beyond that they spool to disk.
 SPOOL_IN_MEMORY_BYTES = 1024 * 1024
 #: A part whose method, target, Content-Id and fields take more than this, counted as Python
-#: objects (``_HEAD_OVERHEAD``, ``_held_bytes``), waits in the spool instead of in memory: 10,000 parts then hold at
-#: most about 10 MiB however dense their header sections are.
+#: objects (``_HEAD_OVERHEAD``, ``_FIELD_OVERHEAD``), waits in the spool instead of in memory:
+#: 10,000 parts then hold at most about 10 MiB however dense their header sections are.
 INLINE_PART_BYTES = 1024
 #: Distinct Content-Id references one reader remembers the resolved target of: the parts of a
 #: batch mostly name a few targets, and past these the codec's own cache still answers.
@@ -74,16 +74,6 @@ _Header = tuple[str, str, str, Fields]
 _new_part = object.__new__
 #: Where each header attribute of a part sits in a ``_Header``.
 _HEADER_POSITION = {"method": 0, "content_id": 1, "target": 2, "fields": 3}
-
-
-def _held_bytes(size: int, fields: Fields) -> int:
-    """``size`` plus about what holding ``fields`` costs, in octets; it stops counting once
-    past ``INLINE_PART_BYTES``."""
-    for name, value in fields.pairs:
-        size += _FIELD_OVERHEAD + len(name) + len(value)
-        if size > INLINE_PART_BYTES:
-            break
-    return size
 
 
 def _pack(method: str, content_id: str, target: str, fields: Fields) -> bytes:
@@ -302,9 +292,13 @@ class EnvelopeReader:
                 if target is None:
                     target = self._resolve(event)
                 method, fields = event.method, event.fields
+                # About what holding these objects costs, in octets; counting stops once past
+                # INLINE_PART_BYTES.
                 size = _HEAD_OVERHEAD + len(method) + len(reference) + len(target)
-                if fields.pairs:
-                    size = _held_bytes(size, fields)
+                for name, value in fields.pairs:
+                    size += _FIELD_OVERHEAD + len(name) + len(value)
+                    if size > INLINE_PART_BYTES:
+                        break
                 if size <= INLINE_PART_BYTES:
                     # Part(...) spelled out: CPython 3.12 calls a class's Python __init__ at
                     # about twice the cost of the eight slot stores themselves.
