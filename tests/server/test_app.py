@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from mixbatch._http.messages import Request
+from mixbatch._http.messages import Request, Response
 from mixbatch.codec import Fields
 from mixbatch.server import ServerConfig, build_app
 from mixbatch.server._app import App
@@ -35,6 +35,17 @@ def test_a_sub_request_gets_the_same_answer_as_the_request_alone() -> None:
     alone = asyncio.run(app(_get("/books/1")))
     part = asyncio.run(app.run_subrequest(_get("/books/1"), 3))
     assert (part.status, part.headers, part.body) == (alone.status, alone.headers, alone.body)
+
+
+def test_a_sub_request_whose_handler_never_waits_is_answered_at_once_as_alone() -> None:
+    app = build_app(ServerConfig(), clock=lambda: 1_700_000_000.0)
+    alone = asyncio.run(app(_get("/random/32?seed=7")))
+    part = app.run_subrequest(_get("/random/32?seed=7"), 0)
+    assert isinstance(part, Response)  # no coroutine, no task: a plain call
+    assert (part.status, part.headers, part.body) == (alone.status, alone.headers, alone.body)
+    head = app.run_subrequest(Request("HEAD", "/random/32", Fields()), 1)
+    assert isinstance(head, Response)
+    assert (head.body, head.header("Content-Length")) == (b"", "32")
 
 
 def test_each_request_and_sub_request_logs_one_line(caplog: pytest.LogCaptureFixture) -> None:
