@@ -1,8 +1,8 @@
 """The cyclic collector while batches are in flight: its young generation collects less often.
 
-A batch holds every part it received until its last part ran: for 10,000 parts some 50,000
+A batch holds every part it received until its last part ran: for 10,000 parts some 40,000
 objects the collector counts (each part, its fields and their tuples), every one of them alive.
-At CPython's default threshold of 700 they set off a young collection every 150 parts or so, and
+At CPython's default threshold of 700 they set off a young collection every 200 parts or so, and
 each one walks the parts received since the last and moves them on to an older generation,
 whose collections walk them again: about half a microsecond of each part's CPU time, for no
 garbage found. While any batch is in flight the threshold is ``BATCH_YOUNG_THRESHOLD`` instead,
@@ -20,7 +20,7 @@ import gc
 __all__ = ["BATCH_YOUNG_THRESHOLD", "Hold", "hold"]
 
 #: The young generation's threshold while batches are in flight: ten times MAX_PARTS, room for
-#: the five or so counted objects each part of a batch at that limit holds, and more.
+#: the four or so counted objects each part of a batch at that limit holds, and more.
 BATCH_YOUNG_THRESHOLD = 100_000
 
 
