@@ -28,6 +28,7 @@ from pathlib import Path
 
 import h2.config
 import h2.connection
+import h2.errors
 import h2.events
 import h2.exceptions
 import h2.settings
@@ -193,7 +194,14 @@ class _Connection:
         self.conn.send_headers(stream_id, fields, end_stream=not body)
         self.flush()
         view = memoryview(body)
+        stream = self.streams[stream_id]
         while view:
+            if stream.ended:
+                # The server answered before the request ended (an early 413, say): RFC 9113
+                # §8.1 lets it, and the rest of the request is not wanted. Stop sending and
+                # close our side, unless the server already reset the stream.
+                self._cancel(stream_id)
+                return
             window = min(
                 self.conn.local_flow_control_window(stream_id), self.conn.max_outbound_frame_size
             )
@@ -203,6 +211,13 @@ class _Connection:
             chunk, view = view[:window], view[window:]
             self.conn.send_data(stream_id, bytes(chunk), end_stream=not view)
             self.flush()
+
+    def _cancel(self, stream_id: int) -> None:
+        try:
+            self.conn.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        except h2.exceptions.StreamClosedError:
+            return  # the server's RST_STREAM closed it already
+        self.flush()
 
     def read_once(self) -> None:
         data = self.sock.recv(READ_SIZE)
@@ -224,6 +239,10 @@ class _Connection:
         elif isinstance(event, h2.events.StreamEnded) and stream is not None:
             stream.ended = True
         elif isinstance(event, h2.events.StreamReset) and stream is not None:
+            if stream.ended and event.error_code == h2.errors.ErrorCodes.NO_ERROR:
+                # RFC 9113 §8.1: after a complete response, RST_STREAM with NO_ERROR asks the
+                # client to stop sending the request; the answer stands.
+                return
             stream.ended = True
             stream.error = f"the server reset stream {event.stream_id} (error {event.error_code})"
         elif isinstance(event, h2.events.ConnectionTerminated):
