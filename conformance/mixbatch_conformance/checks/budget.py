@@ -36,6 +36,7 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -71,19 +72,6 @@ def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
     if marker not in json.dumps(doc):
         judge.not_applicable("sandbox.member has no string member to mark a write with")
     return json.dumps(doc).encode()
-
-
-def _listing(ctx: Context, judge: Judge, coll: str) -> bytes:
-    """The sandbox's members as a collection retrieval shows them (MB-STATUS-7)."""
-    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
-    if resp.status == 204:
-        return b""
-    if resp.status != 200 or resp.media_type != "multipart/mixed":
-        judge.not_applicable(
-            f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
-            f"{resp.media_type!r}, so the sandbox's members cannot be listed"
-        )
-    return resp.body
 
 
 def _budget(ctx: Context, judge: Judge) -> int:
@@ -162,7 +150,7 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
             "delay-seconds or an HTTP-date (RFC 9110 section 10.2.3)",
             "MB-LIMIT-6",
         )
-    listing = _listing(ctx, judge, coll) if refused else b""
+    listing = sandbox_listing(ctx, judge, coll) if refused else b""
     for i in refused:
         ran = markers[i].encode() in listing
         # MB-LIMIT-6: the 503 comes "before any part of it runs".

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 
-from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
+from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, sandbox_listing
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status
@@ -40,7 +40,7 @@ def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
     doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
     if marker not in json.dumps(doc):
         judge.not_applicable("sandbox.member has no string member to mark a write with")
-    before = _listing(ctx, judge, coll)
+    before = sandbox_listing(ctx, judge, coll)
     if marker.encode() in before:
         judge.setup_error("the marker is already in the sandbox listing")
     body = compose_batch(
@@ -59,7 +59,7 @@ def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
     # MB-STATUS-2: a missing `Http-Method` is answered 400 "before any part runs".
     expect_rejected(judge, resp, {400}, "MB-STATUS-2")
-    after = _listing(ctx, judge, coll)
+    after = sandbox_listing(ctx, judge, coll)
     # MB-PROC-1: "MUST NOT run any part before it has ... validated its whole envelope".
     judge.expect_true(
         "collection unchanged",
@@ -68,20 +68,6 @@ def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
         "the earlier POST part did not run",
         "MB-PROC-1",
     )
-
-
-def _listing(ctx: Context, judge: Judge, coll: str) -> bytes:
-    """The sandbox's members as a collection retrieval shows them (MB-STATUS-7, -11): the only
-    listing the spec defines; without one the effect of a POST cannot be observed."""
-    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
-    if resp.status == 204:
-        return b""
-    if resp.status != 200 or resp.media_type != "multipart/mixed":
-        judge.not_applicable(
-            f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
-            f"{resp.media_type!r}, so the sandbox's members cannot be listed"
-        )
-    return resp.body
 
 
 @checker(

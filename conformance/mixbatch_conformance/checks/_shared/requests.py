@@ -3,7 +3,7 @@
 Theory of operation: a check names the resources it needs through `Context.resource`, which
 makes it N/A when the target declares none; the helpers here are the few requests more than
 one topic sends (a GET of `ok` and of `not_found`, a standalone precondition, the current
-ETag of `etag_resource`).
+ETag of `etag_resource`, the listing of the sandbox collection).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["etag_of", "ok_and_not_found", "require_alone"]
+__all__ = ["etag_of", "ok_and_not_found", "require_alone", "sandbox_listing"]
 
 
 def ok_and_not_found(ctx: Context, judge: Judge) -> tuple[SubRequest, SubRequest]:
@@ -36,3 +36,17 @@ def etag_of(ctx: Context, judge: Judge) -> tuple[str, str]:
     if alone.status != 200 or not etag:
         judge.setup_error(f"GET {path} alone answered {alone.status} with ETag {etag!r}")
     return path, etag
+
+
+def sandbox_listing(ctx: Context, judge: Judge, coll: str) -> bytes:
+    """The sandbox's members as a collection retrieval shows them (MB-STATUS-7, -11): the only
+    listing the spec defines; without one the effect of a POST cannot be observed (N/A)."""
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    if resp.status == 204:
+        return b""
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        judge.not_applicable(
+            f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
+            f"{resp.media_type!r}, so the sandbox's members cannot be listed"
+        )
+    return resp.body
