@@ -45,6 +45,7 @@ from mixbatch._http.problems import PROBLEM_MEDIA_TYPE, from_error, problem, pro
 from mixbatch._http.refusals import refuse_get_with_content
 from mixbatch.codec import (
     PART_CONTROL_FIELDS,
+    PROBLEM_TYPE_BASE,
     BatchWriter,
     Fields,
     LocalProtocolError,
@@ -572,7 +573,7 @@ class BatchEndpoint:
         # MB-STATUS-6: a server that must stop after the response began "writes a final part
         # with Batch-Outcome: aborted and a problem+json body, then the close delimiter".
         document = {
-            "type": "https://mixbatch.dev/problems/batch-aborted",
+            "type": PROBLEM_TYPE_BASE + "batch-aborted",
             "title": "Batch aborted",
             "status": 503,
             "detail": (
@@ -623,7 +624,7 @@ def _unresolved(part: PartSpec, exc: references.Unresolved) -> PartResult:
     # MB-PROC-20: "answer that part Batch-Outcome: skipped with an application/problem+json body
     # whose requirement is MB-PROC-20 and whose reference member is the reference as written".
     document = {
-        "type": "https://mixbatch.dev/problems/reference-unresolved",
+        "type": PROBLEM_TYPE_BASE + "reference-unresolved",
         "title": "Reference unresolved",
         "status": 424,
         "detail": exc.detail,
