@@ -116,9 +116,28 @@ def _rows(
     return rows
 
 
-def _best(rows: list[Row], times: list[list[float]], pick: Callable[[Row], bool]) -> int:
-    chosen = [i for i, row in enumerate(rows) if pick(row)]
-    return min(chosen, key=lambda i: summarize(times[i])["median"])
+def _best(
+    rows: list[Row], times: list[list[float]], failed: dict[int, str], pick: Callable[[Row], bool]
+) -> int | None:
+    """The picked row with the lowest median among those that never failed, or None."""
+    chosen = [i for i, row in enumerate(rows) if pick(row) and i not in failed]
+    return min(chosen, key=lambda i: summarize(times[i])["median"]) if chosen else None
+
+
+def _measure(row: Row, i: int, times: list[list[float]] | None, failed: dict[int, str]) -> None:
+    """One measurement of a row; a row whose client reports a failed request (h2load counting
+    fewer 2xx than it sent, curl a short answer) is a result too: it is recorded with the
+    reason and not measured again, so one peer's refusal never stops the whole run."""
+    if i in failed:
+        return
+    try:
+        seconds = row.measure()
+    except external.ExternalError as exc:
+        failed[i] = str(exc)
+        log(f"http2_vs_batch: {row.label()} failed: {exc}")
+        return
+    if times is not None:
+        times[i].append(seconds)
 
 
 def _cell(
@@ -128,17 +147,21 @@ def _cell(
     body = tmp / f"batch-{n}.bin"
     body.write_bytes(content)
     rows = _rows(relays, n, plan.streams, body, ctype)
-    for row in rows:  # warm every server and path once, off the clock
-        row.measure()
+    failed: dict[int, str] = {}
+    for i, row in enumerate(rows):  # warm every server and path once, off the clock
+        _measure(row, i, None, failed)
     times: list[list[float]] = [[] for _ in rows]
     for _ in range(repeats):
         for i, row in enumerate(rows):
-            times[i].append(row.measure())
-    batch = _best(rows, times, lambda r: r.side == "batch" and r.client in C_CLIENTS)
-    best = {
-        server: _best(rows, times, lambda r, s=server: r.side == "h2" and r.server == s)
+            _measure(row, i, times, failed)
+    batch = _best(rows, times, failed, lambda r: r.side == "batch" and r.client in C_CLIENTS)
+    if batch is None:
+        raise external.ExternalError(f"no batch row completed at N={n}: {failed}")
+    chosen = {
+        server: _best(rows, times, failed, lambda r, s=server: r.side == "h2" and r.server == s)
         for server in ("hypercorn", "nginx")
     }
+    best = {server: index for server, index in chosen.items() if index is not None}
     return {
         "n": n,
         "rows": [
@@ -148,7 +171,8 @@ def _cell(
                 "client": row.client,
                 "streams": row.streams,
                 "label": row.label(),
-                "seconds": summarize(times[i]),
+                "seconds": None if i in failed else summarize(times[i]),
+                "failed": failed.get(i),
             }
             for i, row in enumerate(rows)
         ],

@@ -145,9 +145,10 @@ def _plot_b(b: dict[str, Any], out: Path) -> list[Path]:
         len(panels), 1, figsize=(9, 0.32 * rows * len(panels) + 1.2), squeeze=False
     )
     for ax, (rtt, cell) in zip(axes[:, 0], panels, strict=True):
-        labels = [r["label"] for r in cell["rows"]]
-        values = [_err(r["seconds"], 1000) for r in cell["rows"]]
-        colors = ["#c0504d" if r["side"] == "h2" else "#4878a8" for r in cell["rows"]]
+        measured = [r for r in cell["rows"] if r["seconds"] is not None]  # failed rows: text
+        labels = [r["label"] for r in measured]
+        values = [_err(r["seconds"], 1000) for r in measured]
+        colors = ["#c0504d" if r["side"] == "h2" else "#4878a8" for r in measured]
         ax.barh(
             labels,
             [v[0] for v in values],

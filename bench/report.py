@@ -159,16 +159,23 @@ def _http2_vs_batch(b: dict[str, Any]) -> list[str]:
                 mark = (
                     " **best**" if i == cell["best_batch"] or i in cell["best_h2"].values() else ""
                 )
+                if row["seconds"] is None:  # the client counted failed requests: published
+                    timing = f"failed: {row['failed']} | - |"
+                else:
+                    timing = (
+                        f"{_spread(row['seconds'], digits=4)}{mark} | "
+                        f"{row['seconds']['median'] / best:.2f} |"
+                    )
                 lines.append(
                     f"| {row['side']} | {row['server']} | {row['client']} | "
-                    f"{row['streams'] or '-'} | {_spread(row['seconds'], digits=4)}{mark} | "
-                    f"{row['seconds']['median'] / best:.2f} |"
+                    f"{row['streams'] or '-'} | {timing}"
                 )
             lines.append("")
-            for server, ratio in cell["over_batch"].items():
+            for server in ("hypercorn", "nginx"):
+                ratio = cell["over_batch"].get(server)
                 verdicts.append(
                     f"N={cell['n']}, RTT {rtt:.1f} ms, against {server}: "
-                    f"{_verdict(ratio['median'])}"
+                    + (_verdict(ratio["median"]) if ratio else "no HTTP/2 row completed")
                 )
     lines += ["Best HTTP/2 row over best batch row, per server:", ""]
     lines += [f"- {v}" for v in verdicts]

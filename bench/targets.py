@@ -83,7 +83,8 @@ def _h2_python(results: dict[str, Any]) -> Reading:
     if found is None:
         return None
     cell, where = found
-    return cell["over_batch"]["hypercorn"]["median"], where
+    ratio = cell["over_batch"].get("hypercorn")
+    return (ratio["median"], where) if ratio else None
 
 
 def _h2_nginx(results: dict[str, Any]) -> Reading:
@@ -91,7 +92,8 @@ def _h2_nginx(results: dict[str, Any]) -> Reading:
     if found is None:
         return None
     cell, where = found
-    return cell["over_batch"]["nginx"]["median"], where
+    ratio = cell["over_batch"].get("nginx")
+    return (ratio["median"], where) if ratio else None
 
 
 def _codec_vs_multipart(results: dict[str, Any]) -> Reading:

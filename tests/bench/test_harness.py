@@ -131,3 +131,44 @@ def test_a_method_under_the_floor_fails_its_target() -> None:
         assert record["passed"] is passed
         assert record["measured"] == lowest
         assert "batch, N=10" in record["where"]
+
+
+def test_an_http2_row_whose_client_reports_failures_is_published_not_fatal(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A peer that refuses some of h2load's streams is a result: the row says why, the best
+    rows come from the rows that completed, and the report and targets still render."""
+    from bench import external, report
+
+    def refused() -> float:
+        raise external.ExternalError("h2load http://x/random/1024: 1061 done, 981 succeeded")
+
+    def rows(*_args: object) -> list[http2_vs_batch.Row]:
+        return [
+            http2_vs_batch.Row("h2", "hypercorn", "h2load", 1000, refused),
+            http2_vs_batch.Row("h2", "hypercorn", "h2load", 100, lambda: 0.30),
+            http2_vs_batch.Row("h2", "nginx", "h2load", 100, refused),
+            http2_vs_batch.Row("batch", "reference", "curl", None, lambda: 0.10),
+        ]
+
+    monkeypatch.setattr(http2_vs_batch, "_rows", rows)
+    plan = http2_vs_batch.Plan((1.0,), (3,), (100, 1000))
+    cell = http2_vs_batch._cell({}, 3, plan, 3, tmp_path)
+    assert [r["failed"] is not None for r in cell["rows"]] == [True, False, True, False]
+    assert cell["rows"][0]["seconds"] is None
+    assert cell["best_h2"] == {"hypercorn": 1}
+    assert cell["best_batch"] == 3
+    assert cell["over_batch"]["hypercorn"]["median"] == pytest.approx(3.0)
+    results = {
+        "http2_vs_batch": {
+            "available": True,
+            "payload_bytes": 1024,
+            "streams": [100, 1000],
+            "grids": [{"path": {"rtt_measured_ms": 2.0}, "cells": [cell]}],
+        }
+    }
+    text = "\n".join(report._http2_vs_batch(results["http2_vs_batch"]))
+    assert "failed: h2load http://x/random/1024: 1061 done" in text
+    assert "against nginx: no HTTP/2 row completed" in text
+    nginx = [t for t in evaluate(results) if "nginx" in t["id"]]
+    assert nginx and all(t["passed"] is None for t in nginx)
