@@ -10,9 +10,11 @@ the judgement, and any FAIL on it is a false failure.
 
 A plant is *caught by requirement* when a check citing the broken requirement FAILs, or, for a
 SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at all* when any
-check FAILs. The outcome goes to results.json next to this file (or --results).
+check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
+plants is run with --index; its patch paths are relative to that index's directory.
 
-Usage: python tests/independent_plants/run_plants.py [--only ID ...] [--jobs N] [--results FILE]
+Usage: python tests/independent_plants/run_plants.py [--only ID ...] [--jobs N] [--index FILE]
+       [--results FILE]
 """
 
 from __future__ import annotations
@@ -177,13 +179,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=None, help="plant ids to run")
     parser.add_argument("--jobs", type=int, default=1, help="plants run at once (1 or 2)")
+    parser.add_argument("--index", type=Path, default=INDEX, help="the plants index to run")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where to write results")
     args = parser.parse_args(argv)
     go = find_go()
     if go is None:
         print("no go binary on PATH or at /usr/local/go/bin/go", file=sys.stderr)
         return 3
-    plants: list[dict[str, Any]] = json.loads(INDEX.read_text())
+    plants: list[dict[str, Any]] = json.loads(args.index.read_text())
+    patches = args.index.resolve().parent
     if args.only:
         plants = [p for p in plants if p["id"] in args.only]
     started = time.monotonic()
@@ -195,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def one(plant: dict[str, Any]) -> dict[str, Any]:
             t0 = time.monotonic()
-            verdict = judge(plant, measure(go, HERE / plant["patch"], cache), noisy)
+            verdict = judge(plant, measure(go, patches / plant["patch"], cache), noisy)
             verdict["seconds"] = round(time.monotonic() - t0, 1)
             mark = "caught" if verdict["caught_by_requirement"] else "MISSED"
             print(
