@@ -114,7 +114,7 @@ def _methods_vs_floor(a: dict[str, Any]) -> list[str]:
         f"{t['server_cpu_per_request_us']['serial']['median']:.0f} us serial, "
         f"{t['server_cpu_per_request_us']['batch']['median']:.0f} us per part in a batch.",
         "",
-        "The floor is one RTT + max(transfer bound, CPU bound): the fewest octets any method "
+        "The floor is the configured RTT + max(transfer bound, CPU bound): the fewest octets any method "
         "received at the fastest rate the path was seen to carry, or the least server CPU any "
         "method needed, whichever is larger (`bench/methods_vs_floor.py` says why neither can be "
         "beaten). A ratio below 1 would mean the floor is wrong; a target checks it.",
