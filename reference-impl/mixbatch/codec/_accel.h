@@ -22,6 +22,25 @@ enum {
     HEX = 8,   /* HEXDIG */
 };
 
+/* RFC 3986 URI-reference characters and %-escapes over all of v[0..len) (none: 1). The
+ * checks of a part's Content-Id and the writer's fast path both read a target this way. */
+static inline int
+accel_uri_chars(const unsigned char *octets, const char *v, Py_ssize_t len)
+{
+    for (Py_ssize_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (c == '%') {
+            if (i + 2 >= len || !(octets[(unsigned char)v[i + 1]] & HEX) ||
+                !(octets[(unsigned char)v[i + 2]] & HEX))
+                return 0;
+            i += 2;
+        }
+        else if (!(octets[c] & URI))
+            return 0;
+    }
+    return 1;
+}
+
 typedef struct {
     const char *name;
     Py_ssize_t name_len;

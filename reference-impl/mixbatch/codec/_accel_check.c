@@ -160,20 +160,7 @@ split_fields(const Scanner *sc, const Part *part)
 static int
 is_content_id(const unsigned char *octets, const char *v, Py_ssize_t len)
 {
-    if (len < 2 || v[0] != '<' || v[len - 1] != '>')
-        return 0;
-    for (Py_ssize_t i = 1; i < len - 1; i++) {
-        unsigned char c = (unsigned char)v[i];
-        if (c == '%') {
-            if (i + 2 >= len - 1 || !(octets[(unsigned char)v[i + 1]] & HEX) ||
-                !(octets[(unsigned char)v[i + 2]] & HEX))
-                return 0;
-            i += 2;
-        }
-        else if (!(octets[c] & URI))
-            return 0;
-    }
-    return 1;
+    return len >= 2 && v[0] == '<' && v[len - 1] == '>' && accel_uri_chars(octets, v + 1, len - 2);
 }
 
 /* Content-Length: 1*DIGIT equal to the body's octets (MB-WIRE-17, MB-WIRE-20). */

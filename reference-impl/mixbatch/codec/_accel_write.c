@@ -60,20 +60,7 @@ octets_of(PyObject *text, Py_ssize_t *len, int ascii)
 static int
 is_uri_reference(const unsigned char *octets, const char *v, Py_ssize_t len)
 {
-    if (len == 0)
-        return 0;
-    for (Py_ssize_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)v[i];
-        if (c == '%') {
-            if (i + 2 >= len || !(octets[(unsigned char)v[i + 1]] & HEX) ||
-                !(octets[(unsigned char)v[i + 2]] & HEX))
-                return 0;
-            i += 2;
-        }
-        else if (!(octets[c] & URI))
-            return 0;
-    }
-    return 1;
+    return len > 0 && accel_uri_chars(octets, v, len);
 }
 
 /* RFC 9110 field-value with no leading or trailing whitespace; empty allowed (MB-PART-11). */
