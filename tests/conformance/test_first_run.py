@@ -28,6 +28,7 @@ from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.discover import SAFE_METHODS, draft_for
 from mixbatch_conformance.run.display import print_summary
 from mixbatch_conformance.run.replay import describe
+from mixbatch_conformance.run.report import _result_doc
 from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 from mixbatch_conformance.run.selection import SelectionError, plan
 from mixbatch_conformance.transport.urls import UsageError, parse_target_url
@@ -325,3 +326,30 @@ def test_discover_against_a_silent_server_ends_after_one_timeout(
         assert main(["discover", "--target", url, "--timeout", "1"]) == EXIT_HARNESS
         assert time.monotonic() - start < 5
     assert "no response within 1 s" in capsys.readouterr().err
+
+
+def test_a_shared_judgement_names_its_requirement_in_the_report() -> None:
+    """A check declaring MB-PROC-6 that breaks the Content-Id echo (MB-RESP-3) is reported
+    under MB-RESP-3 too, and its JSON result names MB-RESP-3 among the broken requirements."""
+    index = load_index()
+    check = Check(
+        "stop-policy",
+        ("MB-PROC-6",),
+        "error-policy",
+        "smoke",
+        "Stop after the first failing part.",
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+    result = _result(check, Verdict.FAIL, {"MB-PROC-6": True, "MB-RESP-3": False})
+    assert result.judged_requirements == ("MB-PROC-6", "MB-RESP-3")
+    assert result.broken_requirements == ("MB-RESP-3",)
+    assert requirement_verdict(result, "MB-RESP-3", index) is Verdict.FAIL
+    assert _result_doc(result, index)["broken_requirements"] == ["MB-RESP-3"]
+    clean = _result(check, Verdict.PASS, {"MB-PROC-6": True})
+    assert "broken_requirements" not in _result_doc(clean, index)
+    out = io.StringIO()
+    print_summary([result], index, Console(file=out, width=80, force_terminal=False))
+    row = next(line for line in out.getvalue().splitlines() if "MB-RESP-3" in line)
+    assert "stop-policy" in row

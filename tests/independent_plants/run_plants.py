@@ -8,7 +8,8 @@ standard tier against it with the server's own target description. The unpatched
 first: every check that is not PASS there (a WARN for a SHOULD it already misses) is left out of
 the judgement, and any FAIL on it is a false failure.
 
-A plant is *caught by requirement* when a check citing the broken requirement FAILs, or, for a
+A plant is *caught by requirement* when a check citing the broken requirement (declaring it, or
+naming it in a broken expectation) FAILs, or, for a
 SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at all* when any
 check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
 plants is run with --index; its patch paths are relative to that index's directory.
@@ -160,7 +161,8 @@ def judge(
             any_fail.append(r["check_id"])
         elif r["verdict"] in ERRORS:
             errors.append(f"{r['check_id']}:{r['verdict']}")
-        cites = plant["requirement"] in r["requirements"]
+        # A check cites a requirement it declares, or one its broken expectations name.
+        cites = plant["requirement"] in (*r["requirements"], *r.get("broken_requirements", ()))
         if cites and (r["verdict"] in FAILING or (weak and r["verdict"] == "WARN")):
             by_req.append(r["check_id"])
     return {

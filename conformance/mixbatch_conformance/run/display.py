@@ -104,7 +104,7 @@ def print_summary(
         out.print(header, style="bold", markup=False, highlight=False, soft_wrap=True)
     by_req: dict[str, list[CheckResult]] = defaultdict(list)
     for r in results:
-        for rid in r.check.requirements:
+        for rid in r.judged_requirements:
             by_req[rid].append(r)
     table = Table(title="Results by requirement", show_lines=False)
     table.add_column("requirement")

@@ -128,7 +128,7 @@ def _save_artifacts(
                 "requirements": list(result.check.requirements),
                 "verdict_requirements": {
                     rid: requirement_verdict(result, rid, index).value
-                    for rid in result.check.requirements
+                    for rid in result.judged_requirements
                 },
                 "base_url": base_url,
                 "tier": info.tier,
@@ -162,6 +162,7 @@ def _result_doc(result: CheckResult, index: RequirementIndex) -> dict[str, Any]:
     }
     failed = result.failed_expectations
     if failed:
+        doc["broken_requirements"] = list(result.broken_requirements)
         doc["accepted_outcomes"] = [f"{e.what}: {e.allowed}" for e in failed]
         doc["actual_outcome"] = "; ".join(f"{e.what}: {e.actual}" for e in failed)
     if result.artifacts:
@@ -353,7 +354,11 @@ def _html(
     for req in index.requirements:
         if not ({"server", "proxy"} & set(req.roles)):
             continue
-        ids = doc["coverage"].get(req.id, [])
+        declared = doc["coverage"].get(req.id, [])
+        # A check that broke this requirement through a shared judgement is listed too.
+        ids = declared + [
+            i for i, r in by_id.items() if req.id in r.broken_requirements and i not in declared
+        ]
         cells = " ".join(
             # Coloured by how the check graded this requirement, not by its overall verdict.
             f"<a href='#{e(i)}' style='color:{COLOURS.get(requirement_verdict(by_id[i], req.id, index).value, '#8250df')}'>{e(i)}</a>"

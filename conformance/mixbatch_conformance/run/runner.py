@@ -82,6 +82,21 @@ class CheckResult:
     def failed_expectations(self) -> list[Expectation]:
         return self.judge.failed
 
+    @property
+    def judged_requirements(self) -> tuple[str, ...]:
+        """The requirements the check declares, then any other one an expectation cited.
+
+        Shared judgements (framing, the Content-Id echo, problem documents) cite their own
+        requirement wherever they run, so a check that declares MB-PROC-6 can break MB-RESP-3;
+        reports list the check under every requirement it judged."""
+        extra = [e.requirement for e in self.judge.expectations]
+        return tuple(dict.fromkeys([*self.check.requirements, *extra]))
+
+    @property
+    def broken_requirements(self) -> tuple[str, ...]:
+        """The requirements of the broken expectations, in the order they were stated."""
+        return tuple(dict.fromkeys(e.requirement for e in self.judge.failed))
+
 
 def _classify(check: Check, judge: Judge, index: RequirementIndex) -> tuple[Verdict, str]:
     if not judge.expectations:
