@@ -1,0 +1,27 @@
+"""When the streaming check counts part 0 as arrived (MB-PROC-4)."""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks.streaming import part0_complete
+
+DASH = b"--b"
+HEAD = b"--b\r\nContent-Id: </ok>\r\nHttp-Status-Code: 200\r\n"
+
+
+def test_the_next_delimiter_completes_part_0() -> None:
+    assert part0_complete(HEAD + b"\r\nbody\r\n--b", DASH)
+    assert not part0_complete(HEAD + b"\r\nbody\r\n", DASH)
+
+
+def test_content_length_completes_part_0_before_the_next_delimiter() -> None:
+    head = HEAD + b"Content-Length: 4\r\n\r\n"
+    assert part0_complete(head + b"body", DASH)
+    assert part0_complete(head + b"body\r\n", DASH)
+    assert not part0_complete(head + b"bod", DASH)
+    assert not part0_complete(HEAD + b"Content-Length: 4\r\n", DASH)
+
+
+def test_an_unusable_content_length_waits_for_the_delimiter() -> None:
+    twice = HEAD + b"Content-Length: 4\r\nContent-Length: 4\r\n\r\nbody"
+    assert not part0_complete(twice, DASH)
+    assert not part0_complete(b"preamble only", DASH)
