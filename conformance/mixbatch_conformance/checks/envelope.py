@@ -26,6 +26,7 @@ from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
 from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS, Envelope, read_multipart
 from mixbatch_conformance.transport.http import Response
+from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
 __all__ = ["CASES_FILE", "load_cases", "render_body"]
 
@@ -34,7 +35,9 @@ CASES_FILE = CASES_DIR / "envelope.json"
 DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
 #: How far from the target's port the other-port case's port is (MB-SUB-2).
 OTHER_PORT_STEP = 1000
-TOKENS = re.compile(r"\{(b|ok|nf|batch|authority|other_port|other_scheme|scheme|echo|len[0-9]+)\}")
+TOKENS = re.compile(
+    r"\{(b|ok|nf|batch|authority|host|port|other_port|other_scheme|scheme|echo|len[0-9]+)\}"
+)
 
 
 def load_cases(path: Path = CASES_FILE) -> list[dict[str, Any]]:
@@ -95,6 +98,9 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         "nf": ctx.path(ctx.resource(judge, "not_found")),
         "batch": ctx.batch_path,
         "authority": ctx.authority,
+        "host": ctx.host,
+        # The port as a number even when the authority leaves the default one out.
+        "port": str(ctx.port),
         "scheme": ctx.scheme,
         # The batch's host with another port: another authority, so another origin (MB-SUB-2),
         # however many ports the server listens on. A port far off, not the next one, so that it
@@ -160,18 +166,49 @@ def _expect_echoed_bodies(
         )
 
 
+def spellings_of(name: str) -> list[str]:
+    """`name` as the spec writes it, in lower case, in upper case and in alternating case.
+
+    Field names are case-insensitive (RFC 9110 §5.1), so MB-PART-10 forbids each spelling."""
+    mixed = "".join(c.lower() if i % 2 else c.upper() for i, c in enumerate(name))
+    return list(dict.fromkeys((name, name.lower(), name.upper(), mixed)))
+
+
 def _forbidden(name: str, ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
     value = {"Host": ctx.authority, "Http-Status-Code": "200", "TE": "trailers"}.get(name, "x")
     if name == "Transfer-Encoding":
         value = "chunked"
+    head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
+    for spelling in spellings_of(name):
+        body = (
+            f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n"
+            f"{spelling}: {value}\r\n\r\n\r\n--{DEFAULT_BOUNDARY}--"
+        ).encode("latin-1")
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+        # MB-PART-10: "answer 400 to a batch request in which a request part carries a field
+        # that MB-PART-9 forbids", whatever the case of its name.
+        judge.note(f"sent {spelling}: {value}")
+        expect_rejected(judge, resp, {400}, "MB-PART-10")
+
+
+def _empty_port(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    cid = f"<{ctx.scheme}://{ctx.host}:{ok}>"
     body = (
-        f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n{name}: {value}\r\n"
+        f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: {cid}\r\n"
         f"\r\n\r\n--{DEFAULT_BOUNDARY}--"
     ).encode("latin-1")
     head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-    expect_rejected(judge, resp, {400}, "MB-PART-10")
+    # MB-SUB-2: "an empty port (`host:`) is the default", so the target is the batch's own
+    # origin exactly when the batch request is on the scheme's default port.
+    if ctx.port == DEFAULT_PORTS[ctx.scheme]:
+        judge.note(f"{cid} names the default port, which is the batch request's own")
+        expect_processed(ctx, judge, resp, [cid], [{200}], "MB-SUB-2")
+    else:
+        judge.note(f"{cid} names port {DEFAULT_PORTS[ctx.scheme]}, the batch is on {ctx.port}")
+        expect_rejected(judge, resp, {400}, "MB-SUB-2")
 
 
 def _names_limit(judge: Judge, resp: Response, name: str) -> None:
@@ -236,12 +273,24 @@ def _register_all() -> None:
                 requirements=("MB-PART-10",),
                 profile="core",
                 tier="smoke",
-                description=f"A request part carrying the {name} field is rejected with 400.",
+                description=f"A request part carrying the {name} field, in any case, is rejected with 400.",
                 run=partial(_forbidden, name),
                 state=State.READ_ONLY,
                 roles=BOTH_ROLES,
             )
         )
+    register(
+        Check(
+            "target-empty-port-is-default",
+            ("MB-SUB-2",),
+            "core",
+            "smoke",
+            "An absolute part target with an empty port names the scheme's default port: it runs when the batch is on that port and is rejected with 400 when not.",
+            _empty_port,
+            state=State.READ_ONLY,
+            roles=BOTH_ROLES,
+        )
+    )
     register(
         Check(
             "reject-too-many-parts",

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable
 
+from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
@@ -147,6 +148,18 @@ def _forbid(name: str, check: str) -> Mutation:
         f"MB-PART-10 {name}",
         (check,),
         on_response=accepts(body_has(rb"(?i)\r\n" + name.encode() + rb":")),
+    )
+
+
+def _forbid_spelled(case: Callable[[str], str], spelling: str) -> Mutation:
+    """A server that matches forbidden field names case-sensitively, and so misses every one
+    spelled as `case` writes it (RFC 9110 §5.1: field names are case-insensitive)."""
+    names = b"|".join(re.escape(case(n)).encode() for n in FORBIDDEN_REQUEST_FIELDS)
+    return Mutation(
+        f"forbidden-field-{spelling}-accepted",
+        f"MB-PART-10 {spelling}",
+        tuple(f"reject-forbidden-field-{n.lower()}" for n in FORBIDDEN_REQUEST_FIELDS),
+        on_response=accepts(body_has(rb"\r\n(?:" + names + rb"):")),
     )
 
 
@@ -320,6 +333,8 @@ PLANTS: tuple[Mutation, ...] = (
     _forbid("Proxy-Connection", "reject-forbidden-field-proxy-connection"),
     _forbid("Content-Transfer-Encoding", "reject-forbidden-field-content-transfer-encoding"),
     _forbid("Http-Status-Code", "reject-forbidden-field-http-status-code"),
+    _forbid_spelled(str.lower, "lower-case"),
+    _forbid_spelled(str.upper, "upper-case"),
     # MB-PART-11: a field line that is not a valid field-line is 400.
     P(
         "obs-fold-accepted",
@@ -459,6 +474,42 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-2 port",
         ("reject-target-other-port",),
         on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:[0-9]+/")),
+    ),
+    # MB-SUB-2: userinfo makes another authority; a trailing dot or an empty host is not the
+    # batch's host; a port compares as a number, and an empty one is the default.
+    P(
+        "userinfo-stripped",
+        "MB-SUB-2 userinfo",
+        (
+            "reject-target-userinfo-with-password",
+            "reject-target-userinfo",
+            "reject-target-empty-userinfo",
+        ),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*@")),
+    ),
+    P(
+        "trailing-dot-host-accepted",
+        "MB-SUB-2 trailing dot",
+        ("reject-target-host-trailing-dot",),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/>@]*\.(?::[0-9]*)?/")),
+    ),
+    P(
+        "empty-host-accepted",
+        "MB-SUB-2 empty host",
+        ("reject-target-empty-host",),
+        on_response=accepts(body_has(rb"Content-Id: <https?:///")),
+    ),
+    P(
+        "port-compared-as-text",
+        "MB-SUB-2 leading zero",
+        ("accept-target-port-leading-zero",),
+        on_response=refuses(body_has(rb"Content-Id: <https?://[^/>]*:0[0-9]+/"), 400, "MB-SUB-2"),
+    ),
+    P(
+        "empty-port-taken-as-own",
+        "MB-SUB-2 empty port",
+        ("target-empty-port-is-default",),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:/")),
     ),
     # MB-SUB-6: ordinary batch request fields reach no part.
     P(

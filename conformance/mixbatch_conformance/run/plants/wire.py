@@ -246,8 +246,40 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "unclosed-body-accepted",
         "MB-WIRE-13",
-        ("reject-missing-close-delimiter",),
+        (
+            "reject-missing-close-delimiter",
+            "reject-unclosed-after-dash-boundary",
+            "reject-unclosed-after-one-hyphen",
+            "reject-unclosed-after-transport-padding",
+            "reject-unclosed-after-delimiter-line",
+            "reject-unclosed-inside-part-header",
+            "reject-unclosed-inside-part-body",
+        ),
         on_response=accepts(lambda r: is_batch(r) and not r.body.rstrip().endswith(b"--")),
+    ),
+    P(
+        "dash-boundary-at-end-taken-as-close",
+        "MB-WIRE-13 after a dash-boundary",
+        ("reject-unclosed-after-dash-boundary", "reject-unclosed-after-transport-padding"),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^\r\n \t-][ \t]*\Z")),
+    ),
+    P(
+        "one-hyphen-taken-as-close",
+        "MB-WIRE-13 after one hyphen",
+        ("reject-unclosed-after-one-hyphen",),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^-]-\Z")),
+    ),
+    P(
+        "delimiter-line-at-end-taken-as-close",
+        "MB-WIRE-13 after a delimiter line",
+        ("reject-unclosed-after-delimiter-line",),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^-\r\n]\r\n\Z")),
+    ),
+    P(
+        "cut-short-part-dropped",
+        "MB-WIRE-13 inside a part",
+        ("reject-unclosed-inside-part-header", "reject-unclosed-inside-part-body"),
+        on_response=accepts(body_has(rb"\n[^-\r\n][^\r\n]*\Z")),
     ),
     # MB-WIRE-15: each part carries Content-Length.
     P(
