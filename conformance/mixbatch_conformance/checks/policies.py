@@ -6,6 +6,10 @@ spec/schemas/problem.schema.json, and naming the part a fault was found in), wha
 batch-on-error value it does not know (MB-PROC-12, MB-PROC-11), which fields it puts in the
 top-level header section in every form (MB-SEC-2, MB-INTER-4, MB-MULTI-10), and the boundaries it chooses
 (MB-WIRE-5, judged on length and alphabet, and on two responses not sharing one).
+Batch-Mode values are compared case-sensitively, so a known mode in another case is unknown.
+The stop policy is judged at the edges of "failing" (399 against 400, 499, 500, 599, from the
+target's status resource), and the policy checks whose requirement binds the batch response
+whatever its form ask for every form the target declares.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 from mixbatch_conformance.core.requirements import load_index
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import parse_media_type
@@ -120,6 +125,35 @@ def batch_mode_unknown(ctx: Context, judge: Judge) -> None:
     judge.expect("status", resp.status, {501})
 
 
+#: Known modes in another case, alone and in a list (spec 5: "the values of ... `Batch-Mode`
+#: are compared case-sensitively, as HTTP compares methods"), so none of them names a mode
+#: any server implements, whichever modes it offers.
+MODE_SPELLINGS = (
+    "ATOMIC",
+    "Atomic",
+    "References",
+    "REFERENCES",
+    "atomic, ATOMIC",
+    "Atomic, references",
+)
+
+
+@checker(
+    "batch-mode-case-sensitive",
+    ("MB-PROC-12", "MB-PROC-17"),
+    "Batch-Mode values are case-sensitive: ATOMIC, Atomic and References, alone or in a list, are modes no server implements and are answered 501.",
+    state=State.READ_ONLY,
+)
+def batch_mode_case_sensitive(ctx: Context, judge: Judge) -> None:
+    ok, _ = _ok_nf(ctx, judge)
+    for value in MODE_SPELLINGS:
+        resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", value),))
+        # MB-PROC-12: "answer a batch request whose `Batch-Mode` value it does not implement
+        # with 501 before any part runs"; MB-PROC-17: "a batch request that lists a mode it
+        # does not implement". A processed answer (200) ran the part.
+        judge.expect(f"status with Batch-Mode: {value}", resp.status, {501}, "MB-PROC-12")
+
+
 @checker(
     "prefer-unknown-value",
     ("MB-PROC-11", "MB-PROC-5"),
@@ -131,17 +165,18 @@ def prefer_unknown(ctx: Context, judge: Judge) -> None:
     subs = [nf, ok]
     # MB-PROC-11: "treat a `batch-on-error` preference with a value it does not recognise as if
     # it were absent, and MUST leave it out of `Preference-Applied`".
-    resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=mb-suite-bogus"),))
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-    judge.expect("part 1 status", part_status(env, 1), {200}, "MB-PROC-11")
-    applied = ",".join(resp.get_all("Preference-Applied")).lower()
-    judge.expect_true(
-        "Preference-Applied",
-        "batch-on-error" not in applied,
-        repr(applied),
-        "no batch-on-error",
-        "MB-PROC-11",
-    )
+    prefer = (("Prefer", "batch-on-error=mb-suite-bogus"),)
+    # Every form the target declares: the header section of a 207 is the server's too.
+    for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+        judge.expect(f"{media} part 1 status", entries[1].status, {200}, "MB-PROC-11")
+        applied = ",".join(resp.get_all("Preference-Applied")).lower()
+        judge.expect_true(
+            f"{media} Preference-Applied",
+            "batch-on-error" not in applied,
+            repr(applied),
+            "no batch-on-error",
+            "MB-PROC-11",
+        )
 
 
 XML_FORM = "application/xml"
@@ -233,21 +268,60 @@ def boundary_choice(ctx: Context, judge: Judge) -> None:
 def error_policy_stop(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     subs = [ok, nf, ok, ok]
-    resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-    # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
-    # skipped`, run none of them, and send `Preference-Applied: batch-on-error=stop`".
-    applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
-    judge.expect_true(
-        "Preference-Applied", "batch-on-error=stop" in applied, repr(applied), "batch-on-error=stop"
-    )
-    judge.expect("part 0 status", part_status(env, 0), {200}, "MB-PROC-6")
-    judge.expect("part 1 status", part_status(env, 1), {404}, "MB-PROC-6")
-    for i in (2, 3):
-        judge.expect(
-            f"part {i} outcome", env.parts[i].get("Batch-Outcome"), {"skipped"}, "MB-PROC-6"
+    prefer = (("Prefer", "batch-on-error=stop"),)
+    # MB-PROC-6 binds the batch response whatever its form: each form the target declares is
+    # asked for and judged alike.
+    for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+        # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
+        # skipped`, run none of them, and send `Preference-Applied: batch-on-error=stop`".
+        applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+        judge.expect_true(
+            f"{media} Preference-Applied",
+            "batch-on-error=stop" in applied,
+            repr(applied),
+            "batch-on-error=stop",
+            "MB-PROC-6",
         )
-        judge.expect(f"part {i} status", part_status(env, i), {None}, "MB-RESP-5")
+        judge.expect(f"{media} part 0 status", entries[0].status, {200}, "MB-PROC-6")
+        judge.expect(f"{media} part 1 status", entries[1].status, {404}, "MB-PROC-6")
+        for i in (2, 3):
+            judge.expect(f"{media} part {i} outcome", entries[i].outcome, {"skipped"}, "MB-PROC-6")
+            # MB-RESP-5: a skipped part has "no Http-Status-Code"; MB-MULTI-6: DAV:status
+            # "exactly when the part ran"; the JSON schema: a skipped entry's status is null.
+            judge.expect(f"{media} part {i} status", entries[i].status, {None}, "MB-RESP-5")
+
+
+#: Statuses at the edges of failing (spec 7.4: "A part **fails** when its status is 400 or
+#: above"), each with whether it fails: the last that does not, the first and last 4xx, the
+#: first and last 5xx.
+FAILING_EDGES = ((399, False), (400, True), (499, True), (500, True), (599, True))
+
+
+def _status_part(ctx: Context, judge: Judge, code: int) -> SubRequest:
+    """A GET of the target's status resource for `code` (MB-TEST-6)."""
+    return SubRequest("GET", ctx.path(ctx.resource(judge, "status").replace("{code}", str(code))))
+
+
+@checker(
+    "error-policy-stop-failing-edges",
+    ("MB-PROC-6",),
+    "Under batch-on-error=stop a part answered 400, 499, 500 or 599 stops the batch and one answered 399 does not.",
+    profile="error-policy",
+    state=State.READ_ONLY,
+)
+def error_policy_stop_edges(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    for code, fails in FAILING_EDGES:
+        first = _status_part(ctx, judge, code)
+        subs = [first, ok]
+        resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        judge.require(f"part 0 status for {code}", part_status(env, 0), {code}, "MB-TEST-6")
+        # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
+        # skipped`"; spec 7.4: "A part fails when its status is 400 or above".
+        want = ("skipped", None) if fails else (None, 200)
+        got = (env.parts[1].get("Batch-Outcome"), part_status(env, 1))
+        judge.expect(f"part 1 (outcome, status) after {code}", got, {want}, "MB-PROC-6")
 
 
 @checker(
@@ -285,17 +359,18 @@ def error_policy_any_spelling(ctx: Context, judge: Judge) -> None:
     subs = [nf, ok]
     # MB-PROC-13: "recognise the `batch-on-error` preference whatever the case of its name and
     # value, and whether the value is a token or a quoted-string".
-    resp = ctx.batch(judge, subs, headers=(("Prefer", 'Batch-On-Error="STOP"'),))
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-    judge.expect("part 1 outcome", env.parts[1].get("Batch-Outcome"), {"skipped"}, "MB-PROC-6")
-    # MB-PROC-13: "MUST write it in `Preference-Applied` in lower case with an unquoted value".
-    judge.expect_true(
-        "Preference-Applied",
-        "batch-on-error=stop" in _applied(resp),
-        repr(resp.get_all("Preference-Applied")),
-        "batch-on-error=stop, exactly",
-        "MB-PROC-13",
-    )
+    prefer = (("Prefer", 'Batch-On-Error="STOP"'),)
+    for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+        judge.expect(f"{media} part 1 outcome", entries[1].outcome, {"skipped"}, "MB-PROC-6")
+        # MB-PROC-13: "MUST write it in `Preference-Applied` in lower case with an unquoted
+        # value", in every form.
+        judge.expect_true(
+            f"{media} Preference-Applied",
+            "batch-on-error=stop" in _applied(resp),
+            repr(resp.get_all("Preference-Applied")),
+            "batch-on-error=stop, exactly",
+            "MB-PROC-13",
+        )
 
 
 @checker(

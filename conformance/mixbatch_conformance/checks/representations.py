@@ -17,6 +17,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
+    JSON_FORM,
     entries_from_json,
     entries_from_multipart,
     entries_from_xml,
@@ -164,3 +165,51 @@ def representations_equivalent(ctx: Context, judge: Judge) -> None:
         for i, (g, w) in enumerate(zip(got, want, strict=False)):
             judge.expect(f"{accept} part {i}", g, {w})
         judge.expect(f"{accept} entry count", len(got), {len(want)})
+
+
+#: Random parts of one octet: each is valid UTF-8 (below 0x80) with even odds, so among this
+#: many at least one carries valid UTF-8 under a binary Content-Type but once in 2**8 runs.
+ONE_OCTET_PARTS = 8
+#: Random octets in one part: valid UTF-8 by chance far less often than once in 2**40 runs.
+RANDOM_OCTETS = 64
+
+
+def _body_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
+    """Parts whose bodies test MB-MULTI-7's rule against the part's Content-Type."""
+    ok, _ = ok_and_not_found(ctx, judge)
+    # An empty body under a Content-Type that names text: "body": "".
+    subs = [ok, SubRequest("HEAD", ok.target)]
+    if ctx.target.resource("status"):
+        # An empty body with no Content-Type at all.
+        code = ctx.path(ctx.resource(judge, "status").replace("{code}", "204"))
+        subs.append(SubRequest("GET", code))
+    if ctx.target.resource("random"):
+        template = ctx.resource(judge, "random")
+        # Octets under application/octet-stream or another binary type: empty (valid
+        # UTF-8), one octet (often valid UTF-8) and many (invalid UTF-8).
+        for n in (0, *[1] * ONE_OCTET_PARTS, RANDOM_OCTETS):
+            subs.append(SubRequest("GET", ctx.path(template.replace("{n}", str(n)))))
+    return subs
+
+
+@checker(
+    "multistatus-json-body-members",
+    ("MB-MULTI-7", "MB-MULTI-4"),
+    "The JSON form chooses body or body_base64 by the octets' UTF-8 validity, whatever the part's Content-Type: empty and valid UTF-8 bodies under binary types go in body.",
+    profile="json",
+    state=State.READ_ONLY,
+)
+def multistatus_json_body_members(ctx: Context, judge: Judge) -> None:
+    subs = _body_parts(ctx, judge)
+    resp = ctx.batch(judge, subs, headers=(("Accept", JSON_FORM),))
+    judge.require("status", resp.status, {207}, "MB-MULTI-2")
+    # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid UTF-8 (an
+    # empty body included, as `""`); otherwise in `body_base64`". The reader judges every
+    # entry by that rule; spec 6.4: "The rule depends on the octets alone, not on the
+    # declared `Content-Type`".
+    entries, problem = entries_from_json(resp.body)
+    judge.require("JSON document", problem, {None}, "MB-MULTI-7", allowed_text="valid")
+    judge.require("entry count", len(entries), {len(subs)}, "MB-MULTI-4")
+    for i, (entry, sub) in enumerate(zip(entries, subs, strict=True)):
+        if sub.method == "HEAD" or sub.target.endswith(("/0", "/204")):
+            judge.expect(f"entry {i} ({sub.method} {sub.target}) body", entry.body, {b""})

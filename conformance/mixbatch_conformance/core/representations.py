@@ -6,6 +6,13 @@ a list of `Entry` values (index, status, outcome, content_id, fields, body) so t
 compares lists, not documents. The XML reader follows spec §6.3 (DAV:response with
 DAV:status "HTTP/1.1 NNN", mb:index, mb:content-id, mb:outcome, mb:header name=..., mb:body
 in base64); the JSON reader validates against spec/schemas/multistatus.schema.json first.
+Both readers also judge what every entry of their form must satisfy, so that each check that
+reads a 207 form judges it: DAV:status exactly when the part ran (MB-MULTI-6; the JSON
+schema already ties `status` null to the skipped and aborted outcomes), and the JSON body in
+exactly one member chosen by UTF-8 validity (MB-MULTI-7). `MULTISTATUS_FORMS` lists the 207
+forms, with the profile that offers each and the Accept value that asks for it;
+`answers_in_every_form` sends one batch once per form the target declares (multipart/mixed
+first) and reads each answer into entries, for the checks whose requirement binds every form.
 
 `comparable_fields` drops the fields a comparison must ignore: the target's volatile fields,
 `Date`, the framing and hop-by-hop fields MB-RESP-4 drops, and the part fields the batch itself
@@ -19,15 +26,24 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import Envelope
+from mixbatch_conformance.transport.http import Response
 
 __all__ = [
+    "JSON_FORM",
+    "MULTISTATUS_FORMS",
+    "XML_FORM",
     "Entry",
+    "Reader",
+    "answers_in_every_form",
     "comparable_fields",
     "entries_from_json",
     "entries_from_multipart",
@@ -36,6 +52,11 @@ __all__ = [
 
 MB_NS = "https://mixbatch.dev/ns/multistatus"
 DAV_NS = "DAV:"
+#: Outcomes of a part that did not run (spec 3.3, 5.4): no status in any form.
+NOT_RUN = frozenset({"skipped", "aborted"})
+#: Outcomes of a part that ran: its own status in every form (MB-PROC-8: "with its real
+#: status"); None is a part with no Batch-Outcome.
+RAN = frozenset({None, "rolled-back"})
 #: Left out of every comparison (spec 3.2.4: "equal header fields after leaving out the fields
 #: MB-RESP-4 drops, `Date` and the declared volatile fields"), with the part fields the batch
 #: itself adds (Http-Status-Code, Content-Id, Batch-Outcome; MB-MULTI-5 compares those apart).
@@ -144,8 +165,56 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                     data = base64.b64decode(text.strip(), validate=True)
                 except (binascii.Error, ValueError):
                     return [], f"mb:body is not base64: {text[:40]!r}"
+        problem = _status_presence(len(out), status, outcome)
+        if problem is not None:
+            return [], problem
         out.append(Entry(index, status, outcome, cid, tuple(fields), data))
     return out, None
+
+
+def _status_presence(i: int, status: int | None, outcome: str | None) -> str | None:
+    """Why response `i`'s DAV:status breaks MB-MULTI-6, or None.
+
+    MB-MULTI-6: "`DAV:status` ... exactly when the part ran". A skipped part and the abort
+    report did not run; a part with no outcome, and a rolled-back one (MB-PROC-8: "with its
+    real status"), did. An outcome token the spec does not define (MB-RESP-8) is not judged.
+    """
+    if outcome in NOT_RUN and status is not None:
+        return f"MB-MULTI-6: response {i} is {outcome} but has DAV:status {status}"
+    if outcome in RAN and status is None:
+        return f"MB-MULTI-6: response {i} ran ({outcome or 'no outcome'}) but has no DAV:status"
+    return None
+
+
+def _json_body(item: dict[str, object]) -> tuple[bytes, str | None]:
+    """The octets of one JSON entry's body, or why its body members break MB-MULTI-7.
+
+    MB-MULTI-7: "carry each part's body in exactly one member: in `body`, as a JSON string,
+    when the body octets are valid UTF-8 (an empty body included, as `""`); otherwise in
+    `body_base64`, as base64 (RFC 4648 §4, no line breaks)". The choice follows the octets
+    alone, never the part's Content-Type, so it is judged here, where every check that reads
+    the JSON form reads it.
+    """
+    members = [k for k in ("body", "body_base64") if k in item]
+    if len(members) != 1:
+        return b"", f"MB-MULTI-7: body members {members}, not exactly one"
+    value = item[members[0]]
+    if not isinstance(value, str):
+        return b"", f"MB-MULTI-7: {members[0]} is {value!r}, not a string"
+    if members[0] == "body":
+        try:
+            return value.encode("utf-8"), None
+        except UnicodeEncodeError:
+            return b"", f"MB-MULTI-7: body holds a lone surrogate, not UTF-8 octets: {value[:40]!r}"
+    try:
+        data = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return b"", f"MB-MULTI-7: body_base64 is not base64: {value[:40]!r}"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data, None
+    return data, f"MB-MULTI-7: body_base64 carries valid UTF-8 {data[:40]!r}, which goes in body"
 
 
 def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
@@ -158,11 +227,10 @@ def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
     if problem is not None:
         return [], problem
     out = []
-    for item in doc["responses"]:
-        if "body_base64" in item:
-            data = base64.b64decode(item["body_base64"])
-        else:
-            data = item.get("body", "").encode("utf-8")
+    for i, item in enumerate(doc["responses"]):
+        data, problem = _json_body(item)
+        if problem is not None:
+            return [], f"entry {i}: {problem}"
         out.append(
             Entry(
                 item["index"],
@@ -174,3 +242,44 @@ def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
             )
         )
     return out, None
+
+
+#: Media types of the 207 forms (spec 6.1's table).
+XML_FORM = "application/xml"
+JSON_FORM = "application/vnd.mixbatch.multistatus+json"
+#: A 207 form's reader: its entries, or a problem in words.
+Reader = Callable[[bytes], tuple[list[Entry], str | None]]
+#: The 207 forms: (the profile that offers it, the Accept value that asks for it, its reader,
+#: the requirement its document breaks when the reader refuses it).
+MULTISTATUS_FORMS: tuple[tuple[str, str, Reader, str], ...] = (
+    ("xml", XML_FORM, entries_from_xml, "MB-MULTI-6"),
+    ("json", JSON_FORM, entries_from_json, "MB-MULTI-4"),
+)
+
+
+def answers_in_every_form(
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    headers: tuple[tuple[str, str], ...] = (),
+) -> list[tuple[str, Response, list[Entry]]]:
+    """(media type, response, entries) of `subs` sent once per form the target declares.
+
+    multipart/mixed comes first and is read by the strict validator (MB-RESP-1..3); each 207
+    form is required to be a 207 (MB-MULTI-2) its reader accepts, with one entry per part.
+    Sending the batch again for each form means a writing batch writes once per form: the
+    caller's state rules must allow that.
+    """
+    first = ctx.batch(judge, subs, headers=headers)
+    env = expect_processed(ctx, judge, first, [s.content_id for s in subs])
+    out = [("multipart/mixed", first, entries_from_multipart(env))]
+    for profile, accept, reader, requirement in MULTISTATUS_FORMS:
+        if not ctx.target.claims(profile):
+            continue
+        resp = ctx.batch(judge, subs, headers=(*headers, ("Accept", accept)))
+        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        entries, problem = reader(resp.body)
+        judge.require(f"{accept} readable", problem, {None}, requirement, allowed_text="valid")
+        judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
+        out.append((accept, resp, entries))
+    return out
