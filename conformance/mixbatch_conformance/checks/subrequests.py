@@ -5,8 +5,9 @@ equal those of the same request sent alone (MB-SUB-1, MB-RESP-4), compared by th
 3.2.4 (`_shared.alone`: the echo resource's descriptions as requests, the random resource's
 octets by their number); and a conditional field on the batch request is not applied to its
 parts (MB-SUB-6), nor is any other ordinary field of the batch request: the echo resource
-shows what a part received (`outer-fields-not-echoed`). Credential inheritance has its own
-module (credentials).
+shows what a part received (`outer-fields-not-echoed`). A method is case-sensitive (RFC 9110
+§9.1), so a part whose Http-Method is `get` gets what `get` alone gets, not what `GET` gets
+(`part-method-case-kept`). Credential inheritance has its own module (credentials).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ OUTER_FIELDS = (
     ("Prefer", "mb-outer-probe"),
     ("X-Mb-Outer-Probe", "mb-outer-probe"),
 )
+
+#: Spellings of GET that are other methods (RFC 9110 §9.1: "The method token is
+#: case-sensitive"); only GET's, so that a server that upper-cases them changes nothing.
+OTHER_CASE_METHODS = ("get", "Get")
 
 #: Octets asked of the `random` resource: more than one read buffer of most servers, so a
 #: server that cuts or re-encodes a long sub-response body answers a different length.
@@ -112,3 +117,29 @@ def outer_fields_not_echoed(ctx: Context, judge: Judge) -> None:
         # MB-SUB-6: "MUST NOT apply any other header field of the batch request to a
         # sub-request"; the part carries none of these fields itself.
         judge.expect(f"part 0 received {name}", (name.lower(), value) in got, {False}, "MB-SUB-6")
+
+
+@checker(
+    "part-method-case-kept",
+    ("MB-SUB-1", "MB-RESP-4"),
+    "A part whose Http-Method is get or Get, which are not GET, is answered as the same request alone is, not as GET.",
+    state=State.READ_ONLY,
+)
+def part_method_case_kept(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    subs = [SubRequest(method, ok) for method in OTHER_CASE_METHODS]
+    alone = [ctx.alone(judge, s) for s in subs]
+    resp = ctx.batch(judge, subs)
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    for i, (sub, part, single) in enumerate(zip(subs, env.parts, alone, strict=True)):
+        # MB-SUB-1: "the same routing, authentication, authorisation, rate-limit,
+        # input-validation and audit checks as the same request sent on its own": the method
+        # as written, which a server that upper-cases it would route as GET.
+        expect_same_as_alone(
+            ctx,
+            judge,
+            f"part {i} ({sub.method} {sub.target})",
+            sub,
+            (part_status(env, i), part.fields, part.body),
+            (single.status, single.headers, single.body),
+        )

@@ -163,6 +163,14 @@ def _forbid_spelled(case: Callable[[str], str], spelling: str) -> Mutation:
     )
 
 
+def _methods_upper_cased(req: RelayRequest) -> None:
+    """A server that upper-cases each part's Http-Method, so that `get` runs as GET."""
+    if is_batch(req):
+        req.body = re.sub(
+            rb"(?im)^(Http-Method:[ \t]*)([!-~]+)", lambda m: m[1] + m[2].upper(), req.body
+        )
+
+
 #: Where a server that copies a body in one read of 64 KiB stops.
 _CUT = 65_536
 
@@ -510,6 +518,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-2 empty port",
         ("target-empty-port-is-default",),
         on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:/")),
+    ),
+    # MB-SUB-1: a part's method is the method as written, case and all.
+    P(
+        "part-method-upper-cased",
+        "MB-SUB-1 method case",
+        ("part-method-case-kept",),
+        on_request=_methods_upper_cased,
     ),
     # MB-SUB-6: ordinary batch request fields reach no part.
     P(
