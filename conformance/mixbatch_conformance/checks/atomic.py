@@ -8,6 +8,8 @@ any server must produce (MB-TEST-1). The isolation check reads two members, one 
 other, while an atomic batch that rewrites both waits on the `delay` resource between its
 writes: a reader that sees the first rewritten and the second not has seen half a batch.
 Every member a check creates is recorded by the context and deleted at the end of the run.
+The outcomes of a failing batch are read in every form the target declares, and "failing" is
+judged at its edges (399 against 400, 499, 500 and 599, from the status resource).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
@@ -68,7 +71,9 @@ def _location(ctx: Context, env: Envelope, i: int) -> str | None:
     return location
 
 
-def _failing_batch(ctx: Context, judge: Judge, marker: str) -> tuple[list[SubRequest], Response]:
+def _failing_batch(
+    ctx: Context, judge: Judge, marker: str, *, send: bool = True
+) -> tuple[list[SubRequest], Response | None]:
     coll = _sandbox(ctx, judge)
     nf = ctx.path(ctx.resource(judge, "not_found"))
     subs = [
@@ -76,7 +81,7 @@ def _failing_batch(ctx: Context, judge: Judge, marker: str) -> tuple[list[SubReq
         SubRequest("GET", nf),
         SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
     ]
-    return subs, ctx.batch(judge, subs, headers=ATOMIC)
+    return subs, ctx.batch(judge, subs, headers=ATOMIC) if send else None
 
 
 @checker(
@@ -87,17 +92,56 @@ def _failing_batch(ctx: Context, judge: Judge, marker: str) -> tuple[list[SubReq
     state=State.WRITES_IN_SANDBOX,
 )
 def failure_outcomes(ctx: Context, judge: Judge) -> None:
-    subs, resp = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}")
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-    # MB-PROC-8: "MUST mark each part before the failing one `Batch-Outcome: rolled-back` with
-    # its real status; MUST answer the failing part with its own status and no
-    # `Batch-Outcome`; and MUST answer every later part `Batch-Outcome: skipped`."
-    judge.expect("part 0 status", part_status(env, 0), {201})
-    judge.expect("part 0 Batch-Outcome", env.parts[0].get("Batch-Outcome"), {"rolled-back"})
-    judge.expect("part 1 status", part_status(env, 1), {404, 410})
-    judge.expect("part 1 Batch-Outcome", env.parts[1].get("Batch-Outcome"), {None})
-    judge.expect("part 2 Batch-Outcome", env.parts[2].get("Batch-Outcome"), {"skipped"})
-    judge.expect("part 2 status", part_status(env, 2), {None}, "MB-RESP-5")
+    subs, _ = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}", send=False)
+    # Every form the target declares, each its own atomic batch that writes nothing in the
+    # end. MB-PROC-8: "MUST mark each part before the failing one `Batch-Outcome:
+    # rolled-back` with its real status; MUST answer the failing part with its own status and
+    # no `Batch-Outcome`; and MUST answer every later part `Batch-Outcome: skipped`." In the
+    # XML form DAV:status is there "exactly when the part ran" (MB-MULTI-6): a rolled-back
+    # part ran.
+    for media, _, entries in answers_in_every_form(ctx, judge, subs, ATOMIC):
+        judge.expect(f"{media} part 0 status", entries[0].status, {201})
+        judge.expect(f"{media} part 0 outcome", entries[0].outcome, {"rolled-back"})
+        judge.expect(f"{media} part 1 status", entries[1].status, {404, 410})
+        judge.expect(f"{media} part 1 outcome", entries[1].outcome, {None})
+        judge.expect(f"{media} part 2 outcome", entries[2].outcome, {"skipped"})
+        judge.expect(f"{media} part 2 status", entries[2].status, {None}, "MB-RESP-5")
+
+
+#: Statuses at the edges of failing (spec 7.4: "A part **fails** when its status is 400 or
+#: above"), each with whether it fails.
+FAILING_EDGES = ((399, False), (400, True), (499, True), (500, True), (599, True))
+
+
+@checker(
+    "atomic-failing-edges",
+    ("MB-PROC-8",),
+    "An atomic batch whose middle part is answered 400, 499, 500 or 599 rolls back the part before it and skips the one after; one answered 399 commits.",
+    profile="atomic",
+    state=State.READ_ONLY,
+)
+def failing_edges(ctx: Context, judge: Judge) -> None:
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    template = ctx.resource(judge, "status")
+    for code, fails in FAILING_EDGES:
+        middle = SubRequest("GET", ctx.path(template.replace("{code}", str(code))))
+        subs = [ok, middle, ok]
+        # GETs only: the batch changes nothing whether it commits or not.
+        env = expect_processed(
+            ctx, judge, ctx.batch(judge, subs, headers=ATOMIC), [s.content_id for s in subs]
+        )
+        judge.require(f"part 1 status for {code}", part_status(env, 1), {code}, "MB-TEST-6")
+        got = [(p.get("Batch-Outcome"), part_status(env, i)) for i, p in enumerate(env.parts)]
+        # MB-PROC-8, for a part that fails ("400 or above", spec 7.4): rolled-back with its
+        # real status before it, its own status unmarked, skipped after it. Spec 7.5: an
+        # atomic batch with no failing part is "every part ran and none carries
+        # `Batch-Outcome` (committed)".
+        want = (
+            [("rolled-back", 200), (None, code), ("skipped", None)]
+            if fails
+            else [(None, 200), (None, code), (None, 200)]
+        )
+        judge.expect(f"(outcome, status) of each part around {code}", got, [want], "MB-PROC-8")
 
 
 @checker(
@@ -109,6 +153,7 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
 )
 def failure_undoes_writes(ctx: Context, judge: Judge) -> None:
     subs, resp = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}")
+    assert resp is not None
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
     created = _location(ctx, env, 0)
     if created is None:
