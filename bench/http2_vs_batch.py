@@ -21,6 +21,15 @@ repetitions (rows interleaved inside each repetition); the best row per server i
 the lowest median, and ``<server>_over_batch`` divides that row by the best batch row
 repetition by repetition: above 1 the batch wins, below 1 it loses.
 
+Each cell also holds the best any batch could do over that path, ``batch_bound_seconds``: the
+relay's configured RTT (which its timers never undercut) plus the N payloads at the fastest
+rate the path's bulk probe carried, the floor of ``bench.methods_vs_floor`` without its CPU
+term. ``ceiling_over_batch`` divides each server's best HTTP/2 row by that bound: no batch,
+however fast its server and client, can beat that server by more, so a target above it asks
+for the impossible. The HTTP/2 side pays a round trip the batch does not: nghttp2, like the
+common browsers, sends at most 100 requests before the server's SETTINGS arrive (RFC 9113
+§6.5.2 leaves the initial limit open), so N > 100 requests take two round trips.
+
 When h2load, nginx or curl is missing the scenario records why and what installs them
 (``bench.external.INSTALL_COMMAND``) and measures nothing.
 """
@@ -38,7 +47,7 @@ from typing import Any
 from . import external, http1, network, processes
 from .stats import log, paired_ratio, summarize
 
-__all__ = ["FULL", "QUICK", "Plan", "run"]
+__all__ = ["FULL", "QUICK", "Plan", "batch_bound", "run"]
 
 PAYLOAD = 1024
 #: Clients whose times include opening the connection, like h2load's on the HTTP/2 side.
@@ -140,8 +149,20 @@ def _measure(row: Row, i: int, times: list[list[float]] | None, failed: dict[int
         times[i].append(seconds)
 
 
+def batch_bound(path: network.Path, n: int) -> float:
+    """Seconds no batch of ``n`` payloads can beat over ``path`` (see the module docstring)."""
+    return 2 * path["configured_one_way_ms"] / 1000 + n * PAYLOAD / (
+        path["bandwidth_mbyte_s"] * 1e6
+    )
+
+
 def _cell(
-    relays: dict[str, processes.Child], n: int, plan: Plan, repeats: int, tmp: Path
+    relays: dict[str, processes.Child],
+    n: int,
+    plan: Plan,
+    repeats: int,
+    tmp: Path,
+    path: network.Path,
 ) -> dict[str, Any]:
     ctype, content = http1.batch_body([f"/random/{PAYLOAD}"] * n)
     body = tmp / f"batch-{n}.bin"
@@ -162,6 +183,7 @@ def _cell(
         for server in ("hypercorn", "nginx")
     }
     best = {server: index for server, index in chosen.items() if index is not None}
+    bound = batch_bound(path, n)
     return {
         "n": n,
         "rows": [
@@ -180,6 +202,10 @@ def _cell(
         "best_h2": best,
         "over_batch": {
             server: paired_ratio(times[index], times[batch]) for server, index in best.items()
+        },
+        "batch_bound_seconds": bound,
+        "ceiling_over_batch": {
+            server: summarize([t / bound for t in times[index]]) for server, index in best.items()
         },
     }
 
@@ -220,7 +246,7 @@ def run(quick: bool, repeats: int) -> dict[str, Any]:
                     f"http2_vs_batch: N={n}, RTT measured {path['rtt_measured_ms']:.2f} ms, "
                     f"x{repeats}"
                 )
-                cells.append(_cell(relays, n, plan, repeats, Path(tmp)))
+                cells.append(_cell(relays, n, plan, repeats, Path(tmp), path))
             grids.append({"path": path, "cells": cells})
             for relay in relays.values():
                 relay.stop()

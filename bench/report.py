@@ -171,11 +171,26 @@ def _http2_vs_batch(b: dict[str, Any]) -> list[str]:
                     f"{row['streams'] or '-'} | {timing}"
                 )
             lines.append("")
+            bound = cell.get("batch_bound_seconds")
+            if bound is not None:
+                lines += [
+                    f"No batch can take less than {bound * 1000:.1f} ms here (configured RTT "
+                    "plus the payloads at the path's bulk rate), so none can beat a server by "
+                    "more than its best HTTP/2 time over that bound: "
+                    + ", ".join(
+                        f"{server} {ceiling['median']:.2f}x"
+                        for server, ceiling in cell["ceiling_over_batch"].items()
+                    )
+                    + ".",
+                    "",
+                ]
             for server in ("hypercorn", "nginx"):
                 ratio = cell["over_batch"].get(server)
+                ceiling = cell.get("ceiling_over_batch", {}).get(server)
                 verdicts.append(
                     f"N={cell['n']}, RTT {rtt:.1f} ms, against {server}: "
                     + (_verdict(ratio["median"]) if ratio else "no HTTP/2 row completed")
+                    + (f" (ceiling {ceiling['median']:.2f}x)" if ratio and ceiling else "")
                 )
     lines += ["Best HTTP/2 row over best batch row, per server:", ""]
     lines += [f"- {v}" for v in verdicts]

@@ -178,8 +178,12 @@ def test_an_http2_row_whose_client_reports_failures_is_published_not_fatal(
 
     monkeypatch.setattr(http2_vs_batch, "_rows", rows)
     plan = http2_vs_batch.Plan((1.0,), (3,), (100, 1000))
-    cell = http2_vs_batch._cell({}, 3, plan, 3, tmp_path)
+    path = {"configured_one_way_ms": 1.0, "bandwidth_mbyte_s": 1.024}
+    cell = http2_vs_batch._cell({}, 3, plan, 3, tmp_path, path)  # type: ignore[arg-type]
     assert [r["failed"] is not None for r in cell["rows"]] == [True, False, True, False]
+    # 2 ms of configured RTT plus 3 KiB at 1.024 MB/s: no batch can beat hypercorn by more.
+    assert cell["batch_bound_seconds"] == pytest.approx(0.005)
+    assert cell["ceiling_over_batch"]["hypercorn"]["median"] == pytest.approx(60.0)
     assert cell["rows"][0]["seconds"] is None
     assert cell["best_h2"] == {"hypercorn": 1}
     assert cell["best_batch"] == 3
@@ -195,6 +199,7 @@ def test_an_http2_row_whose_client_reports_failures_is_published_not_fatal(
     text = "\n".join(report._http2_vs_batch(results["http2_vs_batch"]))
     assert "failed: h2load http://x/random/1024: 1061 done" in text
     assert "against nginx: no HTTP/2 row completed" in text
+    assert "ceiling 60.00x" in text
     nginx = [t for t in evaluate(results) if "nginx" in t["id"]]
     assert nginx
     assert all(t["passed"] is None for t in nginx)
