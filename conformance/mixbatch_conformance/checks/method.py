@@ -1,39 +1,107 @@
 """Top-level method checks (spec 4): POST only for batches, GET for collection retrieval.
 
-Theory of operation: other methods on the batch endpoint are answered 405 with Allow naming
-POST (MB-METHOD-2); GET on a declared collection with Accept multipart/mixed gives one part
+Theory of operation: the batch endpoint's 405 to PUT tells which methods it supports (its
+Allow); every method it does not list (GET without content, HEAD, PATCH, PUT, DELETE) is
+answered 405 with an Allow naming POST, and OPTIONS too when OPTIONS gives the capabilities
+document (MB-METHOD-2). GET on a declared collection with Accept multipart/mixed gives one part
 per member with an aggregate ETag and Vary: Accept, 304 on that ETag, 404 for a missing
-collection (MB-METHOD-4, MB-STATUS-7), 400 when the GET has content (MB-METHOD-3) and 204
-for a declared empty collection (MB-STATUS-11).
+collection (MB-METHOD-4, MB-STATUS-7); each member's Content-Id, resolved against the
+collection's URI, names a resource that answers alone what the part says (MB-METHOD-6). A GET
+with content, framed by Content-Length or chunked, is 400 on a collection and 400 or 405 on
+the batch endpoint (MB-METHOD-3), and a declared empty collection is 204 (MB-STATUS-11).
 """
 
 from __future__ import annotations
 
+from urllib.parse import urljoin, urlsplit
+
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import Part, parse_media_type, read_multipart
+from mixbatch_conformance.transport.http import Response
+
+#: Methods the batch endpoint is asked with (GET without content); each one its Allow does not
+#: list must be answered 405. Only methods RFC 9110 defines, so that none is unknown to the
+#: server's HTTP stack (which may answer an unknown method 501).
+PROBED_METHODS = ("GET", "HEAD", "PATCH", "PUT", "DELETE")
+#: The media type of the capabilities document OPTIONS gives when discovery is offered.
+CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
+#: How many members of a collection retrieval are fetched alone to judge their Content-Id.
+MEMBERS_FOLLOWED = 4
+#: Content sent on a GET, chunked: one chunk of `content`, then the last chunk.
+CHUNKED_CONTENT = b"7\r\ncontent\r\n0\r\n\r\n"
+
+
+def _allow(resp: Response) -> list[str]:
+    return [a.strip() for a in ",".join(resp.get_all("Allow")).split(",") if a.strip()]
+
+
+def batch_endpoint_allow(ctx: Context, judge: Judge) -> list[str]:
+    """The methods the batch endpoint lists in the Allow of its 405 to PUT (MB-METHOD-2)."""
+    resp = ctx.send(judge, ctx.raw_request("PUT", ctx.batch_path, body=b""))
+    # MB-METHOD-2: "405 (Method Not Allowed) and an `Allow` field listing the methods it does
+    # support (at least `POST` ...)".
+    judge.require("PUT status", resp.status, {405}, "MB-METHOD-2")
+    return _allow(resp)
 
 
 @checker(
     "method-not-allowed",
     ("MB-METHOD-2",),
-    "PUT and DELETE on the batch endpoint are answered 405 with an Allow field naming POST.",
+    "Every method the batch endpoint's Allow does not list (GET without content, HEAD, PATCH, PUT, DELETE) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document.",
     state=State.READ_ONLY,
 )
 def method_not_allowed(ctx: Context, judge: Judge) -> None:
-    # MB-METHOD-2: "405 (Method Not Allowed) and an `Allow` field listing the methods it does
-    # support (at least `POST` ...)".
-    for method in ("PUT", "DELETE"):
-        resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, body=b""))
-        judge.expect(f"{method} status", resp.status, {405})
-        allow = ",".join(resp.get_all("Allow")).upper()
+    allowed = batch_endpoint_allow(ctx, judge)
+    # A server that supports GET there answers HEAD as GET (RFC 9110 §9.3.2).
+    supported = {m.upper() for m in allowed} | ({"HEAD"} if "GET" in allowed else set())
+    options = ctx.send(judge, ctx.raw_request("OPTIONS", ctx.batch_path))
+    discovery = options.status == 200 and options.media_type == CAPABILITIES
+    judge.note(f"Allow of the 405 to PUT: {allowed!r}; discovery offered: {discovery}")
+    for method in PROBED_METHODS:
+        if method in supported:
+            continue
+        body = b"" if method in ("PATCH", "PUT") else None
+        resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, body=body))
+        # MB-METHOD-2: "answer a request to a batch endpoint with any method it does not
+        # support there with 405 (Method Not Allowed) and an `Allow` field listing the methods
+        # it does support (at least `POST`, and `OPTIONS` when it offers discovery)".
+        judge.expect(f"{method} status", resp.status, {405}, "MB-METHOD-2")
+        listed = {a.upper() for a in _allow(resp)}
         judge.expect_true(
-            f"{method} Allow",
-            "POST" in [a.strip() for a in allow.split(",")],
-            repr(allow),
-            "names POST",
+            f"{method} Allow", "POST" in listed, repr(sorted(listed)), "names POST", "MB-METHOD-2"
         )
+        if discovery:
+            judge.expect_true(
+                f"{method} Allow",
+                "OPTIONS" in listed,
+                repr(sorted(listed)),
+                "names OPTIONS, which gives the capabilities document",
+                "MB-METHOD-2",
+            )
+
+
+@checker(
+    "batch-endpoint-get-with-content",
+    ("MB-METHOD-3", "MB-METHOD-2"),
+    "A GET to the batch endpoint with content, framed by Content-Length or chunked, is answered 400, or 405 when the endpoint does not allow GET.",
+    profile="collection-get",
+    state=State.READ_ONLY,
+)
+def batch_endpoint_get_content(ctx: Context, judge: Judge) -> None:
+    allowed = {m.upper() for m in batch_endpoint_allow(ctx, judge)}
+    # MB-METHOD-3: "answer 400 to a `GET` request ... to a batch endpoint, that has content";
+    # "A server that does not allow `GET` on its batch endpoint may answer a `GET` with content
+    # there 405 under MB-METHOD-2 instead of 400".
+    statuses = {400} if "GET" in allowed else {400, 405}
+    framings = (
+        ("Content-Length", [], b"content"),
+        ("chunked", [("Transfer-Encoding", "chunked")], CHUNKED_CONTENT),
+    )
+    for framing, head, body in framings:
+        resp = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path, head, body))
+        judge.expect(f"status, content framed by {framing}", resp.status, statuses, "MB-METHOD-3")
 
 
 @checker(
@@ -68,6 +136,7 @@ def collection_get(ctx: Context, judge: Judge) -> None:
             "Http-Status-Code and a Content-Id naming the member",
             "MB-METHOD-6",
         )
+    _members_resolve(ctx, judge, coll, env.parts[:MEMBERS_FOLLOWED])
     # MB-METHOD-4: "with an aggregate `ETag` and a `Vary: Accept` field in the response".
     etag = resp.get("ETag")
     judge.require_true("aggregate ETag", bool(etag), repr(etag), "an ETag field", "MB-METHOD-4")
@@ -98,20 +167,52 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
 
 
+def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: list[Part]) -> None:
+    """Each part's Content-Id, resolved against the collection's URI, names the member: a
+    GET of it alone answers the status the part carries."""
+    base = f"{ctx.scheme}://{ctx.authority}{coll}"
+    for part in parts:
+        cid = (part.get("Content-Id") or "").strip()
+        status = part.get("Http-Status-Code") or ""
+        if not (cid.startswith("<") and cid.endswith(">") and status.isdigit()):
+            continue
+        url = urlsplit(urljoin(base, cid[1:-1]))
+        if (url.scheme, url.netloc.lower()) != (ctx.scheme, ctx.authority.lower()):
+            judge.note(f"member part {part.index}: {cid} resolves to another origin; not fetched")
+            continue
+        target = url.path + (f"?{url.query}" if url.query else "")
+        alone = ctx.send(judge, ctx.raw_request("GET", target))
+        # MB-METHOD-6: "a `Content-Id` field whose value is `"<" URI-reference ">"` naming the
+        # member, resolvable against the collection's URI": "resolving the reference against
+        # the collection's URI gives the member's URI", so a GET of that URI alone finds the
+        # member the part carries (with the collection at `/books`, `<1>` would be `/1`).
+        judge.expect(
+            f"member part {part.index} {cid} resolved to {target}, GET alone",
+            alone.status,
+            {int(status)},
+            "MB-METHOD-6",
+        )
+
+
 @checker(
     "collection-get-with-content",
     ("MB-METHOD-3",),
-    "A GET collection retrieval that has content is rejected with 400.",
+    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
 def collection_get_content(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "collection"))
-    req = ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")], b"content")
-    resp = ctx.send(judge, req)
-    # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
-    # content".
-    judge.expect("status", resp.status, {400})
+    framings = (
+        ("Content-Length", [], b"content"),
+        ("chunked", [("Transfer-Encoding", "chunked")], CHUNKED_CONTENT),
+    )
+    for framing, head, body in framings:
+        req = ctx.raw_request("GET", coll, [("Accept", "multipart/mixed"), *head], body)
+        resp = ctx.send(judge, req)
+        # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
+        # content", however the content is framed.
+        judge.expect(f"status, content framed by {framing}", resp.status, {400}, "MB-METHOD-3")
 
 
 @checker(

@@ -171,6 +171,18 @@ def _methods_upper_cased(req: RelayRequest) -> None:
         )
 
 
+def _bare_member_ids(parts: list[Part]) -> list[Part]:
+    """A collection whose member parts name each member by its last path segment alone
+    (`</books/1>` becomes `<1>`), which resolves against the collection's URI to `/1`."""
+    out = []
+    for f, b in parts:
+        cid = field_of(f, "Content-Id")
+        if cid and cid.startswith("<") and "/" in cid:
+            f = set_field(f, "Content-Id", "<" + cid.rstrip(">").rsplit("/", 1)[1] + ">")
+        out.append((f, b))
+    return out
+
+
 #: Where a server that copies a body in one read of 64 KiB stops.
 _CUT = 65_536
 
@@ -525,6 +537,16 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-1 method case",
         ("part-method-case-kept",),
         on_request=_methods_upper_cased,
+    ),
+    # MB-METHOD-6: a member's Content-Id resolves against the collection's URI to the member.
+    P(
+        "member-content-id-bare",
+        "MB-METHOD-6 resolution",
+        ("collection-get",),
+        on_response=map_parts(
+            _bare_member_ids,
+            lambda r: r.method == "GET" and "multipart/mixed" in (r.get("Accept") or ""),
+        ),
     ),
     # MB-SUB-6: ordinary batch request fields reach no part.
     P(

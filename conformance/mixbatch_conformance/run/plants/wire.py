@@ -1,7 +1,9 @@
 """Planted violations of the envelope requirements (spec 3.1: MB-WIRE-*).
 
 Each entry is one way a server breaks one requirement: a validation it lacks (it accepts
-what it must refuse), a refusal of what it must accept, or framing it writes wrongly.
+what it must refuse), a refusal of what it must accept, or framing it writes wrongly. The
+batch endpoint's answers to methods other than POST and to GET with content (MB-METHOD-2,
+MB-METHOD-3) are planted here too, next to the envelope they stand in for.
 """
 
 from __future__ import annotations
@@ -70,6 +72,30 @@ def _short_length(parts: list[Part]) -> list[Part]:
             f = [(n, str(len(b) - 1) if n.lower() == "content-length" else v) for n, v in f]
         out.append((f, b))
     return out
+
+
+def _get_refused_400(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that answers every GET on the batch endpoint 400, as if it had content."""
+    if req.method == "GET" and resp.status == 405:
+        resp.status = 400
+
+
+def _allow_post_only(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server whose 405 names POST alone, leaving out the OPTIONS it answers."""
+    if resp.status == 405:
+        resp.set("Allow", "POST")
+
+
+def _chunked_get_content_unseen(req: RelayRequest) -> None:
+    """A server that sees content on a GET only through Content-Length."""
+    if req.method == "GET" and req.get("Transfer-Encoding"):
+        req.body = b""
+
+
+def _get_content_run(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that answers a GET with content on the batch endpoint as if it had none, 200."""
+    if req.method == "GET" and req.body and resp.status in (400, 405):
+        resp.status = 200
 
 
 def _bare_lf_blank_line(req: RelayRequest, resp: RelayResponse) -> None:
@@ -380,6 +406,33 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-21",
         ("accept-part-without-blank-body-line",),
         on_response=refuses(body_has(rb">\r\n\r\n--")),
+    ),
+    # MB-METHOD-2: every method the endpoint does not support is 405, with an Allow naming
+    # POST and, when OPTIONS gives the capabilities document, OPTIONS.
+    P(
+        "get-without-content-answered-400",
+        "MB-METHOD-2 GET",
+        ("method-not-allowed",),
+        on_response=_get_refused_400,
+    ),
+    P(
+        "allow-without-options",
+        "MB-METHOD-2 OPTIONS in Allow",
+        ("method-not-allowed",),
+        on_response=_allow_post_only,
+    ),
+    # MB-METHOD-3: content on a GET is content however it is framed.
+    P(
+        "chunked-get-content-unseen",
+        "MB-METHOD-3 chunked",
+        ("collection-get-with-content",),
+        on_request=_chunked_get_content_unseen,
+    ),
+    P(
+        "batch-endpoint-get-content-answered",
+        "MB-METHOD-3 batch endpoint",
+        ("batch-endpoint-get-with-content",),
+        on_response=_get_content_run,
     ),
     # Spec 3.1 under MB-WIRE-21: one CRLF cannot end a field line and begin a delimiter, so a
     # dash-boundary line right after a field line lies in the header section (MB-PART-11).
