@@ -13,6 +13,7 @@ the batch endpoint (MB-METHOD-3), and a declared empty collection is 204 (MB-STA
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.context import Context
@@ -29,8 +30,12 @@ PROBED_METHODS = ("GET", "HEAD", "PATCH", "PUT", "DELETE")
 CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
 #: How many members of a collection retrieval are fetched alone to judge their Content-Id.
 MEMBERS_FOLLOWED = 4
-#: Content sent on a GET, chunked: one chunk of `content`, then the last chunk.
-CHUNKED_CONTENT = b"7\r\ncontent\r\n0\r\n\r\n"
+#: Content sent on a GET, each way HTTP/1.1 frames it (RFC 9112 §6): by Content-Length, and
+#: chunked (one chunk of `content`, then the last chunk).
+GET_CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
+    ("Content-Length", (), b"content"),
+    ("chunked", (("Transfer-Encoding", "chunked"),), b"7\r\ncontent\r\n0\r\n\r\n"),
+)
 
 
 def _allow(resp: Response) -> list[str]:
@@ -95,11 +100,7 @@ def batch_endpoint_get_content(ctx: Context, judge: Judge) -> None:
     # "A server that does not allow `GET` on its batch endpoint may answer a `GET` with content
     # there 405 under MB-METHOD-2 instead of 400".
     statuses = {400} if "GET" in allowed else {400, 405}
-    framings = (
-        ("Content-Length", [], b"content"),
-        ("chunked", [("Transfer-Encoding", "chunked")], CHUNKED_CONTENT),
-    )
-    for framing, head, body in framings:
+    for framing, head, body in GET_CONTENT_FRAMINGS:
         resp = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path, head, body))
         judge.expect(f"status, content framed by {framing}", resp.status, statuses, "MB-METHOD-3")
 
@@ -167,7 +168,7 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
 
 
-def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: list[Part]) -> None:
+def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: Sequence[Part]) -> None:
     """Each part's Content-Id, resolved against the collection's URI, names the member: a
     GET of it alone answers the status the part carries."""
     base = f"{ctx.scheme}://{ctx.authority}{coll}"
@@ -203,12 +204,8 @@ def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: list[Part]) -
 )
 def collection_get_content(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "collection"))
-    framings = (
-        ("Content-Length", [], b"content"),
-        ("chunked", [("Transfer-Encoding", "chunked")], CHUNKED_CONTENT),
-    )
-    for framing, head, body in framings:
-        req = ctx.raw_request("GET", coll, [("Accept", "multipart/mixed"), *head], body)
+    for framing, head, body in GET_CONTENT_FRAMINGS:
+        req = ctx.raw_request("GET", coll, (("Accept", "multipart/mixed"), *head), body)
         resp = ctx.send(judge, req)
         # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
         # content", however the content is framed.
