@@ -240,6 +240,31 @@ def _xml_skipped_status(body: bytes) -> bytes:
     return re.sub(rb"(<[A-Za-z0-9_:-]*outcome>skipped</)", status + rb"\1", body)
 
 
+def _xml_rolled_back_status(body: bytes) -> bytes:
+    """Drop DAV:status from every response with an outcome: rolled-back parts lose theirs."""
+    return re.sub(
+        rb"<([A-Za-z0-9_-]+:)?status>[^<]*</\1?status>((?:(?!</[A-Za-z0-9_:-]*response>).)*"
+        rb"outcome>rolled-back<)",
+        rb"\2",
+        body,
+        flags=re.S,
+    )
+
+
+_TEXTUAL = re.compile(r"(?i)^(text/|[^;]*(json|xml))")
+
+
+def _base64_by_content_type(responses: list[dict[str, Any]]) -> None:
+    """Choose the body member by the part's Content-Type, not by the octets."""
+    import base64
+
+    for entry in responses:
+        types = [v for n, v in entry.get("headers", []) if str(n).lower() == "content-type"]
+        if (types and _TEXTUAL.match(types[0])) or "body" not in entry:
+            continue
+        entry["body_base64"] = base64.b64encode(entry.pop("body").encode()).decode()
+
+
 def _empty_body_dropped(responses: list[dict[str, Any]]) -> None:
     for entry in responses:
         if entry.get("body") == "":
@@ -481,6 +506,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-6 skipped status",
         ("multistatus-skipped-entries",),
         on_response=map_xml(_xml_skipped_status),
+    ),
+    P(
+        "xml-rolled-back-without-status",
+        "MB-MULTI-6 rolled-back status",
+        ("atomic-failure-outcomes",),
+        on_response=map_xml(_xml_rolled_back_status),
+    ),
+    P(
+        "json-base64-by-content-type",
+        "MB-MULTI-7 by Content-Type",
+        ("multistatus-json-body-members",),
+        on_response=map_json(_entries(_base64_by_content_type)),
     ),
     P(
         "json-empty-body-dropped",

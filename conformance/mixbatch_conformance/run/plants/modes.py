@@ -143,6 +143,24 @@ PLANTS: tuple[Mutation, ...] = (
         ("atomic-commit-visible",),
         on_response=_late.response,
     ),
+    # MB-PROC-12: Batch-Mode values are compared case-sensitively.
+    P(
+        "batch-mode-case-insensitive",
+        "MB-PROC-12 case",
+        ("batch-mode-case-sensitive",),
+        on_request=_modes(lambda ms: [m.lower() for m in ms]),
+    ),
+    # MB-PROC-8: a part fails at 400 and above, in an atomic batch as under stop.
+    P(
+        "atomic-fails-only-above-400",
+        "MB-PROC-8 a 400 not failing",
+        ("atomic-failing-edges",),
+        on_request=lambda req: (
+            _modes(lambda ms: [m for m in ms if m.lower() != "atomic"])(req)
+            if re.search(rb"/status/400\b", req.body)
+            else None
+        ),
+    ),
     # MB-PROC-17: Batch-Mode is a list; any unknown mode is 501.
     P(
         "batch-mode-first-listed-only",

@@ -228,6 +228,39 @@ def _copy_last_modified_up(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Last-Modified", stamp)
 
 
+_STOP_DROPPED = "X-Plant-Stop-Dropped"
+
+
+def _stop_not_at_400(req: RelayRequest) -> None:
+    """A server that counts a part as failing only above 400: a batch under stop whose first
+    failure is a 400 runs on, as if no preference had come (the marker tells the answer)."""
+    if _prefer_matches(r"(?i)stop")(req) and re.search(rb"/status/400\b", req.body):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
+        req.headers.append((_STOP_DROPPED, "1"))
+
+
+def _stop_still_applied(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.get(_STOP_DROPPED):
+        resp.set("Preference-Applied", "batch-on-error=stop")
+
+
+def _last_modified_utc(parts: list[Part]) -> list[Part]:
+    """Last-Modified re-written with the zone name UTC instead of GMT."""
+    return [
+        (set_field(f, "Last-Modified", v.replace(" GMT", " UTC")), b)
+        if (v := field_of(f, "Last-Modified"))
+        else (f, b)
+        for f, b in parts
+    ]
+
+
+def _json_last_modified_utc(doc: dict[str, Any]) -> None:
+    for entry in doc.get("responses") or []:
+        for pair in entry.get("headers") or []:
+            if str(pair[0]).lower() == "last-modified":
+                pair[1] = str(pair[1]).replace(" GMT", " UTC")
+
+
 def _drop_method(doc: dict[str, object]) -> None:
     doc.pop("method", None)
 
@@ -263,6 +296,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 Preference-Applied",
         ("error-policy-stop",),
         on_response=lambda q, r: r.set("Preference-Applied", None),
+    ),
+    P(
+        "preference-applied-multipart-only",
+        "MB-PROC-6 Preference-Applied in the 207 forms",
+        ("error-policy-stop",),
+        on_response=lambda q, r: r.set("Preference-Applied", None) if r.status == 207 else None,
+    ),
+    P(
+        "stop-only-above-400",
+        "MB-PROC-6 a 400 not failing",
+        ("error-policy-stop-failing-edges",),
+        on_request=_stop_not_at_400,
+        on_response=_stop_still_applied,
     ),
     P(
         "stop-ignored-among-preferences",
@@ -325,6 +371,18 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     # MB-PROC-10: ETag passed through unchanged.
     P("part-etag-weakened", "MB-PROC-10", ("conditional-parts",), on_response_parts=_etag_weakened),
+    P(
+        "part-last-modified-utc",
+        "MB-PROC-10 Last-Modified",
+        ("conditional-parts",),
+        on_response_parts=_last_modified_utc,
+    ),
+    P(
+        "json-last-modified-utc",
+        "MB-PROC-10 Last-Modified in JSON",
+        ("conditional-parts",),
+        on_response=map_json(_json_last_modified_utc),
+    ),
     # MB-PROC-11: an unknown value is absent.
     P(
         "unknown-preference-means-stop",
