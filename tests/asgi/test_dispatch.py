@@ -35,7 +35,7 @@ OUTER: Scope = {
 def test_scope_is_a_fresh_http_request_with_the_parts_method_and_target() -> None:
     scope = build_scope(OUTER, "get", "/caf%C3%A9/a%2Fb?q=1&r=%20", [("Host", "example.test")])
     assert scope["type"] == "http"
-    assert scope["method"] == "GET"
+    assert scope["method"] == "get"
     assert scope["path"] == "/café/a/b"
     assert scope["raw_path"] == b"/caf%C3%A9/a%2Fb"
     assert scope["query_string"] == b"q=1&r=%20"

@@ -59,7 +59,9 @@ def build_scope(
         "type": "http",
         "asgi": dict(outer.get("asgi") or {"version": "3.0"}),
         "http_version": outer.get("http_version", "1.1"),
-        "method": method.upper(),
+        # MB-SUB-1: the method as the part wrote it. A method is case-sensitive (RFC 9110
+        # §9.1), so `get` is not GET and must not run as GET where alone it would be refused.
+        "method": method,
         "scheme": outer.get("scheme", "http"),
         "path": unquote(raw_path),
         "raw_path": raw_path.encode("ascii"),
