@@ -132,7 +132,7 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
         return [], f"not well-formed XML: {exc}"
     if _local(root.tag) != (DAV_NS, "multistatus"):
         return [], f"root element is {root.tag!r}, not DAV:multistatus"
-    out = []
+    out: list[Entry] = []
     for resp in root:
         if _local(resp.tag) != (DAV_NS, "response"):
             continue
