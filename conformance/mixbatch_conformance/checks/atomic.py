@@ -25,7 +25,13 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.core.representations import (
+    MULTISTATUS_FORMS,
+    Entry,
+    Reader,
+    answers_in_every_form,
+    entries_from_multipart,
+)
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
@@ -256,10 +262,40 @@ def no_partial_state(ctx: Context, judge: Judge) -> None:
     )
 
 
+def _entry_location(ctx: Context, entry: Entry) -> str | None:
+    location = next((v for n, v in entry.fields if n.lower() == "location"), None)
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")) or not location.startswith("/"):
+        return ctx.resolve(location)
+    return location
+
+
+def _abort_entries(
+    ctx: Context, judge: Judge, subs: list[SubRequest], accept: str | None, reader: Reader | None
+) -> list[Entry]:
+    """The entries of an atomic batch's answer in one form: multipart/mixed (accept None), or
+    the 207 form `accept` read by `reader`."""
+    if accept is None or reader is None:
+        resp = ctx.batch(judge, subs, headers=ATOMIC)
+        judge.require("top-level status", resp.status, {200}, "MB-STATUS-12")
+        try:
+            media, params = parse_media_type(resp.get("Content-Type") or "")
+        except ValueError:
+            media, params = "", {}
+        judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+        return entries_from_multipart(read_multipart(resp.body, params.get("boundary", "")))
+    resp = ctx.batch(judge, subs, headers=(*ATOMIC, ("Accept", accept)))
+    judge.require(f"{accept} top-level status", resp.status, {207}, "MB-STATUS-12")
+    entries, problem = reader(resp.body)
+    judge.require(f"{accept} readable", problem, {None}, "MB-MULTI-12", allowed_text="valid")
+    return entries
+
+
 @checker(
     "atomic-abort-rolls-back",
     ("MB-PROC-14",),
-    "An atomic batch that outlasts the declared time limit rolls back the parts that ran, marks them rolled-back and ends with the abort part; its write is not there afterwards.",
+    "An atomic batch that outlasts the declared time limit rolls back the parts that ran, marks them rolled-back and ends with the abort part, in every declared form; its write is not there afterwards.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
     tier="standard",
@@ -267,30 +303,29 @@ def no_partial_state(ctx: Context, judge: Judge) -> None:
 def abort_rolls_back(ctx: Context, judge: Judge) -> None:
     subs = outlasting_batch(ctx, judge)
     coll = _sandbox(ctx, judge)
-    marker = f"mb-suite-atomic-{secrets.token_hex(6)}"
-    subs[0] = SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker))
-    resp = ctx.batch(judge, subs, headers=ATOMIC)
-    judge.require("top-level status", resp.status, {200}, "MB-STATUS-12")
-    try:
-        media, params = parse_media_type(resp.get("Content-Type") or "")
-    except ValueError:
-        media, params = "", {}
-    judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
-    env = read_multipart(resp.body, params.get("boundary", ""))
-    outcomes = [p.get("Batch-Outcome") for p in env.parts]
-    judge.require_true("parts", bool(outcomes), "no part", "at least the abort part")
-    # MB-PROC-14: "MUST undo the effects of every part that ran, answer those parts
-    # `Batch-Outcome: rolled-back` with their real statuses, and end the response with the
-    # abort part of 5.4 naming the first part that did not run".
-    judge.expect("last part", outcomes[-1], {"aborted"})
-    judge.expect("parts before the abort", set(outcomes[:-1]), [{"rolled-back"}])
-    judge.expect("part 0 status", part_status(env, 0), {201})
-    try:
-        named = json.loads(env.parts[-1].body).get("part_index")
-    except (ValueError, AttributeError):
-        named = None
-    judge.expect("abort part_index", named, set(ABORT_INDEXES) | {len(outcomes) - 1})
-    created = _location(ctx, env, 0)
-    if created is not None:
-        after = ctx.alone(judge, SubRequest("GET", created))
-        judge.expect(f"GET {created} after the aborted batch", after.status, {404, 410})
+    forms: list[tuple[str | None, Reader | None]] = [(None, None)]
+    forms += [(a, r) for profile, a, r, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)]
+    for accept, reader in forms:
+        media = accept or "multipart/mixed"
+        marker = f"mb-suite-atomic-{secrets.token_hex(6)}"
+        subs[0] = SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker))
+        entries = _abort_entries(ctx, judge, subs, accept, reader)
+        outcomes = [e.outcome for e in entries]
+        judge.require_true(f"{media} parts", bool(outcomes), "no part", "at least the abort part")
+        # MB-PROC-14: "MUST undo the effects of every part that ran, answer those parts
+        # `Batch-Outcome: rolled-back` with their real statuses, and end the response with the
+        # abort part of 5.4 naming the first part that did not run".
+        judge.expect(f"{media} last part", outcomes[-1], {"aborted"})
+        judge.expect(f"{media} parts before the abort", set(outcomes[:-1]), [{"rolled-back"}])
+        judge.expect(f"{media} part 0 status", entries[0].status, {201})
+        try:
+            named = json.loads(entries[-1].body).get("part_index")
+        except (ValueError, AttributeError):
+            named = None
+        judge.expect(f"{media} abort part_index", named, set(ABORT_INDEXES) | {len(outcomes) - 1})
+        created = _entry_location(ctx, entries[0])
+        if created is not None:
+            after = ctx.alone(judge, SubRequest("GET", created))
+            judge.expect(
+                f"GET {created} after the aborted batch ({media})", after.status, {404, 410}
+            )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
@@ -22,6 +23,7 @@ from mixbatch_conformance.run.plants._edits import (
     field_of,
     header_has,
     is_batch,
+    map_json,
     map_parts,
     parts_of,
     set_field,
@@ -106,6 +108,13 @@ def _reference_member_dropped(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _json_unmarked(doc: dict[str, Any]) -> None:
+    """The JSON form of an atomic batch with its rolled-back entries left unmarked."""
+    for entry in doc.get("responses") or []:
+        if entry.get("outcome") == "rolled-back":
+            entry["outcome"] = None
+
+
 _late = _LateCommit()
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -128,6 +137,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-14",
         ("atomic-abort-rolls-back",),
         on_response=map_parts(_unmarked, _ATOMIC),
+    ),
+    P(
+        "json-atomic-abort-unmarked",
+        "MB-PROC-14 JSON form",
+        ("atomic-abort-rolls-back",),
+        on_response=map_json(_json_unmarked, _ATOMIC),
     ),
     # MB-PROC-15: no reader sees half an atomic batch.
     P(
