@@ -23,7 +23,7 @@ from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.core.representations import MULTISTATUS_FORMS, answers_in_every_form
 from mixbatch_conformance.core.requirements import load_index
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import parse_media_type
@@ -141,7 +141,7 @@ MODE_SPELLINGS = (
 @checker(
     "batch-mode-case-sensitive",
     ("MB-PROC-12", "MB-PROC-17"),
-    "Batch-Mode values are case-sensitive: ATOMIC, Atomic and References, alone or in a list, are modes no server implements and are answered 501.",
+    "Batch-Mode values are case-sensitive: ATOMIC, Atomic and References, alone or in a list, are modes no server implements and are answered 501, whatever form the answer would take.",
     state=State.READ_ONLY,
 )
 def batch_mode_case_sensitive(ctx: Context, judge: Judge) -> None:
@@ -152,6 +152,20 @@ def batch_mode_case_sensitive(ctx: Context, judge: Judge) -> None:
         # with 501 before any part runs"; MB-PROC-17: "a batch request that lists a mode it
         # does not implement". A processed answer (200) ran the part.
         judge.expect(f"status with Batch-Mode: {value}", resp.status, {501}, "MB-PROC-12")
+    # A server reads Batch-Mode before it knows the form of its answer; one that reads it
+    # only on the way to multipart/mixed runs the parts for a 207 form.
+    for profile, accept, _, _ in MULTISTATUS_FORMS:
+        if not ctx.target.claims(profile):
+            continue
+        for value in (MODE_SPELLINGS[0], "mb-suite-no-such-mode"):
+            head = (("Batch-Mode", value), ("Accept", accept))
+            resp = ctx.batch(judge, [ok], headers=head)
+            judge.expect(
+                f"status with Batch-Mode: {value} and Accept: {accept}",
+                resp.status,
+                {501},
+                "MB-PROC-12",
+            )
 
 
 @checker(

@@ -4,7 +4,8 @@ Theory of operation: a Prefer field is a list: several preferences in one field 
 several field lines, which RFC 9110 §5.3 lets a recipient combine. MB-PROC-6's stop policy
 must be honoured wherever in that list batch-on-error stands, so a server that reads only the
 first preference, or only the first field line, is caught. Each case sends [not_found, ok]:
-with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop.
+with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
+every form the target declares.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 
 __all__: list[str] = []
 
@@ -29,7 +30,7 @@ CASES: tuple[tuple[str, ...], ...] = (
 @checker(
     "prefer-several-preferences",
     ("MB-PROC-6",),
-    "Prefer batch-on-error=stop is honoured when other preferences come before or after it, in one field line or several.",
+    "Prefer batch-on-error=stop is honoured when other preferences come before or after it, in one field line or several, in every declared form.",
     profile="error-policy",
     state=State.READ_ONLY,
 )
@@ -37,17 +38,18 @@ def prefer_several(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     subs = [nf, ok]
     for lines in CASES:
-        resp = ctx.batch(judge, subs, headers=tuple(("Prefer", v) for v in lines))
-        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-        # MB-PROC-6: a server honouring batch-on-error=stop "skips every part after the first
-        # with status 400 or above and echoes Preference-Applied".
-        judge.expect(
-            f"part 1 outcome with Prefer {lines!r}", env.parts[1].get("Batch-Outcome"), {"skipped"}
-        )
-        applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
-        judge.expect_true(
-            f"Preference-Applied with Prefer {lines!r}",
-            "batch-on-error=stop" in applied.split(","),
-            repr(applied),
-            "batch-on-error=stop",
-        )
+        prefer = tuple(("Prefer", v) for v in lines)
+        # Every form the target declares: the Prefer field is read whatever the answer's form.
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+            # MB-PROC-6: a server honouring batch-on-error=stop "skips every part after the
+            # first with status 400 or above and echoes Preference-Applied".
+            judge.expect(
+                f"{media} part 1 outcome with Prefer {lines!r}", entries[1].outcome, {"skipped"}
+            )
+            applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+            judge.expect_true(
+                f"{media} Preference-Applied with Prefer {lines!r}",
+                "batch-on-error=stop" in applied.split(","),
+                repr(applied),
+                "batch-on-error=stop",
+            )

@@ -108,6 +108,17 @@ def _reference_member_dropped(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _asks_207(req: RelayRequest) -> bool:
+    return bool(re.search(r"(?i)xml|json", req.get("Accept") or ""))
+
+
+def _modes_unread_for_207(req: RelayRequest) -> None:
+    """A server that checks Batch-Mode only on the way to a multipart/mixed answer: for a 207
+    form it drops a mode it does not know and runs the parts."""
+    if _asks_207(req):
+        _modes(lambda ms: [m for m in ms if m in ("atomic", "references")])(req)
+
+
 def _json_unmarked(doc: dict[str, Any]) -> None:
     """The JSON form of an atomic batch with its rolled-back entries left unmarked."""
     for entry in doc.get("responses") or []:
@@ -164,6 +175,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-12 case",
         ("batch-mode-case-sensitive",),
         on_request=_modes(lambda ms: [m.lower() for m in ms]),
+    ),
+    P(
+        "batch-mode-unread-for-207",
+        "MB-PROC-12 in the 207 forms",
+        ("batch-mode-case-sensitive",),
+        on_request=_modes_unread_for_207,
     ),
     # MB-PROC-8: a part fails at 400 and above, in an atomic batch as under stop.
     P(

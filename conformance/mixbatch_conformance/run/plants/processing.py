@@ -317,6 +317,16 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_set_header("Prefer", None, _prefer_matches(r",")),
     ),
     P(
+        "stop-among-preferences-ignored-for-207",
+        "MB-PROC-6 several preferences in the 207 forms",
+        ("prefer-several-preferences",),
+        on_request=_set_header(
+            "Prefer",
+            None,
+            lambda r: _prefer_matches(r",")(r) and "json" in (r.get("Accept") or ""),
+        ),
+    ),
+    P(
         "only-first-prefer-line-read",
         "MB-PROC-6 Prefer field lines",
         ("prefer-several-preferences",),
