@@ -21,7 +21,7 @@ from typing import Any
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS, answers_in_every_form
 from mixbatch_conformance.core.requirements import load_index
@@ -319,39 +319,39 @@ def _status_part(ctx: Context, judge: Judge, code: int) -> SubRequest:
 @checker(
     "error-policy-stop-failing-edges",
     ("MB-PROC-6",),
-    "Under batch-on-error=stop a part answered 400, 499, 500 or 599 stops the batch and one answered 399 does not.",
+    "Under batch-on-error=stop a part answered 400, 499, 500 or 599 stops the batch and one answered 399 does not, in every declared form.",
     profile="error-policy",
     state=State.READ_ONLY,
 )
 def error_policy_stop_edges(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
     for code, fails in FAILING_EDGES:
-        first = _status_part(ctx, judge, code)
-        subs = [first, ok]
-        resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
-        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-        judge.require(f"part 0 status for {code}", part_status(env, 0), {code}, "MB-TEST-6")
-        # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
-        # skipped`"; spec 7.4: "A part fails when its status is 400 or above".
-        want = ("skipped", None) if fails else (None, 200)
-        got = (env.parts[1].get("Batch-Outcome"), part_status(env, 1))
-        judge.expect(f"part 1 (outcome, status) after {code}", got, {want}, "MB-PROC-6")
+        subs = [_status_part(ctx, judge, code), ok]
+        prefer = (("Prefer", "batch-on-error=stop"),)
+        for media, _, entries in answers_in_every_form(ctx, judge, subs, prefer):
+            judge.require(f"{media} part 0 status", entries[0].status, {code}, "MB-TEST-6")
+            # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
+            # skipped`"; spec 7.4: "A part fails when its status is 400 or above".
+            want = ("skipped", None) if fails else (None, 200)
+            got = (entries[1].outcome, entries[1].status)
+            judge.expect(f"{media} part 1 (outcome, status) after {code}", got, {want}, "MB-PROC-6")
 
 
 @checker(
     "error-policy-default-continue",
     ("MB-PROC-5",),
-    "Without a preference every part runs, whatever the earlier parts returned.",
+    "Without a preference every part runs, whatever the earlier parts returned, in every declared form.",
     state=State.READ_ONLY,
 )
 def error_policy_default(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     subs = [nf, ok, nf, ok]
-    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
-    # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1 fixes 200 and 404.
-    for i, want in enumerate((404, 200, 404, 200)):
-        judge.expect(f"part {i} status", part_status(env, i), {want})
-        judge.expect(f"part {i} outcome", env.parts[i].get("Batch-Outcome"), {None})
+    for media, _, entries in answers_in_every_form(ctx, judge, subs):
+        # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1 fixes 200
+        # and 404.
+        for i, want in enumerate((404, 200, 404, 200)):
+            judge.expect(f"{media} part {i} status", entries[i].status, {want})
+            judge.expect(f"{media} part {i} outcome", entries[i].outcome, {None})
 
 
 def _applied(resp: Any) -> list[str]:
