@@ -290,6 +290,16 @@ PLANTS: tuple[Mutation, ...] = (
         ("error-policy-default-continue",),
         on_request=_set_header("Prefer", "batch-on-error=stop", _no_prefer),
     ),
+    P(
+        "stop-by-default-for-xml",
+        "MB-PROC-5 in the XML form",
+        ("error-policy-default-continue",),
+        on_request=_set_header(
+            "Prefer",
+            "batch-on-error=stop",
+            lambda r: _no_prefer(r) and "xml" in (r.get("Accept") or ""),
+        ),
+    ),
     # MB-PROC-6: skip after the first failure and echo Preference-Applied.
     P(
         "preference-applied-dropped",
