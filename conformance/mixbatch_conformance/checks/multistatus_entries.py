@@ -24,7 +24,6 @@ an abort report. Each check here asks for every form the target claims, not one 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
@@ -34,26 +33,20 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
-    Entry,
+    JSON_FORM,
+    MULTISTATUS_FORMS,
+    Reader,
     entries_from_json,
     entries_from_multipart,
-    entries_from_xml,
 )
 
 __all__: list[str] = []
 
-JSON_FORM = "application/vnd.mixbatch.multistatus+json"
-XML_FORM = "application/xml"
 PROBLEM_JSON = "application/problem+json"
-Reader = Callable[[bytes], tuple[list[Entry], str | None]]
 
 
 def _forms(ctx: Context, judge: Judge) -> list[tuple[str, Reader, str]]:
-    forms: list[tuple[str, Reader, str]] = []
-    if ctx.target.claims("xml"):
-        forms.append((XML_FORM, entries_from_xml, "MB-MULTI-6"))
-    if ctx.target.claims("json"):
-        forms.append((JSON_FORM, entries_from_json, "MB-MULTI-4"))
+    forms = [(a, r, req) for p, a, r, req in MULTISTATUS_FORMS if ctx.target.claims(p)]
     if not forms:
         judge.not_applicable("the target claims neither the xml nor the json profile")
     return forms

@@ -193,8 +193,6 @@ def prefer_unknown(ctx: Context, judge: Judge) -> None:
         )
 
 
-XML_FORM = "application/xml"
-JSON_FORM = "application/vnd.mixbatch.multistatus+json"
 #: Sub-response fields whose copy at the top level is unmistakable: a server's own answer to
 #: a batch has no entity tag, date of change, location or cookie of a member resource.
 PART_ONLY_FIELDS = ("etag", "last-modified", "location", "set-cookie")
@@ -224,7 +222,7 @@ def top_level_fields(ctx: Context, judge: Judge) -> None:
     )
     # The 207 forms are written whole after the parts ran, where a server could still add a
     # part's fields to the header section it has not sent yet; MB-SEC-2 binds every form.
-    for accept, claimed in ((XML_FORM, "xml"), (JSON_FORM, "json")):
+    for claimed, accept, _, _ in MULTISTATUS_FORMS:
         if ctx.target.claims(claimed):
             other = ctx.batch(judge, [ok], headers=(("Accept", accept),))
             judge.expect(
