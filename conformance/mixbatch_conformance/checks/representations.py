@@ -18,6 +18,7 @@ from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
     JSON_FORM,
+    MULTISTATUS_FORMS,
     entries_from_json,
     entries_from_multipart,
     entries_from_xml,
@@ -149,11 +150,7 @@ def representations_equivalent(ctx: Context, judge: Judge) -> None:
     resp = ctx.batch(judge, subs)
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
     base = entries_from_multipart(env, ctx.target.volatile_headers)
-    forms = []
-    if ctx.target.claims("xml"):
-        forms.append(("application/xml", entries_from_xml))
-    if ctx.target.claims("json"):
-        forms.append(("application/vnd.mixbatch.multistatus+json", entries_from_json))
+    forms = [(a, r) for p, a, r, _ in MULTISTATUS_FORMS if ctx.target.claims(p)]
     if not forms:
         judge.not_applicable("the target claims neither the xml nor the json profile")
     for accept, reader in forms:
