@@ -168,6 +168,84 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
 
 
+#: An entity tag no collection carries: a list holding it and the aggregate tag still matches.
+FOREIGN_TAG = '"mb-no-such-tag-5f1c"'
+#: A date after any Last-Modified a collection could carry, and one before any.
+FUTURE_DATE = "Fri, 31 Dec 9999 23:59:59 GMT"
+PAST_DATE = "Thu, 01 Jan 1970 00:00:00 GMT"
+
+
+def _conditional_cases(etag: str) -> list[tuple[str, tuple[tuple[str, str], ...], int]]:
+    """(what, conditional fields, the status RFC 9110 §13 gives) for a collection tagged `etag`.
+
+    RFC 9110 §13.1.2: If-None-Match is false when "the entity tag of the selected
+    representation" matches "any of the listed tags" by the weak comparison function ("A
+    recipient MUST use the weak comparison function when comparing entity tags for
+    If-None-Match"), or when the value is `*` and a representation exists; §13.1.3: "A
+    recipient MUST ignore If-Modified-Since if the request contains an If-None-Match header
+    field". A false If-None-Match on GET or HEAD is answered 304.
+    """
+    opaque = etag[2:] if etag.startswith("W/") else etag
+    other_form = opaque if etag.startswith("W/") else f"W/{opaque}"
+    return [
+        ("If-None-Match: the tag itself", (("If-None-Match", etag),), 304),
+        ("If-None-Match: the tag's other strength", (("If-None-Match", other_form),), 304),
+        (
+            "If-None-Match: a list ending with the tag",
+            (("If-None-Match", f"{FOREIGN_TAG}, {etag}"),),
+            304,
+        ),
+        (
+            "If-None-Match: a list starting with the tag",
+            (("If-None-Match", f"{etag},{FOREIGN_TAG}"),),
+            304,
+        ),
+        (
+            "a list in two field lines",
+            (("If-None-Match", FOREIGN_TAG), ("If-None-Match", etag)),
+            304,
+        ),
+        ("If-None-Match: *", (("If-None-Match", "*"),), 304),
+        ("If-None-Match: a foreign tag", (("If-None-Match", FOREIGN_TAG),), 200),
+        ("If-None-Match: a foreign weak tag", (("If-None-Match", f"W/{FOREIGN_TAG}"),), 200),
+        (
+            "If-None-Match: a foreign tag, with a later If-Modified-Since",
+            (("If-None-Match", FOREIGN_TAG), ("If-Modified-Since", FUTURE_DATE)),
+            200,
+        ),
+        (
+            "If-None-Match: the tag, with an earlier If-Modified-Since",
+            (("If-None-Match", etag), ("If-Modified-Since", PAST_DATE)),
+            304,
+        ),
+        ("If-Modified-Since: before any change", (("If-Modified-Since", PAST_DATE),), 200),
+    ]
+
+
+@checker(
+    "collection-get-conditional",
+    ("MB-STATUS-7",),
+    "A collection retrieval on GET and HEAD is 304 exactly when If-None-Match matches the aggregate ETag by RFC 9110's weak comparison (the tag in either strength, in a list, or *), with If-Modified-Since ignored beside If-None-Match.",
+    profile="collection-get",
+    state=State.READ_ONLY,
+)
+def collection_get_conditional(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "collection"))
+    accept = (("Accept", "multipart/mixed"),)
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, accept))
+    if resp.status != 200 or not resp.get("ETag"):
+        judge.setup_error(
+            f"GET {coll} answered {resp.status} without an ETag; collection-get judges that"
+        )
+    etag = (resp.get("ETag") or "").strip()
+    for method in ("GET", "HEAD"):
+        for what, fields, want in _conditional_cases(etag):
+            got = ctx.send(judge, ctx.raw_request(method, coll, (*accept, *fields)))
+            # MB-STATUS-7: "304 (Not Modified) when a conditional request's validator matches
+            # the aggregate one", 200 otherwise; matching as RFC 9110 §13.1.2 and §13.1.3 say.
+            judge.expect(f"{method} with {what}", got.status, {want}, "MB-STATUS-7")
+
+
 def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: Sequence[Part]) -> None:
     """Each part's Content-Id, resolved against the collection's URI, names the member: a
     GET of it alone answers the status the part carries."""
