@@ -18,13 +18,19 @@ an abort report. Each check here asks for every form the target claims, not one 
 - `batch-abort-in-every-form`: the abort report of MB-MULTI-12 in XML and in JSON: the last
   entry, indexed by the problem's `part_index`, with `Content-Type` as its one header field,
   its problem holding a 5xx status; a server that lets the batch run past its declared limit
-  without an abort breaks MB-SEC-1 ("aborts a batch over budget").
+  without an abort breaks MB-SEC-1 ("aborts a batch over budget");
+- `created-fields-every-form`: a part that creates a sandbox member, asked for in every form:
+  each form carries the fields the same POST sent alone answers, in the same order, and a
+  `Location` written as the alone answer writes it (relative stays relative, the same scheme
+  and authority when absolute, the same collection path), since each creation names a new
+  member and only the form of the reference can be compared (MB-MULTI-5).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
@@ -36,6 +42,7 @@ from mixbatch_conformance.core.representations import (
     JSON_FORM,
     MULTISTATUS_FORMS,
     Reader,
+    comparable_fields,
     entries_from_json,
     entries_from_multipart,
 )
@@ -211,4 +218,77 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
             [(n.lower(), v.split(";")[0].strip().lower()) for n, v in entry.fields],
             [[("content-type", PROBLEM_JSON)]],
             "MB-MULTI-12",
+        )
+
+
+def _location_form(value: str | None) -> tuple[str, str, str] | None:
+    """How a Location is written, without the member it names: scheme, authority, parent path."""
+    if value is None:
+        return None
+    url = urlsplit(value.strip())
+    return (url.scheme.lower(), url.netloc.lower(), url.path.rsplit("/", 1)[0])
+
+
+def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
+    return next((v for n, v in fields if n.lower() == name.lower()), None)
+
+
+@checker(
+    "created-fields-every-form",
+    ("MB-MULTI-5",),
+    "A part that creates a sandbox member carries, in the multipart, XML and JSON forms alike, the field names the same POST answers alone and its Location written as the alone answer writes it.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def created_fields_every_form(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    forms = [("multipart/mixed", None)] + [(a, r) for a, r, _ in _forms(ctx, judge)]
+    sub = SubRequest(
+        "POST", coll, (("Content-Type", "application/json"),), json.dumps(member).encode()
+    )
+    made: list[str] = []
+    seen: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    try:
+        alone = ctx.alone(judge, sub)
+        if alone.status == 201 and alone.get("Location"):
+            made.append(alone.get("Location") or "")
+        for accept, reader in forms:
+            if reader is None:
+                env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
+                entries = entries_from_multipart(env)
+            else:
+                resp = ctx.batch(judge, [sub], headers=(("Accept", accept),))
+                judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+                entries, problem = reader(resp.body)
+                judge.require(f"{accept} readable", problem, {None}, allowed_text="readable")
+            if entries and entries[0].status == 201 and _field(entries[0].fields, "Location"):
+                made.append(_field(entries[0].fields, "Location") or "")
+            if entries:
+                seen.append((accept, entries[0].fields))
+    finally:
+        # MB-TEST-3: "A suite deletes every member it creates before it finishes".
+        for location in made:
+            path = urlsplit(location).path
+            if path:
+                ctx.alone(judge, SubRequest("DELETE", path))
+    if alone.status != 201 or not alone.get("Location"):
+        judge.setup_error(f"POST {coll} alone answered {alone.status} without a Location")
+    volatile = ctx.target.volatile_headers
+    want_names = [n.lower() for n, _ in comparable_fields(tuple(alone.headers), volatile)]
+    want_location = _location_form(alone.get("Location"))
+    for accept, fields in seen:
+        names = [n.lower() for n, _ in comparable_fields(fields, volatile)]
+        # MB-MULTI-5: "carry the same information in every representation of one batch
+        # result: for each part ... its header fields", "the sub-response's, as MB-RESP-4 puts
+        # them in the response part": the fields a creation answers alone, in order.
+        judge.expect(f"{accept} field names", names, [want_names], "MB-MULTI-5")
+        # Each creation names a new member, so the reference itself differs; how it is written
+        # (relative or absolute, which authority, which collection) is the sub-response's.
+        judge.expect(
+            f"{accept} Location as written",
+            _location_form(_field(fields, "Location")),
+            {want_location},
+            "MB-MULTI-5",
         )
