@@ -16,64 +16,146 @@ from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit
 
-from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.echo import Echo, comparable_headers, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import Envelope
 
 __all__: list[str] = []
 
 #: An extension field each part carries, its name in mixed case (names match in any case).
 FIELD = ("X-MixBatch-Suite-Field", "Kept As Sent")
+#: Every field line of each part, in order: FIELD, another, FIELD again in another case.
+FIELDS = (FIELD, ("Accept-Language", "en, fr;q=0.5"), (FIELD[0].lower(), "second, line"))
 #: A query with upper case, a percent-encoded space and slash, and a repeated key.
 QUERY = "Case=Kept&q=a%20b%2Fc&q=2"
+#: A query whose percent-encodings have lower-case and mixed-case hex digits, which RFC 3986
+#: §6.2.2.1 would normalise and MB-PART-6 keeps ("MUST NOT ... change the case of any
+#: character in it").
+LOWER_QUERY = "q=%2f%c3%a9&r=%2F%2f&s=%7e"
 
 
-def spellings(ctx: Context, echo: str) -> list[str]:
-    """References to the echo resource: query, percent-encoding, dot segments, every form."""
+def spellings(ctx: Context, echo: str) -> list[tuple[str, str]]:
+    """References to the echo resource (query, percent-encoding, dot segments, every form),
+    each with the requirement that fixes what the resource receives for it."""
     full = ctx.path(echo)
     parent = full.rsplit("/", 1)[0]
     name = full.rsplit("/", 1)[1]
     return [
-        f"{full}?{QUERY}",
-        f"{ctx.ref(echo, 'relative')}?{QUERY}",
-        f"{parent}/mb-suite-dir/../{name}?{QUERY}",
-        f"./{ctx.ref(echo, 'relative')}",
-        f"{parent}/./mb-suite-dir/./../{name}",
-        f"{ctx.ref(echo, 'absolute-uri')}?{QUERY}",
+        (f"{full}?{QUERY}", "MB-PART-5"),
+        (f"{ctx.ref(echo, 'relative')}?{QUERY}", "MB-PART-5"),
+        (f"{parent}/mb-suite-dir/../{name}?{QUERY}", "MB-PART-5"),
+        (f"./{ctx.ref(echo, 'relative')}", "MB-PART-5"),
+        (f"{parent}/./mb-suite-dir/./../{name}", "MB-PART-5"),
+        (f"{ctx.ref(echo, 'absolute-uri')}?{QUERY}", "MB-PART-5"),
+        (f"{full}?{LOWER_QUERY}", "MB-PART-6"),
+        (f"{ctx.ref(echo, 'relative')}?{LOWER_QUERY}", "MB-PART-6"),
+        (f"{ctx.ref(echo, 'absolute-uri')}?{LOWER_QUERY}", "MB-PART-6"),
     ]
 
 
-def resolved(ctx: Context, ref: str) -> str:
-    """The origin-form target RFC 3986 §5.2 gives `ref` against the batch request's URI."""
-    url = urlsplit(urljoin(f"{ctx.scheme}://{ctx.authority}{ctx.batch_path}", ref))
-    return url.path + (f"?{url.query}" if url.query else "")
+def resolved(ctx: Context, ref: str, base: str | None = None) -> str:
+    """The origin-form target RFC 3986 §5.2 gives `ref` against the batch request's URI
+    (`base`: its path and query, the batch endpoint's path by default)."""
+    url = urlsplit(urljoin(f"{ctx.scheme}://{ctx.authority}{base or ctx.batch_path}", ref))
+    # RFC 3986 §5.3: an empty query that the reference defines is kept ("?" then nothing).
+    own_query = "?" in ref
+    return url.path + (f"?{url.query}" if url.query or own_query else "")
+
+
+def _seen(ctx: Context, judge: Judge, env: Envelope, i: int) -> Echo:
+    seen = read_echo(env.parts[i].body)
+    if seen is None:
+        judge.not_applicable("the echo resource does not describe the request it received")
+    return seen
+
+
+def _expect_fields(ctx: Context, judge: Judge, i: int, seen: Echo) -> None:
+    # MB-PART-8: "take a request part's header fields other than `Http-Method` and
+    # `Content-Id` as the sub-request's header fields, in order": every line, repeats kept.
+    judge.expect(
+        f"part {i} {FIELD[0]} lines received",
+        seen.get_all(FIELD[0]),
+        [[v for n, v in FIELDS if n.lower() == FIELD[0].lower()]],
+        "MB-PART-8",
+    )
+    inherited = {"authorization", "cookie"} if ctx.target.credentials else set()
+    got = [
+        (n, v)
+        for n, v in comparable_headers(seen.headers, ctx.target.volatile_headers)
+        if n not in inherited
+    ]
+    judge.expect(
+        f"part {i} field lines received, in order",
+        got,
+        [[(n.lower(), v) for n, v in FIELDS]],
+        "MB-PART-8",
+    )
 
 
 @checker(
     "target-forms-reach-resource",
     ("MB-PART-5", "MB-PART-6", "MB-PART-8"),
-    "Parts addressed with a query, percent-encoding, upper case and dot segments, in every reference form, reach the resource with the target resolved by RFC 3986 and their fields intact.",
+    "Parts addressed with a query, percent-encoding in either case, upper case and dot segments, in every reference form, reach the resource with the target resolved by RFC 3986 and every field line in order.",
     state=State.READ_ONLY,
 )
 def target_forms_reach_resource(ctx: Context, judge: Judge) -> None:
     echo = ctx.resource(judge, "echo")
-    subs = [SubRequest("GET", ref, (FIELD,)) for ref in spellings(ctx, echo)]
+    refs = spellings(ctx, echo)
+    subs = [SubRequest("GET", ref, FIELDS) for ref, _ in refs]
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, (sub, (_, requirement)) in enumerate(zip(subs, refs, strict=True)):
+        judge.require(f"part {i} status", part_status(env, i), {200}, "MB-PART-5")
+        seen = _seen(ctx, judge, env, i)
+        # MB-PART-5: "use the result as the sub-request's target URI"; MB-PART-6: "MUST NOT
+        # ... change the case of any character in it": case, query and percent-encoding as
+        # written.
+        judge.expect(
+            f"part {i} target received", seen.target, {resolved(ctx, sub.target)}, requirement
+        )
+        _expect_fields(ctx, judge, i, seen)
+
+
+#: A query on the batch request's own URI, which no reference with a path of its own inherits.
+BATCH_QUERY = "mb-suite-batch=1&page=2"
+
+
+@checker(
+    "target-against-batch-query",
+    ("MB-PART-5",),
+    "With a query on the batch request's URI, a reference with a path and no query reaches the resource without one, and one with its own query or an empty query keeps exactly that.",
+    state=State.READ_ONLY,
+)
+def target_against_batch_query(ctx: Context, judge: Judge) -> None:
+    echo = ctx.resource(judge, "echo")
+    relative, full = ctx.ref(echo, "relative"), ctx.path(echo)
+    refs = [
+        relative,
+        full,
+        f"./{relative}",
+        f"{relative}?",
+        f"{full}?own=1",
+        ctx.ref(echo, "absolute-uri"),
+    ]
+    subs = [SubRequest("GET", ref) for ref in refs]
+    base = f"{ctx.batch_path}?{BATCH_QUERY}"
+    boundary = "mb-suite-0123456789abcdef"
+    head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
+    resp = ctx.send(judge, ctx.raw_request("POST", base, head, compose_batch(subs, boundary)))
+    if resp.status != 200:
+        judge.not_applicable(f"POST {base} answered {resp.status}: no batch endpoint there")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
     for i, sub in enumerate(subs):
         judge.require(f"part {i} status", part_status(env, i), {200}, "MB-PART-5")
-        seen = read_echo(env.parts[i].body)
-        if seen is None:
-            judge.not_applicable("the echo resource does not describe the request it received")
-        # MB-PART-5 and MB-PART-6: the resolved reference, with case, query and
-        # percent-encoding as written.
+        seen = _seen(ctx, judge, env, i)
+        # MB-PART-5: "resolve the reference inside `Content-Id` against the batch request's
+        # target URI ... by the algorithm of RFC 3986 §5.2": a reference with a path takes its
+        # own query (RFC 3986 §5.2.2, T.query = R.query), never the base's.
         judge.expect(
-            f"part {i} target received", seen.target, {resolved(ctx, sub.target)}, "MB-PART-5"
-        )
-        judge.expect(
-            f"part {i} {FIELD[0]} received",
-            seen.get_all(FIELD[0]),
-            [[FIELD[1]]],
-            "MB-PART-8",
+            f"part {i} ({sub.target}) target received",
+            seen.target,
+            {resolved(ctx, sub.target, base)},
+            "MB-PART-5",
         )
