@@ -35,6 +35,18 @@ MEMBERS_FOLLOWED = 4
 GET_CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
     ("Content-Length", (), b"content"),
     ("chunked", (("Transfer-Encoding", "chunked"),), b"7\r\ncontent\r\n0\r\n\r\n"),
+    ("Content-Length with a Content-Type", (("Content-Type", "text/plain"),), b"content"),
+    (
+        "chunked with a Content-Type",
+        (("Transfer-Encoding", "chunked"), ("Content-Type", "application/json")),
+        b"2\r\n{}\r\n0\r\n\r\n",
+    ),
+    ("Content-Length of one octet", (), b"x"),
+)
+#: Framings that carry no content (RFC 9112 §6.3: a Content-Length of 0 means none): a GET
+#: framed so is no GET "that has content", and a collection retrieval answers it as usual.
+GET_EMPTY_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
+    ("Content-Length: 0", (("Content-Length", "0"),), b""),
 )
 
 
@@ -288,6 +300,12 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
         # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
         # content", however the content is framed.
         judge.expect(f"status, content framed by {framing}", resp.status, {400}, "MB-METHOD-3")
+    for framing, head, body in GET_EMPTY_FRAMINGS:
+        req = ctx.raw_request("GET", coll, (("Accept", "multipart/mixed"), *head), body)
+        resp = ctx.send(judge, req)
+        # MB-METHOD-3 refuses a GET "that has content"; one framed with none is a collection
+        # retrieval, which MB-STATUS-7 answers "200 with the members as parts".
+        judge.expect(f"status, {framing} and no content", resp.status, {200}, "MB-METHOD-3")
 
 
 @checker(

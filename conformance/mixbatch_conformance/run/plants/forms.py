@@ -6,6 +6,7 @@ the multipart answer of the same batch, or answers a collection retrieval wrongl
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from collections.abc import Callable
@@ -271,6 +272,99 @@ def _empty_body_dropped(responses: list[dict[str, Any]]) -> None:
             del entry["body"]
 
 
+def _document_502_when_all_5xx(req: RelayRequest, resp: RelayResponse) -> None:
+    """A 207 form answered 502 when every part that ran answered 5xx."""
+    if not is_batch(req) or resp.status != 207:
+        return
+    ctype = resp.get("Content-Type") or ""
+    if "json" in ctype:
+        statuses = [e.get("status") for e in json.loads(resp.body).get("responses", [])]
+    else:
+        statuses = [int(c) for c in re.findall(rb"HTTP/1\.1 (\d{3})", resp.body)]
+    ran = [s for s in statuses if isinstance(s, int)]
+    if ran and all(s >= 500 for s in ran):
+        resp.status = 502
+
+
+def _location_absolute(responses: list[dict[str, Any]]) -> None:
+    """Write each path-absolute Location as an absolute URI, as if resolved for the client."""
+    for entry in responses:
+        entry["headers"] = [
+            [
+                n,
+                f"http://example.test{v}"
+                if str(n).lower() == "location" and str(v)[:1] == "/"
+                else v,
+            ]
+            for n, v in entry.get("headers", [])
+        ]
+
+
+#: Bodies shorter than this are written as text whatever their octets.
+_SHORT_BODY = 64
+
+
+def _short_binary_as_text(responses: list[dict[str, Any]]) -> None:
+    """Write short invalid UTF-8 bodies in `body`, invalid octets replaced by U+FFFD."""
+    import base64
+
+    for entry in responses:
+        data = base64.b64decode(entry.get("body_base64") or "")
+        if "body_base64" in entry and len(data) < _SHORT_BODY:
+            del entry["body_base64"]
+            entry["body"] = data.decode("utf-8", errors="replace")
+
+
+def _if_none_match_lines(req: RelayRequest) -> list[str]:
+    return [v for n, v in req.headers if n.lower() == "if-none-match"]
+
+
+def _inm_exact_only(req: RelayRequest) -> None:
+    """Match If-None-Match only as one tag in one field line: a list never matches."""
+    lines = _if_none_match_lines(req)
+    if _is_collection_get_or_head(req) and (len(lines) > 1 or any("," in v for v in lines)):
+        req.headers = [
+            (n, '"plant-never"' if n.lower() == "if-none-match" else v) for n, v in req.headers
+        ]
+
+
+def _inm_strong_compare(req: RelayRequest) -> None:
+    """Compare If-None-Match strongly: a weak tag never matches."""
+    if _is_collection_get_or_head(req) and any(
+        v.strip().startswith("W/") for v in _if_none_match_lines(req)
+    ):
+        req.headers = [
+            (n, '"plant-never"' if n.lower() == "if-none-match" else v) for n, v in req.headers
+        ]
+
+
+def _ims_beside_inm(req: RelayRequest) -> None:
+    """Let If-Modified-Since decide beside If-None-Match: a later date than the collection's
+    Last-Modified is answered 304 whatever If-None-Match lists."""
+    if (
+        _is_collection_get_or_head(req)
+        and req.get("If-Modified-Since")
+        and _if_none_match_lines(req)
+    ):
+        req.headers = [(n, "*" if n.lower() == "if-none-match" else v) for n, v in req.headers]
+
+
+def _is_collection_get_or_head(req: RelayRequest) -> bool:
+    return req.method in ("GET", "HEAD") and "multipart/mixed" in (req.get("Accept") or "")
+
+
+def _content_without_type_dropped(req: RelayRequest) -> None:
+    """A GET counts as carrying content only when it names a Content-Type."""
+    if req.method == "GET" and req.body and not req.get("Content-Type"):
+        req.body = b""
+
+
+def _zero_length_as_content(req: RelayRequest) -> None:
+    """A GET with Content-Length: 0 taken to carry content."""
+    if _is_collection_get_or_head(req) and req.get("Content-Length") == "0" and not req.body:
+        req.body = b"x"
+
+
 P = Mutation
 _JSON = ("multistatus-json",)
 _XML = ("multistatus-xml",)
@@ -524,5 +618,57 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-7 empty body",
         ("multistatus-skipped-entries",),
         on_response=map_json(_entries(_empty_body_dropped)),
+    ),
+    P(
+        "json-short-binary-as-text",
+        "MB-MULTI-7 short invalid octets as text",
+        ("multistatus-json-body-members",),
+        on_response=map_json(_entries(_short_binary_as_text)),
+    ),
+    # MB-MULTI-5: the same header fields, as the sub-response wrote them, in every form.
+    P(
+        "json-location-absolute",
+        "MB-MULTI-5 JSON Location rewritten",
+        ("created-fields-every-form",),
+        on_response=map_json(_entries(_location_absolute)),
+    ),
+    # MB-STATUS-5: the batch is processed whatever its parts answered, in every form.
+    P(
+        "document-502-when-all-parts-5xx",
+        "MB-STATUS-5 207 forms",
+        ("batch-status-whatever-parts",),
+        on_response=_document_502_when_all_5xx,
+    ),
+    # MB-STATUS-7: 304 exactly when If-None-Match matches by the weak comparison.
+    P(
+        "collection-inm-list-never-matches",
+        "MB-STATUS-7 If-None-Match list",
+        ("collection-get-conditional",),
+        on_request=_inm_exact_only,
+    ),
+    P(
+        "collection-inm-strong-comparison",
+        "MB-STATUS-7 If-None-Match weak comparison",
+        ("collection-get-conditional",),
+        on_request=_inm_strong_compare,
+    ),
+    P(
+        "collection-ims-beside-inm",
+        "MB-STATUS-7 If-Modified-Since beside If-None-Match",
+        ("collection-get-conditional",),
+        on_request=_ims_beside_inm,
+    ),
+    # MB-METHOD-3: content is content with or without a Content-Type; none is none.
+    P(
+        "get-content-without-type-ignored",
+        "MB-METHOD-3 without Content-Type",
+        ("collection-get-with-content",),
+        on_request=_content_without_type_dropped,
+    ),
+    P(
+        "get-zero-length-refused",
+        "MB-METHOD-3 Content-Length 0",
+        ("collection-get-with-content",),
+        on_request=_zero_length_as_content,
     ),
 )
