@@ -92,7 +92,7 @@ def _failing_batch(
 
 @checker(
     "atomic-failure-outcomes",
-    ("MB-PROC-8",),
+    ("MB-PROC-8", "MB-RESP-1"),
     "In an atomic batch whose second part fails, the first is rolled-back with its real status, the second keeps its status unmarked, the third is skipped.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
@@ -106,6 +106,14 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
     # XML form DAV:status is there "exactly when the part ran" (MB-MULTI-6): a rolled-back
     # part ran.
     for media, _, entries in answers_in_every_form(ctx, judge, subs, ATOMIC):
+        # MB-RESP-1: "exactly one response part for each request part, in request order",
+        # the failing part in its own place too.
+        judge.expect(
+            f"{media} parts in request order (Content-Id)",
+            [e.content_id for e in entries],
+            [[s.target for s in subs]],
+            "MB-RESP-1",
+        )
         judge.expect(f"{media} part 0 status", entries[0].status, {201})
         judge.expect(f"{media} part 0 outcome", entries[0].outcome, {"rolled-back"})
         judge.expect(f"{media} part 1 status", entries[1].status, {404, 410})
@@ -121,7 +129,7 @@ FAILING_EDGES = ((399, False), (400, True), (499, True), (500, True), (599, True
 
 @checker(
     "atomic-failing-edges",
-    ("MB-PROC-8",),
+    ("MB-PROC-8", "MB-RESP-1"),
     "An atomic batch whose middle part is answered 400, 499, 500 or 599 rolls back the part before it and skips the one after; one answered 399 commits.",
     profile="atomic",
     state=State.READ_ONLY,
@@ -135,6 +143,13 @@ def failing_edges(ctx: Context, judge: Judge) -> None:
         # GETs only: the batch changes nothing whether it commits or not.
         env = expect_processed(
             ctx, judge, ctx.batch(judge, subs, headers=ATOMIC), [s.content_id for s in subs]
+        )
+        # MB-RESP-1: "in request order", the failing part in its own place.
+        judge.expect(
+            f"parts in request order around {code} (Content-Id)",
+            [p.get("Content-Id") for p in env.parts],
+            [[s.content_id for s in subs]],
+            "MB-RESP-1",
         )
         judge.require(f"part 1 status for {code}", part_status(env, 1), {code}, "MB-TEST-6")
         got = [(p.get("Batch-Outcome"), part_status(env, i)) for i, p in enumerate(env.parts)]

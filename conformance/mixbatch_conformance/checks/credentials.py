@@ -34,7 +34,7 @@ def _configured(ctx: Context, name: str) -> str | None:
 @checker(
     "credentials-inherited",
     ("MB-SUB-5",),
-    "Each part sees the batch's Authorization and Cookie unless it carries its own, which then replaces the outer one.",
+    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept.",
     state=State.READ_ONLY,
 )
 def credentials_inherited(ctx: Context, judge: Judge) -> None:
@@ -44,18 +44,27 @@ def credentials_inherited(ctx: Context, judge: Judge) -> None:
     outer_cookie = _configured(ctx, "Cookie") or f"mb-suite-outer={nonce}"
     own_auth = f"Bearer mb-suite-part-{nonce}"
     own_cookie = f"mb-suite-part={nonce}"
+    # A second Cookie line on each side: MB-SUB-5 applies the batch's Cookie *field*, which
+    # is every line of it in order (RFC 9110 §5.3), and a part's own field likewise.
+    outer_cookie_2 = f"mb-suite-outer-2={nonce}"
+    own_cookie_2 = f"mb-suite-part-2={nonce}"
     subs = [
         SubRequest("GET", f"{echo}?mb-inherit=both"),
         SubRequest("GET", f"{echo}?mb-inherit=cookie", (("Authorization", own_auth),)),
-        SubRequest("GET", f"{echo}?mb-inherit=authorization", (("Cookie", own_cookie),)),
+        SubRequest(
+            "GET",
+            f"{echo}?mb-inherit=authorization",
+            (("Cookie", own_cookie), ("X-Mb-Between", "1"), ("Cookie", own_cookie_2)),
+        ),
     ]
     # (Authorization, Cookie) each part's sub-request must see.
+    outer_cookies = [outer_cookie, outer_cookie_2]
     wanted = [
-        ([outer_auth], [outer_cookie]),
-        ([own_auth], [outer_cookie]),
-        ([outer_auth], [own_cookie]),
+        ([outer_auth], outer_cookies),
+        ([own_auth], outer_cookies),
+        ([outer_auth], [own_cookie, own_cookie_2]),
     ]
-    outer = (("Authorization", outer_auth), ("Cookie", outer_cookie))
+    outer = (("Authorization", outer_auth), ("Cookie", outer_cookie), ("Cookie", outer_cookie_2))
     resp = ctx.batch(judge, subs, headers=outer)
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
     if part_status(env, 0) != 200:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import Echo, comparable_headers, read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -158,4 +159,46 @@ def target_against_batch_query(ctx: Context, judge: Judge) -> None:
             seen.target,
             {resolved(ctx, sub.target, base)},
             "MB-PART-5",
+        )
+
+
+def routing_spellings(path: str) -> list[str]:
+    """Spellings of `path` that a router might take for it and RFC 3986 does not: a trailing
+    slash, a doubled slash, the last segment in upper case, its slash percent-encoded."""
+    parent, _, name = path.rpartition("/")
+    out = [f"{path}/", f"{parent}/{name.upper()}"]
+    if parent:
+        # Not at the root: "//name" would be a network-path reference (MB-SUB-2).
+        out += [f"{parent}//{name}", f"{parent}%2F{name}"]
+    return [s for s in out if s != path]
+
+
+#: Declared resources whose spellings are routed (read-only GETs).
+ROUTED_ROLES = ("etag_resource", "ok", "collection", "not_found")
+
+
+@checker(
+    "target-spellings-routed-as-alone",
+    ("MB-SUB-1", "MB-RESP-4"),
+    "A part whose target is a declared resource's path with a trailing slash, a doubled slash, another case or an encoded slash gets what the same request alone gets.",
+    state=State.READ_ONLY,
+)
+def target_spellings_routed_as_alone(ctx: Context, judge: Judge) -> None:
+    paths = [ctx.path(p) for role in ROUTED_ROLES if (p := ctx.target.resource(role))]
+    if not paths:
+        judge.not_applicable("the target declares none of " + ", ".join(ROUTED_ROLES))
+    subs = [SubRequest("GET", s) for p in dict.fromkeys(paths) for s in routing_spellings(p)]
+    alone = [ctx.alone(judge, s) for s in subs]
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, (sub, part, single) in enumerate(zip(subs, env.parts, alone, strict=True)):
+        # MB-SUB-1: "the same routing ... checks as the same request sent on its own": a
+        # spelling routed to no resource alone is routed to none in a batch, and the other
+        # way round; the sub-response is then the one alone (MB-RESP-4).
+        expect_same_as_alone(
+            ctx,
+            judge,
+            f"part {i} ({sub.method} {sub.target})",
+            sub,
+            (part_status(env, i), part.fields, part.body),
+            (single.status, single.headers, single.body),
         )
