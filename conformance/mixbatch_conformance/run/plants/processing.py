@@ -555,6 +555,15 @@ PLANTS: tuple[Mutation, ...] = (
         caught_by=("WARN", "FAIL"),
         on_response=map_response(is_batch, lambda r: r.set("Cache-Control", None)),
     ),
+    P(
+        "no-transform-multipart-only",
+        "MB-INTER-4 207 forms",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(
+            is_batch, lambda r: r.set("Cache-Control", None) if r.status == 207 else None
+        ),
+    ),
     # MB-TEST-*: the declared test resources answer as declared.
     P(
         "ok-resource-500",
