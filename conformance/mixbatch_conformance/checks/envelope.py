@@ -22,17 +22,24 @@ import jsonschema
 from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.outcomes import (
+    expect_located,
+    expect_processed,
+    expect_rejected,
+)
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
 from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS, Envelope, read_multipart
 from mixbatch_conformance.transport.http import Response
 from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
-__all__ = ["CASES_FILE", "load_cases", "render_body"]
+__all__ = ["CASES_FILE", "load_cases", "render_body", "render_segments"]
 
 CASES_DIR = Path(__file__).parent / "cases"
 CASES_FILE = CASES_DIR / "envelope.json"
 DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
+#: Put before a located fault to learn whether the server knows offsets: it moves every
+#: offset by its length and changes no part (MB-WIRE-9: the preamble is ignored).
+PROBE_PREAMBLE = b"preamble line\r\n"
 #: How far from the target's port the other-port case's port is (MB-SUB-2).
 OTHER_PORT_STEP = 1000
 TOKENS = re.compile(
@@ -59,8 +66,8 @@ def _fill(text: str, values: dict[str, str], lengths: dict[str, int]) -> str:
     return TOKENS.sub(sub, text)
 
 
-def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
-    """The case's body octets with target tokens filled in.
+def render_segments(case: dict[str, Any], values: dict[str, str]) -> list[bytes]:
+    """The case's body segments as octets, target tokens filled in.
 
     `{lenN}` is the octet length of body segment N after filling, so a case can state an
     exact Content-Length for a segment that embeds the boundary.
@@ -74,13 +81,17 @@ def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
         else:
             segments.append(_fill(seg["repeat"], values, {}).encode("latin-1") * seg["times"])
     lengths = {f"len{i}": len(s) for i, s in enumerate(segments)}
-    out = bytearray()
-    for seg, raw in zip(case["body"], segments, strict=True):
-        if isinstance(seg, str) and "{len" in seg:
-            out += _fill(seg, values, lengths).encode("latin-1")
-        else:
-            out += raw
-    return bytes(out)
+    return [
+        _fill(seg, values, lengths).encode("latin-1")
+        if isinstance(seg, str) and "{len" in seg
+        else raw
+        for seg, raw in zip(case["body"], segments, strict=True)
+    ]
+
+
+def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
+    """The case's body octets with target tokens filled in (see `render_segments`)."""
+    return b"".join(render_segments(case, values))
 
 
 def _other_port(port: int) -> int:
@@ -115,7 +126,8 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
 
 def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
     values = _values(ctx, judge, case)
-    body = render_body(case, values)
+    segments = render_segments(case, values)
+    body = b"".join(segments)
     ctype = _fill(case.get("content_type", "multipart/mixed; boundary={b}"), values, {})
     headers = [("Content-Type", ctype), *[(n, v) for n, v in case.get("headers", [])]]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, body))
@@ -140,6 +152,45 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
             requirement,
             problem=expect.get("problem", False),
             accept_post=expect.get("accept_post", False),
+        )
+        if "at" in expect and resp.status in expect["status"]:
+            _expect_at(ctx, judge, expect["at"], segments, headers, resp)
+
+
+def _expect_at(
+    ctx: Context,
+    judge: Judge,
+    at: dict[str, Any],
+    segments: list[bytes],
+    headers: list[tuple[str, str]],
+    resp: Response,
+) -> None:
+    """The problem places the fault where spec 5.3's convention does, 0 included.
+
+    A member left out is judged by the same fault after a preamble: a server that names it
+    there knows it, so it "knows them" here too (MB-STATUS-4), and an offset of 0 or a first
+    part is no reason to leave it out."""
+    body = b"".join(segments)
+    offset = len(body) if at.get("end") else len(b"".join(segments[: at["segment"]]))
+    offset += at.get("plus", 0)
+    missing = expect_located(judge, resp, at["part_index"], offset)
+    if not missing:
+        return
+    probe = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, PROBE_PREAMBLE + body))
+    doc = problem_of(probe)
+    shifted = {"part_index": at["part_index"], "byte_offset": offset + len(PROBE_PREAMBLE)}
+    for member in missing:
+        known = doc is not None and doc.get(member) is not None
+        # MB-STATUS-4: "`part_index` (from 0) and `byte_offset` ... members when the server
+        # knows them".
+        judge.expect_true(
+            f"problem {member}",
+            not known,
+            f"left out; given as {doc.get(member) if doc else None!r} for the same fault "
+            f"after a {len(PROBE_PREAMBLE)}-octet preamble",
+            f"{member} {shifted[member] - (len(PROBE_PREAMBLE) if member == 'byte_offset' else 0)}"
+            " when the server knows it",
+            "MB-STATUS-4",
         )
 
 
@@ -230,6 +281,10 @@ def _too_many_parts(ctx: Context, judge: Judge) -> None:
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
     expect_rejected(judge, resp, {413}, "MB-STATUS-3")
     _names_limit(judge, resp, "max_parts")
+    if resp.status == 413:
+        # Spec 5.3, too many parts: "the delimiter line that opens the first part over the
+        # limit", the part with index `limit`.
+        expect_located(judge, resp, limit, limit * len(one))
 
 
 def _oversized_part_header(ctx: Context, judge: Judge) -> None:

@@ -29,7 +29,11 @@ from functools import partial
 
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.outcomes import (
+    expect_located,
+    expect_processed,
+    expect_rejected,
+)
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
 
 __all__ = ["MAX_SEND_BYTES", "header_section"]
@@ -91,7 +95,22 @@ def _within(ctx: Context, judge: Judge, body: bytes, parts: int, fields: int = 3
             judge.not_applicable(f"the case needs {name} >= {used}; the target publishes {value}")
 
 
-def _refused(ctx: Context, judge: Judge, body: bytes, status: int, name: str) -> None:
+#: Where spec 5.3 places a limit fault: "a limit on the section or the part: the offset of the
+#: section's first octet", in the one part these cases send (after the first delimiter line).
+FIRST_SECTION = len(f"--{BOUNDARY}\r\n")
+
+
+def _refused(
+    ctx: Context,
+    judge: Judge,
+    body: bytes,
+    status: int,
+    name: str,
+    at: int | None = FIRST_SECTION,
+    must_name: str | None = None,
+) -> None:
+    """Refused with `status` before any part runs, the problem naming the limit `name`; `at`
+    is the fault's byte_offset in part 0, or None for a limit on the whole batch."""
     resp = ctx.send(
         judge,
         ctx.raw_request(
@@ -105,9 +124,19 @@ def _refused(ctx: Context, judge: Judge, body: bytes, status: int, name: str) ->
     # part header section exceeds `max_part_header_bytes` or `max_part_fields`".
     expect_rejected(judge, resp, {status}, "MB-STATUS-3")
     doc = problem_of(resp)
-    if doc is not None and "limit" in doc:
+    if doc is None or resp.status != status:
+        return
+    if must_name is not None:
+        judge.expect("problem names the limit", doc.get("limit"), {name}, must_name)
+    elif "limit" in doc:
         # MB-LIMIT-4 (SHOULD): "name the exceeded limit ... in a `limit` member".
         judge.expect("problem names the limit", doc.get("limit"), {name}, "MB-LIMIT-4")
+    if at is not None:
+        expect_located(judge, resp, 0, at)
+    else:
+        # Spec 5.3: byte_offset is "absent or null where the fault is not in the content
+        # (the top-level `Content-Type`, a limit on the whole batch, a 503)".
+        judge.expect("problem byte_offset", doc.get("byte_offset"), {None}, "MB-STATUS-4")
 
 
 def _processed(ctx: Context, judge: Judge, body: bytes, cids: list[str]) -> None:
@@ -164,8 +193,8 @@ def _fields(over: int, ctx: Context, judge: Judge) -> None:
     _within(ctx, judge, body, 1, 0)
     if over:
         # MB-LIMIT-5: "answer a batch request with a part over it with 431 and a problem
-        # document whose `limit` member is `max_part_fields`".
-        _refused(ctx, judge, body, 431, "max_part_fields")
+        # document whose `limit` member is `max_part_fields`": a MUST, not MB-LIMIT-4's SHOULD.
+        _refused(ctx, judge, body, 431, "max_part_fields", must_name="MB-LIMIT-5")
     else:
         _processed(ctx, judge, body, [f"<{ok}>"])
 
@@ -195,7 +224,7 @@ def _batch_bytes_over(ctx: Context, judge: Judge) -> None:
     subs = [_filled(echo, n) for n in lengths]
     body = compose_batch(subs, BOUNDARY)
     _within(ctx, judge, body[:-1], len(subs), 4)
-    _refused(ctx, judge, body, 413, "max_batch_bytes")
+    _refused(ctx, judge, body, 413, "max_batch_bytes", at=None)
 
 
 def _filled(echo: str, length: int, body: bytes | None = None) -> SubRequest:

@@ -6,7 +6,9 @@ status from an allowed set and, for 4xx rejections, an application/problem+json 
 (MB-STATUS-4; which ID a server names is its choice, so the suite does not insist on one).
 A processed batch must be 200 multipart/mixed, readable by the strict validator, with one
 part per request part in order (MB-RESP-1), each with a valid Http-Status-Code (MB-RESP-2)
-and the request's Content-Id echoed octet for octet (MB-RESP-3).
+and the request's Content-Id echoed octet for octet (MB-RESP-3). Where a check knows where
+spec 5.3's convention places the fault, `expect_located` judges the `part_index` and
+`byte_offset` members exactly, 0 included, and says which of them the server left out.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from mixbatch_conformance.core.requirements import load_index
 from mixbatch_conformance.core.validator import Envelope, response_part_findings
 from mixbatch_conformance.transport.http import Response
 
-__all__ = ["expect_processed", "expect_rejected", "part_status"]
+__all__ = [
+    "LOCATION_MEMBERS",
+    "expect_located",
+    "expect_processed",
+    "expect_rejected",
+    "part_status",
+]
 
 
 def expect_rejected(
@@ -67,6 +75,40 @@ def expect_rejected(
             "an ID from spec/requirements.json" + (" or none" if optional else ""),
             "MB-STATUS-4",
         )
+
+
+#: The problem members that say where a fault is (MB-STATUS-4).
+LOCATION_MEMBERS = ("part_index", "byte_offset")
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def expect_located(judge: Judge, resp: Response, part_index: int, byte_offset: int) -> list[str]:
+    """The problem document places the fault at `part_index` and `byte_offset`, each member
+    judged when present (a JSON integer, 0 included); returns the members it leaves out.
+
+    MB-STATUS-4: "with `part_index` (from 0) and `byte_offset` (octets from the start of the
+    request content) members when the server knows them"; spec 5.3 fixes the values ("a fault
+    on a delimiter line: the offset of the line's first `-`", ...)."""
+    doc = problem_of(resp)
+    if doc is None:
+        return []
+    missing = []
+    for member, expected in zip(LOCATION_MEMBERS, (part_index, byte_offset), strict=True):
+        value = doc.get(member)
+        if value is None:
+            missing.append(member)
+            continue
+        judge.expect_true(
+            f"problem {member}",
+            _is_count(value) and value == expected,
+            repr(value),
+            f"the integer {expected}",
+            "MB-STATUS-4",
+        )
+    return missing
 
 
 def part_status(env: Envelope, i: int) -> int | None:
