@@ -26,6 +26,7 @@ from mixbatch_conformance.run.plants._edits import (
     map_json,
     map_parts,
     parts_of,
+    refuses,
     set_field,
     without_field,
 )
@@ -212,6 +213,15 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-18 wrong part",
         ("references-location",),
         on_request=_reference_shifted,
+    ),
+    P(
+        "reference-syntax-refused-without-mode",
+        "MB-PROC-18 syntax outside the mode",
+        ("reference-syntax-plain-without-mode",),
+        on_response=refuses(
+            all_of(lambda req: not _REFERENCES(req), body_has(rb"\r\nContent-Id: <[^>\r\n]*\$\(")),
+            requirement="MB-PART-4",
+        ),
     ),
     # MB-PROC-19: a forward reference is 400 before any part runs.
     P(

@@ -222,6 +222,74 @@ def _outer_fields_applied(req: RelayRequest) -> None:
     )
 
 
+def _upper_escapes(ref: str, batch: str) -> str | None:
+    """Percent-encodings' hex digits upper-cased (RFC 3986 §6.2.2.1's normal form)."""
+    up = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: m.group(0).upper(), ref)
+    return up if up != ref else None
+
+
+def _trailing_slash_trimmed(ref: str, batch: str) -> str | None:
+    path, sep, query = ref.partition("?")
+    if len(path) > 1 and path.endswith("/") and not path.endswith("//"):
+        return path[:-1] + sep + query
+    return None
+
+
+def _base_query_kept(req: RelayRequest) -> None:
+    """Give a relative-path reference without a query the batch URI's query, as if RFC 3986
+    §5.2.2 took the base's query whenever the reference has none."""
+    query = req.target.partition("?")[2]
+    if query:
+        _retarget(
+            lambda ref, batch: (
+                f"{ref}?{query}" if ref and not _ABSOLUTE.match(ref) and "?" not in ref else None
+            )
+        )(req)
+
+
+def _repeated_fields_combined(parts: list[Part]) -> list[Part]:
+    """Fold a part's repeated field lines into the first, comma-separated (RFC 9110 §5.3)."""
+    out = []
+    for fields, body in parts:
+        merged: list[tuple[str, str]] = []
+        for n, v in fields:
+            at = next((i for i, (m, _) in enumerate(merged) if m.lower() == n.lower()), None)
+            if at is None or n.lower() in ("http-method", "content-id"):
+                merged.append((n, v))
+            else:
+                merged[at] = (merged[at][0], f"{merged[at][1]}, {v}")
+        out.append((merged, body))
+    return out
+
+
+def _first_outer_cookie_only(req: RelayRequest) -> None:
+    """Keep only the batch request's first Cookie line, so a part that inherits gets that."""
+    if not is_batch(req):
+        return
+    seen = False
+    kept = []
+    for n, v in req.headers:
+        if n.lower() == "cookie":
+            if seen:
+                continue
+            seen = True
+        kept.append((n, v))
+    req.headers = kept
+
+
+#: Outer fields a server that propagates trace context hands to every part.
+_TRACE_FIELDS = ("traceparent", "tracestate")
+
+
+def _trace_context_applied(req: RelayRequest) -> None:
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not b or parts is None:
+        return
+    outer = [(n, v) for n, v in req.headers if n.lower() in _TRACE_FIELDS]
+    req.body = write_parts([(f + outer, body) for f, body in parts], b)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-PART-2: a missing, repeated or invalid Http-Method is 400.
@@ -554,5 +622,45 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-6 ordinary fields",
         ("outer-fields-not-echoed",),
         on_request=_outer_fields_applied,
+    ),
+    # The sub-request is exactly what the part says (spec 3.2.3, 3.2.4, 8.2).
+    P(
+        "relative-target-takes-batch-query",
+        "MB-PART-5 base query",
+        ("target-against-batch-query",),
+        on_request=_base_query_kept,
+        on_response=_restore,
+    ),
+    P(
+        "percent-escapes-upper-cased",
+        "MB-PART-6 escape case",
+        ("target-forms-reach-resource",),
+        on_request=_retarget(_upper_escapes),
+        on_response=_restore,
+    ),
+    P(
+        "repeated-part-fields-combined",
+        "MB-PART-8 repeated lines",
+        ("target-forms-reach-resource", "batch-equals-alone"),
+        on_request=_map_request_parts(_repeated_fields_combined),
+    ),
+    P(
+        "part-trailing-slash-trimmed",
+        "MB-SUB-1 routing spelling",
+        ("target-spellings-routed-as-alone",),
+        on_request=_retarget(_trailing_slash_trimmed),
+        on_response=_restore,
+    ),
+    P(
+        "first-outer-cookie-line-only",
+        "MB-SUB-5 repeated lines",
+        ("credentials-inherited",),
+        on_request=_first_outer_cookie_only,
+    ),
+    P(
+        "trace-context-applied",
+        "MB-SUB-6 trace context",
+        ("outer-fields-not-echoed",),
+        on_request=_trace_context_applied,
     ),
 )

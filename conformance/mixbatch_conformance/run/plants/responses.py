@@ -207,6 +207,16 @@ def _folded_after(width: int) -> PartsFn:
     return lambda parts: [([(n, fold(v)) for n, v in f], b) for f, b in parts]
 
 
+def _failing_part_first(parts: list[Part]) -> list[Part]:
+    """In a failed atomic batch, write the failing part (the one that ran unmarked among
+    rolled-back and skipped ones) before the others."""
+    outcomes = [field_of(f, "Batch-Outcome") for f, _ in parts]
+    if "rolled-back" not in outcomes or None not in outcomes:
+        return parts
+    at = outcomes.index(None)
+    return [parts[at], *parts[:at], *parts[at + 1 :]]
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-RESP-1: one part per request part, in order.
@@ -420,5 +430,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-7 long values",
         ("long-field-values-unfolded",),
         on_response_parts=_folded_after(12),
+    ),
+    P(
+        "vary-dropped-from-parts",
+        "MB-RESP-4 Vary",
+        ("batch-equals-alone",),
+        on_response_parts=lambda parts: [
+            ([(n, v) for n, v in f if n.lower() != "vary"], b) for f, b in parts
+        ],
+    ),
+    P(
+        "failing-part-written-first",
+        "MB-RESP-1 order",
+        ("atomic-failing-edges", "atomic-failure-outcomes"),
+        on_response_parts=_failing_part_first,
     ),
 )
