@@ -107,6 +107,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-no-partial-state",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
+        "created-fields-every-form",
         "created-location",
         "long-field-values-unfolded",
         "malformed-batch-runs-nothing",
