@@ -37,9 +37,9 @@ __all__ = ["CASES_FILE", "load_cases", "render_body", "render_segments"]
 CASES_DIR = Path(__file__).parent / "cases"
 CASES_FILE = CASES_DIR / "envelope.json"
 DEFAULT_BOUNDARY = "mb-case-7c1f0e93d4a2b685"
-#: Put before a located fault to learn whether the server knows offsets: it moves every
-#: offset by its length and changes no part (MB-WIRE-9: the preamble is ignored).
-PROBE_PREAMBLE = b"preamble line\r\n"
+#: Put before a located fault to learn whether the server knows where faults are: one valid
+#: part, so the same fault sits one part later and that many octets further on.
+PROBE_PART = "--{b}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n"
 #: How far from the target's port the other-port case's port is (MB-SUB-2).
 OTHER_PORT_STEP = 1000
 TOKENS = re.compile(
@@ -154,7 +154,7 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
             accept_post=expect.get("accept_post", False),
         )
         if "at" in expect and resp.status in expect["status"]:
-            _expect_at(ctx, judge, expect["at"], segments, headers, resp)
+            _expect_at(ctx, judge, expect["at"], segments, values, headers, resp)
 
 
 def _expect_at(
@@ -162,13 +162,14 @@ def _expect_at(
     judge: Judge,
     at: dict[str, Any],
     segments: list[bytes],
+    values: dict[str, str],
     headers: list[tuple[str, str]],
     resp: Response,
 ) -> None:
     """The problem places the fault where spec 5.3's convention does, 0 included.
 
-    A member left out is judged by the same fault after a preamble: a server that names it
-    there knows it, so it "knows them" here too (MB-STATUS-4), and an offset of 0 or a first
+    A member left out is judged by the same fault one valid part later: a server that names
+    it there knows it, so it "knows them" here too (MB-STATUS-4), and an offset of 0 or a first
     part is no reason to leave it out."""
     body = b"".join(segments)
     offset = len(body) if at.get("end") else len(b"".join(segments[: at["segment"]]))
@@ -176,20 +177,19 @@ def _expect_at(
     missing = expect_located(judge, resp, at["part_index"], offset)
     if not missing:
         return
-    probe = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, PROBE_PREAMBLE + body))
+    prefix = _fill(PROBE_PART, values, {}).encode("latin-1")
+    probe = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, prefix + body))
     doc = problem_of(probe)
-    shifted = {"part_index": at["part_index"], "byte_offset": offset + len(PROBE_PREAMBLE)}
+    expected = {"part_index": at["part_index"], "byte_offset": offset}
     for member in missing:
-        known = doc is not None and doc.get(member) is not None
+        given = doc.get(member) if doc is not None else None
         # MB-STATUS-4: "`part_index` (from 0) and `byte_offset` ... members when the server
         # knows them".
         judge.expect_true(
             f"problem {member}",
-            not known,
-            f"left out; given as {doc.get(member) if doc else None!r} for the same fault "
-            f"after a {len(PROBE_PREAMBLE)}-octet preamble",
-            f"{member} {shifted[member] - (len(PROBE_PREAMBLE) if member == 'byte_offset' else 0)}"
-            " when the server knows it",
+            given is None,
+            f"left out; given as {given!r} for the same fault one part later",
+            f"{member} {expected[member]}, since the server knows it",
             "MB-STATUS-4",
         )
 

@@ -3,12 +3,18 @@
 Each entry is one way a server breaks one requirement: a validation it lacks (it accepts
 what it must refuse), a refusal of what it must accept, or framing it writes wrongly. The
 batch endpoint's answers to methods other than POST and to GET with content (MB-METHOD-2,
-MB-METHOD-3) are planted here too, next to the envelope they stand in for.
+MB-METHOD-3) are planted here too, next to the envelope they stand in for, and so are the
+grammar of the part header section (MB-PART-2, MB-PART-4, MB-PART-11: field names, values
+and targets octet by octet) and where a problem document places an envelope fault
+(MB-STATUS-4) or which limit it names (MB-LIMIT-5).
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
@@ -103,6 +109,55 @@ def _bare_lf_blank_line(req: RelayRequest, resp: RelayResponse) -> None:
     if b and is_batch(req):
         resp.body = re.sub(rb"(Content-Length: [0-9]+)\r\n\r\n", rb"\1\r\n\n", resp.body)
 
+
+def _content_length_lenient(req: RelayRequest) -> bool:
+    """A Content-Length line whose value, without its surrounding whitespace, is not 1*DIGIT."""
+    values = re.findall(rb"(?im)^content-length:([^\r\n]*)\r\n", req.body)
+    return req.method == "POST" and any(
+        re.fullmatch(rb"[0-9]+", v.strip(b" \t")) is None for v in values
+    )
+
+
+def _problem_edit(fn: Callable[[dict[str, Any]], None]) -> RespEdit:
+    """A server whose problem documents `fn` edits."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if "problem+json" not in (resp.get("Content-Type") or ""):
+            return
+        try:
+            doc = json.loads(resp.body)
+        except ValueError:
+            return
+        if isinstance(doc, dict):
+            fn(doc)
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def _omit_zero(member: str) -> Callable[[dict[str, Any]], None]:
+    def fn(doc: dict[str, Any]) -> None:
+        if doc.get(member) == 0:
+            del doc[member]
+
+    return fn
+
+
+def _offset_at_crlf(doc: dict[str, Any]) -> None:
+    """An offset counted from the CRLF before the faulty line, not from its first octet."""
+    if isinstance(doc.get("byte_offset"), int) and doc["byte_offset"] >= 2:
+        doc["byte_offset"] -= 2
+
+
+def _fields_named_as_bytes(doc: dict[str, Any]) -> None:
+    if doc.get("limit") == "max_part_fields":
+        doc["limit"] = "max_part_header_bytes"
+
+
+#: The envelope cases whose fault spec 5.3 places at offset 0 or in part 0 or past it.
+_AT_OFFSET_ZERO = ("reject-text-after-boundary", "reject-bare-lf-after-delimiter")
+_IN_PART_ZERO = ("reject-http-method-missing", "reject-content-id-missing")
+_PAST_OFFSET_ZERO = ("reject-text-after-later-boundary", "reject-second-part-malformed")
 
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -441,5 +496,238 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-11 delimiter in the header section",
         ("reject-delimiter-ending-header-line", "reject-close-delimiter-ending-header-line"),
         on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*>\r\n--")),
+    ),
+    # MB-WIRE-2: media type and parameter names are case-insensitive; the type is exact.
+    P(
+        "media-type-case-sensitive",
+        "MB-WIRE-2 case of the media type",
+        ("accept-media-type-mixed-case", "accept-media-type-upper-case"),
+        on_response=refuses(_ctype(r"^(?!multipart/mixed)(?i:multipart/mixed)"), 415, "MB-WIRE-2"),
+    ),
+    P(
+        "media-type-prefix-match",
+        "MB-WIRE-2 prefix of the media type",
+        ("reject-media-type-mixed-prefix", "reject-media-type-mixed-suffix-subtype"),
+        on_response=accepts(_ctype(r"^multipart/mixed[^;\s]")),
+    ),
+    P(
+        "boundary-parameter-name-case-sensitive",
+        "MB-WIRE-2 case of the parameter name",
+        ("accept-boundary-parameter-name-mixed-case", "accept-media-type-upper-case"),
+        on_response=refuses(_ctype(r"(?-i:Boundary|BOUNDARY)=")),
+    ),
+    # MB-WIRE-4: exactly one boundary parameter, of bchars only.
+    P(
+        "repeated-boundary-first-wins",
+        "MB-WIRE-4 repeated",
+        (
+            "reject-boundary-repeated",
+            "reject-boundary-repeated-last-used",
+            "reject-boundary-repeated-same-value",
+            "reject-boundary-repeated-other-case",
+            "reject-boundary-repeated-quoted",
+        ),
+        on_response=accepts(_ctype(r"(?i)boundary=.*;\s*boundary=")),
+    ),
+    P(
+        "boundary-octets-unchecked",
+        "MB-WIRE-4 HTAB or obs-text",
+        ("reject-boundary-octet-htab", "reject-boundary-octet-obs-text"),
+        on_response=accepts(_ctype(r'boundary="[^"]*[^\x20-\x7e"]')),
+    ),
+    # MB-WIRE-9: delimiter text that is not a delimiter line is preamble or epilogue.
+    P(
+        "boundary-in-preamble-refused",
+        "MB-WIRE-9 dash-boundary mid-line in the preamble",
+        (
+            "accept-dash-boundary-mid-line-in-preamble",
+            "accept-close-delimiter-mid-line-in-preamble",
+            "accept-dash-boundary-after-bare-cr-in-preamble",
+        ),
+        on_response=refuses(body_has(rb"\A[^\r\n-][^\n]*--")),
+    ),
+    P(
+        "epilogue-read-for-parts",
+        "MB-WIRE-9 delimiter text in the epilogue",
+        ("accept-delimiter-lines-in-epilogue", "accept-dash-boundary-mid-line-in-epilogue"),
+        on_response=refuses(body_has(rb"[^-]--\r\n[^\r\n]*--[!-~]")),
+    ),
+    # MB-WIRE-20: one Content-Length, its value exactly 1*DIGIT.
+    P(
+        "content-length-value-lenient",
+        "MB-WIRE-20 empty or not 1*DIGIT",
+        (
+            "reject-content-length-empty",
+            "reject-content-length-whitespace-only",
+            "reject-content-length-list",
+            "reject-content-length-negative",
+            "reject-content-length-decimal",
+            "reject-content-length-inner-space",
+            "reject-content-length-signed",
+        ),
+        on_response=accepts(_content_length_lenient),
+    ),
+    P(
+        "repeated-content-length-case-sensitive",
+        "MB-WIRE-20 repeated in another case",
+        ("reject-content-length-repeated-other-case",),
+        on_response=accepts(body_has(rb"Content-Length: 3\r\ncontent-length: 3")),
+    ),
+    P(
+        "content-length-strict-text",
+        "MB-WIRE-20 whitespace or leading zeros",
+        ("accept-content-length-trailing-ows", "accept-content-length-leading-zeros"),
+        on_response=refuses(body_has(rb"Content-Length: (3[ \t]|00)")),
+    ),
+    # MB-PART-2 and MB-PART-4: one field each, in any case, with a valid value.
+    P(
+        "http-method-repeat-case-sensitive",
+        "MB-PART-2 repeated in another case",
+        ("reject-http-method-repeated-other-case",),
+        on_response=accepts(body_has(rb"Http-Method: GET\r\nHTTP-METHOD")),
+    ),
+    P(
+        "http-method-value-unchecked",
+        "MB-PART-2 whitespace or DEL",
+        (
+            "reject-http-method-whitespace-only",
+            "reject-http-method-inner-space",
+            "reject-http-method-del",
+        ),
+        on_response=accepts(body_has(rb"Http-Method: (GE T|GET\x7f|[ \t]+\r\n)")),
+    ),
+    P(
+        "http-method-ows-refused",
+        "MB-PART-2 trailing whitespace",
+        ("accept-http-method-trailing-ows",),
+        on_response=refuses(body_has(rb"Http-Method: GET[ \t]+\r\n")),
+    ),
+    P(
+        "content-id-repeat-case-sensitive",
+        "MB-PART-4 repeated in another case",
+        ("reject-content-id-repeated-other-case",),
+        on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*>\r\ncontent-id")),
+    ),
+    P(
+        "content-id-brackets-searched",
+        "MB-PART-4 text around the brackets",
+        (
+            "reject-content-id-empty",
+            "reject-content-id-text-after",
+            "reject-content-id-text-before",
+            "reject-content-id-unclosed",
+            "reject-content-id-nested-brackets",
+        ),
+        on_response=accepts(
+            body_has(rb"Content-Id:( ?\r\n| <[^>\r\n]*> x| x <| <[^>\r\n]*\r\n| <<)")
+        ),
+    ),
+    P(
+        "content-id-ows-refused",
+        "MB-PART-4 whitespace around the brackets",
+        ("accept-content-id-surrounding-ows",),
+        on_response=refuses(body_has(rb"Content-Id: \t <")),
+    ),
+    P(
+        "percent-escape-unchecked",
+        "MB-PART-4 percent-escape",
+        (
+            "reject-target-percent-not-hex-in-query",
+            "reject-target-percent-one-digit-in-query",
+            "reject-target-percent-at-end-of-query",
+            "reject-target-percent-not-hex-in-path",
+            "reject-target-percent-one-digit-in-path",
+            "reject-target-percent-at-end-of-path",
+            "reject-target-percent-in-absolute-form",
+        ),
+        on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*%(?![0-9A-Fa-f]{2})")),
+    ),
+    P(
+        "target-octets-unchecked",
+        "MB-PART-4 octets outside the URI grammar",
+        (
+            "reject-target-space",
+            "reject-target-non-ascii",
+            "reject-target-backslash",
+            "reject-target-double-quote",
+            "reject-target-brace",
+            "reject-target-del",
+        ),
+        on_response=accepts(body_has(rb'Content-Id: <[^>\r\n]*[ \\"{}\x7f-\xff]')),
+    ),
+    # MB-PART-11: a field-line is a token, a colon and a field-value (RFC 9110 section 5).
+    P(
+        "control-octet-in-field-value",
+        "MB-PART-11 control octet in a value",
+        (
+            "reject-field-value-nul",
+            "reject-field-value-soh",
+            "reject-field-value-unit-separator",
+            "reject-field-value-del",
+        ),
+        on_response=accepts(body_has(rb"X-Mixbatch-Probe: a[\x00-\x08\x0b-\x1f\x7f]")),
+    ),
+    P(
+        "field-value-ascii-only",
+        "MB-PART-11 obs-text or HTAB in a value",
+        ("accept-field-value-obs-text", "accept-field-value-inner-htab-and-space"),
+        on_response=refuses(body_has(rb"X-Mixbatch-Probe: a[\t\x80-\xff]")),
+    ),
+    P(
+        "field-name-not-a-token-accepted",
+        "MB-PART-11 field name",
+        (
+            "reject-field-name-space",
+            "reject-field-name-htab-before-colon",
+            "reject-field-name-del",
+            "reject-field-name-nul",
+            "reject-field-name-obs-text",
+            "reject-field-name-at-sign",
+            "reject-field-name-parenthesis",
+            "reject-field-name-slash",
+            "reject-field-name-empty",
+            "reject-first-field-line-leading-space",
+        ),
+        on_response=accepts(
+            body_has(rb"\n(X Mix|X-Mixbatch\t|X-Mix[\x00\x7f\xe9@(]|X/Mix|: a\r| X-Mix)")
+        ),
+    ),
+    P(
+        "field-name-letters-only",
+        "MB-PART-11 tchar",
+        ("accept-field-name-token-specials",),
+        on_response=refuses(body_has(rb"\nX-!#")),
+    ),
+    P(
+        "boundary-in-field-value-refused",
+        "MB-PART-11 dash-boundary in a value",
+        ("accept-dash-boundary-in-field-value",),
+        on_response=refuses(body_has(rb"X-Mixbatch-Note: --")),
+    ),
+    # MB-STATUS-4: the problem document places the fault where spec 5.3 does.
+    P(
+        "byte-offset-zero-omitted",
+        "MB-STATUS-4 byte_offset 0",
+        _AT_OFFSET_ZERO,
+        on_response=_problem_edit(_omit_zero("byte_offset")),
+    ),
+    P(
+        "part-index-zero-omitted",
+        "MB-STATUS-4 part_index 0",
+        _IN_PART_ZERO + _AT_OFFSET_ZERO,
+        on_response=_problem_edit(_omit_zero("part_index")),
+    ),
+    P(
+        "byte-offset-at-crlf",
+        "MB-STATUS-4 byte_offset convention",
+        _PAST_OFFSET_ZERO,
+        on_response=_problem_edit(_offset_at_crlf),
+    ),
+    # MB-LIMIT-5: a part over max_part_fields is 431 naming max_part_fields.
+    P(
+        "field-count-names-header-bytes",
+        "MB-LIMIT-5 limit member",
+        ("limit-part-fields-one-over",),
+        on_response=_problem_edit(_fields_named_as_bytes),
     ),
 )
