@@ -115,6 +115,17 @@ def batch_endpoint_get_content(ctx: Context, judge: Judge) -> None:
     for framing, head, body in GET_CONTENT_FRAMINGS:
         resp = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path, head, body))
         judge.expect(f"status, content framed by {framing}", resp.status, statuses, "MB-METHOD-3")
+        if resp.status == 405:
+            listed = {a.upper() for a in _allow(resp)}
+            # MB-METHOD-2: a 405 carries "an `Allow` field listing the methods it does support
+            # (at least `POST` ...)", and a 405 to GET cannot list GET among them.
+            judge.expect_true(
+                f"Allow of the 405, content framed by {framing}",
+                "POST" in listed and "GET" not in listed,
+                repr(sorted(listed)),
+                "names POST and not GET",
+                "MB-METHOD-2",
+            )
 
 
 @checker(

@@ -365,6 +365,13 @@ def _zero_length_as_content(req: RelayRequest) -> None:
         req.body = b"x"
 
 
+def _get_content_405_allowing_get(req: RelayRequest, resp: RelayResponse) -> None:
+    """A GET with content to the batch endpoint answered 405 with an Allow that lists GET."""
+    if req.method == "GET" and req.body and "multipart/mixed" not in (req.get("Accept") or ""):
+        resp.status = 405
+        resp.set("Allow", "GET, POST, OPTIONS")
+
+
 P = Mutation
 _JSON = ("multistatus-json",)
 _XML = ("multistatus-xml",)
@@ -664,6 +671,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-3 without Content-Type",
         ("collection-get-with-content",),
         on_request=_content_without_type_dropped,
+    ),
+    P(
+        "get-content-405-allowing-get",
+        "MB-METHOD-2 Allow of a 405 to GET with content",
+        ("batch-endpoint-get-with-content",),
+        on_response=_get_content_405_allowing_get,
     ),
     P(
         "get-zero-length-refused",
