@@ -146,7 +146,10 @@ def multistatus_json(ctx: Context, judge: Judge) -> None:
 )
 def representations_equivalent(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
-    subs = [ok, nf]
+    # A body and its validators (ETag, Last-Modified), a 404, and a HEAD (fields, no body).
+    subs = [ok, nf, SubRequest("HEAD", ok.target)]
+    if ctx.target.resource("etag_resource"):
+        subs.append(SubRequest("GET", ctx.path(ctx.resource(judge, "etag_resource"))))
     resp = ctx.batch(judge, subs)
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
     base = entries_from_multipart(env, ctx.target.volatile_headers)

@@ -372,6 +372,15 @@ def _get_content_405_allowing_get(req: RelayRequest, resp: RelayResponse) -> Non
         resp.set("Allow", "GET, POST, OPTIONS")
 
 
+def _etag_weakened(responses: list[dict[str, Any]]) -> None:
+    """Write each strong ETag as weak, as if the document's octets could not promise it."""
+    for entry in responses:
+        entry["headers"] = [
+            [n, f"W/{v}" if str(n).lower() == "etag" and str(v).startswith('"') else v]
+            for n, v in entry.get("headers", [])
+        ]
+
+
 P = Mutation
 _JSON = ("multistatus-json",)
 _XML = ("multistatus-xml",)
@@ -633,6 +642,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_json(_entries(_short_binary_as_text)),
     ),
     # MB-MULTI-5: the same header fields, as the sub-response wrote them, in every form.
+    P(
+        "json-etag-weakened",
+        "MB-MULTI-5 JSON ETag rewritten",
+        ("representations-equivalent",),
+        on_response=map_json(_entries(_etag_weakened)),
+    ),
     P(
         "json-location-absolute",
         "MB-MULTI-5 JSON Location rewritten",
