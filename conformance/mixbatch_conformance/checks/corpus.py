@@ -8,7 +8,10 @@ naming the vector's authority (example.test) or its batch path are rewritten to 
 (only inside Content-Id lines, so no part body and no Content-Length changes).
 
 Valid vectors must be answered 200 multipart/mixed with one part per request part in order
-(MB-RESP-1, Content-Id echoed); invalid ones with the vector's status and problem+json.
+(MB-RESP-1, Content-Id echoed); invalid ones with the vector's status and problem+json, whose
+`part_index` and `byte_offset`, when given, are the vector's (the offset moved by whatever the
+rewritten Content-Id values before it added or took away), and are left out or null where the
+vector's are null (spec 5.3: a fault not in the content).
 A vector that assumes limits (its own `limits`, or the defaults for a 413/431 vector) runs
 only when the target publishes those same limits; a valid vector that writes (a method
 other than GET, HEAD, OPTIONS) runs only against a disposable target such as the embedded
@@ -27,14 +30,26 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
+from mixbatch_conformance.core.outcomes import (
+    expect_located,
+    expect_processed,
+    expect_rejected,
+)
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
 from mixbatch_conformance.core.requirements import spec_dir
 from mixbatch_conformance.core.target import ALL_PROFILES
+from mixbatch_conformance.transport.http import Response
 
-__all__ = ["DEFAULT_LIMITS", "Vector", "load_vectors", "rewrite_for_target", "vector_profile"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Vector",
+    "load_vectors",
+    "rewrite_for_target",
+    "shifted_offset",
+    "vector_profile",
+]
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 DEFAULT_LIMITS = {
@@ -189,6 +204,38 @@ def retarget(
     return prefix + new_path + query + fragment
 
 
+def shifted_offset(vector: Vector, authority: str, batch_path: str, scheme: str, at: int) -> int:
+    """Offset `at` of the vector's body, moved to where it lies in the rewritten body."""
+    ctx = vector.meta["context"]
+    old_authority = str(ctx.get("authority", "example.test"))
+    old_batch = str(ctx.get("target", "/batch"))
+    moved = at
+    for m in CONTENT_ID_LINE.finditer(vector.body):
+        if m.start(2) >= at:
+            break
+        old = m.group(2).decode("latin-1")
+        new = retarget(old, old_authority, old_batch, authority, batch_path, scheme)
+        moved += len(new.encode("latin-1")) - len(m.group(2))
+    return moved
+
+
+def _expect_vector_location(ctx: Context, judge: Judge, vector: Vector, resp: Response) -> None:
+    error = vector.meta["error"]
+    if error.get("byte_offset") is None and error.get("part_index") is None:
+        doc = problem_of(resp)
+        if doc is not None and resp.status == error["status"]:
+            # Spec 5.3: `byte_offset` is "absent or null where the fault is not in the content
+            # (the top-level `Content-Type`, a limit on the whole batch, a 503)".
+            judge.expect("problem byte_offset", doc.get("byte_offset"), {None}, "MB-STATUS-4")
+        return
+    if resp.status != error["status"]:
+        return
+    offset = shifted_offset(vector, ctx.authority, ctx.batch_path, ctx.scheme, error["byte_offset"])
+    # MB-STATUS-4: "`part_index` (from 0) and `byte_offset` ... members when the server knows
+    # them", placed by spec 5.3's convention as the vector states.
+    expect_located(judge, resp, error["part_index"], offset)
+
+
 def _assumed_limits(vector: Vector) -> dict[str, int] | None:
     if "limits" in vector.meta:
         return dict(vector.meta["limits"])
@@ -226,6 +273,8 @@ def run_vector(vector: Vector, ctx: Context, judge: Judge) -> None:
             problem=error["status"] != 415,
             accept_post=error["status"] == 415,
         )
+        if error["status"] != 415:
+            _expect_vector_location(ctx, judge, vector, resp)
 
 
 def writes(vector: Vector) -> list[str]:

@@ -149,6 +149,11 @@ def _offset_at_crlf(doc: dict[str, Any]) -> None:
         doc["byte_offset"] -= 2
 
 
+def _count_parts_from_one(doc: dict[str, Any]) -> None:
+    if isinstance(doc.get("part_index"), int):
+        doc["part_index"] += 1
+
+
 def _fields_named_as_bytes(doc: dict[str, Any]) -> None:
     if doc.get("limit") == "max_part_fields":
         doc["limit"] = "max_part_header_bytes"
@@ -720,8 +725,14 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "byte-offset-at-crlf",
         "MB-STATUS-4 byte_offset convention",
-        _PAST_OFFSET_ZERO,
+        (*_PAST_OFFSET_ZERO, "vector-bare-lf-in-part-header"),
         on_response=_problem_edit(_offset_at_crlf),
+    ),
+    P(
+        "part-index-from-one",
+        "MB-STATUS-4 part_index from 0",
+        ("reject-second-part-malformed", "vector-bare-lf-in-part-header"),
+        on_response=_problem_edit(_count_parts_from_one),
     ),
     # MB-LIMIT-5: a part over max_part_fields is 431 naming max_part_fields.
     P(
