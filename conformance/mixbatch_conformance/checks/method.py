@@ -6,9 +6,13 @@ answered 405 with an Allow naming POST, and OPTIONS too when OPTIONS gives the c
 document (MB-METHOD-2). GET on a declared collection with Accept multipart/mixed gives one part
 per member with an aggregate ETag and Vary: Accept, 304 on that ETag, 404 for a missing
 collection (MB-METHOD-4, MB-STATUS-7); each member's Content-Id, resolved against the
-collection's URI, names a resource that answers alone what the part says (MB-METHOD-6). A GET
-with content, framed by Content-Length or chunked, is 400 on a collection and 400 or 405 on
-the batch endpoint (MB-METHOD-3), and a declared empty collection is 204 (MB-STATUS-11).
+collection's URI, names a resource that answers alone what the part says (MB-METHOD-6). A
+conditional retrieval, on GET and HEAD, is 304 exactly when If-None-Match matches by RFC 9110's
+weak comparison (either strength of the tag, a list in one or two field lines, `*`), and
+If-Modified-Since is ignored beside If-None-Match (MB-STATUS-7). A GET with content, framed by
+Content-Length or chunked, with or without a Content-Type, is 400 on a collection and 400 or
+405 on the batch endpoint, a 405 whose Allow names POST and not GET (MB-METHOD-3, MB-METHOD-2);
+a GET with Content-Length: 0 has no content. A declared empty collection is 204 (MB-STATUS-11).
 """
 
 from __future__ import annotations

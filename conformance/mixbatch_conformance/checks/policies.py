@@ -4,7 +4,8 @@ Theory of operation: these checks look at the batch response as a whole rather t
 parts: the problem document of a rejection (MB-STATUS-4, validated by
 spec/schemas/problem.schema.json, and naming the part a fault was found in), what a server does with a Batch-Mode or a
 batch-on-error value it does not know (MB-PROC-12, MB-PROC-11), which fields it puts in the
-top-level header section in every form (MB-SEC-2, MB-INTER-4, MB-MULTI-10), and the boundaries it chooses
+top-level header section in every form (MB-SEC-2, MB-INTER-4, MB-MULTI-10), its status in every
+form whatever its parts answered (MB-STATUS-5), and the boundaries it chooses
 (MB-WIRE-5, judged on length and alphabet, and on two responses not sharing one).
 Batch-Mode values are compared case-sensitively, so a known mode in another case is unknown.
 The stop policy is judged at the edges of "failing" (399 against 400, 499, 500, 599, from the

@@ -4,7 +4,10 @@ Theory of operation: Accept decides the form of a batch response: multipart/mixe
 and for */* (MB-MULTI-1), 406 when nothing offered is acceptable (MB-STATUS-9), 207 with the
 XML or JSON multistatus document when the target claims that profile (MB-MULTI-2..4,
 MB-MULTI-6, MB-MULTI-7); the three forms of one batch carry the same statuses, fields and
-bodies (MB-MULTI-5). The readers for the XML and JSON forms live in core.representations.
+bodies (MB-MULTI-5), for a body with its validators, a 404 and a HEAD. The JSON form's body
+member follows the octets alone, judged over random bodies of many sizes, each of which must
+come back as exactly its octets. The readers for the XML and JSON forms live in
+core.representations.
 """
 
 from __future__ import annotations
