@@ -271,6 +271,18 @@ def collection_get_conditional(ctx: Context, judge: Judge) -> None:
             # MB-STATUS-7: "304 (Not Modified) when a conditional request's validator matches
             # the aggregate one", 200 otherwise; matching as RFC 9110 §13.1.2 and §13.1.3 say.
             judge.expect(f"{method} with {what}", got.status, {want}, "MB-STATUS-7")
+            if got.status == 304:
+                # Spec 4.2: "A 304 or 204 answer to a collection retrieval carries the aggregate
+                # `ETag` and `Vary: Accept` that the 200 would have carried (RFC 9110 §15.4.5
+                # requires this of 304)"; MB-METHOD-4 puts both on the 200.
+                vary = [v.strip().lower() for v in ",".join(got.get_all("Vary")).split(",")]
+                judge.expect_true(
+                    f"{method} with {what}: 304 fields",
+                    got.get("ETag") == resp.get("ETag") and "accept" in vary,
+                    f"ETag {got.get('ETag')!r}, Vary {vary!r}",
+                    f"ETag {etag} and Vary naming Accept",
+                    "MB-METHOD-4",
+                )
 
 
 def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: Sequence[Part]) -> None:

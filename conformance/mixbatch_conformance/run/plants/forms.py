@@ -675,6 +675,14 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_inm_strong_compare,
     ),
     P(
+        "collection-304-without-etag",
+        "MB-METHOD-4 ETag on 304",
+        ("collection-get-conditional",),
+        on_response=lambda q, r: (
+            r.set("ETag", None) if _is_collection_get_or_head(q) and r.status == 304 else None
+        ),
+    ),
+    P(
         "collection-ims-beside-inm",
         "MB-STATUS-7 If-Modified-Since beside If-None-Match",
         ("collection-get-conditional",),
