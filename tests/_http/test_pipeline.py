@@ -36,6 +36,14 @@ def _drain(conn: PipelinedConnection, data: bytes, step: int) -> list[object]:
     return events
 
 
+def test_a_field_value_with_obs_text_is_written_octet_for_octet() -> None:
+    """A part field value may hold obs-text (0x80-0xFF, RFC 9110 §5.5); the request carries
+    those octets as they were received, one per character."""
+    conn = PipelinedConnection()
+    sent = conn.send([HttpRequest("GET", "/", (("Host", "t"), ("X-Name", "caf\xe9")))])
+    assert b"\r\nX-Name: caf\xe9\r\n" in sent
+
+
 @pytest.mark.parametrize("step", [1, 7, 1 << 16])
 def test_pipelined_responses_come_back_in_order_whatever_the_read_size(step: int) -> None:
     conn = PipelinedConnection()

@@ -138,7 +138,13 @@ class PipelinedConnection:
         data = (
             machine.send(
                 h11.Request(
-                    method=request.method, target=request.target, headers=list(request.headers)
+                    method=request.method,
+                    target=request.target,
+                    # Field values hold octets one per character (ISO-8859-1), obs-text included
+                    # (RFC 9110 §5.5); h11 would encode a str as ASCII.
+                    headers=[
+                        (n.encode("latin-1"), v.encode("latin-1")) for n, v in request.headers
+                    ],
                 )
             )
             or b""
