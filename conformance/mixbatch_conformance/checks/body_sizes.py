@@ -7,7 +7,10 @@ below it and wrong above it. The check sends the `echo` resource bodies of 0 oct
 received (MB-PART-8: "the part body is its content"); and it asks the `random` resource for
 as many octets, whose part must carry exactly that many (MB-RESP-4: "its content as the part
 body"; MB-TEST-5). A size over a published limit, or over the random resource's largest n
-(a 4xx alone), is left out rather than judged.
+(a 4xx alone), is left out rather than judged. `random-bodies-every-form` asks the random
+resource for every count from 1 to 17 and for the edges of 32, 64, 128 and 64 KiB, in each form
+the target declares: each part, entry or response carries exactly that many octets, whether the
+form writes them as multipart content, base64 or a JSON string (MB-MULTI-5, MB-MULTI-7).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 
 __all__: list[str] = []
 
@@ -86,3 +90,35 @@ def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
         else:
             n = counts[i - (len(subs) - len(counts))]
             judge.expect(f"random part of {n} octets", len(env.parts[i].body), {n}, "MB-RESP-4")
+
+
+#: Random body sizes judged in every form: each count up to 17 (the short bodies a writer may
+#: treat apart, and the base64 padding cycle several times over), then either side of 32, 64,
+#: 128 and 64 KiB.
+FORM_SIZES = (*range(1, 18), 31, 32, 33, 63, 64, 65, 127, 128, 129, 65_535, 65_536, 65_537)
+
+
+@checker(
+    "random-bodies-every-form",
+    ("MB-MULTI-5", "MB-MULTI-7", "MB-TEST-5"),
+    "Random bodies of every count from 1 to 17 octets and either side of 32, 64, 128 and 64 KiB come back with exactly that many octets in the multipart, XML and JSON forms.",
+    state=State.READ_ONLY,
+)
+def random_bodies_every_form(ctx: Context, judge: Judge) -> None:
+    random = ctx.path(ctx.resource(judge, "random"))
+    part_limit = ctx.limit("max_part_bytes")
+    parts_limit = ctx.limit("max_parts")
+    sizes = [n for n in FORM_SIZES if part_limit is None or n <= part_limit]
+    largest = SubRequest("GET", random.replace("{n}", str(sizes[-1])))
+    if 400 <= ctx.alone(judge, largest).status < 500:
+        # MB-TEST-5: "with a 4xx status for any larger *n*": keep to what it serves.
+        sizes = [n for n in sizes if n < 65_535]
+    if parts_limit is not None:
+        sizes = sizes[: int(parts_limit)]
+    subs = [SubRequest("GET", random.replace("{n}", str(n))) for n in sizes]
+    for media, _, entries in answers_in_every_form(ctx, judge, subs):
+        for n, entry in zip(sizes, entries, strict=True):
+            # MB-TEST-5: "exactly *n* octets of content"; MB-MULTI-5: every representation
+            # carries the same "body"; MB-MULTI-7: `body` "when the body octets are valid
+            # UTF-8 ... otherwise in `body_base64`", so the member decodes to those octets.
+            judge.expect(f"{media} random body of {n} octets", len(entry.body), {n}, "MB-MULTI-5")
