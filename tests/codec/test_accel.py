@@ -148,6 +148,10 @@ PLANTS = [
     b"Content-Length: x\r\n",
     b"Content-Id: <a>\r\n",
     b"Content-Id: <a b>\r\n",
+    b"Content-Id: </a[1]>\r\n",
+    b"Content-Id: <http://u@[::1]:8/a?b>\r\n",
+    b"[",
+    b"]",
     b"Http-Method: GET\r\n",
     b"Http-Method: trace\r\n",
     b"Http-Method: G(T\r\n",
@@ -243,6 +247,49 @@ def test_planted_faults_give_the_same_outcome(
     wire = data.draw(planted(wire))
     cuts = data.draw(st.just([]) | chunkings(len(wire)))
     same_outcome(wire, boundary, role, limits, cuts)
+
+
+#: Content-Id values around the one structural rule of the URI check: "[" and "]" only around
+#: an IP-literal host (RFC 3986 §3.2.2; spec 3.2.2).
+BRACKETED_IDS = (
+    "/a[1]",
+    "/a?x=[1]",
+    "/a#[x]",
+    "//[::1]/x",
+    "//[::1]",
+    "http://[::1]:80/x?q",
+    "http://u@[::1]/a",
+    "http://[v1.x]:/",
+    "http://[::1]x/",
+    "http://[::1]/a[",
+    "//[]/",
+    "http://a@b@[::1]/",
+    "http://[[::1]]/",
+    "[::1]",
+    "http:[::1]",
+)
+
+
+#: Of BRACKETED_IDS, those whose brackets enclose an IP-literal host, and nothing else.
+BRACKETS_PLACED = {
+    "//[::1]/x",
+    "//[::1]",
+    "http://[::1]:80/x?q",
+    "http://u@[::1]/a",
+    "http://[v1.x]:/",
+}
+
+
+@needs_accel
+@pytest.mark.parametrize("content_id", BRACKETED_IDS)
+def test_brackets_give_the_same_outcome(content_id: str) -> None:
+    wire = (
+        f"--bb\r\nHttp-Method: GET\r\nContent-Id: <{content_id}>\r\n\r\n\r\n--bb--\r\n"
+    ).encode()
+    _events, error = same_outcome(wire, "bb", Role.REQUEST, Limits(), [])
+    assert (error is None) == (content_id in BRACKETS_PLACED), error
+    if error is not None:
+        assert error[2] == "MB-PART-4"
 
 
 #: Small batches whose every octet position gets every plant, in both roles.

@@ -22,11 +22,77 @@ enum {
     HEX = 8,   /* HEXDIG */
 };
 
-/* RFC 3986 URI-reference characters and %-escapes over all of v[0..len) (none: 1). The
- * checks of a part's Content-Id and the writer's fast path both read a target this way. */
+static inline int
+accel_is_alpha(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+static inline int
+accel_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* RFC 3986 §3.2.2: "[" and "]" only around an IP-literal host, so a reference holding either
+ * must be [scheme ":"] "//" [userinfo "@"] "[" ... "]" [":" port] followed by a path, query or
+ * fragment that holds neither (spec 3.2.2: rejected under MB-PART-4). _target.py says the
+ * same with one regular expression. */
+static int
+accel_brackets_placed(const char *v, Py_ssize_t len)
+{
+    Py_ssize_t p = 0, k;
+    if (len > 0 && accel_is_alpha(v[0])) {
+        for (k = 1; k < len && (accel_is_alpha(v[k]) || accel_is_digit(v[k]) || v[k] == '+' ||
+                                v[k] == '-' || v[k] == '.');
+             k++)
+            ;
+        if (k < len && v[k] == ':')
+            p = k + 1;
+    }
+    if (p + 1 >= len || v[p] != '/' || v[p + 1] != '/')
+        return 0;
+    p += 2;
+    Py_ssize_t end = p;
+    while (end < len && v[end] != '/' && v[end] != '?' && v[end] != '#')
+        end++;
+    for (k = end; k < len; k++)
+        if (v[k] == '[' || v[k] == ']')
+            return 0;
+    Py_ssize_t host = p;
+    for (k = p; k < end; k++) {
+        if (v[k] == '[' || v[k] == ']')
+            break;
+        if (v[k] == '@') {
+            host = k + 1;
+            break;
+        }
+    }
+    if (host >= end || v[host] != '[')
+        return 0;
+    for (k = host + 1; k < end && v[k] != ']'; k++)
+        if (v[k] == '[' || v[k] == '@')
+            return 0;
+    if (k >= end || k == host + 1)
+        return 0;
+    k++;
+    if (k < end) {
+        if (v[k] != ':')
+            return 0;
+        for (k++; k < end; k++)
+            if (!accel_is_digit(v[k]))
+                return 0;
+    }
+    return 1;
+}
+
+/* RFC 3986 URI-reference characters and %-escapes over all of v[0..len) (none: 1), with "["
+ * and "]" only around an IP-literal. The checks of a part's Content-Id and the writer's fast
+ * path both read a target this way. */
 static inline int
 accel_uri_chars(const unsigned char *octets, const char *v, Py_ssize_t len)
 {
+    int brackets = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)v[i];
         if (c == '%') {
@@ -37,8 +103,10 @@ accel_uri_chars(const unsigned char *octets, const char *v, Py_ssize_t len)
         }
         else if (!(octets[c] & URI))
             return 0;
+        else if (c == '[' || c == ']')
+            brackets = 1;
     }
-    return 1;
+    return !brackets || accel_brackets_placed(v, len);
 }
 
 typedef struct {

@@ -35,12 +35,22 @@ _SPLIT = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*")
 
 
+#: RFC 3986 §3.2.2: "[" and "]" appear only around an IP-literal host (spec 3.2.2, MB-PART-4).
+_BRACKETS_PLACED = re.compile(
+    r"(?:[A-Za-z][A-Za-z0-9+\-.]*:)?//(?:[^/?#\[\]@]*@)?\[[^/?#\[\]@]+\](?::[0-9]*)?"
+    r"(?:[/?#][^\[\]]*)?"
+)
+
+
 def is_uri_reference(text: str) -> bool:
     """True if ``text`` is a non-empty RFC 3986 URI-reference (character set and % escapes).
 
-    The character set is the whole test: the Appendix B expression splits every string, so it
-    adds nothing here; resolution (``resolve_target``) judges the components."""
-    return _URI_REFERENCE.fullmatch(text) is not None
+    The character set is the test, with one structural rule: "[" and "]" only around an
+    IP-literal host. Otherwise the Appendix B expression splits every string, so it adds nothing
+    here; resolution (``resolve_target``) judges the components."""
+    if _URI_REFERENCE.fullmatch(text) is None:
+        return False
+    return ("[" not in text and "]" not in text) or _BRACKETS_PLACED.fullmatch(text) is not None
 
 
 def remove_dot_segments(path: str) -> str:
