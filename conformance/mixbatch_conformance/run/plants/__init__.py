@@ -22,7 +22,9 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     forms,
     modes,
+    part_grammar,
     parts,
+    problems,
     processing,
     responses,
     wire,
@@ -46,6 +48,8 @@ PLANTABLE_KEYWORDS = frozenset({"MUST", "MUST NOT", "SHOULD", "SHOULD NOT"})
 PLANTS: tuple[Mutation, ...] = (
     MUTATIONS
     + wire.PLANTS
+    + part_grammar.PLANTS
+    + problems.PLANTS
     + parts.PLANTS
     + responses.PLANTS
     + forms.PLANTS

@@ -3,18 +3,13 @@
 Each entry is one way a server breaks one requirement: a validation it lacks (it accepts
 what it must refuse), a refusal of what it must accept, or framing it writes wrongly. The
 batch endpoint's answers to methods other than POST and to GET with content (MB-METHOD-2,
-MB-METHOD-3) are planted here too, next to the envelope they stand in for, and so are the
-grammar of the part header section (MB-PART-2, MB-PART-4, MB-PART-11: field names, values
-and targets octet by octet) and where a problem document places an envelope fault
-(MB-STATUS-4) or which limit it names (MB-LIMIT-5).
+MB-METHOD-3) are planted here too, next to the envelope they stand in for. The grammar of the
+part header section is in plants.part_grammar, and the problem documents in plants.problems.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
-from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
@@ -117,52 +112,6 @@ def _content_length_lenient(req: RelayRequest) -> bool:
         re.fullmatch(rb"[0-9]+", v.strip(b" \t")) is None for v in values
     )
 
-
-def _problem_edit(fn: Callable[[dict[str, Any]], None]) -> RespEdit:
-    """A server whose problem documents `fn` edits."""
-
-    def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        if "problem+json" not in (resp.get("Content-Type") or ""):
-            return
-        try:
-            doc = json.loads(resp.body)
-        except ValueError:
-            return
-        if isinstance(doc, dict):
-            fn(doc)
-            resp.body = json.dumps(doc).encode()
-
-    return edit
-
-
-def _omit_zero(member: str) -> Callable[[dict[str, Any]], None]:
-    def fn(doc: dict[str, Any]) -> None:
-        if doc.get(member) == 0:
-            del doc[member]
-
-    return fn
-
-
-def _offset_at_crlf(doc: dict[str, Any]) -> None:
-    """An offset counted from the CRLF before the faulty line, not from its first octet."""
-    if isinstance(doc.get("byte_offset"), int) and doc["byte_offset"] >= 2:
-        doc["byte_offset"] -= 2
-
-
-def _count_parts_from_one(doc: dict[str, Any]) -> None:
-    if isinstance(doc.get("part_index"), int):
-        doc["part_index"] += 1
-
-
-def _fields_named_as_bytes(doc: dict[str, Any]) -> None:
-    if doc.get("limit") == "max_part_fields":
-        doc["limit"] = "max_part_header_bytes"
-
-
-#: The envelope cases whose fault spec 5.3 places at offset 0 or in part 0 or past it.
-_AT_OFFSET_ZERO = ("reject-text-after-boundary", "reject-bare-lf-after-delimiter")
-_IN_PART_ZERO = ("reject-http-method-missing", "reject-content-id-missing")
-_PAST_OFFSET_ZERO = ("reject-text-after-later-boundary", "reject-second-part-malformed")
 
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -494,14 +443,6 @@ PLANTS: tuple[Mutation, ...] = (
         ("batch-endpoint-get-with-content",),
         on_response=_get_content_run,
     ),
-    # Spec 3.1 under MB-WIRE-21: one CRLF cannot end a field line and begin a delimiter, so a
-    # dash-boundary line right after a field line lies in the header section (MB-PART-11).
-    P(
-        "delimiter-ending-header-line-accepted",
-        "MB-PART-11 delimiter in the header section",
-        ("reject-delimiter-ending-header-line", "reject-close-delimiter-ending-header-line"),
-        on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*>\r\n--")),
-    ),
     # MB-WIRE-2: media type and parameter names are case-insensitive; the type is exact.
     P(
         "media-type-case-sensitive",
@@ -583,162 +524,5 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-20 whitespace or leading zeros",
         ("accept-content-length-trailing-ows", "accept-content-length-leading-zeros"),
         on_response=refuses(body_has(rb"Content-Length: (3[ \t]|00)")),
-    ),
-    # MB-PART-2 and MB-PART-4: one field each, in any case, with a valid value.
-    P(
-        "http-method-repeat-case-sensitive",
-        "MB-PART-2 repeated in another case",
-        ("reject-http-method-repeated-other-case",),
-        on_response=accepts(body_has(rb"Http-Method: GET\r\nHTTP-METHOD")),
-    ),
-    P(
-        "http-method-value-unchecked",
-        "MB-PART-2 whitespace or DEL",
-        (
-            "reject-http-method-whitespace-only",
-            "reject-http-method-inner-space",
-            "reject-http-method-del",
-        ),
-        on_response=accepts(body_has(rb"Http-Method: (GE T|GET\x7f|[ \t]+\r\n)")),
-    ),
-    P(
-        "http-method-ows-refused",
-        "MB-PART-2 trailing whitespace",
-        ("accept-http-method-trailing-ows",),
-        on_response=refuses(body_has(rb"Http-Method: GET[ \t]+\r\n")),
-    ),
-    P(
-        "content-id-repeat-case-sensitive",
-        "MB-PART-4 repeated in another case",
-        ("reject-content-id-repeated-other-case",),
-        on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*>\r\ncontent-id")),
-    ),
-    P(
-        "content-id-brackets-searched",
-        "MB-PART-4 text around the brackets",
-        (
-            "reject-content-id-empty",
-            "reject-content-id-text-after",
-            "reject-content-id-text-before",
-            "reject-content-id-unclosed",
-            "reject-content-id-nested-brackets",
-        ),
-        on_response=accepts(
-            body_has(rb"Content-Id:( ?\r\n| <[^>\r\n]*> x| x <| <[^>\r\n]*\r\n| <<)")
-        ),
-    ),
-    P(
-        "content-id-ows-refused",
-        "MB-PART-4 whitespace around the brackets",
-        ("accept-content-id-surrounding-ows",),
-        on_response=refuses(body_has(rb"Content-Id: \t <")),
-    ),
-    P(
-        "percent-escape-unchecked",
-        "MB-PART-4 percent-escape",
-        (
-            "reject-target-percent-not-hex-in-query",
-            "reject-target-percent-one-digit-in-query",
-            "reject-target-percent-at-end-of-query",
-            "reject-target-percent-not-hex-in-path",
-            "reject-target-percent-one-digit-in-path",
-            "reject-target-percent-at-end-of-path",
-            "reject-target-percent-in-absolute-form",
-        ),
-        on_response=accepts(body_has(rb"Content-Id: <[^>\r\n]*%(?![0-9A-Fa-f]{2})")),
-    ),
-    P(
-        "target-octets-unchecked",
-        "MB-PART-4 octets outside the URI grammar",
-        (
-            "reject-target-space",
-            "reject-target-non-ascii",
-            "reject-target-backslash",
-            "reject-target-double-quote",
-            "reject-target-brace",
-            "reject-target-del",
-        ),
-        on_response=accepts(body_has(rb'Content-Id: <[^>\r\n]*[ \\"{}\x7f-\xff]')),
-    ),
-    # MB-PART-11: a field-line is a token, a colon and a field-value (RFC 9110 section 5).
-    P(
-        "control-octet-in-field-value",
-        "MB-PART-11 control octet in a value",
-        (
-            "reject-field-value-nul",
-            "reject-field-value-soh",
-            "reject-field-value-unit-separator",
-            "reject-field-value-del",
-        ),
-        on_response=accepts(body_has(rb"X-Mixbatch-Probe: a[\x00-\x08\x0b-\x1f\x7f]")),
-    ),
-    P(
-        "field-value-ascii-only",
-        "MB-PART-11 obs-text or HTAB in a value",
-        ("accept-field-value-obs-text", "accept-field-value-inner-htab-and-space"),
-        on_response=refuses(body_has(rb"X-Mixbatch-Probe: a[\t\x80-\xff]")),
-    ),
-    P(
-        "field-name-not-a-token-accepted",
-        "MB-PART-11 field name",
-        (
-            "reject-field-name-space",
-            "reject-field-name-htab-before-colon",
-            "reject-field-name-del",
-            "reject-field-name-nul",
-            "reject-field-name-obs-text",
-            "reject-field-name-at-sign",
-            "reject-field-name-parenthesis",
-            "reject-field-name-slash",
-            "reject-field-name-empty",
-            "reject-first-field-line-leading-space",
-        ),
-        on_response=accepts(
-            body_has(rb"\n(X Mix|X-Mixbatch\t|X-Mix[\x00\x7f\xe9@(]|X/Mix|: a\r| X-Mix)")
-        ),
-    ),
-    P(
-        "field-name-letters-only",
-        "MB-PART-11 tchar",
-        ("accept-field-name-token-specials",),
-        on_response=refuses(body_has(rb"\nX-!#")),
-    ),
-    P(
-        "boundary-in-field-value-refused",
-        "MB-PART-11 dash-boundary in a value",
-        ("accept-dash-boundary-in-field-value",),
-        on_response=refuses(body_has(rb"X-Mixbatch-Note: --")),
-    ),
-    # MB-STATUS-4: the problem document places the fault where spec 5.3 does.
-    P(
-        "byte-offset-zero-omitted",
-        "MB-STATUS-4 byte_offset 0",
-        _AT_OFFSET_ZERO,
-        on_response=_problem_edit(_omit_zero("byte_offset")),
-    ),
-    P(
-        "part-index-zero-omitted",
-        "MB-STATUS-4 part_index 0",
-        _IN_PART_ZERO + _AT_OFFSET_ZERO,
-        on_response=_problem_edit(_omit_zero("part_index")),
-    ),
-    P(
-        "byte-offset-at-crlf",
-        "MB-STATUS-4 byte_offset convention",
-        (*_PAST_OFFSET_ZERO, "vector-bare-lf-in-part-header"),
-        on_response=_problem_edit(_offset_at_crlf),
-    ),
-    P(
-        "part-index-from-one",
-        "MB-STATUS-4 part_index from 0",
-        ("reject-second-part-malformed", "vector-bare-lf-in-part-header"),
-        on_response=_problem_edit(_count_parts_from_one),
-    ),
-    # MB-LIMIT-5: a part over max_part_fields is 431 naming max_part_fields.
-    P(
-        "field-count-names-header-bytes",
-        "MB-LIMIT-5 limit member",
-        ("limit-part-fields-one-over",),
-        on_response=_problem_edit(_fields_named_as_bytes),
     ),
 )

@@ -1,0 +1,99 @@
+"""Planted violations of what a problem document says about an envelope fault: where it is
+(MB-STATUS-4: part_index and byte_offset, 0 included) and which limit was exceeded
+(MB-LIMIT-5). Each entry edits the reference server's problem documents one way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import RespEdit
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _problem_edit(fn: Callable[[dict[str, Any]], None]) -> RespEdit:
+    """A server whose problem documents `fn` edits."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if "problem+json" not in (resp.get("Content-Type") or ""):
+            return
+        try:
+            doc = json.loads(resp.body)
+        except ValueError:
+            return
+        if isinstance(doc, dict):
+            fn(doc)
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def _omit_zero(member: str) -> Callable[[dict[str, Any]], None]:
+    def fn(doc: dict[str, Any]) -> None:
+        if doc.get(member) == 0:
+            del doc[member]
+
+    return fn
+
+
+def _offset_at_crlf(doc: dict[str, Any]) -> None:
+    """An offset counted from the CRLF before the faulty line, not from its first octet."""
+    if isinstance(doc.get("byte_offset"), int) and doc["byte_offset"] >= 2:
+        doc["byte_offset"] -= 2
+
+
+def _count_parts_from_one(doc: dict[str, Any]) -> None:
+    if isinstance(doc.get("part_index"), int):
+        doc["part_index"] += 1
+
+
+def _fields_named_as_bytes(doc: dict[str, Any]) -> None:
+    if doc.get("limit") == "max_part_fields":
+        doc["limit"] = "max_part_header_bytes"
+
+
+#: The envelope cases whose fault spec 5.3 places at offset 0 or in part 0 or past it.
+_AT_OFFSET_ZERO = ("reject-text-after-boundary", "reject-bare-lf-after-delimiter")
+_IN_PART_ZERO = ("reject-http-method-missing", "reject-content-id-missing")
+_PAST_OFFSET_ZERO = ("reject-text-after-later-boundary", "reject-second-part-malformed")
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-STATUS-4: the problem document places the fault where spec 5.3 does.
+    P(
+        "byte-offset-zero-omitted",
+        "MB-STATUS-4 byte_offset 0",
+        _AT_OFFSET_ZERO,
+        on_response=_problem_edit(_omit_zero("byte_offset")),
+    ),
+    P(
+        "part-index-zero-omitted",
+        "MB-STATUS-4 part_index 0",
+        _IN_PART_ZERO + _AT_OFFSET_ZERO,
+        on_response=_problem_edit(_omit_zero("part_index")),
+    ),
+    P(
+        "byte-offset-at-crlf",
+        "MB-STATUS-4 byte_offset convention",
+        (*_PAST_OFFSET_ZERO, "vector-bare-lf-in-part-header"),
+        on_response=_problem_edit(_offset_at_crlf),
+    ),
+    P(
+        "part-index-from-one",
+        "MB-STATUS-4 part_index from 0",
+        ("reject-second-part-malformed", "vector-bare-lf-in-part-header"),
+        on_response=_problem_edit(_count_parts_from_one),
+    ),
+    # MB-LIMIT-5: a part over max_part_fields is 431 naming max_part_fields.
+    P(
+        "field-count-names-header-bytes",
+        "MB-LIMIT-5 limit member",
+        ("limit-part-fields-one-over",),
+        on_response=_problem_edit(_fields_named_as_bytes),
+    ),
+)
