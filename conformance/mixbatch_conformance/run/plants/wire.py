@@ -113,6 +113,19 @@ def _content_length_lenient(req: RelayRequest) -> bool:
     )
 
 
+def _length_less_final_newline(req: RelayRequest) -> bool:
+    """A part Content-Length equal to its body less one final CRLF or LF, or all of them."""
+    if req.method != "POST":
+        return False
+    for m in re.finditer(rb"(?i)content-length: ([0-9]+)\r\n(?:[^\r\n]*\r\n)*?\r\n", req.body):
+        rest = req.body[m.end() :]
+        body = rest[: rest.find(b"\r\n--")] if b"\r\n--" in rest else rest
+        shorter = {len(body.rstrip(b"\r\n")), len(body.removesuffix(b"\n").removesuffix(b"\r"))}
+        if body.endswith(b"\n") and int(m.group(1)) in shorter:
+            return True
+    return False
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-WIRE-2: 415 with Accept-Post for a media type other than multipart/mixed.
@@ -457,6 +470,29 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(_ctype(r"^multipart/mixed[^;\s]")),
     ),
     P(
+        "multipart-mixed-by-substring",
+        "MB-WIRE-2 any multipart subtype containing mixed",
+        ("reject-media-type-x-mixed-replace", "reject-media-type-x-mixed"),
+        on_response=accepts(_ctype(r"^multipart/[^;\s]*mixed")),
+    ),
+    P(
+        "any-multipart-taken",
+        "MB-WIRE-2 any multipart subtype",
+        (
+            "reject-media-type-alternative",
+            "reject-media-type-digest",
+            "reject-media-type-parallel",
+            "reject-media-type-related-type-mixed",
+        ),
+        on_response=accepts(_ctype(r"^multipart/(alternative|digest|parallel|related)")),
+    ),
+    P(
+        "mixed-subtype-any-type",
+        "MB-WIRE-2 subtype mixed under another type",
+        ("reject-media-type-application-mixed",),
+        on_response=accepts(_ctype(r"^application/mixed")),
+    ),
+    P(
         "boundary-parameter-name-case-sensitive",
         "MB-WIRE-2 case of the parameter name",
         ("accept-boundary-parameter-name-mixed-case", "accept-media-type-upper-case"),
@@ -524,5 +560,39 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-20 whitespace or leading zeros",
         ("accept-content-length-trailing-ows", "accept-content-length-leading-zeros"),
         on_response=refuses(body_has(rb"Content-Length: (3[ \t]|00)")),
+    ),
+    # MB-WIRE-17: Content-Length is the body's exact octet count, final CRLF included.
+    P(
+        "content-length-without-final-newline",
+        "MB-WIRE-17 body less its final CRLF",
+        (
+            "reject-content-length-without-final-crlf",
+            "reject-content-length-without-final-lf",
+            "reject-content-length-zero-body-crlf",
+            "reject-content-length-body-crlfs-only",
+        ),
+        on_response=accepts(_length_less_final_newline),
+    ),
+    P(
+        "content-length-with-delimiter-crlf",
+        "MB-WIRE-17 counting the delimiter's CRLF",
+        ("reject-content-length-with-delimiter-crlf",),
+        on_response=accepts(body_has(rb"Content-Length: 5\r\n\r\nabc\r\n--")),
+    ),
+    P(
+        "content-length-off-by-one",
+        "MB-WIRE-17 one octet either way",
+        ("reject-content-length-one-short", "reject-content-length-one-over"),
+        on_response=accepts(body_has(rb"Content-Length: (5\r\n\r\nabc\r\nx|4\r\n\r\nabc)\r\n--")),
+    ),
+    P(
+        "final-crlf-trimmed-from-body",
+        "MB-WIRE-17 a body's final CRLF dropped",
+        (
+            "accept-content-length-body-ending-crlf",
+            "accept-content-length-body-only-crlf",
+            "accept-content-length-body-ending-crlf-crlf",
+        ),
+        on_response=refuses(body_has(rb"\r\n\r\n(abc)?(\r\n)+\r\n--"), 400, "MB-WIRE-17"),
     ),
 )
