@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 
-from mixbatch_conformance.core.representations import entries_from_json, entries_from_xml
+from mixbatch_conformance.core.representations import (
+    broken_by,
+    entries_from_json,
+    entries_from_xml,
+)
 
 
 def _json(**body: Any) -> bytes:
@@ -106,3 +110,35 @@ def test_xml_status_exactly_when_the_part_ran_is_read() -> None:
         (404, None),
         (None, "skipped"),
     ]
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        {"outcome": "aborted", "status": 503, "body": "{}"},
+        {"outcome": "skipped", "status": 200, "body": ""},
+        {"status": "200", "body": ""},
+        {"headers": [["Content-Type"]], "body": ""},
+    ],
+)
+def test_json_document_against_its_schema_is_refused_as_mb_multi_4(
+    members: dict[str, Any],
+) -> None:
+    entries, problem = entries_from_json(_json(**members))
+    assert entries == []
+    assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-4"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"<D:multistatus xmlns:D='DAV:'>", b"<D:response xmlns:D='DAV:'/>", b"not xml"],
+)
+def test_xml_document_outside_a_dav_multistatus_is_refused_as_mb_multi_3(body: bytes) -> None:
+    entries, problem = entries_from_xml(body)
+    assert entries == []
+    assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-3"
+
+
+def test_broken_by_falls_back_when_the_problem_names_no_requirement() -> None:
+    assert broken_by(None, "MB-MULTI-12") == "MB-MULTI-12"
+    assert broken_by("short read", "MB-MULTI-12") == "MB-MULTI-12"

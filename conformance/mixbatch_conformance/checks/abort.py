@@ -34,7 +34,11 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import entries_from_json, entries_from_xml
+from mixbatch_conformance.core.representations import (
+    broken_by,
+    entries_from_json,
+    entries_from_xml,
+)
 from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
@@ -191,7 +195,13 @@ def abort_in_multistatus(ctx: Context, judge: Judge) -> None:
     resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
     judge.require("top-level status after a part ran", resp.status, {207}, "MB-STATUS-12")
     entries, problem = reader(resp.body)
-    judge.require(f"{accept} readable", problem, {None}, "MB-MULTI-12", allowed_text="readable")
+    judge.require(
+        f"{accept} readable",
+        problem,
+        {None},
+        broken_by(problem, "MB-MULTI-12"),
+        allowed_text="readable",
+    )
     aborted = [e for e in entries if e.outcome == "aborted"]
     judge.require(
         "abort entry",

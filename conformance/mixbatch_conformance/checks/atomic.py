@@ -30,6 +30,7 @@ from mixbatch_conformance.core.representations import (
     Entry,
     Reader,
     answers_in_every_form,
+    broken_by,
     entries_from_multipart,
 )
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
@@ -303,7 +304,13 @@ def _abort_entries(
     resp = ctx.batch(judge, subs, headers=(*ATOMIC, ("Accept", accept)))
     judge.require(f"{accept} top-level status", resp.status, {207}, "MB-STATUS-12")
     entries, problem = reader(resp.body)
-    judge.require(f"{accept} readable", problem, {None}, "MB-MULTI-12", allowed_text="valid")
+    judge.require(
+        f"{accept} readable",
+        problem,
+        {None},
+        broken_by(problem, "MB-MULTI-12"),
+        allowed_text="valid",
+    )
     return entries
 
 

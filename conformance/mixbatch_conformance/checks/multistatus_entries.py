@@ -42,6 +42,7 @@ from mixbatch_conformance.core.representations import (
     JSON_FORM,
     MULTISTATUS_FORMS,
     Reader,
+    broken_by,
     comparable_fields,
     entries_from_json,
     entries_from_multipart,
@@ -78,7 +79,13 @@ def multistatus_content_ids(ctx: Context, judge: Judge) -> None:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
         entries, problem = reader(resp.body)
-        judge.require(f"{accept} readable", problem, {None}, requirement, allowed_text="valid")
+        judge.require(
+            f"{accept} readable",
+            problem,
+            {None},
+            broken_by(problem, requirement),
+            allowed_text="valid",
+        )
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
         for i, (entry, sub) in enumerate(zip(entries, subs, strict=True)):
             # MB-MULTI-3 / spec 6.4: each entry "carrying its part index"; MB-MULTI-6:
@@ -98,7 +105,13 @@ def _summary(
     resp = ctx.batch(judge, subs, headers=tuple(headers))
     judge.require("status", resp.status, {207}, "MB-MULTI-2")
     _entries, problem = entries_from_json(resp.body)
-    judge.require("JSON document", problem, {None}, "MB-MULTI-4", allowed_text="valid by schema")
+    judge.require(
+        "JSON document",
+        problem,
+        {None},
+        broken_by(problem, "MB-MULTI-4"),
+        allowed_text="valid by schema",
+    )
     doc = json.loads(resp.body)
     summary = doc.get("summary")
     judge.require_true("summary object", isinstance(summary, dict), repr(summary), "an object")
@@ -152,7 +165,13 @@ def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept), prefer))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
         entries, problem = reader(resp.body)
-        judge.require(f"{accept} readable", problem, {None}, requirement, allowed_text="valid")
+        judge.require(
+            f"{accept} readable",
+            problem,
+            {None},
+            broken_by(problem, requirement),
+            allowed_text="valid",
+        )
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
         # MB-MULTI-6: "DAV:status only when it ran"; a skipped part did not run.
         judge.expect(f"{accept} skipped entry status", entries[3].status, {None}, requirement)
@@ -185,7 +204,13 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
         judge.require(f"{accept} status after a part ran", resp.status, {207}, "MB-STATUS-12")
         entries, problem = reader(resp.body)
-        judge.require(f"{accept} readable", problem, {None}, "MB-MULTI-12", allowed_text="valid")
+        judge.require(
+            f"{accept} readable",
+            problem,
+            {None},
+            broken_by(problem, "MB-MULTI-12"),
+            allowed_text="valid",
+        )
         aborted = [e.outcome == "aborted" for e in entries]
         # MB-SEC-1: a server "bounds the time ... of one batch and aborts a batch over budget".
         judge.require(
@@ -262,7 +287,13 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
                 resp = ctx.batch(judge, [sub], headers=(("Accept", accept),))
                 judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
                 entries, problem = reader(resp.body)
-                judge.require(f"{accept} readable", problem, {None}, allowed_text="readable")
+                judge.require(
+                    f"{accept} readable",
+                    problem,
+                    {None},
+                    broken_by(problem, "MB-MULTI-5"),
+                    allowed_text="readable",
+                )
             if entries and entries[0].status == 201 and _field(entries[0].fields, "Location"):
                 made.append(_field(entries[0].fields, "Location") or "")
             if entries:

@@ -9,7 +9,10 @@ in base64); the JSON reader validates against spec/schemas/multistatus.schema.js
 Both readers also judge what every entry of their form must satisfy, so that each check that
 reads a 207 form judges it: DAV:status exactly when the part ran (MB-MULTI-6; the JSON
 schema already ties `status` null to the skipped and aborted outcomes), and the JSON body in
-exactly one member chosen by UTF-8 validity (MB-MULTI-7). `MULTISTATUS_FORMS` lists the 207
+exactly one member chosen by UTF-8 validity (MB-MULTI-7). Every problem a reader returns opens
+with the requirement the document breaks (MB-MULTI-3 for the XML form's structure, MB-MULTI-4
+for the JSON schema), and `broken_by` reads it back, so that a check refusing a document cites
+the requirement that demands that structure. `MULTISTATUS_FORMS` lists the 207
 forms, with the profile that offers each and the Accept value that asks for it;
 `answers_in_every_form` sends one batch once per form the target declares (multipart/mixed
 first) and reads each answer into entries, for the checks whose requirement binds every form.
@@ -44,6 +47,7 @@ __all__ = [
     "Entry",
     "Reader",
     "answers_in_every_form",
+    "broken_by",
     "comparable_fields",
     "entries_from_json",
     "entries_from_multipart",
@@ -119,6 +123,15 @@ def entries_from_multipart(env: Envelope, volatile: Iterable[str] = ()) -> list[
     return out
 
 
+_CITED = re.compile(r"(MB-[A-Z]+-[0-9]+): ")
+
+
+def broken_by(problem: str | None, fallback: str) -> str:
+    """The requirement a reader's `problem` names at its start, else `fallback`."""
+    m = _CITED.match(problem or "")
+    return m.group(1) if m else fallback
+
+
 def _local(tag: str) -> tuple[str, str]:
     m = re.fullmatch(r"\{([^}]*)\}(.*)", tag)
     return (m.group(1), m.group(2)) if m else ("", tag)
@@ -129,9 +142,9 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
     try:
         root = ElementTree.fromstring(body)
     except ElementTree.ParseError as exc:
-        return [], f"not well-formed XML: {exc}"
+        return [], f"MB-MULTI-3: not well-formed XML: {exc}"
     if _local(root.tag) != (DAV_NS, "multistatus"):
-        return [], f"root element is {root.tag!r}, not DAV:multistatus"
+        return [], f"MB-MULTI-3: root element is {root.tag!r}, not DAV:multistatus"
     out: list[Entry] = []
     for resp in root:
         if _local(resp.tag) != (DAV_NS, "response"):
@@ -146,7 +159,7 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
             if (ns, name) == (DAV_NS, "status"):
                 m = re.fullmatch(r"HTTP/1\.1 ([0-9]{3})(?: .*)?", text.strip())
                 if not m:
-                    return [], f"DAV:status {text!r} is not 'HTTP/1.1 NNN'"
+                    return [], f"MB-MULTI-3: DAV:status {text!r} is not 'HTTP/1.1 NNN'"
                 status = int(m.group(1))
             elif ns == MB_NS and name == "index":
                 index = int(text) if text.strip().isdigit() else None
@@ -160,11 +173,13 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                 # MB-MULTI-6: "one `mb:body` element with the attribute `encoding="base64"`
                 # holding the body in base64 (RFC 4648 §4, no line breaks)".
                 if child.get("encoding") != "base64":
-                    return [], f"mb:body has encoding {child.get('encoding')!r}, not 'base64'"
+                    return [], (
+                        f"MB-MULTI-6: mb:body has encoding {child.get('encoding')!r}, not 'base64'"
+                    )
                 try:
                     data = base64.b64decode(text.strip(), validate=True)
                 except (binascii.Error, ValueError):
-                    return [], f"mb:body is not base64: {text[:40]!r}"
+                    return [], f"MB-MULTI-6: mb:body is not base64: {text[:40]!r}"
         problem = _status_presence(len(out), status, outcome)
         if problem is not None:
             return [], problem
@@ -222,10 +237,12 @@ def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
     try:
         doc = json.loads(body)
     except ValueError as exc:
-        return [], f"not JSON: {exc}"
+        return [], f"MB-MULTI-4: not JSON: {exc}"
+    # MB-MULTI-4: the JSON form "validates against spec/schemas/multistatus.schema.json"; the
+    # schema ties `status` to null for the skipped and aborted outcomes.
     problem = validate_against("multistatus.schema.json", doc)
     if problem is not None:
-        return [], problem
+        return [], f"MB-MULTI-4: {problem}"
     out = []
     for i, item in enumerate(doc["responses"]):
         data, problem = _json_body(item)
@@ -279,7 +296,13 @@ def answers_in_every_form(
         resp = ctx.batch(judge, subs, headers=(*headers, ("Accept", accept)))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
         entries, problem = reader(resp.body)
-        judge.require(f"{accept} readable", problem, {None}, requirement, allowed_text="valid")
+        judge.require(
+            f"{accept} readable",
+            problem,
+            {None},
+            broken_by(problem, requirement),
+            allowed_text="valid",
+        )
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
         out.append((accept, resp, entries))
     return out
