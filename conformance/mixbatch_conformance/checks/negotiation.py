@@ -6,14 +6,19 @@ and `multipart/*` admits multipart/mixed. Each case names the Accept value and t
 spec allows for it, computed from the profiles the target claims (a form it does not claim is
 never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9).
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
-answer (MB-MULTI-10, a SHOULD: WARN when missing).
+answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
+sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements and a
+valid batch under each Accept in `REFUSAL_ACCEPTS` (none, any, the batch form only, and ones
+admitting no batch form): every 4xx or 5xx is a problem document, whatever Accept asked for
+(MB-STATUS-4), and an Accept admitting no batch form may be answered 406 first (MB-STATUS-9).
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
@@ -21,6 +26,19 @@ __all__: list[str] = []
 MULTIPART = "multipart/mixed"
 XML = "application/xml"
 JSON = "application/vnd.mixbatch.multistatus+json"
+#: The Accept values a refusal is judged under (None sends no Accept field): absent, any, the
+#: batch form alone, and values that admit no batch representation, a problem document's
+#: own media type among them.
+REFUSAL_ACCEPTS: tuple[str | None, ...] = (
+    None,
+    "*/*",
+    MULTIPART,
+    "text/html",
+    "text/plain",
+    "application/problem+json",
+    "text/html, */*;q=0",
+)
+REFUSAL_BOUNDARY = "mb-neg-2b7e1a90c4d3f658"
 #: The status each form is answered with (spec 6.1's table).
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
 
@@ -105,3 +123,67 @@ def vary_in_every_form(ctx: Context, judge: Judge) -> None:
             repr(resp.get_all("Vary")),
             "Vary naming Accept (SHOULD)",
         )
+
+
+def _admits_a_form(accept: str | None, offered: list[str]) -> bool:
+    """Whether `accept` admits one of `offered` (no Accept admits everything)."""
+    if accept is None:
+        return True
+    ranges = [r.split(";") for r in accept.lower().split(",")]
+    for media in offered:
+        top = media.split("/")[0] + "/*"
+        for r in ranges:
+            name = r[0].strip()
+            q = next((p.split("=")[1].strip() for p in r[1:] if p.strip().startswith("q=")), "1")
+            if name in (media, top, "*/*") and float(q) > 0:
+                return True
+    return False
+
+
+@checker(
+    "refusals-are-problems-under-every-accept",
+    ("MB-STATUS-4", "MB-STATUS-9"),
+    "A malformed batch, a batch of another media type, an unknown Batch-Mode and an unacceptable Accept are each answered with a problem document whatever Accept asks for: none, */*, multipart/mixed only, text/html only or problem+json only.",
+    state=State.READ_ONLY,
+)
+def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    offered = _offered(ctx)
+    valid = compose_batch([ok], REFUSAL_BOUNDARY)
+    mixed = f"multipart/mixed; boundary={REFUSAL_BOUNDARY}"
+    # (what is sent, Content-Type, extra fields, body, the status it calls for or None).
+    faults: list[tuple[str, str, tuple[tuple[str, str], ...], bytes, int | None, str]] = [
+        # MB-WIRE-13 / MB-STATUS-2: no close delimiter is malformed, 400.
+        ("a batch without its close delimiter", mixed, (), valid[: -len("--")], 400, "MB-STATUS-2"),
+        # MB-WIRE-2: "answer 415" to a media type other than multipart/mixed.
+        ("a text/plain batch", "text/plain", (), valid, 415, "MB-WIRE-2"),
+        # MB-PROC-12: "A Batch-Mode value the server does not implement is answered 501".
+        (
+            "an unknown Batch-Mode",
+            mixed,
+            (("Batch-Mode", "mb-suite-no-such-mode"),),
+            valid,
+            501,
+            "MB-PROC-12",
+        ),
+        ("a valid batch", mixed, (), valid, None, "MB-STATUS-9"),
+    ]
+    for accept in REFUSAL_ACCEPTS:
+        admits = _admits_a_form(accept, offered)
+        asked = () if accept is None else (("Accept", accept),)
+        for what, ctype, extra, body, status, requirement in faults:
+            if status is None and admits:
+                continue
+            allowed = {s for s in (status,) if s is not None}
+            if not admits:
+                # MB-STATUS-9: "MUST answer 406 ... whose `Accept` field admits none of the
+                # batch representations"; which fault a server reports first is its choice.
+                allowed.add(406)
+            head = [("Content-Type", ctype), *asked, *extra]
+            resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+            judge.note(f"sent {what} with Accept {accept!r}: {resp.status}")
+            # MB-STATUS-4: "MUST give each 4xx or 5xx response it makes to a batch request an
+            # `application/problem+json` body", whatever the request's Accept admits.
+            expect_rejected(
+                judge, resp, allowed, "MB-STATUS-9" if resp.status == 406 else requirement
+            )

@@ -1,6 +1,8 @@
 """Planted violations of what a problem document says about an envelope fault: where it is
 (MB-STATUS-4: part_index and byte_offset, 0 included) and which limit was exceeded
-(MB-LIMIT-5). Each entry edits the reference server's problem documents one way.
+(MB-LIMIT-5). Each entry edits the reference server's problem documents one way; the last
+ones write a refusal as plain text when the request's Accept does not name problem+json
+(MB-STATUS-4 binds every 4xx and 5xx, whatever Accept asks for).
 """
 
 from __future__ import annotations
@@ -57,6 +59,23 @@ def _fields_named_as_bytes(doc: dict[str, Any]) -> None:
         doc["limit"] = "max_part_header_bytes"
 
 
+def _plain_when_not_asked(statuses: frozenset[int]) -> RespEdit:
+    """A server that writes a refusal in `statuses` as text/plain unless Accept admits
+    application/problem+json (or the request has no Accept)."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        accept = (req.get("Accept") or "").lower()
+        if resp.status not in statuses or not accept or "problem+json" in accept:
+            return
+        if "*/*" in accept and "*/*;q=0" not in accept.replace(" ", ""):
+            return
+        resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "content-type"]
+        resp.headers.append(("Content-Type", "text/plain"))
+        resp.body = b"not acceptable\n"
+
+    return edit
+
+
 #: The envelope cases whose fault spec 5.3 places at offset 0 or in part 0 or past it.
 _AT_OFFSET_ZERO = ("reject-text-after-boundary", "reject-bare-lf-after-delimiter")
 _IN_PART_ZERO = ("reject-http-method-missing", "reject-content-id-missing")
@@ -95,5 +114,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-5 limit member",
         ("limit-part-fields-one-over",),
         on_response=_problem_edit(_fields_named_as_bytes),
+    ),
+    # MB-STATUS-4: every 4xx or 5xx to a batch request is a problem document.
+    P(
+        "not-acceptable-as-text",
+        "MB-STATUS-4 406 written as text",
+        ("refusals-are-problems-under-every-accept",),
+        on_response=_plain_when_not_asked(frozenset({406})),
+    ),
+    P(
+        "refusals-as-text-under-narrow-accept",
+        "MB-STATUS-4 400, 415 and 501 as text when Accept does not admit problem+json",
+        ("refusals-are-problems-under-every-accept",),
+        on_response=_plain_when_not_asked(frozenset({400, 415, 501})),
     ),
 )
