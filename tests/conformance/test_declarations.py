@@ -104,6 +104,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-commit-visible",
         "atomic-failure-outcomes",
         "atomic-failure-undoes-writes",
+        "aggregate-etag-follows-members",
         "atomic-no-partial-state",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
@@ -115,6 +116,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "proxy-validates-before-forwarding",
         "references-atomic-unresolved",
         "references-location",
+        "sandbox-octets-read-back",
     }
     disposable = [c for c in CHECKS.values() if c.state is State.NEEDS_DISPOSABLE_TARGET]
     assert disposable

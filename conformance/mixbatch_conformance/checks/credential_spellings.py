@@ -54,3 +54,56 @@ def credentials_any_case(ctx: Context, judge: Judge) -> None:
         own_auth, own_cookie = sub.headers[0][1], sub.headers[1][1]
         judge.expect(f"part {i} Authorization", seen.get_all("Authorization"), [[own_auth]])
         judge.expect(f"part {i} Cookie", seen.get_all("Cookie"), [[own_cookie]])
+
+
+#: Part fields present with no value to speak of: empty, or optional whitespace only (RFC 9110
+#: §5.5 strips it), for each inherited name alone and both together.
+EMPTY_OWN = (
+    (("Authorization", ""),),
+    (("Cookie", ""),),
+    (("Authorization", " "), ("Cookie", "\t")),
+    (("authorization", ""), ("COOKIE", "")),
+)
+
+
+@checker(
+    "credentials-empty-still-own",
+    ("MB-SUB-5",),
+    "A part's own Authorization or Cookie with an empty value is still its own: the batch's value of that field does not reach the part.",
+    state=State.READ_ONLY,
+)
+def credentials_empty_still_own(ctx: Context, judge: Judge) -> None:
+    if ctx.target.credentials:
+        judge.not_applicable("the target needs its own credentials, which the parts would replace")
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    nonce = secrets.token_hex(6)
+    outer_auth, outer_cookie = f"Bearer mb-suite-outer-{nonce}", f"mb-outer={nonce}"
+    outer = (("Authorization", outer_auth), ("Cookie", outer_cookie))
+    subs = [SubRequest("GET", f"{echo}?mb-empty={i}", own) for i, own in enumerate(EMPTY_OWN)]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=outer), [s.content_id for s in subs]
+    )
+    observed = 0
+    for i, sub in enumerate(subs):
+        if part_status(env, i) != 200:
+            # A resource may refuse an empty credential; it then shows nothing it received.
+            continue
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.not_applicable("the echo resource does not describe the request it received")
+        observed += 1
+        own = {n.lower() for n, _ in sub.headers}
+        for name, value in (("authorization", outer_auth), ("cookie", outer_cookie)):
+            got = [v.strip() for v in seen.get_all(name)]
+            # MB-SUB-5: "a part's own field replaces the outer one": present with an empty
+            # value it is still the part's own, so the batch's value is not applied; a field
+            # the part does not carry is the batch's.
+            judge.expect_true(
+                f"part {i} {name}",
+                value not in got if name in own else got == [value],
+                repr(got),
+                "no outer value" if name in own else repr([value]),
+                "MB-SUB-5",
+            )
+    if not observed:
+        judge.not_applicable("the echo refused every part carrying an empty credential")

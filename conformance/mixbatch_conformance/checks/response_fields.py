@@ -30,7 +30,9 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 from mixbatch_conformance.core.validator import parse_media_type
+from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
@@ -194,3 +196,96 @@ def long_field_values_unfolded(ctx: Context, judge: Judge) -> None:
         "one line per field (MB-PART-7)",
         "MB-PART-7",
     )
+
+
+#: Fields a batch response has of its own, whatever its parts hold: its framing and media type
+#: (RFC 9110 §8.3, §8.6), its date and server (§6.6.1, §10.2.4).
+OWN_FIELDS = ("content-type", "content-length", "transfer-encoding", "date", "server")
+
+
+def _top_pairs(resp: Response) -> set[tuple[str, str]]:
+    return {(n.lower(), v.strip()) for n, v in resp.headers if n.lower() not in OWN_FIELDS}
+
+
+def _field_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
+    """Parts answered with as many kinds of field as the target's resources give: the echo's,
+    a member's validators, a status resource's, a miss's, a HEAD's."""
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, SubRequest("HEAD", ok.target), nf]
+    for name in ("echo", "etag_resource", "collection"):
+        path = ctx.target.resource(name)
+        if path:
+            subs.append(SubRequest("GET", ctx.path(path)))
+    status = ctx.target.resource("status")
+    if status:
+        subs += [SubRequest("GET", ctx.path(status.replace("{code}", c))) for c in ("204", "301")]
+    return subs
+
+
+@checker(
+    "sub-response-fields-not-at-top",
+    ("MB-SEC-2",),
+    "No field line of any sub-response, whichever part carries it and wherever it stands, reaches the batch response's header section in any form.",
+    state=State.READ_ONLY,
+)
+def sub_response_fields_not_at_top(ctx: Context, judge: Judge) -> None:
+    subs = _field_parts(ctx, judge)
+    # What the server puts at the top of a batch of its own accord, learnt from a batch whose
+    # only part is a miss; a field line found there is the server's, not a copy.
+    _, nf = ok_and_not_found(ctx, judge)
+    own = _top_pairs(ctx.batch(judge, [nf]))
+    # Every part first once: a server may copy from the first part only, or from the last.
+    orders = [subs[i:] + subs[:i] for i in range(len(subs))]
+    for order in orders:
+        resp = ctx.batch(judge, order)
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in order])
+        carried = {(n.lower(), v.strip()) for part in env.parts for n, v in part.fields}
+        carried -= {("content-id", p.get("Content-Id") or "") for p in env.parts}
+        answers = [("multipart/mixed", resp)]
+        for claimed, accept, _, _ in MULTISTATUS_FORMS:
+            if ctx.target.claims(claimed):
+                answers.append((accept, ctx.batch(judge, order, headers=(("Accept", accept),))))
+        for form, answer in answers:
+            # MB-SEC-2: "A server MUST NOT copy a header field of a sub-response into the
+            # header section of the batch response."
+            copied = sorted((_top_pairs(answer) & carried) - own)
+            judge.expect(
+                f"{form} top-level fields copied from parts ({order[0].method} "
+                f"{order[0].target} first)",
+                copied,
+                [[]],
+                "MB-SEC-2",
+            )
+
+
+@checker(
+    "every-part-kind-content-length",
+    ("MB-WIRE-15",),
+    "Every response part, with content or without (204, 304, HEAD, skipped), carries a Content-Length equal to its body's length.",
+    state=State.READ_ONLY,
+)
+def every_part_kind_content_length(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, SubRequest("HEAD", ok.target), nf]
+    status = ctx.target.resource("status")
+    if status:
+        subs += [SubRequest("GET", ctx.path(status.replace("{code}", c))) for c in ("204", "304")]
+    if ctx.target.claims("conditional") and ctx.target.resource("etag_resource"):
+        path, etag = etag_of(ctx, judge)
+        subs.append(SubRequest("GET", path, (("If-None-Match", etag),)))
+    envs = [expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])]
+    if ctx.target.claims("error-policy"):
+        # Parts after the failing one are skipped; their parts are answers too.
+        stopped = [nf, ok, SubRequest("HEAD", ok.target)]
+        resp = ctx.batch(judge, stopped, headers=(("Prefer", "batch-on-error=stop"),))
+        envs.append(expect_processed(ctx, judge, resp, [s.content_id for s in stopped]))
+    for n, env in enumerate(envs):
+        for i, part in enumerate(env.parts):
+            # MB-WIRE-15 (SHOULD): "give each part a `Content-Length` field stating the length
+            # of its body", an empty body as much as any other.
+            judge.expect(
+                f"batch {n} part {i} ({part_status(env, i)}) Content-Length",
+                part.get_all("Content-Length"),
+                [[str(len(part.body))]],
+                "MB-WIRE-15",
+            )

@@ -23,6 +23,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import Envelope
+from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
 __all__: list[str] = []
 
@@ -220,3 +221,57 @@ def target_spellings_routed_as_alone(ctx: Context, judge: Judge) -> None:
             (part_status(env, i), part.fields, part.body),
             (single.status, single.headers, single.body),
         )
+
+
+def same_origin_spellings(ctx: Context, path: str) -> list[str]:
+    """Absolute URIs naming `path` on the batch's own origin, each spelling its scheme or
+    authority differently from the batch request: RFC 3986 §6.2.2.1 and §6.2.3 make them the
+    same origin (case-insensitive scheme and host, a port's value, a default port written out
+    or left empty)."""
+    full = ctx.path(path)
+    default = DEFAULT_PORTS[ctx.scheme]
+    out = [
+        f"{ctx.scheme}://{ctx.host}:0{ctx.port}{full}",
+        f"{ctx.scheme}://{ctx.host}:00{ctx.port}{full}",
+        f"{ctx.scheme.upper()}://{ctx.host.upper()}:{ctx.port}{full}",
+        f"{ctx.scheme}://{ctx.host.upper()}{'' if ctx.port == default else f':{ctx.port}'}{full}",
+    ]
+    if ctx.port == default:
+        out += [f"{ctx.scheme}://{ctx.host}:{default}{full}", f"{ctx.scheme}://{ctx.host}:{full}"]
+    return out
+
+
+@checker(
+    "absolute-target-gets-batch-authority",
+    ("MB-PART-13",),
+    "A part whose target is an absolute URI on the batch's origin, its port with leading zeros, its host or scheme upper-cased or its default port written out, reaches the resource with the batch request's authority.",
+    state=State.READ_ONLY,
+)
+def absolute_target_gets_batch_authority(ctx: Context, judge: Judge) -> None:
+    echo = ctx.resource(judge, "echo")
+    # The first part's authority is the batch request's as the resource sees it.
+    subs = [SubRequest("GET", ctx.path(echo))]
+    subs += [SubRequest("GET", ref) for ref in same_origin_spellings(ctx, echo)]
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-PART-13")
+    batch_authority = _seen(ctx, judge, env, 0).authority
+    if batch_authority is None:
+        judge.not_applicable("the echo resource does not say which authority it was sent")
+    reached = 0
+    for i, sub in enumerate(subs[1:], start=1):
+        if part_status(env, i) != 200:
+            # Whether this spelling names the batch's origin is the server's to decide
+            # (MB-PART-4); a part it refuses reaches no resource.
+            continue
+        reached += 1
+        seen = _seen(ctx, judge, env, i)
+        # MB-PART-13: "gives each sub-request the batch request's authority ... whether or
+        # not the part carries Host": the authority as the target spells it is not it.
+        judge.expect(
+            f"part {i} ({sub.target}) authority received",
+            (seen.authority or "").lower(),
+            {batch_authority.lower()},
+            "MB-PART-13",
+        )
+    if not reached:
+        judge.not_applicable("the server took none of the same-origin spellings as its origin")
