@@ -5,6 +5,7 @@ Theory of operation: MB-MULTI-1 makes Accept decide the form "by the request's `
 and `multipart/*` admits multipart/mixed. Each case names the Accept value and the forms the
 spec allows for it, computed from the profiles the target claims (a form it does not claim is
 never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9).
+Each Accept that lists several ranges is also sent split over field lines, one range each.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
 sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements and a
@@ -65,6 +66,8 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
         ("multipart/*", {MULTIPART}),
         # Media types are case-insensitive (RFC 9110 §8.3.1).
         ("Multipart/Mixed;q=0.7, text/html", {MULTIPART}),
+        # A range that admits no form listed first: the list as a whole still admits one.
+        (f"text/html, {MULTIPART};q=0.5", {MULTIPART}),
     ]
     # q=0 is "not acceptable" (RFC 9110 §12.4.2): multipart/mixed is excluded, so the answer
     # is another offered form, or 406 when none is offered.
@@ -86,8 +89,16 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
 )
 def accept_quality_values(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
+    sendings: list[tuple[str, tuple[tuple[str, str], ...], set[str]]] = []
     for accept, allowed in _cases(_offered(ctx)):
-        resp = ctx.batch(judge, [ok], headers=(("Accept", accept),))
+        sendings.append((accept, (("Accept", accept),), allowed))
+        if "," in accept:
+            # Field lines of one name are one list (RFC 9110 5.3): the same Accept split over
+            # lines, one member each, chooses the same form.
+            lines = tuple(("Accept", m.strip()) for m in accept.split(","))
+            sendings.append((f"{accept} on {len(lines)} lines", lines, allowed))
+    for accept, head, allowed in sendings:
+        resp = ctx.batch(judge, [ok], headers=head)
         got = "406" if resp.status == 406 else resp.media_type
         # MB-MULTI-1: "choose `multipart/mixed` when `Accept` ... gives `multipart/mixed` a
         # quality value at least as high as any other representation it offers"; MB-STATUS-9:

@@ -6,7 +6,9 @@ through a collection retrieval of the sandbox (MB-PROC-1); a server without the
 atomic profile answers Batch-Mode: atomic with 501 (MB-PROC-7); conditional parts give the
 status the same request gets alone and pass ETag and Last-Modified through octet for octet as
 the request alone gets them, in every form the target declares (MB-PROC-9, MB-PROC-10). The
-error-policy checks (spec 7.4) live in policies.
+error-policy checks (spec 7.4) live in policies. `batch-mode-read-as-list` sends Batch-Mode
+joined on one field line and split over several, an unimplemented mode before and after an
+implemented one: each lists a mode the server does not implement, so each is 501 (MB-PROC-17).
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import answers_in_every_form
 
 BOUNDARY = "mb-sem-5d0c6f1e2b9a8374"
+#: The modes the spec defines, each with the profile that implements it (spec 7.7).
+MODES = {"atomic": "atomic", "references": "references"}
+#: A mode no server implements.
+UNKNOWN_MODE = "mb-suite-no-such-mode"
 #: The fields MB-PROC-10 has passed through unchanged.
 PASSED_THROUGH = ("ETag", "Last-Modified")
 
@@ -126,3 +132,41 @@ def conditional_parts(ctx: Context, judge: Judge) -> None:
         for i in (0, 2):
             got = [v for n, v in entries[i].fields if n.lower() == "etag"]
             judge.expect(f"{media} part {i} ETag", got, [[etag]], "MB-PROC-10")
+
+
+@checker(
+    "batch-mode-read-as-list",
+    ("MB-PROC-17", "MB-PROC-12"),
+    "Batch-Mode is read as one list over all its field lines: an unimplemented mode joined to or on a line after an implemented one is answered 501, and implemented modes split over lines run as when joined.",
+    state=State.READ_ONLY,
+)
+def batch_mode_read_as_list(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    known = [m for m, profile in MODES.items() if ctx.target.claims(profile)]
+    unknown = [m for m, profile in MODES.items() if not ctx.target.claims(profile)]
+    unknown.append(UNKNOWN_MODE)
+    sendings: list[list[str]] = []
+    for bad in unknown:
+        for good in known or [UNKNOWN_MODE if bad != UNKNOWN_MODE else "atomic"]:
+            if good == bad:
+                continue
+            sendings += [[good, bad], [bad, good], [f"{good}, {bad}"], [f"{bad}, {good}"]]
+            sendings += [[f"{good},", bad], [good, f" {bad} "]]
+    for lines in sendings:
+        resp = ctx.batch(judge, [ok], headers=tuple(("Batch-Mode", v) for v in lines))
+        judge.note(f"sent Batch-Mode lines {lines!r}: {resp.status}")
+        # MB-PROC-17: "read `Batch-Mode` as a comma-separated list of modes and MUST answer
+        # 501 (Not Implemented) ... a batch request that lists a mode it does not implement";
+        # field lines of one name are one list (RFC 9110 5.3).
+        expect_rejected(judge, resp, {501}, "MB-PROC-17")
+    if len(known) < 2:
+        return
+    joined = ctx.batch(judge, [ok], headers=(("Batch-Mode", ", ".join(known)),))
+    split = ctx.batch(judge, [ok], headers=tuple(("Batch-Mode", m) for m in known))
+    # MB-PROC-17: the list split over lines is the same list, so it runs as when joined.
+    judge.expect(
+        f"status for Batch-Mode {known!r} on separate lines",
+        split.status,
+        {joined.status},
+        "MB-PROC-17",
+    )

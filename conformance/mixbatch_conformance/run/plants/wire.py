@@ -5,11 +5,14 @@ what it must refuse), a refusal of what it must accept, or framing it writes wro
 batch endpoint's answers to methods other than POST and to GET with content (MB-METHOD-2,
 MB-METHOD-3) are planted here too, next to the envelope they stand in for. The grammar of the
 part header section is in plants.part_grammar, and the problem documents in plants.problems.
+The batch request's own list fields (Batch-Mode, Accept) read from one field line only, the
+first or the last, are planted here too: the server sees the other lines removed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
@@ -124,6 +127,18 @@ def _length_less_final_newline(req: RelayRequest) -> bool:
         if body.endswith(b"\n") and int(m.group(1)) in shorter:
             return True
     return False
+
+
+def _one_line_of(name: str, keep: int) -> Callable[[RelayRequest], None]:
+    """A server that reads field `name` from one of its field lines only (0 first, -1 last)."""
+
+    def edit(req: RelayRequest) -> None:
+        lines = [(n, v) for n, v in req.headers if n.lower() == name.lower()]
+        if len(lines) > 1:
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != name.lower()]
+            req.headers.append(lines[keep])
+
+    return edit
 
 
 P = Mutation
@@ -594,5 +609,30 @@ PLANTS: tuple[Mutation, ...] = (
             "accept-content-length-body-ending-crlf-crlf",
         ),
         on_response=refuses(body_has(rb"\r\n\r\n(abc)?(\r\n)+\r\n--"), 400, "MB-WIRE-17"),
+    ),
+    # MB-PROC-17 / MB-MULTI-1: field lines of one name are one list (RFC 9110 5.3).
+    P(
+        "batch-mode-first-line-only",
+        "MB-PROC-17 the first Batch-Mode line only",
+        ("batch-mode-read-as-list",),
+        on_request=_one_line_of("Batch-Mode", 0),
+    ),
+    P(
+        "batch-mode-last-line-only",
+        "MB-PROC-17 the last Batch-Mode line only",
+        ("batch-mode-read-as-list",),
+        on_request=_one_line_of("Batch-Mode", -1),
+    ),
+    P(
+        "accept-first-line-only",
+        "MB-MULTI-1 the first Accept line only",
+        ("accept-quality-values",),
+        on_request=_one_line_of("Accept", 0),
+    ),
+    P(
+        "accept-last-line-only",
+        "MB-MULTI-1 the last Accept line only",
+        ("accept-quality-values",),
+        on_request=_one_line_of("Accept", -1),
     ),
 )
