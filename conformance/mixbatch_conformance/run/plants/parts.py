@@ -209,6 +209,47 @@ def _outer_credential_added_case_sensitively(req: RelayRequest) -> None:
     req.body = write_parts(out, b)
 
 
+def _empty_credentials_dropped(req: RelayRequest) -> None:
+    """A server that takes a part's Authorization or Cookie with an empty value as absent,
+    so the part gets the batch request's."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not b or parts is None:
+        return
+    blank = {"authorization", "cookie"}
+    req.body = write_parts(
+        [
+            ([(n, v) for n, v in f if n.lower() not in blank or v.strip()], body)
+            for f, body in parts
+        ],
+        b,
+    )
+
+
+def _authority_as_written(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that gives a part whose target is an absolute URI that URI's authority as
+    written (the echo's `authority` shows it) instead of the batch request's."""
+    rb, sb = boundary_of(req), boundary_of(resp)
+    sent = parts_of(req.body, rb) if rb and is_batch(req) else None
+    got = parts_of(resp.body, sb) if sb else None
+    if not sb or sent is None or got is None or len(sent) != len(got):
+        return
+    out = []
+    for (f, _), (fields, body) in zip(sent, got, strict=True):
+        ref = (field_of(f, "Content-Id") or "").strip("<>")
+        written = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)", ref)
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if written and isinstance(doc, dict) and "authority" in doc:
+            doc["authority"] = written[1]
+            body = json.dumps(doc).encode()
+            fields = set_field(fields, "Content-Length", str(len(body)))
+        out.append((fields, body))
+    resp.body = write_parts(out, sb)
+
+
 def _outer_fields_applied(req: RelayRequest) -> None:
     """Copy the batch request's ordinary fields into every part that lacks them."""
     b = boundary_of(req)
@@ -650,6 +691,18 @@ PLANTS: tuple[Mutation, ...] = (
         ("target-spellings-routed-as-alone",),
         on_request=_retarget(_trailing_slash_trimmed),
         on_response=_restore,
+    ),
+    P(
+        "empty-credentials-taken-as-absent",
+        "MB-SUB-5 empty values",
+        ("credentials-empty-still-own",),
+        on_request=_empty_credentials_dropped,
+    ),
+    P(
+        "absolute-target-authority-as-written",
+        "MB-PART-13 absolute targets",
+        ("absolute-target-gets-batch-authority",),
+        on_response=_authority_as_written,
     ),
     P(
         "first-outer-cookie-line-only",

@@ -7,6 +7,7 @@ status or problem document.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -16,9 +17,11 @@ from mixbatch_conformance.run.plants._edits import (
     Part,
     accepts,
     body_has,
+    boundary_of,
     field_of,
     is_batch,
     map_response,
+    parts_of,
     set_field,
     without_field,
 )
@@ -195,6 +198,41 @@ def _etag_copied_up_in_207(req: RelayRequest, resp: RelayResponse) -> None:
         for name, value in first:
             if name.lower() == "etag":
                 resp.set("ETag", value)
+
+
+#: Fields of a response part that say what the part is, not what the sub-response was.
+_PART_OWN = {"content-id", "http-status-code", "content-length", "content-type"}
+
+
+def _part_fields_copied_up(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that adds the last part's fields (Cache-Control, Set-Cookie, ...) to the batch
+    response's header section where that section has no field of the name."""
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b and is_batch(req) else None
+    if not parts:
+        return
+    top = {n.lower() for n, _ in resp.headers}
+    for n, v in parts[-1][0]:
+        if n.lower() not in _PART_OWN and n.lower() not in top:
+            resp.headers.append((n, v))
+
+
+def _empty_parts_unframed(parts: list[Part]) -> list[Part]:
+    """A writer that gives Content-Length only to parts with content."""
+    return [(f if b else without_field(f, "Content-Length"), b) for f, b in parts]
+
+
+def _aggregate_tag_of_ids(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection retrieval whose aggregate ETag hashes its members' Content-Ids only, so a
+    member's new content leaves it unchanged."""
+    b = boundary_of(resp)
+    if req.method != "GET" or not b or not resp.get("ETag"):
+        return
+    parts = parts_of(resp.body, b)
+    if parts is None:
+        return
+    ids = "\x00".join(field_of(f, "Content-Id") or "" for f, _ in parts)
+    resp.set("ETag", f'"ids-{hashlib.sha256(ids.encode()).hexdigest()[:24]}"')
 
 
 def _folded_after(width: int) -> PartsFn:
@@ -423,6 +461,28 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SEC-2 207 forms",
         ("top-level-fields",),
         on_response=_etag_copied_up_in_207,
+    ),
+    # MB-SEC-2 in the multipart form, from a part other than the first and beyond ETag.
+    P(
+        "part-fields-copied-up",
+        "MB-SEC-2 any part field",
+        ("sub-response-fields-not-at-top",),
+        on_response=_part_fields_copied_up,
+    ),
+    # MB-WIRE-15: a part without content carries its Content-Length too.
+    P(
+        "empty-parts-unframed",
+        "MB-WIRE-15 empty parts",
+        ("every-part-kind-content-length",),
+        on_response_parts=_empty_parts_unframed,
+        caught_by=("WARN", "FAIL"),
+    ),
+    # MB-METHOD-7: the aggregate tag changes with the members' content.
+    P(
+        "aggregate-etag-of-member-ids",
+        "MB-METHOD-7 member content",
+        ("aggregate-etag-follows-members",),
+        on_response=_aggregate_tag_of_ids,
     ),
     # MB-PART-7: no part field is folded, whatever its length.
     P(
