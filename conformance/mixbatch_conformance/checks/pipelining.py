@@ -7,15 +7,25 @@ order prove little, so when the target declares a `delay` resource the first req
 of it that takes `SLOW_FIRST_MS` (MB-TEST-7: 200, no sooner): a server that runs pipelined
 requests side by side and writes each answer when it is ready puts the 404 of the third request
 first. An intermediary may de-pipeline, so the check runs direct only.
+
+A server that answers a batch and then closes its connection leaves the requests pipelined
+behind it unanswered; it may do so only after some kinds of answer (a 207 form, a part that
+failed, a refusal). So `pipelining-behind-every-answer` sends one plain GET pipelined behind
+each kind of batch answer the target can give, in every form it declares: parts that failed,
+parts skipped under the stop policy, an abort, a refused batch (415 and 400 problems), a HEAD
+of the batch endpoint and a batch holding a HEAD part. Each leading request is first sent
+alone, and pipelined it must get the same status, with the GET behind it answered 200.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.outlast import SLACK_S, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context, compose_batch
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 
 BOUNDARY = "mb-pipe-3e8a1f0c7b2d9465"
@@ -58,3 +68,71 @@ def pipelining(ctx: Context, judge: Judge) -> None:
         _, params = parse_media_type(ex.response.get("Content-Type") or "x/y")
         counts.append(len(read_multipart(ex.response.body, params.get("boundary", "")).parts))
     judge.expect("batch part counts in order", counts, [[2, 1]])
+
+
+def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
+    """(what, request) for each kind of answer a request pipelined behind must not be lost to."""
+    ok, nf = ok_and_not_found(ctx, judge)
+    accepts = [("multipart", ())] + [
+        (profile, (("Accept", accept),))
+        for profile, accept, _, _ in MULTISTATUS_FORMS
+        if ctx.target.claims(profile)
+    ]
+    mixed = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    stop = ("Prefer", "batch-on-error=stop")
+
+    def batch(subs: list[SubRequest], *head: tuple[str, str]) -> bytes:
+        body = compose_batch(subs, BOUNDARY)
+        return ctx.raw_request("POST", ctx.batch_path, [mixed, *head], body)
+
+    out: list[tuple[str, bytes]] = []
+    for form, accept in accepts:
+        out.append((f"{form}: a failed part", batch([nf, ok], *accept)))
+        out.append((f"{form}: a HEAD part", batch([SubRequest("HEAD", ok.target), ok], *accept)))
+        if ctx.target.claims("error-policy"):
+            out.append((f"{form}: skipped parts", batch([ok, nf, ok], *accept, stop)))
+    if _aborts(ctx):
+        subs = outlasting_batch(ctx, judge)
+        out += [(f"{form}: an abort", batch(subs, *accept)) for form, accept in accepts]
+    plain = compose_batch([ok], BOUNDARY)
+    # MB-WIRE-2 refuses a batch whose media type is not multipart/mixed with a 415; MB-WIRE-4
+    # one with no boundary parameter with a 400. Both bodies are framed by Content-Length, so
+    # the connection stays readable after them.
+    text = [("Content-Type", "text/plain")]
+    out.append(("a refused media type", ctx.raw_request("POST", ctx.batch_path, text, plain)))
+    bare = [("Content-Type", "multipart/mixed")]
+    out.append(("a refused boundary", ctx.raw_request("POST", ctx.batch_path, bare, plain)))
+    out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
+    return out
+
+
+def _aborts(ctx: Context) -> bool:
+    """Whether the target declares what an abort needs: a time limit that fits, a delay."""
+    limit_ms = ctx.target.batch_timeout_ms
+    return (
+        limit_ms is not None
+        and ctx.target.resource("delay") is not None
+        and limit_ms / 1000 + SLACK_S <= ctx.target.timeout
+    )
+
+
+@checker(
+    "pipelining-behind-every-answer",
+    ("MB-PIPE-1",),
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped and HEAD parts, an abort, a refused batch, a HEAD), is answered after it.",
+    profile="pipelining",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+)
+def pipelining_behind_every_answer(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    follower = ctx.raw_request("GET", ok.target)
+    for what, leader in _leaders(ctx, judge):
+        alone = ctx.send(judge, leader)
+        exchanges = ctx.send_many(judge, [leader, follower])
+        got = [ex.response.status if ex.response else None for ex in exchanges]
+        # MB-PIPE-1: "answer pipelined requests on a connection, batch requests and other
+        # requests alike, in the order it received them"; MB-TEST-1 fixes 200 for ok. The
+        # leading request's status is the one it gets alone.
+        judge.expect(f"statuses behind {what}", got, [[alone.status, 200]], "MB-PIPE-1")

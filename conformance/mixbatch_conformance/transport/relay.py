@@ -106,6 +106,9 @@ class RelayResponse:
     status: int
     headers: list[tuple[str, str]]
     body: bytes
+    #: Close the client connection after this answer (Connection: close), unread requests
+    #: pipelined behind it left unanswered.
+    close: bool = False
 
     @classmethod
     def from_upstream(cls, resp: Response) -> RelayResponse:
@@ -389,6 +392,8 @@ class Relay:
         headers = [(n, v) for n, v in resp.headers if n.lower() not in HOP_FIELDS]
         if not no_body:
             headers.append(("Content-Length", str(len(resp.body))))
+        if resp.close:
+            headers.append(("Connection", "close"))
         out = conn.send(h11.Response(status_code=resp.status, headers=headers)) or b""
         if not no_body and resp.body:
             out += conn.send(h11.Data(data=resp.body)) or b""

@@ -1,7 +1,10 @@
 """Planted violations of the representation and GET requirements (MB-MULTI-*, MB-METHOD-*).
 
 A form plant negotiates the wrong representation, writes a 207 document that disagrees with
-the multipart answer of the same batch, or answers a collection retrieval wrongly.
+the multipart answer of the same batch, or answers a collection retrieval wrongly. A closing
+plant ends the connection after one kind of batch answer (a 207 form, skipped parts, an abort,
+a refused batch, a HEAD of the endpoint), so a request pipelined behind it goes unanswered
+(MB-PIPE-1).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
+    RespEdit,
     boundary_of,
     is_batch,
     map_json,
@@ -396,6 +400,25 @@ def _xml_body_cut(body: bytes) -> bytes:
     return re.sub(rb'<mb:body encoding="base64">([^<]*)</mb:body>', cut, body)
 
 
+def _closes_after(pred: Callable[[RelayRequest, RelayResponse], bool]) -> RespEdit:
+    """A server that ends its connection after the answers `pred` picks out."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if pred(req, resp):
+            resp.close = True
+
+    return edit
+
+
+def _outcome_in(outcome: bytes) -> Callable[[RelayRequest, RelayResponse], bool]:
+    """A multipart answer with a part whose Batch-Outcome is `outcome`."""
+    rx = re.compile(rb"(?im)^batch-outcome:[ \t]*" + outcome + rb"[ \t]*\r?$")
+    return lambda req, resp: (
+        (resp.get("Content-Type") or "").startswith("multipart/") and bool(rx.search(resp.body))
+    )
+
+
+_PIPE = ("pipelining-behind-every-answer",)
 P = Mutation
 _JSON = ("multistatus-json",)
 _XML = ("multistatus-xml",)
@@ -727,5 +750,36 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-3 Content-Length 0",
         ("collection-get-with-content",),
         on_request=_zero_length_as_content,
+    ),
+    # MB-PIPE-1: a request pipelined behind any kind of batch answer is answered.
+    P(
+        "207-form-closes-connection",
+        "MB-PIPE-1 closed after a 207 form",
+        _PIPE,
+        on_response=_closes_after(lambda req, resp: resp.status == 207),
+    ),
+    P(
+        "skipped-parts-close-connection",
+        "MB-PIPE-1 closed after skipped parts",
+        _PIPE,
+        on_response=_closes_after(_outcome_in(b"skipped")),
+    ),
+    P(
+        "abort-closes-connection",
+        "MB-PIPE-1 closed after an abort",
+        _PIPE,
+        on_response=_closes_after(_outcome_in(b"aborted")),
+    ),
+    P(
+        "refused-batch-closes-connection",
+        "MB-PIPE-1 closed after a refused batch",
+        _PIPE,
+        on_response=_closes_after(lambda req, resp: req.method == "POST" and resp.status >= 400),
+    ),
+    P(
+        "endpoint-head-closes-connection",
+        "MB-PIPE-1 closed after a HEAD",
+        _PIPE,
+        on_response=_closes_after(lambda req, resp: req.method == "HEAD"),
     ),
 )
