@@ -215,7 +215,10 @@ def make_app(gates: Gates | None = None) -> Starlette:
         return JSONResponse({"delayed_ms": ms})
 
     async def random(request: Request) -> Response:
-        n = min(int(request.path_params["n"]), 1 << 20)
+        n = int(request.path_params["n"])
+        if n > 1 << 20:
+            # MB-TEST-5: "with a 4xx status for any larger *n*", not fewer octets.
+            return JSONResponse({"detail": "n above 1 MiB"}, 404)
         return Response(bytes(i % 251 for i in range(n)), media_type="application/octet-stream")
 
     async def flaky(request: Request) -> Response:

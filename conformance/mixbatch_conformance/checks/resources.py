@@ -20,6 +20,10 @@ from mixbatch_conformance.core.registry import State, checker
 
 #: Octet counts asked of the `random` resource: none, one, and more than one read buffer.
 RANDOM_COUNTS = (0, 1, 4097)
+#: Counts above any largest n a test server accepts: a terabyte, 2^63 (past a signed 64-bit
+#: integer) and 10^20 (past an unsigned one). MB-TEST-5 allows 4xx for each, or 200 with exactly
+#: n octets, which no server sends for these.
+RANDOM_BEYOND = (10**12, 2**63, 10**20)
 #: Codes asked of the `status` resource, each of which it must answer as itself (MB-TEST-6).
 STATUS_CODES = (200, 204, 299, 304, 404, 418, 503, 599)
 #: Values it must refuse with 400 or 404: a 1xx, 600 and above, not three digits.
@@ -100,7 +104,7 @@ def echo_resource(ctx: Context, judge: Judge) -> None:
 @checker(
     "test-resource-random",
     ("MB-TEST-5",),
-    "The declared random resource answers GET for n with 200 and exactly n octets.",
+    "The declared random resource answers GET for n with 200 and exactly n octets, and a count beyond any it can send (10^12, 2^63, 10^20) with 4xx, never with fewer octets.",
     state=State.READ_ONLY,
 )
 def random_resource(ctx: Context, judge: Judge) -> None:
@@ -110,6 +114,16 @@ def random_resource(ctx: Context, judge: Judge) -> None:
         # MB-TEST-5: "with 200 and exactly *n* octets of content".
         judge.expect(f"GET {n} status", resp.status, {200})
         judge.expect(f"GET {n} length", len(resp.body), {n})
+    for n in RANDOM_BEYOND:
+        resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{n}", str(n)))))
+        # MB-TEST-5: "for every *n* up to the largest it accepts, and with a 4xx status for any
+        # larger *n*": a count clamped to the largest is a 200 with fewer than n octets.
+        judge.expect_true(
+            f"GET {n}",
+            400 <= resp.status < 500 or (resp.status == 200 and len(resp.body) == n),
+            f"{resp.status} with {len(resp.body)} octets",
+            "a 4xx status, or 200 with exactly n octets",
+        )
 
 
 @checker(

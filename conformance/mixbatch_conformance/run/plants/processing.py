@@ -601,6 +601,16 @@ PLANTS: tuple[Mutation, ...] = (
         ),
     ),
     P(
+        "random-count-clamped",
+        "MB-TEST-5 a count above the largest clamped to it",
+        ("test-resource-random",),
+        on_request=lambda q: (
+            setattr(q, "target", "/random/65536")
+            if re.fullmatch(r"/random/[0-9]{7,}", q.target)
+            else None
+        ),
+    ),
+    P(
         "status-resource-always-200",
         "MB-TEST-6",
         ("test-resource-status",),
