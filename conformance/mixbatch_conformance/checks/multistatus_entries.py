@@ -23,7 +23,14 @@ an abort report. Each check here asks for every form the target claims, not one 
   each form carries the fields the same POST sent alone answers, in the same order, and a
   `Location` written as the alone answer writes it (relative stays relative, the same scheme
   and authority when absolute, the same collection path), since each creation names a new
-  member and only the form of the reference can be compared (MB-MULTI-5).
+  member and only the form of the reference can be compared (MB-MULTI-5);
+- `field-octets-every-form`: header field values holding obs-text octets (0x80 to 0xFF),
+  which no test resource is required to produce: a sandbox member is written with such
+  octets in a quoted Content-Type parameter, and where the sandbox answers that field back
+  on a GET or HEAD of the member, every form must carry the same octets (MB-MULTI-5; spec
+  6.4 maps field values "one octet to one character", ISO-8859-1, as the XML form's
+  characters do). A sandbox that answers a Content-Type of its own leaves nothing to compare
+  but the fields it does answer.
 """
 
 from __future__ import annotations
@@ -323,3 +330,56 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
             {want_location},
             "MB-MULTI-5",
         )
+
+
+#: A quoted-string parameter of obs-text octets, each a code point ISO-8859-1 maps one to one
+#: (RFC 9110 5.6.4: qdtext includes obs-text), the lowest, a letter and the highest.
+OBS_TEXT_PARAMETER = '; mb-note="caf\xe9 \x80 \xff"'
+
+
+@checker(
+    "field-octets-every-form",
+    ("MB-MULTI-5",),
+    "Header field values holding obs-text octets, read back from a sandbox member written with them, are carried octet for octet in the multipart, XML and JSON forms alike.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def field_octets_every_form(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    forms = _forms(ctx, judge)
+    media = "application/json" + OBS_TEXT_PARAMETER
+    sub = SubRequest("POST", coll, (("Content-Type", media),), json.dumps(member).encode())
+    made = ctx.alone(judge, sub)
+    location = made.get("Location")
+    if made.status != 201 or not location:
+        judge.not_applicable(
+            f"POST {coll} with a Content-Type holding obs-text answered {made.status}"
+        )
+    path = urlsplit(location).path
+    try:
+        subs = [SubRequest("GET", path), SubRequest("HEAD", path)]
+        env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+        volatile = ctx.target.volatile_headers
+        base = [comparable_fields(e.fields, volatile) for e in entries_from_multipart(env)]
+        for accept, reader, requirement in forms:
+            resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
+            judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+            entries, problem = reader(resp.body)
+            judge.require(
+                f"{accept} readable",
+                problem,
+                {None},
+                broken_by(problem, requirement),
+                allowed_text="valid",
+            )
+            for i, (entry, want) in enumerate(zip(entries, base, strict=False)):
+                # MB-MULTI-5: "carry the same information in every representation of one batch
+                # result: for each part ... its header fields"; spec 6.4: field values map
+                # "one octet to one character", so 0xE9 is U+00E9, never U+FFFD.
+                got = comparable_fields(entry.fields, volatile)
+                judge.expect(f"{accept} {subs[i].method} member fields", got, [want], "MB-MULTI-5")
+    finally:
+        # MB-TEST-3: "A suite deletes every member it creates before it finishes".
+        ctx.alone(judge, SubRequest("DELETE", path))

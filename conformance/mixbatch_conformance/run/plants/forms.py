@@ -14,17 +14,21 @@ import re
 import secrets
 from collections.abc import Callable
 from typing import Any
+from xml.sax.saxutils import escape
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
     RespEdit,
     boundary_of,
+    field_of,
     is_batch,
     map_json,
+    map_parts,
     map_response,
     map_xml,
     parts_of,
+    set_field,
     without_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -418,6 +422,61 @@ def _outcome_in(outcome: bytes) -> Callable[[RelayRequest, RelayResponse], bool]
     )
 
 
+class _TypeReadBack:
+    """A sandbox that answers a member with the Content-Type it was written with, which the
+    spec allows, behind a 207 form that mishandles the obs-text octets of that field, which it
+    does not: `broken` "json" decodes them as UTF-8 (each becomes U+FFFD), "xml" writes each
+    as the two characters of its UTF-8 form. The reference server answers its own
+    Content-Type, so the relay plays the sandbox's part."""
+
+    def __init__(self, broken: str) -> None:
+        self.broken = broken
+        self.written: str | None = None
+
+    def request(self, req: RelayRequest) -> None:
+        value = req.get("Content-Type") or ""
+        if req.method in ("POST", "PUT") and not is_batch(req) and re.search("[\x80-\xff]", value):
+            self.written = value
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if self.written is not None and is_batch(req):
+            map_parts(self._parts)(req, resp)
+            map_json(self._json)(req, resp)
+            map_xml(self._xml)(req, resp)
+
+    def _parts(self, parts: list[Part]) -> list[Part]:
+        assert self.written is not None
+        return [
+            (set_field(f, "Content-Type", self.written), b)
+            if field_of(f, "Content-Type") == "application/json"
+            else (f, b)
+            for f, b in parts
+        ]
+
+    def _json(self, doc: dict[str, Any]) -> None:
+        assert self.written is not None
+        decoded = self.written
+        if self.broken == "json":
+            decoded = re.sub("[\x80-\xff]", "\ufffd", decoded)
+        for entry in doc.get("responses") or []:
+            entry["headers"] = [
+                [n, decoded if n.lower() == "content-type" and v == "application/json" else v]
+                for n, v in entry.get("headers") or []
+            ]
+
+    def _xml(self, body: bytes) -> bytes:
+        assert self.written is not None
+        value = escape(self.written).encode("utf-8")
+        if self.broken == "xml":
+            value = value.decode("latin-1").encode("utf-8")
+        return body.replace(
+            b'<mb:header name="Content-Type">application/json</mb:header>',
+            b'<mb:header name="Content-Type">' + value + b"</mb:header>",
+        )
+
+
+_json_type_read_back = _TypeReadBack("json")
+_xml_type_read_back = _TypeReadBack("xml")
 _PIPE = ("pipelining-behind-every-answer",)
 P = Mutation
 _JSON = ("multistatus-json",)
@@ -781,5 +840,21 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 closed after a HEAD",
         _PIPE,
         on_response=_closes_after(lambda req, resp: req.method == "HEAD"),
+    ),
+    # MB-MULTI-5: field values map octet to character (ISO-8859-1) in every form.
+    # MB-MULTI-5: field values map octet to character (ISO-8859-1) in every form.
+    P(
+        "json-read-back-type-utf8-decoded",
+        "MB-MULTI-5 a stored type's obs-text octets in JSON",
+        ("field-octets-every-form",),
+        on_request=_json_type_read_back.request,
+        on_response=_json_type_read_back.response,
+    ),
+    P(
+        "xml-read-back-type-utf8-encoded",
+        "MB-MULTI-5 a stored type's obs-text octets in XML",
+        ("field-octets-every-form",),
+        on_request=_xml_type_read_back.request,
+        on_response=_xml_type_read_back.response,
     ),
 )
