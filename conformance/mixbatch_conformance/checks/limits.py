@@ -20,6 +20,9 @@ builders below count the same way:
 one octet more is refused with 431". Each batch has exactly one fault (MB-STATUS-13 would let a
 server answer any of several), and stays within every other published limit; a case that cannot
 (the limits contradict each other) or that would send more than `MAX_SEND_BYTES` is N/A.
+The cases over a limit, and the whole batch at its limit, are also sent with chunked content
+(`_sent`): a server that reads chunked content through a window of exactly the limit sees it
+cut there, not over it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from mixbatch_conformance.core.outcomes import (
     expect_rejected,
 )
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
+from mixbatch_conformance.transport.http import Response
 
 __all__ = ["MAX_SEND_BYTES", "header_section"]
 
@@ -44,6 +48,8 @@ BOUNDARY = "mb-limit-4e2a9c71d05b8f36"
 MAX_SEND_BYTES = 64 * 1024 * 1024 + 1
 #: The most parts one at-limit case sends (the reference default, 10,000).
 MAX_PARTS_SENT = 10_000
+#: The chunk size of a chunked case: several chunks for every limit case but the smallest.
+CHUNK_OCTETS = 64 * 1024
 #: A value at or under the limit is accepted (spec 9.1): the statuses of a processed batch.
 PROCESSED = {200}
 
@@ -71,6 +77,19 @@ def _part(section: bytes, body: bytes = b"") -> bytes:
 def _envelope(parts: list[bytes]) -> bytes:
     dash = b"--" + BOUNDARY.encode()
     return dash + b"\r\n" + (b"\r\n" + dash + b"\r\n").join(parts) + b"\r\n" + dash + b"--"
+
+
+def _sent(ctx: Context, judge: Judge, body: bytes, chunked: bool) -> Response:
+    """POST `body` to the batch endpoint framed by Content-Length, or chunked (RFC 9112 7.1)
+    in CHUNK_OCTETS chunks; a limit counts the content's octets whatever frames them."""
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    if not chunked:
+        return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    chunks = [body[i : i + CHUNK_OCTETS] for i in range(0, len(body), CHUNK_OCTETS)]
+    framed = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
+    head.append(("Transfer-Encoding", "chunked"))
+    judge.note(f"content sent chunked in {len(chunks)} chunks")
+    return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, framed))
 
 
 def _limit(ctx: Context, judge: Judge, name: str) -> int:
@@ -108,18 +127,11 @@ def _refused(
     name: str,
     at: int | None = FIRST_SECTION,
     must_name: str | None = None,
+    chunked: bool = False,
 ) -> None:
     """Refused with `status` before any part runs, the problem naming the limit `name`; `at`
     is the fault's byte_offset in part 0, or None for a limit on the whole batch."""
-    resp = ctx.send(
-        judge,
-        ctx.raw_request(
-            "POST",
-            ctx.batch_path,
-            [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")],
-            body,
-        ),
-    )
+    resp = _sent(ctx, judge, body, chunked)
     # MB-STATUS-3: "413 (Content Too Large), or ... 431 (Request Header Fields Too Large) when a
     # part header section exceeds `max_part_header_bytes` or `max_part_fields`".
     expect_rejected(judge, resp, {status}, "MB-STATUS-3")
@@ -139,16 +151,10 @@ def _refused(
         judge.expect("problem byte_offset", doc.get("byte_offset"), {None}, "MB-STATUS-4")
 
 
-def _processed(ctx: Context, judge: Judge, body: bytes, cids: list[str]) -> None:
-    resp = ctx.send(
-        judge,
-        ctx.raw_request(
-            "POST",
-            ctx.batch_path,
-            [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")],
-            body,
-        ),
-    )
+def _processed(
+    ctx: Context, judge: Judge, body: bytes, cids: list[str], chunked: bool = False
+) -> None:
+    resp = _sent(ctx, judge, body, chunked)
     expect_processed(ctx, judge, resp, cids, (), "MB-LIMIT-1")
 
 
@@ -163,7 +169,7 @@ def _parts_at_limit(ctx: Context, judge: Judge) -> None:
     _processed(ctx, judge, body, [f"<{ok}>"] * limit)
 
 
-def _header_bytes(over: int, ctx: Context, judge: Judge) -> None:
+def _header_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
     limit = _limit(ctx, judge, "max_part_header_bytes")
     ok = ctx.path(ctx.resource(judge, "ok"))
     try:
@@ -174,12 +180,12 @@ def _header_bytes(over: int, ctx: Context, judge: Judge) -> None:
     _within(ctx, judge, body, 1)
     if over:
         # MB-LIMIT-1 and spec 9.1: "one octet more is refused with 431".
-        _refused(ctx, judge, body, 431, "max_part_header_bytes")
+        _refused(ctx, judge, body, 431, "max_part_header_bytes", chunked=chunked)
     else:
         _processed(ctx, judge, body, [f"<{ok}>"])
 
 
-def _fields(over: int, ctx: Context, judge: Judge) -> None:
+def _fields(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
     limit = _limit(ctx, judge, "max_part_fields")
     ok = ctx.path(ctx.resource(judge, "ok"))
     section = header_section(ok, fields=limit + over)
@@ -194,12 +200,12 @@ def _fields(over: int, ctx: Context, judge: Judge) -> None:
     if over:
         # MB-LIMIT-5: "answer a batch request with a part over it with 431 and a problem
         # document whose `limit` member is `max_part_fields`": a MUST, not MB-LIMIT-4's SHOULD.
-        _refused(ctx, judge, body, 431, "max_part_fields", must_name="MB-LIMIT-5")
+        _refused(ctx, judge, body, 431, "max_part_fields", must_name="MB-LIMIT-5", chunked=chunked)
     else:
         _processed(ctx, judge, body, [f"<{ok}>"])
 
 
-def _part_bytes(over: int, ctx: Context, judge: Judge) -> None:
+def _part_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
     limit = _limit(ctx, judge, "max_part_bytes")
     echo = ctx.path(ctx.resource(judge, "echo"))
     sub = SubRequest(
@@ -208,23 +214,29 @@ def _part_bytes(over: int, ctx: Context, judge: Judge) -> None:
     body = compose_batch([sub], BOUNDARY)
     _within(ctx, judge, body, 1, 4)
     if over:
-        _refused(ctx, judge, body, 413, "max_part_bytes")
+        _refused(ctx, judge, body, 413, "max_part_bytes", chunked=chunked)
     else:
         _processed(ctx, judge, body, [sub.content_id])
 
 
-def _batch_bytes_over(ctx: Context, judge: Judge) -> None:
+def _batch_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
     limit = _limit(ctx, judge, "max_batch_bytes")
-    if limit + 1 > MAX_SEND_BYTES:
+    if limit + over > MAX_SEND_BYTES:
         judge.not_applicable(f"max_batch_bytes {limit} is more than the suite sends at most")
     echo = ctx.path(ctx.resource(judge, "echo"))
-    lengths = _lengths_for(echo, limit + 1, ctx.limit("max_part_bytes") or limit)
+    lengths = _lengths_for(echo, limit + over, ctx.limit("max_part_bytes") or limit)
     if lengths is None:
-        judge.not_applicable(f"no batch of exactly {limit + 1} octets could be written")
+        judge.not_applicable(f"no batch of exactly {limit + over} octets could be written")
     subs = [_filled(echo, n) for n in lengths]
     body = compose_batch(subs, BOUNDARY)
-    _within(ctx, judge, body[:-1], len(subs), 4)
-    _refused(ctx, judge, body, 413, "max_batch_bytes", at=None)
+    _within(ctx, judge, body[: len(body) - over], len(subs), 4)
+    if over:
+        # MB-STATUS-3: a batch over a limit is 413, chunked content as much as content with a
+        # Content-Length: content cut at the limit is not the batch the client sent.
+        _refused(ctx, judge, body, 413, "max_batch_bytes", at=None, chunked=chunked)
+    else:
+        # Spec 9.1: "A value at the limit is within it".
+        _processed(ctx, judge, body, [sub.content_id for sub in subs], chunked)
 
 
 def _filled(echo: str, length: int, body: bytes | None = None) -> SubRequest:
@@ -260,7 +272,15 @@ def _lengths_for(echo: str, total: int, per_part: int) -> list[int] | None:
 
 #: Sends megabytes (the part and batch octet limits): in the standard tier, not in smoke.
 LARGE = frozenset(
-    {"limit-part-bytes-at-limit", "limit-part-bytes-one-over", "limit-batch-bytes-one-over"}
+    {
+        "limit-part-bytes-at-limit",
+        "limit-part-bytes-one-over",
+        "limit-part-bytes-one-over-chunked",
+        "limit-batch-bytes-at-limit",
+        "limit-batch-bytes-at-limit-chunked",
+        "limit-batch-bytes-one-over",
+        "limit-batch-bytes-one-over-chunked",
+    }
 )
 
 CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]], ...] = (
@@ -310,7 +330,45 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
         "limit-batch-bytes-one-over",
         ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
         "Batch content one octet over the published max_batch_bytes is answered 413.",
-        _batch_bytes_over,
+        partial(_batch_bytes, 1),
+    ),
+    # The same limits with the content sent chunked: a limit counts content octets whatever
+    # frames them, and chunked content has no Content-Length to refuse it by in advance.
+    (
+        "limit-batch-bytes-one-over-chunked",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "Chunked batch content one octet over the published max_batch_bytes is answered 413, not cut at the limit and refused as malformed.",
+        partial(_batch_bytes, 1, chunked=True),
+    ),
+    (
+        "limit-batch-bytes-at-limit",
+        ("MB-LIMIT-1",),
+        "Batch content of exactly the published max_batch_bytes octets is processed.",
+        partial(_batch_bytes, 0),
+    ),
+    (
+        "limit-batch-bytes-at-limit-chunked",
+        ("MB-LIMIT-1",),
+        "Chunked batch content of exactly the published max_batch_bytes octets is processed.",
+        partial(_batch_bytes, 0, chunked=True),
+    ),
+    (
+        "limit-part-bytes-one-over-chunked",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part body one octet over the published max_part_bytes, the batch sent chunked, is answered 413.",
+        partial(_part_bytes, 1, chunked=True),
+    ),
+    (
+        "limit-part-header-bytes-one-over-chunked",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part header section one octet over the published max_part_header_bytes, the batch sent chunked, is answered 431.",
+        partial(_header_bytes, 1, chunked=True),
+    ),
+    (
+        "limit-part-fields-one-over-chunked",
+        ("MB-LIMIT-5", "MB-STATUS-3"),
+        "A part with one field line more than the published max_part_fields, the batch sent chunked, is answered 431.",
+        partial(_fields, 1, chunked=True),
     ),
 )
 

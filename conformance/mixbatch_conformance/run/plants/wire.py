@@ -11,6 +11,7 @@ first or the last, are planted here too: the server sees the other lines removed
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -140,6 +141,33 @@ def _one_line_of(name: str, keep: int) -> Callable[[RelayRequest], None]:
 
     return edit
 
+
+class _ChunkedWindow:
+    """A server that reads chunked batch content through a window of exactly max_batch_bytes
+    (learned from the capabilities document the relay passes on): content over the limit is
+    cut there, and the cut batch is refused as malformed rather than as too large."""
+
+    def __init__(self) -> None:
+        self.limit: int | None = None
+
+    def request(self, req: RelayRequest) -> None:
+        chunked = "chunked" in (req.get("Transfer-Encoding") or "").lower()
+        if chunked and is_batch(req) and self.limit is not None and len(req.body) > self.limit:
+            req.body = req.body[: self.limit]
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method != "OPTIONS":
+            return
+        try:
+            doc = json.loads(resp.body)
+        except ValueError:
+            return
+        limits = doc.get("limits") if isinstance(doc, dict) else None
+        value = limits.get("max_batch_bytes") if isinstance(limits, dict) else None
+        self.limit = value if isinstance(value, int) else None
+
+
+_WINDOW = _ChunkedWindow()
 
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -634,5 +662,25 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 the last Accept line only",
         ("accept-quality-values",),
         on_request=_one_line_of("Accept", -1),
+    ),
+    # MB-STATUS-3: a batch over max_batch_bytes is 413 in every framing of its content.
+    P(
+        "chunked-content-cut-at-limit",
+        "MB-STATUS-3 chunked content cut at max_batch_bytes",
+        ("limit-batch-bytes-one-over-chunked",),
+        on_request=_WINDOW.request,
+        on_response=_WINDOW.response,
+    ),
+    P(
+        "chunked-content-window-one-short",
+        "MB-LIMIT-1 chunked content at the limit refused",
+        ("limit-batch-bytes-at-limit-chunked",),
+        on_response=refuses(
+            lambda req: (
+                "chunked" in (req.get("Transfer-Encoding") or "").lower() and len(req.body) > 1024
+            ),
+            413,
+            "MB-STATUS-3",
+        ),
     ),
 )
