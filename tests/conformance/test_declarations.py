@@ -110,6 +110,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-unsafe-parts",
         "created-fields-every-form",
         "created-location",
+        "field-octets-every-form",
         "long-field-values-unfolded",
         "malformed-batch-runs-nothing",
         "property-sandbox-state-machine",
