@@ -4,7 +4,8 @@ Theory of operation: MB-SUB-5 makes "a part's own field replace the outer one", 
 names are case-insensitive (RFC 9110 §5.1), so a part's `authorization` or `COOKIE` is its own
 Authorization or Cookie. A server that looks the name up case-sensitively applies the batch's
 credential as well, and the resource then sees two. The echo resource shows which credential
-each sub-request received.
+each sub-request received. A part's own field with an empty or blank value is still its own
+(`credentials-empty-still-own`): the batch's value of that field must not reach the part.
 """
 
 from __future__ import annotations

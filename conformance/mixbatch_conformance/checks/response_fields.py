@@ -18,6 +18,12 @@ Theory of operation: three things the framing check does not read.
 - `no-content-on-204-304`: a 204 or 304 sub-response has no content (RFC 9110 §15.3.5,
   §15.4.5), so its part body is empty (MB-RESP-4: "its content as the part body"), whatever
   the handler tried to write.
+- `sub-response-fields-not-at-top`: each part kind the target's resources give (the echo's,
+  a member's validators, a collection's, a HEAD's, a miss's, a 204's, a 301's) stands first
+  once; no field line a part carries appears at the top of the batch response in any declared
+  form unless the server puts it there for a batch of one miss too (MB-SEC-2).
+- `every-part-kind-content-length`: parts with content, HEAD, 204, 304, skipped and rolled-back
+  parts each carry one Content-Length equal to their body's length (MB-WIRE-15, a SHOULD).
 """
 
 from __future__ import annotations
@@ -261,7 +267,7 @@ def sub_response_fields_not_at_top(ctx: Context, judge: Judge) -> None:
 @checker(
     "every-part-kind-content-length",
     ("MB-WIRE-15",),
-    "Every response part, with content or without (204, 304, HEAD, skipped), carries a Content-Length equal to its body's length.",
+    "Every response part, with content or without (204, 304, HEAD, skipped, rolled back), carries a Content-Length equal to its body's length.",
     state=State.READ_ONLY,
 )
 def every_part_kind_content_length(ctx: Context, judge: Judge) -> None:
@@ -279,6 +285,12 @@ def every_part_kind_content_length(ctx: Context, judge: Judge) -> None:
         stopped = [nf, ok, SubRequest("HEAD", ok.target)]
         resp = ctx.batch(judge, stopped, headers=(("Prefer", "batch-on-error=stop"),))
         envs.append(expect_processed(ctx, judge, resp, [s.content_id for s in stopped]))
+    if ctx.target.claims("atomic"):
+        # An atomic batch whose second part fails: the first is rolled back, the last skipped;
+        # every part reads, so nothing is written.
+        failed = [ok, nf, SubRequest("HEAD", ok.target)]
+        resp = ctx.batch(judge, failed, headers=(("Batch-Mode", "atomic"),))
+        envs.append(expect_processed(ctx, judge, resp, [s.content_id for s in failed]))
     for n, env in enumerate(envs):
         for i, part in enumerate(env.parts):
             # MB-WIRE-15 (SHOULD): "give each part a `Content-Length` field stating the length

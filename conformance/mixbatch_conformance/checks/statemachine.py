@@ -16,6 +16,12 @@ check is N/A. A `PUT` to a member that does not exist may create it (201) or be 
 answer (MB-PROC-2). A read is compared with what was written only when the target declares
 `sandbox.reads_back` (MB-TEST-4), and then only as MB-TEST-4 says: the object read holds every
 member written, with the same values.
+
+`sandbox-octets-read-back` replaces a member with application/octet-stream content at the
+edges where a store trims or rewrites (surrounding line breaks and spaces, CRLF, nothing,
+NUL and high octets) and reads each back in the batch and alone: MB-TEST-4 "for any other
+media type, the same octets". A sandbox that refuses the media type, or reads the member back
+as another, leaves nothing to compare (N/A).
 """
 
 from __future__ import annotations

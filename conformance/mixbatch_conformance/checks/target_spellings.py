@@ -10,6 +10,11 @@ target URI by RFC 3986 §5.2": dot segments removed, everything else kept) and M
 ("no unfolding, comment removal or case change"). Each part also carries an extension field
 with a mixed-case name, which the resource must receive (MB-PART-8: "the part's other header
 fields are the sub-request's header fields").
+
+`absolute-target-gets-batch-authority` addresses the echo with absolute URIs on the batch's
+origin spelled otherwise (a port with leading zeros, an upper-case scheme or host, a default
+port written out or left empty) and holds the authority each part's resource received to the
+one a plain path reference receives in the same batch (MB-PART-13).
 """
 
 from __future__ import annotations
