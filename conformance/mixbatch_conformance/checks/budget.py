@@ -26,12 +26,16 @@ milliseconds. The budget is bounded by `MAX_HELD`, so the check never opens more
 than that; a larger budget is N/A. An intermediary may queue concurrent requests or spread them
 over its own pool of connections, so the check runs direct only. It waits out one slow part
 (about a second) and writes, so it is in the standard tier.
+
+`budget-refusal-retry-after` needs no published budget: it holds `MAX_PROBED` batches at once,
+each only a GET of the delay resource (it writes nothing), and sends one more. A server that
+refuses none may have a larger budget and the check is N/A; every 503 it does give is judged
+as MB-LIMIT-6 says, with Retry-After and a problem document, and every other answer is a 200.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import RETRY_AFTER, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Exchange
 
@@ -53,10 +58,10 @@ HOLD_MS = 1000
 SETTLE_S = 0.25
 #: The largest budget the check fills: it opens at most this many connections plus one.
 MAX_HELD = 32
+#: Batches the unpublished-budget probe holds at once (plus one sent after them).
+MAX_PROBED = 32
 BOUNDARY = "mb-budget-7d3f09a1c4e6b258"
 JSON_FIELDS = (("Content-Type", "application/json"),)
-#: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds.
-RETRY_AFTER = re.compile(r"\d+|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
 CONCURRENT_LOAD = (
     "an intermediary may queue concurrent requests or spread them over its own connections"
 )
@@ -161,3 +166,46 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
             "no part of a refused batch ran",
             "MB-LIMIT-6",
         )
+
+
+@checker(
+    "budget-refusal-retry-after",
+    ("MB-LIMIT-6", "MB-STATUS-4"),
+    "Batches held at once up to 32, published budget or not: every 503 among the answers carries "
+    "Retry-After and a problem document, and every other answer is 200.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=CONCURRENT_LOAD,
+)
+def refusal_retry_after(ctx: Context, judge: Judge) -> None:
+    delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit <= HOLD_MS + 1000:
+        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    published = ctx.limit(BUDGET)
+    held = MAX_PROBED if published is None else max(1, min(published, MAX_PROBED))
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    request = ctx.raw_request(
+        "POST", ctx.batch_path, head, compose_batch([SubRequest("GET", delay)], BOUNDARY)
+    )
+    with ThreadPoolExecutor(held, thread_name_prefix="mixbatch-budget-probe") as pool:
+        futures = [pool.submit(ctx.send_many, judge, [request]) for _ in range(held)]
+        time.sleep(SETTLE_S)
+        last: list[Exchange] = [*ctx.send_many(judge, [request])]
+        answers = [f.result()[0] for f in futures] + last
+    missing = [i for i, ex in enumerate(answers) if ex.response is None]
+    if missing:
+        judge.setup_error(f"batches {missing} got no answer: {answers[missing[0]].error}")
+    statuses = [ex.response.status if ex.response else 0 for ex in answers]
+    judge.note(f"{held + 1} batches held at once answered {statuses}")
+    if 503 not in statuses:
+        judge.not_applicable(f"none of {held + 1} batches held at once was refused")
+    for i, ex in enumerate(answers):
+        assert ex.response is not None
+        if ex.response.status != 503:
+            judge.expect(f"batch {i} status", ex.response.status, {200}, "MB-LIMIT-6")
+            continue
+        # MB-LIMIT-6: "answer a batch request beyond that budget with 503 (Service
+        # Unavailable) and a `Retry-After` field"; MB-STATUS-4: its body is a problem document.
+        # expect_rejected judges both.
+        expect_rejected(judge, ex.response, {503}, "MB-LIMIT-6")

@@ -8,11 +8,13 @@ A processed batch must be 200 multipart/mixed, readable by the strict validator,
 part per request part in order (MB-RESP-1), each with a valid Http-Status-Code (MB-RESP-2)
 and the request's Content-Id echoed octet for octet (MB-RESP-3). Where a check knows where
 spec 5.3's convention places the fault, `expect_located` judges the `part_index` and
-`byte_offset` members exactly, 0 included, and says which of them the server left out.
+`byte_offset` members exactly, 0 included, and says which of them the server left out. A
+refusal that is a 503 carries Retry-After (MB-LIMIT-6).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from mixbatch_conformance.core.context import Context, problem_of
@@ -23,11 +25,16 @@ from mixbatch_conformance.transport.http import Response
 
 __all__ = [
     "LOCATION_MEMBERS",
+    "RETRY_AFTER",
     "expect_located",
     "expect_processed",
     "expect_rejected",
     "part_status",
 ]
+
+
+#: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds.
+RETRY_AFTER = re.compile(r"\d+|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
 
 
 def expect_rejected(
@@ -51,6 +58,17 @@ def expect_rejected(
             f"Accept-Post: {values!r}",
             "Accept-Post including multipart/mixed",
             "MB-WIRE-2",
+        )
+    if resp.status == 503:
+        retry = (resp.get("Retry-After") or "").strip()
+        # MB-LIMIT-6: a batch the server is too busy for gets "503 (Service Unavailable) and a
+        # `Retry-After` field" (RFC 9110 10.2.3: delay-seconds or an HTTP-date).
+        judge.expect_true(
+            "Retry-After on the 503",
+            RETRY_AFTER.fullmatch(retry) is not None,
+            repr(retry) if retry else "no Retry-After",
+            "delay-seconds or an HTTP-date",
+            "MB-LIMIT-6",
         )
     if problem:
         doc = problem_of(resp)

@@ -11,6 +11,8 @@ relays. Each is a mistake a competent implementer makes:
                                            (MB-PIPE-1)
     busy-without-retry-after               the 503 of a full budget with no Retry-After
                                            (MB-LIMIT-6)
+    busy-as-text                           the 503 of a full budget written as text, not a
+                                           problem document (MB-STATUS-4)
     excess-batch-queued                    a front end that holds the batch beyond the budget
                                            and sends it on when room frees, so the server holds
                                            more than its budget and refuses nothing
@@ -45,6 +47,12 @@ LATE_RETRY_AFTER = "1"
 def _without_retry_after(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and resp.status == 503:
         resp.set("Retry-After", None)
+
+
+def _busy_as_text(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and resp.status == 503:
+        resp.set("Content-Type", "text/plain")
+        resp.body = b"busy, try again later\n"
 
 
 class _LateBudget:
@@ -111,9 +119,15 @@ PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "busy-without-retry-after",
         "MB-LIMIT-6 no Retry-After",
-        ("budget-excess-batch-refused",),
+        ("budget-excess-batch-refused", "budget-refusal-retry-after"),
         caught_by=("WARN", "FAIL", "FLAKY"),
         on_response=_without_retry_after,
+    ),
+    Mutation(
+        "busy-as-text",
+        "MB-STATUS-4 the 503 of a full budget as text",
+        ("budget-refusal-retry-after",),
+        on_response=_busy_as_text,
     ),
     Mutation(
         "excess-batch-queued",
