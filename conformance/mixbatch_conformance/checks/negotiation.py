@@ -8,8 +8,8 @@ never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9
 Each Accept that lists several ranges is also sent split over field lines, one range each.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
-sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements and a
-valid batch under each Accept in `REFUSAL_ACCEPTS` (none, any, the batch form only, and ones
+sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements, a part
+header section over the published max_part_header_bytes and a valid batch under each Accept in `REFUSAL_ACCEPTS` (none, any, the batch form only, and ones
 admitting no batch form): every 4xx or 5xx is a problem document, whatever Accept asked for
 (MB-STATUS-4), and an Accept admitting no batch form may be answered 406 first (MB-STATUS-9).
 """
@@ -40,6 +40,8 @@ REFUSAL_ACCEPTS: tuple[str | None, ...] = (
     "text/html, */*;q=0",
 )
 REFUSAL_BOUNDARY = "mb-neg-2b7e1a90c4d3f658"
+#: The largest max_part_header_bytes the refusal check goes over (one field line that long).
+MAX_FILLER = 1_000_000
 #: The status each form is answered with (spec 6.1's table).
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
 
@@ -154,7 +156,7 @@ def _admits_a_form(accept: str | None, offered: list[str]) -> bool:
 @checker(
     "refusals-are-problems-under-every-accept",
     ("MB-STATUS-4", "MB-STATUS-9"),
-    "A malformed batch, a batch of another media type, an unknown Batch-Mode and an unacceptable Accept are each answered with a problem document whatever Accept asks for: none, */*, multipart/mixed only, text/html only or problem+json only.",
+    "A malformed batch, a batch of another media type, an unknown Batch-Mode, a part header section over its limit and an unacceptable Accept are each answered with a problem document whatever Accept asks for: none, */*, multipart/mixed only, text/html only or problem+json only.",
     state=State.READ_ONLY,
 )
 def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None:
@@ -179,6 +181,21 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
         ),
         ("a valid batch", mixed, (), valid, None, "MB-STATUS-9"),
     ]
+    header_limit = ctx.limit("max_part_header_bytes")
+    if header_limit is not None and header_limit <= MAX_FILLER:
+        filler = f"X-Filler: {'x' * header_limit}\r\n".encode()
+        split = valid.index(b"\r\n\r\n") + 2
+        # MB-STATUS-3: "431 ... when a part header section exceeds `max_part_header_bytes`".
+        faults.append(
+            (
+                "a part header section over max_part_header_bytes",
+                mixed,
+                (),
+                valid[:split] + filler + valid[split:],
+                431,
+                "MB-STATUS-3",
+            )
+        )
     for accept in REFUSAL_ACCEPTS:
         admits = _admits_a_form(accept, offered)
         asked = () if accept is None else (("Accept", accept),)

@@ -124,8 +124,8 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     P(
         "refusals-as-text-under-narrow-accept",
-        "MB-STATUS-4 400, 415 and 501 as text when Accept does not admit problem+json",
+        "MB-STATUS-4 400, 413, 415, 431 and 501 as text when Accept does not admit problem+json",
         ("refusals-are-problems-under-every-accept",),
-        on_response=_plain_when_not_asked(frozenset({400, 415, 501})),
+        on_response=_plain_when_not_asked(frozenset({400, 413, 415, 431, 501})),
     ),
 )
