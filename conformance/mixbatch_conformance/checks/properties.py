@@ -26,6 +26,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
+    broken_by,
     entries_from_json,
     entries_from_multipart,
     entries_from_xml,
@@ -156,7 +157,8 @@ def representations(ctx: Context, judge: Judge) -> None:
             resp = ctx.batch(j, batch.parts, boundary=batch.boundary, headers=(("Accept", accept),))
             j.require("status", resp.status, {207}, "MB-MULTI-5")
             entries, problem = reader(resp.body)
-            j.require(f"{accept} readable", problem, {None}, "MB-MULTI-5", allowed_text="readable")
+            why = broken_by(problem, "MB-MULTI-5")
+            j.require(f"{accept} readable", problem, {None}, why, allowed_text="readable")
             got = [e.comparable(ctx.target.volatile_headers) for e in entries]
             j.expect(f"{accept} agrees with multipart", got, [base], "MB-MULTI-5")
 
