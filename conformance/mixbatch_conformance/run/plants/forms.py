@@ -422,6 +422,18 @@ def _outcome_in(outcome: bytes) -> Callable[[RelayRequest, RelayResponse], bool]
     )
 
 
+def _status_on(outcome: str, status: int) -> Callable[[dict[str, Any]], None]:
+    """A JSON form that gives the entries of `outcome` a status where the schema asks for null
+    (a skipped part did not run; the abort report carries its problem's status)."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        for entry in doc.get("responses") or []:
+            if entry.get("outcome") == outcome:
+                entry["status"] = status
+
+    return edit
+
+
 class _TypeReadBack:
     """A sandbox that answers a member with the Content-Type it was written with, which the
     spec allows, behind a 207 form that mishandles the obs-text octets of that field, which it
@@ -856,5 +868,19 @@ PLANTS: tuple[Mutation, ...] = (
         ("field-octets-every-form",),
         on_request=_xml_type_read_back.request,
         on_response=_xml_type_read_back.response,
+    ),
+    # MB-MULTI-4: the JSON form validates against its schema, which ties status to null for
+    # the parts that did not run.
+    P(
+        "json-aborted-entry-with-status",
+        "MB-MULTI-4 a status on the abort report",
+        ("batch-abort-in-multistatus", "batch-abort-in-every-form"),
+        on_response=map_json(_status_on("aborted", 503)),
+    ),
+    P(
+        "json-skipped-entry-with-status",
+        "MB-MULTI-4 a status on a skipped entry",
+        ("multistatus-skipped-entries",),
+        on_response=map_json(_status_on("skipped", 424)),
     ),
 )
