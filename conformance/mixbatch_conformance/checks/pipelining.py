@@ -12,8 +12,9 @@ A server that answers a batch and then closes its connection leaves the requests
 behind it unanswered; it may do so only after some kinds of answer (a 207 form, a part that
 failed, a refusal). So `pipelining-behind-every-answer` sends one plain GET pipelined behind
 each kind of batch answer the target can give, in every form it declares: parts that failed,
-parts skipped under the stop policy, an abort, a refused batch (415 and 400 problems), a HEAD
-of the batch endpoint and a batch holding a HEAD part. Each leading request is first sent
+parts skipped under the stop policy, an abort, a refused batch (415 and 400 problems, an Accept
+no form satisfies, an unknown Batch-Mode), a HEAD of the batch endpoint and a batch holding a
+HEAD part. Each leading request is first sent
 alone, and pipelined it must get the same status, with the GET behind it answered 200.
 """
 
@@ -102,6 +103,11 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     out.append(("a refused media type", ctx.raw_request("POST", ctx.batch_path, text, plain)))
     bare = [("Content-Type", "multipart/mixed")]
     out.append(("a refused boundary", ctx.raw_request("POST", ctx.batch_path, bare, plain)))
+    # Refusals of a well-formed batch: an Accept no form satisfies, a Batch-Mode no server
+    # defines (MB-PROC-17). Whatever status each gets alone, it gets pipelined.
+    out.append(("an Accept no form satisfies", batch([ok], ("Accept", "text/plain"))))
+    mode = ("Batch-Mode", "mb-suite-undefined")
+    out.append(("an unknown Batch-Mode", batch([ok], mode)))
     out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
     return out
 
