@@ -30,8 +30,8 @@ from mixbatch_conformance.core.representations import (
     Entry,
     Reader,
     answers_in_every_form,
-    broken_by,
     entries_from_multipart,
+    require_readable,
 )
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
@@ -304,13 +304,7 @@ def _abort_entries(
     resp = ctx.batch(judge, subs, headers=(*ATOMIC, ("Accept", accept)))
     judge.require(f"{accept} top-level status", resp.status, {207}, "MB-STATUS-12")
     entries, problem = reader(resp.body)
-    judge.require(
-        f"{accept} readable",
-        problem,
-        {None},
-        broken_by(problem, "MB-MULTI-12"),
-        allowed_text="valid",
-    )
+    require_readable(judge, f"{accept} readable", problem, "MB-MULTI-12")
     return entries
 
 

@@ -53,6 +53,7 @@ from mixbatch_conformance.core.representations import (
     comparable_fields,
     entries_from_json,
     entries_from_multipart,
+    require_readable,
 )
 
 __all__: list[str] = []
@@ -86,13 +87,7 @@ def multistatus_content_ids(ctx: Context, judge: Judge) -> None:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
         entries, problem = reader(resp.body)
-        judge.require(
-            f"{accept} readable",
-            problem,
-            {None},
-            broken_by(problem, requirement),
-            allowed_text="valid",
-        )
+        require_readable(judge, f"{accept} readable", problem, requirement)
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
         for i, (entry, sub) in enumerate(zip(entries, subs, strict=True)):
             # MB-MULTI-3 / spec 6.4: each entry "carrying its part index"; MB-MULTI-6:
@@ -172,13 +167,7 @@ def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept), prefer))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
         entries, problem = reader(resp.body)
-        judge.require(
-            f"{accept} readable",
-            problem,
-            {None},
-            broken_by(problem, requirement),
-            allowed_text="valid",
-        )
+        require_readable(judge, f"{accept} readable", problem, requirement)
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
         # MB-MULTI-6: "DAV:status only when it ran"; a skipped part did not run.
         judge.expect(f"{accept} skipped entry status", entries[3].status, {None}, requirement)
@@ -211,13 +200,7 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
         judge.require(f"{accept} status after a part ran", resp.status, {207}, "MB-STATUS-12")
         entries, problem = reader(resp.body)
-        judge.require(
-            f"{accept} readable",
-            problem,
-            {None},
-            broken_by(problem, "MB-MULTI-12"),
-            allowed_text="valid",
-        )
+        require_readable(judge, f"{accept} readable", problem, "MB-MULTI-12")
         aborted = [e.outcome == "aborted" for e in entries]
         # MB-SEC-1: a server "bounds the time ... of one batch and aborts a batch over budget".
         judge.require(
@@ -367,13 +350,7 @@ def field_octets_every_form(ctx: Context, judge: Judge) -> None:
             resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
             judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
             entries, problem = reader(resp.body)
-            judge.require(
-                f"{accept} readable",
-                problem,
-                {None},
-                broken_by(problem, requirement),
-                allowed_text="valid",
-            )
+            require_readable(judge, f"{accept} readable", problem, requirement)
             for i, (entry, want) in enumerate(zip(entries, base, strict=False)):
                 # MB-MULTI-5: "carry the same information in every representation of one batch
                 # result: for each part ... its header fields"; spec 6.4: field values map

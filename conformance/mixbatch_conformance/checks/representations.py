@@ -26,6 +26,7 @@ from mixbatch_conformance.core.representations import (
     entries_from_json,
     entries_from_multipart,
     entries_from_xml,
+    require_readable,
 )
 
 
@@ -240,13 +241,7 @@ def multistatus_json_body_members(ctx: Context, judge: Judge) -> None:
     # entry by that rule; spec 6.4: "The rule depends on the octets alone, not on the
     # declared `Content-Type`".
     entries, problem = entries_from_json(resp.body)
-    judge.require(
-        "JSON document",
-        problem,
-        {None},
-        broken_by(problem, "MB-MULTI-7"),
-        allowed_text="valid",
-    )
+    require_readable(judge, "JSON document", problem, "MB-MULTI-7")
     judge.require("entry count", len(entries), {len(subs)}, "MB-MULTI-4")
     for i, (entry, sub) in enumerate(zip(entries, subs, strict=True)):
         if sub.method == "HEAD" or sub.target.endswith(("/0", "/204")):

@@ -132,6 +132,12 @@ def broken_by(problem: str | None, fallback: str) -> str:
     return m.group(1) if m else fallback
 
 
+def require_readable(judge: Judge, what: str, problem: str | None, fallback: str) -> None:
+    """Stop the check unless a reader found no `problem`; a broken document cites the
+    requirement its problem names (see `broken_by`), else `fallback`."""
+    judge.require(what, problem, {None}, broken_by(problem, fallback), allowed_text="valid")
+
+
 def _local(tag: str) -> tuple[str, str]:
     m = re.fullmatch(r"\{([^}]*)\}(.*)", tag)
     return (m.group(1), m.group(2)) if m else ("", tag)
@@ -296,13 +302,7 @@ def answers_in_every_form(
         resp = ctx.batch(judge, subs, headers=(*headers, ("Accept", accept)))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
         entries, problem = reader(resp.body)
-        judge.require(
-            f"{accept} readable",
-            problem,
-            {None},
-            broken_by(problem, requirement),
-            allowed_text="valid",
-        )
+        require_readable(judge, f"{accept} readable", problem, requirement)
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
         out.append((accept, resp, entries))
     return out
