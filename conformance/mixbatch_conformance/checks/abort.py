@@ -86,11 +86,8 @@ def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: in
 def _read_stopped(judge: Judge, resp: Response) -> Envelope:
     """Read a batch response that may end early: every framing finding fails the check except
     the missing close delimiter, whose verdict depends on the shape (spec 5.4)."""
-    try:
-        media, params = parse_media_type(resp.get("Content-Type") or "")
-    except ValueError:
-        media, params = "", {}
-    judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+    judge.require("response media type", resp.media_type, {"multipart/mixed"}, "MB-MULTI-1")
+    _, params = judge.media_type("response Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
     env = read_multipart(resp.body, params.get("boundary", ""))
     for finding in env.findings:
         if finding.receiver == "MB-WIRE-13":

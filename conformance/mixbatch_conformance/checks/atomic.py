@@ -33,7 +33,7 @@ from mixbatch_conformance.core.representations import (
     entries_from_multipart,
     require_readable,
 )
-from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import Envelope, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 ATOMIC = (("Batch-Mode", "atomic"),)
@@ -295,11 +295,8 @@ def _abort_entries(
     if accept is None or reader is None:
         resp = ctx.batch(judge, subs, headers=ATOMIC)
         judge.require("top-level status", resp.status, {200}, "MB-STATUS-12")
-        try:
-            media, params = parse_media_type(resp.get("Content-Type") or "")
-        except ValueError:
-            media, params = "", {}
-        judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+        judge.require("response media type", resp.media_type, {"multipart/mixed"}, "MB-MULTI-1")
+        _, params = judge.media_type("response Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
         return entries_from_multipart(read_multipart(resp.body, params.get("boundary", "")))
     resp = ctx.batch(judge, subs, headers=(*ATOMIC, ("Accept", accept)))
     judge.require(f"{accept} top-level status", resp.status, {207}, "MB-STATUS-12")

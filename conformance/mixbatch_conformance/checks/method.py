@@ -23,7 +23,7 @@ from urllib.parse import urljoin, urlsplit
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import Part, parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import Part, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 #: Methods the batch endpoint is asked with (GET without content); each one its Allow does not
@@ -145,11 +145,8 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     # MB-TEST-8: a declared `collection` answers "a `GET` of that resource with `Accept:
     # multipart/mixed` as a collection retrieval"; MB-STATUS-7: "200 with the members as parts".
     judge.require("status", resp.status, {200}, "MB-STATUS-7")
-    try:
-        media, params = parse_media_type(resp.get("Content-Type") or "")
-    except ValueError:
-        media, params = "", {}
-    judge.require("media type", media, {"multipart/mixed"}, "MB-METHOD-4")
+    judge.require("media type", resp.media_type, {"multipart/mixed"}, "MB-METHOD-4")
+    _, params = judge.media_type("Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
     env = read_multipart(resp.body, params.get("boundary", ""))
     # MB-METHOD-4: "one part per member of the collection"; MB-METHOD-6: "an `Http-Status-Code`
     # field and a `Content-Id` field whose value is `"<" URI-reference ">"` naming the member".

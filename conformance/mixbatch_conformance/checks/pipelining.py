@@ -27,7 +27,7 @@ from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
-from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import read_multipart
 
 BOUNDARY = "mb-pipe-3e8a1f0c7b2d9465"
 #: Milliseconds the first request takes when the target has a delay resource: far longer than
@@ -66,7 +66,9 @@ def pipelining(ctx: Context, judge: Judge) -> None:
     counts = []
     for ex in (exchanges[1], exchanges[3]):
         assert ex.response is not None
-        _, params = parse_media_type(ex.response.get("Content-Type") or "x/y")
+        _, params = judge.media_type(
+            "batch Content-Type", ex.response.get("Content-Type"), "MB-WIRE-3"
+        )
         counts.append(len(read_multipart(ex.response.body, params.get("boundary", "")).parts))
     judge.expect("batch part counts in order", counts, [[2, 1]])
 

@@ -31,7 +31,7 @@ from mixbatch_conformance.core.representations import (
     entries_from_multipart,
     entries_from_xml,
 )
-from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import read_multipart
 
 
 def _entries(
@@ -246,10 +246,10 @@ def stop_policy(ctx: Context, judge: Judge) -> None:
     hold(ctx, judge, st.lists(st.booleans(), min_size=1, max_size=6), body, "stop policy")
 
 
-def _shape(resp: Any) -> object:
+def _shape(judge: Judge, resp: Any) -> object:
     """What identifies a response in a pipeline: its body, or its part count for a batch."""
     if resp.media_type == "multipart/mixed":
-        _, params = parse_media_type(resp.get("Content-Type") or "")
+        _, params = judge.media_type("batch Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
         return len(read_multipart(resp.body, params.get("boundary", "")).parts)
     return resp.body
 
@@ -289,9 +289,9 @@ def pipelining(ctx: Context, judge: Judge) -> None:
                     )
                 )
         alone = [ctx.send(j, r) for r in requests]
-        want = [(r.status, r.media_type, _shape(r)) for r in alone]
+        want = [(r.status, r.media_type, _shape(j, r)) for r in alone]
         got = [
-            (ex.response.status, ex.response.media_type, _shape(ex.response))
+            (ex.response.status, ex.response.media_type, _shape(j, ex.response))
             if ex.response
             else None
             for ex in ctx.send_many(j, requests)

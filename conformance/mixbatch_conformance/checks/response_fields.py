@@ -37,7 +37,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
-from mixbatch_conformance.core.validator import parse_media_type
+from mixbatch_conformance.core.validator import loose_boundary, parse_media_type
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -71,13 +71,20 @@ def response_boundary_valid(ctx: Context, judge: Judge) -> None:
             ctx.send(judge, ctx.raw_request("GET", ctx.path(coll), [("Accept", "multipart/mixed")]))
         )
     for i, resp in enumerate(answers):
-        try:
-            media, params = parse_media_type(resp.get("Content-Type") or "")
-        except ValueError:
-            media, params = "", {}
-        if media != "multipart/mixed":
+        if resp.media_type != "multipart/mixed":
             continue
-        boundary = params.get("boundary", "")
+        # MB-WIRE-3: "A sender MUST write it in the Content-Type field as batch-content-type
+        # spells it": a boundary outside token is quoted.
+        try:
+            boundary = parse_media_type(resp.get("Content-Type") or "")[1].get("boundary", "")
+        except ValueError as exc:
+            judge.expect_true(
+                f"answer {i} Content-Type",
+                False,
+                str(exc),
+                "parameters as RFC 9110 §5.6.6 spells them",
+            )
+            boundary = loose_boundary(resp.get("Content-Type") or "")
         # MB-WIRE-3: "A boundary is 1 to 70 bchars (RFC 2046 §5.1.1) and does not end in a space."
         judge.expect_true(
             f"answer {i} boundary",
@@ -154,7 +161,7 @@ def response_delimiter_unique(ctx: Context, judge: Judge) -> None:
         ]
     resp = ctx.batch(judge, subs)
     expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-    _, params = parse_media_type(resp.get("Content-Type") or "")
+    _, params = judge.media_type("batch Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
     dash = b"--" + params.get("boundary", "").encode("latin-1")
     # MB-WIRE-6: "A sender ensures the delimiter (CRLF, two hyphens, boundary) occurs in no
     # part's headers or body": one per part, one closing, the first without its CRLF.

@@ -334,11 +334,8 @@ class Context:
         """Judge a batch response's status and media type, then read its parts strictly."""
         judge.require("top-level status", resp.status, {expect_status}, "MB-STATUS-1")
         ctype = resp.get("Content-Type") or ""
-        try:
-            media, params = parse_media_type(ctype)
-        except ValueError:
-            media, params = "", {}
-        judge.require("response media type", media, {"multipart/mixed"}, "MB-MULTI-1")
+        judge.require("response media type", resp.media_type, {"multipart/mixed"}, "MB-MULTI-1")
+        _, params = judge.media_type("response Content-Type", ctype, "MB-WIRE-3")
         boundary = params.get("boundary", "")
         judge.require_true(
             "response boundary parameter",

@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from mixbatch_conformance.core.validator import parse_media_type
 from mixbatch_conformance.transport.http import Exchange
 
 __all__ = [
@@ -139,6 +140,23 @@ class Judge:
     ) -> None:
         if not self.expect_true(what, ok, actual, allowed, requirement):
             raise StopCheck(what)
+
+    def media_type(
+        self, what: str, value: str | None, requirement: str
+    ) -> tuple[str, dict[str, str]]:
+        """Read a `Content-Type` the target sent: its lower-cased type and its parameters.
+
+        A value RFC 9110 §8.3.1 cannot parse (a parameter value with `/` or a space unquoted,
+        a repeated parameter) is the target's fault: it is a broken expectation citing
+        `requirement`, and it stops the check, never a harness error.
+        """
+        try:
+            return parse_media_type(value or "")
+        except ValueError as exc:
+            self.expect_true(
+                what, False, str(exc), "a media type as RFC 9110 §8.3.1 spells it", requirement
+            )
+            raise StopCheck(what) from None
 
     def setup_error(self, why: str) -> NoReturn:
         raise SetupError(why)

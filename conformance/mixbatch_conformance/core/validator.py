@@ -38,6 +38,7 @@ __all__ = [
     "Finding",
     "Part",
     "boundary_problem",
+    "loose_boundary",
     "parse_media_type",
     "read_multipart",
     "request_part_findings",
@@ -149,6 +150,24 @@ def parse_media_type(value: str) -> tuple[str, dict[str, str]]:
             params[name] = re.sub(r"\\(.)", r"\1", raw) if pm.group(3) is not None else raw
         rest = rest[pm.end() :]
     return media, params
+
+
+#: The boundary parameter as a lenient reader finds it: a quoted-string, or anything up to `;`.
+_LOOSE_BOUNDARY = re.compile(r'(?i);\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))')
+
+
+def loose_boundary(value: str) -> str:
+    """The boundary a lenient reader takes from a Content-Type `parse_media_type` may refuse.
+
+    For judging how a boundary was chosen (MB-WIRE-5) when the value around it is malformed:
+    an unquoted `/` in a boundary breaks RFC 9110's parameter syntax and also the alphabet.
+    """
+    m = _LOOSE_BOUNDARY.search(value)
+    if not m:
+        return ""
+    if m.group(1) is not None:
+        return re.sub(r"\\(.)", r"\1", m.group(1))
+    return m.group(2).strip(" \t")
 
 
 def boundary_problem(boundary: str) -> str | None:

@@ -39,15 +39,17 @@ def _ctype(pattern: str) -> Pred:
     return header_has("Content-Type", pattern)
 
 
-def _rebound(new: str) -> RespEdit:
-    """A server whose response boundary is `new` (written on both the field and the body)."""
+def _rebound(new: str, *, quote: bool = True) -> RespEdit:
+    """A server whose response boundary is `new` (written on both the field and the body),
+    quoted in Content-Type where a token cannot hold it, or never when `quote` is false."""
 
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
         b = boundary_of(resp)
         parts = parts_of(resp.body, b) if b else None
         if not b or parts is None or not is_batch(req):
             return
-        quoted = f'"{new}"' if re.search(r"[^A-Za-z0-9_\-'+.]", new) else new
+        special = re.search(r"[^A-Za-z0-9_\-'+.]", new)
+        quoted = f'"{new}"' if quote and special else new
         resp.headers = [
             (n, f"multipart/mixed; boundary={quoted}" if n.lower() == "content-type" else v)
             for n, v in resp.headers
@@ -215,6 +217,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("response-boundary-valid",),
         on_response=_rebound("b" * 75),
     ),
+    P(
+        "response-boundary-slash-unquoted",
+        "MB-WIRE-3 sender quoting",
+        ("response-boundary-valid",),
+        on_response=_rebound("plant/unquoted/boundary0123", quote=False),
+    ),
     # MB-WIRE-4: an invalid boundary parameter is 400.
     P(
         "missing-boundary-accepted",
@@ -260,6 +268,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("response-boundary-choice",),
         caught_by=("WARN", "FAIL"),
         on_response=_rebound("short"),
+    ),
+    P(
+        "response-boundary-base64-alphabet",
+        "MB-WIRE-5 alphabet",
+        ("response-boundary-choice",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_rebound("plant+base64/boundary0123", quote=False),
     ),
     # MB-WIRE-7: CRLF everywhere the sender writes a line.
     P(
