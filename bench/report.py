@@ -20,12 +20,23 @@ def _kib(n: int) -> str:
     return f"{n // 1024} KiB" if n < 1024 * 1024 else f"{n // (1024 * 1024)} MiB"
 
 
+#: A one-minute load average at the start at or above this says other jobs were running.
+BUSY_LOAD = 0.5
+
+
+def _sharing(meta: dict[str, Any]) -> str:
+    """What the load average at the start says about other jobs (the run's own load is after)."""
+    if meta["loadavg_before"][0] >= BUSY_LOAD:
+        return "other jobs shared the machine"
+    return "no other job was running at the start"
+
+
 def _meta(meta: dict[str, Any]) -> list[str]:
     return [
         f"Run: `{meta['command']}` on {meta['started']}, {meta['duration_s']:.0f} s, "
         f"{meta['repeats']} repetitions per figure, Python {meta['python']}, "
         f"{meta['cpu_count']} cores, load average {meta['loadavg_before'][0]:.1f} before and "
-        f"{meta['loadavg_after'][0]:.1f} after (other jobs shared the machine). "
+        f"{meta['loadavg_after'][0]:.1f} after ({_sharing(meta)}). "
         f"Placement: client on {meta['placement']['client']}, server on "
         f"{meta['placement']['server']}, relay {meta['placement']['relay']}.",
         "",
