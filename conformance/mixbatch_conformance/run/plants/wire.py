@@ -192,24 +192,48 @@ PLANTS: tuple[Mutation, ...] = (
         ("reject-media-type-text-plain",),
         on_response=refuses(_ctype(r"^text/plain"), 400),
     ),
-    # MB-WIRE-3: receivers accept 1 to 70 bchars; senders write a valid boundary.
+    # MB-WIRE-4: "MUST NOT refuse a batch request for a boundary that MB-WIRE-3 allows,
+    # whatever its length from 1 to 70, its bchars ... and its spelling as a token or a
+    # quoted-string".
     P(
         "seventy-char-boundary-refused",
-        "MB-WIRE-3 70 characters",
+        "MB-WIRE-4 70 characters",
         ("accept-boundary-seventy-chars",),
         on_response=refuses(_ctype(r"boundary=[^;]{70}$")),
     ),
     P(
         "one-char-boundary-refused",
-        "MB-WIRE-3 one character",
+        "MB-WIRE-4 one character",
         ("accept-boundary-one-char",),
         on_response=refuses(_ctype(r"boundary=q$")),
     ),
     P(
         "quoted-boundary-refused",
-        "MB-WIRE-3 quoted specials",
+        "MB-WIRE-4 quoted specials",
         ("accept-boundary-quoted-specials",),
         on_response=refuses(_ctype(r'boundary="[^"]*[()+,./:=?][^"]*"')),
+    ),
+    P(
+        "boundary-recommended-alphabet-only",
+        "MB-WIRE-4 bchars outside the recommended alphabet",
+        (
+            "accept-boundary-quoted-equals",
+            "accept-boundary-quoted-colon",
+            "accept-boundary-token-plus",
+        ),
+        on_response=refuses(_ctype(r'boundary="?[^";]*[^A-Za-z0-9_"; -]')),
+    ),
+    P(
+        "boundary-inner-space-refused",
+        "MB-WIRE-4 inner space",
+        ("accept-boundary-quoted-space", "accept-boundary-leading-space"),
+        on_response=refuses(_ctype(r'boundary="[^"]* [^"]*"')),
+    ),
+    P(
+        "token-boundary-with-token-specials-refused",
+        "MB-WIRE-4 token spelling",
+        ("accept-boundary-token-apostrophe", "accept-boundary-token-period"),
+        on_response=refuses(_ctype(r"boundary=[^\"; ]*['.]")),
     ),
     P(
         "response-boundary-over-long",
