@@ -18,12 +18,14 @@ a GET with Content-Length: 0 has no content. A declared empty collection is 204 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import Part, read_multipart
+from mixbatch_conformance.core.validator import Envelope, Part, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 #: Methods the batch endpoint is asked with (GET without content); each one its Allow does not
@@ -52,6 +54,25 @@ GET_CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...]
 GET_EMPTY_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
     ("Content-Length: 0", (("Content-Length", "0"),), b""),
 )
+
+
+def judge_sender_findings(judge: Judge, what: str, env: Envelope) -> None:
+    """Every rule a multipart sender breaks in `env`, each judged against its own requirement.
+
+    The framing rules bind every multipart a server writes, a collection retrieval as much as
+    a batch answer: MB-WIRE-10 (SHOULD NOT) "A sender SHOULD NOT send a preamble or an
+    epilogue", MB-WIRE-12 "A sender MUST NOT write transport padding after a boundary
+    delimiter", and the fatal ones (MB-WIRE-7, MB-WIRE-16, ...) the reader stops at.
+    """
+    for finding in env.findings:
+        judge.expect_true(
+            f"{what}: {finding.sender} at octet {finding.offset}",
+            False,
+            finding.message,
+            "framed as the sender rules of spec 3.1 say",
+            finding.sender,
+        )
+
 
 
 def _allow(resp: Response) -> list[str]:
@@ -151,6 +172,7 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     # MB-METHOD-4: "one part per member of the collection"; MB-METHOD-6: "an `Http-Status-Code`
     # field and a `Content-Id` field whose value is `"<" URI-reference ">"` naming the member".
     judge.expect("framing", [f.message for f in env.fatal], [[]], "MB-METHOD-4")
+    judge_sender_findings(judge, "collection retrieval", env)
     for part in env.parts:
         status = part.get("Http-Status-Code") or ""
         cid = part.get("Content-Id") or ""
@@ -246,6 +268,47 @@ def _conditional_cases(etag: str) -> list[tuple[str, tuple[tuple[str, str], ...]
     ]
 
 
+def _date_cases(last_modified: str | None) -> list[tuple[str, tuple[tuple[str, str], ...], int]]:
+    """(what, conditional fields, status) for If-Modified-Since against the aggregate
+    `last_modified`, when the 200 carries one that is a date no later than now.
+
+    RFC 9110 §13.1.3: If-Modified-Since is false when "the selected representation's last
+    modification date is earlier or equal to the date provided in the field value", and true
+    when it is later; a recipient parses all three HTTP-date forms (§5.6.7: "A recipient that
+    parses a timestamp value in an HTTP field MUST accept all three HTTP-date formats").
+    """
+    try:
+        when = parsedate_to_datetime(last_modified or "")
+    except (TypeError, ValueError):
+        return []
+    if when.tzinfo is None or when > datetime.now(UTC):
+        return []
+    stamp = when.astimezone(UTC)
+    earlier = stamp - timedelta(seconds=1)
+    return [
+        (
+            "If-Modified-Since: the aggregate Last-Modified",
+            (("If-Modified-Since", _imf(stamp)),),
+            304,
+        ),
+        (
+            "If-Modified-Since: the aggregate Last-Modified in RFC 850 form",
+            (("If-Modified-Since", stamp.strftime("%A, %d-%b-%y %H:%M:%S GMT")),),
+            304,
+        ),
+        (
+            "If-Modified-Since: a second before the aggregate Last-Modified",
+            (("If-Modified-Since", _imf(earlier)),),
+            200,
+        ),
+    ]
+
+
+def _imf(when: datetime) -> str:
+    """`when` as an IMF-fixdate (RFC 9110 §5.6.7), in English whatever the locale."""
+    return format_datetime(when, usegmt=True)
+
+
 @checker(
     "collection-get-conditional",
     ("MB-STATUS-7",),
@@ -262,8 +325,9 @@ def collection_get_conditional(ctx: Context, judge: Judge) -> None:
             f"GET {coll} answered {resp.status} without an ETag; collection-get judges that"
         )
     etag = (resp.get("ETag") or "").strip()
+    cases = [*_conditional_cases(etag), *_date_cases(resp.get("Last-Modified"))]
     for method in ("GET", "HEAD"):
-        for what, fields, want in _conditional_cases(etag):
+        for what, fields, want in cases:
             got = ctx.send(judge, ctx.raw_request(method, coll, (*accept, *fields)))
             # MB-STATUS-7: "304 (Not Modified) when a conditional request's validator matches
             # the aggregate one", 200 otherwise; matching as RFC 9110 §13.1.2 and §13.1.3 say.

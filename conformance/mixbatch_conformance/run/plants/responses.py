@@ -235,6 +235,19 @@ def _aggregate_tag_of_ids(req: RelayRequest, resp: RelayResponse) -> None:
     resp.set("ETag", f'"ids-{hashlib.sha256(ids.encode()).hexdigest()[:24]}"')
 
 
+def _if_modified_since_dropped(req: RelayRequest) -> None:
+    """A collection that validates by its aggregate ETag only: If-Modified-Since never reaches
+    it, so a date equal to its Last-Modified gets 200 instead of 304."""
+    if req.method in ("GET", "HEAD"):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "if-modified-since"]
+
+
+def _retrieval_epilogue(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection retrieval written with an epilogue after its close delimiter."""
+    if req.method == "GET" and boundary_of(resp) and resp.status == 200:
+        resp.body = resp.body + b"written after the close delimiter\r\n"
+
+
 def _folded_after(width: int) -> PartsFn:
     """A writer that folds each field value at its first space past `width` octets."""
 
@@ -483,6 +496,22 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-7 member content",
         ("aggregate-etag-follows-members",),
         on_response=_aggregate_tag_of_ids,
+    ),
+    # MB-STATUS-7: 304 when a conditional request's validator matches the aggregate one,
+    # If-Modified-Since against the aggregate Last-Modified as much as If-None-Match.
+    P(
+        "collection-ignores-if-modified-since",
+        "MB-STATUS-7 If-Modified-Since",
+        ("collection-get-conditional",),
+        on_request=_if_modified_since_dropped,
+    ),
+    # MB-WIRE-10: a collection retrieval is a multipart a server sends, without an epilogue.
+    P(
+        "collection-retrieval-epilogue",
+        "MB-WIRE-10 collection retrieval",
+        ("collection-get",),
+        caught_by=("WARN",),
+        on_response=_retrieval_epilogue,
     ),
     # MB-PART-7: no part field is folded, whatever its length.
     P(
