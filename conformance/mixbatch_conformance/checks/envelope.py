@@ -43,7 +43,8 @@ PROBE_PART = "--{b}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n"
 #: How far from the target's port the other-port case's port is (MB-SUB-2).
 OTHER_PORT_STEP = 1000
 TOKENS = re.compile(
-    r"\{(b|ok|nf|batch|authority|host|port|other_port|other_scheme|scheme|echo|len[0-9]+)\}"
+    r"\{(b|ok|nf|batch|authority|host|host_upper|host_alias|port|other_port|other_scheme"
+    r"|scheme|scheme_upper|scheme_title|echo|len[0-9]+)\}"
 )
 
 
@@ -94,6 +95,11 @@ def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
     return b"".join(render_segments(case, values))
 
 
+#: Loopback host names and the address each resolves to on a usual host: the same machine, but
+#: MB-SUB-2 says "a host name is not compared with the address it resolves to".
+HOST_ALIASES = {"127.0.0.1": "localhost", "localhost": "127.0.0.1", "[::1]": "localhost"}
+
+
 def _other_port(port: int) -> int:
     return port + OTHER_PORT_STEP if port + OTHER_PORT_STEP <= 65535 else port - OTHER_PORT_STEP
 
@@ -103,6 +109,9 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         ctx.resource(judge, need)
     boundary = case.get("boundary", DEFAULT_BOUNDARY)
     echo = ctx.target.resource("echo") or "/echo"
+    alias = HOST_ALIASES.get(ctx.host.lower())
+    if alias is None and "{host_alias}" in json.dumps(case):
+        judge.not_applicable(f"the host {ctx.host} is none of {', '.join(HOST_ALIASES)}")
     return {
         "b": boundary,
         "ok": ctx.path(ctx.resource(judge, "ok")),
@@ -110,6 +119,12 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         "batch": ctx.batch_path,
         "authority": ctx.authority,
         "host": ctx.host,
+        # MB-SUB-2: "Scheme and host compare case-insensitively".
+        "host_upper": ctx.host.upper(),
+        "scheme_upper": ctx.scheme.upper(),
+        "scheme_title": ctx.scheme.title(),
+        # The same machine by another name: another host (MB-SUB-2).
+        "host_alias": alias or "",
         # The port as a number even when the authority leaves the default one out.
         "port": str(ctx.port),
         "scheme": ctx.scheme,

@@ -635,6 +635,18 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=refuses(body_has(rb"Content-Id: <https?://[^/>]*:0[0-9]+/"), 400, "MB-SUB-2"),
     ),
     P(
+        "loopback-name-taken-as-own",
+        "MB-SUB-2 host name for its address",
+        ("reject-target-host-alias",),
+        on_response=accepts(body_has(rb"Content-Id: <https?://localhost[:/]")),
+    ),
+    P(
+        "target-scheme-case-sensitive",
+        "MB-SUB-2 scheme case",
+        ("accept-target-scheme-upper-case", "accept-target-scheme-mixed-case"),
+        on_response=refuses(body_has(rb"Content-Id: <(?!https?:)[A-Za-z]+://"), 400, "MB-SUB-2"),
+    ),
+    P(
         "empty-port-taken-as-own",
         "MB-SUB-2 empty port",
         ("target-empty-port-is-default",),
