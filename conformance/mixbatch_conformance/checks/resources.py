@@ -11,6 +11,7 @@ and the collections (MB-TEST-8) by the collection-get checks.
 
 from __future__ import annotations
 
+import json
 import time
 
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -60,45 +61,87 @@ def ok_not_found_etag(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the target declares none of ok, not_found, etag_resource")
 
 
+#: Header fields sent to the echo, in an order that is neither sorted by name nor canonical in
+#: case, with one name on two field lines apart: an echo that reports them from a map (sorted,
+#: canonical case, repeats merged) lists them otherwise.
+ECHO_FIELDS = (
+    ("X-Mb-Zulu", "1"),
+    ("accept", "text/plain"),
+    ("X-MB-alpha", "2"),
+    ("X-Mb-Zulu", "3"),
+)
+#: Methods a sub-request may carry that the echo answers 200 (MB-TEST-2: "every request to that
+#: resource whose method a sub-request may carry, other than `HEAD`"), each with content that
+#: is valid UTF-8, content that is not, or none.
+ECHO_REQUESTS: tuple[tuple[str, bytes], ...] = (
+    ("GET", b""),
+    ("PUT", b"\xff\x00"),
+    ("POST", "caf\u00e9 \u2603".encode()),
+    ("PATCH", b"{}"),
+    ("DELETE", b""),
+)
+
+
 @checker(
     "test-resource-echo",
     ("MB-TEST-2",),
-    "The declared echo resource describes a request as JSON: method, target, authority, header fields in order, body.",
+    "The declared echo resource describes GET, PUT, POST, PATCH and DELETE requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart), body or body_base64.",
     state=State.READ_ONLY,
 )
 def echo_resource(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
-    sub = SubRequest(
-        "PUT", f"{echo}?mb-test=1", (("Accept", "text/plain"), ("X-Mb-Order", "b")), b"\xff\x00"
-    )
-    resp = ctx.alone(judge, sub)
+    for method, content in ECHO_REQUESTS:
+        _judge_echo(ctx, judge, method, f"{echo}?mb-test={method.lower()}", content)
+
+
+def _judge_echo(
+    ctx: Context, judge: Judge, method: str, target: str, content: bytes | None
+) -> None:
+    resp = ctx.alone(judge, SubRequest(method, target, ECHO_FIELDS, content))
     # MB-TEST-2: "answer every request ... with 200, `Content-Type: application/json` and a
     # JSON object with these members".
-    judge.require("status", resp.status, {200})
-    judge.expect("media type", resp.media_type, {"application/json"})
+    judge.require(f"{method} status", resp.status, {200})
+    judge.expect(f"{method} media type", resp.media_type, {"application/json"})
     seen = read_echo(resp.body)
     judge.require_true(
-        "description",
+        f"{method} description",
         seen is not None,
         repr(resp.body[:120]),
         "method, target, headers as [name, value] pairs, and body or body_base64",
     )
     assert seen is not None
-    judge.expect("method", seen.method, {"PUT"})
+    judge.expect(f"{method} method", seen.method, {method})
     # "`target`, the origin-form request target (path and query) as received".
-    judge.expect("target", seen.target, {f"{echo}?mb-test=1"})
+    judge.expect(f"{method} target", seen.target, {target})
     # "`authority`, the authority the request was addressed to": which one a gateway in front
     # of the resource addresses is its own business, so only its presence is judged here;
     # batch-equals-alone compares a sub-request's with the same request's alone.
     judge.expect_true(
-        "authority", bool(seen.authority), repr(seen.authority), "an authority member"
+        f"{method} authority", bool(seen.authority), repr(seen.authority), "an authority member"
     )
-    # "`headers`, the request's header fields ... in the order received"; names in any case,
-    # framing fields and fields the stack adds may be there too.
-    mine = [(n.lower(), v) for n, v in seen.headers if n.lower() in ("accept", "x-mb-order")]
-    judge.expect("headers", mine, [[("accept", "text/plain"), ("x-mb-order", "b")]])
-    # "`body_base64`, the content in base64" when its octets are not valid UTF-8.
-    judge.expect("body", seen.body, {b"\xff\x00"})
+    # "`headers`, the request's header fields as an array of `[name, value]` pairs in the order
+    # received"; "may write field names in any case", and framing fields and fields the stack
+    # adds may be there too, so only the fields sent are picked out, names compared in lower
+    # case: their order, and each field line of a repeated name, are as sent.
+    sent = {n.lower() for n, _ in ECHO_FIELDS}
+    mine = [(n.lower(), v) for n, v in seen.headers if n.lower() in sent]
+    judge.expect(
+        f"{method} headers in the order received",
+        mine,
+        [[(n.lower(), v) for n, v in ECHO_FIELDS]],
+    )
+    # "exactly one of `body`, the content as a string when its octets are valid UTF-8, and
+    # `body_base64`, the content in base64 (RFC 4648 §4) otherwise".
+    doc = json.loads(resp.body)
+    members = sorted(k for k in ("body", "body_base64") if k in doc)
+    octets = content
+    try:
+        octets.decode("utf-8")
+        want = ["body"]
+    except UnicodeDecodeError:
+        want = ["body_base64"]
+    judge.expect(f"{method} content member", members, [want])
+    judge.expect(f"{method} content", seen.body, {octets})
 
 
 @checker(

@@ -248,6 +248,22 @@ def _retrieval_epilogue(req: RelayRequest, resp: RelayResponse) -> None:
         resp.body = resp.body + b"written after the close delimiter\r\n"
 
 
+def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
+    """An echo that reports header fields from a map: sorted by name, repeats merged."""
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    if not (isinstance(doc, dict) and isinstance(doc.get("headers"), list)):
+        return
+    merged: dict[str, list[str]] = {}
+    for name, value in doc["headers"]:
+        merged.setdefault(name.title(), []).append(value)
+    doc["headers"] = [[n, ", ".join(vs)] for n, vs in sorted(merged.items())]
+    resp.body = json.dumps(doc).encode()
+    resp.set("Content-Length", str(len(resp.body)))
+
+
 def _folded_after(width: int) -> PartsFn:
     """A writer that folds each field value at its first space past `width` octets."""
 
@@ -512,6 +528,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("collection-get",),
         caught_by=("WARN",),
         on_response=_retrieval_epilogue,
+    ),
+    # MB-TEST-2: the echo lists header fields "in the order received".
+    P(
+        "echo-headers-sorted",
+        "MB-TEST-2 header order",
+        ("test-resource-echo",),
+        on_response=_echo_headers_sorted,
     ),
     # MB-PART-7: no part field is folded, whatever its length.
     P(
