@@ -205,11 +205,20 @@ def _fields(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> Non
         _processed(ctx, judge, body, [f"<{ok}>"])
 
 
-def _part_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
+def _part_bytes(
+    over: int, ctx: Context, judge: Judge, chunked: bool = False, declared: bool = True
+) -> None:
+    """A PUT part of `limit + over` octets, with a Content-Length field unless not `declared`:
+    spec 9.1 counts "the octets of one part body", whatever frames it, so a part without
+    Content-Length, its body ending at the next delimiter, counts the same."""
     limit = _limit(ctx, judge, "max_part_bytes")
     echo = ctx.path(ctx.resource(judge, "echo"))
     sub = SubRequest(
-        "PUT", echo, (("Content-Type", "application/octet-stream"),), b"b" * (limit + over)
+        "PUT",
+        echo,
+        (("Content-Type", "application/octet-stream"),),
+        b"b" * (limit + over),
+        content_length=declared,
     )
     body = compose_batch([sub], BOUNDARY)
     _within(ctx, judge, body, 1, 4)
@@ -276,6 +285,8 @@ LARGE = frozenset(
         "limit-part-bytes-at-limit",
         "limit-part-bytes-one-over",
         "limit-part-bytes-one-over-chunked",
+        "limit-part-bytes-at-limit-undeclared",
+        "limit-part-bytes-one-over-undeclared",
         "limit-batch-bytes-at-limit",
         "limit-batch-bytes-at-limit-chunked",
         "limit-batch-bytes-one-over",
@@ -325,6 +336,20 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
         ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
         "A part body one octet over the published max_part_bytes is answered 413.",
         partial(_part_bytes, 1),
+    ),
+    # A part body without Content-Length: the limit counts the octets up to the delimiter,
+    # not a length the part declares.
+    (
+        "limit-part-bytes-at-limit-undeclared",
+        ("MB-LIMIT-1", "MB-PART-8"),
+        "A part body of exactly the published max_part_bytes octets, with no Content-Length field, is accepted.",
+        partial(_part_bytes, 0, declared=False),
+    ),
+    (
+        "limit-part-bytes-one-over-undeclared",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part body one octet over the published max_part_bytes, with no Content-Length field, is answered 413.",
+        partial(_part_bytes, 1, declared=False),
     ),
     (
         "limit-batch-bytes-one-over",

@@ -171,6 +171,21 @@ class _ChunkedWindow:
 
 _WINDOW = _ChunkedWindow()
 
+#: Octets over which a part body without Content-Length counts as large in the plants below
+#: (far under any published max_part_bytes the limit cases exceed, far over an ordinary part).
+_LARGE_PART = 64 * 1024
+
+
+def _large_undeclared_part(req: RelayRequest) -> bool:
+    """A batch with a part body over _LARGE_PART octets that states no Content-Length."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    return any(
+        len(body) > _LARGE_PART and all(n.lower() != "content-length" for n, _ in fields)
+        for fields, body in parts or []
+    )
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-WIRE-2: 415 with Accept-Post for a media type other than multipart/mixed.
@@ -709,6 +724,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("limit-batch-bytes-one-over-chunked",),
         on_request=_WINDOW.request,
         on_response=_WINDOW.response,
+    ),
+    # MB-STATUS-3: max_part_bytes counts a part body's octets, not the length it declares.
+    P(
+        "part-size-by-declared-length-only",
+        "MB-STATUS-3 part over max_part_bytes without Content-Length",
+        ("limit-part-bytes-one-over-undeclared",),
+        on_response=accepts(_large_undeclared_part),
     ),
     P(
         "chunked-content-window-one-short",
