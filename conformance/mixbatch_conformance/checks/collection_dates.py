@@ -1,4 +1,4 @@
-"""The aggregate validators of a collection retrieval (spec 4.2, MB-METHOD-5, MB-METHOD-7).
+"""The aggregate validators and member order of a collection retrieval (spec 4.2).
 
 Theory of operation: MB-METHOD-5 (SHOULD) asks for "an aggregate `Last-Modified` on a
 collection retrieval equal to the latest `Last-Modified` among the members, when every member
@@ -10,7 +10,10 @@ fields), so the check reads them there and compares the aggregate with the lates
 as a collection: spec 4.2 says "the aggregate tag must change whenever a member is added,
 removed, reordered or changed", and a strong tag promises the same octets (MB-METHOD-7), so a
 member created, then replaced with new values, then deleted gives a new tag at each step, and
-If-None-Match with a tag from before a step is not answered 304.
+If-None-Match with a tag from before a step is not answered 304. With two members of its own
+added, it also holds the retrieval's part order to the order the same server's JSON listing of
+the collection gives (MB-METHOD-4: "in the collection's order", an order the spec leaves to the
+server), where that listing names the members.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import json
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -64,6 +67,81 @@ def collection_last_modified(ctx: Context, judge: Judge) -> None:
         _date(aggregate) == latest,
         repr(aggregate),
         "the latest member Last-Modified (SHOULD)",
+    )
+
+
+def _scalars(doc: object) -> list[str]:
+    """The strings and numbers of a JSON document, in document order, as strings."""
+    if isinstance(doc, dict):
+        return [s for v in doc.values() for s in _scalars(v)]
+    if isinstance(doc, list):
+        return [s for v in doc for s in _scalars(v)]
+    if isinstance(doc, str):
+        return [doc]
+    if isinstance(doc, int | float) and not isinstance(doc, bool):
+        return [str(doc)]
+    return []
+
+
+def _names(base: str, cid: str) -> set[str]:
+    """What a JSON listing may call the member a part's Content-Id names: the reference, its
+    resolution against the collection's URI, that URI's path, and its last segment."""
+    ref = cid.strip()[1:-1]
+    url = urljoin(base, ref)
+    path = urlsplit(url).path
+    return {n for n in (ref, url, path, path.rstrip("/").rsplit("/", 1)[-1]) if n}
+
+
+def judge_listing_order(ctx: Context, judge: Judge, coll: str) -> None:
+    """The parts of a collection retrieval come in the order the same server lists the
+    collection's members in, where it also gives a JSON listing that names them.
+
+    MB-METHOD-4 fixes "one part per member of the collection, in the collection's order";
+    the spec does not say what that order is, so it is learnt from the same server: its JSON
+    representation of the same collection, read at the same state, lists the members in the
+    collection's order too. A member the listing names in no place, or in a place that names
+    another member as well, is left out; with fewer than two left the order is not judged.
+    """
+    accept = [("Accept", "multipart/mixed")]
+    retrieval = ctx.send(judge, ctx.raw_request("GET", coll, accept))
+    listing = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "application/json")]))
+    try:
+        _, params = parse_media_type(retrieval.get("Content-Type") or "")
+        doc = json.loads(listing.body)
+    except ValueError:
+        judge.note(f"GET {coll}: no multipart retrieval and JSON listing to compare the order of")
+        return
+    if (
+        retrieval.status != 200
+        or listing.status != 200
+        or listing.media_type == retrieval.media_type
+    ):
+        judge.note(f"GET {coll}: no multipart retrieval and JSON listing to compare the order of")
+        return
+    parts = read_multipart(retrieval.body, params.get("boundary", "")).parts
+    scalars = _scalars(doc)
+    base = f"{ctx.scheme}://{ctx.authority}{coll}"
+    places = [
+        {i for i, v in enumerate(scalars) if v in _names(base, p.get("Content-Id") or "<>")}
+        for p in parts
+    ]
+    known = [
+        (min(mine), n)
+        for n, mine in enumerate(places)
+        if mine and not any(mine & other for m, other in enumerate(places) if m != n)
+    ]
+    if len(known) < 2:
+        judge.note(f"GET {coll}: the JSON listing names fewer than two members apart")
+        return
+    listed = [parts[n].get("Content-Id") for _, n in sorted(known)]
+    written = [parts[n].get("Content-Id") for _, n in known]
+    # MB-METHOD-4: "one part per member of the collection, in the collection's order".
+    judge.expect_true(
+        "member parts in the collection's order",
+        listed == written,
+        f"parts {written!r}",
+        f"the order of the server's JSON listing {listed!r}",
+        "MB-METHOD-4",
     )
 
 
@@ -126,12 +204,20 @@ def aggregate_etag_follows_members(ctx: Context, judge: Judge) -> None:
     loc = urlsplit(made.get("Location") or "").path
     if made.status != 201 or not loc:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
+    second: str | None = None
     try:
         now = after("added", before)
+        made = ctx.alone(judge, SubRequest("POST", coll, json_type, _member(member, "second")))
+        second = urlsplit(made.get("Location") or "").path if made.status == 201 else None
+        judge_listing_order(ctx, judge, coll)
+        if second:
+            now = tag()
         put = ctx.alone(judge, SubRequest("PUT", loc, json_type, _member(member, "changed")))
         if put.status not in (200, 204):
             judge.setup_error(f"PUT {loc} of a member just created answered {put.status}")
         now = after("changed", now)
     finally:
         ctx.alone(judge, SubRequest("DELETE", loc))
+        if second:
+            ctx.alone(judge, SubRequest("DELETE", second))
     after("removed", now)

@@ -20,6 +20,7 @@ from mixbatch_conformance.run.plants._edits import (
     boundary_of,
     field_of,
     is_batch,
+    map_parts,
     map_response,
     parts_of,
     set_field,
@@ -246,6 +247,12 @@ def _retrieval_epilogue(req: RelayRequest, resp: RelayResponse) -> None:
     """A collection retrieval written with an epilogue after its close delimiter."""
     if req.method == "GET" and boundary_of(resp) and resp.status == 200:
         resp.body = resp.body + b"written after the close delimiter\r\n"
+
+
+def _members_by_id_descending(parts: list[Part]) -> list[Part]:
+    """A collection retrieval that writes its members sorted by Content-Id, last id first,
+    whatever the collection's order."""
+    return sorted(parts, key=lambda p: field_of(p[0], "Content-Id") or "", reverse=True)
 
 
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
@@ -528,6 +535,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("collection-get",),
         caught_by=("WARN",),
         on_response=_retrieval_epilogue,
+    ),
+    # MB-METHOD-4: "one part per member of the collection, in the collection's order".
+    P(
+        "collection-parts-sorted-by-id",
+        "MB-METHOD-4 member order",
+        ("aggregate-etag-follows-members",),
+        on_response=map_parts(_members_by_id_descending, lambda req: req.method == "GET"),
     ),
     # MB-TEST-2: the echo lists header fields "in the order received".
     P(
