@@ -76,6 +76,23 @@ def _plain_when_not_asked(statuses: frozenset[int]) -> RespEdit:
     return edit
 
 
+def _status_of_mode_problem_of_accept(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that checks Batch-Mode first and Accept last, and answers with the first
+    fault's status (501) and the last fault's problem document (MB-STATUS-9's 406)."""
+    accept = (req.get("Accept") or "").lower()
+    offered = ("multipart", "json", "xml", "*")
+    if not req.get("Batch-Mode") or resp.status != 501 or not accept:
+        return
+    if not any(word in accept for word in offered):
+        _problem_edit(lambda doc: doc.update(requirement="MB-STATUS-9"))(req, resp)
+
+
+def _located_when_not_in_content(doc: dict[str, Any]) -> None:
+    """A problem for a fault outside the content that places it at the first part anyway."""
+    if doc.get("status") in (406, 415, 501):
+        doc.update(part_index=0, byte_offset=0)
+
+
 #: The envelope cases whose fault spec 5.3 places at offset 0 or in part 0 or past it.
 _AT_OFFSET_ZERO = ("reject-text-after-boundary", "reject-bare-lf-after-delimiter")
 _IN_PART_ZERO = ("reject-http-method-missing", "reject-content-id-missing")
@@ -114,6 +131,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-5 limit member",
         ("limit-part-fields-one-over",),
         on_response=_problem_edit(_fields_named_as_bytes),
+    ),
+    # MB-STATUS-13: with several faults, the problem describes the fault the status answers.
+    P(
+        "status-of-one-fault-problem-of-another",
+        "MB-STATUS-13 status and problem of two faults",
+        ("fault-pairs-problem-agrees",),
+        on_response=_status_of_mode_problem_of_accept,
+    ),
+    P(
+        "problem-located-outside-content",
+        "MB-STATUS-13 location of a fault not in the content",
+        ("fault-pairs-problem-agrees",),
+        on_response=_problem_edit(_located_when_not_in_content),
     ),
     # MB-STATUS-4: every 4xx or 5xx to a batch request is a problem document.
     P(
