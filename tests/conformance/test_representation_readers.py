@@ -76,15 +76,25 @@ def _xml(*responses: str) -> bytes:
 
 
 STATUS = "<D:status>HTTP/1.1 201 Created</D:status>"
+BODY = '<mb:body encoding="base64"></mb:body>'
+
+
+def _part(i: int, inner: str, href: str = "<D:href>/r</D:href>") -> str:
+    """A part's DAV:response: `inner` (status, outcome) with the elements every part has."""
+    return f"{href}{inner}<mb:index>{i}</mb:index><mb:content-id>r</mb:content-id>{BODY}"
+
+
+def _abort(i: int, inner: str = "") -> str:
+    return f"{inner}<mb:index>{i}</mb:index><mb:outcome>aborted</mb:outcome>{BODY}"
 
 
 @pytest.mark.parametrize(
     "response",
     [
-        "<mb:index>0</mb:index><mb:outcome>rolled-back</mb:outcome>",
-        "<mb:index>0</mb:index>",
-        f"{STATUS}<mb:index>0</mb:index><mb:outcome>skipped</mb:outcome>",
-        f"{STATUS}<mb:index>0</mb:index><mb:outcome>aborted</mb:outcome>",
+        _part(0, "<mb:outcome>rolled-back</mb:outcome>"),
+        _part(0, ""),
+        _part(0, f"{STATUS}<mb:outcome>skipped</mb:outcome>"),
+        _abort(0, STATUS),
     ],
 )
 def test_xml_status_not_there_exactly_when_the_part_ran_is_refused_as_mb_multi_6(
@@ -99,17 +109,55 @@ def test_xml_status_not_there_exactly_when_the_part_ran_is_refused_as_mb_multi_6
 def test_xml_status_exactly_when_the_part_ran_is_read() -> None:
     entries, problem = entries_from_xml(
         _xml(
-            f"{STATUS}<mb:index>0</mb:index><mb:outcome>rolled-back</mb:outcome>",
-            "<D:status>HTTP/1.1 404 </D:status><mb:index>1</mb:index>",
-            "<mb:index>2</mb:index><mb:outcome>skipped</mb:outcome>",
+            _part(0, f"{STATUS}<mb:outcome>rolled-back</mb:outcome>"),
+            _part(1, "<D:status>HTTP/1.1 404 </D:status>"),
+            _part(2, "<mb:outcome>skipped</mb:outcome>"),
+            _abort(3),
         )
     )
     assert problem is None
-    assert [(e.status, e.outcome) for e in entries] == [
-        (201, "rolled-back"),
-        (404, None),
-        (None, "skipped"),
+    assert [(e.status, e.outcome, e.href) for e in entries] == [
+        (201, "rolled-back", "/r"),
+        (404, None, "/r"),
+        (None, "skipped", "/r"),
+        (None, "aborted", None),
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["HTTP/1.1 299", "HTTP/1.1 200OK", " HTTP/1.1 200 OK", "HTTP/1.1 200 OK\n", "HTTP/1.0 200 OK"],
+)
+def test_xml_status_line_without_its_space_and_phrase_is_refused_as_mb_multi_6(
+    text: str,
+) -> None:
+    entries, problem = entries_from_xml(_xml(_part(0, f"<D:status>{text}</D:status>")))
+    assert entries == []
+    assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-6"
+
+
+@pytest.mark.parametrize("text", ["HTTP/1.1 299 ", "HTTP/1.1 200 OK", "HTTP/1.1 404 Not  Found"])
+def test_xml_status_line_with_any_phrase_or_none_is_read(text: str) -> None:
+    entries, problem = entries_from_xml(_xml(_part(0, f"<D:status>{text}</D:status>")))
+    assert problem is None
+    assert entries[0].status == int(text.split()[1])
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        _part(0, "<mb:outcome>skipped</mb:outcome>", href=""),
+        _part(0, STATUS, href=""),
+        _part(0, STATUS, href="<D:href>/r</D:href><D:href>/r</D:href>"),
+        _part(0, STATUS).replace("<mb:content-id>r</mb:content-id>", ""),
+        _part(0, "<mb:outcome>skipped</mb:outcome>").replace(BODY, ""),
+        _abort(0).replace(BODY, ""),
+    ],
+)
+def test_xml_part_without_one_of_each_element_is_refused_as_mb_multi_6(response: str) -> None:
+    entries, problem = entries_from_xml(_xml(response))
+    assert entries == []
+    assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-6"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,9 @@ Theory of operation: MB-MULTI-1 makes Accept decide the form "by the request's `
 (RFC 9110 §12.5.1)", so quality values outrank listing order, `q=0` means "not acceptable",
 and `multipart/*` admits multipart/mixed. Each case names the Accept value and the forms the
 spec allows for it, computed from the profiles the target claims (a form it does not claim is
-never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9).
+never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9). The
+status follows the form chosen: 200 for multipart/mixed, even when Accept also names a 207 form
+below it (MB-MULTI-2), 207 for the others.
 Each Accept that lists several ranges is also sent split over field lines, one range each.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
@@ -70,6 +72,12 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
         ("Multipart/Mixed;q=0.7, text/html", {MULTIPART}),
         # A range that admits no form listed first: the list as a whole still admits one.
         (f"text/html, {MULTIPART};q=0.5", {MULTIPART}),
+        # A 207 form named, but below multipart/mixed, before or after it: the answer is the
+        # multipart form, so its status is 200 whatever else Accept names (MB-MULTI-2).
+        (f"{MULTIPART}, {JSON};q=0.5", {MULTIPART}),
+        (f"{XML};q=0.1, {MULTIPART}", {MULTIPART}),
+        (f"{MULTIPART}, {XML};q=0.9, {JSON};q=0.9", {MULTIPART}),
+        (f"*/*;q=0.8, {MULTIPART}", {MULTIPART}),
     ]
     # q=0 is "not acceptable" (RFC 9110 §12.4.2): multipart/mixed is excluded, so the answer
     # is another offered form, or 406 when none is offered.
@@ -112,7 +120,14 @@ def accept_quality_values(ctx: Context, judge: Judge) -> None:
             "MB-STATUS-9" if allowed == {"406"} else "MB-MULTI-1",
         )
         if got in STATUS:
-            judge.expect(f"status for Accept {accept!r}", resp.status, {STATUS[got]}, "MB-MULTI-1")
+            # MB-MULTI-2: "MUST NOT send a 207 response with `multipart/mixed` content": the
+            # status follows the form chosen, never whether Accept names a 207 form.
+            judge.expect(
+                f"status for Accept {accept!r}",
+                resp.status,
+                {STATUS[got]},
+                "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
+            )
 
 
 @checker(

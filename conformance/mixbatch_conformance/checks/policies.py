@@ -169,10 +169,25 @@ def batch_mode_case_sensitive(ctx: Context, judge: Judge) -> None:
             )
 
 
+#: batch-on-error preferences whose value is none the spec defines (MB-PROC-11): an unknown
+#: token, the preference bare (RFC 7240 2: a preference without a value; no default meaning is
+#: given to it, unlike an on/off preference), an empty quoted value, a prefix and an extension
+#: of "stop", and "stop" as a parameter name and value rather than the preference's value.
+UNRECOGNISED_VALUES: tuple[str, ...] = (
+    "batch-on-error=mb-suite-bogus",
+    "batch-on-error",
+    'batch-on-error=""',
+    "batch-on-error=sto",
+    "batch-on-error=stopped",
+    "batch-on-error; stop",
+    "batch-on-error;mb-suite=stop",
+)
+
+
 @checker(
     "prefer-unknown-value",
     ("MB-PROC-11", "MB-PROC-5"),
-    "An unrecognised batch-on-error value is treated as absent: every part runs and it is not applied.",
+    "An unrecognised batch-on-error value (unknown, bare, empty, a prefix or extension of stop, stop as a parameter) is treated as absent: every part runs and it is not applied.",
     state=State.READ_ONLY,
 )
 def prefer_unknown(ctx: Context, judge: Judge) -> None:
@@ -180,18 +195,30 @@ def prefer_unknown(ctx: Context, judge: Judge) -> None:
     subs = [nf, ok]
     # MB-PROC-11: "treat a `batch-on-error` preference with a value it does not recognise as if
     # it were absent, and MUST leave it out of `Preference-Applied`".
-    prefer = (("Prefer", "batch-on-error=mb-suite-bogus"),)
-    # Every form the target declares: the header section of a 207 is the server's too.
-    for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
-        judge.expect(f"{media} part 1 status", entries[1].status, {200}, "MB-PROC-11")
-        applied = ",".join(resp.get_all("Preference-Applied")).lower()
-        judge.expect_true(
-            f"{media} Preference-Applied",
-            "batch-on-error" not in applied,
-            repr(applied),
-            "no batch-on-error",
-            "MB-PROC-11",
-        )
+    for value in UNRECOGNISED_VALUES:
+        prefer = (("Prefer", value),)
+        # Every form the target declares: the header section of a 207 is the server's too.
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+            judge.expect(
+                f"{media} part 1 status with Prefer {value!r}",
+                entries[1].status,
+                {200},
+                "MB-PROC-11",
+            )
+            judge.expect(
+                f"{media} part 1 outcome with Prefer {value!r}",
+                entries[1].outcome,
+                {None},
+                "MB-PROC-11",
+            )
+            applied = ",".join(resp.get_all("Preference-Applied")).lower()
+            judge.expect_true(
+                f"{media} Preference-Applied with Prefer {value!r}",
+                "batch-on-error" not in applied,
+                repr(applied),
+                "no batch-on-error",
+                "MB-PROC-11",
+            )
 
 
 #: Sub-response fields whose copy at the top level is unmistakable: a server's own answer to

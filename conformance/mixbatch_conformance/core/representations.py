@@ -100,6 +100,9 @@ class Entry:
     content_id: str | None
     fields: tuple[tuple[str, str], ...]
     body: bytes
+    #: The resolved target the 207 forms carry (DAV:href, "href"); None in the multipart form,
+    #: which has none, and for the abort report.
+    href: str | None = None
 
     def comparable(self, volatile: Iterable[str]) -> tuple[object, ...]:
         return (self.status, self.outcome, comparable_fields(self.fields, volatile), self.body)
@@ -156,17 +159,28 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
         if _local(resp.tag) != (DAV_NS, "response"):
             continue
         index = status = None
-        outcome = cid = None
+        outcome = cid = href = None
         fields: list[tuple[str, str]] = []
         data = b""
+        seen: list[tuple[str, str]] = []
         for child in resp:
             ns, name = _local(child.tag)
+            seen.append((ns, name))
             text = child.text or ""
             if (ns, name) == (DAV_NS, "status"):
-                m = re.fullmatch(r"HTTP/1\.1 ([0-9]{3})(?: .*)?", text.strip())
+                # MB-MULTI-6: "`DAV:status` (`HTTP/1.1 NNN`, a space and a reason phrase, which
+                # may be empty for a code that has none)"; the prose: "a server that knows no
+                # phrase for a code, such as 299, writes `HTTP/1.1 299 ` with nothing after the
+                # space". The text is read as written: the space is never optional.
+                m = STATUS_LINE.fullmatch(text)
                 if not m:
-                    return [], f"MB-MULTI-3: DAV:status {text!r} is not 'HTTP/1.1 NNN'"
+                    return [], (
+                        f"MB-MULTI-6: DAV:status {text!r} is not 'HTTP/1.1 NNN', a space and a "
+                        "reason phrase (empty or not)"
+                    )
                 status = int(m.group(1))
+            elif (ns, name) == (DAV_NS, "href"):
+                href = text
             elif ns == MB_NS and name == "index":
                 index = int(text) if text.strip().isdigit() else None
             elif ns == MB_NS and name == "outcome":
@@ -186,11 +200,42 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                     data = base64.b64decode(text.strip(), validate=True)
                 except (binascii.Error, ValueError):
                     return [], f"MB-MULTI-6: mb:body is not base64: {text[:40]!r}"
-        problem = _status_presence(len(out), status, outcome)
+        problem = _status_presence(len(out), status, outcome) or _elements_present(
+            len(out), outcome, seen
+        )
         if problem is not None:
             return [], problem
-        out.append(Entry(index, status, outcome, cid, tuple(fields), data))
+        out.append(Entry(index, status, outcome, cid, tuple(fields), data, href))
     return out, None
+
+
+#: MB-MULTI-6's status line: "HTTP/1.1", the code, a space, a reason phrase that may be empty
+#: (RFC 9112 4: reason-phrase is HTAB, SP, VCHAR or obs-text, never CR or LF).
+STATUS_LINE = re.compile(r"HTTP/1\.1 ([0-9]{3}) [^\r\n]*")
+#: The elements MB-MULTI-6 gives every part's DAV:response exactly once: "`DAV:href` with the
+#: resolved target", "`mb:index` with the part index", "`mb:content-id` with the URI
+#: reference", "one `mb:body` element". The abort report answers no part: it has no target
+#: and no Content-Id (spec 5.4), so only its index and body are asked of it.
+ONCE_PER_PART = ((DAV_NS, "href"), (MB_NS, "index"), (MB_NS, "content-id"), (MB_NS, "body"))
+ONCE_PER_ABORT = ((MB_NS, "index"), (MB_NS, "body"))
+
+
+def _elements_present(i: int, outcome: str | None, seen: list[tuple[str, str]]) -> str | None:
+    """Why response `i` lacks or repeats an element MB-MULTI-6 gives it once, or None.
+
+    The rule is the same for every kind of part: one that ran, a rolled-back one and a skipped
+    one alike ("describe each part with these elements"); only DAV:status follows whether it ran.
+    """
+    wanted = ONCE_PER_ABORT if outcome == "aborted" else ONCE_PER_PART
+    for ns, name in wanted:
+        count = seen.count((ns, name))
+        if count != 1:
+            prefix = "DAV" if ns == DAV_NS else "mb"
+            kind = outcome or "ran"
+            return (
+                f"MB-MULTI-6: response {i} ({kind}) has {count} {prefix}:{name} elements, not one"
+            )
+    return None
 
 
 def _status_presence(i: int, status: int | None, outcome: str | None) -> str | None:
@@ -262,6 +307,7 @@ def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
                 item["content_id"],
                 tuple((n, v) for n, v in item["headers"]),
                 data,
+                item["href"],
             )
         )
     return out, None

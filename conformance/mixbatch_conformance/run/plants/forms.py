@@ -490,6 +490,58 @@ class _TypeReadBack:
 _json_type_read_back = _TypeReadBack("json")
 _xml_type_read_back = _TypeReadBack("xml")
 _PIPE = ("pipelining-behind-every-answer",)
+
+
+def _multipart_207_when_named(req: RelayRequest, resp: RelayResponse) -> None:
+    """A multipart answer given 207 because Accept names a 207 form, whatever its quality."""
+    accept = (req.get("Accept") or "").lower()
+    named = "xml" in accept or "multistatus" in accept
+    if is_batch(req) and named and (resp.get("Content-Type") or "").startswith("multipart/"):
+        resp.status = 207
+
+
+def _xml_responses(fn: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
+    """Apply `fn` to each DAV:response element of an XML form."""
+    return lambda body: re.sub(
+        rb"<D:response>.*?</D:response>", lambda m: fn(m[0]), body, flags=re.S
+    )
+
+
+def _xml_skipped_without_href(response: bytes) -> bytes:
+    if b"<mb:outcome>skipped</mb:outcome>" not in response:
+        return response
+    return re.sub(rb"<D:href>[^<]*</D:href>", b"", response)
+
+
+def _xml_href_as_written(response: bytes) -> bytes:
+    cid = re.search(rb"<mb:content-id>([^<]*)</mb:content-id>", response)
+    if cid is None:
+        return response
+    return re.sub(rb"<D:href>[^<]*</D:href>", b"<D:href>" + cid[1] + b"</D:href>", response)
+
+
+def _xml_status_trimmed(body: bytes) -> bytes:
+    """A code with no registered reason phrase written `HTTP/1.1 299`, without the space (the
+    reference server writes a generic phrase, `Status 299`, which the plant removes)."""
+    return re.sub(
+        rb"<D:status>(HTTP/1\.1 ([0-9]{3})) (?:Status \2)?</D:status>",
+        rb"<D:status>\1</D:status>",
+        body,
+    )
+
+
+def _skipped_without_target(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if item.get("outcome") == "skipped":
+            item["href"] = item["content_id"] = None
+
+
+def _href_as_written(items: list[dict[str, Any]]) -> None:
+    for item in items:
+        if item.get("outcome") != "aborted":
+            item["href"] = item.get("content_id")
+
+
 P = Mutation
 _JSON = ("multistatus-json",)
 _XML = ("multistatus-xml",)
@@ -596,6 +648,45 @@ PLANTS: tuple[Mutation, ...] = (
         ("vary-in-every-form",),
         caught_by=("WARN", "FAIL"),
         on_response=lambda q, r: r.set("Vary", None) if r.status == 207 else None,
+    ),
+    # MB-MULTI-2: the status follows the form chosen, not whether Accept names a 207 form.
+    P(
+        "multipart-207-when-accept-names-207-form",
+        "MB-MULTI-2 a 207 form named below multipart/mixed",
+        ("accept-quality-values",),
+        on_response=_multipart_207_when_named,
+    ),
+    # MB-MULTI-6: every part's href, and the status line's space before an empty phrase.
+    P(
+        "xml-skipped-without-href",
+        "MB-MULTI-6 no DAV:href on a skipped part",
+        ("multistatus-skipped-entries",),
+        on_response=map_xml(_xml_responses(_xml_skipped_without_href)),
+    ),
+    P(
+        "xml-href-as-written",
+        "MB-MULTI-6 DAV:href as the Content-Id wrote it",
+        ("multistatus-content-ids",),
+        on_response=map_xml(_xml_responses(_xml_href_as_written)),
+    ),
+    P(
+        "xml-status-trimmed",
+        "MB-MULTI-6 DAV:status without the space before an empty phrase",
+        ("multistatus-status-codes",),
+        on_response=map_xml(_xml_status_trimmed),
+    ),
+    # MB-MULTI-5: a skipped part's Content-Id echo in the JSON form.
+    P(
+        "json-skipped-without-content-id",
+        "MB-MULTI-5 a skipped entry's content_id null",
+        ("multistatus-skipped-entries",),
+        on_response=map_json(_entries(_skipped_without_target)),
+    ),
+    P(
+        "json-href-as-written",
+        "MB-MULTI-4 href as the Content-Id wrote it",
+        ("multistatus-content-ids",),
+        on_response=map_json(_entries(_href_as_written)),
     ),
     # MB-MULTI-12: the abort report in the 207 forms.
     P(

@@ -265,6 +265,48 @@ def _drop_method(doc: dict[str, object]) -> None:
     doc.pop("method", None)
 
 
+def _abort_problem_status(status: int) -> Callable[[bytes], bytes]:
+    """An abort problem document whose `status` member is `status`."""
+
+    def edit(body: bytes) -> bytes:
+        doc = json.loads(body)
+        doc["status"] = status
+        return json.dumps(doc).encode()
+
+    return edit
+
+
+def _abort_status_everywhere(status: int) -> Callable[[RelayRequest, RelayResponse], None]:
+    """A server that gives the abort problem `status` in the multipart and JSON forms alike."""
+    problem_edit = _abort_problem_status(status)
+
+    def parts(items: list[Part]) -> list[Part]:
+        out = []
+        for f, b in items:
+            if field_of(f, "Batch-Outcome") == "aborted":
+                b = problem_edit(b)
+                f = set_field(f, "Content-Length", str(len(b)))
+            out.append((f, b))
+        return out
+
+    def entries(doc: dict[str, Any]) -> None:
+        for item in doc.get("responses") or []:
+            if item.get("outcome") == "aborted" and isinstance(item.get("body"), str):
+                item["body"] = problem_edit(item["body"].encode()).decode()
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(resp)
+        found = parts_of(resp.body, b) if b and is_batch(req) else None
+        if found is not None and b is not None:
+            resp.body = write_parts(parts(found), b)
+        map_json(entries)(req, resp)
+
+    return edit
+
+
+#: A Prefer field holding batch-on-error with no value at all.
+_BARE_PREFER = r"(?i)^\s*batch-on-error\s*$"
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-PROC-1: nothing runs before the whole envelope is validated.
@@ -404,6 +446,19 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_json(_json_last_modified_utc),
     ),
     # MB-PROC-11: an unknown value is absent.
+    P(
+        "bare-preference-means-stop",
+        "MB-PROC-11 a bare batch-on-error as stop",
+        ("prefer-unknown-value",),
+        on_request=_set_header("Prefer", "batch-on-error=stop", _prefer_matches(_BARE_PREFER)),
+    ),
+    # MB-STATUS-14: the abort of a spent time budget carries 503.
+    P(
+        "timeout-abort-status-504",
+        "MB-STATUS-14 a spent time budget as 504",
+        ("batch-abort-after-timeout", "batch-abort-in-multistatus", "batch-abort-in-every-form"),
+        on_response=_abort_status_everywhere(504),
+    ),
     P(
         "unknown-preference-means-stop",
         "MB-PROC-11 as stop",
