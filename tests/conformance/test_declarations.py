@@ -113,6 +113,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "field-octets-every-form",
         "long-field-values-unfolded",
         "malformed-batch-runs-nothing",
+        "over-limit-batch-runs-nothing",
         "property-sandbox-state-machine",
         "proxy-validates-before-forwarding",
         "references-atomic-unresolved",

@@ -27,9 +27,12 @@ cut there, not over it.
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Callable
 from functools import partial
 
+from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import (
@@ -37,7 +40,7 @@ from mixbatch_conformance.core.outcomes import (
     expect_processed,
     expect_rejected,
 )
-from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
+from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, checker, register
 from mixbatch_conformance.transport.http import Response
 
 __all__ = ["MAX_SEND_BYTES", "header_section"]
@@ -277,6 +280,81 @@ def _lengths_for(echo: str, total: int, per_part: int) -> list[int] | None:
             return [*lengths, last]
         lengths.append(per_part)
     return None
+
+
+def _marked_post(ctx: Context, judge: Judge, coll: str) -> tuple[str, bytes]:
+    """A fresh marker and a POST part writing a sandbox member marked with it."""
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    marker = f"mb-suite-must-not-exist-{secrets.token_hex(6)}"
+    # MB-TEST-3: "a check may change the values of its string members to tell its writes
+    # apart".
+    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    if marker not in json.dumps(doc):
+        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    head = f"Http-Method: POST\r\nContent-Id: <{coll}>\r\nContent-Type: application/json\r\n"
+    return marker, _part(head.encode(), json.dumps(doc).encode())
+
+
+def _later_parts_over(ctx: Context, judge: Judge) -> list[tuple[str, list[bytes], int]]:
+    """Part lists whose last part is one unit over a published part limit, with the status
+    spec 9.1 gives it; the limits the target does not publish, or that a bounded batch
+    cannot exceed, are left out."""
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    out: list[tuple[str, list[bytes], int]] = []
+    header_limit = ctx.limit("max_part_header_bytes")
+    if header_limit is not None and header_limit <= 1_000_000:
+        out.append(
+            ("max_part_header_bytes", [_part(header_section(ok, octets=header_limit + 1))], 431)
+        )
+    fields = ctx.limit("max_part_fields")
+    if fields is not None and fields <= 10_000:
+        section = header_section(ok, fields=fields + 1)
+        if header_limit is None or len(section) <= header_limit:
+            out.append(("max_part_fields", [_part(section)], 431))
+    parts = ctx.limit("max_parts")
+    if parts is not None and 2 <= parts <= MAX_PARTS_SENT:
+        # The POST is the first of max_parts + 1 parts.
+        out.append(("max_parts", [_part(header_section(ok, fields=2))] * parts, 413))
+    return out
+
+
+@checker(
+    "over-limit-batch-runs-nothing",
+    ("MB-STATUS-3", "MB-PROC-1"),
+    "A batch whose first part writes in the sandbox and whose later part is over a published part limit (header octets, field lines, part count) is refused and its first part has not run.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def over_limit_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    cases = _later_parts_over(ctx, judge)
+    if not cases:
+        judge.not_applicable("the target publishes no part limit a bounded batch can exceed")
+    before = sandbox_listing(ctx, judge, coll)
+    markers: list[tuple[str, str]] = []
+    for name, later, status in cases:
+        marker, post = _marked_post(ctx, judge, coll)
+        if marker.encode() in before:
+            judge.setup_error("the marker is already in the sandbox listing")
+        body = _envelope([post, *later])
+        _within(ctx, judge, body, 1 + len(later) if name != "max_parts" else 0, 0)
+        judge.note(f"a POST, then {len(later)} part(s) over {name}")
+        # MB-STATUS-3: "answer a batch request that exceeds one of its limits with 413 ...,
+        # or with 431 ... before any part runs, so that no part runs".
+        expect_rejected(judge, _sent(ctx, judge, body, False), {status}, "MB-STATUS-3")
+        markers.append((name, marker))
+    after = sandbox_listing(ctx, judge, coll)
+    for name, marker in markers:
+        ran = marker.encode() in after
+        # MB-STATUS-3: "... so that no part runs and no part is dropped to fit".
+        judge.expect_true(
+            f"the POST before a part over {name}",
+            not ran,
+            "the POST part ran" if ran else "not created",
+            "the POST part did not run",
+            "MB-STATUS-3",
+        )
 
 
 #: Sends megabytes (the part and batch octet limits): in the standard tier, not in smoke.

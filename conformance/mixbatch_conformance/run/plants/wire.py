@@ -27,6 +27,7 @@ from mixbatch_conformance.run.plants._edits import (
     is_batch,
     map_parts,
     parts_of,
+    problem,
     refuses,
     without_field,
 )
@@ -170,6 +171,56 @@ class _ChunkedWindow:
 
 
 _WINDOW = _ChunkedWindow()
+
+
+class _RunBeforeLimits:
+    """A server that streams a batch, running each part as it is read, and refuses the batch
+    only when a part over a part limit (learned from the capabilities document) comes: the
+    parts before it have run by then."""
+
+    MARK = "X-Plant-Over-Limit"
+
+    def __init__(self) -> None:
+        self.limits: dict[str, int] = {}
+
+    def _over(self, index: int, fields: list[tuple[str, str]]) -> int | None:
+        """The status for the first limit part `index` is over (spec 9.1), or None."""
+        octets = sum(len(f"{n}: {v}\r\n") for n, v in fields)
+        checks = {"max_part_header_bytes": (octets, 431), "max_part_fields": (len(fields), 431)}
+        checks["max_parts"] = (index + 1, 413)
+        over = [st for name, (used, st) in checks.items() if used > self.limits.get(name, used)]
+        return over[0] if over else None
+
+    def request(self, req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if not parts or b is None:
+            return
+        for i, (fields, _) in enumerate(parts):
+            status = self._over(i, list(fields))
+            if status is not None:
+                if i:
+                    req.body = write_parts(parts[:i], b)
+                    req.headers.append((self.MARK, str(status)))
+                return
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        status = req.get(self.MARK)
+        if status:
+            problem(resp, int(status), "MB-STATUS-3")
+            return
+        if req.method != "OPTIONS":
+            return
+        try:
+            doc = json.loads(resp.body)
+        except ValueError:
+            return
+        limits = doc.get("limits") if isinstance(doc, dict) else None
+        if isinstance(limits, dict):
+            self.limits = {k: v for k, v in limits.items() if isinstance(v, int)}
+
+
+_STREAMED = _RunBeforeLimits()
 
 #: Octets over which a part body without Content-Length counts as large in the plants below
 #: (far under any published max_part_bytes the limit cases exceed, far over an ordinary part).
@@ -724,6 +775,14 @@ PLANTS: tuple[Mutation, ...] = (
         ("limit-batch-bytes-one-over-chunked",),
         on_request=_WINDOW.request,
         on_response=_WINDOW.response,
+    ),
+    # MB-STATUS-3: a batch over a part limit is refused before any part runs.
+    P(
+        "parts-run-before-a-limit-is-found",
+        "MB-STATUS-3 earlier parts run before a later part over a limit",
+        ("over-limit-batch-runs-nothing",),
+        on_request=_STREAMED.request,
+        on_response=_STREAMED.response,
     ),
     # MB-STATUS-3: max_part_bytes counts a part body's octets, not the length it declares.
     P(
