@@ -57,20 +57,30 @@ CHUNK_OCTETS = 64 * 1024
 PROCESSED = {200}
 
 
-def header_section(target: str, octets: int | None = None, fields: int | None = None) -> bytes:
+def header_section(
+    target: str, octets: int | None = None, fields: int | None = None, repeated: bool = False
+) -> bytes:
     """A GET part's header section (field lines with their CRLFs, no empty line) of exactly
-    `octets` octets, or of exactly `fields` field lines; ValueError when it cannot be done."""
+    `octets` octets, or of exactly `fields` field lines; ValueError when it cannot be done.
+
+    With `repeated`, the filler lines all share one name (two lines for `octets`): spec 9.1
+    counts field lines, so a server that folds same-named lines into one field before counting
+    counts fewer lines and octets than were sent."""
     head = f"Http-Method: GET\r\nContent-Id: <{target}>\r\n".encode("latin-1")
     if fields is not None:
         if fields < 2:
             raise ValueError(f"a part needs 2 field lines, {fields} asked")
-        return head + b"".join(f"X-F{i}: a\r\n".encode() for i in range(fields - 2))
+        names = ["X-F" if repeated else f"X-F{i}" for i in range(fields - 2)]
+        return head + b"".join(f"{n}: a\r\n".encode() for n in names)
     assert octets is not None
-    # One filler line "X-Fill: <filler>\r\n" makes up the rest: 10 octets of overhead.
-    room = octets - len(head) - len(b"X-Fill: \r\n")
-    if room < 1:
+    # One filler line "X-Fill: <filler>\r\n" makes up the rest: 10 octets of overhead (two
+    # such lines with `repeated`).
+    lines = 2 if repeated else 1
+    room = octets - len(head) - lines * len(b"X-Fill: \r\n")
+    if room < lines:
         raise ValueError(f"{octets} octets cannot hold Http-Method and Content-Id")
-    return head + b"X-Fill: " + b"f" * room + b"\r\n"
+    sizes = [room // lines + (1 if i < room % lines else 0) for i in range(lines)]
+    return head + b"".join(b"X-Fill: " + b"f" * n + b"\r\n" for n in sizes)
 
 
 def _part(section: bytes, body: bytes = b"") -> bytes:
@@ -172,11 +182,13 @@ def _parts_at_limit(ctx: Context, judge: Judge) -> None:
     _processed(ctx, judge, body, [f"<{ok}>"] * limit)
 
 
-def _header_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
+def _header_bytes(
+    over: int, ctx: Context, judge: Judge, chunked: bool = False, repeated: bool = False
+) -> None:
     limit = _limit(ctx, judge, "max_part_header_bytes")
     ok = ctx.path(ctx.resource(judge, "ok"))
     try:
-        section = header_section(ok, octets=limit + over)
+        section = header_section(ok, octets=limit + over, repeated=repeated)
     except ValueError as exc:
         judge.not_applicable(str(exc))
     body = _envelope([_part(section)])
@@ -188,10 +200,12 @@ def _header_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) 
         _processed(ctx, judge, body, [f"<{ok}>"])
 
 
-def _fields(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
+def _fields(
+    over: int, ctx: Context, judge: Judge, chunked: bool = False, repeated: bool = False
+) -> None:
     limit = _limit(ctx, judge, "max_part_fields")
     ok = ctx.path(ctx.resource(judge, "ok"))
-    section = header_section(ok, fields=limit + over)
+    section = header_section(ok, fields=limit + over, repeated=repeated)
     header_limit = ctx.limit("max_part_header_bytes")
     if header_limit is not None and len(section) > header_limit:
         judge.not_applicable(
@@ -390,6 +404,20 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
         ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
         "A part header section one octet over the published max_part_header_bytes is answered 431.",
         partial(_header_bytes, 1),
+    ),
+    # The same limits with the filler lines under one name: field lines are counted, not
+    # distinct field names, and their octets as sent, not as a folded field.
+    (
+        "limit-part-header-bytes-one-over-repeated-name",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part header section one octet over the published max_part_header_bytes, made up with two field lines of one name, is answered 431.",
+        partial(_header_bytes, 1, repeated=True),
+    ),
+    (
+        "limit-part-fields-one-over-repeated-name",
+        ("MB-LIMIT-5", "MB-STATUS-3"),
+        "A part with one field line more than the published max_part_fields, the extra lines all of one name, is answered 431.",
+        partial(_fields, 1, repeated=True),
     ),
     (
         "limit-part-fields-at-limit",

@@ -227,6 +227,18 @@ _STREAMED = _RunBeforeLimits()
 _LARGE_PART = 64 * 1024
 
 
+def _repeated_field_name(req: RelayRequest) -> bool:
+    """A batch with a part holding two field lines of one name: a server that folds them into
+    one field (a map of names) before it counts lines and octets counts fewer."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    for fields, _ in parts or []:
+        names = [n.lower() for n, _ in fields]
+        if len(set(names)) < len(names):
+            return True
+    return False
+
+
 def _large_undeclared_part(req: RelayRequest) -> bool:
     """A batch with a part body over _LARGE_PART octets that states no Content-Length."""
     b = boundary_of(req)
@@ -783,6 +795,16 @@ PLANTS: tuple[Mutation, ...] = (
         ("over-limit-batch-runs-nothing",),
         on_request=_STREAMED.request,
         on_response=_STREAMED.response,
+    ),
+    # MB-STATUS-3, MB-LIMIT-5: part header limits count field lines as sent, not names.
+    P(
+        "header-limits-count-folded-fields",
+        "MB-STATUS-3 header limits counted on fields folded by name",
+        (
+            "limit-part-header-bytes-one-over-repeated-name",
+            "limit-part-fields-one-over-repeated-name",
+        ),
+        on_response=accepts(_repeated_field_name),
     ),
     # MB-STATUS-3: max_part_bytes counts a part body's octets, not the length it declares.
     P(
