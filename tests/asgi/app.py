@@ -201,7 +201,8 @@ def make_app(gates: Gates | None = None) -> Starlette:
         )
 
     async def status(request: Request) -> Response:
-        code = int(request.path_params["code"])
+        raw = str(request.path_params["code"])
+        code = int(raw) if len(raw) == 3 and raw.isdigit() else 0
         if not 200 <= code <= 599:
             # 1xx are not final responses: as the reference server, refuse rather than send one.
             return JSONResponse({"detail": f"{code} is not a final status code (200-599)"}, 400)
@@ -210,7 +211,10 @@ def make_app(gates: Gates | None = None) -> Starlette:
         return JSONResponse({"status": code}, code)
 
     async def delay(request: Request) -> Response:
-        ms = min(int(request.path_params["ms"]), 10_000)
+        ms = int(request.path_params["ms"])
+        if ms > 10_000:
+            # MB-TEST-7: "with a 4xx status for any larger *ms*", not a shorter delay.
+            return JSONResponse({"detail": "ms above 10000"}, 400)
         await asyncio.sleep(ms / 1000)
         return JSONResponse({"delayed_ms": ms})
 
@@ -252,7 +256,7 @@ def make_app(gates: Gates | None = None) -> Starlette:
         Route("/books", list_books, methods=["GET", "POST"]),
         Route("/books/{id}", one_book, methods=["GET", "PUT", "DELETE"]),
         Route("/echo", echo, methods=every),
-        Route("/status/{code:int}", status, methods=every),
+        Route("/status/{code}", status, methods=every),
         Route("/delay/{ms:int}", delay, methods=["GET", "POST"]),
         Route("/random/{n:int}", random),
         Route("/flaky/{key}", flaky, methods=["GET", "POST"]),

@@ -25,12 +25,18 @@ RANDOM_COUNTS = (0, 1, 4097)
 #: integer) and 10^20 (past an unsigned one). MB-TEST-5 allows 4xx for each, or 200 with exactly
 #: n octets, which no server sends for these.
 RANDOM_BEYOND = (10**12, 2**63, 10**20)
-#: Codes asked of the `status` resource, each of which it must answer as itself (MB-TEST-6).
-STATUS_CODES = (200, 204, 299, 304, 404, 418, 503, 599)
-#: Values it must refuse with 400 or 404: a 1xx, 600 and above, not three digits.
-BAD_CODES = ("100", "600", "abc", "2000")
+#: Codes asked of the `status` resource, each of which it must answer as itself (MB-TEST-6):
+#: both ends of the range and a code of each class, unregistered ones among them.
+STATUS_CODES = (200, 201, 204, 299, 302, 304, 401, 404, 418, 500, 503, 599)
+#: Values it must refuse with 400 or 404: 1xx at both ends, below 100, 600 and above, and
+#: values that are not three digits though a number parser reads them as a final code.
+BAD_CODES = ("100", "199", "099", "600", "abc", "2000", "0200", "20")
 #: Milliseconds asked of the `delay` resource.
 DELAY_MS = 300
+#: Delays above any largest ms a test server accepts: a terabyte of milliseconds (31 years),
+#: 2^63 and 10^20. MB-TEST-7 asks a 4xx for each; a server that clamps them answers 200 sooner
+#: than asked, and one that waits is cut off by the request timeout.
+DELAY_BEYOND = (10**12, 2**63, 10**20)
 
 
 @checker(
@@ -193,7 +199,7 @@ def status_resource(ctx: Context, judge: Judge) -> None:
 @checker(
     "test-resource-delay",
     ("MB-TEST-7",),
-    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later.",
+    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later, and a delay beyond any it can wait (10^12, 2^63, 10^20 ms) with 4xx.",
     state=State.READ_ONLY,
 )
 def delay_resource(ctx: Context, judge: Judge) -> None:
@@ -209,3 +215,8 @@ def delay_resource(ctx: Context, judge: Judge) -> None:
         f"{elapsed_ms:.0f} ms",
         f"at least {DELAY_MS} ms",
     )
+    for ms in DELAY_BEYOND:
+        resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{ms}", str(ms)))))
+        # MB-TEST-7: "for every *ms* up to the largest it accepts, and with a 4xx status for
+        # any larger *ms*": a delay clamped to the largest is a 200 sooner than asked.
+        judge.expect(f"GET {ms}", resp.status, set(range(400, 500)), allowed_text="a 4xx status")

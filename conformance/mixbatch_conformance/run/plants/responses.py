@@ -255,6 +255,19 @@ def _members_by_id_descending(parts: list[Part]) -> list[Part]:
     return sorted(parts, key=lambda p: field_of(p[0], "Content-Id") or "", reverse=True)
 
 
+def _status_code_read_as_number(req: RelayRequest) -> None:
+    """A status resource that reads its code with a number parser: `0200` is taken as 200."""
+    req.target = re.sub(r"^(/status/)0+(\d{3})$", r"\g<1>\g<2>", req.target)
+
+
+def _delay_clamped(req: RelayRequest) -> None:
+    """A delay resource that clamps a delay above its largest to a short one instead of
+    refusing it."""
+    found = re.fullmatch(r"/delay/(\d+)", req.target)
+    if found and int(found.group(1)) > 60_000:
+        req.target = "/delay/1"
+
+
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     """An echo that reports header fields from a map: sorted by name, repeats merged."""
     try:
@@ -542,6 +555,20 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 member order",
         ("aggregate-etag-follows-members",),
         on_response=map_parts(_members_by_id_descending, lambda req: req.method == "GET"),
+    ),
+    # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
+    P(
+        "status-code-read-as-number",
+        "MB-TEST-6 leading zero",
+        ("test-resource-status",),
+        on_request=_status_code_read_as_number,
+    ),
+    # MB-TEST-7: "a 4xx status for any larger *ms*".
+    P(
+        "delay-clamped-to-largest",
+        "MB-TEST-7 clamped",
+        ("test-resource-delay",),
+        on_request=_delay_clamped,
     ),
     # MB-TEST-2: the echo lists header fields "in the order received".
     P(
