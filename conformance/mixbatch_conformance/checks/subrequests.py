@@ -217,3 +217,69 @@ def part_method_case_kept(ctx: Context, judge: Judge) -> None:
             (got, part.fields, part.body),
             (single.status, single.headers, single.body),
         )
+
+
+#: Batch request fields that would change a part's answer were they applied to it: a range,
+#: preconditions no representation meets, a content coding, and content fields describing the
+#: batch's own content, which a part without them must not take as its own.
+OUTER_EFFECTIVE_FIELDS = (
+    ("Range", "bytes=0-0"),
+    ("If-Match", '"mb-suite-no-such-etag"'),
+    ("If-Unmodified-Since", "Mon, 01 Jan 1990 00:00:00 GMT"),
+    ("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"),
+    ("Accept-Encoding", "x-mb-outer-coding"),
+    ("Content-Language", "x-mb-outer-probe"),
+    ("Content-Location", "/mb-outer-probe"),
+)
+
+
+@checker(
+    "outer-effective-fields-not-applied",
+    ("MB-SUB-6",),
+    "A Range, failing preconditions, an Accept-Encoding and the content fields of the batch request (its Content-Type above all) do not reach a part: a PUT part without Content-Type receives none, and each part gets the status and fields the same request alone gets.",
+    state=State.READ_ONLY,
+)
+def outer_effective_fields_not_applied(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    path, _ = etag_of(ctx, judge)
+    subs = [
+        # A part with content and no Content-Type: the batch's multipart/mixed is not its type.
+        SubRequest("PUT", f"{echo}?mb-outer=untyped", (), b"mb-suite-untyped-content"),
+        SubRequest("GET", f"{echo}?mb-outer=effective"),
+        SubRequest("GET", path),
+    ]
+    alone = [ctx.alone(judge, s) for s in subs]
+    resp = ctx.batch(judge, subs, headers=OUTER_EFFECTIVE_FIELDS)
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
+        # MB-SUB-6: "MUST NOT apply any other header field of the batch request to a
+        # sub-request": no range, no precondition, so the status the same request alone gets.
+        judge.expect(
+            f"part {i} ({sub.method} {sub.target}) status",
+            part_status(env, i),
+            {single.status},
+            "MB-SUB-6",
+        )
+        if sub.target == path:
+            continue
+        seen, by_itself = read_echo(env.parts[i].body), read_echo(single.body)
+        if seen is None or by_itself is None:
+            judge.not_applicable(
+                "the echo resource does not describe the request as JSON with method, target "
+                "and headers, so the suite cannot see the sub-request's fields"
+            )
+        received = {n.lower() for n, _ in seen.headers}
+        for name, _ in (*OUTER_EFFECTIVE_FIELDS, ("Content-Type", "")):
+            # A field the request alone carries (a stack's own Accept-Encoding, say) is not
+            # the batch's.
+            if name.lower() in {n.lower() for n, _ in by_itself.headers}:
+                continue
+            judge.expect(f"part {i} received {name}", name.lower() in received, {False}, "MB-SUB-6")
+        found = differences(seen, by_itself, ctx.target.volatile_headers)
+        judge.expect_true(
+            f"part {i} is the same request as alone",
+            not found,
+            "; ".join(found) or "the same request",
+            "the same method, target, authority, content and fields (spec 3.2.4)",
+            "MB-SUB-6",
+        )

@@ -263,6 +263,25 @@ def _outer_fields_applied(req: RelayRequest) -> None:
     )
 
 
+def _outer_names_applied(*names: str) -> Callable[[RelayRequest], None]:
+    """Copy the batch request's fields of `names` (its Content-Type too, when named) into
+    every part that lacks them: a server whose sub-requests start from the batch request."""
+    wanted = {n.lower() for n in names}
+
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if not b or parts is None:
+            return
+        outer = [(n, v) for n, v in req.headers if n.lower() in wanted]
+        req.body = write_parts(
+            [(f + [o for o in outer if field_of(f, o[0]) is None], body) for f, body in parts],
+            b,
+        )
+
+    return edit
+
+
 def _upper_escapes(ref: str, batch: str) -> str | None:
     """Percent-encodings' hex digits upper-cased (RFC 3986 §6.2.2.1's normal form)."""
     up = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: m.group(0).upper(), ref)
@@ -675,6 +694,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-6 ordinary fields",
         ("outer-fields-not-echoed",),
         on_request=_outer_fields_applied,
+    ),
+    P(
+        "batch-content-type-given-to-untyped-part",
+        "MB-SUB-6 the batch's Content-Type",
+        ("outer-effective-fields-not-applied",),
+        on_request=_outer_names_applied("Content-Type"),
+    ),
+    P(
+        "outer-range-and-preconditions-applied",
+        "MB-SUB-6 range and preconditions",
+        ("outer-effective-fields-not-applied",),
+        on_request=_outer_names_applied("Range", "If-Match", "If-Unmodified-Since"),
     ),
     # The sub-request is exactly what the part says (spec 3.2.3, 3.2.4, 8.2).
     P(
