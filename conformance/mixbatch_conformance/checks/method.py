@@ -5,14 +5,18 @@ Allow); every method it does not list (GET without content, HEAD, PATCH, PUT, DE
 answered 405 with an Allow naming POST, and OPTIONS too when OPTIONS gives the capabilities
 document (MB-METHOD-2). GET on a declared collection with Accept multipart/mixed gives one part
 per member with an aggregate ETag and Vary: Accept, 304 on that ETag, 404 for a missing
-collection (MB-METHOD-4, MB-STATUS-7); each member's Content-Id, resolved against the
+collection (MB-METHOD-4, MB-STATUS-7), and the same for Accept values that admit
+multipart/mixed in another spelling (case, a weight, `multipart/*`); the retrieval is held to
+every framing rule a multipart sender meets; each member's Content-Id, resolved against the
 collection's URI, names a resource that answers alone what the part says (MB-METHOD-6). A
 conditional retrieval, on GET and HEAD, is 304 exactly when If-None-Match matches by RFC 9110's
 weak comparison (either strength of the tag, a list in one or two field lines, `*`), and
-If-Modified-Since is ignored beside If-None-Match (MB-STATUS-7). A GET with content, framed by
+If-Modified-Since is ignored beside If-None-Match, and alone is 304 exactly when the aggregate
+Last-Modified is no later than its date, in IMF-fixdate or RFC 850 form (MB-STATUS-7). A GET with content, framed by
 Content-Length or chunked, with or without a Content-Type, is 400 on a collection and 400 or
 405 on the batch endpoint, a 405 whose Allow names POST and not GET (MB-METHOD-3, MB-METHOD-2);
-a GET with Content-Length: 0 has no content. A declared empty collection is 204 (MB-STATUS-11).
+a GET with Content-Length: 0 has no content. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
+ETag (MB-STATUS-11, MB-METHOD-4, MB-STATUS-7).
 """
 
 from __future__ import annotations
@@ -72,7 +76,6 @@ def judge_sender_findings(judge: Judge, what: str, env: Envelope) -> None:
             "framed as the sender rules of spec 3.1 say",
             finding.sender,
         )
-
 
 
 def _allow(resp: Response) -> list[str]:
@@ -208,12 +211,31 @@ def collection_get(ctx: Context, judge: Judge) -> None:
             "a strong ETag only when the octets, boundary included, repeat",
             "MB-METHOD-7",
         )
+    for accept in RETRIEVAL_ACCEPTS:
+        other = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", accept)]))
+        # Spec 4.2: "A `GET` is a collection retrieval when its `Accept` admits
+        # `multipart/mixed`" (media types and parameter names compare case-insensitively, RFC
+        # 9110 §8.3.1 and §12.5.1), and MB-METHOD-4 answers it with "one part per member".
+        judge.expect(
+            f"Accept: {accept}: status and media type",
+            (other.status, other.media_type),
+            {(200, "multipart/mixed")},
+            "MB-METHOD-4",
+        )
     nf = ctx.path(ctx.resource(judge, "not_found"))
     # MB-STATUS-7: "404 (Not Found) when the collection does not exist".
     missing = ctx.send(judge, ctx.raw_request("GET", nf, [("Accept", "multipart/mixed")]))
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
 
 
+#: Accept values that admit multipart/mixed and nothing else: other case, a weight, the
+#: subtype wildcard, and the media range listed twice with other weights.
+RETRIEVAL_ACCEPTS = (
+    "Multipart/Mixed",
+    "multipart/mixed;q=0.5",
+    "multipart/*",
+    "multipart/mixed; Q=0.2, multipart/mixed;q=1",
+)
 #: An entity tag no collection carries: a list holding it and the aggregate tag still matches.
 FOREIGN_TAG = '"mb-no-such-tag-5f1c"'
 #: A date after any Last-Modified a collection could carry, and one before any.
@@ -399,7 +421,7 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
 @checker(
     "collection-get-empty",
     ("MB-STATUS-11", "MB-TEST-8"),
-    "GET collection retrieval of an existing collection with no members answers 204 with no content.",
+    "GET collection retrieval of an existing collection with no members answers 204 with no content, the aggregate ETag and Vary: Accept, and 304 to If-None-Match with that ETag.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -411,3 +433,20 @@ def collection_get_empty(ctx: Context, judge: Judge) -> None:
     # MB-TEST-8: "for `empty_collection`, with 204"; MB-STATUS-11: "204 (No Content)".
     judge.expect("status", resp.status, {204}, "MB-STATUS-11")
     judge.expect("content length", len(resp.body), {0}, "MB-STATUS-11")
+    if resp.status != 204:
+        return
+    # Spec 4.2: "A 304 or 204 answer to a collection retrieval carries the aggregate `ETag` and
+    # `Vary: Accept` that the 200 would have carried"; MB-METHOD-4 puts both on every
+    # successful retrieval, and 5.2: "A 204 response still carries the aggregate `ETag`".
+    etag = (resp.get("ETag") or "").strip()
+    vary = [v.strip().lower() for v in ",".join(resp.get_all("Vary")).split(",")]
+    judge.expect_true("204 ETag", bool(etag), repr(etag), "an aggregate ETag", "MB-METHOD-4")
+    judge.expect_true("204 Vary", "accept" in vary, repr(vary), "Vary naming Accept", "MB-METHOD-4")
+    if etag:
+        again = ctx.send(
+            judge,
+            ctx.raw_request("GET", coll, [("Accept", "multipart/mixed"), ("If-None-Match", etag)]),
+        )
+        # MB-STATUS-7: "304 (Not Modified) when a conditional request's validator matches the
+        # aggregate one", an empty collection's as much as any other's.
+        judge.expect("status with If-None-Match: its ETag", again.status, {304}, "MB-STATUS-7")

@@ -268,6 +268,21 @@ def _delay_clamped(req: RelayRequest) -> None:
         req.target = "/delay/1"
 
 
+def _accept_matched_as_written(req: RelayRequest) -> None:
+    """A collection that looks for the octets `multipart/mixed` in Accept: other case and the
+    `multipart/*` range get its JSON representation."""
+    accept = req.get("Accept") or ""
+    if req.method == "GET" and "multipart" in accept.lower() and "multipart/mixed" not in accept:
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+        req.headers.append(("Accept", "application/json"))
+
+
+def _empty_retrieval_untagged(req: RelayRequest, resp: RelayResponse) -> None:
+    """An empty collection's 204 written without the validators its 200 would carry."""
+    if req.method == "GET" and resp.status == 204:
+        resp.set("ETag", None)
+
+
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     """An echo that reports header fields from a map: sorted by name, repeats merged."""
     try:
@@ -555,6 +570,20 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 member order",
         ("aggregate-etag-follows-members",),
         on_response=map_parts(_members_by_id_descending, lambda req: req.method == "GET"),
+    ),
+    # MB-METHOD-4: a GET whose Accept admits multipart/mixed is a collection retrieval, and
+    # every successful one carries the aggregate ETag.
+    P(
+        "retrieval-accept-matched-as-written",
+        "MB-METHOD-4 Accept case",
+        ("collection-get",),
+        on_request=_accept_matched_as_written,
+    ),
+    P(
+        "empty-retrieval-without-etag",
+        "MB-METHOD-4 204 ETag",
+        ("collection-get-empty",),
+        on_response=_empty_retrieval_untagged,
     ),
     # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
     P(
