@@ -100,9 +100,7 @@ def echo_resource(ctx: Context, judge: Judge) -> None:
         _judge_echo(ctx, judge, method, f"{echo}?mb-test={method.lower()}", content)
 
 
-def _judge_echo(
-    ctx: Context, judge: Judge, method: str, target: str, content: bytes | None
-) -> None:
+def _judge_echo(ctx: Context, judge: Judge, method: str, target: str, content: bytes) -> None:
     resp = ctx.alone(judge, SubRequest(method, target, ECHO_FIELDS, content))
     # MB-TEST-2: "answer every request ... with 200, `Content-Type: application/json` and a
     # JSON object with these members".
