@@ -50,9 +50,12 @@ browser:
 	bash tools/ensure_chromium.sh
 
 # pytest exits 5 when it collected nothing: tools/pytest_strict.py turns that into a failure.
-# The suite includes the strict docs build (tests/docs) and the browser check.
+# The suite includes the strict docs build (tests/docs) and the browser check. It runs on every
+# core (pytest-xdist): each worker starts its own reference server and relay, and a file's tests
+# stay on one worker (--dist loadfile), so a module's fixtures are built once.
+PYTEST_WORKERS ?= auto
 unit: env browser
-	$(PY) tools/pytest_strict.py -q
+	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile
 
 test: lint typecheck unit
 
