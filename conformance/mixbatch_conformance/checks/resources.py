@@ -97,7 +97,7 @@ ECHO_REQUESTS: tuple[tuple[str, bytes], ...] = (
 def echo_resource(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     for method, content in ECHO_REQUESTS:
-        _judge_echo(ctx, judge, method, f"{echo}?mb-test={method.lower()}", content)
+        _judge_echo(ctx, judge, method, f"{echo}?mb-test={method.lower()}&q=a%20b%2F%7e+", content)
 
 
 def _judge_echo(ctx: Context, judge: Judge, method: str, target: str, content: bytes) -> None:

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from urllib.parse import unquote
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
@@ -281,6 +282,18 @@ def _empty_retrieval_untagged(req: RelayRequest, resp: RelayResponse) -> None:
     """An empty collection's 204 written without the validators its 200 would carry."""
     if req.method == "GET" and resp.status == 204:
         resp.set("ETag", None)
+
+
+def _echo_target_decoded(req: RelayRequest, resp: RelayResponse) -> None:
+    """An echo that reports the target after percent-decoding it, not as received."""
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    if isinstance(doc, dict) and isinstance(doc.get("target"), str) and "%" in doc["target"]:
+        doc["target"] = unquote(doc["target"])
+        resp.body = json.dumps(doc).encode()
+        resp.set("Content-Length", str(len(resp.body)))
 
 
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
@@ -584,6 +597,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 204 ETag",
         ("collection-get-empty",),
         on_response=_empty_retrieval_untagged,
+    ),
+    # MB-TEST-2: "`target`, the origin-form request target (path and query) as received".
+    P(
+        "echo-target-decoded",
+        "MB-TEST-2 target decoded",
+        ("test-resource-echo",),
+        on_response=_echo_target_decoded,
     ),
     # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
     P(
