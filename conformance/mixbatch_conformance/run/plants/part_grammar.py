@@ -145,4 +145,18 @@ PLANTS: tuple[Mutation, ...] = (
         ("accept-dash-boundary-in-field-value",),
         on_response=refuses(body_has(rb"X-Mixbatch-Note: --")),
     ),
+    # MB-PART-2: Http-Method is any token; an unknown method is the resource's to answer.
+    P(
+        "http-method-from-known-list-only",
+        "MB-PART-2 extension method refused",
+        ("accept-http-method-extension-token",),
+        on_response=refuses(
+            body_has(
+                rb"Http-Method: (?!(?:GET|HEAD|POST|PUT|DELETE|PATCH|OPTIONS|CONNECT|TRACE)\r\n)"
+                rb"[^\r\n]*\r\n"
+            ),
+            400,
+            "MB-PART-2",
+        ),
+    ),
 )

@@ -695,6 +695,25 @@ PLANTS: tuple[Mutation, ...] = (
         ("outer-fields-not-echoed",),
         on_request=_outer_fields_applied,
     ),
+    # MB-SUB-8 and MB-SUB-4: refused whatever the part's method and the target's spelling.
+    P(
+        "asterisk-refused-for-options-only",
+        "MB-SUB-8 asterisk with another method",
+        ("reject-target-asterisk-get",),
+        on_response=accepts(body_has(rb"Http-Method: GET\r\nContent-Id: <\*>")),
+    ),
+    P(
+        "nested-batch-refused-for-post-only",
+        "MB-SUB-4 nested batch by GET",
+        ("reject-nested-batch-get",),
+        on_response=accepts(body_has(rb"Http-Method: GET\r\nContent-Id: <[^>]*/batch>")),
+    ),
+    P(
+        "nested-batch-scheme-case-sensitive",
+        "MB-SUB-4 absolute URI in upper case",
+        ("reject-nested-batch-upper-case-scheme",),
+        on_response=accepts(body_has(rb"Content-Id: <HTTPS?://")),
+    ),
     P(
         "batch-content-type-given-to-untyped-part",
         "MB-SUB-6 the batch's Content-Type",

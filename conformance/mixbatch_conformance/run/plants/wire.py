@@ -543,6 +543,18 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     # MB-WIRE-18: at least one part.
     P(
+        "empty-batch-after-preamble-accepted",
+        "MB-WIRE-18 close delimiter after a preamble",
+        ("reject-empty-batch-after-preamble", "reject-empty-batch-padded-close"),
+        on_response=accepts(
+            lambda r: (
+                is_batch(r)
+                and re.fullmatch(rb"(?s)[^-]?.*?--[^\r\n]*--[ \t]*\r\n", r.body) is not None
+                and r.body.count(b"--") == 2
+            )
+        ),
+    ),
+    P(
         "empty-batch-accepted",
         "MB-WIRE-18 close delimiter only",
         ("reject-empty-batch",),
