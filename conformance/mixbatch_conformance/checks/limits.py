@@ -22,13 +22,17 @@ server answer any of several), and stays within every other published limit; a c
 (the limits contradict each other) or that would send more than `MAX_SEND_BYTES` is N/A.
 The cases over a limit, and the whole batch at its limit, are also sent with chunked content
 (`_sent`): a server that reads chunked content through a window of exactly the limit sees it
-cut there, not over it.
+cut there, not over it. The header limits are also judged with filler lines of one name
+(lines as sent, not fields folded by name), `max_part_bytes` on a part without
+`Content-Length` (octets, not the declared length), and `over-limit-batch-runs-nothing`
+puts a sandbox write before a part over a limit and expects the write not to have run.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Callable
 from functools import partial
 
@@ -167,7 +171,17 @@ def _refused(
 def _processed(
     ctx: Context, judge: Judge, body: bytes, cids: list[str], chunked: bool = False
 ) -> None:
+    start = time.monotonic()
     resp = _sent(ctx, judge, body, chunked)
+    took = time.monotonic() - start
+    budget = ctx.target.batch_timeout_ms
+    if resp.status == 408 and budget is not None and took * 1000 >= budget:
+        # MB-PROC-1 lets a server end a batch that outlasts its declared time limit: a batch this
+        # client took longer than that to send says nothing about the limit under test.
+        judge.setup_error(
+            f"the exchange of {len(body)} octets took {took:.1f} s, over the target's batch "
+            f"time limit of {budget} ms"
+        )
     expect_processed(ctx, judge, resp, cids, (), "MB-LIMIT-1")
 
 

@@ -5,7 +5,9 @@ equal those of the same request sent alone (MB-SUB-1, MB-RESP-4), compared by th
 3.2.4 (`_shared.alone`: the echo resource's descriptions as requests, the random resource's
 octets by their number); and a conditional field on the batch request is not applied to its
 parts (MB-SUB-6), nor is any other ordinary field of the batch request: the echo resource
-shows what a part received (`outer-fields-not-echoed`). A method is case-sensitive (RFC 9110
+shows what a part received (`outer-fields-not-echoed`), and fields that would change a part's
+answer (a range, failing preconditions, the batch's own Content-Type on a part without one)
+leave its status and fields as alone (`outer-effective-fields-not-applied`). A method is case-sensitive (RFC 9110
 §9.1), so a part whose Http-Method is `get` gets what `get` alone gets, not what `GET` gets
 (`part-method-case-kept`). Credential inheritance has its own module (credentials).
 """
