@@ -143,8 +143,10 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
     values = _values(ctx, judge, case)
     segments = render_segments(case, values)
     body = b"".join(segments)
-    ctype = _fill(case.get("content_type", "multipart/mixed; boundary={b}"), values, {})
-    headers = [("Content-Type", ctype), *[(n, v) for n, v in case.get("headers", [])]]
+    # A content_type of null sends no Content-Type field at all.
+    spelled = case.get("content_type", "multipart/mixed; boundary={b}")
+    ctype = [] if spelled is None else [("Content-Type", _fill(spelled, values, {}))]
+    headers = [*ctype, *[(n, v) for n, v in case.get("headers", [])]]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, body))
     expect = case["expect"]
     requirement = case["requirements"][0]

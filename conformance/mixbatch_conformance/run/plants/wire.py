@@ -265,6 +265,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(_ctype(r"form-data")),
     ),
     P(
+        "absent-media-type-answered-400",
+        "MB-WIRE-2 no Content-Type",
+        ("reject-media-type-absent",),
+        on_response=refuses(lambda r: r.method == "POST" and r.get("Content-Type") is None, 400),
+    ),
+    P(
         "wrong-media-type-answered-400",
         "MB-WIRE-2 status",
         ("reject-media-type-text-plain",),
