@@ -7,7 +7,9 @@ octets by their number); and a conditional field on the batch request is not app
 parts (MB-SUB-6), nor is any other ordinary field of the batch request: the echo resource
 shows what a part received (`outer-fields-not-echoed`), and fields that would change a part's
 answer (a range, failing preconditions, the batch's own Content-Type on a part without one)
-leave its status and fields as alone (`outer-effective-fields-not-applied`). A method is case-sensitive (RFC 9110
+leave its status and fields as alone (`outer-effective-fields-not-applied`). A part body
+reaches its resource whole, with a content length equal to it, whether or not the part
+declares Content-Length (`part-body-length-reaches-resource`, MB-PART-13). A method is case-sensitive (RFC 9110
 §9.1), so a part whose Http-Method is `get` gets what `get` alone gets, not what `GET` gets
 (`part-method-case-kept`). Credential inheritance has its own module (credentials).
 """
@@ -285,3 +287,54 @@ def outer_effective_fields_not_applied(ctx: Context, judge: Judge) -> None:
             "the same method, target, authority, content and fields (spec 3.2.4)",
             "MB-SUB-6",
         )
+
+
+#: Part bodies sent with and without Content-Length: one octet, one ending in CRLF (which
+#: belongs to the body when Content-Length says so, and otherwise to the delimiter), one
+#: holding CRLF and hyphens, and one larger than most read buffers.
+LENGTH_BODIES = (
+    b"x",
+    b"ends in a CRLF\r\n",
+    b"line one\r\n--not-the-boundary\r\n\r\nline three",
+    bytes(range(256)) * 280,
+)
+
+
+@checker(
+    "part-body-length-reaches-resource",
+    ("MB-PART-13", "MB-PART-8"),
+    "PUT and POST parts with and without Content-Length, of one octet, ending in CRLF, holding hyphens and of 70 KiB, reach the resource with exactly their body and a content length equal to it.",
+    state=State.READ_ONLY,
+)
+def part_body_length_reaches_resource(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    subs = [
+        SubRequest(
+            method,
+            f"{echo}?mb-length={i}-{declared}",
+            (("Content-Type", "application/octet-stream"),),
+            body,
+            declared,
+        )
+        for i, body in enumerate(LENGTH_BODIES)
+        for method, declared in (("PUT", True), ("POST", False))
+    ]
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, sub in enumerate(subs):
+        label = f"part {i} ({sub.method}, {len(sub.body)} octets, Content-Length {'sent' if sub.content_length else 'not sent'})"
+        judge.require(f"{label} status", part_status(env, i), {200}, "MB-PART-8")
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.not_applicable(
+                "the echo resource does not describe the request as JSON with method, target "
+                "and headers, so the suite cannot see the sub-request's content"
+            )
+        # MB-PART-8: "the part body as the sub-request's content"; MB-PART-13: "a content
+        # length equal to the part body's length, whether or not the request part carries
+        # ... Content-Length".
+        judge.expect(f"{label} content received", seen.body, {sub.body}, "MB-PART-13")
+        lengths = seen.get_all("Content-Length")
+        if lengths:
+            judge.expect(
+                f"{label} Content-Length received", lengths, [[str(len(sub.body))]], "MB-PART-13"
+            )

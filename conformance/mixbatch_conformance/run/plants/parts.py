@@ -282,6 +282,21 @@ def _outer_names_applied(*names: str) -> Callable[[RelayRequest], None]:
     return edit
 
 
+def _undeclared_bodies_cut(req: RelayRequest) -> None:
+    """A server that reads a part body by its Content-Length alone: a part without one gets
+    no content, and one ending in CRLF loses it."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not b or parts is None:
+        return
+    out = []
+    for fields, body in parts:
+        if body and field_of(fields, "Content-Length") is None:
+            body = body[:-2] if body.endswith(b"\r\n") else b""
+        out.append((fields, body))
+    req.body = write_parts(out, b)
+
+
 def _upper_escapes(ref: str, batch: str) -> str | None:
     """Percent-encodings' hex digits upper-cased (RFC 3986 §6.2.2.1's normal form)."""
     up = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: m.group(0).upper(), ref)
@@ -713,6 +728,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-4 absolute URI in upper case",
         ("reject-nested-batch-upper-case-scheme",),
         on_response=accepts(body_has(rb"Content-Id: <HTTPS?://")),
+    ),
+    # MB-PART-13: the content is the part body whether or not the part declares its length.
+    P(
+        "undeclared-part-body-cut",
+        "MB-PART-13 content of a part without Content-Length",
+        ("part-body-length-reaches-resource",),
+        on_request=_undeclared_bodies_cut,
     ),
     P(
         "batch-content-type-given-to-untyped-part",
