@@ -79,6 +79,8 @@ def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: in
     judge.expect(
         "abort problem requirement", doc.get("requirement"), {None, "MB-STATUS-6"}, "MB-STATUS-6"
     )
+    # MB-STATUS-14 prose: "`byte_offset` is absent" (the abort is no fault in the request).
+    judge.expect("abort problem byte_offset", "byte_offset" in doc, {False}, "MB-STATUS-14")
 
 
 def _read_stopped(judge: Judge, resp: Response) -> Envelope:

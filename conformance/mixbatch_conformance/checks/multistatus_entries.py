@@ -279,6 +279,12 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
         # time budget", the one cause an outlasting batch gives.
         judge.expect(f"{accept} abort part_index", part_index, {answered}, "MB-STATUS-14")
         judge.expect(f"{accept} abort status (time budget spent)", status, {503}, "MB-STATUS-14")
+        # MB-STATUS-14 prose: "its `requirement` member is optional; when present it names
+        # MB-STATUS-6", and "`byte_offset` is absent"; the same document in every form.
+        named = doc.get("requirement") if doc else None
+        judge.expect(f"{accept} abort requirement", named, {None, "MB-STATUS-6"}, "MB-STATUS-14")
+        offset = doc is not None and "byte_offset" in doc
+        judge.expect(f"{accept} abort byte_offset", offset, {False}, "MB-STATUS-14")
         # MB-MULTI-12: "the abort report's part index is the first part not answered, and its
         # one header field is Content-Type".
         judge.expect(f"{accept} abort entry index", entry.index, {answered}, "MB-MULTI-12")

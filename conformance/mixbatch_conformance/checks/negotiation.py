@@ -79,11 +79,26 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
         (f"{MULTIPART}, {XML};q=0.9, {JSON};q=0.9", {MULTIPART}),
         (f"*/*;q=0.8, {MULTIPART}", {MULTIPART}),
     ]
+    # MB-MULTI-1 prose: "A structured suffix is not a match, so `application/json` does not
+    # admit `application/vnd.mixbatch.multistatus+json`, and `text/xml` does not admit the XML
+    # form": alone they admit no form (406), beside multipart/mixed they leave it the only one.
+    cases.append(("application/json", {"406"}))
+    cases.append(("text/xml", {"406"}))
+    cases.append((f"application/json, text/xml, {MULTIPART};q=0.1", {MULTIPART}))
+    # The most specific range gives a type its quality (RFC 9110 §12.5.1): multipart/mixed
+    # keeps q=1 under a refused multipart/* or */*, and is refused under a welcome */*.
+    cases.append((f"multipart/*;q=0, {MULTIPART}", {MULTIPART}))
+    cases.append((f"*/*;q=0, {MULTIPART}", {MULTIPART}))
     # q=0 is "not acceptable" (RFC 9110 §12.4.2): multipart/mixed is excluded, so the answer
     # is another offered form, or 406 when none is offered.
     others = {f for f, on in ((XML, xml), (JSON, json_)) if on}
     cases.append((f"{MULTIPART};q=0, {XML}, {JSON}", others or {"406"}))
     cases.append((f"*/*;q=0.1, {MULTIPART};q=0", others or {"406"}))
+    cases.append((f"{MULTIPART};q=0.000, */*", others or {"406"}))
+    # application/* admits the XML and JSON forms, never multipart/mixed; where both are
+    # offered and tie, "the server chooses between them".
+    cases.append(("application/*", others or {"406"}))
+    cases.append((f"application/*;q=0.9, {MULTIPART};q=0.5", others or {MULTIPART}))
     if xml:
         cases.append((f"{MULTIPART};q=0.2, {XML};q=0.6", {XML}))
     if json_:

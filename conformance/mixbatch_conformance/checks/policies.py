@@ -367,7 +367,7 @@ def _status_part(ctx: Context, judge: Judge, code: int) -> SubRequest:
 @checker(
     "error-policy-stop-failing-edges",
     ("MB-PROC-6",),
-    "Under batch-on-error=stop a part answered 400, 499, 500 or 599 stops the batch and one answered 399 does not, in every declared form.",
+    "Under batch-on-error=stop a part answered 400, 499, 500 or 599 stops the batch and one answered 399 does not, and Preference-Applied names stop either way, in every declared form.",
     profile="error-policy",
     state=State.READ_ONLY,
 )
@@ -376,13 +376,22 @@ def error_policy_stop_edges(ctx: Context, judge: Judge) -> None:
     for code, fails in FAILING_EDGES:
         subs = [_status_part(ctx, judge, code), ok]
         prefer = (("Prefer", "batch-on-error=stop"),)
-        for media, _, entries in answers_in_every_form(ctx, judge, subs, prefer):
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
             judge.require(f"{media} part 0 status", entries[0].status, {code}, "MB-TEST-6")
             # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
             # skipped`"; spec 7.4: "A part fails when its status is 400 or above".
             want = ("skipped", None) if fails else (None, 200)
             got = (entries[1].outcome, entries[1].status)
             judge.expect(f"{media} part 1 (outcome, status) after {code}", got, {want}, "MB-PROC-6")
+            # MB-PROC-6: a server that "receives `Prefer: batch-on-error=stop` MUST ... send
+            # `Preference-Applied: batch-on-error=stop`", whether or not a part failed.
+            judge.expect_true(
+                f"{media} Preference-Applied after {code}",
+                "batch-on-error=stop" in _applied(resp),
+                repr(resp.get_all("Preference-Applied")),
+                "batch-on-error=stop",
+                "MB-PROC-6",
+            )
 
 
 @checker(

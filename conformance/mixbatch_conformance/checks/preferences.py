@@ -3,7 +3,9 @@
 Theory of operation: a Prefer field is a list: several preferences in one field line, or in
 several field lines, which RFC 9110 §5.3 lets a recipient combine. MB-PROC-6's stop policy
 must be honoured wherever in that list batch-on-error stands, so a server that reads only the
-first preference, or only the first field line, is caught. Each case sends [not_found, ok]:
+first preference, or only the first field line, is caught, as is one that reads only one
+spelling: name and value in any case, quoted or not, with BWS around "=" (MB-PROC-13), and
+writes Preference-Applied other than lower case and unquoted. Each case sends [not_found, ok]:
 with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
 every form the target declares.
 """
@@ -24,6 +26,12 @@ CASES: tuple[tuple[str, ...], ...] = (
     ("handling=lenient; mb-suite=1, batch-on-error=stop",),
     ("return=minimal", "batch-on-error=stop"),
     ("batch-on-error=stop; mb-suite-param=1, return=representation",),
+    # MB-PROC-13: "whatever the case of its name and value, and whether the value is a token or
+    # a quoted-string"; RFC 7240 §2 puts BWS around "=", which a recipient must read.
+    ("BATCH-ON-ERROR=STOP",),
+    ('wait=5, batch-on-error="stop"',),
+    ("batch-on-error = stop",),
+    ('Batch-On-Error="Stop"; mb-suite-param', "respond-async"),
 )
 
 
@@ -52,4 +60,14 @@ def prefer_several(ctx: Context, judge: Judge) -> None:
                 "batch-on-error=stop" in applied.split(","),
                 repr(applied),
                 "batch-on-error=stop",
+            )
+            # MB-PROC-13: "MUST write it in `Preference-Applied` in lower case with an unquoted
+            # value", whatever spelling the request used.
+            written = [m.strip() for v in resp.get_all("Preference-Applied") for m in v.split(",")]
+            spelled = [m for m in written if m.replace(" ", "").lower() == "batch-on-error=stop"]
+            judge.expect(
+                f"{media} Preference-Applied spelling with Prefer {lines!r}",
+                spelled,
+                [["batch-on-error=stop"]],
+                "MB-PROC-13",
             )

@@ -50,6 +50,21 @@ def _on_accept(fn: Callable[[str], str | None]) -> Callable[[RelayRequest], None
     return edit
 
 
+def _on_whole_accept(fn: Callable[[str], str | None]) -> Callable[[RelayRequest], None]:
+    """Rewrite the Accept list the server sees, its field lines joined into one first."""
+
+    def edit(req: RelayRequest) -> None:
+        if not is_batch(req):
+            return
+        whole = ", ".join(v for n, v in req.headers if n.lower() == "accept")
+        new = fn(whole)
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+        if new is not None:
+            req.headers.append(("Accept", new))
+
+    return edit
+
+
 def _first_listed(accept: str) -> str | None:
     if ";" not in accept:
         return accept or None
@@ -58,6 +73,23 @@ def _first_listed(accept: str) -> str | None:
 
 def _q_dropped(accept: str) -> str | None:
     return re.sub(r";\s*q=[0-9.]+", "", accept) or None
+
+
+def _suffix_matched(accept: str) -> str | None:
+    """application/json read as admitting the JSON form (a structured suffix taken as a match)."""
+    json_form = "application/vnd.mixbatch.multistatus+json"
+    return re.sub(r"application/json(?=\s*(;|,|$))", json_form, accept) or None
+
+
+def _wildcard_zero_excludes_all(accept: str) -> str | None:
+    """A range refused with q=0 taken to refuse every type it covers, however specific a
+    range elsewhere in the list gives one of them a quality."""
+    members = [m.strip() for m in accept.split(",")]
+    refused = [m.split(";")[0].strip().lower() for m in members if re.search(r";\s*q=0(\.0*)?$", m)]
+    if not any(r.endswith("/*") for r in refused):
+        return accept or None
+    kept = [m for m in members if m.split(";")[0].strip().lower() not in ("multipart/mixed",)]
+    return ", ".join(kept) or None
 
 
 def _entries(fn: Callable[[list[dict[str, Any]]], None]) -> Callable[[dict[str, Any]], None]:
@@ -564,6 +596,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 q=0",
         ("accept-quality-values",),
         on_request=_on_accept(_q_dropped),
+    ),
+    P(
+        "structured-suffix-matched",
+        "MB-MULTI-1 application/json admitting the JSON form",
+        ("accept-quality-values",),
+        on_request=_on_whole_accept(_suffix_matched),
+    ),
+    P(
+        "refused-wildcard-outranks-specific",
+        "MB-MULTI-1 a range refused with q=0 over a more specific one",
+        ("accept-quality-values",),
+        on_request=_on_whole_accept(_wildcard_zero_excludes_all),
     ),
     # MB-MULTI-3: XML, one response per part, in order, each with its index.
     P("xml-index-off-by-one", "MB-MULTI-3 index", _XML, on_response=map_xml(_xml_index)),

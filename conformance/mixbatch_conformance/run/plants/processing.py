@@ -276,9 +276,10 @@ def _abort_problem_status(status: int) -> Callable[[bytes], bytes]:
     return edit
 
 
-def _abort_status_everywhere(status: int) -> Callable[[RelayRequest, RelayResponse], None]:
-    """A server that gives the abort problem `status` in the multipart and JSON forms alike."""
-    problem_edit = _abort_problem_status(status)
+def _abort_problem_everywhere(
+    problem_edit: Callable[[bytes], bytes],
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    """A server whose abort problem is edited by `problem_edit` in the multipart and JSON forms."""
 
     def parts(items: list[Part]) -> list[Part]:
         out = []
@@ -302,6 +303,18 @@ def _abort_status_everywhere(status: int) -> Callable[[RelayRequest, RelayRespon
         map_json(entries)(req, resp)
 
     return edit
+
+
+def _abort_with_byte_offset(body: bytes) -> bytes:
+    doc = json.loads(body)
+    doc["byte_offset"] = 0
+    return json.dumps(doc).encode()
+
+
+def _applied_only_when_skipping(req: RelayRequest, resp: RelayResponse) -> None:
+    """Preference-Applied sent only when the stop policy skipped a part."""
+    if is_batch(req) and b"skipped" not in resp.body:
+        resp.set("Preference-Applied", None)
 
 
 #: A Prefer field holding batch-on-error with no value at all.
@@ -457,7 +470,26 @@ PLANTS: tuple[Mutation, ...] = (
         "timeout-abort-status-504",
         "MB-STATUS-14 a spent time budget as 504",
         ("batch-abort-after-timeout", "batch-abort-in-multistatus", "batch-abort-in-every-form"),
-        on_response=_abort_status_everywhere(504),
+        on_response=_abort_problem_everywhere(_abort_problem_status(504)),
+    ),
+    P(
+        "abort-problem-byte-offset",
+        "MB-STATUS-14 a byte_offset on the abort problem",
+        ("batch-abort-after-timeout", "batch-abort-in-every-form"),
+        on_response=_abort_problem_everywhere(_abort_with_byte_offset),
+    ),
+    # MB-PROC-6: Preference-Applied whether or not a part failed; MB-PROC-13: BWS around "=".
+    P(
+        "stop-applied-only-when-skipping",
+        "MB-PROC-6 Preference-Applied only when a part was skipped",
+        ("error-policy-stop-failing-edges",),
+        on_response=_applied_only_when_skipping,
+    ),
+    P(
+        "prefer-bws-unread",
+        "MB-PROC-13 batch-on-error with BWS around =",
+        ("prefer-several-preferences",),
+        on_request=_set_header("Prefer", None, _prefer_matches(r"batch-on-error\s+=")),
     ),
     P(
         "unknown-preference-means-stop",
