@@ -14,7 +14,8 @@ failed, a refusal). So `pipelining-behind-every-answer` sends one plain GET pipe
 each kind of batch answer the target can give, in every form it declares: parts that failed,
 parts skipped under the stop policy, an abort, a refused batch (415 and 400 problems, an Accept
 no form satisfies, an unknown Batch-Mode), a HEAD of the batch endpoint and a batch holding a
-HEAD part. Each leading request is first sent
+HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
+200, 304, 204 and 400 (chunked content on the GET). Each leading request is first sent
 alone, and pipelined it must get the same status, with the GET behind it answered 200.
 """
 
@@ -111,6 +112,41 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     mode = ("Batch-Mode", "mb-suite-undefined")
     out.append(("an unknown Batch-Mode", batch([ok], mode)))
     out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
+    # MB-METHOD-3 refuses a GET with content (400, or 405 under MB-METHOD-2): a server that
+    # answers before reading that content would read it as the next request.
+    get_content = [("Content-Type", "text/plain")]
+    out.append(
+        (
+            "a GET with content to the batch endpoint",
+            ctx.raw_request("GET", ctx.batch_path, get_content, b"GET / HTTP/1.1\r\n\r\n"),
+        )
+    )
+    if ctx.target.claims("collection-get"):
+        out += _retrievals(ctx, judge)
+    return out
+
+
+def _retrievals(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
+    """Collection retrievals the target declares, answered 200, 304, 204 and 400 (content on a
+    GET, chunked)."""
+    accept = ("Accept", "multipart/mixed")
+    out: list[tuple[str, bytes]] = []
+    coll = ctx.target.resource("collection")
+    if coll:
+        path = ctx.path(coll)
+        out.append(("a collection retrieval", ctx.raw_request("GET", path, [accept])))
+        etag = ctx.send(judge, ctx.raw_request("GET", path, [accept])).get("ETag")
+        if etag:
+            matched = ctx.raw_request("GET", path, [accept, ("If-None-Match", etag)])
+            out.append(("a collection retrieval answered 304", matched))
+        chunked = [accept, ("Transfer-Encoding", "chunked")]
+        body = b"7\r\ncontent\r\n0\r\n\r\n"
+        out.append(
+            ("a collection retrieval with content", ctx.raw_request("GET", path, chunked, body))
+        )
+    empty = ctx.target.resource("empty_collection")
+    if empty:
+        out.append(("an empty collection", ctx.raw_request("GET", ctx.path(empty), [accept])))
     return out
 
 
@@ -127,7 +163,7 @@ def _aborts(ctx: Context) -> bool:
 @checker(
     "pipelining-behind-every-answer",
     ("MB-PIPE-1",),
-    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped and HEAD parts, an abort, a refused batch, a HEAD), is answered after it.",
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped and HEAD parts, an abort, a refused batch, a HEAD, a GET with content), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,

@@ -296,6 +296,19 @@ def _echo_target_decoded(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Content-Length", str(len(resp.body)))
 
 
+def _close_after_get_with_content(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that refuses a GET with content and ends the connection instead of reading
+    the content, losing what was pipelined behind it."""
+    if req.method == "GET" and req.body:
+        resp.close = True
+
+
+def _close_after_retrieval_without_content(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that ends the connection after a collection retrieval answered 304 or 204."""
+    if req.method == "GET" and resp.status in (204, 304):
+        resp.close = True
+
+
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     """An echo that reports header fields from a map: sorted by name, repeats merged."""
     try:
@@ -604,6 +617,20 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 target decoded",
         ("test-resource-echo",),
         on_response=_echo_target_decoded,
+    ),
+    # MB-PIPE-1: requests pipelined behind a refused GET with content, or behind a retrieval
+    # answered without content, are answered in order, not dropped with the connection.
+    P(
+        "closes-after-get-with-content",
+        "MB-PIPE-1 closed after a GET with content",
+        ("pipelining-behind-every-answer",),
+        on_response=_close_after_get_with_content,
+    ),
+    P(
+        "closes-after-retrieval-without-content",
+        "MB-PIPE-1 closed after a 304 or 204 retrieval",
+        ("pipelining-behind-every-answer",),
+        on_response=_close_after_retrieval_without_content,
     ),
     # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
     P(
