@@ -5,7 +5,8 @@ Theory of operation: each fault of `FAULTS` is one edit of a valid one-part batc
 field, the media type, the content) and the statuses the spec's table (5.1) gives it, with
 the requirements a problem for it may name. The check first sends each fault alone, to learn
 how this server describes it (MB-STATUS-4: its `requirement`, `part_index` and
-`byte_offset`), then every pair of `PAIRS` and one triple. For each, MB-STATUS-13: "answer
+`byte_offset`), then every pair of `PAIRS` and one triple, and, when the target publishes
+max_part_header_bytes, the pairs of `HEADER_PAIRS` with a part header section over it. For each, MB-STATUS-13: "answer
 with a status that one of those faults calls for, and ... make the problem document's
 `requirement`, `part_index` and `byte_offset` describe that same fault": the status picks the
 fault, and the document must say what the same fault alone says, or name another requirement
@@ -65,6 +66,19 @@ def _second_part_without_method(req: Request) -> Request:
     return head, body.replace(close, extra + close)
 
 
+def _oversized_header(octets: int) -> Callable[[Request], Request]:
+    """Part 0's header section made `octets` octets long by one filler field line."""
+
+    def edit(req: Request) -> Request:
+        head, body = req
+        start = body.index(b"Http-Method:")
+        end = body.index(b"\r\n\r\n", start) + 2
+        room = octets - (end - start) - len(b"X-Fill: \r\n")
+        return head, body[:end] + b"X-Fill: " + b"f" * max(room, 1) + b"\r\n" + body[end:]
+
+    return edit
+
+
 FAULTS = {
     f.name: f
     for f in (
@@ -100,7 +114,30 @@ PAIRS = (
     ("media", "accept"),
     ("mode", "accept", "envelope"),
 )
+#: With a published max_part_header_bytes: the same faults beside a part header section one
+#: octet over it (431, MB-STATUS-3), a fault in the content beside faults outside it.
+HEADER_PAIRS = (("mode", "header"), ("header", "accept"), ("media", "header"))
+#: The largest max_part_header_bytes a header fault is sent for.
+MAX_HEADER_SENT = 1_000_000
 LOCATION = ("part_index", "byte_offset")
+
+
+def _faults(ctx: Context) -> tuple[dict[str, Fault], tuple[tuple[str, ...], ...]]:
+    """The faults and combinations this target can be sent: the header fault needs a
+    published max_part_header_bytes."""
+    limit = ctx.limit("max_part_header_bytes")
+    if limit is None or limit > MAX_HEADER_SENT:
+        return FAULTS, PAIRS
+    header = Fault(
+        "header",
+        _oversized_header(limit + 1),
+        431,
+        # MB-STATUS-3: "431 (Request Header Fields Too Large) when a part header section
+        # exceeds max_part_header_bytes"; MB-LIMIT-1 publishes and enforces that limit.
+        frozenset({"MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"}),
+        in_content=True,
+    )
+    return {**FAULTS, "header": header}, PAIRS + HEADER_PAIRS
 
 
 def _base(ctx: Context, judge: Judge) -> Request:
@@ -109,10 +146,12 @@ def _base(ctx: Context, judge: Judge) -> Request:
     return [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")], body.encode()
 
 
-def _send(ctx: Context, judge: Judge, base: Request, names: tuple[str, ...]) -> Response:
+def _send(
+    ctx: Context, judge: Judge, base: Request, faults: dict[str, Fault], names: tuple[str, ...]
+) -> Response:
     req = base
     for name in names:
-        req = FAULTS[name].edit(req)
+        req = faults[name].edit(req)
     head, body = req
     ok = ctx.path(ctx.resource(judge, "ok"))
     content = body.replace(b"{ok}", ok.encode("latin-1"))
@@ -127,24 +166,25 @@ def _description(doc: dict[str, Any] | None) -> dict[str, Any]:
 @checker(
     "fault-pairs-problem-agrees",
     ("MB-STATUS-13", "MB-STATUS-4"),
-    "A batch request with two or three faults (an unacceptable Accept, an unknown Batch-Mode, another media type, a part without Http-Method) is answered with a status one of them calls for and a problem document that describes that same fault as it is described alone.",
+    "A batch request with two or three faults (an unacceptable Accept, an unknown Batch-Mode, another media type, a part without Http-Method, a part header section over max_part_header_bytes) is answered with a status one of them calls for and a problem document that describes that same fault as it is described alone.",
     state=State.READ_ONLY,
 )
 def fault_pairs_problem_agrees(ctx: Context, judge: Judge) -> None:
     base = _base(ctx, judge)
+    faults, combinations = _faults(ctx)
     alone: dict[str, dict[str, Any]] = {}
-    for name, fault in FAULTS.items():
-        resp = _send(ctx, judge, base, (name,))
+    for name, fault in faults.items():
+        resp = _send(ctx, judge, base, faults, (name,))
         # Each fault alone is answered with the status the table of spec 5.1 gives it; how
         # this server describes it is what a pair's answer is held to.
         judge.require(
             f"{name} alone: status", resp.status, {fault.status}, next(iter(fault.requirements))
         )
         alone[name] = _description(problem_of(resp))
-    for names in PAIRS:
+    for names in combinations:
         label = " + ".join(names)
-        resp = _send(ctx, judge, base, names)
-        by_status = {FAULTS[n].status: FAULTS[n] for n in names}
+        resp = _send(ctx, judge, base, faults, names)
+        by_status = {faults[n].status: faults[n] for n in names}
         # MB-STATUS-13: "answer with a status that one of those faults calls for".
         if not judge.expect(f"{label}: status", resp.status, set(by_status), "MB-STATUS-13"):
             continue

@@ -87,6 +87,18 @@ def _status_of_mode_problem_of_accept(req: RelayRequest, resp: RelayResponse) ->
         _problem_edit(lambda doc: doc.update(requirement="MB-STATUS-9"))(req, resp)
 
 
+def _mode_status_for_limit_problem(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that finds an unknown Batch-Mode and a part header line over a limit, and
+    answers the mode's 501 with the limit's problem document."""
+    long_line = any(len(line) > 1024 for line in req.body.split(b"\r\n"))
+    if req.get("Batch-Mode") and resp.status == 501 and long_line:
+        _problem_edit(
+            lambda doc: doc.update(
+                requirement="MB-STATUS-3", limit="max_part_header_bytes", part_index=0
+            )
+        )(req, resp)
+
+
 def _located_when_not_in_content(doc: dict[str, Any]) -> None:
     """A problem for a fault outside the content that places it at the first part anyway."""
     if doc.get("status") in (406, 415, 501):
@@ -138,6 +150,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-13 status and problem of two faults",
         ("fault-pairs-problem-agrees",),
         on_response=_status_of_mode_problem_of_accept,
+    ),
+    P(
+        "mode-status-with-limit-problem",
+        "MB-STATUS-13 501 with a limit's problem",
+        ("fault-pairs-problem-agrees",),
+        on_response=_mode_status_for_limit_problem,
     ),
     P(
         "problem-located-outside-content",
