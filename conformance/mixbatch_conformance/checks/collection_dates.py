@@ -23,6 +23,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.framing import judge_sender_findings
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -118,7 +119,9 @@ def judge_listing_order(ctx: Context, judge: Judge, coll: str) -> None:
     ):
         judge.note(f"GET {coll}: no multipart retrieval and JSON listing to compare the order of")
         return
-    parts = read_multipart(retrieval.body, params.get("boundary", "")).parts
+    env = read_multipart(retrieval.body, params.get("boundary", ""))
+    judge_sender_findings(judge, "collection retrieval after members were added", env)
+    parts = env.parts
     scalars = _scalars(doc)
     base = f"{ctx.scheme}://{ctx.authority}{coll}"
     places = [

@@ -26,10 +26,11 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.framing import judge_sender_findings
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import Envelope, Part, read_multipart
+from mixbatch_conformance.core.validator import Part, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 #: Methods the batch endpoint is asked with (GET without content); each one its Allow does not
@@ -58,24 +59,6 @@ GET_CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...]
 GET_EMPTY_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
     ("Content-Length: 0", (("Content-Length", "0"),), b""),
 )
-
-
-def judge_sender_findings(judge: Judge, what: str, env: Envelope) -> None:
-    """Every rule a multipart sender breaks in `env`, each judged against its own requirement.
-
-    The framing rules bind every multipart a server writes, a collection retrieval as much as
-    a batch answer: MB-WIRE-10 (SHOULD NOT) "A sender SHOULD NOT send a preamble or an
-    epilogue", MB-WIRE-12 "A sender MUST NOT write transport padding after a boundary
-    delimiter", and the fatal ones (MB-WIRE-7, MB-WIRE-16, ...) the reader stops at.
-    """
-    for finding in env.findings:
-        judge.expect_true(
-            f"{what}: {finding.sender} at octet {finding.offset}",
-            False,
-            finding.message,
-            "framed as the sender rules of spec 3.1 say",
-            finding.sender,
-        )
 
 
 def _allow(resp: Response) -> list[str]:
