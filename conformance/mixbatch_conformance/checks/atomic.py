@@ -26,6 +26,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
+    JSON_FORM,
     MULTISTATUS_FORMS,
     Entry,
     Reader,
@@ -106,7 +107,14 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
     # no `Batch-Outcome`; and MUST answer every later part `Batch-Outcome: skipped`." In the
     # XML form DAV:status is there "exactly when the part ran" (MB-MULTI-6): a rolled-back
     # part ran.
-    for media, _, entries in answers_in_every_form(ctx, judge, subs, ATOMIC):
+    for media, resp, entries in answers_in_every_form(ctx, judge, subs, ATOMIC):
+        if media == JSON_FORM:
+            # Spec 6.4: the JSON `summary` holds "the counts the `Batch-Summary` trailer would
+            # give", which counts "`skipped` and `rolled-back` the parts with those outcomes"
+            # and as `failed` only parts with no outcome (spec 5.5), under `rolled_back`.
+            summary = json.loads(resp.body).get("summary")
+            want = {"ok": 0, "failed": 1, "skipped": 1, "rolled_back": 1}
+            judge.expect(f"{media} summary", summary, [want], "MB-MULTI-4")
         # MB-RESP-1: "exactly one response part for each request part, in request order",
         # the failing part in its own place too.
         judge.expect(

@@ -186,6 +186,15 @@ def multistatus_json_summary(ctx: Context, judge: Judge) -> None:
     summary = _summary(ctx, judge, [ok, nf, ok], None)
     for name, want in (("ok", 2), ("failed", 1), ("skipped", 0)):
         judge.expect(f"summary {name}", summary.get(name), {want}, "MB-MULTI-4")
+    template = ctx.target.resource("status")
+    if template:
+        # Spec 7.4: "A part **fails** when its status is 400 or above": 399 and 204 count as
+        # ok, 400 and 599 as failed.
+        codes = (399, 400, 204, 599)
+        edges = [SubRequest("GET", ctx.path(template.replace("{code}", str(c)))) for c in codes]
+        counted = _summary(ctx, judge, edges, None)
+        for name, want in (("ok", 2), ("failed", 2), ("skipped", 0), ("rolled_back", 0)):
+            judge.expect(f"summary {name} over {codes}", counted.get(name), {want}, "MB-MULTI-4")
     if ctx.target.claims("error-policy"):
         stopped = _summary(ctx, judge, [ok, nf, ok, ok], "batch-on-error=stop")
         for name, want in (("ok", 1), ("failed", 1), ("skipped", 2)):

@@ -148,6 +148,26 @@ def _summary_count(doc: dict[str, Any]) -> None:
         summary["ok"] = int(summary.get("ok", 0)) + 1
 
 
+def _summary_recounted(fails_from: int, rolled_back_ok: bool) -> Callable[[dict[str, Any]], None]:
+    """A JSON summary counted from its entries with failing starting at `fails_from`, and a
+    rolled-back part counted by its status when `rolled_back_ok`."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        counts = {"ok": 0, "failed": 0, "skipped": 0, "rolled_back": 0}
+        for item in doc.get("responses") or []:
+            outcome, status = item.get("outcome"), item.get("status")
+            if outcome == "rolled-back" and not rolled_back_ok:
+                counts["rolled_back"] += 1
+            elif outcome in ("skipped", "aborted"):
+                counts["skipped"] += outcome == "skipped"
+            elif isinstance(status, int):
+                counts["failed" if status >= fails_from else "ok"] += 1
+        if isinstance(doc.get("summary"), dict):
+            doc["summary"] = counts
+
+    return edit
+
+
 def _content_id_bracketed(items: list[dict[str, Any]]) -> None:
     for item in items:
         if isinstance(item.get("content_id"), str):
@@ -624,6 +644,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-4 count",
         _JSON,
         on_response=map_json(_entries(_drop_last)),
+    ),
+    P(
+        "json-summary-400-as-ok",
+        "MB-MULTI-4 a summary counting 400 as ok",
+        ("multistatus-json-summary",),
+        on_response=map_json(_summary_recounted(401, rolled_back_ok=False)),
+    ),
+    P(
+        "json-summary-rolled-back-by-status",
+        "MB-MULTI-4 a summary counting rolled-back parts by their status",
+        ("atomic-failure-outcomes",),
+        on_response=map_json(_summary_recounted(400, rolled_back_ok=True)),
     ),
     P(
         "json-summary-miscounted",
