@@ -19,8 +19,9 @@ from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 
-#: Octet counts asked of the `random` resource: none, one, and more than one read buffer.
-RANDOM_COUNTS = (0, 1, 4097)
+#: Octet counts asked of the `random` resource: none, one, more than one read buffer, and both
+#: sides of 64 KiB, where a server may change how it draws its octets.
+RANDOM_COUNTS = (0, 1, 4097, 65536, 65537)
 #: Counts above any largest n a test server accepts: a terabyte, 2^63 (past a signed 64-bit
 #: integer) and 10^20 (past an unsigned one). MB-TEST-5 allows 4xx for each, or 200 with exactly
 #: n octets, which no server sends for these.

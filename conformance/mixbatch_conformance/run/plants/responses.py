@@ -309,6 +309,14 @@ def _close_after_retrieval_without_content(req: RelayRequest, resp: RelayRespons
         resp.close = True
 
 
+def _random_short_past_pool(req: RelayRequest, resp: RelayResponse) -> None:
+    """A random resource that draws past 64 KiB in blocks and drops the last octet."""
+    found = re.fullmatch(r"/random/(\d+)", req.target)
+    if found and int(found.group(1)) > 65536 and resp.status == 200:
+        resp.body = resp.body[:-1]
+        resp.set("Content-Length", str(len(resp.body)))
+
+
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     """An echo that reports header fields from a map: sorted by name, repeats merged."""
     try:
@@ -631,6 +639,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 closed after a 304 or 204 retrieval",
         ("pipelining-behind-every-answer",),
         on_response=_close_after_retrieval_without_content,
+    ),
+    # MB-TEST-5: "exactly *n* octets of content, for every *n* up to the largest it accepts".
+    P(
+        "random-short-past-64k",
+        "MB-TEST-5 one octet short",
+        ("test-resource-random",),
+        on_response=_random_short_past_pool,
     ),
     # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
     P(
