@@ -710,6 +710,18 @@ PLANTS: tuple[Mutation, ...] = (
         ("outer-fields-not-echoed",),
         on_request=_outer_fields_applied,
     ),
+    P(
+        "empty-fragment-accepted",
+        "MB-SUB-2 empty fragment",
+        ("reject-target-empty-fragment",),
+        on_response=accepts(body_has(rb"Content-Id: <[^>]*#>")),
+    ),
+    P(
+        "absolute-target-fragment-accepted",
+        "MB-SUB-2 fragment on an absolute URI",
+        ("reject-target-absolute-fragment",),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^>]*#")),
+    ),
     # MB-SUB-8 and MB-SUB-4: refused whatever the part's method and the target's spelling.
     P(
         "asterisk-refused-for-options-only",

@@ -314,6 +314,18 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=refuses(_ctype(r'boundary="[^"]* [^"]*"')),
     ),
     P(
+        "boundary-quoted-pair-kept",
+        "MB-WIRE-4 quoted-pair not unescaped",
+        ("accept-boundary-quoted-pair",),
+        on_response=refuses(_ctype(r'boundary="[^"]*\\')),
+    ),
+    P(
+        "boundary-escaped-dquote-accepted",
+        "MB-WIRE-4 escaped double quote",
+        ("reject-boundary-quoted-pair-dquote",),
+        on_response=accepts(_ctype(r'boundary="[^"]*\\"')),
+    ),
+    P(
         "token-boundary-with-token-specials-refused",
         "MB-WIRE-4 token spelling",
         ("accept-boundary-token-apostrophe", "accept-boundary-token-period"),
