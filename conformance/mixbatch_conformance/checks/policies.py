@@ -394,21 +394,41 @@ def error_policy_stop_edges(ctx: Context, judge: Judge) -> None:
             )
 
 
+#: Prefer values that ask for no policy but continue: none, and continue in several spellings
+#: (MB-PROC-13: any case, token or quoted-string).
+CONTINUE_PREFERS: tuple[str | None, ...] = (
+    None,
+    "batch-on-error=continue",
+    'Batch-On-Error="CONTINUE"',
+)
+
+
 @checker(
     "error-policy-default-continue",
     ("MB-PROC-5",),
-    "Without a preference every part runs, whatever the earlier parts returned, in every declared form.",
+    "Without a preference, and with batch-on-error=continue in any spelling, every part runs, whatever the earlier parts returned, in every declared form.",
     state=State.READ_ONLY,
 )
 def error_policy_default(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     subs = [nf, ok, nf, ok]
-    for media, _, entries in answers_in_every_form(ctx, judge, subs):
-        # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1 fixes 200
-        # and 404.
-        for i, want in enumerate((404, 200, 404, 200)):
-            judge.expect(f"{media} part {i} status", entries[i].status, {want})
-            judge.expect(f"{media} part {i} outcome", entries[i].outcome, {None})
+    for prefer in CONTINUE_PREFERS:
+        asked = f" with Prefer {prefer!r}" if prefer else ""
+        head = (("Prefer", prefer),) if prefer else ()
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, head):
+            # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1 fixes
+            # 200 and 404. Asking for continue is asking for no other policy.
+            for i, want in enumerate((404, 200, 404, 200)):
+                judge.expect(f"{media} part {i} status{asked}", entries[i].status, {want})
+                judge.expect(f"{media} part {i} outcome{asked}", entries[i].outcome, {None})
+            # Spec 7.4: "A server may name `batch-on-error=continue` in `Preference-Applied`";
+            # stop, which it did not apply, never.
+            judge.expect_true(
+                f"{media} Preference-Applied{asked}",
+                "batch-on-error=stop" not in _applied(resp),
+                repr(resp.get_all("Preference-Applied")),
+                "no batch-on-error=stop",
+            )
 
 
 #: Part statuses whose batch must still be answered as processed: every part a client error,

@@ -346,6 +346,14 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_set_header("Prefer", "batch-on-error=stop", _no_prefer),
     ),
     P(
+        "continue-taken-as-stop",
+        "MB-PROC-5 batch-on-error=continue as stop",
+        ("error-policy-default-continue",),
+        on_request=_set_header(
+            "Prefer", "batch-on-error=stop", _prefer_matches(r'(?i)batch-on-error="?continue')
+        ),
+    ),
+    P(
         "stop-by-default-for-xml",
         "MB-PROC-5 in the XML form",
         ("error-policy-default-continue",),
