@@ -27,6 +27,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.framing import judge_sender_findings
+from mixbatch_conformance.checks._shared.validators import is_entity_tag
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -173,6 +174,11 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     # MB-METHOD-4: "with an aggregate `ETag` and a `Vary: Accept` field in the response".
     etag = resp.get("ETag")
     judge.require_true("aggregate ETag", bool(etag), repr(etag), "an ETag field", "MB-METHOD-4")
+    # An aggregate `ETag` is an entity-tag (RFC 9110 §8.8.3: `[ weak ] opaque-tag`, the opaque
+    # tag in double quotes), or no client can send it back in If-None-Match.
+    judge.expect_true(
+        "aggregate ETag syntax", is_entity_tag(etag), repr(etag), "an entity-tag", "MB-METHOD-4"
+    )
     vary = [v.strip().lower() for v in ",".join(resp.get_all("Vary")).split(",")]
     judge.expect_true("Vary", "accept" in vary, repr(vary), "Vary naming Accept", "MB-METHOD-4")
     again = ctx.send(

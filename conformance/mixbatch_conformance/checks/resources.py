@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 
+from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -58,11 +59,13 @@ def ok_not_found_etag(ctx: Context, judge: Judge) -> None:
     if path:
         resp = ctx.alone(judge, SubRequest("GET", ctx.path(path)))
         judge.expect("GET etag_resource", resp.status, {200})
+        # "200 with an `ETag` and a `Last-Modified` field": each one a validator by RFC 9110's
+        # grammar (§8.8.3 entity-tag, §8.8.2 HTTP-date), which a client can send back.
         judge.expect_true(
             "etag_resource validators",
-            bool(resp.get("ETag")) and bool(resp.get("Last-Modified")),
+            is_entity_tag(resp.get("ETag")) and is_http_date(resp.get("Last-Modified")),
             f"ETag {resp.get('ETag')!r}, Last-Modified {resp.get('Last-Modified')!r}",
-            "an ETag and a Last-Modified field",
+            "an ETag that is an entity-tag and a Last-Modified that is an HTTP-date",
         )
     if not judge.expectations:
         judge.not_applicable("the target declares none of ok, not_found, etag_resource")

@@ -34,6 +34,7 @@ __all__ = ["PLANTS"]
 
 PartsFn = Callable[[list[Part]], list[Part]]
 RespFn = Callable[[RelayResponse], None]
+RespFn2 = Callable[[RelayRequest, RelayResponse], None]
 
 
 def _status(value: str) -> PartsFn:
@@ -315,6 +316,18 @@ def _random_short_past_pool(req: RelayRequest, resp: RelayResponse) -> None:
     if found and int(found.group(1)) > 65536 and resp.status == 200:
         resp.body = resp.body[:-1]
         resp.set("Content-Length", str(len(resp.body)))
+
+
+def _etag_unquoted(multipart: bool) -> RespFn2:
+    """A server that writes its entity tags bare, without the double quotes of RFC 9110's
+    opaque-tag: on collection retrievals (`multipart`) or on other GET answers."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        etag = resp.get("ETag")
+        if req.method == "GET" and etag and bool(boundary_of(resp)) == multipart:
+            resp.set("ETag", etag.removeprefix("W/").strip('"'))
+
+    return edit
 
 
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
@@ -646,6 +659,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-5 one octet short",
         ("test-resource-random",),
         on_response=_random_short_past_pool,
+    ),
+    # MB-METHOD-4 and MB-TEST-1: an ETag field holds an entity-tag (RFC 9110 §8.8.3).
+    P(
+        "aggregate-etag-unquoted",
+        "MB-METHOD-4 ETag syntax",
+        ("collection-get",),
+        on_response=_etag_unquoted(multipart=True),
+    ),
+    P(
+        "etag-resource-unquoted",
+        "MB-TEST-1 ETag syntax",
+        ("test-resources-ok-not-found-etag",),
+        on_response=_etag_unquoted(multipart=False),
     ),
     # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
     P(
