@@ -37,6 +37,7 @@ __all__ = [
     "mutation_section",
     "reports_overview",
     "tiers_table",
+    "value_sweep_section",
     "verdict_badge",
     "via_scenarios_table",
 ]
@@ -268,6 +269,45 @@ def _mutation_table(rows: list[Any], base: str) -> str:
             f"| {caught} | {_cell(catchers or 'none')} |"
         )
     return "\n".join(out)
+
+
+def value_sweep_section(doc: dict[str, Any] | None) -> str:
+    """The value sweep as value-sweep.json states it: per slot and corruption, the first check
+    that noticed it; the corruptions none noticed come first."""
+    rows = doc.get("outcomes") if doc else None
+    if not isinstance(rows, list):
+        return (
+            '!!! note "Value sweep: not run yet"\n'
+            "    No `docs/results/value-sweep.json` is committed; `make results` writes it.\n"
+        )
+    noticed = sum(1 for r in rows if r.get("noticed_by"))
+    allowed = sum(1 for r in rows if not r.get("noticed_by") and r.get("allowed_unjudged"))
+    missed = len(rows) - noticed - allowed
+    lines = [
+        f"{len(rows)} corruptions of {len({r.get('slot') for r in rows})} slots: "
+        f"{noticed} noticed by a check, {allowed} allowed to go unnoticed (the reason is given), "
+        f"**{missed} unnoticed**.",
+        "",
+        "| Slot | Corruption | Checks that read it | First check that noticed |",
+        "|---|---|---|---|",
+    ]
+
+    def rank(r: dict[str, Any]) -> int:
+        return 2 if r.get("noticed_by") else 1 if r.get("allowed_unjudged") else 0
+
+    for r in sorted(rows, key=rank):
+        who = r.get("noticed_by")
+        if who:
+            cell = f"[`{html.escape(who)}`](#{check_anchor(who)})"
+        elif r.get("allowed_unjudged"):
+            cell = f"none needed: {_cell(str(r['allowed_unjudged']))}"
+        else:
+            cell = "**none**"
+        lines.append(
+            f"| `{html.escape(str(r.get('slot')))}` | {html.escape(str(r.get('corruption')))} "
+            f"| {_number(r.get('readers'))} | {cell} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def fuzz_section(doc: dict[str, Any] | None) -> str:

@@ -60,8 +60,10 @@ REFERENCE_REPORT = "reference"
 MUTATION_FILE = "mutation.json"
 #: The socket fuzz run's summary (make fuzz), not a conformance report.
 FUZZ_FILE = "fuzz.json"
+#: The value sweep's outcomes (make results), not a conformance report.
+VALUE_SWEEP_FILE = "value-sweep.json"
 #: Files under docs/results/ that are not conformance reports.
-NOT_REPORTS = frozenset({MUTATION_FILE, FUZZ_FILE})
+NOT_REPORTS = frozenset({MUTATION_FILE, FUZZ_FILE, VALUE_SWEEP_FILE})
 NOT_RUN = "not run"
 #: From worst to best: the verdict a requirement gets is the worst among its checks'.
 VERDICT_ORDER = (
@@ -223,6 +225,11 @@ def load_reports(results_dir: Path = RESULTS_DIR, root: Path = ROOT) -> list[Rep
 def load_mutation(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
     """The suite's mutation-testing result, or None when none is committed."""
     return _load_object(results_dir / MUTATION_FILE)
+
+
+def load_value_sweep(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
+    """The value sweep's outcomes, or None when none is committed."""
+    return _load_object(results_dir / VALUE_SWEEP_FILE)
 
 
 def load_fuzz(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:

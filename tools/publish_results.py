@@ -8,7 +8,9 @@ Each row of the docs' implementation matrix is one JSON report the suite wrote i
 - ``asgi.json``: the Starlette app of tests/asgi wrapped by ``mixbatch.asgi.BatchMiddleware``;
 - ``via-<scenario>.json``: the reference server behind each mitmproxy transform scenario;
 - ``mutation.json``: the suite's self-test score, planted bugs caught by the checks meant
-  for them.
+  for them;
+- ``value-sweep.json``: every slot of the answers the checks read, corrupted in turn, and the
+  first check that noticed (``mixbatch_conformance.run.value_sweep``).
 Every server it starts listens on 127.0.0.1 and is stopped when its run ends.
 """
 
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from mixbatch_conformance.core.target import reference_target
 from mixbatch_conformance.run.selftest import mutation_score as judge_planted_bugs
+from mixbatch_conformance.run.value_sweep import sweep_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
@@ -167,6 +170,8 @@ def main() -> int:
         config.write_text(json.dumps({**json.loads(TARGET.read_text()), "base_url": url}))
         suite("asgi", ["--target", url, "--config", str(config), "--tier", "smoke"])
     mutation_score()
+    outcomes = sweep_reference(RESULTS / "value-sweep.json")
+    print(f"value sweep: {sum(o.noticed_by is not None for o in outcomes)}/{len(outcomes)} noticed")
     return 0
 
 

@@ -115,6 +115,8 @@ def _render(name: str, arg: str, base: str) -> str:
         return _wide(docs_results.coverage_matrix(_requirements(), _checks(), _reports(), base))
     if name == "mutation":
         return docs_results.mutation_section(docs_sources.load_mutation(), base)
+    if name == "value-sweep":
+        return _wide(docs_results.value_sweep_section(docs_sources.load_value_sweep()))
     if name == "fuzz":
         return docs_results.fuzz_section(docs_sources.load_fuzz())
     if name == "cli-reference":

@@ -180,6 +180,36 @@ def test_mutation_section_is_honest_when_absent_and_shows_given_numbers() -> Non
     assert "`mutants`" in text
 
 
+def test_value_sweep_section_is_honest_when_absent_and_lists_unnoticed_first() -> None:
+    assert "not run yet" in docs_results.value_sweep_section(None)
+    doc = {
+        "outcomes": [
+            {"slot": "part-field:etag", "corruption": "drop", "readers": 3, "noticed_by": "a"},
+            {
+                "slot": "batch-field:date",
+                "corruption": "alter",
+                "readers": 9,
+                "noticed_by": None,
+                "allowed_unjudged": "the server's own clock",
+            },
+            {
+                "slot": "problem-member:limit",
+                "corruption": "alter",
+                "readers": 2,
+                "noticed_by": None,
+                "allowed_unjudged": None,
+            },
+        ]
+    }
+    text = docs_results.value_sweep_section(doc)
+    assert "1 noticed by a check, 1 allowed to go unnoticed" in text
+    assert "**1 unnoticed**" in text
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert rows[0] == "| `problem-member:limit` | alter | 2 | **none** |"
+    assert "none needed: the server's own clock" in rows[1]
+    assert rows[2].endswith("[`a`](#check-a) |")
+
+
 def test_mutation_rows_are_a_table_with_uncaught_plants_first() -> None:
     doc = {
         "score": "1/2",
