@@ -19,6 +19,7 @@ from mixbatch_conformance.core.echo import differences, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 from mixbatch_conformance.core.validator import parse_media_type
 
 REFERENCES = (("Batch-Mode", "references"),)
@@ -69,10 +70,32 @@ def reference_location(ctx: Context, judge: Judge) -> None:
     judge.expect(f"GET {kept} (part 0's)", ctx.alone(judge, SubRequest("GET", kept)).status, {200})
 
 
+def _unresolved_not_failing(ctx: Context, judge: Judge, ok: str, nf: str) -> None:
+    """MB-PROC-20 spec prose: "a part that refers to the skipped part is skipped in turn: a chain
+    of dependants stops where its first link broke, and an independent part after it runs";
+    and "the error policy treats that part as one that did not fail", so under stop a part
+    whose reference names a part with no `Location` (a GET of `ok`) is skipped and the batch
+    runs on, in every declared form."""
+    chain = [SubRequest("GET", nf), SubRequest("GET", "$(0)"), SubRequest("GET", "$(1)")]
+    chain.append(SubRequest("GET", ok))
+    for media, _, entries in answers_in_every_form(ctx, judge, chain, REFERENCES):
+        got = [(e.outcome, e.status) for e in entries]
+        want = [(None, 404), ("skipped", None), ("skipped", None), (None, 200)]
+        judge.expect(f"{media} a chain of dependants (outcome, status)", got, [want])
+    if not ctx.target.claims("error-policy"):
+        return
+    stop = (*REFERENCES, ("Prefer", "batch-on-error=stop"))
+    subs = [SubRequest("GET", ok), SubRequest("GET", "$(0)"), SubRequest("GET", ok)]
+    for media, _, entries in answers_in_every_form(ctx, judge, subs, stop):
+        got = [(e.outcome, e.status) for e in entries]
+        want = [(None, 200), ("skipped", None), (None, 200)]
+        judge.expect(f"{media} an unresolved part under stop (outcome, status)", got, [want])
+
+
 @checker(
     "references-unresolved-skipped",
     ("MB-PROC-20",),
-    "A part whose reference names a failed part is skipped with a problem naming the reference, and a later independent part runs.",
+    "A part whose reference names a failed part is skipped with a problem naming the reference, a part naming it is skipped in turn, and a later independent part runs, under stop too, in every form.",
     profile="references",
     state=State.READ_ONLY,
 )
@@ -80,6 +103,7 @@ def reference_unresolved(ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
     nf = ctx.path(ctx.resource(judge, "not_found"))
     subs = [SubRequest("GET", nf), SubRequest("GET", "$(0)"), SubRequest("GET", ok)]
+    _unresolved_not_failing(ctx, judge, ok, nf)
     env = expect_processed(
         ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
     )

@@ -97,6 +97,18 @@ def _unresolved_as_424(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _unresolved_stops(parts: list[Part]) -> list[Part]:
+    """Every part after an unresolved one skipped, as if it had failed under stop."""
+    out: list[Part] = []
+    stopped = False
+    for f, b in parts:
+        if stopped and field_of(f, "Batch-Outcome") is None:
+            f = [*without_field(f, "Http-Status-Code"), ("Batch-Outcome", "skipped")]
+        stopped = stopped or b"MB-PROC-20" in b
+        out.append((f, b))
+    return out
+
+
 def _reference_member_dropped(parts: list[Part]) -> list[Part]:
     out = []
     for f, b in parts:
@@ -240,6 +252,14 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-20 status",
         ("references-unresolved-skipped",),
         on_response_parts=_unresolved_as_424,
+    ),
+    P(
+        "unresolved-reference-as-failing",
+        "MB-PROC-20 an unresolved part taken as failing",
+        ("references-unresolved-skipped",),
+        on_response=map_parts(
+            _unresolved_stops, all_of(_REFERENCES, header_has("Prefer", r"(?i)stop"))
+        ),
     ),
     P(
         "unresolved-problem-without-reference",
