@@ -111,6 +111,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "created-fields-every-form",
         "created-location",
         "field-octets-every-form",
+        "late-fault-batch-runs-nothing",
         "long-field-values-unfolded",
         "malformed-batch-runs-nothing",
         "over-limit-batch-runs-nothing",

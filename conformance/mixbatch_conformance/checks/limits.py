@@ -30,13 +30,12 @@ puts a sandbox write before a part over a limit and expects the write not to hav
 
 from __future__ import annotations
 
-import json
-import secrets
 import time
 from collections.abc import Callable
 from functools import partial
 
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import (
@@ -311,18 +310,11 @@ def _lengths_for(echo: str, total: int, per_part: int) -> list[int] | None:
 
 
 def _marked_post(ctx: Context, judge: Judge, coll: str) -> tuple[str, bytes]:
-    """A fresh marker and a POST part writing a sandbox member marked with it."""
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    marker = f"mb-suite-must-not-exist-{secrets.token_hex(6)}"
-    # MB-TEST-3: "a check may change the values of its string members to tell its writes
-    # apart".
-    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
-        judge.not_applicable("sandbox.member has no string member to mark a write with")
-    head = f"Http-Method: POST\r\nContent-Id: <{coll}>\r\nContent-Type: application/json\r\n"
-    return marker, _part(head.encode(), json.dumps(doc).encode())
+    """A fresh marker and the POST part (as written in a batch) that writes it."""
+    marker, sub = marked_post(ctx, judge, coll)
+    head = "".join(f"{n}: {v}\r\n" for n, v in sub.headers)
+    section = f"Http-Method: POST\r\nContent-Id: <{coll}>\r\n{head}".encode()
+    return marker, _part(section, sub.body)
 
 
 def _later_parts_over(ctx: Context, judge: Judge) -> list[tuple[str, list[bytes], int]]:

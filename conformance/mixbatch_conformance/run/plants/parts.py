@@ -22,6 +22,7 @@ from mixbatch_conformance.run.plants._edits import (
     is_batch,
     map_parts,
     parts_of,
+    problem,
     refuses,
     set_field,
 )
@@ -295,6 +296,41 @@ def _undeclared_bodies_cut(req: RelayRequest) -> None:
             body = body[:-2] if body.endswith(b"\r\n") else b""
         out.append((fields, body))
     req.body = write_parts(out, b)
+
+
+#: Marks a batch cut before the first part with a fault found only at dispatch.
+_CUT_AT_DISPATCH = "X-Plant-Dispatch-Fault"
+
+
+def _dispatch_fault(req: RelayRequest, fields: list[tuple[str, str]]) -> bool:
+    """A fault a server could find only as it dispatches the part: its method, its target
+    (another authority, the batch endpoint, the asterisk) or a forbidden field."""
+    method = field_of(fields, "Http-Method") or ""
+    target = (field_of(fields, "Content-Id") or "").strip("<>")
+    host = req.get("Host") or ""
+    foreign = re.match(r"(?i)https?://", target) is not None and host not in target
+    batch = target.split("?")[0] == req.target.split("?")[0]
+    forbidden = any(n.lower() in {f.lower() for f in FORBIDDEN_REQUEST_FIELDS} for n, _ in fields)
+    return method in ("TRACE", "CONNECT") or target == "*" or foreign or batch or forbidden
+
+
+def _run_until_dispatch_fault(req: RelayRequest) -> None:
+    """A server that checks targets, methods and fields as it dispatches each part: the parts
+    before the first bad one run, then the batch is refused."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not b or not parts:
+        return
+    for i, (fields, _) in enumerate(parts):
+        if i and _dispatch_fault(req, list(fields)):
+            req.body = write_parts(parts[:i], b)
+            req.headers.append((_CUT_AT_DISPATCH, "1"))
+            return
+
+
+def _refuse_cut(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.get(_CUT_AT_DISPATCH):
+        problem(resp, 400, "MB-STATUS-2")
 
 
 def _upper_escapes(ref: str, batch: str) -> str | None:
@@ -721,6 +757,14 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-2 fragment on an absolute URI",
         ("reject-target-absolute-fragment",),
         on_response=accepts(body_has(rb"Content-Id: <https?://[^>]*#")),
+    ),
+    # MB-STATUS-2: a part refused at dispatch has let the parts before it run.
+    P(
+        "parts-run-until-a-dispatch-fault",
+        "MB-STATUS-2 earlier parts run before a rejected target, method or field",
+        ("late-fault-batch-runs-nothing",),
+        on_request=_run_until_dispatch_fault,
+        on_response=_refuse_cut,
     ),
     # MB-SUB-8 and MB-SUB-4: refused whatever the part's method and the target's spelling.
     P(
