@@ -19,7 +19,8 @@ def judge_sender_findings(judge: Judge, what: str, env: Envelope) -> None:
     The framing rules bind every multipart a server writes, a collection retrieval as much as
     a batch answer: MB-WIRE-10 (SHOULD NOT) "A sender SHOULD NOT send a preamble or an
     epilogue", MB-WIRE-12 "A sender MUST NOT write transport padding after a boundary
-    delimiter", and the fatal ones (MB-WIRE-7, MB-WIRE-16, ...) the reader stops at.
+    delimiter", MB-WIRE-15 (SHOULD) "A sender SHOULD give each part a `Content-Length` field",
+    and the fatal ones (MB-WIRE-7, MB-WIRE-16, ...) the reader stops at.
     """
     for finding in env.findings:
         judge.expect_true(
@@ -28,4 +29,13 @@ def judge_sender_findings(judge: Judge, what: str, env: Envelope) -> None:
             finding.message,
             "framed as the sender rules of spec 3.1 say",
             finding.sender,
+        )
+    for part in env.parts:
+        # MB-WIRE-15 (SHOULD): "A sender SHOULD give each part a `Content-Length` field".
+        judge.expect_true(
+            f"{what}: part {part.index} Content-Length",
+            part.get("Content-Length") is not None,
+            "absent" if part.get("Content-Length") is None else "present",
+            "present (SHOULD)",
+            "MB-WIRE-15",
         )

@@ -673,6 +673,17 @@ PLANTS: tuple[Mutation, ...] = (
         ("test-resources-ok-not-found-etag",),
         on_response=_etag_unquoted(multipart=False),
     ),
+    # MB-WIRE-15 (SHOULD): each part of any multipart a server sends carries Content-Length.
+    P(
+        "retrieval-parts-unframed",
+        "MB-WIRE-15 collection retrieval",
+        ("collection-get",),
+        caught_by=("WARN",),
+        on_response=map_parts(
+            lambda parts: [(without_field(f, "Content-Length"), b) for f, b in parts],
+            lambda req: req.method == "GET",
+        ),
+    ),
     # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
     P(
         "status-code-read-as-number",
