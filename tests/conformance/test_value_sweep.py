@@ -16,6 +16,7 @@ from mixbatch_conformance.run.value_sweep import (
     PART_FIELD,
     PROBLEM_MEMBER,
     UNJUDGED,
+    XML_ENTRY_ELEMENT,
     Corruption,
     Slot,
     altered_json,
@@ -133,6 +134,34 @@ def test_batch_field_corruption_leaves_other_answers_alone() -> None:
     assert resp.get("Vary") == "Accept"
     Corruption(Slot(BATCH_FIELD, "vary"), "drop").response(BATCH, resp)
     assert resp.get("Vary") is None
+
+
+XML_207 = (
+    b'<?xml version="1.0" encoding="utf-8"?>'
+    b'<D:multistatus xmlns:D="DAV:" xmlns:mb="https://mixbatch.dev/ns/multistatus">'
+    b"<D:response><D:href>/a</D:href><D:status>HTTP/1.1 200 OK</D:status>"
+    b"<mb:index>0</mb:index></D:response></D:multistatus>"
+)
+
+
+def _xml_answer() -> RelayResponse:
+    return RelayResponse(207, [("Content-Type", "application/xml")], XML_207)
+
+
+def test_xml_entry_elements_are_slots_and_are_dropped_or_altered() -> None:
+    assert slots_of(BATCH, _xml_answer()) == {
+        Slot(BATCH_FIELD, "content-type"),
+        Slot(XML_ENTRY_ELEMENT, "dav:href"),
+        Slot(XML_ENTRY_ELEMENT, "dav:status"),
+        Slot(XML_ENTRY_ELEMENT, "mb:index"),
+    }
+    altered = _xml_answer()
+    Corruption(Slot(XML_ENTRY_ELEMENT, "dav:status"), "alter").response(BATCH, altered)
+    assert b"HTTP/1.1 201 OK" in altered.body
+    dropped = _xml_answer()
+    Corruption(Slot(XML_ENTRY_ELEMENT, "mb:index"), "drop").response(BATCH, dropped)
+    assert Slot(XML_ENTRY_ELEMENT, "mb:index") not in slots_of(BATCH, dropped)
+    assert Slot(XML_ENTRY_ELEMENT, "dav:href") in slots_of(BATCH, dropped)
 
 
 def test_every_allowed_unjudged_slot_gives_a_reason() -> None:

@@ -7,10 +7,10 @@ without reading the checks:
 1. A recording pass runs each check alone through a relay in front of a correct server and
    notes every *slot* its answers carried: a top-level field of a batch answer, a field of a
    response part, a member of a problem document, a member of the JSON 207 document or of
-   one of its entries. Which checks saw a slot is kept with it.
+   one of its entries, an element of an XML 207 entry. Which checks saw a slot is kept with it.
 2. Each slot is then corrupted in every answer that carries it, in two ways: dropped, and
-   given another value of the same shape (a number one higher, a `<reference>` with one more
-   character, a string with one more character). The checks that saw the slot run through
+   given another value of the same shape (a number or a status code one higher, a
+   `<reference>` with one more character, a string with one more character). The checks that saw the slot run through
    the relay, in registry order, until one of them does not pass.
 
 A corruption no check notices is a value the suite reads or could read and does not judge.
@@ -20,11 +20,13 @@ A corruption no check notices is a value the suite reads or could read and does 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
@@ -56,6 +58,13 @@ PART_FIELD = "part-field"
 PROBLEM_MEMBER = "problem-member"
 JSON_MEMBER = "json-member"
 JSON_ENTRY_MEMBER = "json-entry-member"
+XML_ENTRY_ELEMENT = "xml-entry-element"
+
+#: The XML 207 form's namespaces (MB-MULTI-6), by the prefix a slot's name uses.
+XML_NAMESPACES = {"dav": "DAV:", "mb": "https://mixbatch.dev/ns/multistatus"}
+_PREFIXES = {uri: prefix for prefix, uri in XML_NAMESPACES.items()}
+#: An XML `DAV:status` line: its code is what the alteration changes.
+_STATUS_LINE = re.compile(r"^(HTTP/\d\.\d )(\d{3})(.*)$", re.S)
 
 #: Fields the relay itself writes or frames by (RFC 9112 §6): not the server's values.
 FRAMING_FIELDS = frozenset({"content-length", "transfer-encoding", "connection", "keep-alive"})
@@ -143,7 +152,34 @@ def slots_of(req: RelayRequest, resp: RelayResponse) -> set[Slot]:
             for entry in doc.get("responses") or ():
                 if isinstance(entry, dict):
                     found |= {Slot(JSON_ENTRY_MEMBER, k) for k in entry}
+    if _xml_207(resp):
+        root = _xml(resp.body)
+        for entry in root.iter(f"{{{XML_NAMESPACES['dav']}}}response") if root is not None else ():
+            found |= {Slot(XML_ENTRY_ELEMENT, _local(child.tag)) for child in entry}
     return found
+
+
+def _xml_207(resp: RelayResponse) -> bool:
+    ctype = (resp.get("Content-Type") or "").split(";")[0].strip().lower()
+    return resp.status == 207 and ctype.endswith("xml")
+
+
+def _xml(body: bytes) -> ElementTree.Element | None:
+    try:
+        return ElementTree.fromstring(body)
+    except ElementTree.ParseError:
+        return None
+
+
+def _local(tag: str) -> str:
+    """`{DAV:}href` as `dav:href`: the slot name of an element."""
+    uri, _, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
+    return f"{_PREFIXES.get(uri, uri)}:{name}"
+
+
+def _clark(name: str) -> str:
+    prefix, _, local = name.partition(":")
+    return f"{{{XML_NAMESPACES.get(prefix, prefix)}}}{local}"
 
 
 # -- the corruptions -------------------------------------------------------------------------
@@ -152,6 +188,9 @@ def altered_text(value: str) -> str:
     text = value.strip()
     if text.isdigit():
         return str(int(text) + 1)
+    line = _STATUS_LINE.match(text)
+    if line:
+        return f"{line.group(1)}{int(line.group(2)) + 1}{line.group(3)}"
     if text.startswith("<") and text.endswith(">"):
         return text[:-1] + "x>"
     return value + "x"
@@ -253,6 +292,24 @@ class Corruption(MutationLike):
 
         self._document(resp, edit, is_batch(req) and _json_207(resp))
 
+    def _xml_entry_element(self, req: RelayRequest, resp: RelayResponse) -> None:
+        root = _xml(resp.body) if is_batch(req) and _xml_207(resp) else None
+        if root is None:
+            return
+        tag = _clark(self.slot.name)
+        hit = False
+        for entry in root.iter(f"{{{XML_NAMESPACES['dav']}}}response"):
+            for child in entry.findall(tag):
+                hit = True
+                if self.how == "drop":
+                    entry.remove(child)
+                else:
+                    child.text = altered_text(child.text or "")
+        if hit:
+            for prefix, uri in XML_NAMESPACES.items():
+                ElementTree.register_namespace("D" if prefix == "dav" else prefix, uri)
+            resp.body = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+
 
 _EDITS: dict[str, Callable[[Corruption, RelayRequest, RelayResponse], None]] = {
     BATCH_FIELD: Corruption._batch_field,
@@ -260,6 +317,7 @@ _EDITS: dict[str, Callable[[Corruption, RelayRequest, RelayResponse], None]] = {
     PROBLEM_MEMBER: Corruption._problem_member,
     JSON_MEMBER: Corruption._json_member,
     JSON_ENTRY_MEMBER: Corruption._json_entry_member,
+    XML_ENTRY_ELEMENT: Corruption._xml_entry_element,
 }
 
 
