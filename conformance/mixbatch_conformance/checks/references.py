@@ -129,20 +129,38 @@ def reference_unresolved(ctx: Context, judge: Judge) -> None:
 @checker(
     "references-forward-refused",
     ("MB-PROC-19",),
-    "A references batch whose first part names a later part is answered 400 before any part runs.",
+    "A references batch with a part naming a later part (in its Content-Id or a field value), itself or a part that does not exist, or a field name in a Content-Id reference, is answered 400 before any part runs.",
     profile="references",
     state=State.READ_ONLY,
 )
 def reference_forward(ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
-    resp = ctx.batch(judge, [SubRequest("GET", "$(1)"), SubRequest("GET", ok)], headers=REFERENCES)
     # MB-PROC-19: "MUST answer 400, before any part runs, a batch that lists `references` and has
-    # a part whose reference names that part itself, a later part or a part that does not exist".
-    judge.expect("status", resp.status, {400})
-    doc = problem_of(resp)
-    judge.expect(
-        "problem requirement", (doc or {}).get("requirement"), {"MB-PROC-19"}, "MB-STATUS-4"
-    )
+    # a part whose reference names that part itself, a later part or a part that does not exist,
+    # or whose `Content-Id` holds a reference with a field name"; a reference is "written in a
+    # part's `Content-Id` or in the value of one of its other header fields".
+    later_in_field = SubRequest("GET", ok, (("If-None-Match", "$(1:ETag)"),))
+    cases = {
+        "a later part in the Content-Id": [SubRequest("GET", "$(1)"), SubRequest("GET", ok)],
+        "itself": [SubRequest("GET", ok), SubRequest("GET", "$(1)")],
+        "a part that does not exist": [SubRequest("GET", ok), SubRequest("GET", "$(2)")],
+        # In the query: a colon in a relative reference's first segment is no URI syntax.
+        "a field name in the Content-Id": [
+            SubRequest("GET", ok),
+            SubRequest("GET", f"{ok}?tag=$(0:ETag)"),
+        ],
+        "a later part in a field value": [later_in_field, SubRequest("GET", ok)],
+    }
+    for what, subs in cases.items():
+        resp = ctx.batch(judge, subs, headers=REFERENCES)
+        judge.expect(f"status for a reference to {what}", resp.status, {400})
+        doc = problem_of(resp)
+        judge.expect(
+            f"problem requirement for a reference to {what}",
+            (doc or {}).get("requirement"),
+            {"MB-PROC-19"},
+            "MB-STATUS-4",
+        )
 
 
 @checker(

@@ -246,6 +246,35 @@ PLANTS: tuple[Mutation, ...] = (
             )
         ),
     ),
+    P(
+        "self-reference-accepted",
+        "MB-PROC-19 a part naming itself",
+        ("references-forward-refused",),
+        on_response=accepts(
+            all_of(
+                _REFERENCES,
+                body_has(rb"\r\n\r\n--[^\r\n]*\r\nHttp-Method: GET\r\nContent-Id: <\$\(1\)>"),
+            )
+        ),
+    ),
+    P(
+        "missing-part-reference-accepted",
+        "MB-PROC-19 a part that does not exist",
+        ("references-forward-refused",),
+        on_response=accepts(all_of(_REFERENCES, body_has(rb"Content-Id: <\$\(2\)>"))),
+    ),
+    P(
+        "field-reference-in-content-id-accepted",
+        "MB-PROC-19 a field name in a Content-Id reference",
+        ("references-forward-refused",),
+        on_response=accepts(all_of(_REFERENCES, body_has(rb"Content-Id: <[^>\r\n]*\$\(0:"))),
+    ),
+    P(
+        "forward-reference-in-field-accepted",
+        "MB-PROC-19 a later part named in a field value",
+        ("references-forward-refused",),
+        on_response=accepts(all_of(_REFERENCES, body_has(rb"(?i)if-none-match: \$\(1:"))),
+    ),
     # MB-PROC-20: an unresolved part is skipped with a problem naming the reference.
     P(
         "unresolved-reference-answered-424",
