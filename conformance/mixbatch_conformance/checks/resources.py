@@ -89,13 +89,14 @@ ECHO_REQUESTS: tuple[tuple[str, bytes], ...] = (
     ("POST", "caf\u00e9 \u2603".encode()),
     ("PATCH", b"{}"),
     ("DELETE", b""),
+    ("OPTIONS", b""),
 )
 
 
 @checker(
     "test-resource-echo",
     ("MB-TEST-2",),
-    "The declared echo resource describes GET, PUT, POST, PATCH and DELETE requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart), body or body_base64.",
+    "The declared echo resource describes GET, PUT, POST, PATCH, DELETE and OPTIONS requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart), body or body_base64.",
     state=State.READ_ONLY,
 )
 def echo_resource(ctx: Context, judge: Judge) -> None:

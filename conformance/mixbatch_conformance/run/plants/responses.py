@@ -330,6 +330,14 @@ def _etag_unquoted(multipart: bool) -> RespFn2:
     return edit
 
 
+def _options_answered_by_router(req: RelayRequest, resp: RelayResponse) -> None:
+    """A router that answers OPTIONS itself (204 with Allow) before the echo sees it."""
+    if req.method == "OPTIONS" and req.target.startswith("/echo"):
+        resp.status = 204
+        resp.headers = [("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")]
+        resp.body = b""
+
+
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     """An echo that reports header fields from a map: sorted by name, repeats merged."""
     try:
@@ -631,6 +639,14 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 204 ETag",
         ("collection-get-empty",),
         on_response=_empty_retrieval_untagged,
+    ),
+    # MB-TEST-2: "every request to that resource whose method a sub-request may carry, other
+    # than `HEAD`", OPTIONS among them.
+    P(
+        "echo-options-answered-by-router",
+        "MB-TEST-2 OPTIONS",
+        ("test-resource-echo",),
+        on_response=_options_answered_by_router,
     ),
     # MB-TEST-2: "`target`, the origin-form request target (path and query) as received".
     P(
