@@ -27,6 +27,7 @@ from mixbatch_conformance.run.plants import (
     problems,
     processing,
     responses,
+    retrievals,
     wire,
 )
 
@@ -52,6 +53,7 @@ PLANTS: tuple[Mutation, ...] = (
     + problems.PLANTS
     + parts.PLANTS
     + responses.PLANTS
+    + retrievals.PLANTS
     + forms.PLANTS
     + processing.PLANTS
     + modes.PLANTS

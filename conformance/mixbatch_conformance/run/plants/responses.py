@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
-from urllib.parse import unquote
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
@@ -21,7 +20,6 @@ from mixbatch_conformance.run.plants._edits import (
     boundary_of,
     field_of,
     is_batch,
-    map_parts,
     map_response,
     parts_of,
     set_field,
@@ -34,7 +32,6 @@ __all__ = ["PLANTS"]
 
 PartsFn = Callable[[list[Part]], list[Part]]
 RespFn = Callable[[RelayResponse], None]
-RespFn2 = Callable[[RelayRequest, RelayResponse], None]
 
 
 def _status(value: str) -> PartsFn:
@@ -236,122 +233,6 @@ def _aggregate_tag_of_ids(req: RelayRequest, resp: RelayResponse) -> None:
         return
     ids = "\x00".join(field_of(f, "Content-Id") or "" for f, _ in parts)
     resp.set("ETag", f'"ids-{hashlib.sha256(ids.encode()).hexdigest()[:24]}"')
-
-
-def _if_modified_since_dropped(req: RelayRequest) -> None:
-    """A collection that validates by its aggregate ETag only: If-Modified-Since never reaches
-    it, so a date equal to its Last-Modified gets 200 instead of 304."""
-    if req.method in ("GET", "HEAD"):
-        req.headers = [(n, v) for n, v in req.headers if n.lower() != "if-modified-since"]
-
-
-def _retrieval_epilogue(req: RelayRequest, resp: RelayResponse) -> None:
-    """A collection retrieval written with an epilogue after its close delimiter."""
-    if req.method == "GET" and boundary_of(resp) and resp.status == 200:
-        resp.body = resp.body + b"written after the close delimiter\r\n"
-
-
-def _members_by_id_descending(parts: list[Part]) -> list[Part]:
-    """A collection retrieval that writes its members sorted by Content-Id, last id first,
-    whatever the collection's order."""
-    return sorted(parts, key=lambda p: field_of(p[0], "Content-Id") or "", reverse=True)
-
-
-def _status_code_read_as_number(req: RelayRequest) -> None:
-    """A status resource that reads its code with a number parser: `0200` is taken as 200."""
-    req.target = re.sub(r"^(/status/)0+(\d{3})$", r"\g<1>\g<2>", req.target)
-
-
-def _delay_clamped(req: RelayRequest) -> None:
-    """A delay resource that clamps a delay above its largest to a short one instead of
-    refusing it."""
-    found = re.fullmatch(r"/delay/(\d+)", req.target)
-    if found and int(found.group(1)) > 60_000:
-        req.target = "/delay/1"
-
-
-def _accept_matched_as_written(req: RelayRequest) -> None:
-    """A collection that looks for the octets `multipart/mixed` in Accept: other case and the
-    `multipart/*` range get its JSON representation."""
-    accept = req.get("Accept") or ""
-    if req.method == "GET" and "multipart" in accept.lower() and "multipart/mixed" not in accept:
-        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
-        req.headers.append(("Accept", "application/json"))
-
-
-def _empty_retrieval_untagged(req: RelayRequest, resp: RelayResponse) -> None:
-    """An empty collection's 204 written without the validators its 200 would carry."""
-    if req.method == "GET" and resp.status == 204:
-        resp.set("ETag", None)
-
-
-def _echo_target_decoded(req: RelayRequest, resp: RelayResponse) -> None:
-    """An echo that reports the target after percent-decoding it, not as received."""
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if isinstance(doc, dict) and isinstance(doc.get("target"), str) and "%" in doc["target"]:
-        doc["target"] = unquote(doc["target"])
-        resp.body = json.dumps(doc).encode()
-        resp.set("Content-Length", str(len(resp.body)))
-
-
-def _close_after_get_with_content(req: RelayRequest, resp: RelayResponse) -> None:
-    """A server that refuses a GET with content and ends the connection instead of reading
-    the content, losing what was pipelined behind it."""
-    if req.method == "GET" and req.body:
-        resp.close = True
-
-
-def _close_after_retrieval_without_content(req: RelayRequest, resp: RelayResponse) -> None:
-    """A server that ends the connection after a collection retrieval answered 304 or 204."""
-    if req.method == "GET" and resp.status in (204, 304):
-        resp.close = True
-
-
-def _random_short_past_pool(req: RelayRequest, resp: RelayResponse) -> None:
-    """A random resource that draws past 64 KiB in blocks and drops the last octet."""
-    found = re.fullmatch(r"/random/(\d+)", req.target)
-    if found and int(found.group(1)) > 65536 and resp.status == 200:
-        resp.body = resp.body[:-1]
-        resp.set("Content-Length", str(len(resp.body)))
-
-
-def _etag_unquoted(multipart: bool) -> RespFn2:
-    """A server that writes its entity tags bare, without the double quotes of RFC 9110's
-    opaque-tag: on collection retrievals (`multipart`) or on other GET answers."""
-
-    def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        etag = resp.get("ETag")
-        if req.method == "GET" and etag and bool(boundary_of(resp)) == multipart:
-            resp.set("ETag", etag.removeprefix("W/").strip('"'))
-
-    return edit
-
-
-def _options_answered_by_router(req: RelayRequest, resp: RelayResponse) -> None:
-    """A router that answers OPTIONS itself (204 with Allow) before the echo sees it."""
-    if req.method == "OPTIONS" and req.target.startswith("/echo"):
-        resp.status = 204
-        resp.headers = [("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")]
-        resp.body = b""
-
-
-def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
-    """An echo that reports header fields from a map: sorted by name, repeats merged."""
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if not (isinstance(doc, dict) and isinstance(doc.get("headers"), list)):
-        return
-    merged: dict[str, list[str]] = {}
-    for name, value in doc["headers"]:
-        merged.setdefault(name.title(), []).append(value)
-    doc["headers"] = [[n, ", ".join(vs)] for n, vs in sorted(merged.items())]
-    resp.body = json.dumps(doc).encode()
-    resp.set("Content-Length", str(len(resp.body)))
 
 
 def _folded_after(width: int) -> PartsFn:
@@ -602,124 +483,6 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-7 member content",
         ("aggregate-etag-follows-members",),
         on_response=_aggregate_tag_of_ids,
-    ),
-    # MB-STATUS-7: 304 when a conditional request's validator matches the aggregate one,
-    # If-Modified-Since against the aggregate Last-Modified as much as If-None-Match.
-    P(
-        "collection-ignores-if-modified-since",
-        "MB-STATUS-7 If-Modified-Since",
-        ("collection-get-conditional",),
-        on_request=_if_modified_since_dropped,
-    ),
-    # MB-WIRE-10: a collection retrieval is a multipart a server sends, without an epilogue.
-    P(
-        "collection-retrieval-epilogue",
-        "MB-WIRE-10 collection retrieval",
-        ("collection-get",),
-        caught_by=("WARN",),
-        on_response=_retrieval_epilogue,
-    ),
-    # MB-METHOD-4: "one part per member of the collection, in the collection's order".
-    P(
-        "collection-parts-sorted-by-id",
-        "MB-METHOD-4 member order",
-        ("aggregate-etag-follows-members",),
-        on_response=map_parts(_members_by_id_descending, lambda req: req.method == "GET"),
-    ),
-    # MB-METHOD-4: a GET whose Accept admits multipart/mixed is a collection retrieval, and
-    # every successful one carries the aggregate ETag.
-    P(
-        "retrieval-accept-matched-as-written",
-        "MB-METHOD-4 Accept case",
-        ("collection-get",),
-        on_request=_accept_matched_as_written,
-    ),
-    P(
-        "empty-retrieval-without-etag",
-        "MB-METHOD-4 204 ETag",
-        ("collection-get-empty",),
-        on_response=_empty_retrieval_untagged,
-    ),
-    # MB-TEST-2: "every request to that resource whose method a sub-request may carry, other
-    # than `HEAD`", OPTIONS among them.
-    P(
-        "echo-options-answered-by-router",
-        "MB-TEST-2 OPTIONS",
-        ("test-resource-echo",),
-        on_response=_options_answered_by_router,
-    ),
-    # MB-TEST-2: "`target`, the origin-form request target (path and query) as received".
-    P(
-        "echo-target-decoded",
-        "MB-TEST-2 target decoded",
-        ("test-resource-echo",),
-        on_response=_echo_target_decoded,
-    ),
-    # MB-PIPE-1: requests pipelined behind a refused GET with content, or behind a retrieval
-    # answered without content, are answered in order, not dropped with the connection.
-    P(
-        "closes-after-get-with-content",
-        "MB-PIPE-1 closed after a GET with content",
-        ("pipelining-behind-every-answer",),
-        on_response=_close_after_get_with_content,
-    ),
-    P(
-        "closes-after-retrieval-without-content",
-        "MB-PIPE-1 closed after a 304 or 204 retrieval",
-        ("pipelining-behind-every-answer",),
-        on_response=_close_after_retrieval_without_content,
-    ),
-    # MB-TEST-5: "exactly *n* octets of content, for every *n* up to the largest it accepts".
-    P(
-        "random-short-past-64k",
-        "MB-TEST-5 one octet short",
-        ("test-resource-random",),
-        on_response=_random_short_past_pool,
-    ),
-    # MB-METHOD-4 and MB-TEST-1: an ETag field holds an entity-tag (RFC 9110 §8.8.3).
-    P(
-        "aggregate-etag-unquoted",
-        "MB-METHOD-4 ETag syntax",
-        ("collection-get",),
-        on_response=_etag_unquoted(multipart=True),
-    ),
-    P(
-        "etag-resource-unquoted",
-        "MB-TEST-1 ETag syntax",
-        ("test-resources-ok-not-found-etag",),
-        on_response=_etag_unquoted(multipart=False),
-    ),
-    # MB-WIRE-15 (SHOULD): each part of any multipart a server sends carries Content-Length.
-    P(
-        "retrieval-parts-unframed",
-        "MB-WIRE-15 collection retrieval",
-        ("collection-get",),
-        caught_by=("WARN",),
-        on_response=map_parts(
-            lambda parts: [(without_field(f, "Content-Length"), b) for f, b in parts],
-            lambda req: req.method == "GET",
-        ),
-    ),
-    # MB-TEST-6: "any other code (... a value that is not three digits) with 400 or 404".
-    P(
-        "status-code-read-as-number",
-        "MB-TEST-6 leading zero",
-        ("test-resource-status",),
-        on_request=_status_code_read_as_number,
-    ),
-    # MB-TEST-7: "a 4xx status for any larger *ms*".
-    P(
-        "delay-clamped-to-largest",
-        "MB-TEST-7 clamped",
-        ("test-resource-delay",),
-        on_request=_delay_clamped,
-    ),
-    # MB-TEST-2: the echo lists header fields "in the order received".
-    P(
-        "echo-headers-sorted",
-        "MB-TEST-2 header order",
-        ("test-resource-echo",),
-        on_response=_echo_headers_sorted,
     ),
     # MB-PART-7: no part field is folded, whatever its length.
     P(
