@@ -601,6 +601,18 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     # MB-WIRE-20: one Content-Length of 1*DIGIT.
     P(
+        "content-length-underscore-accepted",
+        "MB-WIRE-20 digits with an underscore",
+        ("reject-content-length-underscore",),
+        on_response=accepts(body_has(rb"Content-Length: [0-9]+_[0-9]")),
+    ),
+    P(
+        "content-length-overflow-ignored",
+        "MB-WIRE-20 too many digits for an integer",
+        ("reject-content-length-overflow", "reject-content-length-overflow-to-body-length"),
+        on_response=accepts(body_has(rb"Content-Length: [0-9]{20,}")),
+    ),
+    P(
         "hex-content-length-accepted",
         "MB-WIRE-20 hex",
         ("reject-content-length-hex",),
