@@ -260,17 +260,19 @@ def _forbidden(name: str, ctx: Context, judge: Judge) -> None:
         expect_rejected(judge, resp, {400}, "MB-PART-10")
 
 
-def _empty_port(ctx: Context, judge: Judge) -> None:
+def _default_port(port_part: str, ctx: Context, judge: Judge) -> None:
+    """A target on the batch's host whose port is empty (`port_part` ":") or absent ("")."""
     ok = ctx.path(ctx.resource(judge, "ok"))
-    cid = f"<{ctx.scheme}://{ctx.host}:{ok}>"
+    cid = f"<{ctx.scheme}://{ctx.host}{port_part}{ok}>"
     body = (
         f"--{DEFAULT_BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: {cid}\r\n"
         f"\r\n\r\n--{DEFAULT_BOUNDARY}--"
     ).encode("latin-1")
     head = [("Content-Type", f"multipart/mixed; boundary={DEFAULT_BOUNDARY}")]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-    # MB-SUB-2: "an empty port (`host:`) is the default", so the target is the batch's own
-    # origin exactly when the batch request is on the scheme's default port.
+    # MB-SUB-2: "an absent port equals the scheme's default" and "an empty port (`host:`) is
+    # the default", so the target is the batch's own origin exactly when the batch request is
+    # on the scheme's default port.
     if ctx.port == DEFAULT_PORTS[ctx.scheme]:
         judge.note(f"{cid} names the default port, which is the batch request's own")
         expect_processed(ctx, judge, resp, [cid], [{200}], "MB-SUB-2")
@@ -358,7 +360,19 @@ def _register_all() -> None:
             "core",
             "smoke",
             "An absolute part target with an empty port names the scheme's default port: it runs when the batch is on that port and is rejected with 400 when not.",
-            _empty_port,
+            partial(_default_port, ":"),
+            state=State.READ_ONLY,
+            roles=BOTH_ROLES,
+        )
+    )
+    register(
+        Check(
+            "target-absent-port-is-default",
+            ("MB-SUB-2",),
+            "core",
+            "smoke",
+            "An absolute part target on the batch's host with no port names the scheme's default port: it runs when the batch is on that port and is rejected with 400 when not.",
+            partial(_default_port, ""),
             state=State.READ_ONLY,
             roles=BOTH_ROLES,
         )

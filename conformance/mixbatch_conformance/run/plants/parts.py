@@ -717,6 +717,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=refuses(body_has(rb"Content-Id: <(?!https?:)[A-Za-z]+://"), 400, "MB-SUB-2"),
     ),
     P(
+        "absent-port-matches-any",
+        "MB-SUB-2 absent port",
+        ("target-absent-port-is-default",),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/:>@]+/")),
+    ),
+    P(
         "empty-port-taken-as-own",
         "MB-SUB-2 empty port",
         ("target-empty-port-is-default",),
