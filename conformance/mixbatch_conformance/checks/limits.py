@@ -144,9 +144,10 @@ def _refused(
     at: int | None = FIRST_SECTION,
     must_name: str | None = None,
     chunked: bool = False,
+    index: int = 0,
 ) -> None:
     """Refused with `status` before any part runs, the problem naming the limit `name`; `at`
-    is the fault's byte_offset in part 0, or None for a limit on the whole batch."""
+    is the fault's byte_offset in part `index`, or None for a limit on the whole batch."""
     resp = _sent(ctx, judge, body, chunked)
     # MB-STATUS-3: "413 (Content Too Large), or ... 431 (Request Header Fields Too Large) when a
     # part header section exceeds `max_part_header_bytes` or `max_part_fields`".
@@ -160,7 +161,7 @@ def _refused(
         # MB-LIMIT-4 (SHOULD): "name the exceeded limit ... in a `limit` member".
         judge.expect("problem names the limit", doc.get("limit"), {name}, "MB-LIMIT-4")
     if at is not None:
-        expect_located(judge, resp, 0, at)
+        expect_located(judge, resp, index, at)
     else:
         # Spec 5.3: byte_offset is "absent or null where the fault is not in the content
         # (the top-level `Content-Type`, a limit on the whole batch, a 503)".
@@ -196,19 +197,37 @@ def _parts_at_limit(ctx: Context, judge: Judge) -> None:
 
 
 def _header_bytes(
-    over: int, ctx: Context, judge: Judge, chunked: bool = False, repeated: bool = False
+    over: int,
+    ctx: Context,
+    judge: Judge,
+    chunked: bool = False,
+    repeated: bool = False,
+    later: bool = False,
 ) -> None:
+    """A part header section of `limit + over` octets; with `later`, in a second part after
+    a small one (a limit binds every part, and the problem places it in part 1)."""
     limit = _limit(ctx, judge, "max_part_header_bytes")
     ok = ctx.path(ctx.resource(judge, "ok"))
     try:
         section = header_section(ok, octets=limit + over, repeated=repeated)
     except ValueError as exc:
         judge.not_applicable(str(exc))
-    body = _envelope([_part(section)])
-    _within(ctx, judge, body, 1)
+    first = [_part(header_section(ok, fields=2))] if later else []
+    body = _envelope([*first, _part(section)])
+    _within(ctx, judge, body, 1 + len(first))
+    at = len(_envelope([*first, b""])) - len(f"\r\n--{BOUNDARY}--") if later else FIRST_SECTION
     if over:
         # MB-LIMIT-1 and spec 9.1: "one octet more is refused with 431".
-        _refused(ctx, judge, body, 431, "max_part_header_bytes", chunked=chunked)
+        _refused(
+            ctx,
+            judge,
+            body,
+            431,
+            "max_part_header_bytes",
+            at=at,
+            chunked=chunked,
+            index=len(first),
+        )
     else:
         _processed(ctx, judge, body, [f"<{ok}>"])
 
@@ -418,6 +437,12 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
         ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
         "A part header section one octet over the published max_part_header_bytes, made up with two field lines of one name, is answered 431.",
         partial(_header_bytes, 1, repeated=True),
+    ),
+    (
+        "limit-part-header-bytes-one-over-second-part",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-STATUS-4"),
+        "A second part whose header section is one octet over the published max_part_header_bytes is answered 431, the problem placing it in part 1.",
+        partial(_header_bytes, 1, later=True),
     ),
     (
         "limit-part-fields-one-over-repeated-name",

@@ -54,6 +54,12 @@ def _count_parts_from_one(doc: dict[str, Any]) -> None:
         doc["part_index"] += 1
 
 
+def _limit_fault_in_part_zero(doc: dict[str, Any]) -> None:
+    """A limit fault always placed in the first part, whichever part broke the limit."""
+    if doc.get("limit") and isinstance(doc.get("part_index"), int):
+        doc["part_index"] = 0
+
+
 def _fields_named_as_bytes(doc: dict[str, Any]) -> None:
     if doc.get("limit") == "max_part_fields":
         doc["limit"] = "max_part_header_bytes"
@@ -136,6 +142,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 part_index from 0",
         ("reject-second-part-malformed", "vector-bare-lf-in-part-header"),
         on_response=_problem_edit(_count_parts_from_one),
+    ),
+    P(
+        "limit-fault-in-part-zero",
+        "MB-STATUS-4 part_index of a limit fault",
+        ("limit-part-header-bytes-one-over-second-part",),
+        on_response=_problem_edit(_limit_fault_in_part_zero),
     ),
     # MB-LIMIT-5: a part over max_part_fields is 431 naming max_part_fields.
     P(

@@ -239,6 +239,15 @@ def _repeated_field_name(req: RelayRequest) -> bool:
     return False
 
 
+def _large_header_after_first(req: RelayRequest) -> bool:
+    """A batch whose first part's header section is small and a later one's is over 1 KiB:
+    a server that applies the part header limits to the first part only lets it through."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    sizes = [sum(len(n) + len(v) + 4 for n, v in fields) for fields, _ in parts or []]
+    return len(sizes) > 1 and sizes[0] <= 1024 < max(sizes[1:])
+
+
 def _large_undeclared_part(req: RelayRequest) -> bool:
     """A batch with a part body over _LARGE_PART octets that states no Content-Length."""
     b = boundary_of(req)
@@ -847,6 +856,12 @@ PLANTS: tuple[Mutation, ...] = (
             "limit-part-fields-one-over-repeated-name",
         ),
         on_response=accepts(_repeated_field_name),
+    ),
+    P(
+        "header-limits-on-first-part-only",
+        "MB-STATUS-3 part header limits applied to the first part only",
+        ("limit-part-header-bytes-one-over-second-part",),
+        on_response=accepts(_large_header_after_first),
     ),
     # MB-STATUS-3: max_part_bytes counts a part body's octets, not the length it declares.
     P(
