@@ -772,6 +772,29 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_run_until_dispatch_fault,
         on_response=_refuse_cut,
     ),
+    # MB-SUB-2 and MB-PART-10 on the 207 path: the same validation whatever Accept asks for.
+    P(
+        "multistatus-path-skips-target-check",
+        "MB-SUB-2 other authority under a 207 Accept",
+        ("envelope-faults-refused-in-every-form",),
+        on_response=accepts(
+            lambda r: (
+                any(f in (r.get("Accept") or "") for f in ("xml", "json"))
+                and b"Content-Id: <http://elsewhere" in r.body
+            )
+        ),
+    ),
+    P(
+        "multistatus-path-skips-field-check",
+        "MB-PART-10 forbidden field under a 207 Accept",
+        ("envelope-faults-refused-in-every-form",),
+        on_response=accepts(
+            lambda r: (
+                any(f in (r.get("Accept") or "") for f in ("xml", "json"))
+                and b"Transfer-Encoding: chunked\r\n" in r.body
+            )
+        ),
+    ),
     # MB-SUB-8 and MB-SUB-4: refused whatever the part's method and the target's spelling.
     P(
         "asterisk-refused-for-options-only",
