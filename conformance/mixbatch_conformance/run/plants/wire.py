@@ -248,6 +248,24 @@ def _large_header_after_first(req: RelayRequest) -> bool:
     return len(sizes) > 1 and sizes[0] <= 1024 < max(sizes[1:])
 
 
+def _content_length_case_sensitive(req: RelayRequest) -> None:
+    """A server that looks up `Content-Length` with that exact spelling: a part's
+    `content-length` is an ordinary field to it, so its body runs to the next delimiter and a
+    final CRLF goes to the delimiter."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if not b or parts is None:
+        return
+    out: list[Part] = []
+    for fields, body in parts:
+        odd = [n for n, _ in fields if n.lower() == "content-length" and n != "Content-Length"]
+        if odd:
+            fields = [(n, v) for n, v in fields if n not in odd]
+            body = body[:-2] if body.endswith(b"\r\n") else body
+        out.append((fields, body))
+    req.body = write_parts(out, b)
+
+
 def _large_undeclared_part(req: RelayRequest) -> bool:
     """A batch with a part body over _LARGE_PART octets that states no Content-Length."""
     b = boundary_of(req)
@@ -862,6 +880,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-3 part header limits applied to the first part only",
         ("limit-part-header-bytes-one-over-second-part",),
         on_response=accepts(_large_header_after_first),
+    ),
+    # MB-WIRE-17: Content-Length is recognised whatever the case of its name.
+    P(
+        "content-length-name-case-sensitive",
+        "MB-WIRE-17 content-length in another case ignored",
+        (
+            "accept-content-length-lower-case-body-ending-crlf",
+            "accept-content-length-upper-case-body-ending-crlf",
+            "reject-content-length-lower-case-too-large",
+        ),
+        on_request=_content_length_case_sensitive,
+        on_response=accepts(body_has(rb"\r\n(?!Content-Length)(?i:content-length):")),
     ),
     # MB-STATUS-3: max_part_bytes counts a part body's octets, not the length it declares.
     P(
