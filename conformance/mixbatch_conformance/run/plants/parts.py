@@ -831,7 +831,7 @@ PLANTS: tuple[Mutation, ...] = (
         "outer-range-and-preconditions-applied",
         "MB-SUB-6 range and preconditions",
         ("outer-effective-fields-not-applied",),
-        on_request=_outer_names_applied("Range", "If-Match", "If-Unmodified-Since"),
+        on_request=_outer_names_applied("Range", "If-Unmodified-Since"),
     ),
     # The sub-request is exactly what the part says (spec 3.2.3, 3.2.4, 8.2).
     P(
