@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
@@ -54,8 +55,6 @@ BOUNDARY = "mb-limit-4e2a9c71d05b8f36"
 MAX_SEND_BYTES = 64 * 1024 * 1024 + 1
 #: The most parts one at-limit case sends (the reference default, 10,000).
 MAX_PARTS_SENT = 10_000
-#: The chunk size of a chunked case: several chunks for every limit case but the smallest.
-CHUNK_OCTETS = 64 * 1024
 #: A value at or under the limit is accepted (spec 9.1): the statuses of a processed batch.
 PROCESSED = {200}
 
@@ -97,14 +96,13 @@ def _envelope(parts: list[bytes]) -> bytes:
 
 def _sent(ctx: Context, judge: Judge, body: bytes, chunked: bool) -> Response:
     """POST `body` to the batch endpoint framed by Content-Length, or chunked (RFC 9112 7.1)
-    in CHUNK_OCTETS chunks; a limit counts the content's octets whatever frames them."""
+    in chunks of chunking.CHUNK_OCTETS; a limit counts the content's octets whatever frames them."""
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     if not chunked:
         return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-    chunks = [body[i : i + CHUNK_OCTETS] for i in range(0, len(body), CHUNK_OCTETS)]
-    framed = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
+    framed, count = chunked_content(body)
     head.append(("Transfer-Encoding", "chunked"))
-    judge.note(f"content sent chunked in {len(chunks)} chunks")
+    judge.note(f"content sent chunked in {count} chunks")
     return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, framed))
 
 

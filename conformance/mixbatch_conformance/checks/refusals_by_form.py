@@ -5,12 +5,13 @@ code path of their own, and a validation written on the multipart path can be mi
 The requirements that refuse a malformed batch name no representation: MB-STATUS-2 answers
 "a batch request whose envelope is malformed ... with 400, before any part runs", whatever its
 Accept. So the same faulty batches are sent once with `Accept: multipart/mixed` and once with
-the Accept of each 207 form the target declares, and each answer must be the refusal the
+the Accept of each 207 form the target declares, and once more chunked, and each answer must be the refusal the
 fault's requirement gives it (a problem document, MB-STATUS-4), never a 207.
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
@@ -85,7 +86,7 @@ def _faults(ctx: Context, judge: Judge) -> list[tuple[str, str, bytes, int]]:
         "MB-WIRE-17",
         "MB-WIRE-18",
     ),
-    "A missing Http-Method or Content-Id, another authority, the batch endpoint, TRACE, a forbidden field, obs-fold, a wrong Content-Length, no close delimiter, no part and a header section over its limit are refused alike when the request asks for multipart/mixed and for each declared 207 form.",
+    "A missing Http-Method or Content-Id, another authority, the batch endpoint, TRACE, a forbidden field, obs-fold, a wrong Content-Length, no close delimiter, no part and a header section over its limit are refused alike when the request asks for multipart/mixed and for each declared 207 form, and when the content is chunked.",
     state=State.READ_ONLY,
 )
 def envelope_faults_refused_in_every_form(ctx: Context, judge: Judge) -> None:
@@ -94,10 +95,17 @@ def envelope_faults_refused_in_every_form(ctx: Context, judge: Judge) -> None:
     ]
     ctype = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     for what, requirement, body, status in _faults(ctx, judge):
-        for accept in accepts:
+        # Each form's Accept with the content framed by Content-Length, and multipart/mixed
+        # with it chunked: a server may read chunked content on a path of its own too.
+        sends = [(accept, False) for accept in accepts] + [(MULTIPART, True)]
+        for accept, chunk in sends:
             head = [*ctype, ("Accept", accept)]
-            resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-            judge.note(f"{what} with Accept {accept}: {resp.status}")
+            if chunk:
+                head.append(("Transfer-Encoding", "chunked"))
+            content = chunked_content(body)[0] if chunk else body
+            resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, content))
+            framing = "chunked" if chunk else "Content-Length"
+            judge.note(f"{what} with Accept {accept}, {framing}: {resp.status}")
             # MB-STATUS-2: "answer a batch request whose envelope is malformed ... with 400,
             # before any part runs" (MB-STATUS-3: 413 or 431 over a limit), whichever form
             # the request asks for; the fault's own requirement names the refusal.

@@ -795,6 +795,17 @@ PLANTS: tuple[Mutation, ...] = (
             )
         ),
     ),
+    P(
+        "chunked-path-skips-target-check",
+        "MB-SUB-2 other authority in chunked content",
+        ("envelope-faults-refused-in-every-form",),
+        on_response=accepts(
+            lambda r: (
+                "chunked" in (r.get("Transfer-Encoding") or "").lower()
+                and b"Content-Id: <http://elsewhere" in r.body
+            )
+        ),
+    ),
     # MB-SUB-8 and MB-SUB-4: refused whatever the part's method and the target's spelling.
     P(
         "asterisk-refused-for-options-only",
