@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 from mixbatch_conformance.checks.corpus import Vector, load_vectors
 from mixbatch_conformance.core.validator import (
     boundary_problem,
+    directive_names,
+    list_members,
+    names_media_type,
     parse_media_type,
     read_multipart,
     request_part_findings,
@@ -180,3 +183,25 @@ def test_agrees_with_stdlib_email_compat32(
         text = msg.get_payload()
         assert isinstance(text, str)
         assert mine.body == text.encode("ascii")
+
+
+def test_list_members_split_at_commas_outside_quoted_strings_over_every_line() -> None:
+    assert list_members(['a, "b,c" , ,d', "e"]) == ["a", '"b,c"', "d", "e"]
+    assert list_members(['"x\\",y", z']) == ['"x\\",y"', "z"]
+    assert list_members([]) == []
+
+
+def test_a_media_type_is_named_only_by_a_member_that_is_exactly_it() -> None:
+    assert names_media_type(["Multipart/Mixed; q=1, text/plain"], "multipart/mixed")
+    assert names_media_type(["text/plain", "multipart/mixed"], "multipart/mixed")
+    assert not names_media_type(["multipart/mixedx"], "multipart/mixed")
+    assert not names_media_type(["multipart/mixed-replace"], "multipart/mixed")
+
+
+def test_directive_names_are_lower_cased_and_stop_at_the_value() -> None:
+    assert directive_names(["no-store, No-Transform", "max-age=5"]) == [
+        "no-store",
+        "no-transform",
+        "max-age",
+    ]
+    assert "no-transform" not in directive_names(["no-transformx"])

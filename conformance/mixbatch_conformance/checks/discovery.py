@@ -14,6 +14,7 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.schemas import validate_against
+from mixbatch_conformance.core.validator import names_media_type
 
 
 @checker(
@@ -31,9 +32,12 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
     # `Allow` field".
     judge.require("status", resp.status, {200})
     judge.expect("media type", resp.media_type, {"application/vnd.mixbatch.capabilities+json"})
-    accept_post = ",".join(resp.get_all("Accept-Post")).lower()
+    accept_post = resp.get_all("Accept-Post")
     judge.expect_true(
-        "Accept-Post", "multipart/mixed" in accept_post, repr(accept_post), "names multipart/mixed"
+        "Accept-Post",
+        names_media_type(accept_post, "multipart/mixed"),
+        repr(accept_post),
+        "a member that is multipart/mixed",
     )
     judge.expect_true(
         "Allow", bool(resp.get_all("Allow")), repr(resp.get_all("Allow")), "an Allow field"

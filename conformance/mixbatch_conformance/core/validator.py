@@ -38,7 +38,10 @@ __all__ = [
     "Finding",
     "Part",
     "boundary_problem",
+    "directive_names",
+    "list_members",
     "loose_boundary",
+    "names_media_type",
     "parse_media_type",
     "read_multipart",
     "request_part_findings",
@@ -150,6 +153,39 @@ def parse_media_type(value: str) -> tuple[str, dict[str, str]]:
             params[name] = re.sub(r"\\(.)", r"\1", raw) if pm.group(3) is not None else raw
         rest = rest[pm.end() :]
     return media, params
+
+
+def list_members(values: list[str]) -> list[str]:
+    """The members of a list-valued field over all its lines (RFC 9110 §5.6.1, §5.3): split at
+    commas outside quoted-strings, trimmed, empty members dropped."""
+    members: list[str] = []
+    for value in values:
+        current, quoted, escaped = [], False, False
+        for ch in value:
+            if escaped:
+                escaped = False
+            elif quoted and ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = not quoted
+            elif ch == "," and not quoted:
+                members.append("".join(current).strip(" \t"))
+                current = []
+                continue
+            current.append(ch)
+        members.append("".join(current).strip(" \t"))
+    return [m for m in members if m]
+
+
+def names_media_type(values: list[str], media: str) -> bool:
+    """Whether a list of media types or ranges (Accept-Post, Accept) names `media` exactly,
+    whatever its case and parameters: `multipart/mixedx` does not name `multipart/mixed`."""
+    return any(m.split(";", 1)[0].strip(" \t").lower() == media for m in list_members(values))
+
+
+def directive_names(values: list[str]) -> list[str]:
+    """The lower-cased directive names of a Cache-Control-like field (RFC 9111 §5.2)."""
+    return [m.split("=", 1)[0].strip(" \t").lower() for m in list_members(values)]
 
 
 #: The boundary parameter as a lenient reader finds it: a quoted-string, or anything up to `;`.
