@@ -335,7 +335,8 @@ def answers_in_every_form(
     """(media type, response, entries) of `subs` sent once per form the target declares.
 
     multipart/mixed comes first and is read by the strict validator (MB-RESP-1..3); each 207
-    form is required to be a 207 (MB-MULTI-2) its reader accepts, with one entry per part.
+    form is required to be a 207 (MB-MULTI-2) its reader accepts, with one entry per part, each
+    entry with its index, an href and the multipart form's Content-Id echo.
     Sending the batch again for each form means a writing batch writes once per form: the
     caller's state rules must allow that.
     """
@@ -350,5 +351,37 @@ def answers_in_every_form(
         entries, problem = reader(resp.body)
         require_readable(judge, f"{accept} readable", problem, requirement)
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, requirement)
+        _expect_entries_name_their_parts(judge, accept, requirement, subs, out[0][2], entries)
         out.append((accept, resp, entries))
     return out
+
+
+def _expect_entries_name_their_parts(
+    judge: Judge,
+    accept: str,
+    requirement: str,
+    subs: list[SubRequest],
+    base: list[Entry],
+    entries: list[Entry],
+) -> None:
+    """Judge what names each 207 entry's part, whatever kind of entry it is (ran, failed,
+    skipped, rolled-back): its index, its href and its Content-Id echo."""
+    for i, (entry, want) in enumerate(zip(entries, base, strict=False)):
+        # MB-MULTI-3: each response "carrying its part index"; MB-MULTI-6: "`mb:index` with
+        # the part index"; MB-MULTI-4: "one entry per request part, in request order".
+        judge.expect(f"{accept} entry {i} index", entry.index, {i}, requirement)
+        # MB-MULTI-6: "`DAV:href` with the resolved target"; the JSON schema's href is "null
+        # only for an aborted entry".
+        judge.expect_true(
+            f"{accept} entry {i} href",
+            entry.href is not None,
+            repr(entry.href),
+            "the part's resolved target",
+            requirement,
+        )
+        if "$(" in subs[i].target:
+            continue  # a reference resolves afresh in each batch sent
+        # MB-MULTI-5: "for each part, in order, its status or outcome, its `Content-Id` echo".
+        judge.expect(
+            f"{accept} entry {i} content-id", entry.content_id, {want.content_id}, "MB-MULTI-5"
+        )

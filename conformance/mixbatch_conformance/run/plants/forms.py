@@ -148,6 +148,27 @@ def _summary_count(doc: dict[str, Any]) -> None:
         summary["ok"] = int(summary.get("ok", 0)) + 1
 
 
+def _index_off_when(outcome: str) -> Callable[[list[dict[str, Any]]], None]:
+    """JSON entries of `outcome` indexed one past their part."""
+
+    def edit(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            if item.get("outcome") == outcome:
+                item["index"] = int(item.get("index", 0)) + 1
+
+    return edit
+
+
+def _xml_skipped_index_off(response: bytes) -> bytes:
+    if b"<mb:outcome>skipped</mb:outcome>" not in response:
+        return response
+    return re.sub(
+        rb"<mb:index>(\d+)</mb:index>",
+        lambda m: b"<mb:index>%d</mb:index>" % (int(m[1]) + 1),
+        response,
+    )
+
+
 def _summary_recounted(fails_from: int, rolled_back_ok: bool) -> Callable[[dict[str, Any]], None]:
     """A JSON summary counted from its entries with failing starting at `fails_from`, and a
     rolled-back part counted by its status when `rolled_back_ok`."""
@@ -644,6 +665,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-4 count",
         _JSON,
         on_response=map_json(_entries(_drop_last)),
+    ),
+    P(
+        "json-rolled-back-index-off",
+        "MB-MULTI-4 a rolled-back entry's index",
+        ("atomic-failure-outcomes",),
+        on_response=map_json(_entries(_index_off_when("rolled-back"))),
+    ),
+    P(
+        "xml-skipped-index-off",
+        "MB-MULTI-6 a skipped response's mb:index",
+        ("error-policy-stop",),
+        on_response=map_xml(_xml_responses(_xml_skipped_index_off)),
     ),
     P(
         "json-summary-400-as-ok",
