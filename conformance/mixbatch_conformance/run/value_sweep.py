@@ -105,6 +105,17 @@ UNJUDGED: dict[tuple[Slot, str], str] = {
     ),
     (Slot(PROBLEM_MEMBER, "value"), "drop"): "a `value` member is the reference server's own",
     (Slot(PROBLEM_MEMBER, "value"), "alter"): "a `value` member is the reference server's own",
+    (Slot(PROBLEM_MEMBER, "budget"), "drop"): "a `budget` member is the reference server's own",
+    (Slot(PROBLEM_MEMBER, "budget"), "alter"): "a `budget` member is the reference server's own",
+    (Slot(PROBLEM_MEMBER, "budget_value"), "drop"): (
+        "a `budget_value` member is the reference server's own"
+    ),
+    (Slot(PROBLEM_MEMBER, "budget_value"), "alter"): (
+        "a `budget_value` member is the reference server's own"
+    ),
+    (Slot(BATCH_FIELD, "retry-after"), "alter"): (
+        "MB-LIMIT-6 asks for a Retry-After, and RFC 9110 §10.2.3 leaves its delay to the server"
+    ),
 }
 
 
