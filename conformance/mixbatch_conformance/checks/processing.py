@@ -6,7 +6,9 @@ through a collection retrieval of the sandbox (MB-PROC-1); a server without the
 atomic profile answers Batch-Mode: atomic with 501 (MB-PROC-7); conditional parts give the
 status the same request gets alone and pass ETag and Last-Modified through octet for octet as
 the request alone gets them, in every form the target declares (MB-PROC-9, MB-PROC-10). The
-error-policy checks (spec 7.4) live in policies. `batch-mode-read-as-list` sends Batch-Mode
+error-policy checks (spec 7.4) live in policies, but for `error-policy-skipped-parts-do-not-run`,
+which writes: a POST skipped under stop must not have run (MB-PROC-6), read back from the sandbox
+listing as `malformed-batch-runs-nothing` reads it. `batch-mode-read-as-list` sends Batch-Mode
 joined on one field line and split over several, an unimplemented mode before and after an
 implemented one: each lists a mode the server does not implement, so each is 501 (MB-PROC-17).
 """
@@ -19,7 +21,7 @@ import secrets
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, sandbox_listing
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_rejected
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import answers_in_every_form
 
@@ -77,6 +79,47 @@ def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
         "the POST part ran" if marker.encode() in after else "not created",
         "the earlier POST part did not run",
         "MB-PROC-1",
+    )
+
+
+@checker(
+    "error-policy-skipped-parts-do-not-run",
+    ("MB-PROC-6",),
+    "Under batch-on-error=stop a POST after the failing part is answered skipped and has not run: the sandbox holds no member it would have written.",
+    profile="error-policy",
+    state=State.WRITES_IN_SANDBOX,
+)
+def skipped_parts_do_not_run(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    marker = f"mb-suite-must-not-exist-{secrets.token_hex(6)}"
+    # MB-TEST-3: "a check may change the values of its string members to tell its writes
+    # apart"; the marker goes into every one of them.
+    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    if marker not in json.dumps(doc):
+        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    before = sandbox_listing(ctx, judge, coll)
+    if marker.encode() in before:
+        judge.setup_error("the marker is already in the sandbox listing")
+    _, nf = ok_and_not_found(ctx, judge)
+    post = SubRequest(
+        "POST", coll, (("Content-Type", "application/json"),), json.dumps(doc).encode()
+    )
+    subs = [nf, post]
+    resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    judge.expect("part 1 outcome", env.parts[1].get("Batch-Outcome"), {"skipped"}, "MB-PROC-6")
+    after = sandbox_listing(ctx, judge, coll)
+    # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
+    # skipped`, run none of them".
+    judge.expect_true(
+        "collection unchanged",
+        marker.encode() not in after,
+        "the skipped POST ran" if marker.encode() in after else "not created",
+        "the skipped POST did not run",
+        "MB-PROC-6",
     )
 
 

@@ -23,12 +23,14 @@ from mixbatch_conformance.run.plants._edits import (
     header_has,
     is_batch,
     map_json,
+    map_parts,
     map_response,
     parts_of,
     problem,
     refuses,
     set_field,
     target_has,
+    without_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -244,6 +246,38 @@ def _stop_still_applied(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Preference-Applied", "batch-on-error=stop")
 
 
+#: Marks a request whose stop preference the relay withheld from the server.
+_STOP_WITHHELD = "X-Plant-Stop-Withheld"
+
+
+def _stop_withheld(req: RelayRequest) -> None:
+    """A server that runs every part and only reports those after a failure as skipped: the
+    server sees no preference (so every part runs), the answer is rewritten afterwards."""
+    if _prefer_matches(r"(?i)stop")(req):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
+        req.headers.append((_STOP_WITHHELD, "1"))
+
+
+def _reported_skipped(parts: list[Part]) -> list[Part]:
+    out: list[Part] = []
+    failed = False
+    for f, b in parts:
+        if failed:
+            f = [*without_field(f, "Http-Status-Code"), ("Batch-Outcome", "skipped")]
+            f = [(n, v) for n, v in f if n.lower() in ("content-id", "batch-outcome")]
+            b = b""
+        status = field_of(f, "Http-Status-Code") or ""
+        failed = failed or (status.isdigit() and int(status) >= 400)
+        out.append((f, b))
+    return out
+
+
+def _skipped_after_running(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.get(_STOP_WITHHELD):
+        map_parts(_reported_skipped)(req, resp)
+        resp.set("Preference-Applied", "batch-on-error=stop")
+
+
 def _last_modified_utc(parts: list[Part]) -> list[Part]:
     """Last-Modified re-written with the zone name UTC instead of GMT."""
     return [
@@ -375,6 +409,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 Preference-Applied in the 207 forms",
         ("error-policy-stop",),
         on_response=lambda q, r: r.set("Preference-Applied", None) if r.status == 207 else None,
+    ),
+    P(
+        "skipped-parts-run",
+        "MB-PROC-6 parts after the failure run, then are reported skipped",
+        ("error-policy-skipped-parts-do-not-run",),
+        on_request=_stop_withheld,
+        on_response=_skipped_after_running,
     ),
     P(
         "stop-only-above-400",
