@@ -190,3 +190,11 @@ def test_xml_document_outside_a_dav_multistatus_is_refused_as_mb_multi_3(body: b
 def test_broken_by_falls_back_when_the_problem_names_no_requirement() -> None:
     assert broken_by(None, "MB-MULTI-12") == "MB-MULTI-12"
     assert broken_by("short read", "MB-MULTI-12") == "MB-MULTI-12"
+
+
+@pytest.mark.parametrize("text", ["c2hvcnQ=\n", "\nc2hvcnQ=", "c2hv\ncnQ=", "c2hvcnQ= "])
+def test_xml_body_base64_with_a_line_break_is_refused_as_mb_multi_6(text: str) -> None:
+    body = _part(0, STATUS).replace(BODY, f'<mb:body encoding="base64">{text}</mb:body>')
+    entries, problem = entries_from_xml(_xml(body))
+    assert entries == []
+    assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-6"

@@ -95,6 +95,8 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
     cases.append((f"{MULTIPART};q=0, {XML}, {JSON}", others or {"406"}))
     cases.append((f"*/*;q=0.1, {MULTIPART};q=0", others or {"406"}))
     cases.append((f"{MULTIPART};q=0.000, */*", others or {"406"}))
+    # Everything refused: no form is acceptable (MB-STATUS-9).
+    cases.append(("*/*;q=0", {"406"}))
     # application/* admits the XML and JSON forms, never multipart/mixed; where both are
     # offered and tie, "the server chooses between them".
     cases.append(("application/*", others or {"406"}))

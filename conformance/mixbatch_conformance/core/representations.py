@@ -196,10 +196,15 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                     return [], (
                         f"MB-MULTI-6: mb:body has encoding {child.get('encoding')!r}, not 'base64'"
                     )
+                # "no line breaks" holds at the ends too: a trailing newline, as MIME encoders
+                # write, is a line break.
                 try:
-                    data = base64.b64decode(text.strip(), validate=True)
+                    data = base64.b64decode(text, validate=True)
                 except (binascii.Error, ValueError):
-                    return [], f"MB-MULTI-6: mb:body is not base64: {text[:40]!r}"
+                    return (
+                        [],
+                        f"MB-MULTI-6: mb:body is not base64 without line breaks: {text[:40]!r}",
+                    )
         problem = _status_presence(len(out), status, outcome) or _elements_present(
             len(out), outcome, seen
         )

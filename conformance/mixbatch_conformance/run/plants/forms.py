@@ -235,6 +235,21 @@ def _xml_plain_body(body: bytes) -> bytes:
     )
 
 
+def _xml_body_mime_base64(body: bytes) -> bytes:
+    """mb:body written as MIME encoders write base64: lines of 76, each ended by a newline."""
+    import base64
+
+    return re.sub(
+        rb'<mb:body encoding="base64">([^<]*)</mb:body>',
+        lambda m: (
+            b'<mb:body encoding="base64">'
+            + base64.encodebytes(base64.b64decode(m[1]))
+            + b"</mb:body>"
+        ),
+        body,
+    )
+
+
 def _xml_drop_header(body: bytes) -> bytes:
     return re.sub(rb'<mb:header name="ETag">[^<]*</mb:header>', b"", body)
 
@@ -722,6 +737,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-6 body encoding",
         _XML,
         on_response=map_xml(_xml_plain_body),
+    ),
+    P(
+        "xml-body-mime-base64",
+        "MB-MULTI-6 body base64 with line breaks",
+        _XML,
+        on_response=map_xml(_xml_body_mime_base64),
     ),
     P("xml-status-differs", "MB-MULTI-6 DAV:status", _XML, on_response=map_xml(_xml_status_text)),
     P(
