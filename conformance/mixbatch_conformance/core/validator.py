@@ -160,7 +160,8 @@ def list_members(values: list[str]) -> list[str]:
     commas outside quoted-strings, trimmed, empty members dropped."""
     members: list[str] = []
     for value in values:
-        current, quoted, escaped = [], False, False
+        current: list[str] = []
+        quoted = escaped = False
         for ch in value:
             if escaped:
                 escaped = False
