@@ -340,10 +340,15 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
         judge.expect(f"{media} parts before the abort", set(outcomes[:-1]), [{"rolled-back"}])
         judge.expect(f"{media} part 0 status", entries[0].status, {201})
         try:
-            named = json.loads(entries[-1].body).get("part_index")
-        except (ValueError, AttributeError):
-            named = None
+            doc = json.loads(entries[-1].body)
+        except ValueError:
+            doc = None
+        doc = doc if isinstance(doc, dict) else {}
+        named = doc.get("part_index")
         judge.expect(f"{media} abort part_index", named, set(ABORT_INDEXES) | {len(outcomes) - 1})
+        # MB-STATUS-14 prose: "The status is 503 when the server stops because it is ... out
+        # of its time budget", an atomic batch's abort as much as any other's.
+        judge.expect(f"{media} abort status", doc.get("status"), {503}, "MB-STATUS-14")
         created = _entry_location(ctx, entries[0])
         if created is not None:
             after = ctx.alone(judge, SubRequest("GET", created))

@@ -518,7 +518,12 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "timeout-abort-status-504",
         "MB-STATUS-14 a spent time budget as 504",
-        ("batch-abort-after-timeout", "batch-abort-in-multistatus", "batch-abort-in-every-form"),
+        (
+            "batch-abort-after-timeout",
+            "batch-abort-in-multistatus",
+            "batch-abort-in-every-form",
+            "atomic-abort-rolls-back",
+        ),
         on_response=_abort_problem_everywhere(_abort_problem_status(504)),
     ),
     P(
