@@ -74,7 +74,9 @@ RANDOM_OCTETS = 70_000
 )
 def batch_equals_alone(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
-    subs = [ok, nf]
+    # OPTIONS is safe (RFC 9110 §9.3.7) and its answer carries what a GET's does not (Allow,
+    # Accept-Patch, or a 405 with its own Allow), which MB-RESP-4 keeps as well.
+    subs = [ok, nf, SubRequest("OPTIONS", ok.target)]
     # Every other declared resource a GET reads without changing it: their answers carry the
     # fields ok's may not (Vary, ETag, Last-Modified, Cache-Control), and MB-RESP-4 keeps all.
     subs += [

@@ -20,7 +20,11 @@ from collections.abc import Collection, Sequence
 from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.requirements import load_index
-from mixbatch_conformance.core.validator import Envelope, response_part_findings
+from mixbatch_conformance.core.validator import (
+    Envelope,
+    names_media_type,
+    response_part_findings,
+)
 from mixbatch_conformance.transport.http import Response
 
 __all__ = [
@@ -51,12 +55,14 @@ def expect_rejected(
     if not ok:
         return
     if accept_post:
-        values = ",".join(resp.get_all("Accept-Post")).lower()
+        values = resp.get_all("Accept-Post")
+        # MB-WIRE-2: "415 (Unsupported Media Type) and an `Accept-Post: multipart/mixed` field":
+        # a list member that is multipart/mixed, not a substring of another type.
         judge.expect_true(
             "Accept-Post names multipart/mixed",
-            "multipart/mixed" in values,
+            names_media_type(values, "multipart/mixed"),
             f"Accept-Post: {values!r}",
-            "Accept-Post including multipart/mixed",
+            "Accept-Post with a member that is multipart/mixed",
             "MB-WIRE-2",
         )
     if resp.status == 503:

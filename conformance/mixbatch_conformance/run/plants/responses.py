@@ -301,6 +301,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response_parts=_empty_bodies,
     ),
     P(
+        "allow-dropped-from-parts",
+        "MB-RESP-4 Allow",
+        ("batch-equals-alone",),
+        on_response_parts=lambda parts: [(without_field(f, "Allow"), b) for f, b in parts],
+    ),
+    P(
         "hop-by-hop-field-kept",
         "MB-RESP-4 hop-by-hop",
         ("response-parts-without-framing-fields",),

@@ -298,6 +298,14 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=refuses(lambda r: r.method == "POST" and r.get("Content-Type") is None, 400),
     ),
     P(
+        "accept-post-names-a-longer-type",
+        "MB-WIRE-2 Accept-Post",
+        ("reject-media-type-text-plain",),
+        on_response=lambda q, r: (
+            r.set("Accept-Post", "multipart/mixed-batch") if r.status == 415 else None
+        ),
+    ),
+    P(
         "wrong-media-type-answered-400",
         "MB-WIRE-2 status",
         ("reject-media-type-text-plain",),
