@@ -110,6 +110,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-unsafe-parts",
         "created-fields-every-form",
         "created-location",
+        "error-policy-skipped-parts-do-not-run",
         "field-octets-every-form",
         "late-fault-batch-runs-nothing",
         "long-field-values-unfolded",
