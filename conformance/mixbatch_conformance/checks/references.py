@@ -4,8 +4,12 @@ Theory of operation: a reference is right when the part that holds it acted on t
 the named part produced, so the checks make that visible afterwards: two members are created,
 the third part deletes `$(1)`, and standalone GETs show which of the two is gone. An
 unresolved reference is made with a GET of `not_found` (a failure any server produces,
-MB-TEST-1) and with the `Location` of a 200 that has none. Every member a check creates is
-recorded by the context and deleted at the end of the run.
+MB-TEST-1) and with the `Location` of a 200 that has none; a part naming an unresolved part is
+skipped in turn, an independent part after it runs, and under stop the unresolved part does not
+count as failing (MB-PROC-20). Every way MB-PROC-19 names for a reference to be refused is sent
+on its own: a later part (in a Content-Id and in a field value), the part itself, a part that does
+not exist, a field name in a Content-Id. Every member a check creates is recorded by the context
+and deleted at the end of the run.
 """
 
 from __future__ import annotations
