@@ -773,6 +773,13 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_response(is_batch, lambda r: r.set("Vary", None)),
     ),
     P(
+        "vary-names-accept-encoding",
+        "MB-MULTI-10 Accept-Encoding for Accept",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, lambda r: r.set("Vary", "Accept-Encoding")),
+    ),
+    P(
         "vary-dropped-on-207",
         "MB-MULTI-10 207 forms",
         ("vary-in-every-form",),

@@ -697,6 +697,13 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_response(is_batch, lambda r: r.set("Cache-Control", None)),
     ),
     P(
+        "no-transform-misspelled",
+        "MB-INTER-4 directive name",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, lambda r: r.set("Cache-Control", "no-transforms")),
+    ),
+    P(
         "no-transform-multipart-only",
         "MB-INTER-4 207 forms",
         ("top-level-fields",),
