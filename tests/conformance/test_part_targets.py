@@ -5,8 +5,9 @@ from __future__ import annotations
 from mixbatch_conformance.checks.target_spellings import resolved, routing_spellings
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.target import reference_target
-from mixbatch_conformance.run.plants.parts import _repeated_fields_combined, _upper_escapes
+from mixbatch_conformance.run.plants.parts import _repeated_fields_combined
 from mixbatch_conformance.run.plants.responses import _failing_part_first
+from mixbatch_conformance.run.plants.targets import _upper_escapes
 
 CTX = Context(reference_target("http://127.0.0.1:9"))
 

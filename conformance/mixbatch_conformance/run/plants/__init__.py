@@ -21,6 +21,9 @@ from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
     behaviour,
     forms,
+    framing,
+    json_form,
+    lengths,
     modes,
     part_grammar,
     parts,
@@ -28,7 +31,9 @@ from mixbatch_conformance.run.plants import (
     processing,
     responses,
     retrievals,
+    targets,
     wire,
+    xml_form,
 )
 
 __all__ = [
@@ -49,12 +54,17 @@ PLANTABLE_KEYWORDS = frozenset({"MUST", "MUST NOT", "SHOULD", "SHOULD NOT"})
 PLANTS: tuple[Mutation, ...] = (
     MUTATIONS
     + wire.PLANTS
+    + framing.PLANTS
+    + lengths.PLANTS
     + part_grammar.PLANTS
     + problems.PLANTS
     + parts.PLANTS
+    + targets.PLANTS
     + responses.PLANTS
     + retrievals.PLANTS
     + forms.PLANTS
+    + json_form.PLANTS
+    + xml_form.PLANTS
     + processing.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS

@@ -1,9 +1,14 @@
-"""Planted violations of collection retrievals and the test resources (spec 4.2, 5.2, 14.4).
+"""Planted violations of collection retrievals, the top-level method and the test resources
+(spec 4, 5.2, 14.4).
 
 Each plant is a mistake a competent implementer makes where a server answers outside a batch:
 a collection retrieval that ignores If-Modified-Since, writes an epilogue or parts without
-Content-Length, sorts its members, misreads Accept or leaves the 204 untagged; a connection
-ended after a refused GET with content or a retrieval without content (MB-PIPE-1); entity tags
+Content-Length, sorts its members, misreads Accept or leaves the 204 untagged; one that drops
+its aggregate ETag or Last-Modified, a member's Http-Status-Code or Content-Id, or keeps a
+strong ETag over a fresh boundary (MB-METHOD-4 to MB-METHOD-7); a conditional retrieval or a
+missing or empty collection answered with the wrong status (MB-STATUS-7, MB-STATUS-11); a 405
+without Allow and a GET with content misjudged (MB-METHOD-2, MB-METHOD-3); a connection ended
+after a refused GET with content or a retrieval without content (MB-PIPE-1); entity tags
 written bare; and test resources that sort or decode what they echo, read `0200` as a code,
 clamp a delay or come up one octet short (MB-TEST-*).
 """
@@ -12,15 +17,17 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections.abc import Callable
 from urllib.parse import unquote
 
-from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
     boundary_of,
     field_of,
     map_parts,
+    parts_of,
     without_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -147,6 +154,109 @@ def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     resp.set("Content-Length", str(len(resp.body)))
 
 
+def _is_collection_get(req: RelayRequest) -> bool:
+    return req.method == "GET" and "multipart/mixed" in (req.get("Accept") or "")
+
+
+def _collection_parts(
+    fn: Callable[[list[Part]], list[Part]],
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(resp)
+        parts = parts_of(resp.body, b) if b and _is_collection_get(req) else None
+        if parts is not None and b is not None:
+            resp.body = write_parts(fn(parts), b)
+
+    return edit
+
+
+def _fresh_boundary(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection written with a random boundary each time, under the same strong ETag."""
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b and _is_collection_get(req) else None
+    if parts is None:
+        return
+    new = "plant-" + secrets.token_hex(12)
+    resp.set("Content-Type", f"multipart/mixed; boundary={new}")
+    resp.body = write_parts(parts, new)
+
+
+def _get(
+    pred: Callable[[RelayRequest], bool], fn: Callable[[RelayResponse], None]
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    return lambda req, resp: fn(resp) if pred(req) else None
+
+
+def _empty_collection_200(resp: RelayResponse) -> None:
+    if resp.status == 204:
+        resp.status = 200
+        resp.set("Content-Type", "multipart/mixed; boundary=plant-empty")
+        resp.body = b"--plant-empty--"
+
+
+def _missing_as_empty(resp: RelayResponse) -> None:
+    if resp.status == 404:
+        resp.status, resp.body = 204, b""
+        resp.set("Content-Type", None)
+
+
+def _if_none_match_lines(req: RelayRequest) -> list[str]:
+    return [v for n, v in req.headers if n.lower() == "if-none-match"]
+
+
+def _inm_exact_only(req: RelayRequest) -> None:
+    """Match If-None-Match only as one tag in one field line: a list never matches."""
+    lines = _if_none_match_lines(req)
+    if _is_collection_get_or_head(req) and (len(lines) > 1 or any("," in v for v in lines)):
+        req.headers = [
+            (n, '"plant-never"' if n.lower() == "if-none-match" else v) for n, v in req.headers
+        ]
+
+
+def _inm_strong_compare(req: RelayRequest) -> None:
+    """Compare If-None-Match strongly: a weak tag never matches."""
+    if _is_collection_get_or_head(req) and any(
+        v.strip().startswith("W/") for v in _if_none_match_lines(req)
+    ):
+        req.headers = [
+            (n, '"plant-never"' if n.lower() == "if-none-match" else v) for n, v in req.headers
+        ]
+
+
+def _ims_beside_inm(req: RelayRequest) -> None:
+    """Let If-Modified-Since decide beside If-None-Match: a later date than the collection's
+    Last-Modified is answered 304 whatever If-None-Match lists."""
+    if (
+        _is_collection_get_or_head(req)
+        and req.get("If-Modified-Since")
+        and _if_none_match_lines(req)
+    ):
+        req.headers = [(n, "*" if n.lower() == "if-none-match" else v) for n, v in req.headers]
+
+
+def _is_collection_get_or_head(req: RelayRequest) -> bool:
+    return req.method in ("GET", "HEAD") and "multipart/mixed" in (req.get("Accept") or "")
+
+
+def _content_without_type_dropped(req: RelayRequest) -> None:
+    """A GET counts as carrying content only when it names a Content-Type."""
+    if req.method == "GET" and req.body and not req.get("Content-Type"):
+        req.body = b""
+
+
+def _zero_length_as_content(req: RelayRequest) -> None:
+    """A GET with Content-Length: 0 taken to carry content."""
+    if _is_collection_get_or_head(req) and req.get("Content-Length") == "0" and not req.body:
+        req.body = b"x"
+
+
+def _get_content_405_allowing_get(req: RelayRequest, resp: RelayResponse) -> None:
+    """A GET with content to the batch endpoint answered 405 with an Allow that lists GET."""
+    if req.method == "GET" and req.body and "multipart/mixed" not in (req.get("Accept") or ""):
+        resp.status = 405
+        resp.set("Allow", "GET, POST, OPTIONS")
+
+
 PLANTS: tuple[Mutation, ...] = (
     # MB-STATUS-7: 304 when a conditional request's validator matches the aggregate one,
     # If-Modified-Since against the aggregate Last-Modified as much as If-None-Match.
@@ -265,5 +375,148 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 header order",
         ("test-resource-echo",),
         on_response=_echo_headers_sorted,
+    ),
+    # MB-METHOD-2: 405 with Allow.
+    P(
+        "allow-dropped-on-405",
+        "MB-METHOD-2 Allow",
+        ("method-not-allowed",),
+        on_response=lambda q, r: r.set("Allow", None) if r.status == 405 else None,
+    ),
+    P(
+        "other-method-answered-404",
+        "MB-METHOD-2 status",
+        ("method-not-allowed",),
+        on_response=lambda q, r: setattr(r, "status", 404) if r.status == 405 else None,
+    ),
+    # MB-METHOD-3: a GET retrieval with content is 400.
+    P(
+        "get-content-discarded",
+        "MB-METHOD-3",
+        ("collection-get-with-content",),
+        on_request=lambda r: setattr(r, "body", b"") if r.method == "GET" else None,
+    ),
+    # MB-METHOD-4: one part per member, aggregate ETag, Vary: Accept.
+    P(
+        "collection-etag-dropped",
+        "MB-METHOD-4 ETag",
+        ("collection-get",),
+        on_response=_get(_is_collection_get, lambda r: r.set("ETag", None)),
+    ),
+    # MB-METHOD-5: aggregate Last-Modified, the latest member's.
+    P(
+        "collection-last-modified-dropped",
+        "MB-METHOD-5 absent",
+        ("collection-last-modified",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_get(_is_collection_get, lambda r: r.set("Last-Modified", None)),
+    ),
+    P(
+        "collection-last-modified-stale",
+        "MB-METHOD-5 not the latest",
+        ("collection-last-modified",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_get(
+            _is_collection_get,
+            lambda r: (
+                r.set("Last-Modified", "Thu, 01 Jan 1970 00:00:00 GMT")
+                if r.get("Last-Modified")
+                else None
+            ),
+        ),
+    ),
+    # MB-METHOD-6: Http-Status-Code and Content-Id on each member part.
+    P(
+        "member-content-id-dropped",
+        "MB-METHOD-6 Content-Id",
+        ("collection-get",),
+        on_response=_collection_parts(
+            lambda p: [(without_field(f, "Content-Id"), b) for f, b in p]
+        ),
+    ),
+    P(
+        "member-status-dropped",
+        "MB-METHOD-6 status",
+        ("collection-get",),
+        on_response=_collection_parts(
+            lambda p: [(without_field(f, "Http-Status-Code"), b) for f, b in p]
+        ),
+    ),
+    # MB-METHOD-7: a strong ETag only when every octet repeats.
+    P(
+        "strong-etag-random-boundary",
+        "MB-METHOD-7",
+        ("collection-get",),
+        on_response=_fresh_boundary,
+    ),
+    # MB-STATUS-7: 200, 304 or 404 for the collection as a whole.
+    P(
+        "collection-if-none-match-ignored",
+        "MB-STATUS-7 304",
+        ("collection-get",),
+        on_request=lambda r: (
+            setattr(r, "headers", [(n, v) for n, v in r.headers if n.lower() != "if-none-match"])
+            if _is_collection_get(r)
+            else None
+        ),
+    ),
+    P(
+        "missing-collection-answered-200",
+        "MB-STATUS-7 404",
+        ("collection-get",),
+        on_response=_get(_is_collection_get, _missing_as_empty),
+    ),
+    # MB-STATUS-11: an empty collection is 204.
+    P(
+        "empty-collection-answered-200",
+        "MB-STATUS-11",
+        ("collection-get-empty",),
+        on_response=_get(_is_collection_get, _empty_collection_200),
+    ),
+    # MB-STATUS-7: 304 exactly when If-None-Match matches by the weak comparison.
+    P(
+        "collection-inm-list-never-matches",
+        "MB-STATUS-7 If-None-Match list",
+        ("collection-get-conditional",),
+        on_request=_inm_exact_only,
+    ),
+    P(
+        "collection-inm-strong-comparison",
+        "MB-STATUS-7 If-None-Match weak comparison",
+        ("collection-get-conditional",),
+        on_request=_inm_strong_compare,
+    ),
+    P(
+        "collection-304-without-etag",
+        "MB-METHOD-4 ETag on 304",
+        ("collection-get-conditional",),
+        on_response=lambda q, r: (
+            r.set("ETag", None) if _is_collection_get_or_head(q) and r.status == 304 else None
+        ),
+    ),
+    P(
+        "collection-ims-beside-inm",
+        "MB-STATUS-7 If-Modified-Since beside If-None-Match",
+        ("collection-get-conditional",),
+        on_request=_ims_beside_inm,
+    ),
+    # MB-METHOD-3: content is content with or without a Content-Type; none is none.
+    P(
+        "get-content-without-type-ignored",
+        "MB-METHOD-3 without Content-Type",
+        ("collection-get-with-content",),
+        on_request=_content_without_type_dropped,
+    ),
+    P(
+        "get-content-405-allowing-get",
+        "MB-METHOD-2 Allow of a 405 to GET with content",
+        ("batch-endpoint-get-with-content",),
+        on_response=_get_content_405_allowing_get,
+    ),
+    P(
+        "get-zero-length-refused",
+        "MB-METHOD-3 Content-Length 0",
+        ("collection-get-with-content",),
+        on_request=_zero_length_as_content,
     ),
 )

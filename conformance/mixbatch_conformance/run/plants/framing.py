@@ -1,0 +1,209 @@
+"""Planted violations of the delimiter lines and what lies between them (spec 3.1.2, 3.1.3,
+3.1.5: MB-WIRE-7 to MB-WIRE-11, MB-WIRE-13, MB-WIRE-18, MB-WIRE-19, MB-WIRE-21).
+
+Each entry accepts a body the grammar refuses (a bare LF or CR as a line terminator, text after
+a dash-boundary, no close delimiter, no part at all), refuses one it allows (a preamble, an
+epilogue, transport padding, delimiter text that is no delimiter line, a part without a
+body), or writes its own answer with a bare LF for a blank line or with an epilogue.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import accepts, body_has, boundary_of, is_batch, refuses
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _epilogue(req: RelayRequest, resp: RelayResponse) -> None:
+    if boundary_of(resp) and is_batch(req):
+        resp.body += b"\r\nplanted epilogue\r\n"
+
+
+def _bare_lf_blank_line(req: RelayRequest, resp: RelayResponse) -> None:
+    b = boundary_of(resp)
+    if b and is_batch(req):
+        resp.body = re.sub(rb"(Content-Length: [0-9]+)\r\n\r\n", rb"\1\r\n\n", resp.body)
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-WIRE-7: CRLF everywhere the sender writes a line.
+    P(
+        "bare-lf-blank-line-in-output",
+        "MB-WIRE-7 blank line",
+        ("response-framing-strict",),
+        on_response=_bare_lf_blank_line,
+    ),
+    # MB-WIRE-8: bare LF or CR as a line terminator is rejected.
+    P(
+        "bare-lf-after-delimiter-accepted",
+        "MB-WIRE-8 after delimiter",
+        ("reject-bare-lf-after-delimiter",),
+        on_response=accepts(body_has(rb"^--[^\r\n]*\n")),
+    ),
+    P(
+        "bare-lf-in-part-header-accepted",
+        "MB-WIRE-8 part header",
+        ("reject-bare-lf-in-part-header",),
+        on_response=accepts(body_has(rb"GET\nContent-Id")),
+    ),
+    P(
+        "bare-lf-blank-line-accepted",
+        "MB-WIRE-8 blank line",
+        ("reject-bare-lf-blank-line",),
+        on_response=accepts(body_has(rb">\r\n\n")),
+    ),
+    P(
+        "bare-cr-accepted",
+        "MB-WIRE-8 bare CR",
+        ("reject-bare-cr-in-part-header",),
+        on_response=accepts(body_has(rb"GET\rContent-Id")),
+    ),
+    P(
+        "lf-only-message-accepted",
+        "MB-WIRE-8 LF throughout",
+        ("reject-lf-only-message",),
+        on_response=accepts(body_has(rb"\n\n\n--")),
+    ),
+    P(
+        "bare-lf-in-body-refused",
+        "MB-WIRE-8 body data",
+        ("accept-body-with-bare-lf",),
+        on_response=refuses(body_has(rb"a\nb\nc\n")),
+    ),
+    # MB-WIRE-9: preamble and epilogue are ignored.
+    P(
+        "preamble-refused",
+        "MB-WIRE-9 preamble",
+        ("accept-preamble-and-epilogue",),
+        on_response=refuses(body_has(rb"^This preamble")),
+    ),
+    P(
+        "epilogue-refused",
+        "MB-WIRE-9 epilogue",
+        ("accept-preamble-and-epilogue",),
+        on_response=refuses(body_has(rb"This epilogue is ignored")),
+    ),
+    # MB-WIRE-10: no preamble or epilogue in output.
+    P(
+        "epilogue-sent",
+        "MB-WIRE-10 epilogue",
+        ("response-framing-strict",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_epilogue,
+    ),
+    # MB-WIRE-11: transport padding accepted.
+    P(
+        "transport-padding-refused",
+        "MB-WIRE-11",
+        ("accept-transport-padding",),
+        on_response=refuses(body_has(rb"^--[^\r\n]*[ \t]\r\n")),
+    ),
+    # MB-WIRE-13: no close delimiter is 400.
+    P(
+        "unclosed-body-accepted",
+        "MB-WIRE-13",
+        (
+            "reject-missing-close-delimiter",
+            "reject-unclosed-after-dash-boundary",
+            "reject-unclosed-after-one-hyphen",
+            "reject-unclosed-after-transport-padding",
+            "reject-unclosed-after-delimiter-line",
+            "reject-unclosed-inside-part-header",
+            "reject-unclosed-inside-part-body",
+        ),
+        on_response=accepts(lambda r: is_batch(r) and not r.body.rstrip().endswith(b"--")),
+    ),
+    P(
+        "dash-boundary-at-end-taken-as-close",
+        "MB-WIRE-13 after a dash-boundary",
+        ("reject-unclosed-after-dash-boundary", "reject-unclosed-after-transport-padding"),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^\r\n \t-][ \t]*\Z")),
+    ),
+    P(
+        "one-hyphen-taken-as-close",
+        "MB-WIRE-13 after one hyphen",
+        ("reject-unclosed-after-one-hyphen",),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^-]-\Z")),
+    ),
+    P(
+        "delimiter-line-at-end-taken-as-close",
+        "MB-WIRE-13 after a delimiter line",
+        ("reject-unclosed-after-delimiter-line",),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^-\r\n]\r\n\Z")),
+    ),
+    P(
+        "cut-short-part-dropped",
+        "MB-WIRE-13 inside a part",
+        ("reject-unclosed-inside-part-header", "reject-unclosed-inside-part-body"),
+        on_response=accepts(body_has(rb"\n[^-\r\n][^\r\n]*\Z")),
+    ),
+    # MB-WIRE-18: at least one part.
+    P(
+        "empty-batch-after-preamble-accepted",
+        "MB-WIRE-18 close delimiter after a preamble",
+        ("reject-empty-batch-after-preamble", "reject-empty-batch-padded-close"),
+        on_response=accepts(
+            lambda r: (
+                is_batch(r)
+                and re.fullmatch(rb"(?s)[^-]?.*?--[^\r\n]*--[ \t]*\r\n", r.body) is not None
+                and r.body.count(b"--") == 2
+            )
+        ),
+    ),
+    P(
+        "empty-batch-accepted",
+        "MB-WIRE-18 close delimiter only",
+        ("reject-empty-batch",),
+        on_response=accepts(
+            lambda r: is_batch(r) and r.body.startswith(b"--") and r.body.count(b"--") == 2
+        ),
+    ),
+    P(
+        "empty-content-accepted",
+        "MB-WIRE-18 no content",
+        ("reject-empty-content",),
+        on_response=accepts(lambda r: r.method == "POST" and not r.body),
+    ),
+    # MB-WIRE-19: text after the dash-boundary is rejected.
+    P(
+        "text-after-first-boundary-accepted",
+        "MB-WIRE-19 first delimiter",
+        ("reject-text-after-boundary",),
+        on_response=accepts(body_has(rb"trailing-text")),
+    ),
+    P(
+        "text-after-later-boundary-accepted",
+        "MB-WIRE-19 later delimiter",
+        ("reject-text-after-later-boundary",),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]*X\r\n")),
+    ),
+    # MB-WIRE-21: a header section followed directly by the next delimiter.
+    P(
+        "bodyless-part-refused",
+        "MB-WIRE-21",
+        ("accept-part-without-blank-body-line",),
+        on_response=refuses(body_has(rb">\r\n\r\n--")),
+    ),
+    # MB-WIRE-9: delimiter text that is not a delimiter line is preamble or epilogue.
+    P(
+        "boundary-in-preamble-refused",
+        "MB-WIRE-9 dash-boundary mid-line in the preamble",
+        (
+            "accept-dash-boundary-mid-line-in-preamble",
+            "accept-close-delimiter-mid-line-in-preamble",
+            "accept-dash-boundary-after-bare-cr-in-preamble",
+        ),
+        on_response=refuses(body_has(rb"\A[^\r\n-][^\n]*--")),
+    ),
+    P(
+        "epilogue-read-for-parts",
+        "MB-WIRE-9 delimiter text in the epilogue",
+        ("accept-delimiter-lines-in-epilogue", "accept-dash-boundary-mid-line-in-epilogue"),
+        on_response=refuses(body_has(rb"[^-]--\r\n[^\r\n]*--[!-~]")),
+    ),
+)
