@@ -116,7 +116,7 @@ def _is_aborted(part: Part) -> bool:
 
 @checker(
     "batch-abort-after-timeout",
-    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15"),
     "A batch that outlasts the server's declared time limit after its response began ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200.",
     tier="standard",
     state=State.READ_ONLY,
@@ -138,6 +138,15 @@ def abort_after_timeout(ctx: Context, judge: Judge) -> None:
     )
     answered = len(env.parts) - len(aborted)
     judge.expect("part 0 status", part_status(env, 0), {200}, "MB-STATUS-12")
+    for part in env.parts:
+        # MB-WIRE-15 (SHOULD): "give each part a `Content-Length` field stating the length of
+        # its body", the abort part as much as the parts answered before it.
+        judge.expect(
+            f"part {part.index} Content-Length{' (abort part)' if _is_aborted(part) else ''}",
+            part.get_all("Content-Length"),
+            [[str(len(part.body))]],
+            "MB-WIRE-15",
+        )
     for i in range(answered):
         judge.expect(
             f"part {i} Content-Id",

@@ -315,7 +315,7 @@ def _abort_entries(
 
 @checker(
     "atomic-abort-rolls-back",
-    ("MB-PROC-14",),
+    ("MB-PROC-14", "MB-STATUS-14", "MB-STATUS-6"),
     "An atomic batch that outlasts the declared time limit rolls back the parts that ran, marks them rolled-back and ends with the abort part, in every declared form; its write is not there afterwards.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
@@ -344,8 +344,18 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
         except ValueError:
             doc = None
         doc = doc if isinstance(doc, dict) else {}
-        named = doc.get("part_index")
-        judge.expect(f"{media} abort part_index", named, set(ABORT_INDEXES) | {len(outcomes) - 1})
+        # MB-STATUS-14: "a `part_index` member equal to the index of the first part it does not
+        # answer": the parts answered rolled-back come before it, so it is their count,
+        # whichever of the places spec 5.4 allows the abort took.
+        judge.expect(
+            f"{media} parts answered before the abort",
+            len(outcomes) - 1,
+            ABORT_INDEXES,
+            "MB-STATUS-6",
+        )
+        judge.expect(
+            f"{media} abort part_index", doc.get("part_index"), {len(outcomes) - 1}, "MB-STATUS-14"
+        )
         # MB-STATUS-14 prose: "The status is 503 when the server stops because it is ... out
         # of its time budget", an atomic batch's abort as much as any other's.
         judge.expect(f"{media} abort status", doc.get("status"), {503}, "MB-STATUS-14")

@@ -71,3 +71,48 @@ def prefer_several(ctx: Context, judge: Judge) -> None:
                 [["batch-on-error=stop"]],
                 "MB-PROC-13",
             )
+
+
+#: Prefer field lines naming batch-on-error twice, stop first and a value no server knows
+#: after it, on one field line and on two.
+STOP_THEN_UNKNOWN: tuple[tuple[str, ...], ...] = (
+    ("batch-on-error=stop, batch-on-error=mb-suite-retry",),
+    ("batch-on-error=stop", "batch-on-error=mb-suite-retry"),
+    ("batch-on-error=stop, wait=5, batch-on-error=mb-suite-retry",),
+)
+
+
+@checker(
+    "prefer-stop-then-unknown-value",
+    ("MB-PROC-11", "MB-PROC-6"),
+    "Prefer batch-on-error=stop followed by batch-on-error with an unrecognised value, on one field line or two, is honoured as stop: the unrecognised one is absent, not a reset to continue.",
+    profile="error-policy",
+    state=State.READ_ONLY,
+)
+def prefer_stop_then_unknown(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [nf, ok]
+    for lines in STOP_THEN_UNKNOWN:
+        prefer = tuple(("Prefer", v) for v in lines)
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+            # MB-PROC-11: "treat a `batch-on-error` preference with a value it does not
+            # recognise as if it were absent", so what stands is the stop before it (RFC 7240
+            # §2: of a preference given more than once "only the first instance is to be
+            # considered"); whichever way it is read, the unrecognised value asks for nothing.
+            judge.expect(
+                f"{media} part 1 outcome with Prefer {lines!r}",
+                entries[1].outcome,
+                {"skipped"},
+                "MB-PROC-11",
+            )
+            applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+            members = applied.split(",")
+            # MB-PROC-6: stop honoured "and send `Preference-Applied: batch-on-error=stop`";
+            # MB-PROC-11: the unrecognised value is left "out of `Preference-Applied`".
+            judge.expect_true(
+                f"{media} Preference-Applied with Prefer {lines!r}",
+                "batch-on-error=stop" in members and "batch-on-error=mb-suite-retry" not in members,
+                repr(applied),
+                "batch-on-error=stop, and not the unrecognised value",
+                "MB-PROC-11",
+            )
