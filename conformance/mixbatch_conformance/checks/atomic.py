@@ -31,6 +31,7 @@ from mixbatch_conformance.core.representations import (
     Entry,
     Reader,
     answers_in_every_form,
+    comparable_fields,
     entries_from_multipart,
     require_readable,
 )
@@ -94,8 +95,8 @@ def _failing_batch(
 
 @checker(
     "atomic-failure-outcomes",
-    ("MB-PROC-8", "MB-RESP-1"),
-    "In an atomic batch whose second part fails, the first is rolled-back with its real status, the second keeps its status unmarked, the third is skipped.",
+    ("MB-PROC-8", "MB-RESP-1", "MB-MULTI-5"),
+    "In an atomic batch whose second part fails, the first is rolled-back with its real status and, in every form, the fields and body it has in multipart; the second keeps its status unmarked, the third is skipped.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -107,7 +108,9 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
     # no `Batch-Outcome`; and MUST answer every later part `Batch-Outcome: skipped`." In the
     # XML form DAV:status is there "exactly when the part ran" (MB-MULTI-6): a rolled-back
     # part ran.
-    for media, resp, entries in answers_in_every_form(ctx, judge, subs, ATOMIC):
+    forms = answers_in_every_form(ctx, judge, subs, ATOMIC)
+    base = forms[0][2]
+    for media, resp, entries in forms:
         if media == JSON_FORM:
             # Spec 6.4: the JSON `summary` holds "the counts the `Batch-Summary` trailer would
             # give", which counts "`skipped` and `rolled-back` the parts with those outcomes"
@@ -125,6 +128,24 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
         )
         judge.expect(f"{media} part 0 status", entries[0].status, {201})
         judge.expect(f"{media} part 0 outcome", entries[0].outcome, {"rolled-back"})
+        # MB-MULTI-5: "for each part ... its header fields and its body" in every form, the
+        # rolled-back creation's too. Each form's batch creates (and undoes) its own member, so
+        # the values of its fields and its body may differ; which fields, and whether there
+        # is a body, may not.
+        volatile = ctx.target.volatile_headers
+        for i, (entry, mine) in enumerate(zip(entries, base, strict=False)):
+            judge.expect(
+                f"{media} part {i} field names as in multipart/mixed",
+                [n for n, _ in comparable_fields(entry.fields, volatile)],
+                [[n for n, _ in comparable_fields(mine.fields, volatile)]],
+                "MB-MULTI-5",
+            )
+            judge.expect(
+                f"{media} part {i} has a body as in multipart/mixed",
+                bool(entry.body),
+                {bool(mine.body)},
+                "MB-MULTI-5",
+            )
         judge.expect(f"{media} part 1 status", entries[1].status, {404, 410})
         judge.expect(f"{media} part 1 outcome", entries[1].outcome, {None})
         judge.expect(f"{media} part 2 outcome", entries[2].outcome, {"skipped"})
@@ -136,42 +157,74 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
 FAILING_EDGES = ((399, False), (400, True), (499, True), (500, True), (599, True))
 
 
+#: Statuses the parts around the failing one are answered with (from the status resource, the
+#: ok resource first): two before it, rolled back, and two after it, skipped, each with its own
+#: target, so that their order is seen.
+BEFORE_CODES = (203,)
+AFTER_CODES = (204, 226)
+
+
 @checker(
     "atomic-failing-edges",
-    ("MB-PROC-8", "MB-RESP-1"),
-    "An atomic batch whose middle part is answered 400, 499, 500 or 599 rolls back the part before it and skips the one after; one answered 399 commits.",
+    ("MB-PROC-8", "MB-RESP-1", "MB-MULTI-5"),
+    "An atomic batch whose middle part is answered 400, 499, 500 or 599 rolls back the two parts before it and skips the two after it, in request order, in every declared form with the same fields and bodies as in multipart; one answered 399 commits.",
     profile="atomic",
     state=State.READ_ONLY,
 )
 def failing_edges(ctx: Context, judge: Judge) -> None:
-    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
     template = ctx.resource(judge, "status")
+
+    def status(code: int) -> SubRequest:
+        return SubRequest("GET", ctx.path(template.replace("{code}", str(code))))
+
+    before = [SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))), *map(status, BEFORE_CODES)]
+    after = [status(c) for c in AFTER_CODES]
+    volatile = ctx.target.volatile_headers
     for code, fails in FAILING_EDGES:
-        middle = SubRequest("GET", ctx.path(template.replace("{code}", str(code))))
-        subs = [ok, middle, ok]
-        # GETs only: the batch changes nothing whether it commits or not.
-        env = expect_processed(
-            ctx, judge, ctx.batch(judge, subs, headers=ATOMIC), [s.content_id for s in subs]
-        )
-        # MB-RESP-1: "in request order", the failing part in its own place.
-        judge.expect(
-            f"parts in request order around {code} (Content-Id)",
-            [p.get("Content-Id") for p in env.parts],
-            [[s.content_id for s in subs]],
-            "MB-RESP-1",
-        )
-        judge.require(f"part 1 status for {code}", part_status(env, 1), {code}, "MB-TEST-6")
-        got = [(p.get("Batch-Outcome"), part_status(env, i)) for i, p in enumerate(env.parts)]
-        # MB-PROC-8, for a part that fails ("400 or above", spec 7.4): rolled-back with its
-        # real status before it, its own status unmarked, skipped after it. Spec 7.5: an
-        # atomic batch with no failing part is "every part ran and none carries
-        # `Batch-Outcome` (committed)".
-        want = (
-            [("rolled-back", 200), (None, code), ("skipped", None)]
-            if fails
-            else [(None, 200), (None, code), (None, 200)]
-        )
-        judge.expect(f"(outcome, status) of each part around {code}", got, [want], "MB-PROC-8")
+        subs = [*before, status(code), *after]
+        # GETs only: the batch changes nothing whether it commits or not. Every form the
+        # target declares, the multipart one first.
+        forms = answers_in_every_form(ctx, judge, subs, ATOMIC)
+        base = forms[0][2]
+        middle = len(before)
+        judge.require(f"part {middle} status for {code}", base[middle].status, {code}, "MB-TEST-6")
+        for media, _, entries in forms:
+            # MB-RESP-1: "exactly one response part for each request part, in request order":
+            # the rolled-back parts as they were sent, not as they were undone, and the
+            # skipped ones after the failing part.
+            judge.expect(
+                f"{media} parts in request order around {code} (Content-Id)",
+                [e.content_id for e in entries],
+                [[s.target for s in subs]],
+                "MB-RESP-1",
+            )
+            got = [(e.outcome, e.status) for e in entries]
+            # MB-PROC-8, for a part that fails ("400 or above", spec 7.4): rolled-back with its
+            # real status before it, its own status unmarked, skipped after it. Spec 7.5: an
+            # atomic batch with no failing part is "every part ran and none carries
+            # `Batch-Outcome` (committed)".
+            ran = [200, *BEFORE_CODES]
+            want = (
+                [*(("rolled-back", c) for c in ran), (None, code), *(("skipped", None),) * 2]
+                if fails
+                else [*((None, c) for c in ran), (None, code), *((None, c) for c in AFTER_CODES)]
+            )
+            judge.expect(
+                f"{media} (outcome, status) of each part around {code}", got, [want], "MB-PROC-8"
+            )
+            if media == forms[0][0]:
+                continue
+            for i, (entry, mine) in enumerate(zip(entries, base, strict=False)):
+                # MB-MULTI-5: "carry the same information in every representation of one
+                # batch result: for each part, in order, its status or outcome, its
+                # `Content-Id` echo, its header fields and its body", a rolled-back or skipped
+                # part as much as one that committed.
+                judge.expect(
+                    f"{media} part {i} around {code} as in multipart/mixed",
+                    entry.comparable(volatile),
+                    [mine.comparable(volatile)],
+                    "MB-MULTI-5",
+                )
 
 
 @checker(

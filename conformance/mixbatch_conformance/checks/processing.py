@@ -177,6 +177,45 @@ def conditional_parts(ctx: Context, judge: Judge) -> None:
             judge.expect(f"{media} part {i} ETag", got, [[etag]], "MB-PROC-10")
 
 
+#: A tag the etag_resource never has.
+OTHER_TAG = '"mb-suite-no-such-etag"'
+
+
+def _split_conditions(etag: str) -> list[tuple[tuple[str, str], ...]]:
+    """Conditional fields whose list is split over two field lines, the current tag on the
+    first line and on the second (RFC 9110 §5.3: a recipient may combine them into one list),
+    and one line holding "*" after one that does not match."""
+    out: list[tuple[tuple[str, str], ...]] = []
+    for name in ("If-None-Match", "If-Match"):
+        out.append(((name, etag), (name, OTHER_TAG)))
+        out.append(((name, OTHER_TAG), (name, etag)))
+    out.append((("If-Match", OTHER_TAG), ("If-Match", '"mb-suite-other-etag"')))
+    return out
+
+
+@checker(
+    "conditional-fields-on-several-lines",
+    ("MB-PROC-9",),
+    "If-None-Match and If-Match split over two field lines, the current tag on the first or on the second, give in a part the status the same request gets alone, in every form.",
+    profile="conditional",
+    state=State.READ_ONLY,
+)
+def conditional_fields_on_several_lines(ctx: Context, judge: Judge) -> None:
+    path, etag = etag_of(ctx, judge)
+    subs = [SubRequest("GET", path, lines) for lines in _split_conditions(etag)]
+    alone = [ctx.alone(judge, s) for s in subs]
+    # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly as
+    # for the standalone request": every field line of the part, not the first or the last.
+    for media, _, entries in answers_in_every_form(ctx, judge, subs):
+        for i, single in enumerate(alone):
+            judge.expect(
+                f"{media} part {i} status with {list(subs[i].headers)!r}",
+                entries[i].status,
+                {single.status},
+                "MB-PROC-9",
+            )
+
+
 @checker(
     "batch-mode-read-as-list",
     ("MB-PROC-17", "MB-PROC-12"),

@@ -325,3 +325,80 @@ def sandbox_octets_read_back(ctx: Context, judge: Judge) -> None:
             )
     finally:
         ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+#: Members added to sandbox.member whose values a store that decodes JSON into doubles or
+#: re-encodes strings loses: integers beyond 2^53 (9007199254740993 is no double) and 2^64,
+#: negative ones, a fraction, and strings of escapes, astral characters and controls.
+JSON_VALUE_EDGES: dict[str, Any] = {
+    "mb_suite_int": 9007199254740993,
+    "mb_suite_negative": -9007199254740995,
+    "mb_suite_beyond_64_bits": 18446744073709551617,
+    "mb_suite_fraction": 0.1,
+    "mb_suite_text": 'caf\u00e9 \U0001f600 "quoted" \\ \t\n\u0001 \u2028',
+}
+
+
+#: An integer no double holds (2^53 + 1), written into sandbox.member's own integer members.
+BEYOND_DOUBLE = 9007199254740993
+
+
+def _json_value_documents(member: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The documents the check writes, each named: sandbox.member with the edges added, and
+    sandbox.member with its own integer members set beyond a double (a store may refuse
+    members it does not know, and hold its own ones to a type)."""
+    base = tagged(member, "json values")
+    out = [("members added", {**base, **JSON_VALUE_EDGES})]
+    ints = {k: BEYOND_DOUBLE for k, v in base.items() if type(v) is int}
+    if ints:
+        out.append(("integer members beyond a double", {**base, **ints}))
+    return out
+
+
+@checker(
+    "sandbox-json-values-read-back",
+    ("MB-TEST-4",),
+    "A sandbox member written with large integers (beyond 2^53 and 2^64, negative), a fraction and strings of escapes reads back every member with the same value, in a batch and alone.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_json_values_read_back(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    if not ctx.target.sandbox_reads_back:
+        judge.not_applicable("the target declares that its sandbox does not read back")
+    refused: list[str] = []
+    for what, written in _json_value_documents(member):
+        made = ctx.alone(judge, _json(written, "POST", coll))
+        loc = _location(made.get("Location"))
+        if made.status != 201 or not loc:
+            # A store may refuse members it does not know or values it holds to a range;
+            # what it refuses it never wrote, and has nothing to read back.
+            refused.append(f"{what}: {made.status}")
+            continue
+        try:
+            get = SubRequest("GET", loc)
+            env = expect_processed(ctx, judge, ctx.batch(judge, [get]), [get.content_id])
+            reads = (("in the batch", env.parts[0].body), ("alone", ctx.alone(judge, get).body))
+            for where, body in reads:
+                try:
+                    doc = json.loads(body)
+                except ValueError:
+                    doc = None
+                doc = doc if isinstance(doc, dict) else {}
+                for name, value in written.items():
+                    # MB-TEST-4: "for a JSON member, an object holding every member of the
+                    # object written, with the same values": the number written, not the
+                    # nearest double.
+                    got = doc.get(name)
+                    judge.expect(
+                        f"{what}: member {name!r} read {where}",
+                        got if type(got) is type(value) else repr(got),
+                        {value},
+                        "MB-TEST-4",
+                    )
+        finally:
+            ctx.alone(judge, SubRequest("DELETE", loc))
+    if len(refused) == len(_json_value_documents(member)):
+        judge.not_applicable(f"the sandbox refused every document written ({'; '.join(refused)})")
