@@ -64,6 +64,34 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(body_has(rb"GET\rContent-Id")),
     ),
     P(
+        "stray-cr-before-delimiter-crlf-accepted",
+        "MB-WIRE-8 CR CR LF after a dash-boundary",
+        ("reject-cr-cr-lf-after-delimiter", "reject-cr-cr-lf-after-padding"),
+        on_response=accepts(body_has(rb"^--[^\r\n]*\r\r\n")),
+    ),
+    P(
+        "bare-cr-after-delimiter-accepted",
+        "MB-WIRE-8 bare CR ending a delimiter line",
+        ("reject-bare-cr-after-delimiter", "reject-bare-cr-inside-padding"),
+        on_response=accepts(body_has(rb"^--[^\r\n]*\r[^\n]")),
+    ),
+    P(
+        "stray-cr-in-part-header-accepted",
+        "MB-WIRE-8 CR CR LF in a part header section",
+        (
+            "reject-cr-cr-lf-ending-part-header-line",
+            "reject-cr-cr-lf-blank-line",
+            "reject-bare-cr-blank-line",
+        ),
+        on_response=accepts(body_has(rb"(?:GET|>\r\n)\r(?:\r\n|\r\n--|--)")),
+    ),
+    P(
+        "later-delimiter-line-ending-lax",
+        "MB-WIRE-8 a delimiter line between parts",
+        ("reject-cr-cr-lf-after-second-delimiter", "reject-bare-lf-after-second-delimiter"),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]+?(?:\r\r\n|\n)Http")),
+    ),
+    P(
         "lf-only-message-accepted",
         "MB-WIRE-8 LF throughout",
         ("reject-lf-only-message",),

@@ -194,6 +194,24 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(body_has(rb"Content-Id: <//")),
     ),
     P(
+        "own-authority-network-path-accepted",
+        "MB-SUB-2 network-path on the batch's own authority",
+        (
+            "reject-target-network-path-own-authority",
+            "reject-target-network-path-own-host-and-port",
+            "reject-target-network-path-own-host-upper-case",
+            "reject-target-network-path-own-userinfo",
+            "reject-target-network-path-own-host-no-port",
+        ),
+        on_response=accepts(body_has(rb"Content-Id: <//[^/>]*[0-9a-zA-Z\]]/")),
+    ),
+    P(
+        "empty-authority-network-path-accepted",
+        "MB-SUB-2 network-path with an empty authority",
+        ("reject-target-network-path-empty-host",),
+        on_response=accepts(body_has(rb"Content-Id: <///")),
+    ),
+    P(
         "fragment-accepted",
         "MB-SUB-2 fragment",
         ("reject-target-fragment",),
