@@ -38,6 +38,25 @@ from mixbatch_conformance.transport.http import Response
 #: list must be answered 405. Only methods RFC 9110 defines, so that none is unknown to the
 #: server's HTTP stack (which may answer an unknown method 501).
 PROBED_METHODS = ("GET", "HEAD", "PATCH", "PUT", "DELETE")
+#: Methods that carry content in ordinary use, asked again with content framed each way
+#: `CONTENT_FRAMINGS` lists: a server that makes its GET content check (MB-METHOD-3) for every
+#: method answers them 400 where MB-METHOD-2 asks for 405.
+CONTENT_METHODS = ("PUT", "PATCH", "DELETE")
+#: Content on a method the batch endpoint does not allow: typed text by Content-Length, a
+#: multipart/mixed batch (what a client that picked the wrong method sends) and chunked JSON.
+CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
+    ("Content-Length", (("Content-Type", "text/plain"),), b"x"),
+    (
+        "Content-Length, a batch",
+        (("Content-Type", "multipart/mixed; boundary=mb-405"),),
+        b"--mb-405\r\nHttp-Method: GET\r\nContent-Id: </>\r\n\r\n\r\n--mb-405--",
+    ),
+    (
+        "chunked",
+        (("Transfer-Encoding", "chunked"), ("Content-Type", "application/json")),
+        b"2\r\n{}\r\n0\r\n\r\n",
+    ),
+)
 #: The media type of the capabilities document OPTIONS gives when discovery is offered.
 CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
 #: How many members of a collection retrieval are fetched alone to judge their Content-Id.
@@ -78,7 +97,7 @@ def batch_endpoint_allow(ctx: Context, judge: Judge) -> list[str]:
 @checker(
     "method-not-allowed",
     ("MB-METHOD-2",),
-    "Every method the batch endpoint's Allow does not list (GET without content, HEAD, PATCH, PUT, DELETE) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document.",
+    "Every method the batch endpoint's Allow does not list (GET without content, HEAD, PATCH, PUT, DELETE, and PUT, PATCH and DELETE with content framed by Content-Length and chunked) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document.",
     state=State.READ_ONLY,
 )
 def method_not_allowed(ctx: Context, judge: Judge) -> None:
@@ -88,22 +107,31 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
     options = ctx.send(judge, ctx.raw_request("OPTIONS", ctx.batch_path))
     discovery = options.status == 200 and options.media_type == CAPABILITIES
     judge.note(f"Allow of the 405 to PUT: {allowed!r}; discovery offered: {discovery}")
-    for method in PROBED_METHODS:
-        if method in supported:
-            continue
-        body = b"" if method in ("PATCH", "PUT") else None
-        resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, body=body))
+    probes = [
+        (method, "", (), b"" if method in ("PATCH", "PUT") else None)
+        for method in PROBED_METHODS
+        if method not in supported
+    ] + [
+        (method, f", content framed by {framing}", head, body)
+        for method in CONTENT_METHODS
+        if method not in supported
+        for framing, head, body in CONTENT_FRAMINGS
+    ]
+    for method, how, head, content in probes:
+        resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, head, content))
+        label = f"{method}{how}"
         # MB-METHOD-2: "answer a request to a batch endpoint with any method it does not
         # support there with 405 (Method Not Allowed) and an `Allow` field listing the methods
-        # it does support (at least `POST`, and `OPTIONS` when it offers discovery)".
-        judge.expect(f"{method} status", resp.status, {405}, "MB-METHOD-2")
+        # it does support (at least `POST`, and `OPTIONS` when it offers discovery)"; content
+        # on the request changes nothing of that (MB-METHOD-3's 400 is for a GET only).
+        judge.expect(f"{label} status", resp.status, {405}, "MB-METHOD-2")
         listed = {a.upper() for a in _allow(resp)}
         judge.expect_true(
-            f"{method} Allow", "POST" in listed, repr(sorted(listed)), "names POST", "MB-METHOD-2"
+            f"{label} Allow", "POST" in listed, repr(sorted(listed)), "names POST", "MB-METHOD-2"
         )
         if discovery:
             judge.expect_true(
-                f"{method} Allow",
+                f"{label} Allow",
                 "OPTIONS" in listed,
                 repr(sorted(listed)),
                 "names OPTIONS, which gives the capabilities document",
@@ -386,8 +414,8 @@ def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: Sequence[Part
 
 @checker(
     "collection-get-with-content",
-    ("MB-METHOD-3",),
-    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400.",
+    ("MB-METHOD-3", "MB-METHOD-4"),
+    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400; one with Content-Length: 0 has none and is answered 200 with the members.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -402,9 +430,17 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
     for framing, head, body in GET_EMPTY_FRAMINGS:
         req = ctx.raw_request("GET", coll, (("Accept", "multipart/mixed"), *head), body)
         resp = ctx.send(judge, req)
-        # MB-METHOD-3 refuses a GET "that has content"; one framed with none is a collection
-        # retrieval, which MB-STATUS-7 answers "200 with the members as parts".
-        judge.expect(f"status, {framing} and no content", resp.status, {200}, "MB-METHOD-3")
+        # MB-METHOD-3: "A `GET` with `Content-Length: 0` ... has no content: it is a collection
+        # retrieval like one without the field", which MB-STATUS-7 answers "200 with the
+        # members as parts" and MB-METHOD-4 "with one part per member".
+        judge.expect(f"status, {framing} and no content", resp.status, {200}, "MB-METHOD-4")
+        if resp.status == 200:
+            judge.expect(
+                f"media type, {framing} and no content",
+                resp.media_type,
+                {"multipart/mixed"},
+                "MB-METHOD-4",
+            )
 
 
 @checker(

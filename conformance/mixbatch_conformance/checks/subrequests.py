@@ -26,8 +26,8 @@ from mixbatch_conformance.core.registry import State, checker
 
 #: Fields of a batch request that a part must not receive (MB-SUB-6), each with a value no
 #: server would make up: negotiation, preferences, trace context, request ids, forwarding,
-#: caching directives and one of the suite's own. A server that passes "request-scoped"
-#: fields on to its parts is the usual way to break MB-SUB-6.
+#: caching directives, one of the suite's own and credential-like fields. A server that passes
+#: "request-scoped" fields on to its parts is the usual way to break MB-SUB-6.
 OUTER_FIELDS = (
     ("Accept", "multipart/mixed, application/x-mb-outer-probe;q=0.1"),
     ("Accept-Language", "x-mb-outer-probe"),
@@ -44,6 +44,12 @@ OUTER_FIELDS = (
     ("Pragma", "no-cache"),
     ("Baggage", "mb-suite=outer-probe"),
     ("X-Mb-Outer-Probe", "mb-outer-probe"),
+    # Credential-like fields that are neither Authorization nor Cookie, the two MB-SUB-5
+    # passes on: a server that widens "the credentials" to these breaks MB-SUB-6.
+    ("Proxy-Authorization", "Basic bWItcHJveHk6bWItb3V0ZXI="),
+    ("X-Api-Key", "mb-outer-probe"),
+    ("X-Auth-Token", "mb-outer-probe"),
+    ("Cookie2", '$Version="1"'),
 )
 
 #: Declared resources a GET only reads, compared with alone besides `ok` and `not_found`.

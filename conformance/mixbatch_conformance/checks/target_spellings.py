@@ -280,3 +280,35 @@ def absolute_target_gets_batch_authority(ctx: Context, judge: Judge) -> None:
         )
     if not reached:
         judge.not_applicable("the server took none of the same-origin spellings as its origin")
+
+
+#: Field values whose inner octets a server may be tempted to tidy: runs of SP and HTAB (which
+#: unfolding or a split on whitespace collapses), a quoted string holding two spaces, a list
+#: with spaces around its commas, and a value of only separators between visible characters.
+#: None starts or ends with whitespace, which RFC 9110 §5.5 has the parser trim.
+SPACED_VALUES = (
+    ("X-Mb-Spaced-Runs", "a  b\tc"),
+    ("X-Mb-Spaced-Mixed", "a \t \t b"),
+    ("X-Mb-Spaced-Quoted", '"two  spaces" and\t\ttabs'),
+    ("X-Mb-Spaced-List", "x ,  y,\tz"),
+    ("X-Mb-Spaced-Wide", "1" + " " * 9 + "2"),
+)
+
+
+@checker(
+    "part-field-values-kept",
+    ("MB-PART-8",),
+    "Part field values holding runs of SP and HTAB, quoted strings and lists with spaces around their commas reach the resource octet for octet.",
+    state=State.READ_ONLY,
+)
+def part_field_values_kept(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    subs = [SubRequest("GET", f"{echo}?mb-spaced=1", SPACED_VALUES)]
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-PART-8")
+    seen = _seen(ctx, judge, env, 0)
+    for name, value in SPACED_VALUES:
+        # MB-PART-8: "take a request part's header fields other than `Http-Method` and
+        # `Content-Id` as the sub-request's header fields": the value as written, inner
+        # whitespace and all (MB-PART-6 asks for "no unfolding").
+        judge.expect(f"{name} received", seen.get_all(name), [[value]], "MB-PART-8")

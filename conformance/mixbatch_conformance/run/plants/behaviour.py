@@ -13,6 +13,8 @@ relays. Each is a mistake a competent implementer makes:
                                            (MB-LIMIT-6)
     busy-as-text                           the 503 of a full budget written as text, not a
                                            problem document (MB-STATUS-4)
+    busy-answered-429                      a full budget answered 429 with Retry-After, the
+                                           status of a rate limit (MB-LIMIT-6)
     excess-batch-queued                    a front end that holds the batch beyond the budget
                                            and sends it on when room frees, so the server holds
                                            more than its budget and refuses nothing
@@ -53,6 +55,11 @@ def _busy_as_text(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and resp.status == 503:
         resp.set("Content-Type", "text/plain")
         resp.body = b"busy, try again later\n"
+
+
+def _busy_as_429(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and resp.status == 503:
+        resp.status = 429
 
 
 class _LateBudget:
@@ -128,6 +135,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 the 503 of a full budget as text",
         ("budget-refusal-retry-after",),
         on_response=_busy_as_text,
+    ),
+    Mutation(
+        "busy-answered-429",
+        "MB-LIMIT-6 the status of a full budget",
+        ("budget-excess-batch-refused", "budget-refusal-retry-after"),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        on_response=_busy_as_429,
     ),
     Mutation(
         "excess-batch-queued",

@@ -537,6 +537,18 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_first_outer_cookie_only,
     ),
     P(
+        "proxy-credentials-inherited",
+        "MB-SUB-6 Proxy-Authorization and key fields",
+        ("outer-fields-not-echoed",),
+        on_request=_outer_names_applied("Proxy-Authorization"),
+    ),
+    P(
+        "api-key-inherited",
+        "MB-SUB-6 an API key field",
+        ("outer-fields-not-echoed",),
+        on_request=_outer_names_applied("X-Api-Key"),
+    ),
+    P(
         "trace-context-applied",
         "MB-SUB-6 trace context",
         ("outer-fields-not-echoed",),

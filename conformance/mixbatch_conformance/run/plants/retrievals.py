@@ -515,7 +515,7 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     P(
         "get-zero-length-refused",
-        "MB-METHOD-3 Content-Length 0",
+        "MB-METHOD-4 a retrieval with Content-Length 0",
         ("collection-get-with-content",),
         on_request=_zero_length_as_content,
     ),

@@ -66,6 +66,14 @@ def _get_refused_400(req: RelayRequest, resp: RelayResponse) -> None:
         resp.status = 400
 
 
+def _content_refused_400(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that makes its GET content check for every method: a PUT, PATCH or DELETE with
+    content to the batch endpoint is answered 400 without Allow, not 405."""
+    if req.method != "GET" and req.body and resp.status == 405:
+        resp.status = 400
+        resp.set("Allow", None)
+
+
 def _allow_post_only(req: RelayRequest, resp: RelayResponse) -> None:
     """A server whose 405 names POST alone, leaving out the OPTIONS it answers."""
     if resp.status == 405:
@@ -258,6 +266,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-2 GET",
         ("method-not-allowed",),
         on_response=_get_refused_400,
+    ),
+    P(
+        "content-on-other-method-answered-400",
+        "MB-METHOD-2 a method with content",
+        ("method-not-allowed",),
+        on_response=_content_refused_400,
     ),
     P(
         "allow-without-options",
