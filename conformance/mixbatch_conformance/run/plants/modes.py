@@ -139,6 +139,37 @@ def _json_unmarked(doc: dict[str, Any]) -> None:
             entry["outcome"] = None
 
 
+def _undo_order(parts: list[Part]) -> list[Part]:
+    """The rolled-back parts written as they were undone, last first."""
+    places = [i for i, (f, _) in enumerate(parts) if field_of(f, "Batch-Outcome") == "rolled-back"]
+    out = list(parts)
+    for i, j in zip(places, reversed(places), strict=True):
+        out[i] = parts[j]
+    return out
+
+
+def _json_rolled_back_bare(doc: dict[str, Any]) -> None:
+    """The JSON form with a rolled-back entry's header fields and body dropped."""
+    for entry in doc.get("responses") or []:
+        if entry.get("outcome") == "rolled-back":
+            entry["headers"] = []
+            entry.pop("body_base64", None)
+            entry["body"] = ""
+
+
+def _abort_names_part_0(parts: list[Part]) -> list[Part]:
+    """The abort part's problem naming part 0: nothing of an atomic batch stands."""
+    out = []
+    for f, b in parts:
+        if field_of(f, "Batch-Outcome") == "aborted":
+            doc = json.loads(b)
+            doc["part_index"] = 0
+            b = json.dumps(doc).encode()
+            f = set_field(f, "Content-Length", str(len(b)))
+        out.append((f, b))
+    return out
+
+
 _late = _LateCommit()
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -167,6 +198,27 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-14 JSON form",
         ("atomic-abort-rolls-back",),
         on_response=map_json(_json_unmarked, _ATOMIC),
+    ),
+    # MB-RESP-1: rolled-back parts in request order, not in the order they were undone.
+    P(
+        "rolled-back-parts-in-undo-order",
+        "MB-RESP-1 rolled-back parts reversed",
+        ("atomic-failing-edges",),
+        on_response=map_parts(_undo_order, _ATOMIC),
+    ),
+    # MB-MULTI-5: a rolled-back part keeps its fields and body in every form.
+    P(
+        "json-rolled-back-fields-dropped",
+        "MB-MULTI-5 rolled-back fields and body in the JSON form",
+        ("atomic-failing-edges", "atomic-failure-outcomes"),
+        on_response=map_json(_json_rolled_back_bare, _ATOMIC),
+    ),
+    # MB-STATUS-14: the abort names the first part not answered, in an atomic batch too.
+    P(
+        "atomic-abort-names-part-0",
+        "MB-STATUS-14 an atomic abort naming part 0",
+        ("atomic-abort-rolls-back",),
+        on_response=map_parts(_abort_names_part_0, _ATOMIC),
     ),
     # MB-PROC-15: no reader sees half an atomic batch.
     P(

@@ -354,6 +354,46 @@ def _applied_only_when_skipping(req: RelayRequest, resp: RelayResponse) -> None:
 #: A Prefer field holding batch-on-error with no value at all.
 _BARE_PREFER = r"(?i)^\s*batch-on-error\s*$"
 
+
+def _unknown_policy_resets(req: RelayRequest) -> None:
+    """A server that takes the last batch-on-error it reads and treats a value it does not know
+    as continue: stop followed by an unrecognised value runs under continue."""
+    values = re.findall(
+        r"(?i)batch-on-error\s*=\s*\"?([^\s,;\"]*)",
+        ",".join(v for n, v in req.headers if n.lower() == "prefer"),
+    )
+    if is_batch(req) and values and values[-1].lower() not in ("stop", "continue"):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
+
+
+#: The conditional fields a resource acts on, whose repeated field lines form one list.
+_CONDITIONALS = ("if-none-match", "if-match")
+
+
+def _last_line_wins(parts: list[Part]) -> list[Part]:
+    """A part's field lines put on the sub-request one by one with set, not add: of a
+    conditional field on several lines only the last reaches the resource."""
+    out: list[Part] = []
+    for fields, body in parts:
+        last = {n.lower(): i for i, (n, _) in enumerate(fields)}
+        kept = [
+            (n, v)
+            for i, (n, v) in enumerate(fields)
+            if n.lower() not in _CONDITIONALS or last[n.lower()] == i
+        ]
+        out.append((kept, body))
+    return out
+
+
+#: 2^53 + 1 and the double nearest it: as long as each other, so no length changes.
+_BEYOND_DOUBLE = (b"9007199254740993", b"9007199254740992")
+
+
+def _json_numbers_as_doubles(req: RelayRequest, resp: RelayResponse) -> None:
+    """A sandbox that decodes a member into doubles and encodes it again."""
+    resp.body = resp.body.replace(*_BEYOND_DOUBLE)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-PROC-1: nothing runs before the whole envelope is validated.
@@ -508,6 +548,26 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_json(_json_last_modified_utc),
     ),
     # MB-PROC-11: an unknown value is absent.
+    P(
+        "unknown-policy-resets-stop",
+        "MB-PROC-11 an unrecognised value after stop taken as continue",
+        ("prefer-stop-then-unknown-value",),
+        on_request=_unknown_policy_resets,
+    ),
+    # MB-PROC-9: every field line of a conditional field is evaluated.
+    P(
+        "part-conditional-last-line-wins",
+        "MB-PROC-9 a conditional on several lines",
+        ("conditional-fields-on-several-lines",),
+        on_request_parts=_last_line_wins,
+    ),
+    # MB-TEST-4: a member reads back with the values written.
+    P(
+        "sandbox-json-numbers-as-doubles",
+        "MB-TEST-4 an integer beyond a double",
+        ("sandbox-json-values-read-back",),
+        on_response=_json_numbers_as_doubles,
+    ),
     P(
         "bare-preference-means-stop",
         "MB-PROC-11 a bare batch-on-error as stop",

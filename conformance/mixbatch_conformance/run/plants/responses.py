@@ -222,6 +222,14 @@ def _empty_parts_unframed(parts: list[Part]) -> list[Part]:
     return [(f if b else without_field(f, "Content-Length"), b) for f, b in parts]
 
 
+def _abort_part_unframed(parts: list[Part]) -> list[Part]:
+    """An abort part written by hand outside the part writer, without Content-Length."""
+    return [
+        (without_field(f, "Content-Length") if field_of(f, "Batch-Outcome") == "aborted" else f, b)
+        for f, b in parts
+    ]
+
+
 def _aggregate_tag_of_ids(req: RelayRequest, resp: RelayResponse) -> None:
     """A collection retrieval whose aggregate ETag hashes its members' Content-Ids only, so a
     member's new content leaves it unchanged."""
@@ -481,6 +489,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-15 empty parts",
         ("every-part-kind-content-length",),
         on_response_parts=_empty_parts_unframed,
+        caught_by=("WARN", "FAIL"),
+    ),
+    P(
+        "abort-part-unframed",
+        "MB-WIRE-15 the abort part",
+        ("batch-abort-after-timeout",),
+        on_response_parts=_abort_part_unframed,
         caught_by=("WARN", "FAIL"),
     ),
     # MB-METHOD-7: the aggregate tag changes with the members' content.
