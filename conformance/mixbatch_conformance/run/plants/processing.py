@@ -367,7 +367,7 @@ def _unknown_policy_resets(req: RelayRequest) -> None:
 
 
 #: The conditional fields a resource acts on, whose repeated field lines form one list.
-_CONDITIONALS = ("if-none-match", "if-match")
+_LIST_CONDITIONALS = ("if-none-match", "if-match")
 
 
 def _last_line_wins(parts: list[Part]) -> list[Part]:
@@ -379,7 +379,7 @@ def _last_line_wins(parts: list[Part]) -> list[Part]:
         kept = [
             (n, v)
             for i, (n, v) in enumerate(fields)
-            if n.lower() not in _CONDITIONALS or last[n.lower()] == i
+            if n.lower() not in _LIST_CONDITIONALS or last[n.lower()] == i
         ]
         out.append((kept, body))
     return out
