@@ -86,6 +86,17 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(body_has(rb"(?:GET|>\r\n)\r(?:\r\n|\r\n--|--)")),
     ),
     P(
+        "close-delimiter-line-ending-lax",
+        "MB-WIRE-8 the close delimiter line",
+        (
+            "reject-cr-cr-lf-after-close-delimiter",
+            "reject-bare-lf-after-close-delimiter",
+            "reject-bare-cr-after-close-delimiter",
+            "reject-cr-cr-lf-after-close-padding",
+        ),
+        on_response=accepts(body_has(rb"\r\n--[^\r\n]+?--[ \t]*(?:\r\r\n|\n|\r)\Z")),
+    ),
+    P(
         "later-delimiter-line-ending-lax",
         "MB-WIRE-8 a delimiter line between parts",
         ("reject-cr-cr-lf-after-second-delimiter", "reject-bare-lf-after-second-delimiter"),
