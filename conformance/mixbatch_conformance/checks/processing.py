@@ -5,7 +5,8 @@ earlier write, a POST of the target's `sandbox.member` marked with a fresh value
 through a collection retrieval of the sandbox (MB-PROC-1); a server without the
 atomic profile answers Batch-Mode: atomic with 501 (MB-PROC-7); conditional parts give the
 status the same request gets alone and pass ETag and Last-Modified through octet for octet as
-the request alone gets them, in every form the target declares (MB-PROC-9, MB-PROC-10). The
+the request alone gets them, in every form the target declares (MB-PROC-9, MB-PROC-10), and
+so does a conditional field split over two field lines, the current tag on either. The
 error-policy checks (spec 7.4) live in policies, but for `error-policy-skipped-parts-do-not-run`,
 which writes: a POST skipped under stop must not have run (MB-PROC-6), read back from the sandbox
 listing as `malformed-batch-runs-nothing` reads it. `batch-mode-read-as-list` sends Batch-Mode
