@@ -107,6 +107,18 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
     options = ctx.send(judge, ctx.raw_request("OPTIONS", ctx.batch_path))
     discovery = options.status == 200 and options.media_type == CAPABILITIES
     judge.note(f"Allow of the 405 to PUT: {allowed!r}; discovery offered: {discovery}")
+    for method in sorted(supported & {"GET", "HEAD", "PATCH", "PUT", "DELETE"}):
+        body = b"" if method in ("PATCH", "PUT") else None
+        resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, body=body))
+        # MB-METHOD-2: the Allow of a 405 lists "the methods it does support", so a method it
+        # names is not itself answered 405.
+        judge.expect(
+            f"{method}, which the Allow names, status",
+            resp.status,
+            lambda s: s != 405,
+            "MB-METHOD-2",
+            allowed_text="anything but 405",
+        )
     probes = [
         (method, "", (), b"" if method in ("PATCH", "PUT") else None)
         for method in PROBED_METHODS
@@ -128,6 +140,14 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
         listed = {a.upper() for a in _allow(resp)}
         judge.expect_true(
             f"{label} Allow", "POST" in listed, repr(sorted(listed)), "names POST", "MB-METHOD-2"
+        )
+        # MB-METHOD-2: the Allow lists "the methods it does support": not the one it refused.
+        judge.expect_true(
+            f"{label} Allow",
+            method not in listed,
+            repr(sorted(listed)),
+            f"does not name {method}, which it refused",
+            "MB-METHOD-2",
         )
         if discovery:
             judge.expect_true(

@@ -74,6 +74,12 @@ def _content_refused_400(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Allow", None)
 
 
+def _allow_names_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server whose 405 Allow is a fixed list that names the method it refused."""
+    if resp.status == 405:
+        resp.set("Allow", f"POST, OPTIONS, {req.method}")
+
+
 def _allow_post_only(req: RelayRequest, resp: RelayResponse) -> None:
     """A server whose 405 names POST alone, leaving out the OPTIONS it answers."""
     if resp.status == 405:
@@ -272,6 +278,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-2 a method with content",
         ("method-not-allowed",),
         on_response=_content_refused_400,
+    ),
+    P(
+        "allow-names-the-refused-method",
+        "MB-METHOD-2 Allow naming an unsupported method",
+        ("method-not-allowed",),
+        on_response=_allow_names_refused,
     ),
     P(
         "allow-without-options",
