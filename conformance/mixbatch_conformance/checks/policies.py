@@ -331,18 +331,39 @@ def boundary_choice(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "error-policy-stop",
-    ("MB-PROC-6", "MB-RESP-5"),
-    "With Prefer batch-on-error=stop, parts after the first failing one are skipped without a status.",
+    ("MB-PROC-6", "MB-RESP-5", "MB-RESP-1", "MB-MULTI-5"),
+    "With Prefer batch-on-error=stop, parts after the first failing one are skipped without a status, in request order, each form carrying what multipart does.",
     profile="error-policy",
     state=State.READ_ONLY,
 )
 def error_policy_stop(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
-    subs = [ok, nf, ok, ok]
+    # The two skipped parts have targets of their own, so that their order is seen.
+    subs = [ok, nf, ok, nf]
     prefer = (("Prefer", "batch-on-error=stop"),)
+    volatile = ctx.target.volatile_headers
     # MB-PROC-6 binds the batch response whatever its form: each form the target declares is
     # asked for and judged alike.
-    for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+    forms = answers_in_every_form(ctx, judge, subs, prefer)
+    for media, resp, entries in forms:
+        # MB-RESP-1: "exactly one response part for each request part, in request order", the
+        # skipped parts too.
+        judge.expect(
+            f"{media} parts in request order (Content-Id)",
+            [e.content_id for e in entries],
+            [[s.target for s in subs]],
+            "MB-RESP-1",
+        )
+        if media != forms[0][0]:
+            for i, (entry, mine) in enumerate(zip(entries, forms[0][2], strict=False)):
+                # MB-MULTI-5: "for each part, in order, its status or outcome, its
+                # `Content-Id` echo, its header fields and its body", a skipped part's too.
+                judge.expect(
+                    f"{media} part {i} as in multipart/mixed",
+                    entry.comparable(volatile),
+                    [mine.comparable(volatile)],
+                    "MB-MULTI-5",
+                )
         # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
         # skipped`, run none of them, and send `Preference-Applied: batch-on-error=stop`".
         applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()

@@ -19,7 +19,9 @@ from mixbatch_conformance.run.plants._edits import (
     body_has,
     boundary_of,
     field_of,
+    header_has,
     is_batch,
+    map_parts,
     map_response,
     parts_of,
     set_field,
@@ -228,6 +230,15 @@ def _abort_part_unframed(parts: list[Part]) -> list[Part]:
         (without_field(f, "Content-Length") if field_of(f, "Batch-Outcome") == "aborted" else f, b)
         for f, b in parts
     ]
+
+
+def _skipped_reversed(parts: list[Part]) -> list[Part]:
+    """The skipped parts written last first, as a writer draining a stack of the parts left."""
+    places = [i for i, (f, _) in enumerate(parts) if field_of(f, "Batch-Outcome") == "skipped"]
+    out = list(parts)
+    for i, j in zip(places, reversed(places), strict=True):
+        out[i] = parts[j]
+    return out
 
 
 def _aggregate_tag_of_ids(req: RelayRequest, resp: RelayResponse) -> None:
@@ -490,6 +501,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("every-part-kind-content-length",),
         on_response_parts=_empty_parts_unframed,
         caught_by=("WARN", "FAIL"),
+    ),
+    # MB-RESP-1: the parts skipped under stop in request order.
+    P(
+        "skipped-parts-reversed",
+        "MB-RESP-1 skipped parts reversed",
+        ("error-policy-stop",),
+        on_response=map_parts(_skipped_reversed, header_has("Prefer", r"(?i)batch-on-error=stop")),
     ),
     P(
         "abort-part-unframed",
