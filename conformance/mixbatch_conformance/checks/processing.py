@@ -183,14 +183,18 @@ OTHER_TAG = '"mb-suite-no-such-etag"'
 
 
 def _split_conditions(etag: str) -> list[tuple[tuple[str, str], ...]]:
-    """Conditional fields whose list is split over two field lines, the current tag on the
-    first line and on the second (RFC 9110 §5.3: a recipient may combine them into one list),
-    and one line holding "*" after one that does not match."""
+    """Conditional fields whose list is split over two field lines (RFC 9110 §5.3: a recipient
+    may combine them into one list): the current tag on the first line and on the second, two
+    tags that do not match, and the current tag's weak form on the second line."""
     out: list[tuple[tuple[str, str], ...]] = []
     for name in ("If-None-Match", "If-Match"):
         out.append(((name, etag), (name, OTHER_TAG)))
         out.append(((name, OTHER_TAG), (name, etag)))
     out.append((("If-Match", OTHER_TAG), ("If-Match", '"mb-suite-other-etag"')))
+    if not etag.startswith("W/"):
+        # RFC 9110 §13.1.2: If-None-Match compares weakly, so the weak form of the current
+        # tag on the second line matches as well.
+        out.append((("If-None-Match", OTHER_TAG), ("If-None-Match", f"W/{etag}")))
     return out
 
 
