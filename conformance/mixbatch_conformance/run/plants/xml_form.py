@@ -179,6 +179,14 @@ def _xml_status_trimmed(body: bytes) -> bytes:
     )
 
 
+def _xml_rolled_back_bare(response: bytes) -> bytes:
+    """A rolled-back response with its header fields and body dropped (an undone effect)."""
+    if b"<mb:outcome>rolled-back</mb:outcome>" not in response:
+        return response
+    response = re.sub(rb"<mb:header [^>]*>[^<]*</mb:header>", b"", response)
+    return re.sub(rb"(<mb:body[^>]*>)[^<]*(</mb:body>)", rb"\1\2", response)
+
+
 P = Mutation
 _XML = ("multistatus-xml",)
 PLANTS: tuple[Mutation, ...] = (
@@ -264,6 +272,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-6 rolled-back status",
         ("atomic-failure-outcomes",),
         on_response=map_xml(_xml_rolled_back_status),
+    ),
+    # MB-MULTI-5: a rolled-back part keeps its fields and body in the XML form too.
+    P(
+        "xml-rolled-back-fields-dropped",
+        "MB-MULTI-5 rolled-back fields and body in the XML form",
+        ("atomic-failing-edges", "atomic-failure-outcomes"),
+        on_response=map_xml(_xml_responses(_xml_rolled_back_bare)),
     ),
     # MB-MULTI-5: the same bodies, whatever their size, in every form.
     P(
