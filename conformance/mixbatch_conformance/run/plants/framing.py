@@ -42,7 +42,7 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "bare-lf-after-delimiter-accepted",
         "MB-WIRE-8 after delimiter",
-        ("reject-bare-lf-after-delimiter",),
+        ("reject-bare-lf-after-delimiter", "reject-bare-lf-after-padding"),
         on_response=accepts(body_has(rb"^--[^\r\n]*\n")),
     ),
     P(
