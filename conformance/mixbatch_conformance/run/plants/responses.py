@@ -232,6 +232,11 @@ def _abort_part_unframed(parts: list[Part]) -> list[Part]:
     ]
 
 
+def _unresolved_part_unframed(parts: list[Part]) -> list[Part]:
+    """A part skipped for an unresolved reference written without Content-Length."""
+    return [(without_field(f, "Content-Length") if b"MB-PROC-20" in b else f, b) for f, b in parts]
+
+
 def _skipped_reversed(parts: list[Part]) -> list[Part]:
     """The skipped parts written last first, as a writer draining a stack of the parts left."""
     places = [i for i, (f, _) in enumerate(parts) if field_of(f, "Batch-Outcome") == "skipped"]
@@ -500,6 +505,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-15 empty parts",
         ("every-part-kind-content-length",),
         on_response_parts=_empty_parts_unframed,
+        caught_by=("WARN", "FAIL"),
+    ),
+    P(
+        "unresolved-part-unframed",
+        "MB-WIRE-15 a part skipped for an unresolved reference",
+        ("every-part-kind-content-length",),
+        on_response_parts=_unresolved_part_unframed,
         caught_by=("WARN", "FAIL"),
     ),
     # MB-RESP-1: the parts skipped under stop in request order.
