@@ -361,10 +361,40 @@ def _json_value_documents(member: dict[str, Any]) -> list[tuple[str, dict[str, A
     return out
 
 
+def _expect_values_read_back(
+    ctx: Context, judge: Judge, what: str, loc: str, written: dict[str, Any]
+) -> None:
+    """Read `loc` in a batch and alone; each must hold every member of `written`."""
+    get = SubRequest("GET", loc)
+    env = expect_processed(ctx, judge, ctx.batch(judge, [get]), [get.content_id])
+    reads = (("in a batch", env.parts[0].body), ("alone", ctx.alone(judge, get).body))
+    for where, body in reads:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        doc = doc if isinstance(doc, dict) else {}
+        for name, value in written.items():
+            if name in JSON_VALUE_EDGES and name not in doc:
+                # MB-TEST-3 lets a check change sandbox.member's string values, not add
+                # members; a store that keeps only the members it knows is not judged on the
+                # ones it dropped, only on the values of those it kept.
+                continue
+            # MB-TEST-4: "for a JSON member, an object holding every member of the object
+            # written, with the same values": the number written, not the nearest double.
+            got = doc.get(name)
+            judge.expect(
+                f"{what}: member {name!r} read {where}",
+                got if type(got) is type(value) else repr(got),
+                {value},
+                "MB-TEST-4",
+            )
+
+
 @checker(
     "sandbox-json-values-read-back",
     ("MB-TEST-4",),
-    "A sandbox member written with large integers (beyond 2^53 and 2^64, negative), a fraction and strings of escapes reads back every member with the same value, in a batch and alone.",
+    "A sandbox member written, alone and by a PUT in a batch, with large integers (beyond 2^53 and 2^64, negative), a fraction and strings of escapes reads back every member with the same value, in a batch and alone.",
     state=State.WRITES_IN_SANDBOX,
 )
 def sandbox_json_values_read_back(ctx: Context, judge: Judge) -> None:
@@ -384,31 +414,14 @@ def sandbox_json_values_read_back(ctx: Context, judge: Judge) -> None:
             refused.append(f"{what}: {made.status}")
             continue
         try:
-            get = SubRequest("GET", loc)
-            env = expect_processed(ctx, judge, ctx.batch(judge, [get]), [get.content_id])
-            reads = (("in the batch", env.parts[0].body), ("alone", ctx.alone(judge, get).body))
-            for where, body in reads:
-                try:
-                    doc = json.loads(body)
-                except ValueError:
-                    doc = None
-                doc = doc if isinstance(doc, dict) else {}
-                for name, value in written.items():
-                    if name in JSON_VALUE_EDGES and name not in doc:
-                        # MB-TEST-3 lets a check change sandbox.member's string values, not add
-                        # members; a store that keeps only the members it knows is not judged
-                        # on the ones it dropped, only on the values of those it kept.
-                        continue
-                    # MB-TEST-4: "for a JSON member, an object holding every member of the
-                    # object written, with the same values": the number written, not the
-                    # nearest double.
-                    got = doc.get(name)
-                    judge.expect(
-                        f"{what}: member {name!r} read {where}",
-                        got if type(got) is type(value) else repr(got),
-                        {value},
-                        "MB-TEST-4",
-                    )
+            _expect_values_read_back(ctx, judge, f"{what}, POSTed alone", loc, written)
+            # The same values written again through a batch part, whose content a server may
+            # store by another path than a request's.
+            again = {**written, **tagged(member, "json values replaced")}
+            put = _json(again, "PUT", loc)
+            env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
+            if part_status(env, 0) in REPLACED:
+                _expect_values_read_back(ctx, judge, f"{what}, PUT in a batch", loc, again)
         finally:
             ctx.alone(judge, SubRequest("DELETE", loc))
     if len(refused) == len(_json_value_documents(member)):
