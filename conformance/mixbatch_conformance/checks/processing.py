@@ -201,20 +201,23 @@ def _split_conditions(etag: str) -> list[tuple[tuple[str, str], ...]]:
 @checker(
     "conditional-fields-on-several-lines",
     ("MB-PROC-9",),
-    "If-None-Match and If-Match split over two field lines, the current tag on the first or on the second, give in a part the status the same request gets alone, in every form.",
+    "If-None-Match and If-Match split over two field lines, the current tag on the first or on the second, give a GET or HEAD part the status the same request gets alone, in every form.",
     profile="conditional",
     state=State.READ_ONLY,
 )
 def conditional_fields_on_several_lines(ctx: Context, judge: Judge) -> None:
     path, etag = etag_of(ctx, judge)
-    subs = [SubRequest("GET", path, lines) for lines in _split_conditions(etag)]
+    # GET and HEAD alike: RFC 9110 §13.1.2 answers either 304 when If-None-Match matches.
+    subs = [
+        SubRequest(m, path, lines) for lines in _split_conditions(etag) for m in ("GET", "HEAD")
+    ]
     alone = [ctx.alone(judge, s) for s in subs]
     # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly as
     # for the standalone request": every field line of the part, not the first or the last.
     for media, _, entries in answers_in_every_form(ctx, judge, subs):
         for i, single in enumerate(alone):
             judge.expect(
-                f"{media} part {i} status with {list(subs[i].headers)!r}",
+                f"{media} part {i} ({subs[i].method}) status with {list(subs[i].headers)!r}",
                 entries[i].status,
                 {single.status},
                 "MB-PROC-9",
