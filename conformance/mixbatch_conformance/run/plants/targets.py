@@ -202,8 +202,10 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-target-network-path-own-host-upper-case",
             "reject-target-network-path-own-userinfo",
             "reject-target-network-path-own-host-no-port",
+            "reject-target-network-path-own-port-leading-zero",
+            "reject-target-network-path-own-host-empty-port",
         ),
-        on_response=accepts(body_has(rb"Content-Id: <//[^/>]*[0-9a-zA-Z\]]/")),
+        on_response=accepts(body_has(rb"Content-Id: <//[^/>]+/")),
     ),
     P(
         "empty-authority-network-path-accepted",
