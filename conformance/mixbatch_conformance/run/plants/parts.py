@@ -275,6 +275,12 @@ def _repeated_fields_combined(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _whitespace_collapsed(parts: list[Part]) -> list[Part]:
+    """Collapse each run of SP and HTAB in a part's field values to one SP, as a parser that
+    splits values on whitespace and joins them again does."""
+    return [([(n, " ".join(v.split())) for n, v in f], b) for f, b in parts]
+
+
 def _first_outer_cookie_only(req: RelayRequest) -> None:
     """Keep only the batch request's first Cookie line, so a part that inherits gets that."""
     if not is_batch(req):
@@ -517,6 +523,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-8 repeated lines",
         ("target-forms-reach-resource", "batch-equals-alone"),
         on_request=_map_request_parts(_repeated_fields_combined),
+    ),
+    P(
+        "part-field-whitespace-collapsed",
+        "MB-PART-8 inner whitespace of field values",
+        ("part-field-values-kept",),
+        on_request=_map_request_parts(_whitespace_collapsed),
     ),
     P(
         "empty-credentials-taken-as-absent",
