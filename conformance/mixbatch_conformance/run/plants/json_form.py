@@ -9,12 +9,13 @@ multipart answer of the same batch.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import map_json
+from mixbatch_conformance.run.plants._edits import header_has, map_json
 
 __all__ = ["PLANTS"]
 
@@ -61,6 +62,15 @@ def _abort_index(items: list[dict[str, Any]]) -> None:
     for item in items:
         if item.get("outcome") == "aborted":
             item["index"] = int(item.get("index", 0)) + 1
+
+
+def _abort_problem_names_part_0(items: list[dict[str, Any]]) -> None:
+    """The abort report's problem naming part 0, as a stop policy that counts from its start."""
+    for item in items:
+        if item.get("outcome") == "aborted" and isinstance(item.get("body"), str):
+            doc = json.loads(item["body"])
+            doc["part_index"] = 0
+            item["body"] = json.dumps(doc)
 
 
 def _abort_extra_header(items: list[dict[str, Any]]) -> None:
@@ -279,6 +289,15 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-12 JSON index",
         ("batch-abort-in-every-form",),
         on_response=map_json(_entries(_abort_index)),
+    ),
+    # MB-STATUS-14: the abort names the first part not answered under stop too.
+    P(
+        "json-stop-abort-names-part-0",
+        "MB-STATUS-14 part_index under stop",
+        ("batch-abort-in-multistatus",),
+        on_response=map_json(
+            _entries(_abort_problem_names_part_0), header_has("Prefer", r"(?i)batch-on-error=stop")
+        ),
     ),
     P(
         "json-abort-extra-field",
