@@ -45,6 +45,8 @@ BUILD_TIMEOUT_S = 180
 START_TIMEOUT_S = 10
 # The clean server takes about 30 s at standard tier; a plant that hangs requests takes longer.
 SUITE_TIMEOUT_S = 300
+#: The exit status recorded for a suite run stopped at SUITE_TIMEOUT_S (timeout(1)'s).
+SUITE_TIMED_OUT = 124
 # Verdicts that say a check judged the target non-conformant.
 FAILING = {"FAIL", "FLAKY"}
 # Verdicts that say the suite could not judge a check (not counted as caught).
@@ -117,17 +119,22 @@ def run_suite(url: str, work: Path) -> tuple[list[dict[str, Any]], int, str]:
     config = work / "target.json"
     config.write_text(json.dumps(target))
     report = work / "report"
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "mixbatch", "conformance", "--config", str(config),
-            "--tier", "standard", "--seed", "1", "--replays", "0", "--report", str(report),
-            "--no-progress", "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=SUITE_TIMEOUT_S,
-        cwd=REPO,
-    )  # fmt: skip
+    try:
+        done = subprocess.run(
+            [
+                sys.executable, "-m", "mixbatch", "conformance", "--config", str(config),
+                "--tier", "standard", "--seed", "1", "--replays", "0", "--report", str(report),
+                "--no-progress", "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=SUITE_TIMEOUT_S,
+            cwd=REPO,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        # A run that never ends tested nothing: the plant counts as not caught, with the reason,
+        # and the other plants are still measured.
+        return [], SUITE_TIMED_OUT, f"the suite did not finish within {SUITE_TIMEOUT_S} s"
     lines = (done.stdout + done.stderr).strip().splitlines()
     said = lines[-1] if lines else ""
     path = report / "report.json"
