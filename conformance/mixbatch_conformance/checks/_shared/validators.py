@@ -22,9 +22,27 @@ def is_entity_tag(value: str | None) -> bool:
     return value is not None and ENTITY_TAG.fullmatch(value.strip(" \t")) is not None
 
 
+#: RFC 9110 §5.6.7, the three forms of HTTP-date, each matched whole: `IMF-fixdate` (`Sun, 06
+#: Nov 1994 08:49:37 GMT`), the obsolete `rfc850-date` (`Sunday, 06-Nov-94 08:49:37 GMT`) and
+#: `asctime-date` (`Sun Nov  6 08:49:37 1994`). The zone is the literal, case-sensitive "GMT":
+#: `UTC`, `+0000` or a missing zone make no HTTP-date, though a lenient date parser reads them.
+_DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_DAY_LONG = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_TIME = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
+HTTP_DATE = re.compile(
+    rf"{_DAY}, [0-9]{{2}} {_MONTH} [0-9]{{4}} {_TIME} GMT"
+    rf"|{_DAY_LONG}, [0-9]{{2}}-{_MONTH}-[0-9]{{2}} {_TIME} GMT"
+    rf"|{_DAY} {_MONTH} (?:[0-9]{{2}}| [0-9]) {_TIME} [0-9]{{4}}"
+)
+
+
 def is_http_date(value: str | None) -> bool:
-    """Whether `value` reads as an HTTP-date in any of its three forms."""
+    """Whether `value`, leading and trailing whitespace aside, is an HTTP-date in any of its
+    three forms, naming a date that exists."""
+    if value is None or HTTP_DATE.fullmatch(value.strip(" \t")) is None:
+        return False
     try:
-        return value is not None and parsedate_to_datetime(value).tzinfo is not None
+        return parsedate_to_datetime(value) is not None
     except (TypeError, ValueError):
         return False

@@ -118,6 +118,13 @@ def _etag_unquoted(multipart: bool) -> RespFn:
     return edit
 
 
+def _last_modified_in_utc(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that writes Last-Modified with its zone as `UTC`, not the literal `GMT`."""
+    modified = resp.get("Last-Modified")
+    if req.method == "GET" and modified and not boundary_of(resp):
+        resp.set("Last-Modified", modified.replace("GMT", "UTC"))
+
+
 def _options_answered_by_router(req: RelayRequest, resp: RelayResponse) -> None:
     """A router that answers OPTIONS itself (204 with Allow) before the echo sees it."""
     if req.method == "OPTIONS" and req.target.startswith("/echo"):
@@ -343,6 +350,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-1 ETag syntax",
         ("test-resources-ok-not-found-etag",),
         on_response=_etag_unquoted(multipart=False),
+    ),
+    # MB-TEST-1 and RFC 9110 §5.6.7: Last-Modified is an HTTP-date, whose zone is "GMT".
+    P(
+        "etag-resource-last-modified-utc",
+        "MB-TEST-1 Last-Modified syntax",
+        ("test-resources-ok-not-found-etag",),
+        on_response=_last_modified_in_utc,
     ),
     # MB-WIRE-15 (SHOULD): each part of any multipart a server sends carries Content-Length.
     P(
