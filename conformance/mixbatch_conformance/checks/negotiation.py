@@ -44,6 +44,9 @@ REFUSAL_ACCEPTS: tuple[str | None, ...] = (
 REFUSAL_BOUNDARY = "mb-neg-2b7e1a90c4d3f658"
 #: The largest max_part_header_bytes the refusal check goes over (one field line that long).
 MAX_FILLER = 1_000_000
+#: A content coding no server supports (RFC 9110 §8.4.1: codings are registered tokens, and
+#: this one is not), so a batch that names it cannot be decoded by any target.
+UNKNOWN_CODING = "x-mb-suite-unknown-coding"
 #: The status each form is answered with (spec 6.1's table).
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
 
@@ -188,7 +191,7 @@ def _admits_a_form(accept: str | None, offered: list[str]) -> bool:
 @checker(
     "refusals-are-problems-under-every-accept",
     ("MB-STATUS-4", "MB-STATUS-9"),
-    "A malformed batch, a batch of another media type, an unknown Batch-Mode, a part header section over its limit and an unacceptable Accept are each answered with a problem document whatever Accept asks for: none, */*, multipart/mixed only, text/html only or problem+json only.",
+    "A malformed batch, a batch of another media type, a batch in an unknown content coding, an unknown Batch-Mode, a part header section over its limit and an unacceptable Accept are each answered with a problem document whatever Accept asks for: none, */*, multipart/mixed only, text/html only or problem+json only.",
     state=State.READ_ONLY,
 )
 def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None:
@@ -210,6 +213,17 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
             valid,
             501,
             "MB-PROC-12",
+        ),
+        # Spec 10.1: "A server that receives a batch with a content coding it does not support
+        # answers 415"; MB-STATUS-4: "A 415 for an unsupported content coding ... names
+        # MB-WIRE-2".
+        (
+            "a batch in a content coding no server supports",
+            mixed,
+            (("Content-Encoding", UNKNOWN_CODING),),
+            valid,
+            415,
+            "MB-WIRE-2",
         ),
         ("a valid batch", mixed, (), valid, None, "MB-STATUS-9"),
     ]
@@ -247,3 +261,13 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
             expect_rejected(
                 judge, resp, allowed, "MB-STATUS-9" if resp.status == 406 else requirement
             )
+            if resp.status == 415 and ("Content-Encoding", UNKNOWN_CODING) in extra:
+                # Spec 10.1: "answers 415 with an `Accept-Encoding` field" (RFC 9110 §15.5.16),
+                # which says what the server does decode; MB-STATUS-4 ties the 415 to MB-WIRE-2.
+                judge.expect_true(
+                    "Accept-Encoding on the 415 for a content coding",
+                    resp.get("Accept-Encoding") is not None,
+                    "no Accept-Encoding field",
+                    "an Accept-Encoding field",
+                    "MB-WIRE-2",
+                )

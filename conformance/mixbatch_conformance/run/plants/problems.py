@@ -82,6 +82,24 @@ def _plain_when_not_asked(statuses: frozenset[int]) -> RespEdit:
     return edit
 
 
+def _coding_refused_as_text(drop_accept_encoding: bool) -> RespEdit:
+    """A server that refuses a batch in a content coding it does not decode before its batch
+    machinery sees it: 415 written as text/plain (`drop_accept_encoding` False), or as a
+    problem document without the Accept-Encoding field (True)."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if resp.status != 415 or not req.get("Content-Encoding"):
+            return
+        if drop_accept_encoding:
+            resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "accept-encoding"]
+            return
+        resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "content-type"]
+        resp.headers.append(("Content-Type", "text/plain; charset=utf-8"))
+        resp.body = b"unsupported content coding\n"
+
+    return edit
+
+
 def _status_of_mode_problem_of_accept(req: RelayRequest, resp: RelayResponse) -> None:
     """A server that checks Batch-Mode first and Accept last, and answers with the first
     fault's status (501) and the last fault's problem document (MB-STATUS-9's 406)."""
@@ -187,5 +205,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 400, 413, 415, 431 and 501 as text when Accept does not admit problem+json",
         ("refusals-are-problems-under-every-accept",),
         on_response=_plain_when_not_asked(frozenset({400, 413, 415, 431, 501})),
+    ),
+    P(
+        "content-coding-refused-as-text",
+        "MB-STATUS-4 415 for a content coding written as text",
+        ("refusals-are-problems-under-every-accept",),
+        on_response=_coding_refused_as_text(drop_accept_encoding=False),
+    ),
+    # MB-WIRE-2 with spec 10.1: the 415 for a content coding carries Accept-Encoding.
+    P(
+        "content-coding-415-without-accept-encoding",
+        "MB-WIRE-2 415 for a content coding without Accept-Encoding",
+        ("refusals-are-problems-under-every-accept",),
+        on_response=_coding_refused_as_text(drop_accept_encoding=True),
     ),
 )
