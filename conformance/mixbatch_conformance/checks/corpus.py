@@ -11,7 +11,10 @@ Valid vectors must be answered 200 multipart/mixed with one part per request par
 (MB-RESP-1, Content-Id echoed); invalid ones with the vector's status and problem+json, whose
 `part_index` and `byte_offset`, when given, are the vector's (the offset moved by whatever the
 rewritten Content-Id values before it added or took away), and are left out or null where the
-vector's are null (spec 5.3: a fault not in the content).
+vector's are null (spec 5.3: a fault not in the content). A located fault that lies past a sound
+first delimiter line is sent twice more: after a preamble, and with transport padding on that
+line; each is the same fault (MB-WIRE-9, MB-WIRE-11), its offset moved by the octets added
+before it, since an offset counts "from the start of the request content" (MB-STATUS-4).
 A vector that assumes limits (its own `limits`, or the defaults for a 413/431 vector) runs
 only when the target publishes those same limits; a valid vector that writes (a method
 other than GET, HEAD, OPTIONS) runs only against a disposable target such as the embedded
@@ -59,6 +62,11 @@ DEFAULT_LIMITS = {
     "max_batch_bytes": 64 * 1024 * 1024,
 }
 CONTENT_ID_LINE = re.compile(rb"(?im)^(content-id:[ \t]*<)([^>\r\n]*)(>)")
+#: A preamble of one line, which a receiver ignores (MB-WIRE-9) but counts in every offset.
+PREAMBLE = b"mb-suite preamble, to be ignored\r\n"
+#: Transport padding on the first delimiter line, which a receiver accepts (MB-WIRE-11).
+PADDING = b" \t "
+BOUNDARY_PARAM = re.compile(r'(?i);\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]+))')
 
 
 @dataclass(frozen=True)
@@ -236,6 +244,51 @@ def _expect_vector_location(ctx: Context, judge: Judge, vector: Vector, resp: Re
     expect_located(judge, resp, error["part_index"], offset)
 
 
+def _first_line(vector: Vector) -> bytes | None:
+    """The vector's first delimiter line, CRLF included, when its body opens with a sound one
+    (no preamble, no padding) and its fault lies past it; None otherwise."""
+    m = BOUNDARY_PARAM.search(str(vector.meta["content_type"]))
+    error = vector.meta["error"]
+    if m is None or error.get("byte_offset") is None or error["status"] in (413, 415):
+        return None
+    line = b"--" + (m.group(1) or m.group(2)).encode("latin-1") + b"\r\n"
+    at: int = error["byte_offset"]
+    return line if vector.body.startswith(line) and at >= len(line) else None
+
+
+def _expect_moved_location(
+    ctx: Context, judge: Judge, vector: Vector, head: list[tuple[str, str]], body: bytes
+) -> None:
+    """The same fault after a preamble and after padding on the first delimiter line: the same
+    status, and the location moved by the octets added before the fault."""
+    line = _first_line(vector)
+    if line is None:
+        return
+    error = vector.meta["error"]
+    offset = shifted_offset(vector, ctx.authority, ctx.batch_path, ctx.scheme, error["byte_offset"])
+    variants = (
+        # MB-WIRE-9: "A receiver MUST ignore the preamble (the octets before the first
+        # delimiter)".
+        ("after a preamble", PREAMBLE + body, len(PREAMBLE), "MB-WIRE-9"),
+        # MB-WIRE-11: "A receiver MUST accept transport padding (any number of SP and HTAB)
+        # between a boundary delimiter and the CRLF that ends its line".
+        (
+            "with padding on the first delimiter line",
+            line[:-2] + PADDING + body[len(line) - 2 :],
+            len(PADDING),
+            "MB-WIRE-11",
+        ),
+    )
+    for what, sent, added, requirement in variants:
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, sent))
+        judge.note(f"sent the vector {what}: {resp.status}")
+        if not judge.expect(f"status {what}", resp.status, {error["status"]}, requirement):
+            continue
+        # MB-STATUS-4: "`byte_offset` (octets from the start of the request content)": the
+        # octets added before the fault move it by as many.
+        expect_located(judge, resp, error["part_index"], offset + added)
+
+
 def _assumed_limits(vector: Vector) -> dict[str, int] | None:
     if "limits" in vector.meta:
         return dict(vector.meta["limits"])
@@ -275,6 +328,8 @@ def run_vector(vector: Vector, ctx: Context, judge: Judge) -> None:
         )
         if error["status"] != 415:
             _expect_vector_location(ctx, judge, vector, resp)
+            if resp.status == error["status"]:
+                _expect_moved_location(ctx, judge, vector, head, body)
 
 
 def writes(vector: Vector) -> list[str]:

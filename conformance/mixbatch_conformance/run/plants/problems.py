@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import RespEdit
+from mixbatch_conformance.run.plants._edits import RespEdit, boundary_of
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -78,6 +78,36 @@ def _plain_when_not_asked(statuses: frozenset[int]) -> RespEdit:
         resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "content-type"]
         resp.headers.append(("Content-Type", "text/plain"))
         resp.body = b"not acceptable\n"
+
+    return edit
+
+
+def _offsets_from_first_delimiter(padding: bool) -> RespEdit:
+    """A server that counts byte_offset from the first delimiter, the preamble dropped before
+    it parses (`padding` False), or from a first delimiter line stripped of its transport
+    padding (True)."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        boundary = boundary_of(req)
+        if not boundary:
+            return
+        dash = b"--" + boundary.encode("latin-1")
+        first = req.body.find(dash)
+        if padding:
+            end = req.body.find(b"\r\n", first)
+            shift = len(req.body[first + len(dash) : end]) - len(
+                req.body[first + len(dash) : end].rstrip(b" \t")
+            )
+        else:
+            shift = first
+        if first < 0 or shift <= 0:
+            return
+
+        def fn(doc: dict[str, Any]) -> None:
+            if isinstance(doc.get("byte_offset"), int) and doc["byte_offset"] >= shift:
+                doc["byte_offset"] -= shift
+
+        _problem_edit(fn)(req, resp)
 
     return edit
 
@@ -166,6 +196,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 part_index of a limit fault",
         ("limit-part-header-bytes-one-over-second-part",),
         on_response=_problem_edit(_limit_fault_in_part_zero),
+    ),
+    # MB-STATUS-4: "`byte_offset` (octets from the start of the request content)".
+    P(
+        "byte-offset-from-first-delimiter",
+        "MB-STATUS-4 byte_offset after a preamble",
+        ("vector-header-without-colon", "vector-missing-close-delimiter"),
+        on_response=_offsets_from_first_delimiter(padding=False),
+    ),
+    P(
+        "byte-offset-without-padding",
+        "MB-STATUS-4 byte_offset after transport padding",
+        ("vector-header-without-colon", "vector-missing-close-delimiter"),
+        on_response=_offsets_from_first_delimiter(padding=True),
     ),
     # MB-LIMIT-5: a part over max_part_fields is 431 naming max_part_fields.
     P(
