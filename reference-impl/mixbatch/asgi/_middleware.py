@@ -225,6 +225,8 @@ class BatchMiddleware:
                 415,
                 "unsupported-content-coding",
                 f"the batch has content coding {coding!r}; send it without one",
+                # MB-STATUS-4: "A 415 for an unsupported content coding ... names MB-WIRE-2".
+                requirement="MB-WIRE-2",
             )
             await send_problem(send, problem, [("Accept-Encoding", "identity")])
             return
