@@ -16,8 +16,9 @@ import time
 
 from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.echo import Echo, read_echo
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 
 #: Octet counts asked of the `random` resource: none, one, more than one read buffer, and both
@@ -96,37 +97,68 @@ ECHO_REQUESTS: tuple[tuple[str, bytes], ...] = (
 @checker(
     "test-resource-echo",
     ("MB-TEST-2",),
-    "The declared echo resource describes GET, PUT, POST, PATCH, DELETE and OPTIONS requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart), body or body_base64.",
+    "The declared echo resource describes GET, PUT, POST, PATCH, DELETE and OPTIONS requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart), body or body_base64; alone and as parts of one batch, where the target is the part's origin-form target and the authority the batch request's.",
     state=State.READ_ONLY,
 )
 def echo_resource(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
-    for method, content in ECHO_REQUESTS:
-        _judge_echo(ctx, judge, method, f"{echo}?mb-test={method.lower()}&q=a%20b%2F%7e+", content)
+    subs = [
+        SubRequest(method, f"{echo}?mb-test={method.lower()}&q=a%20b%2F%7e+", ECHO_FIELDS, content)
+        for method, content in ECHO_REQUESTS
+    ]
+    alone = []
+    for sub in subs:
+        resp = ctx.alone(judge, sub)
+        alone.append(_judge_echo(judge, sub.method, sub, resp.status, resp.media_type, resp.body))
+    # MB-TEST-2: "answer every request to that resource whose method a sub-request may carry":
+    # a sub-request is such a request, and its description follows the same rules; its
+    # "`authority`, the authority the request was addressed to (for a sub-request, the batch
+    # request's)", which is the one the same request alone names (the suite sends both to the
+    # target's authority).
+    resp = ctx.batch(judge, subs)
+    if resp.status != 200:
+        judge.not_applicable(f"the batch of echo requests was answered {resp.status}")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-TEST-2")
+    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
+        part = env.parts[i]
+        media, _ = judge.media_type(
+            f"part {i} Content-Type", part.get("Content-Type") or "", "MB-TEST-2"
+        )
+        label = f"part {i} {sub.method}"
+        seen = _judge_echo(judge, label, sub, part_status(env, i), media, part.body)
+        judge.expect_true(
+            f"{label} authority",
+            (seen.authority or "").lower() == (single.authority or "").lower(),
+            repr(seen.authority),
+            f"the authority the same request alone reports, {single.authority!r}",
+        )
 
 
-def _judge_echo(ctx: Context, judge: Judge, method: str, target: str, content: bytes) -> None:
-    resp = ctx.alone(judge, SubRequest(method, target, ECHO_FIELDS, content))
+def _judge_echo(
+    judge: Judge, label: str, sub: SubRequest, status: int | None, media: str, body: bytes
+) -> Echo:
+    method, target, content = sub.method, sub.target, sub.body
     # MB-TEST-2: "answer every request ... with 200, `Content-Type: application/json` and a
     # JSON object with these members".
-    judge.require(f"{method} status", resp.status, {200})
-    judge.expect(f"{method} media type", resp.media_type, {"application/json"})
-    seen = read_echo(resp.body)
+    judge.require(f"{label} status", status, {200})
+    judge.expect(f"{label} media type", media, {"application/json"})
+    seen = read_echo(body)
     judge.require_true(
-        f"{method} description",
+        f"{label} description",
         seen is not None,
-        repr(resp.body[:120]),
+        repr(body[:120]),
         "method, target, headers as [name, value] pairs, and body or body_base64",
     )
     assert seen is not None
-    judge.expect(f"{method} method", seen.method, {method})
-    # "`target`, the origin-form request target (path and query) as received".
-    judge.expect(f"{method} target", seen.target, {target})
+    judge.expect(f"{label} method", seen.method, {method})
+    # "`target`, the origin-form request target (path and query) as received": a part's
+    # target is the one its Content-Id names, never an absolute URI the server built from it.
+    judge.expect(f"{label} target", seen.target, {target})
     # "`authority`, the authority the request was addressed to": which one a gateway in front
     # of the resource addresses is its own business, so only its presence is judged here;
     # batch-equals-alone compares a sub-request's with the same request's alone.
     judge.expect_true(
-        f"{method} authority", bool(seen.authority), repr(seen.authority), "an authority member"
+        f"{label} authority", bool(seen.authority), repr(seen.authority), "an authority member"
     )
     # "`headers`, the request's header fields as an array of `[name, value]` pairs in the order
     # received"; "may write field names in any case", and framing fields and fields the stack
@@ -135,22 +167,22 @@ def _judge_echo(ctx: Context, judge: Judge, method: str, target: str, content: b
     sent = {n.lower() for n, _ in ECHO_FIELDS}
     mine = [(n.lower(), v) for n, v in seen.headers if n.lower() in sent]
     judge.expect(
-        f"{method} headers in the order received",
+        f"{label} headers in the order received",
         mine,
         [[(n.lower(), v) for n, v in ECHO_FIELDS]],
     )
     # "exactly one of `body`, the content as a string when its octets are valid UTF-8, and
     # `body_base64`, the content in base64 (RFC 4648 §4) otherwise".
-    doc = json.loads(resp.body)
+    doc = json.loads(body)
     members = sorted(k for k in ("body", "body_base64") if k in doc)
-    octets = content
     try:
-        octets.decode("utf-8")
+        content.decode("utf-8")
         want = ["body"]
     except UnicodeDecodeError:
         want = ["body_base64"]
-    judge.expect(f"{method} content member", members, [want])
-    judge.expect(f"{method} content", seen.body, {octets})
+    judge.expect(f"{label} content member", members, [want])
+    judge.expect(f"{label} content", seen.body, {content})
+    return seen
 
 
 @checker(

@@ -145,6 +145,25 @@ def _echo_target_decoded(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Content-Length", str(len(resp.body)))
 
 
+def _echo_part_target_absolute(parts: list[Part]) -> list[Part]:
+    """An echo that reports a sub-request's target as the absolute URI the batch built for it
+    (scheme and authority before the path), not as the origin-form target."""
+    out = []
+    for fields, body in parts:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and str(doc.get("target", "")).startswith("/"):
+            doc["target"] = f"http://{doc.get('authority') or 'localhost'}{doc['target']}"
+            body = json.dumps(doc).encode()
+            fields = [
+                (n, str(len(body)) if n.lower() == "content-length" else v) for n, v in fields
+            ]
+        out.append((fields, body))
+    return out
+
+
 def _echo_headers_sorted(req: RelayRequest, resp: RelayResponse) -> None:
     """An echo that reports header fields from a map: sorted by name, repeats merged."""
     try:
@@ -316,6 +335,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 target decoded",
         ("test-resource-echo",),
         on_response=_echo_target_decoded,
+    ),
+    P(
+        "echo-part-target-absolute",
+        "MB-TEST-2 target of a sub-request",
+        ("test-resource-echo",),
+        on_response=map_parts(_echo_part_target_absolute),
     ),
     # MB-PIPE-1: requests pipelined behind a refused GET with content, or behind a retrieval
     # answered without content, are answered in order, not dropped with the connection.
