@@ -57,6 +57,32 @@ def _map_request_parts(fn: Callable[[list[Part]], list[Part]]) -> Callable[[Rela
     return edit
 
 
+def _canonical(name: str) -> str:
+    return "-".join(w[:1].upper() + w[1:].lower() for w in name.split("-"))
+
+
+def _non_canonical_names_unseen(parts: list[Part]) -> list[Part]:
+    """A receiver that keys part fields by the name as written while its resources look names
+    up canonically: a precondition or content field spelled otherwise is never seen."""
+    seen = ("if-none-match", "if-match", "content-type")
+    return [
+        ([(n, v) for n, v in f if n.lower() not in seen or n == _canonical(n)], b) for f, b in parts
+    ]
+
+
+def _default_content_type(parts: list[Part]) -> list[Part]:
+    """A receiver that gives a part with content and no Content-Type the MIME default."""
+    return [
+        (
+            f
+            if not b or field_of(f, "Content-Type")
+            else [*f, ("Content-Type", "text/plain; charset=us-ascii")],
+            b,
+        )
+        for f, b in parts
+    ]
+
+
 def _empty_bodies(parts: list[Part]) -> list[Part]:
     return [
         ([(n, "0" if n.lower() == "content-length" else v) for n, v in f], b"") for f, _ in parts
@@ -523,6 +549,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-8 repeated lines",
         ("target-forms-reach-resource", "batch-equals-alone"),
         on_request=_map_request_parts(_repeated_fields_combined),
+    ),
+    P(
+        "part-field-names-as-written-unseen",
+        "MB-PART-8 field names in other case",
+        ("part-field-names-any-case",),
+        on_request=_map_request_parts(_non_canonical_names_unseen),
+    ),
+    P(
+        "part-default-content-type",
+        "MB-PART-8 a field the part did not carry",
+        ("part-field-names-any-case",),
+        on_request=_map_request_parts(_default_content_type),
     ),
     P(
         "part-field-whitespace-collapsed",
