@@ -129,6 +129,18 @@ def _base_query_kept(req: RelayRequest) -> None:
         )(req)
 
 
+def _host_differs_in_case(req: RelayRequest) -> bool:
+    """An absolute part target whose host is the batch's Host name in other case: a server
+    comparing hosts octet for octet takes it for another origin."""
+    host = (req.get("Host") or "").rsplit(":", 1)[0]
+    if not is_batch(req) or not host:
+        return False
+    named = re.findall(rb"(?i)content-id: <https?://([^/:>]*)", req.body)
+    return any(
+        h.decode("latin-1") != host and h.decode("latin-1").lower() == host.lower() for h in named
+    )
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-PART-5: references resolve against the batch's target URI (RFC 3986 5.2).
@@ -305,6 +317,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-2 host name for its address",
         ("reject-target-host-alias",),
         on_response=accepts(body_has(rb"Content-Id: <https?://localhost[:/]")),
+    ),
+    P(
+        "target-host-case-sensitive",
+        "MB-SUB-2 host case against a Host name",
+        ("same-origin-host-in-any-case",),
+        on_response=refuses(_host_differs_in_case, 400, "MB-SUB-2"),
     ),
     P(
         "target-scheme-case-sensitive",
