@@ -13,7 +13,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["ABORT_INDEXES", "outlasting_batch"]
+__all__ = ["ABORT_INDEXES", "FIRST_ABORT_INDEXES", "outlasting_batch"]
 
 #: How far past the declared limit the slow part is asked to wait, at least.
 OVERSHOOT_MS = 1000
@@ -24,9 +24,14 @@ SLOW = 1
 #: MB-STATUS-6: "parts 0 to k-1, then the abort part with `part_index` k" or "parts 0 to k,
 #: then the abort part with `part_index` k+1".
 ABORT_INDEXES = frozenset({SLOW, SLOW + 1})
+#: The same with the slow part first (k = 0): the abort names part 0, or part 1 when the server
+#: finished the slow part.
+FIRST_ABORT_INDEXES = frozenset({0, 1})
 
 
-def outlasting_batch(ctx: Context, judge: Judge) -> list[SubRequest]:
+def outlasting_batch(ctx: Context, judge: Judge, *, slow_first: bool = False) -> list[SubRequest]:
+    """The quick part, the slow part and a quick part; with `slow_first`, the slow part and
+    then a quick one, so that the server stops before it has answered any part."""
     limit_ms = ctx.target.batch_timeout_ms
     if limit_ms is None:
         judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
@@ -41,8 +46,7 @@ def outlasting_batch(ctx: Context, judge: Judge) -> list[SubRequest]:
             f"a batch outlasting {limit_ms} ms does not fit the suite's "
             f"{ctx.target.timeout:g} s per exchange"
         )
-    return [
-        SubRequest("GET", ok),
-        SubRequest("GET", ctx.path(template.replace("{ms}", str(delay_ms)))),
-        SubRequest("GET", ok),
-    ]
+    slow = SubRequest("GET", ctx.path(template.replace("{ms}", str(delay_ms))))
+    if slow_first:
+        return [slow, SubRequest("GET", ok)]
+    return [SubRequest("GET", ok), slow, SubRequest("GET", ok)]

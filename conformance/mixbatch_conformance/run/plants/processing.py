@@ -345,6 +345,14 @@ def _abort_with_byte_offset(body: bytes) -> bytes:
     return json.dumps(doc).encode()
 
 
+def _abort_index_zero_omitted(body: bytes) -> bytes:
+    """An abort problem that carries part_index only above 0, a zero taken for "unset"."""
+    doc = json.loads(body)
+    if doc.get("part_index") == 0:
+        del doc["part_index"]
+    return json.dumps(doc).encode()
+
+
 def _applied_only_when_skipping(req: RelayRequest, resp: RelayResponse) -> None:
     """Preference-Applied sent only when the stop policy skipped a part."""
     if is_batch(req) and b"skipped" not in resp.body:
@@ -591,6 +599,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-14 a byte_offset on the abort problem",
         ("batch-abort-after-timeout", "batch-abort-in-every-form"),
         on_response=_abort_problem_everywhere(_abort_with_byte_offset),
+    ),
+    P(
+        "abort-part-index-zero-omitted",
+        "MB-STATUS-14 part_index 0 on the abort problem",
+        ("batch-abort-after-timeout",),
+        on_response=_abort_problem_everywhere(_abort_index_zero_omitted),
     ),
     # MB-PROC-6: Preference-Applied whether or not a part failed; MB-PROC-13: BWS around "=".
     P(
