@@ -603,7 +603,7 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "abort-part-index-zero-omitted",
         "MB-STATUS-14 part_index 0 on the abort problem",
-        ("batch-abort-after-timeout",),
+        ("batch-abort-after-timeout", "batch-abort-in-multistatus"),
         on_response=_abort_problem_everywhere(_abort_index_zero_omitted),
     ),
     # MB-PROC-6: Preference-Applied whether or not a part failed; MB-PROC-13: BWS around "=".
