@@ -441,24 +441,45 @@ CONTINUE_PREFERS: tuple[str | None, ...] = (
 )
 def error_policy_default(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
-    subs = [nf, ok, nf, ok]
+    # A client error before each success, and server errors (a 5xx is no licence to stop
+    # either) before a success and a client error, so that no failing part is the last.
+    batches = [
+        ([nf, ok, nf, ok], (404, 200, 404, 200)),
+        (
+            [_status_part(ctx, judge, 500), ok, _status_part(ctx, judge, 503), nf, ok],
+            (500, 200, 503, 404, 200),
+        ),
+    ]
+    # Read first on its own terms: a server that ends the batch at a 5xx part (with an abort
+    # part, or skipping the rest) answers fewer parts, or marked ones, and that is this
+    # requirement broken before it is a malformed answer.
+    subs, wants = batches[1]
+    env = ctx.read_batch(judge, ctx.batch(judge, subs))
+    # MB-PROC-5: "every part runs whatever earlier parts returned".
+    judge.expect(f"parts answered of {wants}", len(env.parts), {len(subs)}, "MB-PROC-5")
+    for i, part in enumerate(env.parts):
+        outcome = part.get("Batch-Outcome")
+        judge.expect(f"part {i} of {wants} Batch-Outcome", outcome, {None}, "MB-PROC-5")
     for prefer in CONTINUE_PREFERS:
         asked = f" with Prefer {prefer!r}" if prefer else ""
         head = (("Prefer", prefer),) if prefer else ()
-        for media, resp, entries in answers_in_every_form(ctx, judge, subs, head):
-            # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1 fixes
-            # 200 and 404. Asking for continue is asking for no other policy.
-            for i, want in enumerate((404, 200, 404, 200)):
-                judge.expect(f"{media} part {i} status{asked}", entries[i].status, {want})
-                judge.expect(f"{media} part {i} outcome{asked}", entries[i].outcome, {None})
-            # Spec 7.4: "A server may name `batch-on-error=continue` in `Preference-Applied`";
-            # stop, which it did not apply, never.
-            judge.expect_true(
-                f"{media} Preference-Applied{asked}",
-                "batch-on-error=stop" not in _applied(resp),
-                repr(resp.get_all("Preference-Applied")),
-                "no batch-on-error=stop",
-            )
+        for subs, wants in batches:
+            for media, resp, entries in answers_in_every_form(ctx, judge, subs, head):
+                # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-1
+                # fixes 200 and 404, MB-TEST-6 the status resource's code. Asking for
+                # continue is asking for no other policy.
+                for i, want in enumerate(wants):
+                    what = f"{media} part {i} of {wants}"
+                    judge.expect(f"{what} status{asked}", entries[i].status, {want})
+                    judge.expect(f"{what} outcome{asked}", entries[i].outcome, {None})
+                # Spec 7.4: "A server may name `batch-on-error=continue` in `Preference-Applied`";
+                # stop, which it did not apply, never.
+                judge.expect_true(
+                    f"{media} Preference-Applied{asked}",
+                    "batch-on-error=stop" not in _applied(resp),
+                    repr(resp.get_all("Preference-Applied")),
+                    "no batch-on-error=stop",
+                )
 
 
 #: Part statuses whose batch must still be answered as processed: every part a client error,

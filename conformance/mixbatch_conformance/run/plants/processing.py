@@ -402,6 +402,21 @@ def _json_numbers_as_doubles(req: RelayRequest, resp: RelayResponse) -> None:
     resp.body = resp.body.replace(*_BEYOND_DOUBLE)
 
 
+def _stop_after_server_error(parts: list[Part]) -> list[Part]:
+    """A server that takes a part answered 5xx to mean it is failing, and skips the rest."""
+    out: list[Part] = []
+    failing = False
+    for f, b in parts:
+        if failing and field_of(f, "Batch-Outcome") is None:
+            f = [*without_field(f, "Http-Status-Code"), ("Batch-Outcome", "skipped")]
+            b = b""
+            f = set_field(f, "Content-Length", "0")
+        status = field_of(f, "Http-Status-Code") or ""
+        failing = failing or status.startswith("5")
+        out.append((f, b))
+    return out
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-PROC-1: nothing runs before the whole envelope is validated.
@@ -426,6 +441,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-5",
         ("error-policy-default-continue",),
         on_request=_set_header("Prefer", "batch-on-error=stop", _no_prefer),
+    ),
+    P(
+        "stop-after-server-error",
+        "MB-PROC-5 a part answered 5xx",
+        ("error-policy-default-continue",),
+        on_response=map_parts(_stop_after_server_error),
     ),
     P(
         "continue-taken-as-stop",
