@@ -178,6 +178,45 @@ def conditional_parts(ctx: Context, judge: Judge) -> None:
             judge.expect(f"{media} part {i} ETag", got, [[etag]], "MB-PROC-10")
 
 
+@checker(
+    "rolled-back-validators-kept",
+    ("MB-PROC-10", "MB-PROC-8"),
+    "In an atomic batch that fails, the etag_resource's GET and conditional GET parts before the failing one are rolled-back with the ETag and Last-Modified the same requests get alone, in every form.",
+    profile="atomic",
+    state=State.READ_ONLY,
+)
+def rolled_back_validators_kept(ctx: Context, judge: Judge) -> None:
+    if not ctx.target.claims("conditional"):
+        judge.not_applicable("the target does not offer the conditional profile (MB-PROC-10)")
+    path, etag = etag_of(ctx, judge)
+    _, nf = ok_and_not_found(ctx, judge)
+    ran = [SubRequest("GET", path), SubRequest("GET", path, (("If-None-Match", etag),))]
+    alone = [ctx.alone(judge, s) for s in ran]
+    statuses = [a.status for a in alone]
+    if statuses != [200, 304]:
+        judge.setup_error(f"the etag_resource's GETs alone answered {statuses}, not [200, 304]")
+    # GETs only, then a 404 (MB-TEST-1): the batch fails and changes nothing either way.
+    subs = [*ran, nf]
+    for media, _, entries in answers_in_every_form(ctx, judge, subs, (("Batch-Mode", "atomic"),)):
+        for i, single in enumerate(alone):
+            # MB-PROC-8: "mark each part before the failing one `Batch-Outcome:
+            # rolled-back` with its real status".
+            judge.expect(
+                f"{media} part {i} outcome", entries[i].outcome, {"rolled-back"}, "MB-PROC-8"
+            )
+            # MB-PROC-10: "pass a sub-response's `ETag` and `Last-Modified` fields through to
+            # the response part unchanged": a part rolled back ran, and its sub-response had
+            # them; the spec makes no exception for the outcome.
+            for name in PASSED_THROUGH:
+                got = [v for n, v in entries[i].fields if n.lower() == name.lower()]
+                judge.expect(
+                    f"{media} rolled-back part {i} {name}",
+                    got,
+                    [single.get_all(name)],
+                    "MB-PROC-10",
+                )
+
+
 #: A tag the etag_resource never has.
 OTHER_TAG = '"mb-suite-no-such-etag"'
 

@@ -170,6 +170,16 @@ def _abort_names_part_0(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _rolled_back_validators_dropped(parts: list[Part]) -> list[Part]:
+    """Rolled-back parts without the ETag and Last-Modified their sub-responses gave."""
+    out = []
+    for f, b in parts:
+        if field_of(f, "Batch-Outcome") == "rolled-back":
+            f = without_field(without_field(f, "ETag"), "Last-Modified")
+        out.append((f, b))
+    return out
+
+
 _late = _LateCommit()
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -185,6 +195,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-8 undo",
         ("atomic-failure-undoes-writes",),
         on_request=_modes(lambda ms: [m for m in ms if m.lower() != "atomic"]),
+    ),
+    # MB-PROC-10: a rolled-back part still passes its sub-response's validators through.
+    P(
+        "rolled-back-validators-dropped",
+        "MB-PROC-10 on a rolled-back part",
+        ("rolled-back-validators-kept",),
+        on_response=map_parts(_rolled_back_validators_dropped, _ATOMIC),
     ),
     # MB-PROC-14: an atomic batch stopped before it commits is rolled back.
     P(
