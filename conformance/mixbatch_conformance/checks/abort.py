@@ -288,3 +288,59 @@ def _judge_stopped_form(
         [[("content-type", PROBLEM_JSON)]],
         "MB-MULTI-12",
     )
+
+
+#: Each slow part waits this share of the declared limit: alone under it, together over it.
+SHARE_OF_LIMIT = 0.6
+#: The slow parts, each after a write that keeps it from running with the one before it.
+SLOW_PARTS = 3
+#: Seconds allowed beyond the slow parts' total wait, for a server that never aborts.
+TOTAL_SLACK_S = 2.0
+
+
+@checker(
+    "batch-budget-spans-every-part",
+    ("MB-SEC-1",),
+    "A batch of slow parts each within the declared time limit but together beyond it, kept apart by writes so that none runs with another, is aborted: the limit is the batch's, not each part's.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def budget_spans_every_part(ctx: Context, judge: Judge) -> None:
+    limit_ms = ctx.target.batch_timeout_ms
+    if limit_ms is None:
+        judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
+    delay_ms = int(limit_ms * SHARE_OF_LIMIT)
+    if delay_ms / 1000 * SLOW_PARTS + TOTAL_SLACK_S > ctx.target.timeout:
+        judge.not_applicable(f"{SLOW_PARTS} waits of {delay_ms} ms do not fit one exchange")
+    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(delay_ms))))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    # MB-PROC-3: only "consecutive safe sub-requests" may run concurrently; "a write between
+    # two reads is a barrier". A POST to the echo resource changes nothing (MB-TEST-2).
+    barrier = SubRequest("POST", echo, (("Content-Type", "text/plain"),), b"barrier")
+    subs = [
+        slow,
+        barrier,
+        slow,
+        barrier,
+        slow,
+        SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))),
+    ]
+    resp = ctx.batch(judge, subs)
+    if resp.status >= 500:
+        # Stopped before the response began: that is an abort too (spec 5.4 lets a server
+        # answer the whole batch when no part was written).
+        judge.note(f"answered {resp.status} before any response part")
+        return
+    judge.require("top-level status", resp.status, {200}, "MB-STATUS-12")
+    env = _read_stopped(judge, resp)
+    stopped = any(_is_aborted(p) for p in env.parts) or not env.complete
+    # MB-SEC-1: a server "SHOULD bound the wall-clock time ... it spends on one batch, and
+    # abort ... a batch that exceeds its budget"; these parts wait SLOW_PARTS x SHARE_OF_LIMIT
+    # of the declared limit one after another (MB-TEST-7: "no sooner than *ms* milliseconds").
+    judge.expect_true(
+        f"a batch waiting {SLOW_PARTS} x {delay_ms} ms against a limit of {limit_ms} ms",
+        stopped,
+        f"{len(env.parts)} parts answered, none aborted, the close delimiter written",
+        "an abort part, or the response cut short",
+        "MB-SEC-1",
+    )
