@@ -16,10 +16,8 @@ implemented one: each lists a mode the server does not implement, so each is 501
 
 from __future__ import annotations
 
-import json
-import secrets
-
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, sandbox_listing
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
@@ -44,26 +42,11 @@ PASSED_THROUGH = ("ETag", "Last-Modified")
 def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    marker = f"mb-suite-must-not-exist-{secrets.token_hex(6)}"
-    # MB-TEST-3: "a check may change the values of its string members to tell its writes
-    # apart"; the marker goes into every one of them.
-    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
-        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    marker, post = marked_post(ctx, judge, coll)
     before = sandbox_listing(ctx, judge, coll)
     if marker.encode() in before:
         judge.setup_error("the marker is already in the sandbox listing")
-    body = compose_batch(
-        [
-            SubRequest(
-                "POST", coll, (("Content-Type", "application/json"),), json.dumps(doc).encode()
-            )
-        ],
-        BOUNDARY,
-    )
+    body = compose_batch([post], BOUNDARY)
     body = (
         body[: -len(f"\r\n--{BOUNDARY}--")]
         + (f"\r\n--{BOUNDARY}\r\nContent-Id: <{echo}>\r\n\r\n\r\n--{BOUNDARY}--").encode()
@@ -92,22 +75,11 @@ def malformed_runs_nothing(ctx: Context, judge: Judge) -> None:
 )
 def skipped_parts_do_not_run(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    marker = f"mb-suite-must-not-exist-{secrets.token_hex(6)}"
-    # MB-TEST-3: "a check may change the values of its string members to tell its writes
-    # apart"; the marker goes into every one of them.
-    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
-        judge.not_applicable("sandbox.member has no string member to mark a write with")
+    marker, post = marked_post(ctx, judge, coll)
     before = sandbox_listing(ctx, judge, coll)
     if marker.encode() in before:
         judge.setup_error("the marker is already in the sandbox listing")
     _, nf = ok_and_not_found(ctx, judge)
-    post = SubRequest(
-        "POST", coll, (("Content-Type", "application/json"),), json.dumps(doc).encode()
-    )
     subs = [nf, post]
     resp = ctx.batch(judge, subs, headers=(("Prefer", "batch-on-error=stop"),))
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
