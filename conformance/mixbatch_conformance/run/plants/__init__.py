@@ -24,13 +24,16 @@ from mixbatch_conformance.run.plants import (
     framing,
     json_form,
     lengths,
+    limits,
     modes,
     part_grammar,
     parts,
     problems,
     processing,
+    resources,
     responses,
     retrievals,
+    security,
     targets,
     wire,
     xml_form,
@@ -66,6 +69,9 @@ PLANTS: tuple[Mutation, ...] = (
     + json_form.PLANTS
     + xml_form.PLANTS
     + processing.PLANTS
+    + limits.PLANTS
+    + security.PLANTS
+    + resources.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
 )

@@ -209,3 +209,31 @@ def map_xml(fn: Callable[[bytes], bytes], pred: Pred = is_batch) -> RespEdit:
             resp.body = fn(resp.body)
 
     return edit
+
+
+def map_capabilities(
+    fn: Callable[[dict[str, object]], None],
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    """Edit the capabilities document of a 200 answer to OPTIONS with `fn`."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method == "OPTIONS" and resp.status == 200:
+            doc = json.loads(resp.body)
+            fn(doc)
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def set_request_field(
+    name: str, value: str | None, when: Callable[[RelayRequest], bool]
+) -> Callable[[RelayRequest], None]:
+    """Replace (or, with None, remove) request field `name` on requests `when` selects."""
+
+    def edit(req: RelayRequest) -> None:
+        if when(req):
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != name.lower()]
+            if value is not None:
+                req.headers.append((name, value))
+
+    return edit

@@ -1,9 +1,9 @@
-"""Planted violations of processing, limits, security and test-resource requirements.
+"""Planted violations of the processing model.
 
-Covers MB-PROC-*, MB-LIMIT-*, MB-SEC-*, MB-INTER-4 and the MB-TEST-* resources: a server that
-runs a part before validating, runs parts out of order, mishandles a preference or a mode,
-publishes limits it does not enforce, copies fields it must not, or a test resource that does
-not answer as declared.
+Covers MB-PROC-* (with the abort's MB-STATUS-14 and the sandbox read-back of MB-TEST-4, which
+the processing checks catch): a server that runs a part before validating, runs parts out of
+order, mishandles a preference, a mode or a conditional part, or aborts otherwise than the
+spec says.
 """
 
 from __future__ import annotations
@@ -16,19 +16,17 @@ from typing import Any
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
-    accepts,
-    body_has,
     boundary_of,
     field_of,
     header_has,
     is_batch,
+    map_capabilities,
     map_json,
     map_parts,
-    map_response,
     parts_of,
     problem,
-    refuses,
     set_field,
+    set_request_field,
     target_has,
     without_field,
 )
@@ -71,18 +69,6 @@ def _reverse_answer(req: RelayRequest, resp: RelayResponse) -> None:
         resp.body = write_parts(parts[::-1], b)
 
 
-def _set_header(
-    name: str, value: str | None, when: Callable[[RelayRequest], bool]
-) -> Callable[[RelayRequest], None]:
-    def edit(req: RelayRequest) -> None:
-        if when(req):
-            req.headers = [(n, v) for n, v in req.headers if n.lower() != name.lower()]
-            if value is not None:
-                req.headers.append((name, value))
-
-    return edit
-
-
 def _no_prefer(req: RelayRequest) -> bool:
     return is_batch(req) and req.get("Prefer") is None
 
@@ -90,29 +76,6 @@ def _no_prefer(req: RelayRequest) -> bool:
 def _prefer_matches(pattern: str) -> Callable[[RelayRequest], bool]:
     rx = re.compile(pattern)
     return lambda req: is_batch(req) and bool(rx.search(req.get("Prefer") or ""))
-
-
-def _caps(fn: Callable[[dict[str, object]], None]) -> Callable[[RelayRequest, RelayResponse], None]:
-    def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        if req.method == "OPTIONS" and resp.status == 200:
-            doc = json.loads(resp.body)
-            fn(doc)
-            resp.body = json.dumps(doc).encode()
-
-    return edit
-
-
-def _limits(**values: int | None) -> Callable[[dict[str, object]], None]:
-    def edit(doc: dict[str, object]) -> None:
-        limits = doc.get("limits")
-        if isinstance(limits, dict):
-            for k, v in values.items():
-                if v is None:
-                    limits.pop(k, None)
-                else:
-                    limits[k] = v
-
-    return edit
 
 
 def _without_profile(name: str) -> Callable[[dict[str, object]], None]:
@@ -126,73 +89,11 @@ def _without_profile(name: str) -> Callable[[dict[str, object]], None]:
     return edit
 
 
-def _count_parts(req: RelayRequest) -> int:
-    return req.body.count(b"\r\nContent-Id:") + req.body.startswith(b"Content-Id:")
-
-
-def _problem_limit(value: str) -> Callable[[RelayResponse], None]:
-    def edit(resp: RelayResponse) -> None:
-        if resp.status in (413, 431) and "problem+json" in (resp.get("Content-Type") or ""):
-            doc = json.loads(resp.body)
-            doc["limit"] = value
-            resp.body = json.dumps(doc).encode()
-
-    return edit
-
-
-def _never_aborts(doc: dict[str, Any]) -> None:
-    """The JSON form of a batch that ran its slow part to the end: no abort entry."""
-    for item in doc.get("responses", []):
-        if item.get("outcome") == "aborted":
-            item.update(href="/plant-waited", content_id="/plant-waited", status=200, outcome=None)
-            item.update(headers=[], body="")
-            item.pop("body_base64", None)
-
-
-def _never_aborts_multipart(parts: list[Part]) -> list[Part]:
-    """A multipart answer whose batch ran on past its budget: the abort part is answered as a
-    part that ran."""
-    out: list[Part] = []
-    for f, b in parts:
-        if field_of(f, "Batch-Outcome") == "aborted":
-            f = [("Content-Id", "<plant-waited>"), ("Http-Status-Code", "200")]
-            f, b = [*f, ("Content-Length", "0")], b""
-        out.append((f, b))
-    return out
-
-
-def _bad_field_name(parts: list[Part]) -> list[Part]:
-    return [([*f, ("X Plant", "space in name")], b) for f, b in parts]
-
-
-def _echo(fn: Callable[[dict[str, object]], None]) -> Callable[[RelayRequest, RelayResponse], None]:
-    def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        if req.target.startswith("/echo") and resp.status == 200:
-            doc = json.loads(resp.body)
-            fn(doc)
-            resp.body = json.dumps(doc).encode()
-
-    return edit
-
-
 def _etag_weakened(parts: list[Part]) -> list[Part]:
     return [
         (set_field(f, "ETag", "W/" + (field_of(f, "ETag") or "")) if field_of(f, "ETag") else f, b)
         for f, b in parts
     ]
-
-
-def _delete_as_get(req: RelayRequest) -> None:
-    """A sandbox DELETE that reports success and deletes nothing."""
-    if req.method == "DELETE" and req.target.startswith("/books/"):
-        req.method = "GET"
-        req.headers.append(("X-Plant-Was-Delete", "1"))
-
-
-def _deleted(req: RelayRequest, resp: RelayResponse) -> None:
-    if req.get("X-Plant-Was-Delete") and resp.status == 200:
-        resp.status, resp.body = 204, b""
-        resp.set("Content-Type", None)
 
 
 _CONDITIONALS = {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
@@ -220,28 +121,6 @@ def _first_prefer_line(req: RelayRequest) -> None:
 
 
 #: The reference server's own books; the sandbox members the suite creates come after them.
-_SEEDED = ("/books/1", "/books/2", "/books/3")
-
-
-def _stale_member(req: RelayRequest, resp: RelayResponse) -> None:
-    """A sandbox that answers GET of a member it created with a document it never stored."""
-    created = re.fullmatch(r"/books/[0-9]+", req.target) and req.target not in _SEEDED
-    if req.method == "GET" and created and resp.status == 200:
-        doc = json.loads(resp.body)
-        if isinstance(doc, dict):
-            doc["title"] = "planted stale title"
-            resp.body = json.dumps(doc).encode()
-
-
-def _copy_last_modified_up(req: RelayRequest, resp: RelayResponse) -> None:
-    """A server that lifts the first part's Last-Modified into the batch response's header."""
-    b = boundary_of(resp)
-    parts = parts_of(resp.body, b) if b and is_batch(req) else None
-    stamp = field_of(parts[0][0], "Last-Modified") if parts else None
-    if stamp:
-        resp.set("Last-Modified", stamp)
-
-
 _STOP_DROPPED = "X-Plant-Stop-Dropped"
 
 
@@ -305,10 +184,6 @@ def _json_last_modified_utc(doc: dict[str, Any]) -> None:
         for pair in entry.get("headers") or []:
             if str(pair[0]).lower() == "last-modified":
                 pair[1] = str(pair[1]).replace(" GMT", " UTC")
-
-
-def _drop_method(doc: dict[str, object]) -> None:
-    doc.pop("method", None)
 
 
 def _abort_problem_status(status: int) -> Callable[[bytes], bytes]:
@@ -452,7 +327,7 @@ PLANTS: tuple[Mutation, ...] = (
         "stop-by-default",
         "MB-PROC-5",
         ("error-policy-default-continue",),
-        on_request=_set_header("Prefer", "batch-on-error=stop", _no_prefer),
+        on_request=set_request_field("Prefer", "batch-on-error=stop", _no_prefer),
     ),
     P(
         "stop-after-server-error",
@@ -464,7 +339,7 @@ PLANTS: tuple[Mutation, ...] = (
         "continue-taken-as-stop",
         "MB-PROC-5 batch-on-error=continue as stop",
         ("error-policy-default-continue",),
-        on_request=_set_header(
+        on_request=set_request_field(
             "Prefer", "batch-on-error=stop", _prefer_matches(r'(?i)batch-on-error="?continue')
         ),
     ),
@@ -472,7 +347,7 @@ PLANTS: tuple[Mutation, ...] = (
         "stop-by-default-for-xml",
         "MB-PROC-5 in the XML form",
         ("error-policy-default-continue",),
-        on_request=_set_header(
+        on_request=set_request_field(
             "Prefer",
             "batch-on-error=stop",
             lambda r: _no_prefer(r) and "xml" in (r.get("Accept") or ""),
@@ -509,13 +384,13 @@ PLANTS: tuple[Mutation, ...] = (
         "stop-ignored-among-preferences",
         "MB-PROC-6 several preferences",
         ("prefer-several-preferences",),
-        on_request=_set_header("Prefer", None, _prefer_matches(r",")),
+        on_request=set_request_field("Prefer", None, _prefer_matches(r",")),
     ),
     P(
         "stop-among-preferences-ignored-for-207",
         "MB-PROC-6 several preferences in the 207 forms",
         ("prefer-several-preferences",),
-        on_request=_set_header(
+        on_request=set_request_field(
             "Prefer",
             None,
             lambda r: _prefer_matches(r",")(r) and "json" in (r.get("Accept") or ""),
@@ -532,8 +407,8 @@ PLANTS: tuple[Mutation, ...] = (
         "atomic-mode-ignored",
         "MB-PROC-7",
         ("atomic-unsupported",),
-        on_request=_set_header("Batch-Mode", None, header_has("Batch-Mode", "atomic")),
-        on_response=_caps(_without_profile("atomic")),
+        on_request=set_request_field("Batch-Mode", None, header_has("Batch-Mode", "atomic")),
+        on_response=map_capabilities(_without_profile("atomic")),
     ),
     # MB-PROC-9: conditionals in parts as alone.
     P(
@@ -613,7 +488,9 @@ PLANTS: tuple[Mutation, ...] = (
         "bare-preference-means-stop",
         "MB-PROC-11 a bare batch-on-error as stop",
         ("prefer-unknown-value",),
-        on_request=_set_header("Prefer", "batch-on-error=stop", _prefer_matches(_BARE_PREFER)),
+        on_request=set_request_field(
+            "Prefer", "batch-on-error=stop", _prefer_matches(_BARE_PREFER)
+        ),
     ),
     # MB-STATUS-14: the abort of a spent time budget carries 503.
     P(
@@ -650,13 +527,13 @@ PLANTS: tuple[Mutation, ...] = (
         "prefer-bws-unread",
         "MB-PROC-13 batch-on-error with BWS around =",
         ("prefer-several-preferences",),
-        on_request=_set_header("Prefer", None, _prefer_matches(r"batch-on-error\s+=")),
+        on_request=set_request_field("Prefer", None, _prefer_matches(r"batch-on-error\s+=")),
     ),
     P(
         "unknown-preference-means-stop",
         "MB-PROC-11 as stop",
         ("prefer-unknown-value",),
-        on_request=_set_header("Prefer", "batch-on-error=stop", _prefer_matches(r"bogus")),
+        on_request=set_request_field("Prefer", "batch-on-error=stop", _prefer_matches(r"bogus")),
     ),
     P(
         "unknown-preference-applied",
@@ -673,14 +550,14 @@ PLANTS: tuple[Mutation, ...] = (
         "unknown-mode-ignored",
         "MB-PROC-12",
         ("batch-mode-unknown",),
-        on_request=_set_header("Batch-Mode", None, header_has("Batch-Mode", "no-such")),
+        on_request=set_request_field("Batch-Mode", None, header_has("Batch-Mode", "no-such")),
     ),
     # MB-PROC-13: any case and quoted values; lower-case unquoted Preference-Applied.
     P(
         "quoted-stop-not-recognised",
         "MB-PROC-13 spelling",
         ("error-policy-stop-any-spelling",),
-        on_request=_set_header("Prefer", None, _prefer_matches(r'"|[A-Z]')),
+        on_request=set_request_field("Prefer", None, _prefer_matches(r'"|[A-Z]')),
     ),
     P(
         "preference-applied-quoted",
@@ -690,212 +567,6 @@ PLANTS: tuple[Mutation, ...] = (
             r.set("Preference-Applied", 'batch-on-error="stop"')
             if r.get("Preference-Applied")
             else None
-        ),
-    ),
-    # MB-LIMIT-1: publish the limits enforced.
-    P(
-        "limits-not-published",
-        "MB-LIMIT-1 absent",
-        ("options-capabilities",),
-        on_response=_caps(_limits(max_parts=None)),
-    ),
-    P(
-        "max-parts-published-below-enforced",
-        "MB-LIMIT-1 published lower",
-        ("reject-too-many-parts",),
-        on_response=_caps(_limits(max_parts=50)),
-    ),
-    P(
-        "max-parts-enforced-one-below",
-        "MB-LIMIT-1 parts off by one",
-        ("limit-parts-at-limit",),
-        on_response=refuses(lambda r: is_batch(r) and _count_parts(r) >= 10000, 413, "MB-STATUS-3"),
-    ),
-    P(
-        "header-limit-enforced-one-below",
-        "MB-LIMIT-1 header octets off by one",
-        ("limit-part-header-bytes-at-limit",),
-        on_response=refuses(body_has(rb"X-Fill: f{8000}"), 431, "MB-STATUS-3"),
-    ),
-    P(
-        "part-bytes-enforced-one-below",
-        "MB-LIMIT-1 part octets off by one",
-        ("limit-part-bytes-at-limit",),
-        on_response=refuses(lambda r: is_batch(r) and len(r.body) > 16_000_000, 413, "MB-STATUS-3"),
-    ),
-    # MB-LIMIT-2: OPTIONS with the document and Accept-Post.
-    P(
-        "options-without-accept-post",
-        "MB-LIMIT-2 Accept-Post",
-        ("options-capabilities",),
-        on_response=lambda q, r: r.set("Accept-Post", None) if q.method == "OPTIONS" else None,
-    ),
-    P(
-        "options-capabilities-as-json",
-        "MB-LIMIT-2 media type",
-        ("options-capabilities",),
-        on_response=lambda q, r: (
-            r.set("Content-Type", "application/json") if q.method == "OPTIONS" else None
-        ),
-    ),
-    # MB-LIMIT-4: the problem names the limit as the document spells it.
-    P(
-        "limit-member-misspelled",
-        "MB-LIMIT-4",
-        ("reject-too-many-parts",),
-        caught_by=("WARN", "FAIL"),
-        on_response=map_response(is_batch, _problem_limit("maxParts")),
-    ),
-    # MB-LIMIT-5: max_part_fields enforced and published, 431 over it.
-    P(
-        "part-fields-limit-not-enforced",
-        "MB-LIMIT-5 not enforced",
-        ("limit-part-fields-one-over",),
-        on_response=accepts(body_has(rb"X-F98: a\r\n")),
-    ),
-    P(
-        "part-fields-limit-one-below",
-        "MB-LIMIT-5 off by one",
-        ("limit-part-fields-at-limit",),
-        on_response=refuses(body_has(rb"X-F97: a\r\n"), 431, "MB-LIMIT-5"),
-    ),
-    P(
-        "part-fields-answered-413",
-        "MB-LIMIT-5 status",
-        ("limit-part-fields-one-over",),
-        on_response=lambda q, r: (
-            setattr(r, "status", 413) if r.status == 431 and b"X-F98" in q.body else None
-        ),
-    ),
-    P(
-        "max-part-fields-unpublished",
-        "MB-LIMIT-5 publish",
-        ("options-capabilities",),
-        on_response=_caps(_limits(max_part_fields=None)),
-    ),
-    # MB-SEC-1: a batch over its time budget is aborted.
-    P(
-        "batch-time-unbounded",
-        "MB-SEC-1",
-        ("batch-abort-in-every-form",),
-        caught_by=("WARN", "FAIL"),
-        on_response=map_json(_never_aborts),
-    ),
-    P(
-        "batch-time-per-part",
-        "MB-SEC-1 in multipart",
-        ("batch-budget-spans-every-part",),
-        caught_by=("WARN", "FAIL"),
-        on_response=map_parts(_never_aborts_multipart),
-    ),
-    # MB-SEC-2: no sub-response field at the top.
-    P(
-        "last-modified-copied-up",
-        "MB-SEC-2 Last-Modified",
-        ("top-level-fields",),
-        on_response=_copy_last_modified_up,
-    ),
-    # MB-SEC-3: part field names are tokens.
-    P(
-        "field-name-with-space-written",
-        "MB-SEC-3",
-        ("response-framing-strict",),
-        on_response_parts=_bad_field_name,
-    ),
-    # MB-INTER-4: Cache-Control: no-transform.
-    P(
-        "no-transform-dropped",
-        "MB-INTER-4",
-        ("top-level-fields",),
-        caught_by=("WARN", "FAIL"),
-        on_response=map_response(is_batch, lambda r: r.set("Cache-Control", None)),
-    ),
-    P(
-        "no-transform-misspelled",
-        "MB-INTER-4 directive name",
-        ("top-level-fields",),
-        caught_by=("WARN", "FAIL"),
-        on_response=map_response(is_batch, lambda r: r.set("Cache-Control", "no-transforms")),
-    ),
-    P(
-        "no-transform-multipart-only",
-        "MB-INTER-4 207 forms",
-        ("top-level-fields",),
-        caught_by=("WARN", "FAIL"),
-        on_response=map_response(
-            is_batch, lambda r: r.set("Cache-Control", None) if r.status == 207 else None
-        ),
-    ),
-    # MB-TEST-*: the declared test resources answer as declared.
-    P(
-        "ok-resource-500",
-        "MB-TEST-1",
-        ("test-resources-ok-not-found-etag",),
-        on_response=lambda q, r: (
-            setattr(r, "status", 500) if q.method == "GET" and q.target == "/books/1" else None
-        ),
-    ),
-    P(
-        "echo-method-missing",
-        "MB-TEST-2",
-        ("test-resource-echo",),
-        on_response=_echo(_drop_method),
-    ),
-    P(
-        "sandbox-delete-kept-member",
-        "MB-TEST-3",
-        ("property-sandbox-state-machine",),
-        on_request=_delete_as_get,
-        on_response=_deleted,
-    ),
-    P(
-        "sandbox-reads-back-stale",
-        "MB-TEST-4",
-        ("property-sandbox-state-machine",),
-        on_response=_stale_member,
-    ),
-    P(
-        "random-one-octet-long",
-        "MB-TEST-5",
-        ("test-resource-random",),
-        on_response=lambda q, r: (
-            setattr(r, "body", r.body + b"x") if q.target.startswith("/random/") else None
-        ),
-    ),
-    P(
-        "random-count-clamped",
-        "MB-TEST-5 a count above the largest clamped to it",
-        ("test-resource-random",),
-        on_request=lambda q: (
-            setattr(q, "target", "/random/65536")
-            if re.fullmatch(r"/random/[0-9]{7,}", q.target)
-            else None
-        ),
-    ),
-    P(
-        "status-resource-always-200",
-        "MB-TEST-6",
-        ("test-resource-status",),
-        on_response=lambda q, r: (
-            setattr(r, "status", 200)
-            if q.target.startswith("/status/") and r.status != 204
-            else None
-        ),
-    ),
-    P(
-        "delay-resource-answers-early",
-        "MB-TEST-7",
-        ("test-resource-delay",),
-        on_request=lambda r: (
-            setattr(r, "target", "/delay/0") if r.target.startswith("/delay/") else None
-        ),
-    ),
-    P(
-        "collection-answered-json",
-        "MB-TEST-8",
-        ("collection-get",),
-        on_request=_set_header(
-            "Accept", "application/json", lambda r: r.method == "GET" and r.target == "/books"
         ),
     ),
 )

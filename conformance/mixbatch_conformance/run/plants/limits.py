@@ -1,0 +1,137 @@
+"""Planted violations of the limits a server publishes and enforces.
+
+Covers MB-LIMIT-*: limits left out of the capabilities document or published other than
+enforced, a limit off by one, the OPTIONS answer without its document or Accept-Post, and a
+problem that names the limit otherwise than the document spells it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import (
+    accepts,
+    body_has,
+    is_batch,
+    map_capabilities,
+    map_response,
+    refuses,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _limits(**values: int | None) -> Callable[[dict[str, object]], None]:
+    def edit(doc: dict[str, object]) -> None:
+        limits = doc.get("limits")
+        if isinstance(limits, dict):
+            for k, v in values.items():
+                if v is None:
+                    limits.pop(k, None)
+                else:
+                    limits[k] = v
+
+    return edit
+
+
+def _count_parts(req: RelayRequest) -> int:
+    return req.body.count(b"\r\nContent-Id:") + req.body.startswith(b"Content-Id:")
+
+
+def _problem_limit(value: str) -> Callable[[RelayResponse], None]:
+    def edit(resp: RelayResponse) -> None:
+        if resp.status in (413, 431) and "problem+json" in (resp.get("Content-Type") or ""):
+            doc = json.loads(resp.body)
+            doc["limit"] = value
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-LIMIT-1: publish the limits enforced.
+    P(
+        "limits-not-published",
+        "MB-LIMIT-1 absent",
+        ("options-capabilities",),
+        on_response=map_capabilities(_limits(max_parts=None)),
+    ),
+    P(
+        "max-parts-published-below-enforced",
+        "MB-LIMIT-1 published lower",
+        ("reject-too-many-parts",),
+        on_response=map_capabilities(_limits(max_parts=50)),
+    ),
+    P(
+        "max-parts-enforced-one-below",
+        "MB-LIMIT-1 parts off by one",
+        ("limit-parts-at-limit",),
+        on_response=refuses(lambda r: is_batch(r) and _count_parts(r) >= 10000, 413, "MB-STATUS-3"),
+    ),
+    P(
+        "header-limit-enforced-one-below",
+        "MB-LIMIT-1 header octets off by one",
+        ("limit-part-header-bytes-at-limit",),
+        on_response=refuses(body_has(rb"X-Fill: f{8000}"), 431, "MB-STATUS-3"),
+    ),
+    P(
+        "part-bytes-enforced-one-below",
+        "MB-LIMIT-1 part octets off by one",
+        ("limit-part-bytes-at-limit",),
+        on_response=refuses(lambda r: is_batch(r) and len(r.body) > 16_000_000, 413, "MB-STATUS-3"),
+    ),
+    # MB-LIMIT-2: OPTIONS with the document and Accept-Post.
+    P(
+        "options-without-accept-post",
+        "MB-LIMIT-2 Accept-Post",
+        ("options-capabilities",),
+        on_response=lambda q, r: r.set("Accept-Post", None) if q.method == "OPTIONS" else None,
+    ),
+    P(
+        "options-capabilities-as-json",
+        "MB-LIMIT-2 media type",
+        ("options-capabilities",),
+        on_response=lambda q, r: (
+            r.set("Content-Type", "application/json") if q.method == "OPTIONS" else None
+        ),
+    ),
+    # MB-LIMIT-4: the problem names the limit as the document spells it.
+    P(
+        "limit-member-misspelled",
+        "MB-LIMIT-4",
+        ("reject-too-many-parts",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, _problem_limit("maxParts")),
+    ),
+    # MB-LIMIT-5: max_part_fields enforced and published, 431 over it.
+    P(
+        "part-fields-limit-not-enforced",
+        "MB-LIMIT-5 not enforced",
+        ("limit-part-fields-one-over",),
+        on_response=accepts(body_has(rb"X-F98: a\r\n")),
+    ),
+    P(
+        "part-fields-limit-one-below",
+        "MB-LIMIT-5 off by one",
+        ("limit-part-fields-at-limit",),
+        on_response=refuses(body_has(rb"X-F97: a\r\n"), 431, "MB-LIMIT-5"),
+    ),
+    P(
+        "part-fields-answered-413",
+        "MB-LIMIT-5 status",
+        ("limit-part-fields-one-over",),
+        on_response=lambda q, r: (
+            setattr(r, "status", 413) if r.status == 431 and b"X-F98" in q.body else None
+        ),
+    ),
+    P(
+        "max-part-fields-unpublished",
+        "MB-LIMIT-5 publish",
+        ("options-capabilities",),
+        on_response=map_capabilities(_limits(max_part_fields=None)),
+    ),
+)

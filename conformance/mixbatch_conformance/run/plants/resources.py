@@ -1,0 +1,135 @@
+"""Planted violations of the test resources a target declares (spec 14.4).
+
+Covers MB-TEST-*: an ok resource that fails, an echo without the method, a sandbox that keeps
+a deleted member or reads back stale values, a random body of the wrong length, a status or
+delay resource that does not answer as declared, and a collection answered in JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import set_request_field
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _echo(fn: Callable[[dict[str, object]], None]) -> Callable[[RelayRequest, RelayResponse], None]:
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if req.target.startswith("/echo") and resp.status == 200:
+            doc = json.loads(resp.body)
+            fn(doc)
+            resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def _drop_method(doc: dict[str, object]) -> None:
+    doc.pop("method", None)
+
+
+def _delete_as_get(req: RelayRequest) -> None:
+    """A sandbox DELETE that reports success and deletes nothing."""
+    if req.method == "DELETE" and req.target.startswith("/books/"):
+        req.method = "GET"
+        req.headers.append(("X-Plant-Was-Delete", "1"))
+
+
+def _deleted(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.get("X-Plant-Was-Delete") and resp.status == 200:
+        resp.status, resp.body = 204, b""
+        resp.set("Content-Type", None)
+
+
+def _stale_member(req: RelayRequest, resp: RelayResponse) -> None:
+    """A sandbox that answers GET of a member it created with a document it never stored."""
+    created = re.fullmatch(r"/books/[0-9]+", req.target) and req.target not in _SEEDED
+    if req.method == "GET" and created and resp.status == 200:
+        doc = json.loads(resp.body)
+        if isinstance(doc, dict):
+            doc["title"] = "planted stale title"
+            resp.body = json.dumps(doc).encode()
+
+
+_SEEDED = ("/books/1", "/books/2", "/books/3")
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-TEST-*: the declared test resources answer as declared.
+    P(
+        "ok-resource-500",
+        "MB-TEST-1",
+        ("test-resources-ok-not-found-etag",),
+        on_response=lambda q, r: (
+            setattr(r, "status", 500) if q.method == "GET" and q.target == "/books/1" else None
+        ),
+    ),
+    P(
+        "echo-method-missing",
+        "MB-TEST-2",
+        ("test-resource-echo",),
+        on_response=_echo(_drop_method),
+    ),
+    P(
+        "sandbox-delete-kept-member",
+        "MB-TEST-3",
+        ("property-sandbox-state-machine",),
+        on_request=_delete_as_get,
+        on_response=_deleted,
+    ),
+    P(
+        "sandbox-reads-back-stale",
+        "MB-TEST-4",
+        ("property-sandbox-state-machine",),
+        on_response=_stale_member,
+    ),
+    P(
+        "random-one-octet-long",
+        "MB-TEST-5",
+        ("test-resource-random",),
+        on_response=lambda q, r: (
+            setattr(r, "body", r.body + b"x") if q.target.startswith("/random/") else None
+        ),
+    ),
+    P(
+        "random-count-clamped",
+        "MB-TEST-5 a count above the largest clamped to it",
+        ("test-resource-random",),
+        on_request=lambda q: (
+            setattr(q, "target", "/random/65536")
+            if re.fullmatch(r"/random/[0-9]{7,}", q.target)
+            else None
+        ),
+    ),
+    P(
+        "status-resource-always-200",
+        "MB-TEST-6",
+        ("test-resource-status",),
+        on_response=lambda q, r: (
+            setattr(r, "status", 200)
+            if q.target.startswith("/status/") and r.status != 204
+            else None
+        ),
+    ),
+    P(
+        "delay-resource-answers-early",
+        "MB-TEST-7",
+        ("test-resource-delay",),
+        on_request=lambda r: (
+            setattr(r, "target", "/delay/0") if r.target.startswith("/delay/") else None
+        ),
+    ),
+    P(
+        "collection-answered-json",
+        "MB-TEST-8",
+        ("collection-get",),
+        on_request=set_request_field(
+            "Accept", "application/json", lambda r: r.method == "GET" and r.target == "/books"
+        ),
+    ),
+)

@@ -1,0 +1,117 @@
+"""Planted violations of the security and intermediary requirements.
+
+Covers MB-SEC-* and MB-INTER-4: a batch whose time budget is never spent, a sub-response field
+copied to the top, a part field name that is not a token, and a batch response without
+`Cache-Control: no-transform`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    boundary_of,
+    field_of,
+    is_batch,
+    map_json,
+    map_parts,
+    map_response,
+    parts_of,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+
+def _never_aborts(doc: dict[str, Any]) -> None:
+    """The JSON form of a batch that ran its slow part to the end: no abort entry."""
+    for item in doc.get("responses", []):
+        if item.get("outcome") == "aborted":
+            item.update(href="/plant-waited", content_id="/plant-waited", status=200, outcome=None)
+            item.update(headers=[], body="")
+            item.pop("body_base64", None)
+
+
+def _never_aborts_multipart(parts: list[Part]) -> list[Part]:
+    """A multipart answer whose batch ran on past its budget: the abort part is answered as a
+    part that ran."""
+    out: list[Part] = []
+    for f, b in parts:
+        if field_of(f, "Batch-Outcome") == "aborted":
+            f = [("Content-Id", "<plant-waited>"), ("Http-Status-Code", "200")]
+            f, b = [*f, ("Content-Length", "0")], b""
+        out.append((f, b))
+    return out
+
+
+def _bad_field_name(parts: list[Part]) -> list[Part]:
+    return [([*f, ("X Plant", "space in name")], b) for f, b in parts]
+
+
+def _copy_last_modified_up(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that lifts the first part's Last-Modified into the batch response's header."""
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b and is_batch(req) else None
+    stamp = field_of(parts[0][0], "Last-Modified") if parts else None
+    if stamp:
+        resp.set("Last-Modified", stamp)
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-SEC-1: a batch over its time budget is aborted.
+    P(
+        "batch-time-unbounded",
+        "MB-SEC-1",
+        ("batch-abort-in-every-form",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_json(_never_aborts),
+    ),
+    P(
+        "batch-time-per-part",
+        "MB-SEC-1 in multipart",
+        ("batch-budget-spans-every-part",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_parts(_never_aborts_multipart),
+    ),
+    # MB-SEC-2: no sub-response field at the top.
+    P(
+        "last-modified-copied-up",
+        "MB-SEC-2 Last-Modified",
+        ("top-level-fields",),
+        on_response=_copy_last_modified_up,
+    ),
+    # MB-SEC-3: part field names are tokens.
+    P(
+        "field-name-with-space-written",
+        "MB-SEC-3",
+        ("response-framing-strict",),
+        on_response_parts=_bad_field_name,
+    ),
+    # MB-INTER-4: Cache-Control: no-transform.
+    P(
+        "no-transform-dropped",
+        "MB-INTER-4",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, lambda r: r.set("Cache-Control", None)),
+    ),
+    P(
+        "no-transform-misspelled",
+        "MB-INTER-4 directive name",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, lambda r: r.set("Cache-Control", "no-transforms")),
+    ),
+    P(
+        "no-transform-multipart-only",
+        "MB-INTER-4 207 forms",
+        ("top-level-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(
+            is_batch, lambda r: r.set("Cache-Control", None) if r.status == 207 else None
+        ),
+    ),
+)
