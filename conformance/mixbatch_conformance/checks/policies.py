@@ -5,8 +5,8 @@ parts: the problem document of a rejection (MB-STATUS-4, validated by
 spec/schemas/problem.schema.json, and naming the part a fault was found in), what a server does with a Batch-Mode or a
 batch-on-error value it does not know (MB-PROC-12, MB-PROC-11), which fields it puts in the
 top-level header section in every form (MB-SEC-2, MB-INTER-4, MB-MULTI-10), its status in every
-form whatever its parts answered (MB-STATUS-5), and the boundaries it chooses
-(MB-WIRE-5, judged on length and alphabet, and on two responses not sharing one).
+form whatever its parts answered (MB-STATUS-5); the boundaries it chooses (MB-WIRE-5) are
+judged in checks.boundary_choice.
 Batch-Mode values are compared case-sensitively, so a known mode in another case is unknown.
 The stop policy is judged at the edges of "failing" (399 against 400, 499, 500, 599, from the
 target's status resource), and the policy checks whose requirement binds the batch response
@@ -15,7 +15,6 @@ whatever its form ask for every form the target declares.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,8 +29,6 @@ from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import (
     directive_names,
     list_members,
-    loose_boundary,
-    parse_media_type,
 )
 from mixbatch_conformance.transport.http import Response
 
@@ -287,46 +284,6 @@ def top_level_fields(ctx: Context, judge: Judge) -> None:
             "Vary naming Accept (SHOULD)",
             "MB-MULTI-10",
         )
-
-
-@checker(
-    "response-boundary-choice",
-    ("MB-WIRE-5", "MB-WIRE-3"),
-    "Response boundaries are at least 16 characters of [A-Za-z0-9_-] and differ between responses.",
-    state=State.READ_ONLY,
-)
-def boundary_choice(ctx: Context, judge: Judge) -> None:
-    ok, _ = _ok_nf(ctx, judge)
-    seen = []
-    for _ in range(2):
-        resp = ctx.batch(judge, [ok])
-        judge.require("status", resp.status, {200}, "MB-STATUS-1")
-        ctype = resp.get("Content-Type") or ""
-        try:
-            boundary = parse_media_type(ctype)[1].get("boundary", "")
-        except ValueError as exc:
-            # MB-WIRE-3: a boundary outside token "MUST be sent as a quoted-string"; the
-            # alphabet is still judged on what a lenient reader takes for the boundary.
-            judge.expect_true(
-                "batch Content-Type",
-                False,
-                str(exc),
-                "parameters as RFC 9110 §5.6.6 spells them",
-                "MB-WIRE-3",
-            )
-            boundary = loose_boundary(ctype)
-        seen.append(boundary)
-    for b in seen:
-        judge.expect_true(
-            "boundary alphabet and length",
-            bool(re.fullmatch(r"[A-Za-z0-9_-]{16,70}", b)),
-            repr(b),
-            ">= 16 of [A-Za-z0-9_-] (SHOULD)",
-            "MB-WIRE-5",
-        )
-    judge.expect_true(
-        "fresh boundary", seen[0] != seen[1], repr(seen), "two different boundaries", "MB-WIRE-5"
-    )
 
 
 @checker(

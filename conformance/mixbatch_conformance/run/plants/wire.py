@@ -13,7 +13,10 @@ plants.part_grammar, and the problem documents in plants.problems.
 
 from __future__ import annotations
 
+import itertools
 import re
+import secrets
+import time
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
@@ -39,12 +42,18 @@ def _ctype(pattern: str) -> Pred:
 def _rebound(new: str, *, quote: bool = True) -> RespEdit:
     """A server whose response boundary is `new` (written on both the field and the body),
     quoted in Content-Type where a token cannot hold it, or never when `quote` is false."""
+    return _rebound_each(lambda: new, quote=quote)
+
+
+def _rebound_each(make: Callable[[], str], *, quote: bool = True) -> RespEdit:
+    """A server whose response boundary is `make()`, called afresh for each batch response."""
 
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
         b = boundary_of(resp)
         parts = parts_of(resp.body, b) if b else None
         if not b or parts is None or not is_batch(req):
             return
+        new = make()
         special = re.search(r"[^A-Za-z0-9_\-'+.]", new)
         quoted = f'"{new}"' if quote and special else new
         resp.headers = [
@@ -58,6 +67,24 @@ def _rebound(new: str, *, quote: bool = True) -> RespEdit:
 
 def _fixed_boundary(req: RelayRequest, resp: RelayResponse) -> None:
     _rebound("plant-one-boundary-for-every-response")(req, resp)
+
+
+def _counter_boundary() -> str:
+    """A boundary fresh for each message because it counts them: long, but predictable."""
+    return f"plant-batch-response-{next(_COUNTER):06d}"
+
+
+_COUNTER = itertools.count(1)
+
+
+def _clock_boundary() -> str:
+    """A boundary from the clock's nanoseconds: unique, but most of it the same each time."""
+    return f"mixbatch-{time.time_ns()}"
+
+
+def _short_random_tail() -> str:
+    """A fixed prefix and 8 random characters: 26 characters, of which 8 vary."""
+    return "plant-fixed-prefix-" + secrets.token_urlsafe(6)
 
 
 def _get_refused_400(req: RelayRequest, resp: RelayResponse) -> None:
@@ -264,6 +291,27 @@ PLANTS: tuple[Mutation, ...] = (
         ("response-boundary-choice",),
         caught_by=("WARN", "FAIL"),
         on_response=_rebound("plant+base64/boundary0123", quote=False),
+    ),
+    P(
+        "response-boundary-counter",
+        "MB-WIRE-5 a counter, fresh but predictable",
+        ("response-boundary-choice",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_rebound_each(_counter_boundary),
+    ),
+    P(
+        "response-boundary-clock",
+        "MB-WIRE-5 the clock's nanoseconds, fresh but predictable",
+        ("response-boundary-choice",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_rebound_each(_clock_boundary),
+    ),
+    P(
+        "response-boundary-short-random-tail",
+        "MB-WIRE-5 a fixed prefix with 8 random characters",
+        ("response-boundary-choice",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_rebound_each(_short_random_tail),
     ),
     # MB-METHOD-2: every method the endpoint does not support is 405, with an Allow naming
     # POST and, when OPTIONS gives the capabilities document, OPTIONS.
