@@ -1,0 +1,249 @@
+"""Recording the slots each check sends, planting a server that ignores each, and the report."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mixbatch_conformance.checks import all_checks
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.registry import Check
+from mixbatch_conformance.core.target import reference_target
+from mixbatch_conformance.run.input_sweep._catalog import SPEC_INPUTS, UNSWEPT, never_sent
+from mixbatch_conformance.run.input_sweep._plants import Plant, plants_for
+from mixbatch_conformance.run.input_sweep._slots import Slot, request_slots
+from mixbatch_conformance.run.runner import run_check
+from mixbatch_conformance.run.targets import with_published_profiles
+from mixbatch_conformance.transport.embedded import embedded_server, server_only_command
+from mixbatch_conformance.transport.relay import MutationLike, Relay, RelayRequest
+
+__all__ = [
+    "MAX_CHECKS_PER_PLANT",
+    "PLANT_BUDGET_S",
+    "SWEEP_BUDGET_S",
+    "SWEPT_TIERS",
+    "PlantOutcome",
+    "Recorder",
+    "main",
+    "record",
+    "sweep",
+    "sweep_reference",
+]
+
+#: The tiers whose checks the sweep runs (the deep tier's budgets would only repeat them).
+SWEPT_TIERS = ("smoke", "standard")
+#: Checks run against one plant at most: a slot sent by many checks and noticed by none is
+#: reported after this many, as capped.
+MAX_CHECKS_PER_PLANT = 30
+#: Seconds one plant may take before its remaining senders are left unrun (a check that waits
+#: out a budget takes tens of seconds).
+PLANT_BUDGET_S = 90.0
+#: Seconds the planting phase may take in all; plants after it are reported as not run.
+SWEEP_BUDGET_S = 2400.0
+
+#: Verdicts that count as the plant noticed.
+NOTICED = frozenset({Verdict.FAIL, Verdict.WARN, Verdict.FLAKY})
+
+
+@dataclass
+class Recorder(MutationLike):
+    """Edits nothing; notes the input slots of every request while a check runs."""
+
+    endpoint: str = "/batch"
+    seen: set[Slot] = field(default_factory=set)
+
+    @property
+    def edits_response(self) -> bool:
+        # Answers stream as they would without a relay: streaming checks pass too.
+        return False
+
+    def request(self, req: RelayRequest) -> None:
+        self.seen |= request_slots(req, self.endpoint)
+
+
+class _HeldNoOp(MutationLike):
+    """Holds every answer whole and changes nothing: what a target plant costs a check."""
+
+
+@dataclass(frozen=True)
+class PlantOutcome:
+    """One plant of one slot and the first check that noticed it (None: none did)."""
+
+    slot: Slot
+    how: str
+    senders: tuple[str, ...]
+    noticed_by: str | None
+    ran: int
+    seconds: float
+    #: Why the senders were not all run when none noticed ("" when they were).
+    capped: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        return str(self.slot) in UNSWEPT
+
+
+def _fresh(ctx: Context) -> Context:
+    return Context(with_published_profiles(ctx.target), ctx.settings)
+
+
+def record(relay: Relay, ctx: Context, checks: Iterable[Check]) -> dict[Slot, list[str]]:
+    """Run each of `checks` through `relay` and return slot -> the checks that sent it and
+    passed, in registry order."""
+    senders: dict[Slot, list[str]] = {}
+    for check in checks:
+        recorder = Recorder(ctx.target.batch_endpoint)
+        relay.mutation = recorder
+        try:
+            verdict = run_check(check, _fresh(ctx)).verdict
+        finally:
+            relay.mutation = None
+        if verdict is not Verdict.PASS:
+            # A check that does not pass (or does not apply) says nothing when it fails.
+            continue
+        for slot in recorder.seen:
+            senders.setdefault(slot, []).append(check.id)
+    return senders
+
+
+def sweep(
+    relay: Relay,
+    ctx: Context,
+    senders: dict[Slot, list[str]],
+    slots: Sequence[Slot] | None = None,
+    max_checks: int = MAX_CHECKS_PER_PLANT,
+    plant_budget_s: float = PLANT_BUDGET_S,
+    sweep_budget_s: float = SWEEP_BUDGET_S,
+) -> list[PlantOutcome]:
+    """Plant each way of ignoring each slot and run its senders until one notices."""
+    checks = {c.id: c for c in all_checks()}
+    held_passes: dict[str, bool] = {}
+
+    def passes_held(check_id: str) -> bool:
+        # A check that fails whenever answers are held whole notices nothing by failing
+        # under a plant that holds them.
+        if check_id not in held_passes:
+            relay.mutation = _HeldNoOp()
+            try:
+                verdict = run_check(checks[check_id], _fresh(ctx)).verdict
+            finally:
+                relay.mutation = None
+            held_passes[check_id] = verdict is Verdict.PASS
+        return held_passes[check_id]
+
+    outcomes = []
+    sweep_start = time.monotonic()
+    for slot in slots if slots is not None else sorted(senders):
+        who = tuple(senders.get(slot, ()))
+        for how in plants_for(slot):
+            start = time.monotonic()
+            if start - sweep_start > sweep_budget_s:
+                outcomes.append(PlantOutcome(slot, how, who, None, 0, 0.0, "sweep budget"))
+                continue
+            plant = Plant(slot, how, ctx.target.batch_endpoint)
+            noticed, ran, capped = None, 0, ""
+            for check_id in who:
+                if ran >= max_checks:
+                    capped = f"{max_checks} checks"
+                    break
+                if time.monotonic() - start > plant_budget_s:
+                    capped = f"{plant_budget_s:.0f} s"
+                    break
+                ran += 1
+                relay.mutation = plant
+                try:
+                    verdict = run_check(checks[check_id], _fresh(ctx)).verdict
+                finally:
+                    relay.mutation = None
+                if verdict in NOTICED and (not plant.edits_response or passes_held(check_id)):
+                    noticed = check_id
+                    break
+            seconds = round(time.monotonic() - start, 2)
+            outcomes.append(PlantOutcome(slot, how, who, noticed, ran, seconds, capped))
+    return outcomes
+
+
+def _row(o: PlantOutcome) -> dict[str, object]:
+    return {
+        "slot": str(o.slot),
+        "plant": o.how,
+        "senders": list(o.senders),
+        "checks_run": o.ran,
+        "noticed_by": o.noticed_by,
+        "capped": o.capped or None,
+        "seconds": o.seconds,
+        "allowed_unswept": UNSWEPT.get(str(o.slot)),
+    }
+
+
+#: What the JSON report says of itself, for a reader without this module.
+ABOUT = (
+    "Each input slot the smoke and standard checks sent to the batch endpoint (recorded "
+    "through a relay in front of the reference server), a relay plant that makes the server "
+    "ignore it, the checks that sent it (registry order) and the first of them that failed "
+    "under the plant (null: none did). `capped` says why not every sender ran; "
+    "`allowed_unswept` gives the spec's reason a slot may go unnoticed. `unneutralised` lists "
+    "slots no plant can remove; `never_sent` lists inputs the spec gives a server a rule for "
+    "that no check sends."
+)
+
+
+def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
+    """Record and sweep against the reference server behind a relay; write `out` as JSON."""
+    checks = [c for c in all_checks() if c.tier in SWEPT_TIERS]
+    began = time.monotonic()
+    with embedded_server(server_only_command()) as url:
+        relay = Relay(url)
+        relay.start()
+        try:
+            ctx = Context(with_published_profiles(reference_target(url)).with_base_url(relay.url))
+            senders = record(relay, ctx, checks)
+            recorded = time.monotonic()
+            outcomes = sweep(relay, ctx, senders)
+        finally:
+            relay.stop()
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        noticed = sum(1 for o in outcomes if o.noticed_by)
+        doc = {
+            "about": ABOUT,
+            "summary": {
+                "slots": len(senders),
+                "plants": len(outcomes),
+                "noticed": noticed,
+                "allowed": sum(1 for o in outcomes if not o.noticed_by and o.allowed),
+                "unnoticed": sum(1 for o in outcomes if not o.noticed_by and not o.allowed),
+                "record_seconds": round(recorded - began, 1),
+                "sweep_seconds": round(time.monotonic() - recorded, 1),
+            },
+            "outcomes": [_row(o) for o in outcomes],
+            "unneutralised": {
+                str(s): list(w) for s, w in sorted(senders.items()) if not plants_for(s)
+            },
+            "never_sent": never_sent(set(senders)),
+            "spec_inputs": len(SPEC_INPUTS),
+        }
+        out.write_text(json.dumps(doc, indent=1) + "\n")
+    return outcomes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print each plant no check noticed; exit 1 when one is not allowed to go unnoticed."""
+    args = list(argv if argv is not None else sys.argv[1:])
+    out = Path(args[0]) if args else Path("reports/input-sweep.json")
+    outcomes = sweep_reference(out)
+    missed = [o for o in outcomes if o.noticed_by is None and not o.allowed]
+    for o in outcomes:
+        mark = "ok " if o.noticed_by else ("allowed" if o.allowed else "MISSED")
+        cap = f", capped at {o.capped}" if o.capped else ""
+        print(
+            f"{mark:8} {o.slot} {o.how}: {o.noticed_by or '-'} "
+            f"({o.ran} of {len(o.senders)} run{cap}, {o.seconds} s)"
+        )
+    print(f"{len(outcomes)} plants, {len(missed)} unnoticed and not allowed; wrote {out}")
+    return 1 if missed else 0

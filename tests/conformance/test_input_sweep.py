@@ -1,0 +1,265 @@
+"""The input sweep: what it finds in a request, how each plant removes it, and (deep tier) that
+every input the checks send is verified by one of them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mixbatch_conformance.core.validator import read_multipart
+from mixbatch_conformance.run.input_sweep import (
+    SPEC_INPUTS,
+    UNSWEPT,
+    Plant,
+    Slot,
+    plants_for,
+    request_slots,
+    sweep_reference,
+)
+from mixbatch_conformance.run.input_sweep._catalog import never_sent
+from mixbatch_conformance.run.input_sweep._slots import target_shapes
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+BOUNDARY = "in-sweep-0123"
+HOST = "Example.ORG"
+PARTS = [
+    b"Http-Method: GET\r\nContent-Id: </books/1?x=1>\r\n"
+    b'IF-NONE-MATCH: "a", "b"\r\nPrefer: return=minimal, handling=strict\r\n',
+    b"http-method: get\r\nContent-Id:   <books/../a%41#f>\r\n"
+    b"Accept: text/plain\r\nAccept: text/html\r\n",
+    b"Http-Method: DELETE\r\nContent-Id: <http://example.org/x>\r\n",
+    b"Http-Method: FROB\r\nContent-Id: <//other.example/y>\r\n",
+]
+
+
+def _body(preamble: bytes = b"PRE", padding: bytes = b" \t", epilogue: bytes = b"EPI") -> bytes:
+    dash = b"--" + BOUNDARY.encode()
+    out = preamble + b"\r\n" if preamble else b""
+    for i, fields in enumerate(PARTS):
+        out += (
+            (b"\r\n" if i else b"")
+            + dash
+            + padding
+            + b"\r\n"
+            + fields
+            + b"\r\nbody"
+            + bytes([48 + i])
+        )
+    return out + b"\r\n" + dash + b"--" + (b"\r\n" + epilogue if epilogue else b"")
+
+
+def _batch(**kw: bytes) -> RelayRequest:
+    headers = [
+        ("Host", HOST),
+        ("Content-Type", f'multipart/mixed; boundary="{BOUNDARY}"'),
+        ("Transfer-Encoding", "chunked"),
+        ("PREFER", "respond-async, wait=5"),
+        ("Accept", "multipart/mixed"),
+        ("accept", "application/json"),
+    ]
+    return RelayRequest("POST", "/batch", headers, _body(**kw))
+
+
+def _parts(req: RelayRequest) -> list[list[tuple[str, str]]]:
+    env = read_multipart(req.body, BOUNDARY)
+    assert not env.fatal
+    return [list(p.fields) for p in env.parts]
+
+
+def _slots(*names: str) -> set[Slot]:
+    out = set()
+    for name in names:
+        head, _, spelling = name.partition("@")
+        kind, _, field_name = head.partition(":")
+        out.add(Slot(kind, field_name, spelling))
+    return out
+
+
+def test_request_slots_name_fields_methods_preferences_targets_and_spellings() -> None:
+    found = request_slots(_batch(), "/batch")
+    assert found >= _slots(
+        "top-field:prefer@name-case",
+        "top-field:prefer@list",
+        "top-field:accept@repeated",
+        "top-method:POST",
+        "prefer:respond-async",
+        "prefer:wait",
+        "part-field:if-none-match@name-case",
+        "part-field:if-none-match@list",
+        "part-field:http-method",
+        "part-field:accept@repeated",
+        "part-field:content-id@ows",
+        "part-method:GET",
+        "part-method:get",
+        "part-method:FROB",
+        "part-prefer:return",
+        "part-prefer:handling",
+        "target:absolute-path",
+        "target:relative",
+        "target:absolute-uri",
+        "target:absolute-uri@host-case",
+        "target:network-path",
+        "target:with-query",
+        "target:percent-encoded",
+        "target:dot-segments",
+        "target:fragment",
+        "envelope@preamble",
+        "envelope@padding",
+        "envelope@epilogue",
+        "envelope@quoted-boundary",
+        "envelope@chunked",
+    )
+    # Framing fields and Host are not slots; a Title-Case or lower-case name is no spelling.
+    names = {str(s) for s in found}
+    assert not {"top-field:host", "top-field:transfer-encoding"} & names
+    assert "part-field:http-method@name-case" not in names
+    assert "part-field:accept@list" not in names
+
+
+def test_requests_off_the_endpoint_and_plain_envelopes_carry_no_such_slots() -> None:
+    assert (
+        request_slots(RelayRequest("GET", "/books/1", [("Accept", "a, b")], b""), "/batch") == set()
+    )
+    plain = RelayRequest(
+        "POST",
+        "/batch",
+        [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")],
+        _body(preamble=b"", padding=b"", epilogue=b""),
+    )
+    assert not {s for s in request_slots(plain, "/batch") if s.kind == "envelope"}
+
+
+@pytest.mark.parametrize(
+    ("ref", "shapes"),
+    [
+        ("/a", ["absolute-path"]),
+        ("a/./b?q", ["relative", "with-query", "dot-segments"]),
+        ("HTTP://h/%20", ["absolute-uri", "percent-encoded"]),
+        ("//h/a#f", ["network-path", "fragment"]),
+        ("", ["relative"]),
+    ],
+)
+def test_target_shapes_name_the_form_and_each_feature(ref: str, shapes: list[str]) -> None:
+    assert target_shapes(ref) == shapes
+
+
+def _planted(slot: str, how: str, **kw: bytes) -> RelayRequest:
+    req = _batch(**kw)
+    (s,) = _slots(slot)
+    Plant(s, how).request(req)
+    return req
+
+
+def test_field_plants_drop_the_field_its_odd_spelling_or_all_but_its_first_member() -> None:
+    parts = _parts(_planted("part-field:if-none-match", "ignore"))
+    assert all(n.lower() != "if-none-match" for f in parts for n, _ in f)
+    parts = _parts(_planted("part-field:if-none-match@name-case", "ignore-name-case"))
+    assert all(n != "IF-NONE-MATCH" for f in parts for n, _ in f)
+    parts = _parts(_planted("part-field:if-none-match@list", "first-member"))
+    assert ("IF-NONE-MATCH", '"a"') in parts[0]
+    parts = _parts(_planted("part-field:accept@repeated", "first-line"))
+    assert [v for n, v in parts[1] if n == "Accept"] == ["text/plain"]
+    parts = _parts(_planted("part-field:content-id@ows", "ignore-ows"))
+    assert all(n != "Content-Id" for n, _ in parts[1])
+    assert ("Content-Id", "</books/1?x=1>") in parts[0]
+
+
+def test_field_plants_keep_every_body_and_every_other_spelling() -> None:
+    req = _planted("part-field:if-none-match", "ignore")
+    env = read_multipart(req.body, BOUNDARY)
+    assert [p.body for p in env.parts] == [b"body0", b"body1", b"body2", b"body3"]
+    assert env.preamble == b"PRE"
+    assert env.epilogue == b"EPI"
+    assert b"Content-Id:   <books" in req.body
+
+
+def test_top_field_and_preference_plants_edit_the_batch_request() -> None:
+    req = _planted("top-field:prefer@name-case", "ignore-name-case")
+    assert req.get("Prefer") is None
+    req = _planted("top-field:accept@repeated", "first-line")
+    assert [v for n, v in req.headers if n.lower() == "accept"] == ["multipart/mixed"]
+    req = _planted("prefer:respond-async", "ignore")
+    assert req.get("Prefer") == "wait=5"
+    parts = _parts(_planted("part-prefer:return", "ignore"))
+    assert ("Prefer", "handling=strict") in parts[0]
+
+
+def test_method_plants_rename_known_methods_and_upper_case_others() -> None:
+    parts = _parts(_planted("part-method:GET", "unsupported"))
+    assert dict(parts[0])["Http-Method"] == "MBSWEEPUNKNOWN"
+    assert dict(parts[1])["http-method"] == "get"
+    parts = _parts(_planted("part-method:get", "unsupported"))
+    assert dict(parts[1])["http-method"] == "GET"
+    assert plants_for(Slot("part-method", "FROB")) == ()
+    req = _planted("top-method:POST", "unsupported")
+    assert req.method == "MBSWEEPUNKNOWN"
+
+
+@pytest.mark.parametrize(
+    ("slot", "index", "target"),
+    [
+        ("target:with-query", 0, "</books/1>"),
+        ("target:relative", 1, "</batch/a%41#f>"),
+        ("target:dot-segments", 1, "<books/%2E%2E/a%41#f>"),
+        ("target:percent-encoded", 1, "<books/../a%2541#f>"),
+        ("target:fragment", 1, "<books/../a%41>"),
+        ("target:absolute-uri", 2, "</x>"),
+        ("target:absolute-uri@host-case", 2, "<http://cross-origin.invalid/x>"),
+        ("target:network-path", 3, "</y>"),
+    ],
+)
+def test_target_plants_rewrite_each_shape_and_give_the_echo_back(
+    slot: str, index: int, target: str
+) -> None:
+    (s,) = _slots(slot)
+    plant = Plant(s, "rewrite")
+    req = _batch()
+    plant.request(req)
+    parts = _parts(req)
+    assert [v for n, v in parts[index] if n.lower() == "content-id"] == [target]
+    others = [i for i in range(4) if i != index]
+    before = _parts(_batch())
+    assert [parts[i] for i in others] == [before[i] for i in others]
+    echo = RelayResponse(
+        207,
+        [("Content-Type", "application/vnd.mixbatch.multistatus+json")],
+        json.dumps({"responses": [{"content_id": target}]}).encode(),
+    )
+    plant.response(req, echo)
+    sent = [v for n, v in before[index] if n.lower() == "content-id"]
+    assert [json.loads(echo.body)["responses"][0]["content_id"]] == sent
+
+
+def test_envelope_plants_refuse_or_strip_the_spelling() -> None:
+    req = _planted("envelope@preamble", "refuse")
+    assert req.get("Content-Type") == "multipart/mixed"
+    req = _planted("envelope@preamble", "strip")
+    assert req.body.startswith(b"--" + BOUNDARY.encode())
+    req = _planted("envelope@padding", "strip")
+    assert b" \t\r\n" not in req.body
+    assert read_multipart(req.body, BOUNDARY).epilogue == b"EPI"
+    plain = _planted("envelope@preamble", "refuse", preamble=b"")
+    assert plain.get("Content-Type") != "multipart/mixed"
+
+
+def test_every_slot_allowed_unswept_gives_a_reason_and_spec_inputs_cite_requirements() -> None:
+    assert all(reason.strip() for reason in UNSWEPT.values())
+    assert all(i.requirement.startswith("MB-") and i.rule.strip() for i in SPEC_INPUTS)
+    assert len({i.slot for i in SPEC_INPUTS}) == len(SPEC_INPUTS)
+    assert never_sent({i.slot for i in SPEC_INPUTS}) == []
+    assert [row["input"] for row in never_sent(set())] == [i.slot for i in SPEC_INPUTS]
+
+
+#: The sweep runs every smoke and standard check once, then the senders of each slot.
+SWEEP_BUDGET_S = 3600
+
+
+@pytest.mark.deep
+@pytest.mark.timeout(SWEEP_BUDGET_S)
+def test_every_input_the_checks_send_is_verified(mixbatch_tier: str) -> None:
+    if mixbatch_tier != "deep":
+        pytest.skip("the input sweep runs with --mixbatch-tier deep (make deep)")
+    outcomes = sweep_reference()
+    missed = [f"{o.slot} {o.how}" for o in outcomes if o.noticed_by is None and not o.allowed]
+    assert missed == []
