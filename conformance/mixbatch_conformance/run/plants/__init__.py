@@ -106,8 +106,8 @@ UNPLANTED: dict[str, str] = {
     "MB-STATUS-10": _CLIENT + "client's use of Batch-Summary",
     "MB-MULTI-8": _CLIENT + "client's correlation by part index",
     "MB-MULTI-11": _CLIENT + "client's decoding of body members",
-    "MB-STATUS-8": _MAY + "a trailer that is sent is judged by batch-summary-trailer, which "
-    "the relay cannot reach because it re-frames answers without trailers",
+    "MB-STATUS-8": _MAY + "a trailer that is sent wrong is judged by batch-summary-trailer, "
+    "whose own plants (plants.summary_trailer) write trailers through a relay that can",
     "MB-PROC-3": _MAY + "running safe parts concurrently or not changes no answer",
     "MB-MULTI-9": _MAY + "offering the XML and JSON forms is a profile claim, not a behaviour",
     "MB-SUB-7": _MAY + "a server may or may not authenticate the batch request itself",
