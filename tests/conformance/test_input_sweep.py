@@ -224,11 +224,13 @@ def test_target_plants_rewrite_each_shape_and_give_the_echo_back(
     echo = RelayResponse(
         207,
         [("Content-Type", "application/vnd.mixbatch.multistatus+json")],
-        json.dumps({"responses": [{"content_id": target}]}).encode(),
+        json.dumps({"responses": [{"content_id": target[1:-1], "href": target[1:-1]}]}).encode(),
     )
     plant.response(req, echo)
     sent = [v for n, v in before[index] if n.lower() == "content-id"]
-    assert [json.loads(echo.body)["responses"][0]["content_id"]] == sent
+    entry = json.loads(echo.body)["responses"][0]
+    assert [f"<{entry['content_id']}>"] == sent
+    assert entry["href"] == target[1:-1]
 
 
 def test_envelope_plants_refuse_or_strip_the_spelling() -> None:

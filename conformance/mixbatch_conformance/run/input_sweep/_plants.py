@@ -31,7 +31,6 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 from xml.sax.saxutils import escape
 
@@ -302,22 +301,19 @@ def restore_echo(resp: RelayResponse, mapping: dict[str, str]) -> None:
             doc = json.loads(resp.body)
         except ValueError:
             return
-        resp.body = json.dumps(_echo_json(doc, mapping)).encode()
+        for entry in doc.get("responses") or () if isinstance(doc, dict) else ():
+            ref = entry.get("content_id") if isinstance(entry, dict) else None
+            if isinstance(ref, str) and ref in mapping:
+                entry["content_id"] = mapping[ref]
+        resp.body = json.dumps(doc).encode()
     elif "xml" in ctype and resp.status == 207:
+        # Only `mb:content-id` echoes the reference; `DAV:href` is the resolved target.
         for new, old in mapping.items():
-            resp.body = resp.body.replace(escape(new).encode(), escape(old).encode())
+            sent = escape(old).encode()
+            at = re.compile(rb"(content-id>)" + re.escape(escape(new).encode()) + rb"(</)")
+            resp.body = at.sub(lambda m: m.group(1) + sent + m.group(2), resp.body)  # noqa: B023
 
 
 def _echo(value: str, mapping: dict[str, str]) -> str:
     ref = target_of(value)
     return f"<{mapping[ref]}>" if ref is not None and ref in mapping else value
-
-
-def _echo_json(doc: Any, mapping: dict[str, str]) -> Any:
-    if isinstance(doc, dict):
-        return {k: _echo_json(v, mapping) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_echo_json(v, mapping) for v in doc]
-    if isinstance(doc, str):
-        return mapping.get(doc, _echo(doc, mapping))
-    return doc
