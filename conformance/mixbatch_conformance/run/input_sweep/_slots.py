@@ -75,6 +75,7 @@ LIST_FIELDS = frozenset(
         "accept-encoding",
         "accept-language",
         "allow",
+        "batch-mode",
         "cache-control",
         "content-encoding",
         "content-language",
