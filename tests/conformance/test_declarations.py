@@ -120,6 +120,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "proxy-validates-before-forwarding",
         "references-atomic-unresolved",
         "references-location",
+        "refused-patch-as-alone",
         "sandbox-json-values-read-back",
         "sandbox-octets-read-back",
     }

@@ -11,10 +11,16 @@ leave its status and fields as alone (`outer-effective-fields-not-applied`). A p
 reaches its resource whole, with a content length equal to it, whether or not the part
 declares Content-Length (`part-body-length-reaches-resource`, MB-PART-13). A method is case-sensitive (RFC 9110
 §9.1), so a part whose Http-Method is `get` gets what `get` alone gets, not what `GET` gets
-(`part-method-case-kept`). Credential inheritance has its own module (credentials).
+(`part-method-case-kept`). A PATCH a sandbox member refuses (a media type it does not take, or
+none) is refused in a part with the status and the Accept-Patch and Allow members it gets alone
+(`refused-patch-as-alone`). Credential inheritance has its own module (credentials).
 """
 
 from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
@@ -23,6 +29,7 @@ from mixbatch_conformance.core.echo import differences, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import list_members
 
 #: Fields of a batch request that a part must not receive (MB-SUB-6), each with a value no
 #: server would make up: negotiation, preferences, trace context, request ids, forwarding,
@@ -346,4 +353,68 @@ def part_body_length_reaches_resource(ctx: Context, judge: Judge) -> None:
         if lengths:
             judge.expect(
                 f"{label} Content-Length received", lengths, [[str(len(sub.body))]], "MB-PART-13"
+            )
+
+
+#: PATCH requests a sandbox member does not take: a media type no server registers, and no
+#: content type at all (spec/examples/extension-methods sends a PATCH so).
+REFUSED_PATCH_TYPES = ("application/x-mb-suite-no-such-patch-format", None)
+#: The hint fields of a refusal, each a list whose order says nothing (RFC 5789 §3.1: a 415
+#: to PATCH carries Accept-Patch; RFC 9110 §15.5.6: a 405 carries Allow).
+REFUSAL_HINTS = ("Accept-Patch", "Allow")
+
+
+def _hint(fields: Sequence[tuple[str, str]], name: str) -> list[str]:
+    values = [v for n, v in fields if n.lower() == name.lower()]
+    return sorted(m.lower() for m in list_members(values))
+
+
+@checker(
+    "refused-patch-as-alone",
+    ("MB-SUB-1", "MB-RESP-4"),
+    "PATCH parts to a sandbox member in a media type it does not take, or with none, get the status and the Accept-Patch and Allow members the same requests get alone.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def refused_patch_as_alone(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc = json.dumps(member).encode()
+    created = ctx.alone(
+        judge, SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)
+    )
+    location = created.get("Location")
+    if created.status != 201 or not location:
+        judge.setup_error(f"POST {coll} alone answered {created.status} with Location {location!r}")
+    path = urlsplit(location).path
+    subs = [
+        SubRequest("PATCH", path, (("Content-Type", t),), doc) if t else SubRequest("PATCH", path)
+        for t in REFUSED_PATCH_TYPES
+    ]
+    alone = [ctx.alone(judge, s) for s in subs]
+    # Only a refusal leaves the member as it was, so only refusals are compared; what a
+    # server refuses, and with which status, is learnt from the same server alone.
+    refused = [i for i, a in enumerate(alone) if 400 <= a.status < 500]
+    if not refused:
+        judge.not_applicable(
+            f"alone the member took every PATCH ({[a.status for a in alone]}): nothing refused"
+        )
+    sent = [subs[i] for i in refused]
+    env = expect_processed(ctx, judge, ctx.batch(judge, sent), [s.content_id for s in sent])
+    for k, i in enumerate(refused):
+        label = f"PATCH with {subs[i].headers[0][1] if subs[i].headers else 'no Content-Type'}"
+        # MB-SUB-1: "the same routing, authentication, authorisation, rate-limit,
+        # input-validation and audit checks as the same request sent on its own, and report a
+        # check's failure in the part".
+        judge.expect(f"{label}: status", part_status(env, k), {alone[i].status}, "MB-SUB-1")
+        for name in REFUSAL_HINTS:
+            # MB-RESP-4: "put the sub-response's header fields in the response part"; the
+            # sub-response is the one the same request gets alone (spec 3.2.4: "Two responses
+            # are compared the same way"), its list members in any order.
+            judge.expect(
+                f"{label}: {name} members",
+                _hint(env.parts[k].fields, name),
+                [_hint(alone[i].headers, name)],
+                "MB-RESP-4",
             )

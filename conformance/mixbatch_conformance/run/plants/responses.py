@@ -67,6 +67,14 @@ def _hop_by_hop(parts: list[Part]) -> list[Part]:
     return [([*f, ("Connection", "close")], b) for f, b in parts]
 
 
+def _accept_patch_dropped_from_415(parts: list[Part]) -> list[Part]:
+    """A server that writes a 415 sub-response's hint field only on a standalone answer."""
+    return [
+        (without_field(f, "Accept-Patch") if field_of(f, "Http-Status-Code") == "415" else f, b)
+        for f, b in parts
+    ]
+
+
 def _location_in_cid(parts: list[Part]) -> list[Part]:
     out = []
     for f, b in parts:
@@ -329,6 +337,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-RESP-4 Allow",
         ("batch-equals-alone",),
         on_response_parts=lambda parts: [(without_field(f, "Allow"), b) for f, b in parts],
+    ),
+    P(
+        "accept-patch-dropped-from-415-parts",
+        "MB-RESP-4 Accept-Patch of a refused PATCH",
+        ("refused-patch-as-alone",),
+        on_response_parts=_accept_patch_dropped_from_415,
     ),
     P(
         "hop-by-hop-field-kept",
