@@ -17,7 +17,7 @@ from mixbatch_conformance.run.input_sweep import (
     request_slots,
     sweep_reference,
 )
-from mixbatch_conformance.run.input_sweep._catalog import never_sent
+from mixbatch_conformance.run.input_sweep._catalog import never_sent, unswept_reason
 from mixbatch_conformance.run.input_sweep._slots import target_shapes
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -243,6 +243,30 @@ def test_envelope_plants_refuse_or_strip_the_spelling() -> None:
     assert read_multipart(req.body, BOUNDARY).epilogue == b"EPI"
     plain = _planted("envelope@preamble", "refuse", preamble=b"")
     assert plain.get("Content-Type") != "multipart/mixed"
+
+
+def test_extension_fields_are_one_slot_and_their_plant_drops_them_all() -> None:
+    lines = b"Http-Method: GET\r\nContent-Id: </a>\r\nX-One: 1\r\nx-two: 2\r\n"
+    body = b"--b\r\n" + lines + b"\r\n\r\n--b--"
+    req = RelayRequest("POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body)
+    assert {s for s in request_slots(req, "/batch") if s.name.startswith("x-")} == {
+        Slot("part-field", "x-*")
+    }
+    Plant(Slot("part-field", "x-*"), "ignore").request(req)
+    assert b"X-One" not in req.body
+    assert b"x-two" not in req.body
+
+
+def test_methods_that_are_not_tokens_have_no_plant() -> None:
+    assert plants_for(Slot("part-method", "GET /a HTTP/1.1")) == ()
+    assert plants_for(Slot("part-method", "get")) == ("unsupported",)
+
+
+def test_wildcard_allowances_never_cover_an_input_the_spec_names() -> None:
+    assert unswept_reason(Slot("top-field", "x-request-id")) is not None
+    assert unswept_reason(Slot("top-field", "accept")) is None
+    assert unswept_reason(Slot("prefer", "batch-on-error")) is None
+    assert unswept_reason(Slot("prefer", "respond-async")) is not None
 
 
 def test_every_slot_allowed_unswept_gives_a_reason_and_spec_inputs_cite_requirements() -> None:

@@ -9,11 +9,47 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
-__all__ = ["SPEC_INPUTS", "UNSWEPT", "SpecInput", "never_sent"]
+__all__ = ["SPEC_INPUTS", "UNSWEPT", "SpecInput", "never_sent", "unswept_reason"]
 
-#: Slots no check need notice when a server ignores them, with the reason.
-UNSWEPT: dict[str, str] = {}
+#: Slots no check need notice when a server ignores them, with the reason. A key with `*`
+#: covers every slot it matches (fnmatch) except those `SPEC_INPUTS` names.
+UNSWEPT: dict[str, str] = {
+    "top-field:*": (
+        "MB-SUB-6: 'A server MUST NOT apply any other header field of the batch request to a "
+        "sub-request'; the spec gives the batch request's other fields no rule"
+    ),
+    "prefer:*": (
+        "RFC 7240 §2 lets a server ignore a preference it does not support; mixbatch defines "
+        "only batch-on-error (MB-PROC-6), and MB-SUB-6 keeps the others from the parts"
+    ),
+    "part-field:content-length*": (
+        "a part's Content-Length, when right, says what the delimiters say (MB-WIRE-16), so "
+        "ignoring it frames the same part; a wrong one (MB-WIRE-17, MB-WIRE-20) makes a "
+        "malformed batch, which the sweep does not edit"
+    ),
+    "top-method:GET": (
+        "MB-METHOD-2: the endpoint need not support GET; unsupported, it is answered 405 "
+        "like any method the endpoint does not support"
+    ),
+    "top-method:PUT": "MB-METHOD-2: answered 405 like any method the endpoint does not support",
+    "top-method:DELETE": "MB-METHOD-2: answered 405 like any method the endpoint does not support",
+    "top-method:PATCH": "MB-METHOD-2: answered 405 like any method the endpoint does not support",
+}
+
+
+def unswept_reason(slot: object) -> str | None:
+    """Why `slot` may go unnoticed, or None."""
+    name = str(slot)
+    if name in UNSWEPT:
+        return UNSWEPT[name]
+    if name in {i.slot for i in SPEC_INPUTS}:
+        return None
+    for pattern, reason in UNSWEPT.items():
+        if "*" in pattern and fnmatchcase(name, pattern):
+            return reason
+    return None
 
 
 @dataclass(frozen=True)

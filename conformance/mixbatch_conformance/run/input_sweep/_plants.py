@@ -52,6 +52,7 @@ from mixbatch_conformance.run.input_sweep._slots import (
     is_usual_name,
     on_endpoint,
     ows_of,
+    slot_name,
     target_of,
     target_shapes,
     view_of,
@@ -67,6 +68,8 @@ __all__ = ["KNOWN_METHODS", "TARGET_REWRITES", "Plant", "plants_for"]
 KNOWN_METHODS = frozenset(
     {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
 )
+#: A method is a token (RFC 9110 §9.1, §5.6.2).
+METHOD_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: A method token no server implements (RFC 9110 §9.1: 501 or 405).
 UNKNOWN_METHOD = "MBSWEEPUNKNOWN"
 #: Another origin's host, for a server that compares host names case-sensitively.
@@ -129,8 +132,9 @@ def plants_for(slot: Slot) -> tuple[str, ...]:
             return ("rewrite",)
         return ()
     if slot.kind in (TOP_METHOD, PART_METHOD):
+        # A value that is not a method token makes the batch malformed (MB-PART-2) already.
         known = slot.name in KNOWN_METHODS or slot.name.upper() != slot.name
-        return ("unsupported",) if known else ()
+        return ("unsupported",) if known and METHOD_TOKEN.fullmatch(slot.name) else ()
     return {
         "": ("ignore",),
         "name-case": ("ignore-name-case",),
@@ -149,10 +153,11 @@ def _without_tokens(values: list[str], token: str) -> str:
 def edit_lines(lines: list[Line], slot: Slot, how: str) -> list[Line]:
     """Apply a field plant to one header section's lines (name, raw value)."""
     out: list[Line] = []
-    seen = False
+    seen: set[str] = set()
     for name, raw in lines:
-        lname = name.lower()
+        lname = slot_name(name)
         if slot.kind in (PREFER, PART_PREFER):
+            lname = name.lower()
             if lname == "prefer":
                 kept = _without_tokens([raw.decode("latin-1")], slot.name)
                 if kept:
@@ -165,12 +170,12 @@ def edit_lines(lines: list[Line], slot: Slot, how: str) -> list[Line]:
                 continue
             if how == "ignore-ows" and ows_of(raw):
                 continue
-            if how == "first-line" and seen:
+            if how == "first-line" and name.lower() in seen:
                 continue
-            if how == "first-member" and lname in LIST_FIELDS:
+            if how == "first-member" and name.lower() in LIST_FIELDS:
                 members = list_members([raw.decode("latin-1")])
                 raw = b" " + (members[0] if members else "").encode("latin-1")
-            seen = True
+            seen.add(name.lower())
         out.append((name, raw))
     return out
 

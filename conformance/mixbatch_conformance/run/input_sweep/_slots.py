@@ -45,6 +45,7 @@ __all__ = [
     "ows_of",
     "prefer_tokens",
     "request_slots",
+    "slot_name",
     "target_of",
     "target_shapes",
     "view_of",
@@ -91,6 +92,10 @@ LIST_FIELDS = frozenset(
         "via",
     }
 )
+
+#: Extension fields (`X-...`) are one slot: the spec gives them one rule (MB-PART-8), and each
+#: check names its own.
+EXTENSION_FIELDS = "x-*"
 
 #: Field names in the spelling their registries give them, though not Title-Case.
 CONVENTIONAL_NAMES = frozenset({"ETag", "Content-ID", "TE", "WWW-Authenticate", "Content-MD5"})
@@ -222,12 +227,18 @@ def host_case_differs(ref: str, host: str) -> bool:
     return netloc.lower() == host.lower() and netloc != host
 
 
+def slot_name(name: str) -> str:
+    """The slot a field name falls in: its lower-cased name, or `x-*` for an extension field."""
+    lname = name.lower()
+    return EXTENSION_FIELDS if lname.startswith("x-") else lname
+
+
 def _field_slots(kind: str, lines: list[tuple[str, bytes]], ows: bool) -> set[Slot]:
     found: set[Slot] = set()
     counts: dict[str, int] = {}
     for name, raw in lines:
-        lname = name.lower()
-        counts[lname] = counts.get(lname, 0) + 1
+        lname = slot_name(name)
+        counts[name.lower()] = counts.get(name.lower(), 0) + 1
         found.add(Slot(kind, lname))
         if not is_usual_name(name):
             found.add(Slot(kind, lname, "name-case"))
@@ -236,7 +247,7 @@ def _field_slots(kind: str, lines: list[tuple[str, bytes]], ows: bool) -> set[Sl
             found.add(Slot(kind, lname, "list"))
         if ows and ows_of(raw):
             found.add(Slot(kind, lname, "ows"))
-    found |= {Slot(kind, n, "repeated") for n, c in counts.items() if c > 1}
+    found |= {Slot(kind, slot_name(n), "repeated") for n, c in counts.items() if c > 1}
     return found
 
 
