@@ -257,6 +257,18 @@ def test_extension_fields_are_one_slot_and_their_plant_drops_them_all() -> None:
     assert b"x-two" not in req.body
 
 
+def test_malformed_batches_are_read_up_to_their_fault_only_when_asked() -> None:
+    part = b"Http-Method: PUT\r\nContent-Id: </a>\r\nContent-Length: 1\r\nContent-Length: 1\r\n"
+    body = b"--b\r\n" + part + b"\r\nx\r\n--b--"
+    req = RelayRequest("POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body)
+    repeated = Slot("part-field", "content-length", "repeated")
+    assert repeated not in request_slots(req, "/batch")
+    assert repeated in request_slots(req, "/batch", whole=False)
+    before = req.body
+    Plant(repeated, "first-line").request(req)
+    assert req.body == before
+
+
 def test_methods_that_are_not_tokens_have_no_plant() -> None:
     assert plants_for(Slot("part-method", "GET /a HTTP/1.1")) == ()
     assert plants_for(Slot("part-method", "get")) == ("unsupported",)

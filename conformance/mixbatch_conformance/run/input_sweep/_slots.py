@@ -152,8 +152,9 @@ def header_lines(raw: bytes) -> list[bytes]:
     return raw.split(b"\r\n")[:-2]
 
 
-def view_of(req: RelayRequest) -> BatchView | None:
-    """The batch `req` carries, when it is a multipart/mixed request whose envelope reads whole."""
+def view_of(req: RelayRequest, whole: bool = True) -> BatchView | None:
+    """The batch `req` carries, when it is a multipart/mixed request whose envelope reads whole
+    (`whole` False: also the parts read before a fault in a malformed one)."""
     try:
         media, params = parse_media_type(req.get("Content-Type") or "")
     except ValueError:
@@ -162,7 +163,7 @@ def view_of(req: RelayRequest) -> BatchView | None:
     if media != "multipart/mixed" or not boundary:
         return None
     env = read_multipart(req.body, boundary)
-    if env.fatal or not env.complete:
+    if whole and (env.fatal or not env.complete):
         return None
     parts = []
     for part in env.parts:
@@ -272,8 +273,9 @@ def envelope_spellings(req: RelayRequest, batch: BatchView) -> set[str]:
     return found
 
 
-def request_slots(req: RelayRequest, endpoint: str) -> set[Slot]:
-    """The slots of a request to the batch endpoint (none for any other request)."""
+def request_slots(req: RelayRequest, endpoint: str, whole: bool = True) -> set[Slot]:
+    """The slots of a request to the batch endpoint (none for any other request); `whole`
+    False also reads the parts of a malformed batch up to its fault."""
     if not on_endpoint(req, endpoint):
         return set()
     top = [(n, v.encode("latin-1")) for n, v in req.headers if n.lower() not in UNSWEPT_TOP_FIELDS]
@@ -283,7 +285,7 @@ def request_slots(req: RelayRequest, endpoint: str) -> set[Slot]:
     found |= {
         Slot(PREFER, t) for t in prefer_tokens([v for n, v in req.headers if n.lower() == "prefer"])
     }
-    batch = view_of(req)
+    batch = view_of(req, whole)
     if batch is None:
         return found
     found |= {Slot(ENVELOPE, spelling=s) for s in envelope_spellings(req, batch)}

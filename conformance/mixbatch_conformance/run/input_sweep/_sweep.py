@@ -55,7 +55,10 @@ class Recorder(MutationLike):
     """Edits nothing; notes the input slots of every request while a check runs."""
 
     endpoint: str = "/batch"
+    #: Slots of requests the plants can edit: batches whose envelope reads whole.
     seen: set[Slot] = field(default_factory=set)
+    #: Slots of every request, malformed batches included (for `never_sent`).
+    sent: set[Slot] = field(default_factory=set)
 
     @property
     def edits_response(self) -> bool:
@@ -64,6 +67,7 @@ class Recorder(MutationLike):
 
     def request(self, req: RelayRequest) -> None:
         self.seen |= request_slots(req, self.endpoint)
+        self.sent |= request_slots(req, self.endpoint, whole=False)
 
 
 class _HeldNoOp(MutationLike):
@@ -92,9 +96,11 @@ def _fresh(ctx: Context) -> Context:
     return Context(with_published_profiles(ctx.target), ctx.settings)
 
 
-def record(relay: Relay, ctx: Context, checks: Iterable[Check]) -> dict[Slot, list[str]]:
+def record(
+    relay: Relay, ctx: Context, checks: Iterable[Check], sent: set[Slot] | None = None
+) -> dict[Slot, list[str]]:
     """Run each of `checks` through `relay` and return slot -> the checks that sent it and
-    passed, in registry order."""
+    passed, in registry order; add to `sent` every slot sent at all, in malformed batches too."""
     senders: dict[Slot, list[str]] = {}
     for check in checks:
         recorder = Recorder(ctx.target.batch_endpoint)
@@ -106,6 +112,8 @@ def record(relay: Relay, ctx: Context, checks: Iterable[Check]) -> dict[Slot, li
         if verdict is not Verdict.PASS:
             # A check that does not pass (or does not apply) says nothing when it fails.
             continue
+        if sent is not None:
+            sent |= recorder.sent
         for slot in recorder.seen:
             senders.setdefault(slot, []).append(check.id)
     return senders
@@ -202,7 +210,8 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
         relay.start()
         try:
             ctx = Context(with_published_profiles(reference_target(url)).with_base_url(relay.url))
-            senders = record(relay, ctx, checks)
+            sent: set[Slot] = set()
+            senders = record(relay, ctx, checks, sent)
             recorded = time.monotonic()
             outcomes = sweep(relay, ctx, senders)
         finally:
@@ -225,7 +234,7 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
             "unneutralised": {
                 str(s): list(w) for s, w in sorted(senders.items()) if not plants_for(s)
             },
-            "never_sent": never_sent(set(senders)),
+            "never_sent": never_sent(sent | set(senders)),
             "spec_inputs": len(SPEC_INPUTS),
         }
         out.write_text(json.dumps(doc, indent=1) + "\n")
