@@ -153,6 +153,26 @@ SPEC_INPUTS: tuple[SpecInput, ...] = (
         "top-field:cookie", "MB-SUB-5", "the batch's Cookie applies to parts without their own"
     ),
     SpecInput(
+        "top-field:content-type@name-case",
+        "MB-WIRE-2",
+        "field names are case-insensitive (RFC 9110 §5.1)",
+    ),
+    SpecInput(
+        "top-field:prefer@name-case",
+        "MB-PROC-6",
+        "field names are case-insensitive (RFC 9110 §5.1)",
+    ),
+    SpecInput(
+        "top-field:batch-mode@name-case",
+        "MB-PROC-17",
+        "field names are case-insensitive (RFC 9110 §5.1)",
+    ),
+    SpecInput(
+        "top-field:authorization@name-case",
+        "MB-SUB-5",
+        "field names are case-insensitive (RFC 9110 §5.1)",
+    ),
+    SpecInput(
         "top-field:accept@name-case",
         "MB-MULTI-1",
         "field names are case-insensitive (RFC 9110 §5.1)",
@@ -241,6 +261,11 @@ SPEC_INPUTS: tuple[SpecInput, ...] = (
         "part-field:if-unmodified-since",
         "MB-PROC-9",
         "a part's If-Unmodified-Since is evaluated as for the request alone",
+    ),
+    SpecInput(
+        "part-field:if-unmodified-since@name-case",
+        "MB-PROC-9",
+        "a precondition is read whatever the case of its name",
     ),
     SpecInput(
         "part-field:if-range",

@@ -201,6 +201,24 @@ ABOUT = (
 )
 
 
+def _dump(doc: dict[str, object]) -> str:
+    """`doc` as JSON with one line per outcome and per unneutralised slot, for readable diffs."""
+    compact = {k: doc[k] for k in ("outcomes", "unneutralised")}
+    marks = {k: f"@@{k}@@" for k in compact}
+    text = json.dumps({**doc, **marks}, indent=1, ensure_ascii=False)
+    outcomes = compact["outcomes"]
+    assert isinstance(outcomes, list)
+    rows = ",\n  ".join(json.dumps(r, ensure_ascii=False) for r in outcomes)
+    text = text.replace(json.dumps(marks["outcomes"]), f"[\n  {rows}\n ]")
+    slots = compact["unneutralised"]
+    assert isinstance(slots, dict)
+    items = ",\n  ".join(
+        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v)}" for k, v in slots.items()
+    )
+    text = text.replace(json.dumps(marks["unneutralised"]), f"{{\n  {items}\n }}")
+    return text + "\n"
+
+
 def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
     """Record and sweep against the reference server behind a relay; write `out` as JSON."""
     checks = [c for c in all_checks() if c.tier in SWEPT_TIERS]
@@ -237,7 +255,7 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
             "never_sent": never_sent(sent | set(senders)),
             "spec_inputs": len(SPEC_INPUTS),
         }
-        out.write_text(json.dumps(doc, indent=1) + "\n")
+        out.write_text(_dump(doc))
     return outcomes
 
 
