@@ -1,8 +1,8 @@
-"""The Batch-Summary trailer, when a server sends one (spec 5.5, MB-STATUS-8).
+"""The Batch-Summary trailer, when a server sends one (spec 5.5, MB-STATUS-15).
 
-Theory of operation: sending the trailer is a MAY, but one that is sent says something a log
-or monitor will believe, so the check judges it when it is there: it must be announced with
-`Trailer: Batch-Summary` ("A server that sends it announces it"), and each count it gives must
+Theory of operation: sending the trailer is a MAY (MB-STATUS-8), but one that is sent says
+something a log or monitor will believe, so MB-STATUS-15 binds it and the check judges it when
+it is there: it must be announced with `Trailer: Batch-Summary`, and each count it gives must
 be that of the parts of the same response ("`ok` counts parts that ran with a status below 400
 and no `Batch-Outcome`, `failed` those that ran with 400 or above and no `Batch-Outcome`, and
 `skipped` and `rolled-back` the parts with those outcomes"; core.outcomes.outcome_counts). A
@@ -43,9 +43,10 @@ def _counts(value: str) -> dict[str, int] | None:
     return out
 
 
-#: The requirement a sent trailer is judged under: MB-STATUS-8 defines what it counts and says
-#: how it is announced, under a MAY, so a wrong trailer is reported at the MAY's weight.
-TRAILER_RULE = "MB-STATUS-8"
+#: The requirement a sent trailer is judged under: MB-STATUS-15 ("A server that sends a
+#: `Batch-Summary` trailer field MUST announce it ... each count it gives MUST be the number of
+#: parts of the same response that the definitions above assign to that member").
+TRAILER_RULE = "MB-STATUS-15"
 #: What the request says so that a server may send trailers (RFC 9110 §10.1.4).
 ACCEPTS_TRAILERS = (("TE", "trailers"),)
 
@@ -72,7 +73,7 @@ def _announced(resp: Response) -> list[str]:
 
 @checker(
     "batch-summary-trailer",
-    ("MB-STATUS-8",),
+    ("MB-STATUS-15", "MB-STATUS-8"),
     "A Batch-Summary trailer, when sent, is announced in Trailer and its ok, failed, skipped and rolled-back counts are those of the parts of the same response, in every declared mode.",
     state=State.READ_ONLY,
 )
@@ -90,7 +91,7 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
         if not values:
             continue
         seen = True
-        # MB-STATUS-8: "A server that sends it announces it with `Trailer: Batch-Summary`."
+        # MB-STATUS-15: "MUST announce it with `Trailer: Batch-Summary`".
         judge.expect_true(
             f"Trailer announces Batch-Summary ({mode})",
             "batch-summary" in _announced(resp),
@@ -111,8 +112,8 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
         counted = outcome_counts(env)
         if given is None or counted is None:
             continue
-        # MB-STATUS-8: "counting the parts by outcome": each member the spec defines holds
-        # the number of parts of its kind in this response; a member left out counts none.
+        # MB-STATUS-15: "each count it gives MUST be the number of parts of the same response
+        # that the definitions above assign to that member; a member left out counts zero".
         for name, n in counted.items():
             if name not in given and n == 0:
                 continue

@@ -22,8 +22,10 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
-Content-Length. Trailers are dropped either way; the multipart body inside is exactly what the
-upstream (or the mutation) produced.
+Content-Length. The upstream's trailers are dropped either way; the multipart body inside is
+exactly what the upstream (or the mutation) produced. A mutation that plants trailer fields of
+its own names them as header fields with `TRAILER_PREFIX`; such an answer is written chunked,
+with those fields in its trailer section (RFC 9112 §7.1.2).
 
 The relay runs its own event loop in a daemon thread so that synchronous checks can call it;
 `start` returns its base URL and `stop` closes the listener and the loop. Held answers are read
@@ -44,8 +46,18 @@ import h11
 
 from mixbatch_conformance.transport.http import Response, exchange, split_url
 
-__all__ = ["STREAMING", "Behaviour", "MutationLike", "Relay", "RelayRequest", "RelayResponse"]
+__all__ = [
+    "STREAMING",
+    "TRAILER_PREFIX",
+    "Behaviour",
+    "MutationLike",
+    "Relay",
+    "RelayRequest",
+    "RelayResponse",
+]
 
+#: The prefix of a header field a mutation means as a trailer field (the rest is its name).
+TRAILER_PREFIX = "x-mb-planted-trailer-"
 HOP_FIELDS = {"connection", "keep-alive", "transfer-encoding", "content-length", "trailer", "te"}
 #: Seconds the relay waits for the upstream to answer (or to send the next octets of an answer).
 UPSTREAM_TIMEOUT_S = 30.0
@@ -388,6 +400,11 @@ class Relay:
 
     @staticmethod
     def _frame(conn: h11.Connection, req: RelayRequest, resp: RelayResponse) -> bytes:
+        trailers = [
+            (n[len(TRAILER_PREFIX) :], v) for n, v in resp.headers if n.startswith(TRAILER_PREFIX)
+        ]
+        if trailers and not _no_content(req, resp.status):
+            return Relay._frame_with_trailers(conn, resp, trailers)
         no_body = _no_content(req, resp.status)
         headers = [(n, v) for n, v in resp.headers if n.lower() not in HOP_FIELDS]
         if not no_body:
@@ -399,3 +416,22 @@ class Relay:
             out += conn.send(h11.Data(data=resp.body)) or b""
         out += conn.send(h11.EndOfMessage()) or b""
         return out
+
+    @staticmethod
+    def _frame_with_trailers(
+        conn: h11.Connection, resp: RelayResponse, trailers: list[tuple[str, str]]
+    ) -> bytes:
+        # No Content-Length: h11 frames the answer chunked for an HTTP/1.1 client, which is
+        # what carries a trailer section. A Trailer field the mutation set stays.
+        headers = [
+            (n, v)
+            for n, v in resp.headers
+            if not n.startswith(TRAILER_PREFIX)
+            and (n.lower() == "trailer" or n.lower() not in HOP_FIELDS)
+        ]
+        if resp.close:
+            headers.append(("Connection", "close"))
+        out = conn.send(h11.Response(status_code=resp.status, headers=headers)) or b""
+        if resp.body:
+            out += conn.send(h11.Data(data=resp.body)) or b""
+        return out + (conn.send(h11.EndOfMessage(headers=trailers)) or b"")
