@@ -36,6 +36,22 @@ def _template(pattern: str) -> re.Pattern[str]:
     return re.compile("".join("[^/?]+" if p.startswith("{") else re.escape(p) for p in parts))
 
 
+#: The request fields that make a request conditional (RFC 9110 §13.1).
+CONDITIONAL_FIELDS = frozenset(
+    {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "if-range"}
+)
+#: The response fields MB-PROC-10 names.
+VALIDATOR_FIELDS = frozenset({"etag", "last-modified"})
+
+
+def _conditional(sub: SubRequest) -> bool:
+    return any(name.lower() in CONDITIONAL_FIELDS for name, _ in sub.headers)
+
+
+def _validators(fields: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    return tuple((n, v) for n, v in fields if n in VALIDATOR_FIELDS)
+
+
 def role_of(ctx: Context, target: str) -> str | None:
     """`echo` or `random` when `target` names that declared resource, else None."""
     path = ctx.resolve(target).partition("?")[0]
@@ -52,11 +68,21 @@ def expect_same_as_alone(
     """Expect the part's answer `got` to be the standalone `alone`, compared as 3.2.4 says."""
     volatile = ctx.target.volatile_headers
     judge.expect(f"{label} status", got[0], {alone[0]}, "MB-SUB-1")
-    judge.expect(
-        f"{label} fields",
+    if _conditional(sub):
+        # MB-PROC-9: "Conditional header fields in a part give 304 or 412 exactly as for the
+        # standalone request": a part with such a field that answers otherwise breaks it too.
+        judge.expect(f"{label} status, conditional", got[0], {alone[0]}, "MB-PROC-9")
+    fields, alone_fields = (
         comparable_fields(got[1], volatile),
-        {comparable_fields(alone[1], volatile)},
-        "MB-RESP-4",
+        comparable_fields(alone[1], volatile),
+    )
+    judge.expect(f"{label} fields", fields, {alone_fields}, "MB-RESP-4")
+    # MB-PROC-10: "A part's ETag and Last-Modified fields are passed through unchanged".
+    judge.expect(
+        f"{label} validators",
+        _validators(fields),
+        {_validators(alone_fields)},
+        "MB-PROC-10",
     )
     role = role_of(ctx, sub.target)
     if role == "random":
