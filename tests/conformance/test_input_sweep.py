@@ -18,6 +18,7 @@ from mixbatch_conformance.run.input_sweep import (
     sweep_reference,
 )
 from mixbatch_conformance.run.input_sweep._catalog import never_sent, unswept_reason
+from mixbatch_conformance.run.input_sweep._plants import PLANT_KINDS
 from mixbatch_conformance.run.input_sweep._slots import target_shapes
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -267,6 +268,12 @@ def test_malformed_batches_are_read_up_to_their_fault_only_when_asked() -> None:
     before = req.body
     Plant(repeated, "first-line").request(req)
     assert req.body == before
+
+
+def test_every_plant_a_slot_can_get_is_described() -> None:
+    slots = request_slots(_batch(), "/batch")
+    kinds = {how for slot in slots for how in plants_for(slot)}
+    assert kinds == set(PLANT_KINDS)
 
 
 def test_methods_that_are_not_tokens_have_no_plant() -> None:

@@ -1,25 +1,10 @@
 """Planted servers that ignore one input slot: edits of the request on its way in.
 
 Each plant models a server that does not act on one input, by removing that input (or its
-spelling) before the reference server reads the request:
-
-    ignore            a field or a preference is dropped (from the batch request, or from
-                      every part that carries it)
-    ignore-name-case  the field is dropped where its name is in an unusual letter case
-                      (a server matching field names case-sensitively)
-    first-member      each line of the list field keeps its first member only
-    first-line        only the first line of a repeated field is kept
-    ignore-ows        the field is dropped where its value has extra whitespace around it
-    unsupported       a method the server does not implement: a known method is renamed to
-                      one no server knows; a method in another letter case is upper-cased
-                      (a server matching method names case-insensitively)
-    rewrite           a part's target is rewritten to what a server that ignores the shape
-                      resolves it to (see `TARGET_REWRITES`); answers get the Content-Id the
-                      check sent back, so that only the target changed
-    refuse            a batch with the envelope spelling is refused: its boundary parameter is
-                      removed, and the reference server answers 400 as to any such batch
-    strip             the preamble or transport padding is removed before the server reads
-                      the batch, as a server that skips it would count octets
+spelling) before the reference server reads the request; `PLANT_KINDS` names each kind of
+plant and the server it models, and `plants_for` which kinds apply to a slot. A target is
+rewritten to what a server blind to its shape makes of it (`TARGET_REWRITES`), and the answer
+gets the Content-Id the check sent back, so that only the target changed.
 
 Part header sections are edited as raw lines, so every other spelling and every part body
 stays as the check wrote it; the relay writes the outer Content-Length afresh.
@@ -61,7 +46,25 @@ from mixbatch_conformance.run.mutations import write_parts
 from mixbatch_conformance.run.plants._edits import boundary_of, parts_of
 from mixbatch_conformance.transport.relay import MutationLike, RelayRequest, RelayResponse
 
-__all__ = ["KNOWN_METHODS", "TARGET_REWRITES", "Plant", "plants_for"]
+__all__ = ["KNOWN_METHODS", "PLANT_KINDS", "TARGET_REWRITES", "Plant", "plants_for"]
+
+#: Each kind of plant and the server it models (the report carries this table).
+PLANT_KINDS = {
+    "ignore": "the field or preference is dropped from every request or part that carries it",
+    "ignore-name-case": "the field is dropped where its name is in an unusual letter case",
+    "first-member": "each line of the list field keeps its first member only",
+    "first-line": "only the first line of the repeated field is kept",
+    "ignore-ows": "the part field is dropped where its value has extra whitespace around it",
+    "unsupported": (
+        "a known method becomes one no server implements; a method in another case is upper-cased"
+    ),
+    "rewrite": (
+        "the part's target becomes what a server blind to its shape makes of it; the "
+        "Content-Id echo is given back"
+    ),
+    "refuse": "a batch with the envelope spelling loses its boundary parameter and is refused",
+    "strip": "the preamble or transport padding is removed, moving the octets after it",
+}
 
 #: Methods RFC 9110 §9 and RFC 5789 define: renamed by `unsupported`; any other method is
 #: one the server does not know already, so ignoring it changes nothing.

@@ -14,8 +14,13 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.target import reference_target
-from mixbatch_conformance.run.input_sweep._catalog import SPEC_INPUTS, never_sent, unswept_reason
-from mixbatch_conformance.run.input_sweep._plants import Plant, plants_for
+from mixbatch_conformance.run.input_sweep._catalog import (
+    SPEC_INPUTS,
+    UNSWEPT,
+    never_sent,
+    unswept_reason,
+)
+from mixbatch_conformance.run.input_sweep._plants import PLANT_KINDS, Plant, plants_for
 from mixbatch_conformance.run.input_sweep._slots import Slot, request_slots
 from mixbatch_conformance.run.runner import run_check
 from mixbatch_conformance.run.targets import with_published_profiles
@@ -248,6 +253,13 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
                 "record_seconds": round(recorded - began, 1),
                 "sweep_seconds": round(time.monotonic() - recorded, 1),
             },
+            "limits": {
+                "max_checks_per_plant": MAX_CHECKS_PER_PLANT,
+                "plant_budget_s": PLANT_BUDGET_S,
+                "sweep_budget_s": SWEEP_BUDGET_S,
+            },
+            "plant_kinds": PLANT_KINDS,
+            "unswept": UNSWEPT,
             "outcomes": [_row(o) for o in outcomes],
             "unneutralised": {
                 str(s): list(w) for s, w in sorted(senders.items()) if not plants_for(s)
