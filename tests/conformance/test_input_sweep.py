@@ -31,6 +31,8 @@ PARTS = [
     b"Accept: text/plain\r\nAccept: text/html\r\n",
     b"Http-Method: DELETE\r\nContent-Id: <http://example.org/x>\r\n",
     b"Http-Method: FROB\r\nContent-Id: <//other.example/y>\r\n",
+    b"Http-Method: GET\r\nContent-Id: <http://u@example.org:81/z>\r\n",
+    b"Http-Method: GET\r\nContent-Id: <https://example.org/s>\r\n",
 ]
 
 
@@ -132,6 +134,31 @@ def test_requests_off_the_endpoint_and_plain_envelopes_carry_no_such_slots() -> 
 
 
 @pytest.mark.parametrize(
+    ("ref", "features"),
+    [
+        ("http://example.org/a", []),
+        ("http://EXAMPLE.org:80/a", []),
+        ("https://example.org/a", ["other-scheme", "other-port"]),
+        ("//u:p@other.example:81/a", ["userinfo", "other-host", "other-port"]),
+        ("http://example.org:8080/a", ["other-port"]),
+    ],
+)
+def test_absolute_targets_are_compared_with_the_batch_authority(
+    ref: str, features: list[str]
+) -> None:
+    assert target_shapes(ref, "example.org", "/batch")[1:] == features
+
+
+def test_targets_naming_the_endpoint_a_reference_or_asterisk_are_shapes_without_a_plant() -> None:
+    assert "batch-endpoint" in target_shapes("batch", "h", "/batch")
+    assert "batch-endpoint" in target_shapes("/batch", "h", "/batch")
+    assert "reference" in target_shapes("/items/$(0.Location)", "h", "/batch")
+    assert "asterisk" in target_shapes("*", "h", "/batch")
+    for shape in ("batch-endpoint", "reference", "asterisk"):
+        assert plants_for(Slot("target", shape)) == ()
+
+
+@pytest.mark.parametrize(
     ("ref", "shapes"),
     [
         ("/a", ["absolute-path"]),
@@ -169,7 +196,7 @@ def test_field_plants_drop_the_field_its_odd_spelling_or_all_but_its_first_membe
 def test_field_plants_keep_every_body_and_every_other_spelling() -> None:
     req = _planted("part-field:if-none-match", "ignore")
     env = read_multipart(req.body, BOUNDARY)
-    assert [p.body for p in env.parts] == [b"body0", b"body1", b"body2", b"body3"]
+    assert [p.body for p in env.parts] == [f"body{i}".encode() for i in range(len(PARTS))]
     assert env.preamble == b"PRE"
     assert env.epilogue == b"EPI"
     assert b"Content-Id:   <books" in req.body
@@ -198,20 +225,24 @@ def test_method_plants_rename_known_methods_and_upper_case_others() -> None:
 
 
 @pytest.mark.parametrize(
-    ("slot", "index", "target"),
+    ("slot", "index", "target", "touched"),
     [
-        ("target:with-query", 0, "</books/1>"),
-        ("target:relative", 1, "</batch/a%41#f>"),
-        ("target:dot-segments", 1, "<books/%2E%2E/a%41#f>"),
-        ("target:percent-encoded", 1, "<books/../a%2541#f>"),
-        ("target:fragment", 1, "<books/../a%41>"),
-        ("target:absolute-uri", 2, "</x>"),
-        ("target:absolute-uri@host-case", 2, "<http://cross-origin.invalid/x>"),
-        ("target:network-path", 3, "</y>"),
+        ("target:with-query", 0, "</books/1>", {0}),
+        ("target:relative", 1, "</batch/a%41#f>", {1}),
+        ("target:dot-segments", 1, "<books/%2E%2E/a%41#f>", {1}),
+        ("target:percent-encoded", 1, "<books/../a%2541#f>", {1}),
+        ("target:fragment", 1, "<books/../a%41>", {1}),
+        ("target:absolute-uri", 2, "</x>", {2, 4, 5}),
+        ("target:absolute-uri@host-case", 2, "<http://cross-origin.invalid/x>", {2, 5}),
+        ("target:network-path", 3, "</y>", {3}),
+        ("target:other-host", 3, "<//Example.ORG/y>", {3}),
+        ("target:other-port", 4, "<http://example.org/z>", {4}),
+        ("target:userinfo", 4, "<http://example.org:81/z>", {4}),
+        ("target:other-scheme", 5, "<http://example.org/s>", {5}),
     ],
 )
 def test_target_plants_rewrite_each_shape_and_give_the_echo_back(
-    slot: str, index: int, target: str
+    slot: str, index: int, target: str, touched: set[int]
 ) -> None:
     (s,) = _slots(slot)
     plant = Plant(s, "rewrite")
@@ -219,9 +250,8 @@ def test_target_plants_rewrite_each_shape_and_give_the_echo_back(
     plant.request(req)
     parts = _parts(req)
     assert [v for n, v in parts[index] if n.lower() == "content-id"] == [target]
-    others = [i for i in range(4) if i != index]
     before = _parts(_batch())
-    assert [parts[i] for i in others] == [before[i] for i in others]
+    assert {i for i in range(len(PARTS)) if parts[i] != before[i]} == touched
     echo = RelayResponse(
         207,
         [("Content-Type", "application/vnd.mixbatch.multistatus+json")],

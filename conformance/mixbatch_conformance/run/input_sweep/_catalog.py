@@ -368,6 +368,23 @@ SPEC_INPUTS: tuple[SpecInput, ...] = (
     SpecInput("target:with-query", "MB-PART-5", "the query is part of the resolved target"),
     SpecInput("target:dot-segments", "MB-PART-5", "dot segments are removed by the resolution"),
     SpecInput(
+        "target:userinfo", "MB-SUB-2", "an absolute target carrying userinfo is answered 400"
+    ),
+    SpecInput("target:other-scheme", "MB-SUB-2", "a target with another scheme is answered 400"),
+    SpecInput("target:other-host", "MB-SUB-2", "a target naming another host is answered 400"),
+    SpecInput("target:other-port", "MB-SUB-2", "a target naming another port is answered 400"),
+    SpecInput("target:asterisk", "MB-SUB-8", "a part whose Content-Id is <*> is answered 400"),
+    SpecInput(
+        "target:batch-endpoint",
+        "MB-SUB-4",
+        "a part whose target is a batch endpoint is answered 400",
+    ),
+    SpecInput(
+        "target:reference",
+        "MB-PROC-18",
+        "a reference in a Content-Id is replaced under Batch-Mode: references, and means nothing without it",
+    ),
+    SpecInput(
         "target:percent-encoded",
         "MB-PART-6",
         "the target is taken octet for octet, percent-encoding included",

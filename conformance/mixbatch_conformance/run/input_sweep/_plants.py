@@ -107,22 +107,53 @@ def _literal_dots(ref: str) -> str:
     return "/".join(segments) + ref[cut:]
 
 
-def _other_host(ref: str, host: str) -> str:
-    parts = urlsplit(ref)
-    port = f":{parts.port}" if parts.port else ""
-    return parts._replace(netloc=OTHER_HOST + port).geturl()
+def _netloc(ref: str, edit: Callable[[str, str], str], host: str) -> str:
+    """`ref` with its authority replaced by `edit(authority, batch host)`, in its own form."""
+    network = ref.startswith("//")
+    parts = urlsplit(f"http:{ref}" if network else ref)
+    out = parts._replace(netloc=edit(parts.netloc, host)).geturl()
+    return out[len("http:") :] if network else out
 
 
-#: How each target shape is rewritten, given the reference and the batch's base path.
-TARGET_REWRITES: dict[str, Callable[[str, str], str]] = {
-    "relative": _as_directory,
-    "absolute-uri": lambda ref, base: _path_form(ref),
-    "network-path": lambda ref, base: _path_form(ref),
-    "with-query": lambda ref, base: _without_query(ref),
+def _host_of(netloc: str) -> tuple[str, str]:
+    """An authority's host and its `:port` suffix (empty when it has none)."""
+    hostport = netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        end = hostport.find("]") + 1
+        return hostport[:end], hostport[end:]
+    name, colon, port = hostport.partition(":")
+    return name, colon + port
+
+
+def _own_host(netloc: str, host: str) -> str:
+    """A server that ignores the host: the batch's own host, the target's port kept."""
+    return _host_of(host)[0] + _host_of(netloc)[1]
+
+
+def _own_port(netloc: str, host: str) -> str:
+    """A server that ignores the port: the target's host, the batch's own port."""
+    return _host_of(netloc)[0] + _host_of(host)[1]
+
+
+def _other_host(ref: str, base: str, host: str) -> str:
+    """A server that compares host names case-sensitively: another host for this one."""
+    return _netloc(ref, lambda netloc, own: OTHER_HOST + _host_of(netloc)[1], host)
+
+
+#: How each target shape is rewritten, given the reference, the batch's base path and Host.
+TARGET_REWRITES: dict[str, Callable[[str, str, str], str]] = {
+    "relative": lambda ref, base, host: _as_directory(ref, base),
+    "absolute-uri": lambda ref, base, host: _path_form(ref),
+    "network-path": lambda ref, base, host: _path_form(ref),
+    "with-query": lambda ref, base, host: _without_query(ref),
     # A server that does not decode: `%41` reaches it as the three octets `%41`.
-    "percent-encoded": lambda ref, base: ref.replace("%", "%25"),
-    "dot-segments": lambda ref, base: _literal_dots(ref),
-    "fragment": lambda ref, base: ref.split("#", 1)[0],
+    "percent-encoded": lambda ref, base, host: ref.replace("%", "%25"),
+    "dot-segments": lambda ref, base, host: _literal_dots(ref),
+    "fragment": lambda ref, base, host: ref.split("#", 1)[0],
+    "userinfo": lambda ref, base, host: _netloc(ref, lambda n, h: n.rpartition("@")[2], host),
+    "other-scheme": lambda ref, base, host: "http" + ref[ref.index(":") :],
+    "other-host": lambda ref, base, host: _netloc(ref, _own_host, host),
+    "other-port": lambda ref, base, host: _netloc(ref, _own_port, host),
 }
 
 
@@ -273,9 +304,9 @@ class Plant(MutationLike):
             ref = target_of(raw.decode("latin-1")) if name.lower() == "content-id" else None
             new = ref
             if ref is not None and self.slot.spelling == "host-case":
-                new = _other_host(ref, host) if host_case_differs(ref, host) else ref
-            elif ref is not None and self.slot.name in target_shapes(ref):
-                new = TARGET_REWRITES[self.slot.name](ref, base)
+                new = _other_host(ref, base, host) if host_case_differs(ref, host) else ref
+            elif ref is not None and self.slot.name in target_shapes(ref, host, base):
+                new = TARGET_REWRITES[self.slot.name](ref, base, host)
             if ref is not None and new is not None and new != ref:
                 mapping[new] = ref
                 raw = f" <{new}>".encode("latin-1")

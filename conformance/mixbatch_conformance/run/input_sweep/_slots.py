@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.validator import (
     Envelope,
@@ -37,6 +37,7 @@ __all__ = [
     "BatchView",
     "RawPart",
     "Slot",
+    "authority_features",
     "envelope_spellings",
     "header_lines",
     "host_case_differs",
@@ -108,7 +109,21 @@ QUOTED_BOUNDARY = re.compile(r'(?i);\s*boundary\s*=\s*"')
 
 #: The shapes of a Content-Id target: one form, and any of the features after it.
 TARGET_FORMS = ("absolute-path", "relative", "absolute-uri", "network-path")
-TARGET_FEATURES = ("with-query", "percent-encoded", "dot-segments", "fragment")
+TARGET_FEATURES = (
+    "with-query",
+    "percent-encoded",
+    "dot-segments",
+    "fragment",
+    "asterisk",
+    "reference",
+    "userinfo",
+    "other-scheme",
+    "other-host",
+    "other-port",
+    "batch-endpoint",
+)
+#: Ports a URI without one means (RFC 9110 §4.2); the relay and its upstream speak http.
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @dataclass(frozen=True, order=True)
@@ -198,8 +213,9 @@ def target_of(value: str) -> str | None:
     return text[1:-1] if len(text) >= 2 and text[0] == "<" and text[-1] == ">" else None
 
 
-def target_shapes(ref: str) -> list[str]:
-    """The form of a target reference and each feature it has (see TARGET_FORMS/FEATURES)."""
+def target_shapes(ref: str, host: str = "", base: str = "") -> list[str]:
+    """The form of a target reference and each feature it has (see TARGET_FORMS/FEATURES);
+    `host` (the batch's Host) and `base` (its target path) reveal the features that compare."""
     if ref.startswith("//"):
         shapes = ["network-path"]
     elif SCHEME.match(ref):
@@ -217,7 +233,34 @@ def target_shapes(ref: str) -> list[str]:
         shapes.append("dot-segments")
     if "#" in ref:
         shapes.append("fragment")
+    if ref == "*":
+        shapes.append("asterisk")
+    if "$(" in ref:
+        shapes.append("reference")
+    if shapes[0] in ("absolute-uri", "network-path") and host:
+        shapes += authority_features(ref, host)
+    if base and urlsplit(urljoin(f"http://{host or 'h'}{base}", ref)).path == base:
+        shapes.append("batch-endpoint")
     return shapes
+
+
+def authority_features(ref: str, host: str) -> list[str]:
+    """How an absolute target's scheme and authority differ from the batch's own (MB-SUB-2)."""
+    parts = urlsplit(f"http:{ref}" if ref.startswith("//") else ref)
+    own = urlsplit(f"//{host}")
+    found = ["userinfo"] if "@" in parts.netloc else []
+    scheme = parts.scheme.lower()
+    if scheme != "http":
+        found.append("other-scheme")
+    if (parts.hostname or "") != (own.hostname or ""):
+        found.append("other-host")
+    try:
+        port, own_port = parts.port, own.port
+    except ValueError:
+        return found
+    if (port or DEFAULT_PORTS.get(scheme)) != (own_port or DEFAULT_PORTS["http"]):
+        found.append("other-port")
+    return found
 
 
 def host_case_differs(ref: str, host: str) -> bool:
@@ -298,7 +341,8 @@ def request_slots(req: RelayRequest, endpoint: str, whole: bool = True) -> set[S
             ref = target_of(cid)
             if ref is None:
                 continue
-            found |= {Slot(TARGET, shape) for shape in target_shapes(ref)}
+            shapes = target_shapes(ref, host, urlsplit(req.target).path)
+            found |= {Slot(TARGET, shape) for shape in shapes}
             if host_case_differs(ref, host):
                 found.add(Slot(TARGET, "absolute-uri", "host-case"))
     return found
