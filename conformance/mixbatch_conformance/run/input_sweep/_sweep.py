@@ -181,13 +181,17 @@ def sweep(
     return outcomes
 
 
-def _row(o: PlantOutcome) -> dict[str, object]:
+def _row(o: PlantOutcome, cites: dict[str, tuple[str, ...]]) -> dict[str, object]:
     return {
         "slot": str(o.slot),
         "plant": o.how,
         "senders": list(o.senders),
         "checks_run": o.ran,
         "noticed_by": o.noticed_by,
+        "noticer_cites": list(cites.get(o.noticed_by or "", ())),
+        "spec_requirement": next(
+            (i.requirement for i in SPEC_INPUTS if i.slot == str(o.slot)), None
+        ),
         "capped": o.capped or None,
         "seconds": o.seconds,
         "allowed_unswept": unswept_reason(o.slot),
@@ -199,7 +203,9 @@ ABOUT = (
     "Each input slot the smoke and standard checks sent to the batch endpoint (recorded "
     "through a relay in front of the reference server), a relay plant that makes the server "
     "ignore it, the checks that sent it (registry order) and the first of them that failed "
-    "under the plant (null: none did). `capped` says why not every sender ran; "
+    "under the plant (null: none did); `noticer_cites` are that check's requirements and "
+    "`spec_requirement` the one SPEC_INPUTS gives the slot. `capped` says why not every "
+    "sender ran; "
     "`allowed_unswept` gives the spec's reason a slot may go unnoticed. `unneutralised` lists "
     "slots no plant can remove; `never_sent` lists inputs the spec gives a server a rule for "
     "that no check sends."
@@ -242,6 +248,7 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         noticed = sum(1 for o in outcomes if o.noticed_by)
+        cites = {c.id: tuple(c.requirements) for c in all_checks()}
         doc = {
             "about": ABOUT,
             "summary": {
@@ -260,7 +267,7 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
             },
             "plant_kinds": PLANT_KINDS,
             "unswept": UNSWEPT,
-            "outcomes": [_row(o) for o in outcomes],
+            "outcomes": [_row(o, cites) for o in outcomes],
             "unneutralised": {
                 str(s): list(w) for s, w in sorted(senders.items()) if not plants_for(s)
             },
