@@ -108,6 +108,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-no-partial-state",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
+        "content-coded-batch-runs-nothing",
         "created-fields-every-form",
         "created-location",
         "error-policy-skipped-parts-do-not-run",

@@ -21,8 +21,9 @@ one octet more is refused with 431". Each batch has exactly one fault (MB-STATUS
 server answer any of several), and stays within every other published limit; a case that cannot
 (the limits contradict each other) or that would send more than `MAX_SEND_BYTES` is N/A.
 The cases over a limit, and the whole batch at its limit, are also sent with chunked content
-(`_sent`): a server that reads chunked content through a window of exactly the limit sees it
-cut there, not over it. The header limits are also judged with filler lines of one name
+(`_sent`; MB-INTER-5: "its limits count the content's octets whatever frames them"): a
+server that reads chunked content through a window of exactly the limit sees it cut there, not
+over it. The header limits are also judged with filler lines of one name
 (lines as sent, not fields folded by name), `max_part_bytes` on a part without
 `Content-Length` (octets, not the declared length), and `over-limit-batch-runs-nothing`
 puts a sandbox write before a part over a limit and expects the write not to have run.
@@ -147,6 +148,10 @@ def _refused(
     """Refused with `status` before any part runs, the problem naming the limit `name`; `at`
     is the fault's byte_offset in part `index`, or None for a limit on the whole batch."""
     resp = _sent(ctx, judge, body, chunked)
+    if chunked:
+        # MB-INTER-5: "its limits count the content's octets whatever frames them": the
+        # refusal the same content framed by Content-Length gets.
+        judge.expect("status of the chunked batch", resp.status, {status}, "MB-INTER-5")
     # MB-STATUS-3: "413 (Content Too Large), or ... 431 (Request Header Fields Too Large) when a
     # part header section exceeds `max_part_header_bytes` or `max_part_fields`".
     expect_rejected(judge, resp, {status}, "MB-STATUS-3")
@@ -180,6 +185,10 @@ def _processed(
             f"the exchange of {len(body)} octets took {took:.1f} s, over the target's batch "
             f"time limit of {budget} ms"
         )
+    if chunked:
+        # MB-INTER-5: "answer it as it answers the same content framed by `Content-Length`;
+        # its limits count the content's octets whatever frames them".
+        judge.expect("status of the chunked batch", resp.status, {200}, "MB-INTER-5")
     expect_processed(ctx, judge, resp, cids, (), "MB-LIMIT-1")
 
 
@@ -496,7 +505,7 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
     # frames them, and chunked content has no Content-Length to refuse it by in advance.
     (
         "limit-batch-bytes-one-over-chunked",
-        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4", "MB-INTER-5"),
         "Chunked batch content one octet over the published max_batch_bytes is answered 413, not cut at the limit and refused as malformed.",
         partial(_batch_bytes, 1, chunked=True),
     ),
@@ -508,25 +517,25 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
     ),
     (
         "limit-batch-bytes-at-limit-chunked",
-        ("MB-LIMIT-1",),
+        ("MB-LIMIT-1", "MB-INTER-5"),
         "Chunked batch content of exactly the published max_batch_bytes octets is processed.",
         partial(_batch_bytes, 0, chunked=True),
     ),
     (
         "limit-part-bytes-one-over-chunked",
-        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4", "MB-INTER-5"),
         "A part body one octet over the published max_part_bytes, the batch sent chunked, is answered 413.",
         partial(_part_bytes, 1, chunked=True),
     ),
     (
         "limit-part-header-bytes-one-over-chunked",
-        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4", "MB-INTER-5"),
         "A part header section one octet over the published max_part_header_bytes, the batch sent chunked, is answered 431.",
         partial(_header_bytes, 1, chunked=True),
     ),
     (
         "limit-part-fields-one-over-chunked",
-        ("MB-LIMIT-5", "MB-STATUS-3"),
+        ("MB-LIMIT-5", "MB-STATUS-3", "MB-INTER-5"),
         "A part with one field line more than the published max_part_fields, the batch sent chunked, is answered 431.",
         partial(_fields, 1, chunked=True),
     ),

@@ -190,7 +190,7 @@ def _admits_a_form(accept: str | None, offered: list[str]) -> bool:
 
 @checker(
     "refusals-are-problems-under-every-accept",
-    ("MB-STATUS-4", "MB-STATUS-9"),
+    ("MB-STATUS-4", "MB-STATUS-9", "MB-INTER-6"),
     "A malformed batch, a batch of another media type, a batch in an unknown content coding, an unknown Batch-Mode, a part header section over its limit and an unacceptable Accept are each answered with a problem document whatever Accept asks for: none, */*, multipart/mixed only, text/html only or problem+json only.",
     state=State.READ_ONLY,
 )
@@ -214,9 +214,9 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
             501,
             "MB-PROC-12",
         ),
-        # Spec 10.1: "A server that receives a batch with a content coding it does not support
-        # answers 415"; MB-STATUS-4: "A 415 for an unsupported content coding ... names
-        # MB-WIRE-2".
+        # MB-INTER-6: "A server that receives a batch request with a content coding it does
+        # not support MUST answer 415"; MB-STATUS-4: "A 415 for an unsupported content coding
+        # ... names MB-WIRE-2".
         (
             "a batch in a content coding no server supports",
             mixed,
@@ -262,12 +262,12 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
                 judge, resp, allowed, "MB-STATUS-9" if resp.status == 406 else requirement
             )
             if resp.status == 415 and ("Content-Encoding", UNKNOWN_CODING) in extra:
-                # Spec 10.1: "answers 415 with an `Accept-Encoding` field" (RFC 9110 §15.5.16),
-                # which says what the server does decode; MB-STATUS-4 ties the 415 to MB-WIRE-2.
+                # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings
+                # it does decode (RFC 9110 §15.5.16)".
                 judge.expect_true(
                     "Accept-Encoding on the 415 for a content coding",
                     resp.get("Accept-Encoding") is not None,
                     "no Accept-Encoding field",
                     "an Accept-Encoding field",
-                    "MB-WIRE-2",
+                    "MB-INTER-6",
                 )

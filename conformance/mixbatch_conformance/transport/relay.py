@@ -96,6 +96,9 @@ class RelayRequest:
     target: str
     headers: list[tuple[str, str]]
     body: bytes
+    #: The length of each chunk of a chunked request as the client framed it (empty otherwise),
+    #: so that a plant can model a server that misreads chunk framing.
+    chunks: tuple[int, ...] = ()
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -270,6 +273,8 @@ class Relay:
     ) -> RelayRequest | None:
         head: h11.Request | None = None
         body = bytearray()
+        chunks: list[int] = []
+        chunk_start = 0
         while True:
             event = conn.next_event()
             if event is h11.NEED_DATA:
@@ -284,13 +289,20 @@ class Relay:
                 head = event
             elif isinstance(event, h11.Data):
                 body += event.data
+                if event.chunk_end:
+                    chunks.append(len(body) - chunk_start)
+                    chunk_start = len(body)
             elif isinstance(event, h11.EndOfMessage):
                 assert head is not None
                 headers = [
                     (n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()
                 ]
                 return RelayRequest(
-                    head.method.decode("ascii"), head.target.decode("latin-1"), headers, bytes(body)
+                    head.method.decode("ascii"),
+                    head.target.decode("latin-1"),
+                    headers,
+                    bytes(body),
+                    tuple(chunks),
                 )
             elif isinstance(event, h11.ConnectionClosed):
                 return None

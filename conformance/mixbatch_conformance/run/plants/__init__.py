@@ -20,6 +20,7 @@ from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
     behaviour,
+    codings,
     forms,
     framing,
     json_form,
@@ -74,6 +75,7 @@ PLANTS: tuple[Mutation, ...] = (
     + security.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
+    + codings.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
 )

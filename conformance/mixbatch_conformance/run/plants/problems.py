@@ -255,10 +255,10 @@ PLANTS: tuple[Mutation, ...] = (
         ("refusals-are-problems-under-every-accept",),
         on_response=_coding_refused_as_text(drop_accept_encoding=False),
     ),
-    # MB-WIRE-2 with spec 10.1: the 415 for a content coding carries Accept-Encoding.
+    # MB-INTER-6: the 415 for a content coding carries Accept-Encoding.
     P(
         "content-coding-415-without-accept-encoding",
-        "MB-WIRE-2 415 for a content coding without Accept-Encoding",
+        "MB-INTER-6 415 for a content coding without Accept-Encoding",
         ("refusals-are-problems-under-every-accept",),
         on_response=_coding_refused_as_text(drop_accept_encoding=True),
     ),

@@ -1,0 +1,155 @@
+"""A batch sent in the chunked transfer coding or in a content coding (spec 10.1).
+
+Theory of operation: MB-INTER-5 makes chunked batch content answered "as it answers the same
+content framed by `Content-Length`". `chunked-batch-answered-as-content-length` sends one valid
+batch twice, framed each way, and compares the two answers part by part: status, header fields
+and content, with `Date` and the target's volatile fields left out, and echo descriptions
+compared by the rules of spec 3.2.4 (the framing fields a server's HTTP stack adds are not the
+request). The batch has several parts, a body holding CRLF and dashes, and a body larger than
+one chunk, so that a server reading only the first chunk, or splitting parts at chunk
+boundaries, answers otherwise. The batch reads `ok` and `not_found` and writes only to `echo`,
+which keeps nothing.
+
+MB-INTER-6 makes a batch in a content coding the server does not decode answered 415 "before
+any part runs". `content-coded-batch-runs-nothing` sends a batch naming a coding no server
+supports whose content, read as it stands, writes a marked member into the sandbox, and expects
+the 415 and the marker absent from the sandbox listing afterwards.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.alone import role_of
+from mixbatch_conformance.checks._shared.chunking import CHUNK_OCTETS, chunked_content
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found, sandbox_listing
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.echo import differences, read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import comparable_fields
+from mixbatch_conformance.transport.http import Response
+
+__all__: list[str] = []
+
+BOUNDARY = "mb-coding-7d1e04b9a2c85f63"
+#: A body that looks like framing: CRLFs, a line of dashes, a delimiter of another boundary
+#: and a chunk-size line, so a reader confusing body octets with either framing misreads it.
+FRAMING_LOOKALIKE = b"line one\r\n--\r\n--not-the-boundary\r\n0\r\n\r\n-- last line\r\n"
+#: The large body: more than one chunk, so the batch spans several.
+LARGE_OCTETS = CHUNK_OCTETS + 4099
+#: A content coding no server supports (RFC 9110 §8.4.1: codings are registered tokens, and
+#: this one is not).
+UNKNOWN_CODING = "x-mb-suite-unknown-coding"
+
+
+def _parts(ctx: Context, judge: Judge) -> list[SubRequest]:
+    ok, nf = ok_and_not_found(ctx, judge)
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    large = bytes((i * 7 + 13) % 256 for i in range(LARGE_OCTETS))
+    return [
+        ok,
+        SubRequest("PUT", echo, (("Content-Type", "text/plain"),), FRAMING_LOOKALIKE),
+        SubRequest("POST", echo, (("Content-Type", "application/octet-stream"),), large),
+        nf,
+        SubRequest("GET", f"{echo}?after=large"),
+    ]
+
+
+def _post(ctx: Context, judge: Judge, body: bytes, chunked: bool) -> Response:
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    if not chunked:
+        return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    framed, count = chunked_content(body)
+    judge.note(f"the same content sent chunked in {count} chunks of {CHUNK_OCTETS} octets")
+    head.append(("Transfer-Encoding", "chunked"))
+    return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, framed))
+
+
+@checker(
+    "chunked-batch-answered-as-content-length",
+    ("MB-INTER-5",),
+    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked is answered part for part as the same content framed by Content-Length.",
+    state=State.READ_ONLY,
+)
+def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None:
+    subs = _parts(ctx, judge)
+    body = compose_batch(subs, BOUNDARY)
+    cids = [s.content_id for s in subs]
+    framed = expect_processed(ctx, judge, _post(ctx, judge, body, False), cids)
+    resp = _post(ctx, judge, body, True)
+    # MB-INTER-5: "A server MUST accept batch request content framed by the chunked transfer
+    # coding (RFC 9112 §7.1) and answer it as it answers the same content framed by
+    # `Content-Length`".
+    judge.require("status of the chunked batch", resp.status, {200}, "MB-INTER-5")
+    chunked = ctx.read_batch(judge, resp)
+    judge.require("part count of the chunked batch", len(chunked.parts), {len(subs)}, "MB-INTER-5")
+    volatile = ctx.target.volatile_headers
+    for i, sub in enumerate(subs):
+        label = f"part {i} ({sub.method} {sub.target}) sent chunked"
+        mine, theirs = chunked.parts[i], framed.parts[i]
+        judge.expect(
+            f"{label}: status",
+            part_status(chunked, i),
+            {part_status(framed, i)},
+            "MB-INTER-5",
+        )
+        judge.expect(
+            f"{label}: fields",
+            comparable_fields(mine.fields, volatile),
+            {comparable_fields(theirs.fields, volatile)},
+            "MB-INTER-5",
+        )
+        got, want = read_echo(mine.body), read_echo(theirs.body)
+        if role_of(ctx, sub.target) == "echo" and got is not None and want is not None:
+            # Spec 3.2.4: the framing fields a server's HTTP stack adds are not the request.
+            found = differences(got, want, volatile)
+            judge.expect_true(
+                f"{label}: the request the echo received",
+                not found,
+                "; ".join(found) or "the same request",
+                "the same method, target, content and fields as framed by Content-Length",
+                "MB-INTER-5",
+            )
+        else:
+            judge.expect(f"{label}: content", mine.body, {theirs.body}, "MB-INTER-5")
+
+
+@checker(
+    "content-coded-batch-runs-nothing",
+    ("MB-INTER-6",),
+    "A batch in a content coding no server supports, whose content as it stands writes a marked member into the sandbox, is answered 415 with Accept-Encoding and the write has not run.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    marker, post = marked_post(ctx, judge, coll)
+    before = sandbox_listing(ctx, judge, coll)
+    if marker.encode() in before:
+        judge.setup_error("the marker is already in the sandbox listing")
+    head = [
+        ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+        ("Content-Encoding", UNKNOWN_CODING),
+    ]
+    body = compose_batch([post], BOUNDARY)
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+    # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings it does
+    # decode" (its problem document is judged by refusals-are-problems-under-every-accept).
+    expect_rejected(judge, resp, {415}, "MB-INTER-6", problem=False)
+    if resp.status == 415:
+        judge.expect_true(
+            "Accept-Encoding on the 415 for a content coding",
+            resp.get("Accept-Encoding") is not None,
+            "no Accept-Encoding field",
+            "an Accept-Encoding field",
+            "MB-INTER-6",
+        )
+    ran = marker.encode() in sandbox_listing(ctx, judge, coll)
+    # MB-INTER-6: "... before any part runs".
+    judge.expect_true(
+        "the POST in a content-coded batch",
+        not ran,
+        "the POST part ran" if ran else "not created",
+        "the POST part did not run",
+        "MB-INTER-6",
+    )

@@ -1,0 +1,96 @@
+"""Planted violations of how a server reads a batch in a transfer coding or a content coding.
+
+Covers MB-INTER-5 (chunked content answered as the same content framed by Content-Length, its
+limits counting content octets) and MB-INTER-6 (a content coding the server does not decode is
+refused before any part runs). The relay reads a chunked request whole and forwards it framed
+by Content-Length, keeping the chunk lengths the client sent (`RelayRequest.chunks`), so each
+plant acts on the request as the client framed it.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import is_batch, problem, refuses
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: The reference server's max_batch_bytes, which the chunk-size plant counts against.
+REFERENCE_MAX_BATCH_BYTES = 64 * 1024 * 1024
+
+
+def _chunked(req: RelayRequest) -> bool:
+    return is_batch(req) and "chunked" in (req.get("Transfer-Encoding") or "").lower()
+
+
+def _first_chunk_only(req: RelayRequest) -> None:
+    """A server that takes the first chunk for the whole content."""
+    if _chunked(req) and len(req.chunks) > 1:
+        req.body = req.body[: req.chunks[0]]
+
+
+def _framing_octets(req: RelayRequest) -> int:
+    """The octets of the chunk-size lines and chunk CRLFs the client sent, last chunk included."""
+    lines = sum(len(b"%x\r\n\r\n" % n) for n in req.chunks)
+    return lines + len(b"0\r\n\r\n")
+
+
+def _counts_chunk_lines(req: RelayRequest) -> bool:
+    total = len(req.body) + _framing_octets(req)
+    return _chunked(req) and total > REFERENCE_MAX_BATCH_BYTES
+
+
+def _coding(req: RelayRequest) -> str | None:
+    return req.get("Content-Encoding") if is_batch(req) else None
+
+
+def _decode_anyway(req: RelayRequest) -> None:
+    """A server that runs the parts of a batch in a coding it does not know (read as identity),
+    then answers 415 for the coding."""
+    if _coding(req) is not None:
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
+        req.headers.append(("X-Planted-Coding", "ignored"))
+
+
+def _late_415(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.get("X-Planted-Coding") is not None:
+        problem(resp, 415, "MB-WIRE-2")
+        resp.headers.append(("Accept-Encoding", "identity"))
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    # MB-INTER-5: chunked batch content is accepted and answered as Content-Length content.
+    P(
+        "chunked-batch-refused-411",
+        "MB-INTER-5 chunked content refused with 411",
+        ("chunked-batch-answered-as-content-length",),
+        on_response=refuses(_chunked, 411, "MB-INTER-5"),
+    ),
+    P(
+        "chunked-batch-refused-400",
+        "MB-INTER-5 chunked content refused as malformed",
+        ("chunked-batch-answered-as-content-length",),
+        on_response=refuses(_chunked, 400, "MB-STATUS-2"),
+    ),
+    P(
+        "chunked-batch-first-chunk-only",
+        "MB-INTER-5 only the first chunk read",
+        ("chunked-batch-answered-as-content-length",),
+        on_request=_first_chunk_only,
+    ),
+    P(
+        "chunked-batch-limit-counts-chunk-lines",
+        "MB-INTER-5 chunk-size lines counted into max_batch_bytes",
+        ("limit-batch-bytes-at-limit-chunked",),
+        on_response=refuses(_counts_chunk_lines, 413, "MB-STATUS-3"),
+    ),
+    # MB-INTER-6: a batch in an unsupported content coding is refused before any part runs.
+    P(
+        "content-coded-batch-runs-before-415",
+        "MB-INTER-6 parts run before the 415",
+        ("content-coded-batch-runs-nothing",),
+        on_request=_decode_anyway,
+        on_response=_late_415,
+    ),
+)
