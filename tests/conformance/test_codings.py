@@ -39,7 +39,7 @@ def _run(plant: Mutation, relay: Relay, relayed: Context) -> None:
     for catcher in plant.catchers:
         result = outcome.results[catcher]
         assert result.verdict is Verdict.FAIL, result.message
-        assert requirement in result.message
+        assert requirement in {e.requirement for e in result.judge.failed}, result.message
 
 
 @pytest.mark.parametrize(

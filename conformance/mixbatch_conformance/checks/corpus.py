@@ -367,6 +367,10 @@ def _register_all() -> None:
         reqs = list(vector.meta["requirements"])
         if not vector.meta["valid"]:
             reqs = [vector.meta["error"]["requirement"], *[r for r in reqs if r != reqs[0]]]
+            if _first_line(vector) is not None:
+                # The fault is sent again after a preamble and with transport padding: the same
+                # status (MB-WIRE-9, MB-WIRE-11), the byte_offset moved (MB-STATUS-4).
+                reqs += ["MB-WIRE-9", "MB-WIRE-11", "MB-STATUS-4"]
             reqs = list(dict.fromkeys(reqs))
         else:
             reqs = list(dict.fromkeys(["MB-RESP-1", *reqs]))

@@ -10,12 +10,14 @@ while its resources look names up in one canonical case, leaves a precondition u
 the sub-request no field the part lacks: a part with content and no `Content-Type` reaches the
 `echo` without one (no MIME default of RFC 2045 is added), as the same request alone does.
 Both halves are judged against the same request alone, never against a status the suite
-assumes, and each is N/A when its resource is not declared.
+assumes, and each is N/A when its resource is not declared. A target that claims the
+conditional profile answers a precondition part otherwise than alone under MB-PROC-9 as well.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.requests import etag_of
+from mixbatch_conformance.checks._shared.spellings import spellings
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import differences, read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -28,22 +30,19 @@ __all__: list[str] = []
 NO_SUCH_TAG = '"mb-suite-no-such-tag"'
 
 
-def spellings(name: str) -> tuple[str, ...]:
-    """`name` in lower case, in upper case and in alternating case (RFC 9110 §5.1: one name)."""
-    mixed = "".join(c.upper() if i % 2 else c.lower() for i, c in enumerate(name))
-    return (name.lower(), name.upper(), mixed)
-
-
 @checker(
     "part-field-names-any-case",
-    ("MB-PART-8",),
+    ("MB-PART-8", "MB-PROC-9"),
     "Preconditions a part spells in lower, upper or mixed case act on the etag_resource as the same request alone, and parts with content but no Content-Type (or with one spelled in other case) reach the echo with exactly the fields the same request alone has.",
     state=State.READ_ONLY,
 )
 def part_field_names_any_case(ctx: Context, judge: Judge) -> None:
     subs: list[SubRequest] = []
+    conditional = ctx.target.claims("conditional")
+    etag_path: str | None = None
     if ctx.target.resource("etag_resource"):
         path, etag = etag_of(ctx, judge)
+        etag_path = path
         for name, value in (("If-None-Match", etag), ("If-Match", NO_SUCH_TAG)):
             for spelled in spellings(name):
                 subs.append(SubRequest("GET", path, ((spelled, value),)))
@@ -73,6 +72,12 @@ def part_field_names_any_case(ctx: Context, judge: Judge) -> None:
         # `Content-Id` as the sub-request's header fields": a name in any case is the field
         # (RFC 9110 §5.1), so the resource answers as it answers the same request alone.
         judge.expect(f"{label} status", part_status(env, i), {single.status}, "MB-PART-8")
+        if conditional and sub.target == etag_path:
+            # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13)
+            # exactly as for the standalone request", whatever the case of their names.
+            judge.expect(
+                f"{label} status, conditional", part_status(env, i), {single.status}, "MB-PROC-9"
+            )
         if echo is None or "mb-typed" not in sub.target.replace("untyped", "typed"):
             continue
         mine, theirs = read_echo(env.parts[i].body), read_echo(single.body)

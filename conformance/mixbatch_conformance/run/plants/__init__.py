@@ -21,6 +21,7 @@ from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
     behaviour,
     codings,
+    field_forms,
     forms,
     framing,
     json_form,
@@ -76,6 +77,7 @@ PLANTS: tuple[Mutation, ...] = (
     + resources.PLANTS
     + summary_trailer.PLANTS
     + codings.PLANTS
+    + field_forms.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
 )
