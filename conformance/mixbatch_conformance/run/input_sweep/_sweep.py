@@ -21,19 +21,25 @@ from mixbatch_conformance.run.input_sweep._catalog import (
     unswept_reason,
 )
 from mixbatch_conformance.run.input_sweep._plants import PLANT_KINDS, Plant, plants_for
+from mixbatch_conformance.run.input_sweep._requirements import (
+    no_requirement_reason,
+    slot_requirement,
+)
 from mixbatch_conformance.run.input_sweep._slots import Slot, request_slots
-from mixbatch_conformance.run.runner import run_check
+from mixbatch_conformance.run.runner import CheckResult, run_check
 from mixbatch_conformance.run.targets import with_published_profiles
 from mixbatch_conformance.transport.embedded import embedded_server, server_only_command
 from mixbatch_conformance.transport.relay import MutationLike, Relay, RelayRequest
 
 __all__ = [
+    "FAILING_STATUSES",
     "MAX_CHECKS_PER_PLANT",
     "PLANT_BUDGET_S",
     "SWEEP_BUDGET_S",
     "SWEPT_TIERS",
     "PlantOutcome",
     "Recorder",
+    "cites",
     "main",
     "record",
     "sweep",
@@ -81,7 +87,8 @@ class _HeldNoOp(MutationLike):
 
 @dataclass(frozen=True)
 class PlantOutcome:
-    """One plant of one slot and the first check that noticed it (None: none did)."""
+    """One plant of one slot, the first check that noticed it and the first that noticed it
+    citing the slot's requirement (None: none did)."""
 
     slot: Slot
     how: str
@@ -89,12 +96,42 @@ class PlantOutcome:
     noticed_by: str | None
     ran: int
     seconds: float
-    #: Why the senders were not all run when none noticed ("" when they were).
+    #: Why the senders were not all run when none noticed and cited ("" when they were).
     capped: str = ""
+    cited_by: str | None = None
+    #: The requirements the first noticing check cited: its own and its broken expectations'.
+    noticer_cites: tuple[str, ...] = ()
+
+    @property
+    def requirement(self) -> str | None:
+        """The server requirement a noticing check must cite (None: no server rule names it)."""
+        return slot_requirement(self.slot, self.how)
 
     @property
     def allowed(self) -> bool:
         return unswept_reason(self.slot) is not None
+
+    @property
+    def status(self) -> str:
+        """`cited`, `noticed` (no requirement to cite), `uncited` (noticed, not under its
+        requirement), `allowed` (unnoticed or uncited, as `UNSWEPT` lets it be) or `unnoticed`."""
+        if self.noticed_by and self.cited_by:
+            return "cited"
+        if self.noticed_by and self.requirement is None:
+            return "noticed"
+        if self.allowed:
+            return "allowed"
+        return "uncited" if self.noticed_by else "unnoticed"
+
+
+#: Outcome statuses that leave an input unverified.
+FAILING_STATUSES = ("uncited", "unnoticed")
+
+
+def cites(result: CheckResult, requirement: str) -> bool:
+    """Whether `result` names `requirement`: declared by its check or named by a broken
+    expectation (as the independent plants count a catch)."""
+    return requirement in (*result.check.requirements, *result.broken_requirements)
 
 
 def _fresh(ctx: Context) -> Context:
@@ -133,7 +170,8 @@ def sweep(
     plant_budget_s: float = PLANT_BUDGET_S,
     sweep_budget_s: float = SWEEP_BUDGET_S,
 ) -> list[PlantOutcome]:
-    """Plant each way of ignoring each slot and run its senders until one notices."""
+    """Plant each way of ignoring each slot and run its senders until one notices citing the
+    slot's requirement; after the first that notices, the senders declaring it run first."""
     checks = {c.id: c for c in all_checks()}
     held_passes: dict[str, bool] = {}
 
@@ -159,39 +197,61 @@ def sweep(
                 outcomes.append(PlantOutcome(slot, how, who, None, 0, 0.0, "sweep budget"))
                 continue
             plant = Plant(slot, how, ctx.target.batch_endpoint)
-            noticed, ran, capped = None, 0, ""
-            for check_id in who:
+            requirement = slot_requirement(slot, how)
+            queue = list(who)
+            noticed: str | None = None
+            cited: str | None = None
+            noticer_cites: tuple[str, ...] = ()
+            ran, capped = 0, ""
+            while ran < len(queue):
                 if ran >= max_checks:
                     capped = f"{max_checks} checks"
                     break
                 if time.monotonic() - start > plant_budget_s:
                     capped = f"{plant_budget_s:.0f} s"
                     break
+                check_id = queue[ran]
                 ran += 1
                 relay.mutation = plant
                 try:
-                    verdict = run_check(checks[check_id], _fresh(ctx)).verdict
+                    result = run_check(checks[check_id], _fresh(ctx))
                 finally:
                     relay.mutation = None
-                if verdict in NOTICED and (not plant.edits_response or passes_held(check_id)):
+                if result.verdict not in NOTICED or (
+                    plant.edits_response and not passes_held(check_id)
+                ):
+                    continue
+                if noticed is None:
                     noticed = check_id
+                    noticer_cites = tuple(
+                        dict.fromkeys([*result.check.requirements, *result.broken_requirements])
+                    )
+                    if requirement is not None:
+                        rest = queue[ran:]
+                        first = [c for c in rest if requirement in checks[c].requirements]
+                        queue[ran:] = first + [c for c in rest if c not in first]
+                if requirement is None or cites(result, requirement):
+                    cited = check_id if requirement is not None else None
                     break
             seconds = round(time.monotonic() - start, 2)
-            outcomes.append(PlantOutcome(slot, how, who, noticed, ran, seconds, capped))
+            outcomes.append(
+                PlantOutcome(slot, how, who, noticed, ran, seconds, capped, cited, noticer_cites)
+            )
     return outcomes
 
 
-def _row(o: PlantOutcome, cites: dict[str, tuple[str, ...]]) -> dict[str, object]:
+def _row(o: PlantOutcome) -> dict[str, object]:
     return {
         "slot": str(o.slot),
         "plant": o.how,
         "senders": list(o.senders),
         "checks_run": o.ran,
         "noticed_by": o.noticed_by,
-        "noticer_cites": list(cites.get(o.noticed_by or "", ())),
-        "spec_requirement": next(
-            (i.requirement for i in SPEC_INPUTS if i.slot == str(o.slot)), None
-        ),
+        "cited_by": o.cited_by,
+        "status": o.status,
+        "noticer_cites": list(o.noticer_cites),
+        "spec_requirement": o.requirement,
+        "no_requirement": no_requirement_reason(o.slot, o.how),
         "capped": o.capped or None,
         "seconds": o.seconds,
         "allowed_unswept": unswept_reason(o.slot),
@@ -203,9 +263,13 @@ ABOUT = (
     "Each input slot the smoke and standard checks sent to the batch endpoint (recorded "
     "through a relay in front of the reference server), a relay plant that makes the server "
     "ignore it, the checks that sent it (registry order) and the first of them that failed "
-    "under the plant (null: none did); `noticer_cites` are that check's requirements and "
-    "`spec_requirement` the one SPEC_INPUTS gives the slot. `capped` says why not every "
-    "sender ran; "
+    "under the plant (`noticed_by`, null: none did). `spec_requirement` is the server "
+    "requirement the slot serves (null: none governs it, `no_requirement` says why); "
+    "`cited_by` is the first noticing check that cites it, declared or named by a broken "
+    "expectation (after the first to notice, the senders declaring it run first), and "
+    "`noticer_cites` what the first noticing check cited. `status`: cited, noticed (no "
+    "requirement to cite), uncited (noticed, not under its requirement), allowed or "
+    "unnoticed. `capped` says why not every sender ran; "
     "`allowed_unswept` gives the spec's reason a slot may go unnoticed. `unneutralised` lists "
     "slots no plant can remove; `never_sent` lists inputs the spec gives a server a rule for "
     "that no check sends."
@@ -247,16 +311,18 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
             relay.stop()
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        noticed = sum(1 for o in outcomes if o.noticed_by)
-        cites = {c.id: tuple(c.requirements) for c in all_checks()}
+        statuses = [o.status for o in outcomes]
         doc = {
             "about": ABOUT,
             "summary": {
                 "slots": len(senders),
                 "plants": len(outcomes),
-                "noticed": noticed,
-                "allowed": sum(1 for o in outcomes if not o.noticed_by and o.allowed),
-                "unnoticed": sum(1 for o in outcomes if not o.noticed_by and not o.allowed),
+                "noticed": sum(1 for o in outcomes if o.noticed_by),
+                "noticed_under_requirement": statuses.count("cited"),
+                "noticed_without_requirement": statuses.count("noticed"),
+                "noticed_not_under_requirement": statuses.count("uncited"),
+                "allowed": statuses.count("allowed"),
+                "unnoticed": statuses.count("unnoticed"),
                 "record_seconds": round(recorded - began, 1),
                 "sweep_seconds": round(time.monotonic() - recorded, 1),
             },
@@ -267,7 +333,7 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
             },
             "plant_kinds": PLANT_KINDS,
             "unswept": UNSWEPT,
-            "outcomes": [_row(o, cites) for o in outcomes],
+            "outcomes": [_row(o) for o in outcomes],
             "unneutralised": {
                 str(s): list(w) for s, w in sorted(senders.items()) if not plants_for(s)
             },
@@ -279,17 +345,21 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print each plant no check noticed; exit 1 when one is not allowed to go unnoticed."""
+    """Print each plant and who noticed it; exit 1 when one is unnoticed, or noticed only by
+    checks that do not cite its requirement, and not allowed to be."""
     args = list(argv if argv is not None else sys.argv[1:])
     out = Path(args[0]) if args else Path("reports/input-sweep.json")
     outcomes = sweep_reference(out)
-    missed = [o for o in outcomes if o.noticed_by is None and not o.allowed]
+    missed = [o for o in outcomes if o.status in FAILING_STATUSES]
     for o in outcomes:
-        mark = "ok " if o.noticed_by else ("allowed" if o.allowed else "MISSED")
         cap = f", capped at {o.capped}" if o.capped else ""
         print(
-            f"{mark:8} {o.slot} {o.how}: {o.noticed_by or '-'} "
+            f"{o.status:9} {o.slot} {o.how} [{o.requirement or '-'}]: "
+            f"{o.noticed_by or '-'} / {o.cited_by or '-'} "
             f"({o.ran} of {len(o.senders)} run{cap}, {o.seconds} s)"
         )
-    print(f"{len(outcomes)} plants, {len(missed)} unnoticed and not allowed; wrote {out}")
+    print(
+        f"{len(outcomes)} plants, {len(missed)} unnoticed or not under their requirement "
+        f"and not allowed; wrote {out}"
+    )
     return 1 if missed else 0
