@@ -34,6 +34,7 @@ __all__ = [
     "coverage_matrix",
     "fuzz_section",
     "implementation_matrix",
+    "input_sweep_section",
     "mutation_section",
     "reports_overview",
     "tiers_table",
@@ -307,6 +308,129 @@ def value_sweep_section(doc: dict[str, Any] | None) -> str:
             f"| `{html.escape(str(r.get('slot')))}` | {html.escape(str(r.get('corruption')))} "
             f"| {_number(r.get('readers'))} | {cell} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def _input_status(r: dict[str, Any]) -> str:
+    """An input sweep outcome's status: the one it states or, in an older file, its fields'."""
+    if isinstance(r.get("status"), str):
+        return str(r["status"])
+    if r.get("noticed_by"):
+        if r.get("cited_by"):
+            return "cited"
+        if not r.get("spec_requirement"):
+            return "noticed"
+    if r.get("allowed_unswept"):
+        return "allowed"
+    return "uncited" if r.get("noticed_by") else "unnoticed"
+
+
+def _slot_kind(slot: str) -> str:
+    return slot.split(":", 1)[0].split("@", 1)[0]
+
+
+def _requirement_link(requirement: object, base: str) -> str:
+    if isinstance(requirement, str) and requirement.startswith("MB-"):
+        ref = html.escape(requirement)
+        return f"[{ref}]({base}spec.md#{ref})"
+    return "none"
+
+
+def _check_link(check: object) -> str:
+    if not check:
+        return "none"
+    name = html.escape(str(check))
+    return f"[`{name}`](#{check_anchor(name)})"
+
+
+#: Input sweep statuses as the per-kind table counts them, in its column order.
+_INPUT_COLUMNS = (
+    ("cited", "Noticed under its requirement"),
+    ("noticed", "Noticed, no requirement to cite"),
+    ("allowed", "Allowed"),
+    ("uncited", "**Noticed, not under its requirement**"),
+    ("unnoticed", "**Unnoticed**"),
+)
+
+
+def input_sweep_section(doc: dict[str, Any] | None, base: str = "../") -> str:
+    """The input sweep as input-sweep.json states it: per slot kind, how many plants were
+    noticed, and noticed by a check citing the requirement the slot serves; then every plant
+    unnoticed or noticed only under other requirements, the allowed ones with their reason, and
+    the inputs the spec names that no check sends."""
+    rows = doc.get("outcomes") if doc else None
+    if not isinstance(rows, list) or doc is None:
+        return (
+            '!!! note "Input sweep: not run yet"\n'
+            "    No `docs/results/input-sweep.json` is committed; `make results` writes it.\n"
+        )
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        kinds.setdefault(_slot_kind(str(r.get("slot"))), []).append(r)
+    statuses = [_input_status(r) for r in rows]
+    failing = statuses.count("uncited") + statuses.count("unnoticed")
+    lines = [
+        f"{len(rows)} plants of {len({r.get('slot') for r in rows})} slots: "
+        f"{sum(1 for r in rows if r.get('noticed_by'))} noticed, "
+        f"{statuses.count('cited')} of them by a check citing the slot's requirement; "
+        f"{statuses.count('allowed')} allowed (the reason is given); "
+        f"**{failing} unnoticed or noticed only under other requirements**.",
+        "",
+        "| Slot kind | Slots | Plants | Noticed | "
+        + " | ".join(label for _, label in _INPUT_COLUMNS)
+        + " |",
+        "|---|" + "---|" * (3 + len(_INPUT_COLUMNS)),
+    ]
+    for kind, group in sorted(kinds.items()):
+        counts = [_input_status(r) for r in group]
+        cells = [
+            str(len({r.get("slot") for r in group})),
+            str(len(group)),
+            str(sum(1 for r in group if r.get("noticed_by"))),
+            *(str(counts.count(status)) for status, _ in _INPUT_COLUMNS),
+        ]
+        lines.append(f"| `{html.escape(kind)}` | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Plants unnoticed, or noticed only by checks citing other requirements:",
+        "",
+        "| Slot | Plant | Requirement | Senders | First check that noticed | Status |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r, status in zip(rows, statuses, strict=True):
+        if status in ("uncited", "unnoticed"):
+            lines.append(
+                f"| `{html.escape(str(r.get('slot')))}` | {html.escape(str(r.get('plant')))} "
+                f"| {_requirement_link(r.get('spec_requirement'), base)} "
+                f"| {len(r.get('senders') or ())} | {_check_link(r.get('noticed_by'))} "
+                f"| {status} |"
+            )
+    if not failing:
+        lines.append("| none | | | | | |")
+    lines += ["", "Plants allowed to go unnoticed:", "", "| Slot | Plant | Why |", "|---|---|---|"]
+    for r, status in zip(rows, statuses, strict=True):
+        if status == "allowed":
+            lines.append(
+                f"| `{html.escape(str(r.get('slot')))}` | {html.escape(str(r.get('plant')))} "
+                f"| {_cell(html.escape(str(r.get('allowed_unswept')), quote=False))} |"
+            )
+    never = doc.get("never_sent")
+    never_rows = never if isinstance(never, list) else []
+    lines += [
+        "",
+        f"Inputs the spec gives a server a rule for that no check sends: {len(never_rows)}.",
+        "",
+        "| Input | Requirement | Rule |",
+        "|---|---|---|",
+    ]
+    for n in never_rows:
+        lines.append(
+            f"| `{html.escape(str(n.get('input')))}` "
+            f"| {_requirement_link(n.get('requirement'), base)} "
+            f"| {_cell(html.escape(str(n.get('rule')), quote=False))} |"
+        )
+    if not never_rows:
+        lines.append("| none | | |")
     return "\n".join(lines) + "\n"
 
 

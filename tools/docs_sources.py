@@ -38,6 +38,7 @@ __all__ = [
     "ViaScenario",
     "checks_by_requirement",
     "load_checks",
+    "load_input_sweep",
     "load_mutation",
     "load_reports",
     "load_requirements",
@@ -62,8 +63,10 @@ MUTATION_FILE = "mutation.json"
 FUZZ_FILE = "fuzz.json"
 #: The value sweep's outcomes (make results), not a conformance report.
 VALUE_SWEEP_FILE = "value-sweep.json"
+#: The input sweep's outcomes (make results), not a conformance report.
+INPUT_SWEEP_FILE = "input-sweep.json"
 #: Files under docs/results/ that are not conformance reports.
-NOT_REPORTS = frozenset({MUTATION_FILE, FUZZ_FILE, VALUE_SWEEP_FILE})
+NOT_REPORTS = frozenset({MUTATION_FILE, FUZZ_FILE, VALUE_SWEEP_FILE, INPUT_SWEEP_FILE})
 NOT_RUN = "not run"
 #: From worst to best: the verdict a requirement gets is the worst among its checks'.
 VERDICT_ORDER = (
@@ -230,6 +233,11 @@ def load_mutation(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
 def load_value_sweep(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
     """The value sweep's outcomes, or None when none is committed."""
     return _load_object(results_dir / VALUE_SWEEP_FILE)
+
+
+def load_input_sweep(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:
+    """The input sweep's outcomes, or None when none is committed."""
+    return _load_object(results_dir / INPUT_SWEEP_FILE)
 
 
 def load_fuzz(results_dir: Path = RESULTS_DIR) -> dict[str, Any] | None:

@@ -10,7 +10,10 @@ Each row of the docs' implementation matrix is one JSON report the suite wrote i
 - ``mutation.json``: the suite's self-test score, planted bugs caught by the checks meant
   for them;
 - ``value-sweep.json``: every slot of the answers the checks read, corrupted in turn, and the
-  first check that noticed (``mixbatch_conformance.run.value_sweep``).
+  first check that noticed (``mixbatch_conformance.run.value_sweep``);
+- ``input-sweep.json``: every input the checks send, ignored in turn by a planted server, the
+  first check that noticed and the first that noticed citing the input's requirement
+  (``mixbatch_conformance.run.input_sweep``).
 Every server it starts listens on 127.0.0.1 and is stopped when its run ends.
 """
 
@@ -28,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mixbatch_conformance.core.target import reference_target
+from mixbatch_conformance.run.input_sweep import sweep_reference as sweep_inputs
 from mixbatch_conformance.run.selftest import mutation_score as judge_planted_bugs
 from mixbatch_conformance.run.value_sweep import sweep_reference
 
@@ -172,6 +176,9 @@ def main() -> int:
     mutation_score()
     outcomes = sweep_reference(RESULTS / "value-sweep.json")
     print(f"value sweep: {sum(o.noticed_by is not None for o in outcomes)}/{len(outcomes)} noticed")
+    inputs = sweep_inputs(RESULTS / "input-sweep.json")
+    cited = sum(o.status == "cited" for o in inputs)
+    print(f"input sweep: {cited}/{len(inputs)} noticed under their requirement")
     return 0
 
 

@@ -117,6 +117,8 @@ def _render(name: str, arg: str, base: str) -> str:
         return docs_results.mutation_section(docs_sources.load_mutation(), base)
     if name == "value-sweep":
         return _wide(docs_results.value_sweep_section(docs_sources.load_value_sweep()))
+    if name == "input-sweep":
+        return _wide(docs_results.input_sweep_section(docs_sources.load_input_sweep(), base))
     if name == "fuzz":
         return docs_results.fuzz_section(docs_sources.load_fuzz())
     if name == "cli-reference":

@@ -210,6 +210,71 @@ def test_value_sweep_section_is_honest_when_absent_and_lists_unnoticed_first() -
     assert rows[2].endswith("[`a`](#check-a) |")
 
 
+def test_input_sweep_section_counts_each_kind_and_lists_what_is_not_under_its_requirement() -> None:
+    assert "not run yet" in docs_results.input_sweep_section(None)
+    doc = {
+        "outcomes": [
+            {
+                "slot": "part-field:accept",
+                "plant": "ignore",
+                "senders": ["a", "b"],
+                "noticed_by": "a",
+                "cited_by": "b",
+                "status": "cited",
+                "spec_requirement": "MB-PART-8",
+            },
+            {
+                "slot": "part-field:te@name-case",
+                "plant": "ignore-name-case",
+                "senders": ["c"],
+                "noticed_by": "c",
+                "cited_by": None,
+                "status": "uncited",
+                "spec_requirement": "MB-PART-10",
+            },
+            {
+                "slot": "top-field:pragma",
+                "plant": "ignore",
+                "senders": ["a"],
+                "noticed_by": None,
+                "status": "allowed",
+                "spec_requirement": None,
+                "allowed_unswept": "MB-SUB-6 gives it no rule",
+            },
+            {
+                "slot": "envelope@preamble",
+                "plant": "strip",
+                "senders": ["a"],
+                "noticed_by": None,
+                "status": "unnoticed",
+                "spec_requirement": "MB-WIRE-9",
+            },
+        ],
+        "never_sent": [
+            {"input": "part-field:if-range", "requirement": "MB-PROC-9", "rule": "If-Range"}
+        ],
+    }
+    text = docs_results.input_sweep_section(doc)
+    assert "4 plants of 4 slots: 2 noticed, 1 of them by a check citing" in text
+    assert "**2 unnoticed or noticed only under other requirements**" in text
+    assert "| `part-field` | 2 | 2 | 2 | 1 | 0 | 0 | 1 | 0 |" in text
+    assert "| `envelope` | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 1 |" in text
+    assert (
+        "| `part-field:te@name-case` | ignore-name-case | [MB-PART-10](../spec.md#MB-PART-10) "
+        "| 1 | [`c`](#check-c) | uncited |"
+    ) in text
+    assert "| `envelope@preamble` | strip | [MB-WIRE-9](../spec.md#MB-WIRE-9) | 1 | none |" in text
+    assert "| `top-field:pragma` | ignore | MB-SUB-6 gives it no rule |" in text
+    assert "| `part-field:if-range` | [MB-PROC-9](../spec.md#MB-PROC-9) | If-Range |" in text
+    assert "part-field:accept`" not in text.split("Plants unnoticed")[1]
+
+
+def test_input_sweep_file_is_not_read_as_a_conformance_report(tmp_path: Path) -> None:
+    (tmp_path / "input-sweep.json").write_text('{"outcomes": []}')
+    assert docs_sources.load_reports(tmp_path) == []
+    assert docs_sources.load_input_sweep(tmp_path) == {"outcomes": []}
+
+
 def test_mutation_rows_are_a_table_with_uncaught_plants_first() -> None:
     doc = {
         "score": "1/2",
