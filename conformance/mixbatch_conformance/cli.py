@@ -159,6 +159,13 @@ def _parser() -> argparse.ArgumentParser:
         help="send the checks' requests over HTTP/2: TLS with ALPN h2 for https, prior "
         "knowledge for http (the preflight and comparison requests stay HTTP/1.1)",
     )
+    p.add_argument(
+        "--fresh-connections",
+        action="store_true",
+        help="send every request on a new connection (default: a check's plainly framed "
+        "requests share kept connections, as real clients' do); for a target behind "
+        "something that cannot keep connections",
+    )
     p.add_argument("--strict", action="store_true", help="a broken SHOULD fails the run (exit 1)")
     p.add_argument("--list", action="store_true", help="list the selected checks and exit")
     p.add_argument("--no-progress", action="store_true", help="no live progress display")
@@ -344,6 +351,7 @@ def _run(args: argparse.Namespace) -> int:
         insecure=args.insecure,
         ca_file=args.ca_file,
         http2=args.http2,
+        fresh_connections=args.fresh_connections,
         strict=args.strict,
     )
     if url is None and args.config is None:

@@ -7,6 +7,12 @@ validator. Every exchange goes through the Judge so that the report holds the re
 Target resources are resolved to paths once; `ref` turns a path into the Content-Id form
 the check wants (relative to the batch endpoint, absolute path, or absolute URI).
 
+A check's plainly framed requests (`transport.connections.keeps`) share kept connections, as
+real clients' do, so that state a server wrongly carries from one request to the next on a
+connection shows in the check that judges the value it corrupts. The connections belong to
+the Judge that sent on them: a check's never serve another's, and `release` (the runner calls
+it when the check ends) closes them. `--fresh-connections` sends each request on its own.
+
 The context is also the run's cleanup registry: every member the target reports as created
 inside the declared sandbox (201 with Location, alone or as a batch part) is recorded, and
 `clean_up` deletes them when the run ends, so that a run leaves the sandbox as it found it
@@ -21,6 +27,8 @@ import json
 import posixpath
 import re
 import ssl
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -30,6 +38,7 @@ from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
 from mixbatch_conformance.transport import h2
+from mixbatch_conformance.transport.connections import KeptConnections, keeps
 from mixbatch_conformance.transport.http import (
     Exchange,
     Response,
@@ -144,6 +153,11 @@ class Context:
         b_authority = b_host if b_port == DEFAULT_PORTS[b_scheme] else f"{b_host}:{b_port}"
         self.baseline = (b_host, b_port, b_authority)
         self.baseline_tls = self.tls if b_scheme == "https" else None
+        #: The kept connections of each Judge that sent, by id(judge), then by origin.
+        self._kept: dict[int, dict[tuple[str, int], KeptConnections]] = {}
+        #: What closes them: at `release`, or when the Judge is collected, whichever is first.
+        self._closers: dict[int, weakref.finalize[[int], Judge]] = {}
+        self._kept_lock = threading.Lock()
 
     # -- addresses -------------------------------------------------------------------------
     def path(self, path: str) -> str:
@@ -180,6 +194,54 @@ class Context:
             return h2.pipeline(self.host, self.port, requests, self.timeout, self.h2_tls)
         return pipeline(self.host, self.port, requests, self.timeout, self.tls)
 
+    def _one(
+        self,
+        judge: Judge,
+        request: bytes,
+        origin: tuple[str, int, ssl.SSLContext | None] | None = None,
+    ) -> Exchange:
+        """Send one request to the target (or `origin`): on the judge's kept connection when
+        its framing is plain, else on a connection of its own; over HTTP/2 with --http2."""
+        if origin is None:
+            if self.settings.http2:
+                return h2.pipeline(self.host, self.port, [request], self.timeout, self.h2_tls)[0]
+            origin = (self.host, self.port, self.tls)
+        host, port, tls = origin
+        if self.settings.fresh_connections or not keeps(request):
+            return pipeline(host, port, [request], self.timeout, tls)[0]
+        return self._connections(judge, host, port, tls).exchange(request)
+
+    def _connections(
+        self, judge: Judge, host: str, port: int, tls: ssl.SSLContext | None
+    ) -> KeptConnections:
+        key = id(judge)
+        with self._kept_lock:
+            mine = self._kept.get(key)
+            if mine is None:
+                mine = self._kept[key] = {}
+                # A judge the runner does not release (a property's example, a capabilities
+                # fetch) closes its connections when it is collected. A finalizer runs once,
+                # so a released judge's id, reused by a later one, closes nothing of it.
+                self._closers[key] = weakref.finalize(judge, self._release_key, key)
+            kept = mine.get((host, port))
+            if kept is None:
+                kept = mine[(host, port)] = KeptConnections(host, port, self.timeout, tls)
+            return kept
+
+    def release(self, judge: Judge) -> None:
+        """Close the connections `judge` kept (its check has ended)."""
+        with self._kept_lock:
+            closer = self._closers.get(id(judge))
+        if closer is not None:
+            closer()
+
+    def _release_key(self, key: int) -> None:
+        with self._kept_lock:
+            mine = self._kept.pop(key, {})
+            self._closers.pop(key, None)
+        for kept in mine.values():
+            kept.close()
+
     def raw_request(
         self,
         method: str,
@@ -199,7 +261,7 @@ class Context:
     def send(self, judge: Judge, request: bytes) -> Response:
         """Send one request; no response at all is a SETUP-ERROR unless it timed out, and
         octets that are not an HTTP/1.1 response are a broken expectation (a FAIL)."""
-        ex = judge.record(self._pipeline([request])[0])
+        ex = judge.record(self._one(judge, request))
         return self._answer(judge, ex)
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
@@ -304,11 +366,8 @@ class Context:
             sub.body if (sub.body or sub.method in ("POST", "PUT", "PATCH")) else None
         )
         request = self.raw_request(sub.method, path, headers, body)
-        ex = judge.record(
-            pipeline(
-                self.baseline[0], self.baseline[1], [request], self.timeout, self.baseline_tls
-            )[0]
-        )
+        origin = (self.baseline[0], self.baseline[1], self.baseline_tls)
+        ex = judge.record(self._one(judge, request, origin))
         return self._answer(judge, ex)
 
     def resolve(self, ref: str) -> str:

@@ -58,6 +58,10 @@ class RunSettings:
     ca_file: Path | None = None
     #: Send the checks' requests to the target over HTTP/2 (--http2; transport.h2).
     http2: bool = False
+    #: Send every request on a connection of its own (--fresh-connections), for a target
+    #: behind something that cannot keep connections; by default a check's plainly framed
+    #: requests share kept connections (transport.connections).
+    fresh_connections: bool = False
     #: A broken SHOULD fails the run (exit 1) instead of being a WARN it passes with (--strict).
     strict: bool = False
 

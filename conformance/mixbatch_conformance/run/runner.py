@@ -149,9 +149,15 @@ def _not_applicable(check: Check, ctx: Context) -> str | None:
 
 
 def run_check(check: Check, ctx: Context, index: RequirementIndex | None = None) -> CheckResult:
-    """Run one check once and classify it (no replays)."""
-    idx = index or load_index()
+    """Run one check once and classify it (no replays); its kept connections end with it."""
     judge = Judge(check.requirements[0])
+    try:
+        return _run_once(check, ctx, judge, index or load_index())
+    finally:
+        ctx.release(judge)
+
+
+def _run_once(check: Check, ctx: Context, judge: Judge, idx: RequirementIndex) -> CheckResult:
     start = time.monotonic()
     not_applicable = _not_applicable(check, ctx)
     if not_applicable is not None:

@@ -7,6 +7,8 @@ reader by RFC 9112 §6.3: no content for HEAD, 1xx, 204 and 304; chunked when
 Transfer-Encoding ends in chunked (trailer fields kept); Content-Length; else read to close.
 Interim 1xx responses are skipped and kept in the raw record. `pipeline` writes several
 requests back to back on one connection and reads the responses in order (MB-PIPE-1).
+A response says whether its connection may carry another request (`Response.persistent`, RFC
+9112 §9.3); transport.connections keeps such connections for the next request.
 
 An https target is reached through an `ssl.SSLContext` (transport.tls) passed as `tls`.
 
@@ -23,7 +25,7 @@ import socket
 import ssl
 import zlib
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Protocol
 
 from mixbatch_conformance.transport.tls import TlsFailure, explain
 from mixbatch_conformance.transport.urls import UsageError, parse_target_url
@@ -32,9 +34,13 @@ __all__ = [
     "Exchange",
     "Response",
     "ResponseError",
+    "Source",
     "TargetUnreachable",
     "build_request",
+    "connect",
+    "drain",
     "exchange",
+    "method_of",
     "pipeline",
     "read_response",
     "split_url",
@@ -57,6 +63,16 @@ class ResponseError(Exception):
         self.received = received
 
 
+class Source(Protocol):
+    """What responses are read from: a buffered binary reader (a socket's file, BytesIO)."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def read1(self, size: int = -1, /) -> bytes: ...
+
+
 @dataclass(frozen=True)
 class Response:
     """One response: parsed head, decoded content, and the raw octets."""
@@ -68,6 +84,9 @@ class Response:
     raw: bytes
     trailers: tuple[tuple[str, str], ...] = ()
     chunked: bool = False
+    #: Whether the connection may carry another request after this response (RFC 9112 §9.3):
+    #: not after HTTP/1.0, `Connection: close`, a protocol switch, or content read to the close.
+    persistent: bool = True
 
     def get(self, name: str) -> str | None:
         values = self.get_all(name)
@@ -93,6 +112,22 @@ class Exchange:
     notes: tuple[str, ...] = field(default=())
     #: When no response could be read: the octets that did arrive (b"" when none did).
     raw: bytes = b""
+    #: 0 when the request went on a connection of its own; n >= 1 when it was the n-th request
+    #: on a connection kept for the next (transport.connections).
+    kept: int = 0
+
+    @property
+    def connection(self) -> str:
+        """How the request travelled, for a reader of the report: "2nd request on a kept
+        connection", "a connection of its own", with any note on the connection after it."""
+        own = "a connection of its own"
+        text = f"{_ordinal(self.kept)} request on a kept connection" if self.kept else own
+        return "; ".join((text, *self.notes))
+
+
+def _ordinal(n: int) -> str:
+    teen = n % 100 in (11, 12, 13)
+    return f"{n}{'th' if teen else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def split_url(url: str) -> tuple[str, int, str]:
@@ -121,9 +156,10 @@ def build_request(
     return head + (body or b"")
 
 
-def _connect(
+def connect(
     host: str, port: int, timeout: float, tls: ssl.SSLContext | None = None
 ) -> socket.socket:
+    """A TCP connection to host:port, wrapped in TLS when `tls` is given."""
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
     except OSError as exc:
@@ -145,7 +181,7 @@ def _connect(
 class _Recorder:
     """Wraps a binary reader and keeps a copy of every octet read."""
 
-    def __init__(self, reader: BinaryIO) -> None:
+    def __init__(self, reader: Source) -> None:
         self.reader = reader
         self.seen = bytearray()
 
@@ -165,11 +201,11 @@ class _Recorder:
         return data
 
 
-def _read_head(rec: _Recorder) -> tuple[int, str, list[tuple[str, str]]]:
+def _read_head(rec: _Recorder) -> tuple[str, int, str, list[tuple[str, str]]]:
     line = rec.readline()
     if not line:
         raise ResponseError("the connection closed before a status line")
-    m = re.fullmatch(rb"HTTP/1\.[01] ([0-9]{3})(?: (.*))?\r?\n", line)
+    m = re.fullmatch(rb"(HTTP/1\.[01]) ([0-9]{3})(?: (.*))?\r?\n", line)
     if not m:
         raise ResponseError(f"not a status line: {line[:80]!r}")
     headers: list[tuple[str, str]] = []
@@ -183,10 +219,11 @@ def _read_head(rec: _Recorder) -> tuple[int, str, list[tuple[str, str]]]:
         if not sep:
             raise ResponseError(f"bad header line {hl[:80]!r}")
         headers.append((name.strip(), value.strip()))
-    return int(m.group(1)), (m.group(2) or b"").decode("latin-1"), headers
+    version = m.group(1).decode("ascii")
+    return version, int(m.group(2)), (m.group(3) or b"").decode("latin-1"), headers
 
 
-def read_response(reader: BinaryIO, request_method: str) -> Response:
+def read_response(reader: Source, request_method: str) -> Response:
     """Read one response (skipping interim 1xx responses) from `reader`.
 
     A ResponseError carries the octets read so far in `received`; so does an OSError (as the
@@ -204,7 +241,7 @@ def read_response(reader: BinaryIO, request_method: str) -> Response:
 
 def _read_response(rec: _Recorder, request_method: str) -> Response:
     while True:
-        status, reason, headers = _read_head(rec)
+        version, status, reason, headers = _read_head(rec)
         if not 100 <= status < 200 or status == 101:
             break
     lowered = [(n.lower(), v) for n, v in headers]
@@ -212,6 +249,10 @@ def _read_response(rec: _Recorder, request_method: str) -> Response:
     lengths = [v for n, v in lowered if n == "content-length"]
     trailers: list[tuple[str, str]] = []
     chunked = False
+    tokens = {t.strip().lower() for n, v in lowered if n == "connection" for t in v.split(",")}
+    # RFC 9112 §9.3: "If the "close" connection option is present, the connection will not
+    # persist after the current response"; an HTTP/1.0 response is not kept either.
+    persistent = version == "HTTP/1.1" and "close" not in tokens and status != 101
     if request_method == "HEAD" or status in (204, 304) or status < 200:
         body = b""
     elif te.strip().endswith("chunked"):
@@ -248,9 +289,14 @@ def _read_response(rec: _Recorder, request_method: str) -> Response:
         if len(body) != want:
             raise ResponseError(f"Content-Length {want} but the connection closed at {len(body)}")
     else:
+        # RFC 9112 §6.3: without framing "the message body length is determined by the number
+        # of octets received prior to the server closing the connection".
         body = rec.read_all()
+        persistent = False
     body = _decode_content(headers, body)
-    return Response(status, reason, tuple(headers), body, bytes(rec.seen), tuple(trailers), chunked)
+    return Response(
+        status, reason, tuple(headers), body, bytes(rec.seen), tuple(trailers), chunked, persistent
+    )
 
 
 #: Content codings the suite's client removes before judging (MB-INTER-2: "A client removes any
@@ -286,13 +332,13 @@ def _decode_content(headers: list[tuple[str, str]], body: bytes) -> bytes:
 DRAIN_S = 0.5
 
 
-def _drain(sock: socket.socket, reader: BinaryIO) -> bytes:
+def drain(sock: socket.socket, reader: Source) -> bytes:
     """What else the peer sends within DRAIN_S (the rest of a response that is not HTTP)."""
     out = bytearray()
     sock.settimeout(DRAIN_S)
     try:
         while len(out) < MAX_HEAD:
-            data = reader.read1(MAX_HEAD - len(out))  # type: ignore[attr-defined]
+            data = reader.read1(MAX_HEAD - len(out))
             if not data:
                 break
             out += data
@@ -301,7 +347,8 @@ def _drain(sock: socket.socket, reader: BinaryIO) -> bytes:
     return bytes(out)
 
 
-def _method_of(request: bytes) -> str:
+def method_of(request: bytes) -> str:
+    """The method of a request, as its first octets spell it."""
     return request.split(b" ", 1)[0].decode("latin-1", "replace")
 
 
@@ -328,7 +375,7 @@ def pipeline(
     A request that got no answer becomes an Exchange with `error` set; TargetUnreachable and
     TimeoutError propagate only when the connection cannot be made at all.
     """
-    sock = _connect(host, port, timeout, tls)
+    sock = connect(host, port, timeout, tls)
     out: list[Exchange] = []
     try:
         try:
@@ -346,12 +393,12 @@ def pipeline(
                 out.extend(Exchange(r, None, out[-1].error) for r in requests[i:])
                 break
             try:
-                resp = read_response(reader, _method_of(req))
+                resp = read_response(reader, method_of(req))
             except (ResponseError, OSError) as exc:
                 received = getattr(exc, "received", b"")
                 if isinstance(exc, ResponseError):
                     # Keep what follows the broken line too: the report saves all of it.
-                    received += _drain(sock, reader)
+                    received += drain(sock, reader)
                 out.append(Exchange(req, None, err or f"{type(exc).__name__}: {exc}", raw=received))
                 continue
             out.append(Exchange(req, resp))
