@@ -7,6 +7,9 @@ active mutation (see run.mutations) has had the chance to change the request on 
 and the response on the way out. With no mutation it is transparent, which the self-test
 verifies before planting anything.
 
+A mutation that models a server keeping state per connection by mistake reads and writes
+`RelayRequest.connection`, one dict per client connection, shared by the requests on it.
+
 Some bugs are not in the bytes but in time and order, so a mutation also carries a
 `Behaviour`, how the relay moves messages:
 
@@ -40,7 +43,7 @@ import asyncio
 import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import h11
 
@@ -99,6 +102,8 @@ class RelayRequest:
     #: The length of each chunk of a chunked request as the client framed it (empty otherwise),
     #: so that a plant can model a server that misreads chunk framing.
     chunks: tuple[int, ...] = ()
+    #: What a mutation keeps for the client connection this request came on (one per connection).
+    connection: dict[str, object] = field(default_factory=dict)
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -221,8 +226,9 @@ class Relay:
                 await self._serve_unordered(mutation, reader, writer)
                 return
             conn = h11.Connection(h11.SERVER)
+            state: dict[str, object] = {}
             while True:
-                req = await self._read_request(conn, reader)
+                req = await self._read_request(conn, reader, state)
                 if req is None:
                     break
                 await self._answer(conn, req, writer, self.mutation)
@@ -241,13 +247,14 @@ class Relay:
         pending: set[asyncio.Task[None]] = set()
         lock = asyncio.Lock()
         leftover, closed = b"", False
+        state: dict[str, object] = {}
         while not closed:
             # h11 reads one request per cycle and pauses at the next; a fresh connection
             # object per request takes the octets the last one did not use.
             conn = h11.Connection(h11.SERVER)
             if leftover:
                 conn.receive_data(leftover)
-            req = await self._read_request(conn, reader)
+            req = await self._read_request(conn, reader, state)
             if req is None:
                 break
             leftover, closed = conn.trailing_data
@@ -269,7 +276,7 @@ class Relay:
             await writer.drain()
 
     async def _read_request(
-        self, conn: h11.Connection, reader: asyncio.StreamReader
+        self, conn: h11.Connection, reader: asyncio.StreamReader, state: dict[str, object]
     ) -> RelayRequest | None:
         head: h11.Request | None = None
         body = bytearray()
@@ -303,6 +310,7 @@ class Relay:
                     headers,
                     bytes(body),
                     tuple(chunks),
+                    state,
                 )
             elif isinstance(event, h11.ConnectionClosed):
                 return None
