@@ -1,5 +1,8 @@
 """Kept connections: the suite reuses a connection as HTTP/1.1 clients do, and no further.
 
+The plants of run.plants.connections (state a server keeps per connection by mistake) are
+caught by a check citing what they break, and only because the suite reuses connections.
+
 A scripted loopback server answers each request as the test says (an answer, then close,
 reset, or keep the connection), and counts the connections it accepted, so each test sees
 whether the client reused, reconnected or sent again.
@@ -19,6 +22,9 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants import connections
+from mixbatch_conformance.run.selftest import judge_mutation
 from mixbatch_conformance.transport.connections import (
     RESENT,
     KeptConnection,
@@ -26,6 +32,7 @@ from mixbatch_conformance.transport.connections import (
     keeps,
 )
 from mixbatch_conformance.transport.http import build_request
+from mixbatch_conformance.transport.relay import Relay
 
 TIMEOUT_S = 3.0
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -332,3 +339,18 @@ def test_fresh_connections_send_each_request_alone(serve: Callable[[Script], Scr
     assert [ex.kept for ex in judge.exchanges] == [0, 0]
     assert judge.exchanges[0].connection == "a connection of its own"
     assert server.connections == 2
+
+
+# -- plants that only reuse shows ------------------------------------------------------------------
+@pytest.mark.parametrize("mutation", connections.PLANTS, ids=[m.name for m in connections.PLANTS])
+def test_per_connection_state_is_caught_only_on_kept_connections(
+    mutation: Mutation, relay: Relay, reference: Target
+) -> None:
+    kept = judge_mutation(relay, Context(reference.with_base_url(relay.url)), mutation)
+    assert kept.caught, kept.verdicts
+    assert kept.cited, f"no catcher cites {mutation.breaks.split()[0]}"
+    fresh_settings = RunSettings(fresh_connections=True)
+    fresh = judge_mutation(
+        relay, Context(reference.with_base_url(relay.url), fresh_settings), mutation
+    )
+    assert set(fresh.verdicts.values()) == {"PASS"}, fresh.verdicts

@@ -6,6 +6,8 @@ the target's echo resource (read by _echo): a part with neither field of its own
 outer values, a part with its own `Authorization` must see only that one (replaced, not merged),
 and likewise for `Cookie`. Outer values are the target's configured credentials when it has
 them (a server that demands them would otherwise refuse every part) and suite tokens otherwise.
+The batch is sent `ROUNDS` times, each with tokens of its own: a server that keeps the first
+request's credentials for its connection gives a later batch's parts the first one's.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ __all__: list[str] = []
 
 #: Statuses a server that checks credentials may give a part carrying the suite's own token.
 REFUSED = {401, 403}
+#: Batches sent one after the other, each with its own tokens.
+ROUNDS = 2
 
 
 def _configured(ctx: Context, name: str) -> str | None:
@@ -34,11 +38,16 @@ def _configured(ctx: Context, name: str) -> str | None:
 @checker(
     "credentials-inherited",
     ("MB-SUB-5",),
-    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept.",
+    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept; in two batches one after the other, each with its own tokens.",
     state=State.READ_ONLY,
 )
 def credentials_inherited(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
+    for _ in range(ROUNDS):
+        _inherited_once(ctx, judge, echo)
+
+
+def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:
     nonce = secrets.token_hex(6)
     outer_auth = _configured(ctx, "Authorization") or f"Bearer mb-suite-outer-{nonce}"
     outer_cookie = _configured(ctx, "Cookie") or f"mb-suite-outer={nonce}"

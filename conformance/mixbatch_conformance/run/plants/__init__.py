@@ -21,6 +21,7 @@ from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
     behaviour,
     codings,
+    connections,
     field_forms,
     forms,
     framing,
@@ -80,6 +81,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_forms.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
+    + connections.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
