@@ -82,11 +82,14 @@ def _without_ows(sub: SubRequest) -> SubRequest:
     return SubRequest(sub.method, sub.target, fields, sub.body, sub.content_length)
 
 
-def _judge_as_alone(ctx: Context, judge: Judge, subs: list[SubRequest], requirement: str) -> None:
+def _judge_as_alone(
+    ctx: Context, judge: Judge, subs: list[SubRequest], requirement: str, refused: str
+) -> None:
+    """Each part as the same request alone; a batch refused is a fault under `refused`."""
     alone = [ctx.alone(judge, _without_ows(s)) for s in subs]
     resp = ctx.batch(judge, subs)
     # Every form is a valid field line (RFC 9112 §5), so the batch is processed.
-    judge.require("top-level status", resp.status, {200}, requirement)
+    judge.require("top-level status", resp.status, {200}, refused)
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), requirement)
     for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
         shown = "; ".join(f"{n}: {v!r}" for n, v in sub.headers)
@@ -102,14 +105,16 @@ def _judge_as_alone(ctx: Context, judge: Judge, subs: list[SubRequest], requirem
 
 @checker(
     "part-field-forms-reach-resource",
-    ("MB-PART-8", "MB-SUB-1", "MB-RESP-4"),
+    ("MB-PART-8", "MB-PART-11", "MB-SUB-1", "MB-RESP-4"),
     "Accept, Prefer, Content-Type, an extension field and the part's own credentials, each named in lower, upper or mixed case, with whitespace around the value, or on two lines, reach the echo as the same request alone receives them.",
     state=State.READ_ONLY,
 )
 def part_field_forms_reach_resource(ctx: Context, judge: Judge) -> None:
     # MB-PART-8: "take a request part's header fields other than `Http-Method` and
     # `Content-Id` as the sub-request's header fields, in order": the echo shows them.
-    _judge_as_alone(ctx, judge, _echo_parts(ctx, judge), "MB-PART-8")
+    # MB-PART-11 makes a receiver "reject a part header line that is not a valid `field-line`"
+    # (RFC 9112 §5), and these all are: refusing one is refusing a valid part.
+    _judge_as_alone(ctx, judge, _echo_parts(ctx, judge), "MB-PART-8", "MB-PART-11")
 
 
 def _conditional_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
@@ -157,4 +162,4 @@ def conditional_field_forms(ctx: Context, judge: Judge) -> None:
     # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly as
     # for the standalone request, answering 304 (Not Modified) or 412 (Precondition Failed) in
     # the part when the standalone request would get them".
-    _judge_as_alone(ctx, judge, _conditional_parts(ctx, judge), "MB-PROC-9")
+    _judge_as_alone(ctx, judge, _conditional_parts(ctx, judge), "MB-PROC-9", "MB-PROC-9")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation
-from mixbatch_conformance.run.plants._edits import Part, boundary_of, is_batch
+from mixbatch_conformance.run.plants._edits import Part, boundary_of, is_batch, refuses
 from mixbatch_conformance.transport.relay import RelayRequest
 
 __all__ = ["PLANTS"]
@@ -103,6 +103,33 @@ def _if_range_as_if_match(fields: FieldList) -> FieldList:
     return [("If-Match" if n.lower() == "if-range" else n, v) for n, v in fields]
 
 
+def _header_lines(req: RelayRequest) -> list[bytes]:
+    """The field lines of every part header section of a batch as sent."""
+    boundary = boundary_of(req)
+    if not is_batch(req) or not boundary:
+        return []
+    dash = b"--" + boundary.encode("latin-1")
+    out: list[bytes] = []
+    in_head = False
+    for line in req.body.split(b"\r\n"):
+        if line.startswith(dash):
+            in_head = True
+        elif in_head and not line:
+            in_head = False
+        elif in_head:
+            out.append(line)
+    return out
+
+
+def _has_ows_line(req: RelayRequest) -> bool:
+    """A batch with a part field, other than the envelope's own, whose value has whitespace
+    around it (the envelope fields have plants of their own in plants.part_grammar)."""
+    return any(
+        has_ows(line) and line.split(b":", 1)[0].decode("latin-1").lower() not in ENVELOPE_FIELDS
+        for line in _header_lines(req)
+    )
+
+
 def _ows_lines_dropped(req: RelayRequest) -> None:
     """A receiver that cannot read a part field line with whitespace around its value."""
     boundary = boundary_of(req)
@@ -184,6 +211,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-8 a part field with whitespace around its value dropped",
         FORMS,
         on_request=_ows_lines_dropped,
+    ),
+    P(
+        "part-field-with-ows-refused",
+        "MB-PART-11 a part field line with whitespace around its value refused",
+        FORMS,
+        on_response=refuses(_has_ows_line),
     ),
     P(
         "part-field-first-line-only",
