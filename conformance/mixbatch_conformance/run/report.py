@@ -136,6 +136,8 @@ def _save_artifacts(
                 "verdict": result.verdict.value,
                 "message": result.message,
                 "exchanges": len(result.judge.exchanges),
+                # request-N's connection: "2nd request on a kept connection", or its own.
+                "connections": [ex.connection for ex in result.judge.exchanges],
                 "expectations": [e.__dict__ for e in result.judge.expectations],
                 "notes": result.judge.notes,
             },
@@ -334,7 +336,7 @@ def _html(
                 last = r.judge.exchanges[-1]
                 raw = last.response.raw if last.response else (last.raw or b"(no response)")
                 wire = (
-                    f"<details><summary>last exchange</summary><pre>{e(last.request[:4000].decode('latin-1'))}</pre>"
+                    f"<details><summary>last exchange ({e(last.connection)})</summary><pre>{e(last.request[:4000].decode('latin-1'))}</pre>"
                     f"<pre>{e(raw[:4000].decode('latin-1'))}</pre></details>"
                 )
             replays = ""
