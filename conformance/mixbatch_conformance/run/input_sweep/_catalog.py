@@ -239,7 +239,9 @@ SPEC_INPUTS: tuple[SpecInput, ...] = (
         "a part's fields pass in order, every line of them",
     ),
     SpecInput(
-        "part-field:content-type@ows", "MB-PART-11", "a field-line may carry OWS around its value"
+        "part-field:content-type@ows",
+        "MB-PART-8",
+        "a field-line may carry OWS around its value (RFC 9110 §5.5), and the field still passes",
     ),
     SpecInput(
         "part-field:authorization", "MB-SUB-5", "a part's own Authorization wins over the batch's"
