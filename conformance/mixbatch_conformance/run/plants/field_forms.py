@@ -219,6 +219,14 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=refuses(_has_ows_line),
     ),
     P(
+        "part-range-dropped",
+        "MB-PART-8 a part's Range and If-Range dropped by a server that serves no ranges",
+        FORMS,
+        on_request_parts=_part_fields(
+            lambda fields: [(n, v) for n, v in fields if n.lower() not in ("range", "if-range")]
+        ),
+    ),
+    P(
         "part-field-first-line-only",
         "MB-PART-8 a part field's second line dropped",
         FORMS,
