@@ -63,17 +63,25 @@ func receivedFields(ctx context.Context, method, target string) ([]Field, bool) 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	line := []byte(method + " " + target + " HTTP/1.")
-	i := -1
+	i, first := -1, -1
 	for from := 0; from < len(t.buf); {
 		j := bytes.Index(t.buf[from:], line)
 		if j < 0 {
-			return nil, false
+			break
+		}
+		if first < 0 {
+			first = from + j
 		}
 		if from+j == 0 || t.buf[from+j-1] == '\n' {
 			i = from + j
 			break
 		}
 		from += j + 1
+	}
+	if i < 0 {
+		// On a kept-alive connection a request line follows the previous request's content,
+		// which need not end with a line break.
+		i = first
 	}
 	if i < 0 {
 		return nil, false
