@@ -1,8 +1,9 @@
 """What the sweep may leave unnoticed, and the inputs the spec gives a server a rule for.
 
 `UNSWEPT` names slots a server may ignore without breaking the spec, each with the spec's
-reason. `SPEC_INPUTS` is the curated list of inputs the spec names, each with the requirement
-that gives a server a rule for it; `never_sent` is the part of it no check sends.
+reason. `SPEC_INPUTS` is the curated list of inputs the spec names, each with the server
+requirement (one whose roles include the server) that gives a server a rule for it; `never_sent`
+is the part of it no check sends. `_requirements` gives every other slot its requirement.
 """
 
 from __future__ import annotations
