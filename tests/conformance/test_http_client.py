@@ -76,3 +76,20 @@ def test_removes_gzip_content_coding_and_keeps_the_coded_raw_octets() -> None:
 def test_leaves_an_unknown_content_coding_in_place() -> None:
     raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 3\r\n\r\nabc"
     assert read_response(io.BytesIO(raw), "GET").body == b"abc"
+
+
+@pytest.mark.parametrize(
+    ("raw", "persistent"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", True),
+        (b"HTTP/1.1 204 No Content\r\n\r\n", True),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", True),
+        (b"HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n", False),
+        (b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", False),
+        (b"HTTP/1.1 200 OK\r\n\r\nread to the close", False),
+    ],
+)
+def test_says_whether_the_connection_persists_after_the_response(
+    raw: bytes, persistent: bool
+) -> None:
+    assert read_response(io.BytesIO(raw), "GET").persistent is persistent

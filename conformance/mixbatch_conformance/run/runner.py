@@ -9,7 +9,9 @@ and classifies: NotApplicable -> N/A, SetupError -> SETUP-ERROR, TimeoutError ->
 any other exception -> HARNESS-ERROR, no expectation stated -> HARNESS-ERROR, a broken
 expectation -> FAIL/WARN/INFO by the strongest keyword among the broken expectations'
 requirements, else PASS. A failing check is run `replays` more times; if every run fails it
-is DETERMINISTIC, otherwise the verdict becomes FLAKY with k/N recorded.
+is DETERMINISTIC, otherwise the verdict becomes FLAKY with k/N recorded. Whatever the
+verdict, the connections the check kept (core.context) are closed when it ends, so that no
+check's request rides a connection another check used.
 
 A check that needs the sandbox is N/A when the target declares none, so the suite writes only
 where the operator said it may. A target that stops answering ends the run: after
