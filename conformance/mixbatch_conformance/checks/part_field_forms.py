@@ -20,7 +20,9 @@ that keeps it does not decide the comparison.
 - `conditional-field-forms` judges by the effect: preconditions on the `etag_resource` in
   those forms, lists of entity-tags with the current one second or third, If-Match and
   If-None-Match on several lines, If-Modified-Since and If-Unmodified-Since named in other
-  cases, and If-Range with and without Range, each status as alone (MB-PROC-9; RFC 9110 §13.1
+  cases, in the obsolete date formats and with a value that is no date, a weak entity-tag in
+  If-Match (compared strongly) and in If-None-Match (compared weakly), and If-Range with and
+  without Range, each status as alone (MB-PROC-9; RFC 9110 §13.1
   lists If-Range among the preconditions).
 """
 
@@ -42,6 +44,13 @@ OWS = " \t "
 OTHER_TAGS = ('"mb-suite-other-a"', '"mb-suite-other-b"')
 #: A date before any representation was modified.
 EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
+#: EPOCH in the two obsolete formats (RFC 850 and asctime, RFC 9110 §5.6.7), and a value
+#: that is no HTTP-date.
+OTHER_DATES = (
+    "Thursday, 01-Jan-70 00:00:00 GMT",
+    "Thu Jan  1 00:00:00 1970",
+    "not a date",
+)
 #: A range of the first octets (RFC 9110 §14.1.2).
 FIRST_OCTETS = "bytes=0-3"
 #: An extension field no resource gives a meaning, so only MB-PART-8 governs it.
@@ -145,6 +154,12 @@ def _conditional_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
         *(((n, EPOCH),) for n in spellings("If-Unmodified-Since")),
         *(((n, modified),) for n in spellings("If-Modified-Since")),
         (("If-Unmodified-Since", f"{OWS}{EPOCH}{OWS}"),),
+        # The obsolete date formats a recipient must accept (RFC 9110 §5.6.7), and a value that
+        # is no date, which a recipient ignores (RFC 9110 §13.1.3-4).
+        *(((n, d),) for n in ("If-Unmodified-Since", "If-Modified-Since") for d in OTHER_DATES),
+        # If-Match compares strongly, If-None-Match weakly (RFC 9110 §8.8.3.2, §13.1.1-2).
+        (("If-Match", weak),),
+        (("If-None-Match", weak),),
         # If-Range, with a Range and without one (RFC 9110 §13.1.5: ignored without Range).
         (("Range", FIRST_OCTETS), ("If-Range", etag)),
         (("Range", FIRST_OCTETS), ("If-Range", a)),
@@ -159,7 +174,7 @@ def _conditional_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
 @checker(
     "conditional-field-forms",
     ("MB-PROC-9", "MB-SUB-1", "MB-RESP-4", "MB-PROC-10"),
-    "Preconditions on the etag_resource as lists with the current entity-tag second or third, on several lines, with whitespace around the value, named in other cases, and If-Range with and without Range give each GET and HEAD part the status and fields of the same request alone.",
+    "Preconditions on the etag_resource as lists with the current entity-tag second or third, on several lines, with whitespace around the value, named in other cases, with dates in the obsolete formats or no date, with a weak entity-tag, and If-Range with and without Range give each GET and HEAD part the status and fields of the same request alone.",
     profile="conditional",
     state=State.READ_ONLY,
 )

@@ -99,6 +99,37 @@ def _weak_tags_dropped(fields: FieldList) -> FieldList:
     return out
 
 
+#: An IMF-fixdate (RFC 9110 §5.6.7), the one date format a careless parser reads.
+IMF_FIXDATE = re.compile(r"^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$")
+#: The date preconditions.
+DATE_FIELDS = frozenset({"if-modified-since", "if-unmodified-since"})
+
+
+def _if_match_compared_weakly(fields: FieldList) -> FieldList:
+    """A receiver that compares If-Match weakly: a weak entity-tag matches its strong twin."""
+    return [(n, v.replace("W/", "") if n.lower() == "if-match" else v) for n, v in fields]
+
+
+def _obsolete_dates_dropped(fields: FieldList) -> FieldList:
+    """A receiver that reads only IMF-fixdate and drops a date precondition in another format."""
+    return [
+        (n, v) for n, v in fields if n.lower() not in DATE_FIELDS or IMF_FIXDATE.match(v.strip())
+    ]
+
+
+def _bad_date_fails(fields: FieldList) -> FieldList:
+    """A receiver that takes an If-Unmodified-Since it cannot parse as failed, not ignored."""
+    return [
+        (
+            n,
+            "Thu, 01 Jan 1970 00:00:00 GMT"
+            if n.lower() == "if-unmodified-since" and not any(c.isdigit() for c in v)
+            else v,
+        )
+        for n, v in fields
+    ]
+
+
 def _if_range_as_if_match(fields: FieldList) -> FieldList:
     return [("If-Match" if n.lower() == "if-range" else n, v) for n, v in fields]
 
@@ -280,6 +311,24 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 a precondition with whitespace around its value dropped",
         CONDITIONAL,
         on_request=_ows_lines_dropped,
+    ),
+    P(
+        "if-match-compared-weakly",
+        "MB-PROC-9 If-Match compared weakly",
+        CONDITIONAL,
+        on_request_parts=_part_fields(_if_match_compared_weakly),
+    ),
+    P(
+        "obsolete-date-formats-ignored",
+        "MB-PROC-9 a precondition date in an obsolete format ignored",
+        CONDITIONAL,
+        on_request_parts=_part_fields(_obsolete_dates_dropped),
+    ),
+    P(
+        "unparsable-date-precondition-failed",
+        "MB-PROC-9 an If-Unmodified-Since that is no date taken as failed",
+        CONDITIONAL,
+        on_request_parts=_part_fields(_bad_date_fails),
     ),
     P(
         "if-range-read-as-if-match",
