@@ -180,6 +180,23 @@ def _rolled_back_validators_dropped(parts: list[Part]) -> list[Part]:
     return out
 
 
+#: The modes the reference server implements; any other token is one it must refuse.
+_IMPLEMENTED = ("atomic", "references")
+
+
+def _unknown_modes_dropped_when_unused(req: RelayRequest) -> None:
+    """A server that refuses a mode only when the content would use it: with no reference in
+    the content, the modes it does not implement are dropped and the batch runs."""
+    if b"$(" not in req.body:
+        _modes(lambda ms: [m for m in ms if m in _IMPLEMENTED])(req)
+
+
+def _moded_batch_answered_multipart(req: RelayRequest) -> None:
+    """A server that answers a batch in any mode in multipart/mixed, whatever Accept says."""
+    if is_batch(req) and req.get("Batch-Mode") is not None:
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+
+
 _late = _LateCommit()
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -371,5 +388,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-21",
         ("references-atomic-unresolved",),
         on_response=map_parts(_unmarked, all_of(_ATOMIC, _REFERENCES)),
+    ),
+    P(
+        "unknown-mode-dropped-when-unused",
+        "MB-PROC-17 a mode refused only when the content uses it",
+        ("unimplemented-mode-refused-unused",),
+        on_request=_unknown_modes_dropped_when_unused,
+    ),
+    # MB-MULTI-1: Accept chooses the form whatever the mode.
+    P(
+        "moded-batch-always-multipart",
+        "MB-MULTI-1 Accept ignored in a Batch-Mode batch",
+        ("form-chosen-in-every-mode",),
+        on_request=_moded_batch_answered_multipart,
     ),
 )
