@@ -11,12 +11,16 @@ may answer, and the check accepts each of them, no more:
 - either of these cut short without the close delimiter, "when the server cannot write the
   abort part".
 
-Whatever the shape, the top-level status stays 200 because a part already ran (MB-STATUS-12),
+Whatever the shape, the top-level status stays 200 because a part already ran (MB-STATUS-12):
+with the slow part first that part is running when the budget runs out, and spec 5.4 counts it
+as a part that "may have taken effect", so a 5xx after the budget is judged there too;
 part 0 keeps its own answer, and an abort part carries `Batch-Outcome: aborted`, no
 `Http-Status-Code`, no `Content-Id`, a problem+json body whose `status` is 503 (the time budget's cause) and whose
 `part_index` is its own position (MB-STATUS-14), and is followed by the close delimiter and
 nothing else (MB-STATUS-6). `batch-abort-in-multistatus` asks for the same batch in the JSON
-(or XML) form and holds the abort entry to MB-MULTI-12.
+(or XML) form and holds the abort entry to MB-MULTI-12. `batch-abort-under-stop` sends both
+batches under `Prefer: batch-on-error=stop`, at once: a spent budget is no failing part, so the
+abort part still ends them, never parts written `skipped`.
 
 Without a declared limit and a delay resource, or when the delay would not fit the suite's
 time per exchange, the checks are N/A. Each takes the declared limit plus a second, so they
@@ -27,6 +31,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from mixbatch_conformance.checks._shared.outlast import (
@@ -139,15 +145,53 @@ def abort_after_timeout(ctx: Context, judge: Judge) -> None:
     )
 
 
-def _judge_stopped_batch(
-    ctx: Context, judge: Judge, subs: list[SubRequest], indexes: frozenset[int], label: str
+def _sent_stopped(
+    ctx: Context, judge: Judge, subs: list[SubRequest], headers: tuple[tuple[str, str], ...] = ()
+) -> tuple[Response, float]:
+    """The answer to an outlasting batch and the seconds it took."""
+    start = time.monotonic()
+    resp = ctx.batch(judge, subs, headers=headers)
+    return resp, time.monotonic() - start
+
+
+def _judge_started_first_part(
+    ctx: Context, judge: Judge, resp: Response, elapsed: float, status: int, label: str
 ) -> None:
-    resp = ctx.batch(judge, subs)
-    if label and resp.status >= 500:
-        # Whether a sub-request still running when the budget ran out "has run" (MB-STATUS-12)
-        # is not settled by the spec, so a whole-batch 5xx is not judged here.
-        judge.note(f"{label}answered {resp.status} before any response part")
+    """A batch whose first part was still running when its time budget ran out is a batch
+    in which a part has run: it is answered `status` (200, or 207 for a 207 form), never 5xx.
+
+    MB-STATUS-12: "A server MUST answer with a 5xx status only when it fails before any part
+    has run"; spec 5.4 counts a part "whose sub-request is running when the reason to stop
+    arrives" as one that "may have taken effect", and lists for a stop while part k runs
+    "parts 0 to k-1, then the abort part with `part_index` k", for k = 0 an abort part alone
+    under the batch status. A 5xx that came before the budget was spent says nothing of a
+    running part, and is only noted.
+    """
+    limit_ms = ctx.target.batch_timeout_ms or 0
+    if resp.status >= 500 and elapsed < limit_ms / 1000:
+        judge.note(f"{label}answered {resp.status} after {elapsed:.2f} s, before the budget")
         return
+    judge.require(
+        f"{label}top-level status once the first part had started ({elapsed:.2f} s in)",
+        resp.status,
+        {status},
+        "MB-STATUS-12",
+        allowed_text=f"{status}: the first part ran (its sub-request was running when the "
+        "budget ran out), so the batch response carries the abort part, not a 5xx",
+    )
+
+
+def _judge_stopped_batch(
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    indexes: frozenset[int],
+    label: str,
+    answer: tuple[Response, float] | None = None,
+) -> None:
+    resp, elapsed = answer if answer is not None else _sent_stopped(ctx, judge, subs)
+    if label:
+        _judge_started_first_part(ctx, judge, resp, elapsed, 200, label)
     judge.require(f"{label}top-level status after a part ran", resp.status, {200}, "MB-STATUS-12")
     env = _read_stopped(judge, resp)
     aborted = [p.index for p in env.parts if _is_aborted(p)]
@@ -163,6 +207,17 @@ def _judge_stopped_batch(
     answered = len(env.parts) - len(aborted)
     if answered:
         judge.expect(f"{label}part 0 status", part_status(env, 0), {200}, "MB-STATUS-12")
+    for i in range(answered):
+        # Spec 5.4: a server that stops while part k runs writes "parts 0 to k-1" (or "0 to
+        # k") and then the abort part: parts that ran, each its sub-response. A part written
+        # `skipped` in place of the abort claims it "never ran" (MB-RESP-5) and hides the
+        # abort MB-STATUS-6 requires, whatever the error policy.
+        judge.expect(
+            f"{label}part {i} Batch-Outcome before the abort",
+            [v.strip() for v in env.parts[i].get_all("Batch-Outcome")],
+            [[]],
+            "MB-STATUS-6",
+        )
     for part in env.parts:
         # MB-WIRE-15 (SHOULD): "give each part a `Content-Length` field stating the length of
         # its body", the abort part as much as the parts answered before it.
@@ -215,6 +270,31 @@ def _judge_stopped_batch(
 
 
 @checker(
+    "batch-abort-under-stop",
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    "Under Prefer: batch-on-error=stop a batch that outlasts the declared time limit, the slow part second or first, still ends with the abort part of spec 5.4 under a 200, not with skipped parts.",
+    profile="error-policy",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def abort_under_stop(ctx: Context, judge: Judge) -> None:
+    # MB-STATUS-6 binds "a server that must stop after its batch response has begun" whatever
+    # the error policy: the stop policy skips the parts after a part that *failed* (MB-PROC-6,
+    # "a part fails when its status is 400 or above"); a spent budget is no part's status.
+    stop = (("Prefer", "batch-on-error=stop"),)
+    batches = [
+        (outlasting_batch(ctx, judge), ABORT_INDEXES, "stop: "),
+        (outlasting_batch(ctx, judge, slow_first=True), FIRST_ABORT_INDEXES, "stop, slow first: "),
+    ]
+    # Both batches wait out the budget, so they are sent at once: the check costs one budget.
+    with ThreadPoolExecutor(len(batches), thread_name_prefix="mixbatch-abort") as pool:
+        sent = [pool.submit(_sent_stopped, ctx, judge, subs, stop) for subs, _, _ in batches]
+        answers = [f.result() for f in sent]
+    for (subs, indexes, label), answer in zip(batches, answers, strict=True):
+        _judge_stopped_batch(ctx, judge, subs, indexes, label, answer)
+
+
+@checker(
     "batch-abort-in-multistatus",
     ("MB-MULTI-12", "MB-STATUS-14", "MB-STATUS-12"),
     "In the JSON or XML form an aborted batch, under the stop policy where offered, ends with an abort entry indexed by its part_index whose one header field is Content-Type.",
@@ -251,11 +331,10 @@ def _judge_stopped_form(
 ) -> None:
     accept = headers[0][1]
     reader = entries_from_json if accept == JSON_FORM else entries_from_xml
-    resp = ctx.batch(judge, subs, headers=headers)
-    if label and resp.status >= 500:
-        # As in the multipart form: a whole-batch 5xx before any entry is not judged here.
-        judge.note(f"{label}answered {resp.status} before any entry")
-        return
+    resp, elapsed = _sent_stopped(ctx, judge, subs, headers)
+    if label:
+        # As in the multipart form: the first part had started, so no 5xx (MB-STATUS-12).
+        _judge_started_first_part(ctx, judge, resp, elapsed, 207, label)
     judge.require(f"{label}top-level status after a part ran", resp.status, {207}, "MB-STATUS-12")
     entries, problem = reader(resp.body)
     judge.require(
@@ -266,6 +345,16 @@ def _judge_stopped_form(
         allowed_text="readable",
     )
     aborted = [e for e in entries if e.outcome == "aborted"]
+    # MB-STATUS-6: a server that must stop "MUST ... write a final part with `Batch-Outcome:
+    # aborted`", under the stop policy as under any other: entries written `skipped` from the
+    # running part on, with no abort report, break it in this form as in multipart/mixed.
+    judge.expect(
+        f"{label}an abort report at all",
+        bool(aborted),
+        {True},
+        "MB-STATUS-6",
+        allowed_text="an entry with outcome aborted (the batch outlasted its time budget)",
+    )
     judge.require(
         f"{label}abort entry",
         [e is entries[-1] for e in aborted],
@@ -326,12 +415,10 @@ def budget_spans_every_part(ctx: Context, judge: Judge) -> None:
         SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))),
     ]
     resp = ctx.batch(judge, subs)
-    if resp.status >= 500:
-        # Stopped before the response began: that is an abort too (spec 5.4 lets a server
-        # answer the whole batch when no part was written).
-        judge.note(f"answered {resp.status} before any response part")
-        return
-    judge.require("top-level status", resp.status, {200}, "MB-STATUS-12")
+    # MB-STATUS-12: "once a part has run, it MUST send a batch response (200 or 207) and report
+    # a later failure with the abort part": the first slow part and its barrier have run
+    # whole before the budget runs out, so a 5xx here is never the answer.
+    judge.require("top-level status once parts ran", resp.status, {200}, "MB-STATUS-12")
     env = _read_stopped(judge, resp)
     stopped = any(_is_aborted(p) for p in env.parts) or not env.complete
     # MB-SEC-1: a server "SHOULD bound the wall-clock time ... it spends on one batch, and
