@@ -109,6 +109,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
         "content-coded-batch-runs-nothing",
+        "continue-after-failed-write",
         "created-fields-every-form",
         "created-location",
         "error-policy-skipped-parts-do-not-run",

@@ -19,9 +19,11 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    batch_wide,
     behaviour,
     codings,
     connections,
+    continue_policy,
     field_forms,
     forms,
     framing,
@@ -74,6 +76,7 @@ PLANTS: tuple[Mutation, ...] = (
     + xml_form.PLANTS
     + processing.PLANTS
     + limits.PLANTS
+    + batch_wide.PLANTS
     + security.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
@@ -82,6 +85,7 @@ PLANTS: tuple[Mutation, ...] = (
     + modes.PLANTS
     + behaviour.PLANTS
     + connections.PLANTS
+    + continue_policy.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

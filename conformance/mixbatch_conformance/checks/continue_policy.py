@@ -1,0 +1,127 @@
+"""The continue policy holds whatever else the request says (spec 7.4).
+
+Theory of operation: MB-PROC-5 makes continue the policy "without a preference": only a
+`batch-on-error` preference the server honours changes it. So no other input may make a
+server skip a part, and each check here sends the inputs a server might mistake for one:
+
+- `continue-whatever-other-preferences`: every RFC 7240 preference that is not
+  batch-on-error (handling=strict and lenient, return=minimal and representation,
+  respond-async, wait, unknown ones, names that begin or end like batch-on-error), alone and
+  together, over batches whose first part fails, whose failing parts are 4xx and 5xx, and whose
+  later part targets what an earlier failing part targeted; in every form the target declares.
+  Every part is answered with the status it gets alone (MB-TEST-1, MB-TEST-6) and no outcome,
+  and Preference-Applied names no stop;
+- `continue-after-failed-write`: a DELETE of a sandbox member that does not exist fails; the
+  GET and the second DELETE of the same target after it, and a GET of `ok`, still run
+  and are answered as each is alone (same status, no outcome), in every form. A server that
+  skips parts "depending on" a failed write is caught.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.transport.http import Response
+
+__all__: list[str] = []
+
+#: Prefer field lines that hold no batch-on-error preference: RFC 7240's own preferences, in
+#: each of their values, unknown ones, names that only look like batch-on-error, and several
+#: of them on one field line and on two.
+OTHER_PREFERENCES: tuple[tuple[str, ...], ...] = (
+    ("handling=strict",),
+    ("handling=lenient",),
+    ("return=minimal",),
+    ("return=representation",),
+    ("respond-async",),
+    ("wait=5",),
+    ("mb-suite-unknown=stop",),
+    ("stop",),
+    ("batch-on-error-mb-suite=stop",),
+    ("mb-suite-batch-on-error=stop",),
+    ("handling=strict, return=minimal, respond-async, wait=1",),
+    ("handling=strict", "return=minimal; mb-suite=stop"),
+)
+
+
+def _status(ctx: Context, judge: Judge, code: int) -> SubRequest:
+    """A GET of the target's status resource for `code` (MB-TEST-6)."""
+    template = ctx.resource(judge, "status")
+    return SubRequest("GET", ctx.path(template.replace("{code}", str(code))))
+
+
+def _applied_stop(resp: Response) -> bool:
+    applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+    return "batch-on-error=stop" in applied.split(",")
+
+
+@checker(
+    "continue-whatever-other-preferences",
+    ("MB-PROC-5",),
+    "Preferences other than batch-on-error (handling, return, respond-async, wait, unknown ones, look-alike names), alone or together, leave the continue policy: every part runs with the status it gets alone, after a failing first part, 4xx and 5xx parts and a failing earlier part of the same target, in every declared form.",
+    state=State.READ_ONLY,
+)
+def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    # MB-TEST-1 fixes 200 for ok and 404 for not_found; MB-TEST-6 the status resource's code.
+    batches: list[tuple[list[SubRequest], tuple[int, ...]]] = [
+        ([nf, ok, nf, ok], (404, 200, 404, 200))
+    ]
+    if ctx.target.resource("status"):
+        batches.append(
+            ([_status(ctx, judge, 500), ok, _status(ctx, judge, 400), ok], (500, 200, 400, 200))
+        )
+    for lines in OTHER_PREFERENCES:
+        prefer = tuple(("Prefer", v) for v in lines)
+        for subs, wants in batches:
+            for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+                what = f"{media} with Prefer {lines!r}"
+                # MB-PROC-5: "Without a preference, the error policy is continue: every part
+                # runs whatever earlier parts returned"; a preference that is not
+                # batch-on-error is no such preference.
+                for i, want in enumerate(wants):
+                    judge.expect(
+                        f"{what}: part {i} outcome", entries[i].outcome, {None}, "MB-PROC-5"
+                    )
+                    judge.expect(f"{what}: part {i} status", entries[i].status, {want}, "MB-PROC-5")
+                judge.expect_true(
+                    f"{what}: Preference-Applied",
+                    not _applied_stop(resp),
+                    repr(resp.get_all("Preference-Applied")),
+                    "no batch-on-error=stop",
+                    "MB-PROC-5",
+                )
+
+
+@checker(
+    "continue-after-failed-write",
+    ("MB-PROC-5",),
+    "After a DELETE of a sandbox member that does not exist fails, later parts of the same target (GET, DELETE) and of another run and are answered as each is alone, in every declared form.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def continue_after_failed_write(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection")).rstrip("/")
+    member = f"{coll}/mb-suite-absent-{secrets.token_hex(6)}"
+    delete = SubRequest("DELETE", member)
+    get = SubRequest("GET", member)
+    failed = ctx.alone(judge, delete)
+    if failed.status < 400:
+        judge.not_applicable(f"DELETE of an absent sandbox member answered {failed.status} alone")
+    absent = ctx.alone(judge, get)
+    if absent.status < 400:
+        judge.setup_error(f"GET {member} answered {absent.status} after the DELETE")
+    subs = [delete, get, delete, ok]
+    wants = (failed.status, absent.status, failed.status, 200)
+    for media, _, entries in answers_in_every_form(ctx, judge, subs):
+        for i, want in enumerate(wants):
+            what = f"{media} part {i} ({subs[i].method} {subs[i].target})"
+            # MB-PROC-5: "every part runs whatever earlier parts returned": a part whose
+            # target an earlier failing write named is no exception.
+            judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
+            judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")

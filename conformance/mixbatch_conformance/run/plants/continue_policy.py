@@ -1,0 +1,68 @@
+"""Planted violations of the continue policy (spec 7.4, MB-PROC-5): a server that takes
+something other than a batch-on-error preference as a reason to skip parts.
+
+One plant reads any other preference (handling=strict, return=minimal, an unknown one) as a
+request for stop; another stops a batch when a part targets what an earlier unsafe part
+targeted, as if the later part depended on it. Both turn the request into a stop batch before
+the reference server sees it, so later parts after a failing one come back skipped.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import boundary_of, field_of, is_batch, parts_of
+from mixbatch_conformance.transport.relay import RelayRequest
+
+__all__ = ["PLANTS"]
+
+#: Methods RFC 9110 §9.2.1 does not define as safe.
+_UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def _prefers(req: RelayRequest) -> list[str]:
+    return [v for n, v in req.headers if n.lower() == "prefer"]
+
+
+def _asks_policy(req: RelayRequest) -> bool:
+    return any("batch-on-error" in v.lower() for v in _prefers(req))
+
+
+def _stop(req: RelayRequest) -> None:
+    req.headers.append(("Prefer", "batch-on-error=stop"))
+
+
+def _other_preference_as_stop(req: RelayRequest) -> None:
+    """Any Prefer field without batch-on-error taken as a request for the stop policy."""
+    if is_batch(req) and _prefers(req) and not _asks_policy(req):
+        _stop(req)
+
+
+def _dependent_parts_stop(req: RelayRequest) -> None:
+    """A batch where a part targets what an earlier unsafe part targeted runs under stop."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) and not _asks_policy(req) else None
+    written: set[str] = set()
+    for fields, _ in parts or []:
+        target = field_of(fields, "Content-Id") or ""
+        if target in written:
+            _stop(req)
+            return
+        if (field_of(fields, "Http-Method") or "").upper() in _UNSAFE:
+            written.add(target)
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "other-preference-taken-as-stop",
+        "MB-PROC-5 a preference other than batch-on-error taken as stop",
+        ("continue-whatever-other-preferences",),
+        on_request=_other_preference_as_stop,
+    ),
+    P(
+        "parts-after-failed-write-skipped",
+        "MB-PROC-5 parts of a failed write's target skipped",
+        ("continue-after-failed-write",),
+        on_request=_dependent_parts_stop,
+    ),
+)
