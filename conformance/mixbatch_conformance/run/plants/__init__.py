@@ -19,7 +19,6 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
-    batch_wide,
     behaviour,
     codings,
     connections,
@@ -76,7 +75,6 @@ PLANTS: tuple[Mutation, ...] = (
     + xml_form.PLANTS
     + processing.PLANTS
     + limits.PLANTS
-    + batch_wide.PLANTS
     + security.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
