@@ -106,6 +106,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-failure-undoes-writes",
         "aggregate-etag-follows-members",
         "atomic-no-partial-state",
+        "atomic-rollback-never-seen",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
         "content-coded-batch-runs-nothing",

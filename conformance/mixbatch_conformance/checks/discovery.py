@@ -3,7 +3,9 @@
 Theory of operation: one OPTIONS request; the answer must be 200 with Accept-Post naming
 multipart/mixed and a capabilities document that validates against
 spec/schemas/capabilities.schema.json and publishes the limits as integers, `max_part_fields`
-included (MB-LIMIT-1, MB-LIMIT-2, MB-LIMIT-5).
+included (MB-LIMIT-1, MB-LIMIT-2, MB-LIMIT-5). `options-capabilities-any-accept` sends the
+OPTIONS again with each Accept that admits the document's media type: OPTIONS is no batch
+request, so the batch representations MB-STATUS-9 negotiates do not decide its answer.
 """
 
 from __future__ import annotations
@@ -69,3 +71,43 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
     # The schema leaves `endpoint`, `preferences` and `max_part_fields` optional (spec 9.2).
     problem = validate_against("capabilities.schema.json", doc)
     judge.expect("capabilities schema", problem, {None}, allowed_text="valid (no error)")
+
+
+#: The capabilities document's media type (MB-LIMIT-2).
+CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
+#: Accept values that admit the capabilities document: the type itself in other case and with a
+#: weight, the wildcards that cover it, and lists where a batch representation comes first. A
+#: server that negotiates OPTIONS as if it were a batch (against the batch representations of
+#: MB-STATUS-9) refuses some of these with 406.
+OPTIONS_ACCEPTS = (
+    CAPABILITIES,
+    "Application/Vnd.Mixbatch.Capabilities+JSON",
+    f"{CAPABILITIES};q=0.5",
+    "application/*",
+    "*/*",
+    f"multipart/mixed, {CAPABILITIES};q=0.8",
+    f"application/vnd.mixbatch.multistatus+json, {CAPABILITIES}",
+    f"text/html;q=0.9, {CAPABILITIES}",
+)
+
+
+@checker(
+    "options-capabilities-any-accept",
+    ("MB-LIMIT-2",),
+    "OPTIONS on the batch endpoint with an Accept that admits the capabilities document (the type itself in any case or weight, a wildcard, a list after batch types) answers 200 with the document.",
+    profile="limits",
+    state=State.READ_ONLY,
+)
+def options_capabilities_any_accept(ctx: Context, judge: Judge) -> None:
+    for accept in OPTIONS_ACCEPTS:
+        resp = ctx.send(judge, ctx.raw_request("OPTIONS", ctx.batch_path, [("Accept", accept)]))
+        # MB-LIMIT-2: "MUST answer `OPTIONS` on a batch endpoint with 200, an
+        # `application/vnd.mixbatch.capabilities+json` document". MB-STATUS-9's 406 answers "a
+        # batch request whose `Accept` field admits none of the batch representations": an
+        # OPTIONS request is no batch request, and this Accept admits the document's type.
+        judge.expect(
+            f"Accept: {accept}: status and media type",
+            (resp.status, resp.media_type),
+            {(200, CAPABILITIES)},
+            "MB-LIMIT-2",
+        )

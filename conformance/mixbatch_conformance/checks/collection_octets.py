@@ -1,0 +1,78 @@
+"""A strong aggregate ETag promises the same octets at every retrieval (spec 4.2, MB-METHOD-7).
+
+Theory of operation: MB-METHOD-7 makes the aggregate `ETag` of a collection retrieval weak
+"unless every octet of the representation, boundary included, is a function of the collection's
+state". Anything in the representation that follows the clock (a `Date` or an `Age` in each
+part, a boundary drawn from the time) changes its octets while the collection stays the same;
+two retrievals taken within one second do not show that, so the check takes the second one
+after the next whole second of the suite's clock, and a third with each other spelling of the
+Accept that asks for the same representation (spec 4.2: a retrieval is asked for with any
+Accept that admits `multipart/mixed`). Whenever two answers carry the same strong tag, their
+content must be the same octets (RFC 9110 §8.8.1: a strong validator changes "whenever the
+representation data changes"). A weak or absent tag, or a tag that changed because another
+client wrote to the collection in between, is not judged; the collection is only read.
+
+The wait for the next second costs the check half a second on average, a second at most.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import Response
+
+__all__: list[str] = []
+
+#: Accept values that ask for the multipart retrieval (spec 4.2), the plain one first.
+RETRIEVAL_ACCEPTS = ("multipart/mixed", "Multipart/Mixed", "multipart/*", "multipart/mixed;q=0.7")
+#: Seconds past the next whole second of the suite's clock before the later retrievals go, so
+#: that a timestamp of one-second resolution taken by the server has moved on.
+PAST_THE_SECOND_S = 0.05
+
+
+def _retrieve(ctx: Context, judge: Judge, coll: str, accept: str) -> Response:
+    return ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", accept)]))
+
+
+@checker(
+    "collection-strong-etag-same-octets",
+    ("MB-METHOD-7",),
+    "Retrievals of an unchanged collection a second apart, and under each Accept that asks for multipart/mixed, that carry the same strong aggregate ETag carry the same octets, boundary included.",
+    profile="collection-get",
+    state=State.READ_ONLY,
+)
+def strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "collection"))
+    first = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+    etag = (first.get("ETag") or "").strip()
+    if first.status != 200 or first.media_type != "multipart/mixed":
+        judge.setup_error(f"GET {coll} answered {first.status} {first.media_type}")
+    if not etag or etag.startswith("W/"):
+        judge.not_applicable(f"the aggregate ETag {etag!r} is not strong: it promises no octets")
+    now = time.time()
+    time.sleep(int(now) + 1 - now + PAST_THE_SECOND_S)
+    for accept in RETRIEVAL_ACCEPTS:
+        later = _retrieve(ctx, judge, coll, accept)
+        if later.media_type != "multipart/mixed" or (later.get("ETag") or "").strip() != etag:
+            judge.note(f"Accept: {accept}: {later.status} {later.media_type}, not the same tag")
+            continue
+        # MB-METHOD-7: "a weak validator (`W/"..."`) unless every octet of the representation,
+        # boundary included, is a function of the collection's state".
+        judge.expect_true(
+            f"Accept: {accept}, a second later, under the strong tag {etag}",
+            later.body == first.body,
+            "the same octets"
+            if later.body == first.body
+            else f"different octets from offset {_first_difference(first.body, later.body)}",
+            "the same octets as the first retrieval, boundary included",
+            "MB-METHOD-7",
+        )
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
