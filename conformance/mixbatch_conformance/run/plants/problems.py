@@ -35,6 +35,15 @@ def _problem_edit(fn: Callable[[dict[str, Any]], None]) -> RespEdit:
     return edit
 
 
+#: The target refusals a server with one "forbidden target" path names as MB-SUB-2.
+_TARGET_REFUSALS = frozenset({"MB-SUB-3", "MB-SUB-4", "MB-SUB-8"})
+
+
+def _target_refusals_named_sub_2(doc: dict[str, Any]) -> None:
+    if doc.get("requirement") in _TARGET_REFUSALS:
+        doc["requirement"] = "MB-SUB-2"
+
+
 def _omit_zero(member: str) -> Callable[[dict[str, Any]], None]:
     def fn(doc: dict[str, Any]) -> None:
         if doc.get(member) == 0:
@@ -261,5 +270,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-6 415 for a content coding without Accept-Encoding",
         ("refusals-are-problems-under-every-accept",),
         on_response=_coding_refused_as_text(drop_accept_encoding=True),
+    ),
+    # MB-STATUS-4: the requirement named is the one the request broke.
+    P(
+        "target-refusals-all-named-sub-2",
+        "MB-STATUS-4 every refused target named MB-SUB-2",
+        ("refusal-names-broken-requirement",),
+        on_response=_problem_edit(_target_refusals_named_sub_2),
     ),
 )

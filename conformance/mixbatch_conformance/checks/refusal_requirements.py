@@ -1,0 +1,107 @@
+"""A refusal names the requirement the request broke (spec 5.3, MB-STATUS-4).
+
+Theory of operation: MB-STATUS-4 gives every 4xx a problem document "with a `requirement`
+member naming the ID of the requirement the request broke, when it broke one". A server that
+refuses several kinds of part through one code path is tempted to name one requirement for all
+of them (every refused target "a forbidden target"). Each batch here breaks exactly one
+requirement, one part at a time: the refusal must name it. Where the spec states the same rule
+twice, once for the client that must not send it and once for the server that refuses it
+(MB-PART-1 and MB-PART-2, MB-PART-3 and MB-PART-4, MB-PART-7 and MB-PART-11, MB-PART-9 and
+MB-PART-10), either ID names what the request broke. Each batch is sent under no Accept and
+under the Accept of each form the target declares, since a 207 form's code path may refuse
+with its own problem documents.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_rejected
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
+
+__all__: list[str] = []
+
+BOUNDARY = "mb-named-6e2a9d41c07b35f8"
+
+
+def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
+    """(what, the IDs that name the broken requirement, the server's first, the faulty part's
+    header section)."""
+    get = f"Http-Method: GET\r\nContent-Id: <{ok}>\r\n"
+    authority = ctx.target.base_url.split("://", 1)[1]
+    endpoint = ctx.batch_path
+    return [
+        (
+            "the batch endpoint as target",
+            ("MB-SUB-4",),
+            f"Http-Method: POST\r\nContent-Id: <{endpoint}>\r\n",
+        ),
+        (
+            "the batch endpoint as an absolute URI",
+            ("MB-SUB-4",),
+            f"Http-Method: GET\r\nContent-Id: <{ctx.target.base_url}{endpoint}>\r\n",
+        ),
+        ("an asterisk target", ("MB-SUB-8",), "Http-Method: OPTIONS\r\nContent-Id: <*>\r\n"),
+        (
+            "another authority",
+            ("MB-SUB-2",),
+            f"Http-Method: GET\r\nContent-Id: <http://elsewhere.invalid{ok}>\r\n",
+        ),
+        (
+            "a network-path reference",
+            ("MB-SUB-2",),
+            f"Http-Method: GET\r\nContent-Id: <//elsewhere.invalid{ok}>\r\n",
+        ),
+        ("a fragment", ("MB-SUB-2",), f"Http-Method: GET\r\nContent-Id: <{ok}#f>\r\n"),
+        (
+            "userinfo on the batch's own authority",
+            ("MB-SUB-2",),
+            f"Http-Method: GET\r\nContent-Id: <http://user@{authority}{ok}>\r\n",
+        ),
+        ("a TRACE part", ("MB-SUB-3",), f"Http-Method: TRACE\r\nContent-Id: <{ok}>\r\n"),
+        ("a CONNECT part", ("MB-SUB-3",), f"Http-Method: CONNECT\r\nContent-Id: <{ok}>\r\n"),
+        ("a forbidden field", ("MB-PART-10", "MB-PART-9"), f"{get}Transfer-Encoding: chunked\r\n"),
+        ("a Host field", ("MB-PART-10", "MB-PART-9"), f"{get}Host: {authority}\r\n"),
+        ("no Http-Method", ("MB-PART-2", "MB-PART-1"), f"Content-Id: <{ok}>\r\n"),
+        ("two Http-Method fields", ("MB-PART-2", "MB-PART-1"), f"{get}Http-Method: GET\r\n"),
+        ("no Content-Id", ("MB-PART-4", "MB-PART-3"), "Http-Method: GET\r\n"),
+        ("two Content-Id fields", ("MB-PART-4", "MB-PART-3"), f"{get}Content-Id: <{ok}>\r\n"),
+        ("an obs-fold", ("MB-PART-11", "MB-PART-7"), f"{get}X-Folded: a\r\n b\r\n"),
+    ]
+
+
+@checker(
+    "refusal-names-broken-requirement",
+    ("MB-STATUS-4",),
+    "Each refused part (the batch endpoint, an asterisk, another authority, a fragment, TRACE, CONNECT, a forbidden field, a missing or repeated Http-Method or Content-Id, an obs-fold) is answered 400 with a problem document naming the requirement that part broke, under every Accept the target offers.",
+    state=State.READ_ONLY,
+)
+def refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    d = f"--{BOUNDARY}"
+    first = f"{d}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n"
+    accepts: list[str | None] = [None] + [
+        accept for profile, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)
+    ]
+    for what, named, section in _faults(ctx, ok):
+        # A valid part first, then the faulty one: the fault is the second part's only.
+        body = f"{first}{d}\r\n{section}\r\n\r\n{d}--".encode("latin-1")
+        for accept in accepts:
+            head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+            if accept is not None:
+                head.append(("Accept", accept))
+            resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+            asked = f"{what}" + (f" with Accept {accept}" if accept else "")
+            expect_rejected(judge, resp, {400}, named[0])
+            doc = problem_of(resp)
+            if resp.status != 400 or doc is None:
+                continue
+            # MB-STATUS-4: "with a `requirement` member naming the ID of the requirement the
+            # request broke"; this request broke only this one.
+            judge.expect(
+                f"{asked}: problem requirement",
+                doc.get("requirement"),
+                set(named),
+                "MB-STATUS-4",
+            )
