@@ -36,6 +36,17 @@ PartsFn = Callable[[list[Part]], list[Part]]
 RespFn = Callable[[RelayResponse], None]
 
 
+def _sniffed_type_on_empty(parts: list[Part]) -> list[Part]:
+    """A part that ran with no content and no Content-Type gets the type a sniffer gives an
+    empty body, a field its sub-response does not have."""
+    return [
+        (set_field(f, "Content-Type", "text/plain; charset=utf-8"), b)
+        if not b and field_of(f, "Http-Status-Code") and field_of(f, "Content-Type") is None
+        else (f, b)
+        for f, b in parts
+    ]
+
+
 def _status(value: str) -> PartsFn:
     return lambda parts: [(set_field(f, "Http-Status-Code", value), b) for f, b in parts]
 
@@ -569,5 +580,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-RESP-1 order",
         ("atomic-failing-edges", "atomic-failure-outcomes"),
         on_response_parts=_failing_part_first,
+    ),
+    # MB-RESP-4: the sub-response's fields, none made up for an empty body.
+    P(
+        "sniffed-type-on-empty-part",
+        "MB-RESP-4 a Content-Type added to a part with no content",
+        ("no-content-parts-as-alone",),
+        on_response_parts=_sniffed_type_on_empty,
     ),
 )
