@@ -124,7 +124,12 @@ def test_writing_checks_declare_where_they_write() -> None:
         "references-atomic-unresolved",
         "references-location",
         "refused-patch-as-alone",
+        "sandbox-creations-distinct",
         "sandbox-json-values-read-back",
+        "sandbox-member-ids-any-length",
+        "sandbox-member-outlives-batches",
+        "sandbox-member-sizes-read-back",
+        "sandbox-members-all-retrieved",
         "sandbox-octets-read-back",
     }
     disposable = [c for c in CHECKS.values() if c.state is State.NEEDS_DISPOSABLE_TARGET]

@@ -24,6 +24,7 @@ from mixbatch_conformance.run.plants import (
     connections,
     continue_policy,
     field_forms,
+    field_kinds,
     forms,
     framing,
     json_form,
@@ -34,9 +35,11 @@ from mixbatch_conformance.run.plants import (
     parts,
     problems,
     processing,
+    resolution,
     resources,
     responses,
     retrievals,
+    sandbox_inputs,
     security,
     summary_trailer,
     targets,
@@ -84,6 +87,9 @@ PLANTS: tuple[Mutation, ...] = (
     + behaviour.PLANTS
     + connections.PLANTS
     + continue_policy.PLANTS
+    + field_kinds.PLANTS
+    + resolution.PLANTS
+    + sandbox_inputs.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

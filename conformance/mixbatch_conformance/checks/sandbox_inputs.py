@@ -1,0 +1,435 @@
+"""The sandbox under every input MB-TEST-3 and MB-TEST-4 allow (spec 14.4).
+
+Theory of operation: MB-TEST-3 and MB-TEST-4 bind a declared sandbox for every member id, every
+size and every order of writes, not for the few a state machine happens to draw. A sandbox that
+caps ids or content, names members by the clock, keeps a member's octets in a buffer the next
+batch reuses, or leaves a member out of its listing, still answers the usual writes as the
+requirements say; each check here sends the input that tells it apart.
+
+- `sandbox-member-ids-any-length`: PUT to absent members whose ids are 1 to 200 characters of
+  letters, digits and the other unreserved characters, alone and in a batch: MB-TEST-3 allows
+  201, 404 or 405, and a member created reads with 200 and deletes with 200 or 204.
+- `sandbox-member-sizes-read-back`: a member written with content of 0 and 1 octets, at both
+  sides of 64 KiB and of 200 KiB, as JSON (a long string member) and as octets, reads back
+  whole, alone and in a batch (MB-TEST-4).
+- `sandbox-creations-distinct`: two POSTs in one batch and two alone back to back create four
+  members: four 201 answers with four Locations, each reading back its own document
+  (MB-TEST-3 "creating a new member", MB-TEST-4).
+- `sandbox-member-outlives-batches`: a member written by a part reads back the same after later
+  batches whose preamble and parts fill the same octets with others (MB-TEST-4).
+- `sandbox-members-all-retrieved`: members written with empty, one-octet and JSON content
+  each have a part in the sandbox's collection retrieval, when it offers one (MB-METHOD-4:
+  "one part per member of the collection").
+
+Every member created is deleted before the check ends (MB-TEST-3: "A suite deletes every member
+it creates before it finishes").
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+
+__all__: list[str] = []
+
+#: MB-TEST-3: "a `PUT` to a member that does not exist with 201 (it created the member) or with
+#: 404 or 405 (it refused)".
+PUT_ABSENT = {201, 404, 405}
+#: MB-TEST-3: "a `PUT` to an existing member with 200 or 204".
+REPLACED = {200, 204}
+#: MB-TEST-3: "a `DELETE` of an existing member with 200 or 204".
+DELETED = {200, 204}
+#: Member id lengths: one character, both sides of 16, of 32 and of 64, and 200, well inside
+#: the 8000 octets RFC 9112 §3 recommends a request line may have.
+ID_LENGTHS = (1, 16, 17, 33, 64, 65, 200)
+#: Unreserved characters other than letters and digits (RFC 3986 §2.3).
+UNRESERVED_MARKS = "-_.~"
+#: Content sizes: none, one octet, both sides of 64 KiB, and 200 KiB.
+SIZES = (0, 1, 65535, 65537, 204800)
+#: Sizes also written through a batch part, below common batch limits.
+BATCH_SIZES = (0, 1, 65537)
+#: Octets written as a member: a run that shows where a cut or an overwrite falls.
+PATTERN = b"0123456789abcdefghijklmnopqrstuvwxyz-mb-suite-\n"
+#: How many filler octets the later batches carry, in their preamble and in a part body.
+FILLER_OCTETS = 16384
+
+
+def _json(doc: dict[str, Any], method: str, path: str) -> SubRequest:
+    return SubRequest(
+        method, path, (("Content-Type", "application/json"),), json.dumps(doc).encode()
+    )
+
+
+def _tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
+    """`member` with each string member's value replaced by `tag` (MB-TEST-3: "a check may
+    change the values of its string members to tell its writes apart")."""
+    return {k: tag if isinstance(v, str) else v for k, v in member.items()}
+
+
+def _member(ctx: Context, judge: Judge) -> tuple[str, dict[str, Any]]:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    if not any(isinstance(v, str) for v in member.values()):
+        judge.not_applicable("sandbox.member has no string member to tell writes apart")
+    return coll, member
+
+
+def _holds(body: bytes, written: dict[str, Any]) -> bool:
+    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
+
+
+def _location(value: str | None) -> str | None:
+    return urlsplit(value).path if value else None
+
+
+def _create(ctx: Context, judge: Judge, coll: str, doc: dict[str, Any]) -> str:
+    """POST `doc` alone; its Location (N/A when the sandbox does not create one)."""
+    made = ctx.alone(judge, _json(doc, "POST", coll))
+    loc = _location(made.get("Location"))
+    if made.status != 201 or not loc:
+        judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
+    assert loc is not None
+    return loc
+
+
+def _ids(nonce: str) -> list[str]:
+    out = []
+    for n in ID_LENGTHS:
+        base = (f"mb{nonce}" + "x" * n)[:n]
+        out.append(base)
+    out.append(f"mb{nonce}{UNRESERVED_MARKS}end")
+    return out
+
+
+@checker(
+    "sandbox-member-ids-any-length",
+    ("MB-TEST-3",),
+    "PUT to absent sandbox members with ids of 1, 16, 17, 33, 64, 65 and 200 characters, and one holding - _ . ~, is answered 201, 404 or 405 alone and in a batch; a member created reads with 200 and deletes with 200 or 204.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_member_ids_any_length(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    created: list[str] = []
+    try:
+        for n, ident in enumerate(_ids(secrets.token_hex(3))):
+            loc = f"{coll.rstrip('/')}/{ident}"
+            put = _json(_tagged(member, f"id {n}"), "PUT", loc)
+            if n % 2:
+                env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
+                status, where = part_status(env, 0), "in a batch"
+            else:
+                status, where = ctx.alone(judge, put).status, "alone"
+            # MB-TEST-3: "a `PUT` to a member that does not exist with 201 (it created the
+            # member) or with 404 or 405 (it refused)", for every id: the spec caps none.
+            judge.expect(
+                f"PUT to absent member of {len(ident)} characters ({ident}) {where}",
+                status,
+                PUT_ABSENT,
+                "MB-TEST-3",
+            )
+            if status != 201:
+                continue
+            created.append(loc)
+            # MB-TEST-3: "a `GET` of a member with 200".
+            judge.expect(f"GET {loc}", ctx.alone(judge, SubRequest("GET", loc)).status, {200})
+            deleted = ctx.alone(judge, SubRequest("DELETE", loc)).status
+            # MB-TEST-3: "a `DELETE` of an existing member with 200 or 204".
+            judge.expect(f"DELETE {loc}", deleted, DELETED, "MB-TEST-3")
+            if deleted in DELETED:
+                created.remove(loc)
+    finally:
+        for loc in created:
+            ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+def _octets(size: int) -> bytes:
+    return (PATTERN * (size // len(PATTERN) + 1))[:size]
+
+
+def _expect_read(
+    ctx: Context, judge: Judge, what: str, loc: str, want: bytes | dict[str, Any]
+) -> None:
+    """Read `loc` alone and in a batch; each must be what was written (MB-TEST-4)."""
+    get = SubRequest("GET", loc)
+    reads = [("alone", ctx.alone(judge, get).body)]
+    resp = ctx.batch(judge, [get])
+    if resp.status == 200:
+        env = expect_processed(ctx, judge, resp, [get.content_id])
+        reads.append(("in a batch", env.parts[0].body))
+    for where, body in reads:
+        label = f"{what}, read {where}"
+        if isinstance(want, bytes):
+            # MB-TEST-4: "for any other media type, the same octets".
+            judge.expect_true(
+                label,
+                body == want,
+                f"{len(body)} octets, first difference at {_first_difference(body, want)}",
+                f"the {len(want)} octets written",
+                "MB-TEST-4",
+            )
+        else:
+            # MB-TEST-4: "an object holding every member of the object written, with the same
+            # values".
+            judge.expect_true(
+                label,
+                _holds(body, want),
+                f"{len(body)} octets: {body[:80]!r}",
+                "an object holding every member written, with the same values",
+                "MB-TEST-4",
+            )
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+
+
+def _put_octets(ctx: Context, judge: Judge, loc: str, octets: bytes, batch: bool) -> bool:
+    """Replace `loc` with `octets` as application/octet-stream; whether the sandbox took it."""
+    put = SubRequest("PUT", loc, (("Content-Type", "application/octet-stream"),), octets)
+    if not batch:
+        return ctx.alone(judge, put).status in REPLACED
+    resp = ctx.batch(judge, [put])
+    if resp.status != 200:
+        return False
+    env = expect_processed(ctx, judge, resp, [put.content_id])
+    return part_status(env, 0) in REPLACED
+
+
+def _reads_as_octets(ctx: Context, judge: Judge, loc: str) -> bool:
+    read = ctx.alone(judge, SubRequest("GET", loc))
+    return read.status == 200 and read.media_type == "application/octet-stream"
+
+
+@checker(
+    "sandbox-member-sizes-read-back",
+    ("MB-TEST-4",),
+    "A sandbox member written with 0, 1, 65535, 65537 and 204800 octets, as a JSON string member and as application/octet-stream, alone and by a batch part, reads back whole, alone and in a batch.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_member_sizes_read_back(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    if not ctx.target.sandbox_reads_back:
+        judge.not_applicable("the target declares that its sandbox does not read back")
+    loc = _create(ctx, judge, coll, _tagged(member, "sizes"))
+    try:
+        for size in SIZES:
+            doc = _tagged(member, _octets(size).decode().replace("\n", " "))
+            put = ctx.alone(judge, _json(doc, "PUT", loc))
+            # MB-TEST-3: "a `PUT` to an existing member with 200 or 204"; a server may refuse
+            # content larger than it takes with 413 (RFC 9110 §15.5.14), and then wrote nothing.
+            judge.expect(
+                f"PUT of a {size}-character string member",
+                put.status,
+                REPLACED | {413},
+                "MB-TEST-3",
+            )
+            if put.status in REPLACED:
+                _expect_read(ctx, judge, f"JSON with {size}-character strings", loc, doc)
+        for size in SIZES:
+            octets = _octets(size)
+            if _put_octets(ctx, judge, loc, octets, False) and _reads_as_octets(ctx, judge, loc):
+                _expect_read(ctx, judge, f"{size} octets written alone", loc, octets)
+        for size in BATCH_SIZES:
+            octets = _octets(size)[::-1]
+            if _put_octets(ctx, judge, loc, octets, True) and _reads_as_octets(ctx, judge, loc):
+                _expect_read(ctx, judge, f"{size} octets written by a part", loc, octets)
+    finally:
+        ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+@checker(
+    "sandbox-creations-distinct",
+    ("MB-TEST-3", "MB-TEST-4"),
+    "Two POSTs of sandbox.member in one batch and two alone back to back each create a new member: 201 with a Location naming a member no other POST named, each reading back its own document.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_creations_distinct(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    nonce = secrets.token_hex(4)
+    docs = [_tagged(member, f"mb-suite create {i} {nonce}") for i in range(4)]
+    made: list[tuple[str, dict[str, Any]]] = []
+    try:
+        posts = [_json(d, "POST", coll) for d in docs[:2]]
+        env = expect_processed(ctx, judge, ctx.batch(judge, posts), [p.content_id for p in posts])
+        answers = [
+            (part_status(env, i), env.parts[i].get("Location"), "in one batch") for i in range(2)
+        ]
+        for doc in docs[2:]:
+            resp = ctx.alone(judge, _json(doc, "POST", coll))
+            answers.append((resp.status, resp.get("Location"), "alone"))
+        for (status, location, where), doc in zip(answers, docs, strict=True):
+            loc = _location(location)
+            if status == 201 and loc:
+                made.append((loc, doc))
+            # MB-TEST-3: "answer a `POST` of a member document to it by creating a new member
+            # and answering 201 with a `Location` field naming it".
+            judge.expect_true(
+                f"POST {where}",
+                status == 201 and bool(loc),
+                f"{status} with Location {location!r}",
+                "201 with a Location",
+                "MB-TEST-3",
+            )
+        locations = [loc for loc, _ in made]
+        # "creating a new member": four POSTs name four members.
+        judge.expect_true(
+            "each POST names a new member",
+            len(set(locations)) == len(locations),
+            repr(locations),
+            "Locations all different",
+            "MB-TEST-3",
+        )
+        if ctx.target.sandbox_reads_back:
+            for loc, doc in made:
+                body = ctx.alone(judge, SubRequest("GET", loc)).body
+                # MB-TEST-4: "a representation of what was last written to it".
+                judge.expect_true(
+                    f"{loc} reads back its own document",
+                    _holds(body, doc),
+                    repr(body[:120]),
+                    f"an object holding {doc!r}",
+                    "MB-TEST-4",
+                )
+    finally:
+        for loc in dict.fromkeys(loc for loc, _ in made):
+            ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+@checker(
+    "sandbox-member-outlives-batches",
+    ("MB-TEST-4",),
+    "A sandbox member written by a batch part, as JSON and as octets, reads back the same after later batches whose preamble and part bodies carry other octets.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_member_outlives_batches(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    if not ctx.target.sandbox_reads_back:
+        judge.not_applicable("the target declares that its sandbox does not read back")
+    echo = ctx.target.resource("echo")
+    loc = _create(ctx, judge, coll, _tagged(member, "outlives"))
+    try:
+        written: list[tuple[str, bytes | dict[str, Any], SubRequest]] = []
+        doc = _tagged(member, "written by a part")
+        written.append(("JSON", doc, _json(doc, "PUT", loc)))
+        octets = b"written by a part"
+        written.append(
+            ("octets", octets, SubRequest("PUT", loc, (("Content-Type", "text/plain"),), octets))
+        )
+        for what, want, put in written:
+            env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
+            if part_status(env, 0) not in REPLACED:
+                judge.note(f"a PUT of {what} in a part was answered {part_status(env, 0)}")
+                continue
+            if (
+                isinstance(want, bytes)
+                and ctx.alone(judge, SubRequest("GET", loc)).media_type != "text/plain"
+            ):
+                continue
+            # Later batches carry other octets where the first one carried the member's.
+            fill = [SubRequest("GET", ctx.path(echo) if echo else coll)]
+            if echo:
+                fill.append(
+                    SubRequest(
+                        "PUT",
+                        ctx.path(echo),
+                        (("Content-Type", "text/plain"),),
+                        b"y" * FILLER_OCTETS,
+                    )
+                )
+            for _ in range(2):
+                ctx.batch(judge, fill, preamble=b"x" * FILLER_OCTETS)
+            _expect_read(
+                ctx, judge, f"{what} written by a part, after two later batches", loc, want
+            )
+    finally:
+        ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+def _retrieval_ids(ctx: Context, judge: Judge, coll: str) -> set[str] | None:
+    """The member paths the sandbox's collection retrieval names, or None without one."""
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        return None
+    try:
+        _, params = parse_media_type(resp.get("Content-Type") or "")
+    except ValueError:
+        return None
+    env = read_multipart(resp.body, params.get("boundary", ""))
+    base = f"{ctx.scheme}://{ctx.authority}{coll}"
+    # MB-METHOD-6: a Content-Id "naming the member, resolvable against the collection's URI".
+    return {
+        urlsplit(urljoin(base, (p.get("Content-Id") or "<>").strip()[1:-1])).path for p in env.parts
+    }
+
+
+@checker(
+    "sandbox-members-all-retrieved",
+    ("MB-METHOD-4",),
+    "Sandbox members written with empty, one-octet and JSON content each have a part in the sandbox's collection retrieval, when it offers one.",
+    profile="collection-get",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_members_all_retrieved(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    if _retrieval_ids(ctx, judge, coll) is None:
+        judge.not_applicable(f"GET {coll} with Accept: multipart/mixed is no collection retrieval")
+    made: list[tuple[str, str]] = []
+    try:
+        kinds: tuple[tuple[str, str, bytes | None], ...] = (
+            ("empty", "retrieved empty", b""),
+            ("one-octet", "retrieved one octet", b"1"),
+            ("JSON", "retrieved JSON", None),
+            # MB-TEST-3 lets a check change the string values, to nothing too: the least
+            # content a sandbox that holds only JSON stores.
+            ("JSON with empty strings", "", None),
+        )
+        for what, tag, content in kinds:
+            loc = _create(ctx, judge, coll, _tagged(member, tag))
+            made.append((what, loc))
+            if content is None:
+                continue
+            for ctype in ("text/plain", "application/octet-stream"):
+                put = SubRequest("PUT", loc, (("Content-Type", ctype),), content)
+                if ctx.alone(judge, put).status in REPLACED:
+                    break
+            else:
+                made[-1] = (f"JSON (the sandbox took no {what} content)", loc)
+        listed = _retrieval_ids(ctx, judge, coll)
+        judge.require_true(
+            "collection retrieval",
+            listed is not None,
+            "a retrieval" if listed is not None else "none after members were written",
+            "a collection retrieval",
+            "MB-METHOD-4",
+        )
+        assert listed is not None
+        for what, loc in made:
+            # MB-METHOD-4: "one part per member of the collection": a member whose content is
+            # empty is a member.
+            judge.expect_true(
+                f"{what} member {loc} has a part",
+                loc in listed,
+                f"parts name {sorted(listed)!r}"[:400],
+                f"a part whose Content-Id names {loc}",
+                "MB-METHOD-4",
+            )
+    finally:
+        for _, loc in made:
+            ctx.alone(judge, SubRequest("DELETE", loc))

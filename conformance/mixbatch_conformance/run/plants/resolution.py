@@ -1,0 +1,102 @@
+"""Planted violations of how a part's target is resolved and checked, batch by batch.
+
+Covers a receiver that resolves a query-only reference against the origin's root instead of the
+batch request's path (MB-PART-5), one that takes a sub-request's authority from the batch
+request's X-Forwarded-Host (MB-PART-13), and one that remembers the targets it validated and
+runs a remembered one in a later batch addressed to another authority (MB-SUB-2).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    fake_processed,
+    field_of,
+    is_batch,
+    parts_of,
+    set_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+CONTENT_ID = re.compile(rb"(?im)^(Content-Id:[ \t]*<)([^>\r\n]*)(>)")
+
+
+def _query_against_root(req: RelayRequest) -> None:
+    """`<?x>` resolved as `</?x>`, and `<>` as `</>`."""
+    if is_batch(req):
+        req.body = CONTENT_ID.sub(
+            lambda m: (
+                m.group(1)
+                + (b"/" + m.group(2) if m.group(2)[:1] in (b"?", b"") else m.group(2))
+                + m.group(3)
+            ),
+            req.body,
+        )
+
+
+def _authority_from_forwarded_host(req: RelayRequest, resp: RelayResponse) -> None:
+    """Each echo in the answer says it was addressed to the batch's X-Forwarded-Host."""
+    front = req.get("X-Forwarded-Host")
+    b = boundary_of(resp)
+    if not front or not b or not is_batch(req):
+        return
+    parts = parts_of(resp.body, b)
+    if parts is None:
+        return
+    edited: list[tuple[FieldList, bytes]] = []
+    for fields, body in parts:
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict) and "authority" in doc:
+            doc["authority"] = front
+            body = json.dumps(doc).encode()
+            if field_of(fields, "Content-Length") is not None:
+                fields = set_field(fields, "Content-Length", str(len(body)))
+        edited.append((fields, body))
+    resp.body = write_parts(edited, b)
+
+
+#: Content-Ids the cached-validation plant saw in a batch it answered 200, across connections.
+_VALIDATED: set[bytes] = set()
+
+
+def _validated_targets_cached(req: RelayRequest, resp: RelayResponse) -> None:
+    """A refusal of a batch whose every target was validated before becomes a 200."""
+    if not is_batch(req):
+        return
+    ids = {m.group(2) for m in CONTENT_ID.finditer(req.body)}
+    if resp.status == 200:
+        _VALIDATED.update(ids)
+    elif resp.status == 400 and ids and ids <= _VALIDATED:
+        fake_processed(req, resp)
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "query-only-reference-against-root",
+        "MB-PART-5 a query-only or empty reference resolved against the root, not the batch's path",
+        ("references-against-batch-uri",),
+        on_request=_query_against_root,
+    ),
+    P(
+        "sub-request-authority-from-forwarded-host",
+        "MB-PART-13 a sub-request addressed to the batch's X-Forwarded-Host",
+        ("forwarding-fields-keep-authority",),
+        on_response=_authority_from_forwarded_host,
+    ),
+    P(
+        "validated-targets-cached-across-batches",
+        "MB-SUB-2 a target validated in one batch run unchecked in a later one",
+        ("targets-checked-in-every-batch",),
+        on_response=_validated_targets_cached,
+    ),
+)
