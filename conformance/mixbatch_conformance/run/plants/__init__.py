@@ -41,6 +41,7 @@ from mixbatch_conformance.run.plants import (
     retrievals,
     sandbox_inputs,
     security,
+    stopping,
     summary_trailer,
     targets,
     wire,
@@ -86,6 +87,7 @@ PLANTS: tuple[Mutation, ...] = (
     + modes.PLANTS
     + behaviour.PLANTS
     + connections.PLANTS
+    + stopping.PLANTS
     + continue_policy.PLANTS
     + field_kinds.PLANTS
     + resolution.PLANTS

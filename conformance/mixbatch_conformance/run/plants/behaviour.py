@@ -22,6 +22,9 @@ relays. Each is a mistake a competent implementer makes:
     budget-checked-after-parts-ran         a budget counted where the response is written, so
                                            the excess batch is refused after its parts ran
                                            (MB-LIMIT-6)
+    atomic-hold-taken-per-part             an atomic batch that holds the store only while
+                                           each part runs, so a read between two parts sees a
+                                           write the batch later rolls back (MB-PROC-15)
 
 The last one is a server of its own: the relay and the reference server behind it publish a
 budget one smaller than the reference's (`max_batches_in_flight` in the capabilities
@@ -33,9 +36,18 @@ The plants run the reference server as it is configured: no switch in it turns a
 from __future__ import annotations
 
 import json
+import re
+import threading
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    field_of,
+    is_batch,
+    parts_of,
+    problem,
+)
 from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -109,6 +121,66 @@ class _LateBudget:
 
 _LATE = _LateBudget()
 
+
+class _HoldPerPart:
+    """An atomic batch that holds the store only while each part runs: a standalone GET that
+    arrives while the batch runs sees the batch's PUT (its document) or DELETE (404) of that
+    member, though the batch later rolls back. The relay answers such a GET from the batch's
+    request, which is what the read would have found between two of its parts."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        #: The members the atomic batches in flight write: path -> document (None: deleted).
+        self.pending: dict[str, bytes | None] = {}
+        #: The reads that arrived while a batch writing their target ran: id -> what they see.
+        self.seen: dict[int, bytes | None] = {}
+
+    def request(self, req: RelayRequest) -> None:
+        if is_batch(req) and re.search(r"(?i)\batomic\b", req.get("Batch-Mode") or ""):
+            with self.lock:
+                self.pending.update(_writes(req))
+            return
+        if req.method == "GET":
+            with self.lock:
+                if req.target in self.pending:
+                    self.seen[id(req)] = self.pending[req.target]
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if is_batch(req):
+            with self.lock:
+                for path in _writes(req):
+                    self.pending.pop(path, None)
+            return
+        with self.lock:
+            if id(req) not in self.seen:
+                return
+            doc = self.seen.pop(id(req))
+        if doc is None:
+            resp.status, resp.body = 404, b""
+            resp.set("Content-Type", None)
+        else:
+            resp.status, resp.body = 200, doc
+            resp.set("Content-Type", "application/json")
+            resp.set("ETag", '"planted-uncommitted"')
+
+
+def _writes(req: RelayRequest) -> dict[str, bytes | None]:
+    """The members a batch request PUTs (their documents) and DELETEs (None), by path."""
+    b = boundary_of(req)
+    out: dict[str, bytes | None] = {}
+    for fields, body in (parts_of(req.body, b) or []) if b else []:
+        method = (field_of(fields, "Http-Method") or "").strip().upper()
+        ref = (field_of(fields, "Content-Id") or "").strip().removeprefix("<").removesuffix(">")
+        path = urlsplit(ref).path or ref
+        if method == "PUT":
+            out[path] = body
+        elif method == "DELETE":
+            out[path] = None
+    return out
+
+
+_HOLD = _HoldPerPart()
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "answer-built-in-memory",
@@ -149,6 +221,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("budget-excess-batch-refused",),
         caught_by=("WARN", "FAIL", "FLAKY"),
         behaviour=Behaviour(queue_when_busy=True),
+    ),
+    Mutation(
+        "atomic-hold-taken-per-part",
+        "MB-PROC-15 an atomic batch's write seen before it rolls back",
+        ("atomic-rollback-never-seen",),
+        on_request=_HOLD.request,
+        on_response=_HOLD.response,
     ),
     Mutation(
         "budget-checked-after-parts-ran",

@@ -1,8 +1,9 @@
 """Planted violations of the limits a server publishes and enforces.
 
 Covers MB-LIMIT-*: limits left out of the capabilities document or published other than
-enforced, a limit off by one, the OPTIONS answer without its document or Accept-Post, and a
-problem that names the limit otherwise than the document spells it.
+enforced, a limit off by one, the OPTIONS answer without its document or Accept-Post, OPTIONS
+negotiated against the batch representations (406 for an Accept naming only the capabilities
+document), and a problem that names the limit otherwise than the document spells it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from mixbatch_conformance.run.plants._edits import (
     is_batch,
     map_capabilities,
     map_response,
+    problem,
     refuses,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -35,6 +37,23 @@ def _limits(**values: int | None) -> Callable[[dict[str, object]], None]:
                     limits[k] = v
 
     return edit
+
+
+#: What a server offers as batch representations, which a planted OPTIONS negotiates against.
+_BATCH_TYPES = (
+    "multipart/",
+    "application/vnd.mixbatch.multistatus+json",
+    "application/xml",
+    "application/*",
+    "*/*",
+)
+
+
+def _options_negotiated_as_batch(req: RelayRequest, resp: RelayResponse) -> None:
+    """OPTIONS on the endpoint answered 406 when its Accept names no batch representation."""
+    accept = (req.get("Accept") or "").lower()
+    if req.method == "OPTIONS" and accept and not any(t in accept for t in _BATCH_TYPES):
+        problem(resp, 406, "MB-STATUS-9")
 
 
 def _count_parts(req: RelayRequest) -> int:
@@ -127,6 +146,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=lambda q, r: (
             setattr(r, "status", 413) if r.status == 431 and b"X-F98" in q.body else None
         ),
+    ),
+    P(
+        "options-negotiated-as-a-batch",
+        "MB-LIMIT-2 OPTIONS refused 406 for an Accept naming no batch representation",
+        ("options-capabilities-any-accept",),
+        on_response=_options_negotiated_as_batch,
     ),
     P(
         "max-part-fields-unpublished",

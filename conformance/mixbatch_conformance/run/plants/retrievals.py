@@ -5,7 +5,8 @@ Each plant is a mistake a competent implementer makes where a server answers out
 a collection retrieval that ignores If-Modified-Since, writes an epilogue or parts without
 Content-Length, sorts its members, misreads Accept or leaves the 204 untagged; one that drops
 its aggregate ETag or Last-Modified, a member's Http-Status-Code or Content-Id, or keeps a
-strong ETag over a fresh boundary (MB-METHOD-4 to MB-METHOD-7); a conditional retrieval or a
+strong ETag over a fresh boundary or over parts dated with the response's time (MB-METHOD-4 to
+MB-METHOD-7); a conditional retrieval or a
 missing or empty collection answered with the wrong status (MB-STATUS-7, MB-STATUS-11); a 405
 without Allow and a GET with content misjudged (MB-METHOD-2, MB-METHOD-3); a connection ended
 after a refused GET with content or a retrieval without content (MB-PIPE-1); entity tags
@@ -19,6 +20,7 @@ import json
 import re
 import secrets
 from collections.abc import Callable
+from email.utils import formatdate
 from urllib.parse import unquote
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
@@ -36,6 +38,18 @@ __all__ = ["PLANTS"]
 
 RespFn = Callable[[RelayRequest, RelayResponse], None]
 P = Mutation
+
+
+def _parts_dated(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection retrieval whose every part carries a Date of the response's time, as an
+    HTTP response would, while its aggregate ETag stays strong."""
+    b = boundary_of(resp)
+    if req.method != "GET" or not b or resp.status != 200:
+        return
+    parts = parts_of(resp.body, b)
+    if parts is not None:
+        dated = [([*f, ("Date", formatdate(usegmt=True))], body) for f, body in parts]
+        resp.body = write_parts(dated, b)
 
 
 def _if_modified_since_dropped(req: RelayRequest) -> None:
@@ -540,6 +554,13 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_ims_beside_inm,
     ),
     # MB-METHOD-3: content is content with or without a Content-Type; none is none.
+    # MB-METHOD-7: a strong aggregate tag over octets that follow the clock.
+    P(
+        "collection-parts-dated",
+        "MB-METHOD-7 a Date in each part under a strong aggregate ETag",
+        ("collection-strong-etag-same-octets",),
+        on_response=_parts_dated,
+    ),
     P(
         "get-content-without-type-ignored",
         "MB-METHOD-3 without Content-Type",

@@ -1,0 +1,171 @@
+"""Planted violations of how a batch stops: the abort of a spent time budget (spec 5.4) and the
+part at which the stop policy or an atomic batch stops (spec 7.4, 7.5).
+
+Each is a mistake a competent implementer makes where two features meet:
+
+    abort-before-first-part-answered-503   a server that sends nothing until the first part is
+                                           answered, and so answers a batch whose budget ran out
+                                           while its first part ran with a 503 problem document,
+                                           though that part ran (MB-STATUS-12)
+    spent-budget-under-stop-skips          under batch-on-error=stop, a spent time budget taken
+                                           for a failing part: the running part and every later
+                                           one written skipped, no abort part (MB-STATUS-6)
+    stopping-part-written-as-problem       the part that stops a batch (stop policy, atomic)
+                                           written as a problem document saying so, in place of
+                                           its sub-response's fields and content (MB-RESP-4)
+
+Each edits the reference server's answer in the multipart/mixed and the JSON form.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    boundary_of,
+    field_of,
+    header_has,
+    is_batch,
+    map_json,
+    parts_of,
+    problem,
+    set_field,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+_STOP = header_has("Prefer", r"(?i)batch-on-error\s*=\s*\"?stop")
+_ATOMIC = header_has("Batch-Mode", r"(?i)\batomic\b")
+#: The problem document the planted stopping part carries.
+_STOPPED = json.dumps(
+    {
+        "type": "https://mixbatch.dev/problems/batch-stopped",
+        "title": "Batch stopped",
+        "detail": "this part failed; the parts after it are skipped",
+    }
+).encode()
+
+
+def _abort_index(body: bytes) -> int | None:
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    index = doc.get("part_index") if isinstance(doc, dict) else None
+    return index if isinstance(index, int) else None
+
+
+def _first_part_aborted_503(req: RelayRequest, resp: RelayResponse) -> None:
+    """The whole batch answered 503 when its abort part is its first part."""
+    if not is_batch(req):
+        return
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b else None
+    if parts and field_of(parts[0][0], "Batch-Outcome") == "aborted":
+        problem(resp, 503, "MB-STATUS-12")
+        return
+    if resp.status == 207 and "json" in (resp.get("Content-Type") or ""):
+        doc = json.loads(resp.body)
+        items = doc.get("responses") if isinstance(doc, dict) else None
+        if isinstance(items, list) and items and items[0].get("outcome") == "aborted":
+            problem(resp, 503, "MB-STATUS-12")
+
+
+def _request_ids(req: RelayRequest) -> list[str]:
+    b = boundary_of(req)
+    return [field_of(f, "Content-Id") or "" for f, _ in (parts_of(req.body, b) or [])] if b else []
+
+
+def _skipped(cid: str) -> Part:
+    return ([("Content-Id", cid), ("Batch-Outcome", "skipped"), ("Content-Length", "0")], b"")
+
+
+def _spent_budget_skips(req: RelayRequest, resp: RelayResponse) -> None:
+    """Under the stop policy the abort part becomes skipped parts, from its part_index on."""
+    if not (is_batch(req) and _STOP(req)):
+        return
+    ids = _request_ids(req)
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b else None
+    if b and parts and field_of(parts[-1][0], "Batch-Outcome") == "aborted":
+        start = _abort_index(parts[-1][1])
+        if start is not None:
+            resp.body = write_parts(parts[:-1] + [_skipped(cid) for cid in ids[start:]], b)
+        return
+
+    def entries(doc: dict[str, Any]) -> None:
+        items = doc.get("responses")
+        if not isinstance(items, list) or not items or items[-1].get("outcome") != "aborted":
+            return
+        start = _abort_index(str(items[-1].get("body") or "").encode())
+        if start is None:
+            return
+        items[-1:] = [
+            {"index": i, "content_id": ids[i].strip("<>") if i < len(ids) else None}
+            | {"status": None, "outcome": "skipped", "headers": [], "body": ""}
+            for i in range(start, len(ids))
+        ]
+
+    map_json(entries)(req, resp)
+
+
+def _as_problem(fields: list[tuple[str, str]]) -> Part:
+    kept = [(n, v) for n, v in fields if n.lower() in ("http-status-code", "content-id")]
+    kept = set_field(
+        without_field(kept, "Content-Type"), "Content-Type", "application/problem+json"
+    )
+    return (set_field(kept, "Content-Length", str(len(_STOPPED))), _STOPPED)
+
+
+def _stopping_part_as_problem(req: RelayRequest, resp: RelayResponse) -> None:
+    """The failing part of a stop-policy or atomic batch written as a stop report."""
+    if not (is_batch(req) and (_STOP(req) or _ATOMIC(req))):
+        return
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b else None
+    if b and parts:
+        out = [
+            _as_problem(f)
+            if field_of(f, "Batch-Outcome") is None
+            and int(field_of(f, "Http-Status-Code") or "0") >= 400
+            else (f, body)
+            for f, body in parts
+        ]
+        resp.body = write_parts(out, b)
+        return
+
+    def entries(doc: dict[str, Any]) -> None:
+        for item in doc.get("responses") or []:
+            status = item.get("status")
+            if item.get("outcome") is None and isinstance(status, int) and status >= 400:
+                item["headers"] = [["Content-Type", "application/problem+json"]]
+                item["body"] = _STOPPED.decode()
+
+    map_json(entries)(req, resp)
+
+
+PLANTS: tuple[Mutation, ...] = (
+    Mutation(
+        "abort-before-first-part-answered-503",
+        "MB-STATUS-12 a batch whose first part was running answered 503",
+        ("batch-abort-after-timeout", "batch-abort-under-stop", "batch-abort-in-multistatus"),
+        on_response=_first_part_aborted_503,
+    ),
+    Mutation(
+        "spent-budget-under-stop-skips",
+        "MB-STATUS-6 a spent budget under the stop policy written as skipped parts",
+        ("batch-abort-under-stop", "batch-abort-in-multistatus"),
+        on_response=_spent_budget_skips,
+    ),
+    Mutation(
+        "stopping-part-written-as-problem",
+        "MB-RESP-4 the part that stops a batch written as a stop report",
+        ("stopping-part-keeps-its-response",),
+        on_response=_stopping_part_as_problem,
+    ),
+)

@@ -1,0 +1,52 @@
+"""Plants of how a batch stops, what an atomic batch lets others see, what OPTIONS negotiates
+and what a strong aggregate ETag promises: each is caught by a check citing its requirement.
+
+The plants (run.plants.stopping, behaviour, limits, retrievals) edit the reference server's
+answers through the relay: a batch whose first part was running when its budget ran out answered
+503 (MB-STATUS-12); a spent budget under the stop policy written as skipped parts (MB-STATUS-6);
+the part that stops a batch written as a stop report (MB-RESP-4); a read that sees an atomic
+batch's write before it rolls back (MB-PROC-15); OPTIONS refused 406 for an Accept naming the
+capabilities document (MB-LIMIT-2); collection parts dated under a strong ETag (MB-METHOD-7).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.run.plants import PLANTS
+from mixbatch_conformance.run.selftest import judge_mutation
+from mixbatch_conformance.transport.relay import Relay
+
+BY_NAME = {p.name: p for p in PLANTS}
+#: Plants whose catchers wait out the reference server's time budget (a few seconds each).
+SLOW = ("abort-before-first-part-answered-503", "spent-budget-under-stop-skips")
+QUICK = (
+    "stopping-part-written-as-problem",
+    "atomic-hold-taken-per-part",
+    "options-negotiated-as-a-batch",
+    "collection-parts-dated",
+)
+
+
+def _judge(name: str, relay: Relay, relayed: Context) -> None:
+    plant = BY_NAME[name]
+    outcome = judge_mutation(relay, relayed, plant)
+    requirement = plant.breaks.split()[0]
+    for check, result in outcome.results.items():
+        assert result.verdict is Verdict.FAIL, f"{check}: {result.verdict.value} {result.message}"
+    assert outcome.cited, f"no catcher cites {requirement}"
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_plant_is_caught_citing_its_requirement(name: str, relay: Relay, relayed: Context) -> None:
+    _judge(name, relay, relayed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SLOW)
+def test_budget_plant_is_caught_citing_its_requirement(
+    name: str, relay: Relay, relayed: Context
+) -> None:
+    _judge(name, relay, relayed)
