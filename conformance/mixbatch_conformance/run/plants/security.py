@@ -7,6 +7,7 @@ copied to the top, a part field name that is not a token, and a batch response w
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
@@ -59,6 +60,30 @@ def _copy_last_modified_up(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Last-Modified", stamp)
 
 
+#: The caching fields a server might merge from its parts into a 207 answer's header section.
+_MERGED = ("cache-control", "vary", "expires", "last-modified")
+
+
+def _207_takes_part_cache_fields(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that gives a JSON 207 answer the caching fields of its parts, each list merged
+    with its own value (the most restrictive Cache-Control, the union of Vary)."""
+    if not is_batch(req) or resp.status != 207 or "json" not in (resp.get("Content-Type") or ""):
+        return
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    for item in doc.get("responses", []) if isinstance(doc, dict) else []:
+        for name, value in item.get("headers") or []:
+            if name.lower() not in _MERGED:
+                continue
+            have = [m.strip() for m in (resp.get(name) or "").split(",") if m.strip()]
+            if name.lower() in ("expires", "last-modified"):
+                have = []
+            merged = have + [m.strip() for m in value.split(",") if m.strip() not in have]
+            resp.set(name, ", ".join(merged))
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-SEC-1: a batch over its time budget is aborted.
@@ -82,6 +107,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SEC-2 Last-Modified",
         ("top-level-fields",),
         on_response=_copy_last_modified_up,
+    ),
+    P(
+        "207-takes-part-cache-fields",
+        "MB-SEC-2 caching fields of the parts merged into a 207 answer",
+        ("top-level-fields-independent-of-parts",),
+        on_response=_207_takes_part_cache_fields,
     ),
     # MB-SEC-3: part field names are tokens.
     P(
