@@ -187,6 +187,18 @@ def _xml_rolled_back_bare(response: bytes) -> bytes:
     return re.sub(rb"(<mb:body[^>]*>)[^<]*(</mb:body>)", rb"\1\2", response)
 
 
+def _xml_leaves_out_unrun(body: bytes) -> bytes:
+    """Leave out each DAV:response without a DAV:status (a part that did not run), as if
+    RFC 4918's status were required of every response."""
+    return re.sub(
+        rb"\s*<D:response>(?:(?!</D:response>).)*?</D:response>", _keep_if_status, body, flags=re.S
+    )
+
+
+def _keep_if_status(m: re.Match[bytes]) -> bytes:
+    return m[0] if b"<D:status>" in m[0] else b""
+
+
 P = Mutation
 _XML = ("multistatus-xml",)
 PLANTS: tuple[Mutation, ...] = (
@@ -286,5 +298,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-5 XML bodies over 64 KiB",
         ("random-bodies-every-form",),
         on_response=map_xml(_xml_body_cut),
+    ),
+    # MB-MULTI-3: a part that did not run has its response too.
+    P(
+        "xml-leaves-out-unrun-parts",
+        "MB-MULTI-3 responses without a status left out",
+        ("entries-for-every-part-in-every-mode",),
+        on_response=map_xml(_xml_leaves_out_unrun),
     ),
 )
