@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 
+from mixbatch_conformance.checks._shared.accept_post import expect_accept_post_exact
 from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -170,6 +171,9 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
             problem=expect.get("problem", False),
             accept_post=expect.get("accept_post", False),
         )
+        if expect.get("accept_post") and resp.status == 415:
+            # MB-WIRE-2: "an `Accept-Post: multipart/mixed` field": that type and no other.
+            expect_accept_post_exact(judge, resp, "MB-WIRE-2")
         if "at" in expect and resp.status in expect["status"]:
             _expect_at(ctx, judge, expect["at"], segments, values, headers, resp)
 

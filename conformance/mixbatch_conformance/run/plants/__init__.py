@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    batch_wide,
     behaviour,
     codings,
     connections,
@@ -79,6 +80,7 @@ PLANTS: tuple[Mutation, ...] = (
     + xml_form.PLANTS
     + processing.PLANTS
     + limits.PLANTS
+    + batch_wide.PLANTS
     + security.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS

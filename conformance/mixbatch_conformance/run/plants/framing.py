@@ -10,6 +10,7 @@ body), or writes its own answer with a bare LF for a blank line or with an epilo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import accepts, body_has, boundary_of, is_batch, refuses
@@ -27,6 +28,43 @@ def _bare_lf_blank_line(req: RelayRequest, resp: RelayResponse) -> None:
     b = boundary_of(resp)
     if b and is_batch(req):
         resp.body = re.sub(rb"(Content-Length: [0-9]+)\r\n\r\n", rb"\1\r\n\n", resp.body)
+
+
+def _ends_in_close_text(after: bytes) -> Callable[[RelayRequest], bool]:
+    """Content ending in `after` (a pattern), the declared boundary and two hyphens, with no
+    CRLF before that: a server that finds the close delimiter by the content's suffix takes
+    it for one."""
+
+    def pred(req: RelayRequest) -> bool:
+        b = boundary_of(req)
+        if not b or not is_batch(req):
+            return False
+        tail = re.compile(after + re.escape(b.encode("latin-1")) + rb"--\Z")
+        m = tail.search(req.body)
+        return m is not None and req.body[: m.start()][-2:] != b"\r\n"
+
+    return pred
+
+
+def _padding_with(octets: bytes) -> Callable[[RelayRequest], bool]:
+    """A delimiter line whose dash-boundary (or close delimiter) is followed by padding and
+    then one of `octets` (a pattern): a server whose padding test is a general white-space
+    test skips them."""
+
+    def pred(req: RelayRequest) -> bool:
+        b = boundary_of(req)
+        if not b or not is_batch(req):
+            return False
+        line = (
+            rb"(?:\A|\r\n)--"
+            + re.escape(b.encode("latin-1"))
+            + rb"(?:--)?[ \t]*(?:"
+            + octets
+            + rb")"
+        )
+        return re.search(line, req.body) is not None
+
+    return pred
 
 
 P = Mutation
@@ -244,5 +282,61 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-9 delimiter text in the epilogue",
         ("accept-delimiter-lines-in-epilogue", "accept-dash-boundary-mid-line-in-epilogue"),
         on_response=refuses(body_has(rb"[^-]--\r\n[^\r\n]*--[!-~]")),
+    ),
+    # MB-WIRE-13: a close delimiter found where there is none.
+    P(
+        "close-delimiter-found-by-suffix",
+        "MB-WIRE-13 close delimiter text at the end, no CRLF before it",
+        (
+            "reject-close-text-after-text-at-end",
+            "reject-close-text-on-last-body-line",
+            "reject-close-text-after-bare-cr-at-end",
+            "reject-close-text-in-later-part-body",
+        ),
+        on_response=accepts(_ends_in_close_text(b"--")),
+    ),
+    P(
+        "close-delimiter-of-a-longer-boundary",
+        "MB-WIRE-13 close delimiter matched by the boundary's suffix",
+        ("reject-close-text-of-longer-boundary",),
+        on_response=accepts(_ends_in_close_text(rb"\r\n--[^\r\n]+")),
+    ),
+    # MB-WIRE-19: only SP and HTAB are transport padding.
+    P(
+        "padding-any-octet-white-space",
+        "MB-WIRE-19 VT, FF, 0x85 or 0xA0 taken for padding",
+        (
+            "reject-first-delimiter-then-vertical-tab",
+            "reject-later-delimiter-then-form-feed",
+            "reject-close-delimiter-then-octet-85",
+            "reject-close-delimiter-ending-octet-a0",
+        ),
+        on_response=accepts(_padding_with(rb"[\x0b\x0c\x85\xa0]")),
+    ),
+    P(
+        "padding-unicode-white-space",
+        "MB-WIRE-19 Unicode white space taken for padding",
+        (
+            "reject-first-delimiter-then-utf8-nbsp",
+            "reject-later-delimiter-then-utf8-ideographic-space",
+            "reject-close-delimiter-then-utf8-line-separator",
+            "reject-close-delimiter-ending-utf8-en-space",
+            "reject-first-delimiter-then-unit-separator",
+            "reject-later-delimiter-then-file-separator",
+        ),
+        on_response=accepts(
+            _padding_with(rb"\xc2\xa0|\xe2\x80[\x80-\x8a\xa8\xa9]|\xe3\x80\x80|[\x1c-\x1f]")
+        ),
+    ),
+    P(
+        "padding-ends-at-nul",
+        "MB-WIRE-19 a NUL ends the delimiter line",
+        (
+            "reject-first-delimiter-then-nul",
+            "reject-later-delimiter-then-nul",
+            "reject-close-delimiter-then-nul",
+            "reject-close-delimiter-ending-nul",
+        ),
+        on_response=accepts(_padding_with(rb"\x00")),
     ),
 )

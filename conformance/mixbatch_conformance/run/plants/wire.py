@@ -137,6 +137,28 @@ def _one_line_of(name: str, keep: int) -> Callable[[RelayRequest], None]:
     return edit
 
 
+def _boundary_has_capitals(req: RelayRequest) -> bool:
+    """A batch whose boundary has capital letters: a server that lower-cases the whole
+    Content-Type value finds no delimiter."""
+    b = boundary_of(req)
+    return is_batch(req) and b is not None and b != b.lower()
+
+
+def _boundary_case_twin_in_body(req: RelayRequest) -> bool:
+    """A batch holding a line that is the dash-boundary in another case: a server that
+    matches delimiters ignoring case splits the body there."""
+    b = boundary_of(req)
+    if not b or not is_batch(req):
+        return False
+    dash = b"--" + b.encode("latin-1")
+    twins = re.finditer(rb"(?i)\r\n" + re.escape(dash), req.body)
+    return any(req.body[m.start() + 2 : m.end()] != dash for m in twins)
+
+
+#: Accept-Post listing the batch representations a server answers in, not only the one it accepts.
+REPRESENTATIONS = "multipart/mixed, application/vnd.mixbatch.multistatus+json, application/xml"
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-WIRE-2: 415 with Accept-Post for a media type other than multipart/mixed.
@@ -437,5 +459,38 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 the last Accept line only",
         ("accept-quality-values",),
         on_request=_one_line_of("Accept", -1),
+    ),
+    # MB-WIRE-4: a boundary with capital letters is matched as sent.
+    P(
+        "boundary-lower-cased",
+        "MB-WIRE-4 capital letters",
+        (
+            "accept-boundary-capitals-token",
+            "accept-boundary-mixed-case-token",
+            "accept-boundary-capitals-quoted",
+            "accept-boundary-one-capital",
+        ),
+        on_response=refuses(_boundary_has_capitals, 400, "MB-WIRE-13"),
+    ),
+    P(
+        "boundary-matched-ignoring-case",
+        "MB-WIRE-4 delimiter in another case",
+        ("accept-boundary-case-twin-in-body", "accept-boundary-case-twin-close-in-body"),
+        on_response=refuses(_boundary_case_twin_in_body, 400, "MB-WIRE-17"),
+    ),
+    # MB-WIRE-2 and MB-LIMIT-2: Accept-Post names multipart/mixed alone.
+    P(
+        "accept-post-lists-representations",
+        "MB-WIRE-2 Accept-Post lists the response forms",
+        ("non-batch-media-types-name-multipart-only", "reject-media-type-text-plain"),
+        on_response=lambda q, r: r.set("Accept-Post", REPRESENTATIONS) if r.status == 415 else None,
+    ),
+    P(
+        "options-accept-post-lists-representations",
+        "MB-LIMIT-2 Accept-Post lists the response forms",
+        ("options-accept-post-names-multipart-only",),
+        on_response=lambda q, r: (
+            r.set("Accept-Post", REPRESENTATIONS) if q.method == "OPTIONS" else None
+        ),
     ),
 )

@@ -1,0 +1,101 @@
+"""Planted violations that carry over a batch, or over requests, what belongs to one part or
+one request: a per-part limit counted over the whole batch, and a refused batch that keeps
+its place in the budget of batches in flight.
+
+The per-part limits here are the reference server's defaults (spec 9.1's table), which the
+self-test's target publishes; each plant refuses a batch whose parts add up past the limit
+while every part keeps within it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import boundary_of, is_batch, parts_of, refuses
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: Spec 9.1's reference defaults, the limits the self-test's target publishes.
+PART_FIELDS = 100
+PART_HEADER_BYTES = 8192
+PART_BYTES = 16 * 1024 * 1024
+#: The reference server's published max_batches_in_flight.
+BATCHES_IN_FLIGHT = 8
+
+
+def _summed(
+    measure: Callable[[list[tuple[str, str]], bytes], int], limit: int
+) -> Callable[[RelayRequest], bool]:
+    """A batch whose parts each measure within `limit` and together over it."""
+
+    def pred(req: RelayRequest) -> bool:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        sizes = [measure(list(fields), body) for fields, body in parts or []]
+        return bool(sizes) and max(sizes) <= limit < sum(sizes)
+
+    return pred
+
+
+def _fields(fields: list[tuple[str, str]], body: bytes) -> int:
+    return len(fields)
+
+
+def _header_bytes(fields: list[tuple[str, str]], body: bytes) -> int:
+    return sum(len(f"{n}: {v}\r\n") for n, v in fields)
+
+
+def _body_bytes(fields: list[tuple[str, str]], body: bytes) -> int:
+    return len(body)
+
+
+class _SlotKeptByRefusals:
+    """A server that gives a batch's slot back only after the batch has run: each refusal
+    keeps one, and once the budget is spent every batch is answered 503."""
+
+    def __init__(self) -> None:
+        self.kept = 0
+
+    def __call__(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method != "POST":
+            return
+        if self.kept >= BATCHES_IN_FLIGHT:
+            resp.status = 503
+            resp.headers = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
+            doc = {"type": "about:blank", "title": "planted budget", "status": 503}
+            resp.body = json.dumps(doc).encode()
+        elif resp.status >= 400:
+            self.kept += 1
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "part-fields-counted-over-batch",
+        "MB-LIMIT-5 field lines counted over the batch",
+        ("part-fields-counted-per-part",),
+        on_response=refuses(_summed(_fields, PART_FIELDS), 431, "MB-LIMIT-5"),
+    ),
+    P(
+        "part-header-bytes-counted-over-batch",
+        "MB-LIMIT-1 header octets counted over the batch",
+        ("part-header-bytes-counted-per-part",),
+        on_response=refuses(_summed(_header_bytes, PART_HEADER_BYTES), 431, "MB-STATUS-3"),
+    ),
+    P(
+        "part-bytes-counted-over-batch",
+        "MB-LIMIT-1 body octets counted over the batch",
+        ("part-bytes-counted-per-part",),
+        on_response=refuses(_summed(_body_bytes, PART_BYTES), 413, "MB-STATUS-3"),
+    ),
+    P(
+        "inflight-slot-kept-by-refusals",
+        "MB-LIMIT-6 refusals keep their slot",
+        ("refusals-hold-no-batch-budget",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_SlotKeptByRefusals(),
+    ),
+)
