@@ -6,8 +6,9 @@ the target's echo resource (read by _echo): a part with neither field of its own
 outer values, a part with its own `Authorization` must see only that one (replaced, not merged),
 and likewise for `Cookie`. Outer values are the target's configured credentials when it has
 them (a server that demands them would otherwise refuse every part) and suite tokens otherwise.
-The batch is sent `ROUNDS` times, each with tokens of its own: a server that keeps the first
-request's credentials for its connection gives a later batch's parts the first one's.
+The batch is sent `ROUNDS` times, each with tokens of its own, then once with no credentials
+(unless the target needs its own): a server that keeps a request's credentials for its
+connection gives a later batch's parts the earlier one's.
 """
 
 from __future__ import annotations
@@ -38,13 +39,29 @@ def _configured(ctx: Context, name: str) -> str | None:
 @checker(
     "credentials-inherited",
     ("MB-SUB-5", "MB-TEST-2"),
-    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept; in two batches one after the other, each with its own tokens.",
+    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept; in two batches one after the other, each with its own tokens, and none in a batch that carries none.",
     state=State.READ_ONLY,
 )
 def credentials_inherited(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     for _ in range(ROUNDS):
         _inherited_once(ctx, judge, echo)
+    if not ctx.target.credentials:
+        _none_inherited(ctx, judge, echo)
+
+
+def _none_inherited(ctx: Context, judge: Judge, echo: str) -> None:
+    """A batch with no credentials after batches with some: its part sees none."""
+    sub = SubRequest("GET", f"{echo}?mb-inherit=none")
+    env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
+    judge.require("part 0 status without credentials", part_status(env, 0), {200}, "MB-SUB-5")
+    seen = read_echo(env.parts[0].body)
+    if seen is None:
+        return
+    # MB-SUB-5: a server MUST "apply the batch request's `Authorization` and `Cookie` fields"
+    # (spec 12: "a part gets the batch's credentials or its own"): here there are neither.
+    for name in ("Authorization", "Cookie"):
+        judge.expect(f"part 0 {name} without credentials", seen.get_all(name), [[]], "MB-SUB-5")
 
 
 def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:

@@ -10,8 +10,14 @@ connections; the suite does, and a run with --fresh-connections does not see the
                                      but the same for every batch answered on it (MB-WIRE-5)
     authorization-of-first-request   the first request's Authorization kept for the connection
                                      and applied to every later request on it (MB-SUB-5)
+    credentials-kept-for-requests-without
+                                     the last Authorization and Cookie sent on the connection
+                                     given to a later request that carries none (MB-SUB-5)
     echo-describes-first-request     the echo resource's description built once per connection,
                                      so it describes the first request on it (MB-TEST-2)
+    echo-kept-per-request-line       the echo's description kept per request line on the
+                                     connection, so a request sent again with other fields is
+                                     described as the first one was (MB-TEST-2)
 """
 
 from __future__ import annotations
@@ -52,6 +58,24 @@ def _first_authorization(req: RelayRequest) -> None:
     req.headers.append(("Authorization", str(kept)))
 
 
+def _credentials_for_requests_without(req: RelayRequest) -> None:
+    """Credentials sent on the connection stand in for a later request that carries none."""
+    for name in ("Authorization", "Cookie"):
+        own = [v for n, v in req.headers if n.lower() == name.lower()]
+        kept = req.connection.get(name)
+        if own:
+            req.connection[name] = own
+        elif isinstance(kept, list):
+            req.headers.extend((name, str(v)) for v in kept)
+
+
+def _echo_per_request_line(req: RelayRequest, resp: RelayResponse) -> None:
+    """The echo answers a request line it already described on the connection as it did."""
+    if req.target.split("?", 1)[0] == ECHO_PATH and resp.status == 200:
+        first = req.connection.setdefault(f"echo {req.method} {req.target}", resp.body)
+        resp.body = first if isinstance(first, bytes) else resp.body
+
+
 def _echo_of_first(req: RelayRequest, resp: RelayResponse) -> None:
     """The echo's description is made once per connection and answered to every request."""
     if req.target.split("?", 1)[0] == ECHO_PATH and resp.status == 200:
@@ -72,6 +96,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-5 the first request's credentials kept for its connection",
         ("credentials-inherited",),
         on_request=_first_authorization,
+    ),
+    Mutation(
+        "credentials-kept-for-requests-without",
+        "MB-SUB-5 credentials of an earlier request on the connection for one without",
+        ("credentials-inherited",),
+        on_request=_credentials_for_requests_without,
+    ),
+    Mutation(
+        "echo-kept-per-request-line",
+        "MB-TEST-2 the description of a request line kept for its connection",
+        ("test-resource-echo",),
+        on_response=_echo_per_request_line,
     ),
     Mutation(
         "echo-describes-first-request",
