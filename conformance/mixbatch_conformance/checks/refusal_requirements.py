@@ -9,7 +9,9 @@ twice, once for the client that must not send it and once for the server that re
 (MB-PART-1 and MB-PART-2, MB-PART-3 and MB-PART-4, MB-PART-7 and MB-PART-11, MB-PART-9 and
 MB-PART-10), either ID names what the request broke. Each batch is sent under no Accept and
 under the Accept of each form the target declares, since a 207 form's code path may refuse
-with its own problem documents.
+with its own problem documents. `envelope-refusal-names-broken-requirement` does the same for
+faults of the batch as a whole: its media type (415), its framing (400) and a mode the target
+does not implement (501).
 """
 
 from __future__ import annotations
@@ -105,3 +107,87 @@ def refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
                 set(named),
                 "MB-STATUS-4",
             )
+
+
+def _envelope_faults(
+    ctx: Context, ok: str
+) -> list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], bytes, int]]:
+    """(what, the IDs naming the broken requirement, the server's first, the batch's header
+    fields, its content, the status the fault's requirement gives) for faults of the batch as
+    a whole: its media type, its framing and its modes."""
+    d = f"--{BOUNDARY}"
+    get = f"Http-Method: GET\r\nContent-Id: <{ok}>\r\n"
+    whole = f"{d}\r\n{get}\r\n\r\n{d}--".encode()
+    ctype = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    out: list[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], bytes, int]] = [
+        ("a text/plain batch", ("MB-WIRE-2",), (("Content-Type", "text/plain"),), whole, 415),
+        (
+            "no boundary parameter",
+            ("MB-WIRE-4", "MB-WIRE-3"),
+            (("Content-Type", "multipart/mixed"),),
+            whole,
+            400,
+        ),
+        ("no close delimiter", ("MB-WIRE-13",), (ctype,), f"{d}\r\n{get}\r\n".encode(), 400),
+        ("no part", ("MB-WIRE-18",), (ctype,), f"{d}--".encode(), 400),
+        (
+            "a bare LF ending a part header line",
+            ("MB-WIRE-8", "MB-WIRE-7"),
+            (ctype,),
+            f"{d}\r\nHttp-Method: GET\nContent-Id: <{ok}>\r\n\r\n\r\n{d}--".encode(),
+            400,
+        ),
+        (
+            "a Content-Length one over the body",
+            ("MB-WIRE-17", "MB-WIRE-16"),
+            (ctype,),
+            f"{d}\r\nHttp-Method: PUT\r\nContent-Id: <{ok}>\r\nContent-Length: 4\r\n\r\nabc\r\n{d}--".encode(),
+            400,
+        ),
+        (
+            "text after the dash-boundary",
+            ("MB-WIRE-19",),
+            (ctype,),
+            f"{d}x\r\n{get}\r\n\r\n{d}--".encode(),
+            400,
+        ),
+        (
+            "a Batch-Mode no server implements",
+            ("MB-PROC-17", "MB-PROC-12"),
+            (ctype, ("Batch-Mode", "mb-suite-no-such-mode")),
+            whole,
+            501,
+        ),
+    ]
+    if not ctx.target.claims("atomic"):
+        out.append(
+            (
+                "Batch-Mode: atomic unclaimed",
+                ("MB-PROC-7", "MB-PROC-12", "MB-PROC-17"),
+                (ctype, ("Batch-Mode", "atomic")),
+                whole,
+                501,
+            )
+        )
+    return out
+
+
+@checker(
+    "envelope-refusal-names-broken-requirement",
+    ("MB-STATUS-4",),
+    "Each refused batch (another media type, no boundary, no close delimiter, no part, a bare LF, a wrong Content-Length, text after a delimiter, a mode not implemented) is answered with a problem document naming the requirement it broke.",
+    state=State.READ_ONLY,
+)
+def envelope_refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    for what, named, head, body, status in _envelope_faults(ctx, ok):
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, list(head), body))
+        expect_rejected(judge, resp, {status}, named[0])
+        doc = problem_of(resp)
+        if resp.status != status or doc is None:
+            continue
+        # MB-STATUS-4: "with a `requirement` member naming the ID of the requirement the
+        # request broke"; this request broke only this one.
+        judge.expect(
+            f"{what}: problem requirement", doc.get("requirement"), set(named), "MB-STATUS-4"
+        )

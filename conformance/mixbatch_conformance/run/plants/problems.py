@@ -44,6 +44,12 @@ def _target_refusals_named_sub_2(doc: dict[str, Any]) -> None:
         doc["requirement"] = "MB-SUB-2"
 
 
+def _framing_refusals_named_status_2(doc: dict[str, Any]) -> None:
+    """One requirement for every framing fault: the generic 400 of a malformed envelope."""
+    if str(doc.get("requirement", "")).startswith("MB-WIRE-"):
+        doc["requirement"] = "MB-STATUS-2"
+
+
 def _omit_zero(member: str) -> Callable[[dict[str, Any]], None]:
     def fn(doc: dict[str, Any]) -> None:
         if doc.get(member) == 0:
@@ -277,5 +283,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 every refused target named MB-SUB-2",
         ("refusal-names-broken-requirement",),
         on_response=_problem_edit(_target_refusals_named_sub_2),
+    ),
+    P(
+        "framing-refusals-all-named-status-2",
+        "MB-STATUS-4 every framing fault named MB-STATUS-2",
+        ("envelope-refusal-names-broken-requirement",),
+        on_response=_problem_edit(_framing_refusals_named_status_2),
     ),
 )
