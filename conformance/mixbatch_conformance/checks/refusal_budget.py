@@ -6,9 +6,10 @@ refusal takes, so once each refusal has been answered the server holds nothing f
 that takes a slot when a batch arrives and gives it back only after a batch has run keeps one
 slot per refusal, and after as many refusals as its budget answers every batch 503.
 
-The check sends, one after another, `budget + 1` refusals of each kind (415, 400 for a missing
-boundary, 400 for a malformed envelope, 406 where the target refuses an Accept admitting no
-batch form, 413, 431), where `budget` is the published `max_batches_in_flight` or
+The check sends, one after another, `budget + 1` refusals of each kind (415; 400 for a missing
+boundary, a missing close delimiter, a part without Http-Method and a target on another origin;
+406 where the target refuses an Accept admitting no batch form; 501 for an unknown Batch-Mode; 413;
+431), where `budget` is the published `max_batches_in_flight` or
 `UNPUBLISHED_BUDGET`; after each kind it sends one valid batch, which must be processed. Each
 refusal is answered before the next is sent, so no two are ever in flight together. Kinds whose
 limit is unpublished or too large to exceed cheaply are left out.
@@ -32,7 +33,8 @@ MAX_BUDGET = 256
 #: The most octets one refused batch may take (413 and 431 kinds).
 MAX_REFUSAL_BYTES = 1024 * 1024
 
-Request = tuple[list[tuple[str, str]], bytes]
+#: A request the check sends: method, header fields and content.
+Request = tuple[str, list[tuple[str, str]], bytes]
 
 
 def _valid(ok: str) -> bytes:
@@ -44,30 +46,47 @@ def _valid(ok: str) -> bytes:
 def _kinds(ctx: Context, ok: str) -> list[tuple[str, Request]]:
     mixed = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     valid = _valid(ok)
+    other = "http://other-origin.invalid/x"
+    no_method = f"--{BOUNDARY}\r\nContent-Id: <{ok}>\r\n\r\n\r\n--{BOUNDARY}--".encode()
     kinds: list[tuple[str, Request]] = [
-        ("415 for text/plain", ([("Content-Type", "text/plain")], valid)),
-        ("400 for a missing boundary", ([("Content-Type", "multipart/mixed")], valid)),
-        ("400 for a missing close delimiter", (mixed, valid[: -len(f"\r\n--{BOUNDARY}--")])),
-        ("406 for an Accept of text/html", ([*mixed, ("Accept", "text/html")], valid)),
+        ("415 for text/plain", ("POST", [("Content-Type", "text/plain")], valid)),
+        ("400 for a missing boundary", ("POST", [("Content-Type", "multipart/mixed")], valid)),
+        (
+            "400 for a missing close delimiter",
+            ("POST", mixed, valid[: -len(f"\r\n--{BOUNDARY}--")]),
+        ),
+        ("400 for a part without Http-Method", ("POST", mixed, no_method)),
+        (
+            "400 for a target on another origin",
+            ("POST", mixed, valid.replace(ok.encode(), other.encode())),
+        ),
+        ("406 for an Accept of text/html", ("POST", [*mixed, ("Accept", "text/html")], valid)),
+        (
+            "501 for a Batch-Mode nobody implements",
+            ("POST", [*mixed, ("Batch-Mode", "x-mb-unknown-mode")], valid),
+        ),
     ]
     part = f"--{BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n".encode()
     parts = ctx.limit("max_parts")
     if parts is not None and (parts + 1) * len(part) <= MAX_REFUSAL_BYTES:
         kinds.append(
-            ("413 for too many parts", (mixed, part * (parts + 1) + f"--{BOUNDARY}--".encode()))
+            (
+                "413 for too many parts",
+                ("POST", mixed, part * (parts + 1) + f"--{BOUNDARY}--".encode()),
+            )
         )
     header = ctx.limit("max_part_header_bytes")
     if header is not None and header < MAX_REFUSAL_BYTES:
         filler = f"X-Fill: {'f' * header}\r\n"
         over = f"--{BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n{filler}\r\n\r\n--{BOUNDARY}--"
-        kinds.append(("431 for a part header section", (mixed, over.encode())))
+        kinds.append(("431 for a part header section", ("POST", mixed, over.encode())))
     return kinds
 
 
 @checker(
     "refusals-hold-no-batch-budget",
     ("MB-LIMIT-6",),
-    "After more refusals of each kind (415, 400, 406, 413, 431) than the budget of batches in flight, each answered before the next is sent, a valid batch is still processed.",
+    "After more refusals of each kind (400, 406, 413, 415, 431, 501) than the budget of batches in flight, each answered before the next is sent, a valid batch is still processed.",
     state=State.READ_ONLY,
     tier="standard",
     direct_only="an intermediary may hold or pool the refused requests",
@@ -79,8 +98,8 @@ def refusals_hold_no_budget(ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
 
     def send(request: Request) -> int:
-        head, body = request
-        return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body)).status
+        method, head, body = request
+        return ctx.send(judge, ctx.raw_request(method, ctx.batch_path, head, body)).status
 
     for kind, refusal in _kinds(ctx, ok):
         statuses = {send(refusal) for _ in range(budget + 1)}

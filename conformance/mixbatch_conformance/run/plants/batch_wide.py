@@ -56,7 +56,9 @@ class _SlotKeptByRefusals:
     """A server that gives a batch's slot back only after the batch has run: each refusal
     keeps one, and once the budget is spent every batch is answered 503."""
 
-    def __init__(self) -> None:
+    def __init__(self, keeping: frozenset[int] | None = None) -> None:
+        #: The refusal statuses that keep their slot (None: every 4xx and 5xx).
+        self.keeping = keeping
         self.kept = 0
 
     def __call__(self, req: RelayRequest, resp: RelayResponse) -> None:
@@ -67,7 +69,7 @@ class _SlotKeptByRefusals:
             resp.headers = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
             doc = {"type": "about:blank", "title": "planted budget", "status": 503}
             resp.body = json.dumps(doc).encode()
-        elif resp.status >= 400:
+        elif resp.status >= 400 and (self.keeping is None or resp.status in self.keeping):
             self.kept += 1
 
 
@@ -97,5 +99,19 @@ PLANTS: tuple[Mutation, ...] = (
         ("refusals-hold-no-batch-budget",),
         caught_by=("WARN", "FAIL"),
         on_response=_SlotKeptByRefusals(),
+    ),
+    P(
+        "inflight-slot-kept-by-mode-refusals",
+        "MB-LIMIT-6 a 501 for Batch-Mode keeps its slot",
+        ("refusals-hold-no-batch-budget",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_SlotKeptByRefusals(frozenset({501})),
+    ),
+    P(
+        "inflight-slot-kept-by-header-refusals",
+        "MB-LIMIT-6 a 431 keeps its slot",
+        ("refusals-hold-no-batch-budget",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_SlotKeptByRefusals(frozenset({431})),
     ),
 )
