@@ -20,7 +20,11 @@ import threading
 import time
 from typing import Any
 
-from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
+from mixbatch_conformance.checks._shared.outlast import (
+    ABORT_INDEXES,
+    FIRST_ABORT_INDEXES,
+    outlasting_batch,
+)
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -369,7 +373,7 @@ def _abort_entries(
 @checker(
     "atomic-abort-rolls-back",
     ("MB-PROC-14", "MB-STATUS-14", "MB-STATUS-6"),
-    "An atomic batch that outlasts the declared time limit rolls back the parts that ran, marks them rolled-back and ends with the abort part, in every declared form; its write is not there afterwards.",
+    "An atomic batch that outlasts the declared time limit rolls back the parts that ran, marks them rolled-back and ends with the abort part, in every declared form; its write is not there afterwards; with the slow part first it is still a 200 ending with the abort part.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
     tier="standard",
@@ -418,3 +422,53 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
             judge.expect(
                 f"GET {created} after the aborted batch ({media})", after.status, {404, 410}
             )
+    _judge_slow_first(ctx, judge)
+
+
+def _judge_slow_first(ctx: Context, judge: Judge) -> None:
+    """The slow part first: the budget runs out while part 0 runs, before any part is answered.
+
+    MB-STATUS-12: "A server MUST answer with a 5xx status only when it fails before any part
+    has run; once a part has run, it MUST send a batch response"; spec 5.4 counts a part
+    "whose sub-request is running when the reason to stop arrives" as one that "may have taken
+    effect", and MB-PROC-14 ends an atomic batch stopped before its commit "with the abort part
+    of 5.4 naming the first part that did not run".
+    """
+    subs = outlasting_batch(ctx, judge, slow_first=True)
+    start = time.monotonic()
+    resp = ctx.batch(judge, subs, headers=ATOMIC)
+    elapsed = time.monotonic() - start
+    limit_s = (ctx.target.batch_timeout_ms or 0) / 1000
+    if resp.status >= 500 and elapsed < limit_s:
+        judge.note(f"slow part first: {resp.status} after {elapsed:.2f} s, before the budget")
+        return
+    judge.require(
+        f"slow part first: top-level status once part 0 had started ({elapsed:.2f} s in)",
+        resp.status,
+        {200},
+        "MB-STATUS-12",
+        allowed_text="200: part 0 ran (it was running when the budget ran out), so the batch "
+        "response carries the abort part, not a 5xx",
+    )
+    judge.require("slow part first: media type", resp.media_type, {"multipart/mixed"}, "MB-MULTI-1")
+    _, params = judge.media_type("response Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
+    outcomes = [
+        e.outcome
+        for e in entries_from_multipart(read_multipart(resp.body, params.get("boundary", "")))
+    ]
+    judge.require_true("slow part first: parts", bool(outcomes), "no part", "the abort part")
+    # MB-PROC-14: "answer those parts `Batch-Outcome: rolled-back` with their real statuses,
+    # and end the response with the abort part".
+    judge.expect("slow part first: last part", outcomes[-1], {"aborted"}, "MB-PROC-14")
+    judge.expect(
+        "slow part first: parts before the abort",
+        set(outcomes[:-1]),
+        [set(), {"rolled-back"}],
+        "MB-PROC-14",
+    )
+    judge.expect(
+        "slow part first: parts answered before the abort",
+        len(outcomes) - 1,
+        FIRST_ABORT_INDEXES,
+        "MB-STATUS-6",
+    )

@@ -153,7 +153,7 @@ PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "abort-before-first-part-answered-503",
         "MB-STATUS-12 a batch whose first part was running answered 503",
-        ("batch-abort-after-timeout", "batch-abort-under-stop", "batch-abort-in-multistatus"),
+        ("batch-abort-after-timeout", "batch-abort-under-stop", "atomic-abort-rolls-back"),
         on_response=_first_part_aborted_503,
     ),
     Mutation(
