@@ -12,7 +12,8 @@ content must be the same octets (RFC 9110 §8.8.1: a strong validator changes "w
 representation data changes"). A weak or absent tag, or a tag that changed because another
 client wrote to the collection in between, is not judged; the collection is only read.
 
-The wait for the next second costs the check half a second on average, a second at most.
+The wait for the next second costs the check half a second on average, a second at most, so
+it runs in the standard tier.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def _retrieve(ctx: Context, judge: Judge, coll: str, accept: str) -> Response:
     "Retrievals of an unchanged collection a second apart, and under each Accept that asks for multipart/mixed, that carry the same strong aggregate ETag carry the same octets, boundary included.",
     profile="collection-get",
     state=State.READ_ONLY,
+    tier="standard",
 )
 def strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "collection"))
