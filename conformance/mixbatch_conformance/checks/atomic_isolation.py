@@ -10,7 +10,8 @@ batch: a server that holds the store for each part in turn, or only while it wri
 read in between two parts, and that read sees a write that is later undone.
 
 Each write kind is its own batch: a PUT that rewrites a member (a read must not see the new
-document) and a DELETE (a read must not see the member gone). A reader may wait for the batch
+document), a DELETE (a read must not see the member gone) and, where the sandbox is retrieved as
+a collection (spec 4.2), a POST that creates one (no listing may show its document). A reader may wait for the batch
 to end (a server that serializes) or answer at once from the state before it; both pass. With
 no ETag and a sandbox that does not read back, a rewrite cannot be seen and that batch is N/A.
 The reads are bounded by the batch's own length (`DELAY_MS` and the time per exchange).
@@ -67,6 +68,16 @@ def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
 Read = tuple[str, int | None, str | None, bytes]
 
 
+#: The Accept of a collection retrieval, the one listing of a sandbox the spec defines.
+LISTING = (("Accept", "multipart/mixed"),)
+
+
+def _listing(ctx: Context, judge: Judge, coll: str) -> Read:
+    """The sandbox listed by a collection retrieval (spec 4.2)."""
+    got = ctx.send(judge, ctx.raw_request("GET", coll, LISTING))
+    return ("a listing", got.status, got.get("ETag"), got.body)
+
+
 def _read(ctx: Context, judge: Judge, path: str, in_batch: bool) -> Read:
     if not in_batch:
         got = ctx.alone(judge, SubRequest("GET", path))
@@ -79,10 +90,15 @@ def _read(ctx: Context, judge: Judge, path: str, in_batch: bool) -> Read:
     return ("in a batch", part_status(env, 0), part.get("ETag"), part.body)
 
 
+def _alternating(ctx: Context, judge: Judge, path: str) -> Callable[[int], Read]:
+    """Reads of `path`: standalone, then in a batch of its own, in turn."""
+    return lambda n: _read(ctx, judge, path, in_batch=n % 2 == 1)
+
+
 def _reads_during(
-    ctx: Context, judge: Judge, path: str, subs: list[SubRequest]
+    ctx: Context, judge: Judge, read: Callable[[int], Read], subs: list[SubRequest]
 ) -> tuple[Response, list[Read]]:
-    """The atomic batch's answer, and every read of `path` made while it ran."""
+    """The atomic batch's answer, and every `read(n)` made while it ran (n counts them)."""
     answer: list[Response] = []
     batch = threading.Thread(
         target=lambda: answer.append(ctx.batch(judge, subs, headers=ATOMIC)),
@@ -91,7 +107,7 @@ def _reads_during(
     reads: list[Read] = []
     batch.start()
     while batch.is_alive() and len(reads) < MAX_READS:
-        reads.append(_read(ctx, judge, path, in_batch=len(reads) % 2 == 1))
+        reads.append(read(len(reads)))
         time.sleep(READ_PAUSE_S)
     batch.join()
     if not answer:
@@ -129,7 +145,7 @@ def _judge_rolled_back(
 @checker(
     "atomic-rollback-never-seen",
     ("MB-PROC-15",),
-    "While an atomic batch writes a member (PUT, DELETE), waits, then fails and rolls back, no standalone GET and no GET in another batch sees the write.",
+    "While an atomic batch writes a member (PUT, DELETE, POST), waits, then fails and rolls back, no standalone GET, GET in another batch or listing of the sandbox sees the write.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
     tier="standard",
@@ -156,11 +172,31 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
             return r[2] != tag
 
         put = SubRequest("PUT", rewritten, JSON_FIELDS, _member(ctx, judge, new))
-        resp, reads = _reads_during(ctx, judge, rewritten, [put, wait, fail])
+        resp, reads = _reads_during(
+            ctx, judge, _alternating(ctx, judge, rewritten), [put, wait, fail]
+        )
         _judge_rolled_back(ctx, judge, f"PUT {rewritten}", resp, reads, sees_new)
     else:
         judge.note("the sandbox neither reads back nor gives ETags: the PUT batch is not sent")
-    resp, reads = _reads_during(ctx, judge, deleted, [SubRequest("DELETE", deleted), wait, fail])
+    resp, reads = _reads_during(
+        ctx, judge, _alternating(ctx, judge, deleted), [SubRequest("DELETE", deleted), wait, fail]
+    )
     # MB-TEST-3: "a `DELETE` of an existing member ... after which a `GET` of it answers 404
     # or 410": a read that answers so has seen the delete.
     _judge_rolled_back(ctx, judge, f"DELETE {deleted}", resp, reads, lambda r: r[1] in (404, 410))
+    listing = ctx.send(judge, ctx.raw_request("GET", coll, LISTING))
+    retrieved = listing.status == 204 or (
+        listing.status == 200 and listing.media_type == "multipart/mixed"
+    )
+    if not retrieved:
+        judge.note(f"GET {coll} is no collection retrieval: the POST batch is not sent")
+        return
+    created = f"mb-suite-created-{secrets.token_hex(6)}"
+    post = SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, created))
+    resp, reads = _reads_during(
+        ctx, judge, lambda _: _listing(ctx, judge, coll), [post, wait, fail]
+    )
+    # A listing whose parts carry the members (MB-METHOD-4) shows the new member's document.
+    _judge_rolled_back(
+        ctx, judge, f"POST {coll}", resp, reads, lambda r: r[1] == 200 and created.encode() in r[3]
+    )
