@@ -11,6 +11,8 @@ server skip a part, and each check here sends the inputs a server might mistake 
   later part targets what an earlier failing part targeted; in every form the target declares.
   Every part is answered with the status it gets alone (MB-TEST-1, MB-TEST-6) and no outcome,
   and Preference-Applied names no stop;
+- `continue-whatever-parts-prefer`: `Prefer: batch-on-error=stop` written inside a part is a
+  field of that part's sub-request, not the batch's preference, in the failing part or after it;
 - `continue-after-failed-write`: a DELETE of a sandbox member that does not exist fails; the
   GET and the second DELETE of the same target after it, and a GET of `ok`, still run
   and are answered as each is alone (same status, no outcome), in every form. A server that
@@ -96,6 +98,40 @@ def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:
                     "no batch-on-error=stop",
                     "MB-PROC-5",
                 )
+
+
+@checker(
+    "continue-whatever-parts-prefer",
+    ("MB-PROC-5",),
+    "A Prefer: batch-on-error=stop field inside parts is a sub-request field, not the batch's preference: every part runs with the status it gets alone, in every declared form.",
+    state=State.READ_ONLY,
+)
+def continue_whatever_parts_prefer(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    asked = (("Prefer", "batch-on-error=stop"),)
+    # In the failing part, in the part after it, and in both: each a field of its own
+    # sub-request (MB-PART-8), which spec 7.4's preference, a field of the batch request, is not.
+    cases = [
+        [SubRequest("GET", nf.target, asked), ok],
+        [nf, SubRequest("GET", ok.target, asked)],
+        [SubRequest("GET", nf.target, asked), SubRequest("GET", ok.target, asked)],
+    ]
+    for subs in cases:
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs):
+            where = [i for i, sub in enumerate(subs) if sub.headers]
+            what = f"{media} with Prefer in part(s) {where}"
+            # MB-PROC-5: "Without a preference, the error policy is continue: every part runs
+            # whatever earlier parts returned"; MB-TEST-1 fixes 404 and 200.
+            for i, want in enumerate((404, 200)):
+                judge.expect(f"{what}: part {i} outcome", entries[i].outcome, {None}, "MB-PROC-5")
+                judge.expect(f"{what}: part {i} status", entries[i].status, {want}, "MB-PROC-5")
+            judge.expect_true(
+                f"{what}: Preference-Applied",
+                not _applied_stop(resp),
+                repr(resp.get_all("Preference-Applied")),
+                "no batch-on-error=stop",
+                "MB-PROC-5",
+            )
 
 
 @checker(

@@ -3,7 +3,8 @@ something other than a batch-on-error preference as a reason to skip parts.
 
 One plant reads any other preference (handling=strict, return=minimal, an unknown one) as a
 request for stop; another stops a batch when a part targets what an earlier unsafe part
-targeted, as if the later part depended on it. Both turn the request into a stop batch before
+targeted, as if the later part depended on it; a third takes a part's own Prefer field for the
+batch's preference. Each turns the request into a stop batch before
 the reference server sees it, so later parts after a failing one come back skipped.
 """
 
@@ -51,6 +52,14 @@ def _dependent_parts_stop(req: RelayRequest) -> None:
             written.add(target)
 
 
+def _part_preference_as_batch(req: RelayRequest) -> None:
+    """A part's own Prefer: batch-on-error=stop taken as the batch's preference."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) and not _asks_policy(req) else None
+    if any("batch-on-error" in (field_of(f, "Prefer") or "").lower() for f, _ in parts or []):
+        _stop(req)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -64,5 +73,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-5 parts of a failed write's target skipped",
         ("continue-after-failed-write",),
         on_request=_dependent_parts_stop,
+    ),
+    P(
+        "part-preference-taken-as-batch",
+        "MB-PROC-5 a part's Prefer field taken as the batch's preference",
+        ("continue-whatever-parts-prefer",),
+        on_request=_part_preference_as_batch,
     ),
 )
