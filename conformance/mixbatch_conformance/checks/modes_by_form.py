@@ -14,7 +14,11 @@ wrong are judged here, each over every member of its class:
   multipart/mixed or a 207 XML or JSON document, for a continue batch, a stop batch (with the
   error-policy profile), an atomic batch (atomic), a references batch (references) and an
   atomic references batch (both): MB-MULTI-1 chooses "by the request's `Accept` field" and
-  names no mode that overrides it.
+  names no mode that overrides it;
+- `part-fields-leave-batch-form`: an Accept or a Batch-Mode field inside a part is that
+  sub-request's field (MB-PART-8): the batch with no Accept of its own is answered in
+  multipart/mixed (MB-MULTI-1), and a part naming a mode no server implements does not make
+  the batch a 501.
 """
 
 from __future__ import annotations
@@ -124,3 +128,33 @@ def form_chosen_in_every_mode(ctx: Context, judge: Judge) -> None:
             # Spec 6.1's table: multipart/mixed is answered 200, the 207 forms 207 (MB-MULTI-2:
             # "MUST NOT send a 207 response with `multipart/mixed` content").
             judge.expect(f"{what}: status of the form", resp.status, {status}, "MB-MULTI-2")
+
+
+@checker(
+    "part-fields-leave-batch-form",
+    ("MB-MULTI-1", "MB-PART-8"),
+    "Accept and Batch-Mode fields inside parts are their sub-requests' fields: the batch is answered 200 multipart/mixed when its own request has no Accept, and runs though a part names a mode the target does not implement.",
+    state=State.READ_ONLY,
+)
+def part_fields_leave_batch_form(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    offered = [accept for profile, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)]
+    for accept in offered:
+        subs = [SubRequest("GET", ok.target, (("Accept", f"{accept}, */*;q=0.1"),)), nf]
+        resp = ctx.batch(judge, subs)
+        # MB-MULTI-1: "choose `multipart/mixed` when `Accept` is absent": the batch request's
+        # Accept, not a part's (MB-PART-8: a part's other fields are its sub-request's).
+        judge.expect(f"status with Accept {accept} in part 0", resp.status, {200}, "MB-MULTI-1")
+        media, _ = judge.media_type(
+            f"Content-Type with Accept {accept} in part 0", resp.get("Content-Type"), "MB-MULTI-1"
+        )
+        judge.expect(f"media type with Accept {accept} in part 0", media, {MULTIPART}, "MB-MULTI-1")
+    for mode in (
+        "mb-suite-no-such-mode",
+        *(m for m, p, _ in DEFINED_MODES if not ctx.target.claims(p)),
+    ):
+        subs = [SubRequest("GET", ok.target, (("Batch-Mode", mode),)), nf]
+        resp = ctx.batch(judge, subs)
+        # MB-PART-8: "The part's other header fields are the sub-request's header fields": a
+        # Batch-Mode there is no mode of the batch, which MB-PROC-17 would refuse.
+        judge.expect(f"status with Batch-Mode: {mode} in part 0", resp.status, {200}, "MB-PART-8")

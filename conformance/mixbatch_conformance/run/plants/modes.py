@@ -197,6 +197,17 @@ def _moded_batch_answered_multipart(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
 
 
+def _part_accept_taken_for_batch(req: RelayRequest) -> None:
+    """A batch without Accept answered in the form a part's own Accept asks for."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) and req.get("Accept") is None else None
+    for fields, _ in parts or []:
+        accept = field_of(fields, "Accept")
+        if accept is not None:
+            req.headers.append(("Accept", accept))
+            return
+
+
 _late = _LateCommit()
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -401,5 +412,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 Accept ignored in a Batch-Mode batch",
         ("form-chosen-in-every-mode",),
         on_request=_moded_batch_answered_multipart,
+    ),
+    P(
+        "part-accept-taken-for-batch",
+        "MB-MULTI-1 a part's Accept taken for the batch's",
+        ("part-fields-leave-batch-form",),
+        on_request=_part_accept_taken_for_batch,
     ),
 )
