@@ -167,7 +167,14 @@ def make_app(gates: Gates | None = None) -> Starlette:
         raw = request.path_params["id"]
         book_id = int(raw) if raw.isdigit() and len(raw) < 10 else -1
         if request.method == "PUT":
-            data = json.loads(await request.body() or b"{}")
+            if book_id < 0:
+                return JSONResponse({"detail": f"no book {raw}: ids are numbers"}, 404)
+            try:
+                data = json.loads(await request.body() or b"{}")
+            except ValueError:
+                return JSONResponse({"detail": "not JSON"}, 400)
+            if not isinstance(data, dict):
+                return JSONResponse({"detail": "a book is a JSON object"}, 422)
             async with shelf.writing() as books:
                 created = book_id not in books
                 store(books, data, book_id)
