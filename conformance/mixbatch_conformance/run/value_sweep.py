@@ -113,6 +113,12 @@ UNJUDGED: dict[tuple[Slot, str], str] = {
     (Slot(PROBLEM_MEMBER, "budget_value"), "alter"): (
         "a `budget_value` member is the reference server's own"
     ),
+    (Slot(PROBLEM_MEMBER, "max_bytes"), "drop"): (
+        "a `max_bytes` member is the reference server's own; MB-LIMIT-4 names a limit in `limit`"
+    ),
+    (Slot(PROBLEM_MEMBER, "max_bytes"), "alter"): (
+        "a `max_bytes` member is the reference server's own; MB-LIMIT-4 names a limit in `limit`"
+    ),
     (Slot(BATCH_FIELD, "retry-after"), "alter"): (
         "MB-LIMIT-6 asks for a Retry-After, and RFC 9110 §10.2.3 leaves its delay to the server"
     ),

@@ -283,8 +283,10 @@ SPEC_INPUTS: tuple[SpecInput, ...] = (
     ),
     SpecInput(
         "part-field:if-range",
-        "MB-PROC-9",
-        "a part's If-Range is evaluated as for the request alone",
+        "MB-PART-8",
+        # If-Range without Range changes nothing (RFC 9110 §13.1.5), and a resource
+        # that serves no ranges ignores it: dropping it breaks only the field's passage.
+        "a part's If-Range reaches its sub-request like any other field",
     ),
     SpecInput(
         "part-field:if-match@name-case",
