@@ -13,10 +13,18 @@ which keeps nothing.
 MB-INTER-6 makes a batch in a content coding the server does not decode answered 415 "before
 any part runs". `content-coded-batch-runs-nothing` sends a batch naming a coding no server
 supports whose content, read as it stands, writes a marked member into the sandbox, and expects
-the 415 and the marker absent from the sandbox listing afterwards.
+the 415 and the marker absent from the sandbox listing afterwards. The 415's `Accept-Encoding`
+names "the codings it does decode", so each coding it names other than `identity` and `*` is then
+tried: a batch of two GETs in that coding (gzip and deflate made with the standard library) must
+be processed, and a name that is no registered coding must at least not be refused 415. A
+registered coding the suite cannot make (br, zstd, ...) is noted and left untried.
 """
 
 from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Callable
 
 from mixbatch_conformance.checks._shared.alone import role_of
 from mixbatch_conformance.checks._shared.chunking import CHUNK_OCTETS, chunked_content
@@ -28,6 +36,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import comparable_fields
+from mixbatch_conformance.core.validator import list_members
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -41,6 +50,20 @@ LARGE_OCTETS = CHUNK_OCTETS + 4099
 #: A content coding no server supports (RFC 9110 §8.4.1: codings are registered tokens, and
 #: this one is not).
 UNKNOWN_CODING = "x-mb-suite-unknown-coding"
+#: Content codings the suite makes with the standard library (RFC 9110 §8.4.1: gzip and
+#: x-gzip are the gzip format, deflate the zlib format).
+ENCODERS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": gzip.compress,
+    "x-gzip": gzip.compress,
+    "deflate": zlib.compress,
+}
+#: Registered content codings (the HTTP Content Coding Registry) the suite cannot make: a server
+#: naming one is taken at its word.
+UNMADE_CODINGS = frozenset(
+    {"br", "compress", "x-compress", "zstd", "dcb", "dcz", "aes128gcm", "exi", "pack200-gzip"}
+)
+#: Members of Accept-Encoding that name no coding to try: no coding at all, and any coding.
+NOT_A_CODING = frozenset({"identity", "*"})
 
 
 def _parts(ctx: Context, judge: Judge) -> list[SubRequest]:
@@ -153,3 +176,55 @@ def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
         "the POST part did not run",
         "MB-INTER-6",
     )
+    if resp.status == 415:
+        _named_codings_decoded(ctx, judge, resp)
+
+
+def _weight(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _named_codings(resp: Response) -> list[str]:
+    """The codings an Accept-Encoding names, lower-cased, without those weighted q=0."""
+    names: list[str] = []
+    for member in list_members(resp.get_all("Accept-Encoding")):
+        name, *params = (p.strip() for p in member.split(";"))
+        weights = [p.split("=", 1)[1].strip() for p in params if p.lower().startswith("q=")]
+        if weights and _weight(weights[0]) == 0:
+            continue  # RFC 9110 §12.5.3: "q=0" names a coding as not acceptable.
+        if name and name.lower() not in NOT_A_CODING:
+            names.append(name.lower())
+    return names
+
+
+def _named_codings_decoded(ctx: Context, judge: Judge, refusal: Response) -> None:
+    """Each coding the 415 names is decoded: a batch in it is processed, not refused 415."""
+    subs = list(ok_and_not_found(ctx, judge))
+    body = compose_batch(subs, BOUNDARY)
+    cids = [s.content_id for s in subs]
+    for name in dict.fromkeys(_named_codings(refusal)):
+        if name in UNMADE_CODINGS:
+            judge.note(f"Accept-Encoding names {name!r}, a coding the suite cannot make: untried")
+            continue
+        encode = ENCODERS.get(name)
+        head = [
+            ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+            ("Content-Encoding", name),
+        ]
+        content = body if encode is None else encode(body)
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, content))
+        judge.note(f"a batch in {name!r}, named by the 415's Accept-Encoding: {resp.status}")
+        # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings it
+        # does decode".
+        judge.expect_true(
+            f"a batch in {name!r}, a coding the 415 named as decoded",
+            resp.status != 415,
+            "refused 415",
+            "not refused 415",
+            "MB-INTER-6",
+        )
+        if encode is not None and resp.status != 415:
+            expect_processed(ctx, judge, resp, cids, requirement="MB-INTER-6")

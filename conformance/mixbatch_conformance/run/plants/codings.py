@@ -9,6 +9,8 @@ plant acts on the request as the client framed it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import is_batch, problem, refuses
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -58,6 +60,17 @@ def _late_415(req: RelayRequest, resp: RelayResponse) -> None:
         resp.headers.append(("Accept-Encoding", "identity"))
 
 
+def _names_coding(extra: str) -> Callable[[RelayRequest, RelayResponse], None]:
+    """A server whose 415 for a content coding names `extra` too, a coding it does not decode."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if _coding(req) is not None and resp.status == 415:
+            resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "accept-encoding"]
+            resp.headers.append(("Accept-Encoding", f"identity, {extra}"))
+
+    return edit
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-INTER-5: chunked batch content is accepted and answered as Content-Length content.
@@ -92,5 +105,17 @@ PLANTS: tuple[Mutation, ...] = (
         ("content-coded-batch-runs-nothing",),
         on_request=_decode_anyway,
         on_response=_late_415,
+    ),
+    P(
+        "content-coding-415-names-gzip-undecoded",
+        "MB-INTER-6 the 415 names gzip, which the server refuses",
+        ("content-coded-batch-runs-nothing",),
+        on_response=_names_coding("gzip"),
+    ),
+    P(
+        "content-coding-415-names-no-coding",
+        "MB-INTER-6 the 415 names a coding that does not exist",
+        ("content-coded-batch-runs-nothing",),
+        on_response=_names_coding("identityx"),
     ),
 )
