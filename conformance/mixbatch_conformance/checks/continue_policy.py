@@ -12,7 +12,8 @@ server skip a part, and each check here sends the inputs a server might mistake 
   Every part is answered with the status it gets alone (MB-TEST-1, MB-TEST-6) and no outcome,
   and Preference-Applied names no stop;
 - `continue-whatever-parts-prefer`: `Prefer: batch-on-error=stop` written inside a part is a
-  field of that part's sub-request, not the batch's preference, in the failing part or after it;
+  field of that part's sub-request, not the batch's preference, in the failing part or after it,
+  and reaches the `echo` as the same request alone does (MB-PART-8);
 - `continue-after-failed-write`: a DELETE of a sandbox member that does not exist fails; the
   GET and the second DELETE of the same target after it, and a GET of `ok`, still run
   and are answered as each is alone (same status, no outcome), in every form. A server that
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import secrets
 
+from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -102,8 +104,8 @@ def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "continue-whatever-parts-prefer",
-    ("MB-PROC-5",),
-    "A Prefer: batch-on-error=stop field inside parts is a sub-request field, not the batch's preference: every part runs with the status it gets alone, in every declared form.",
+    ("MB-PROC-5", "MB-PART-8"),
+    "A Prefer: batch-on-error=stop field inside parts is a sub-request field, not the batch's preference: every part runs with the status it gets alone, in every declared form, and the echo receives it as alone.",
     state=State.READ_ONLY,
 )
 def continue_whatever_parts_prefer(ctx: Context, judge: Judge) -> None:
@@ -132,6 +134,12 @@ def continue_whatever_parts_prefer(ctx: Context, judge: Judge) -> None:
                 "no batch-on-error=stop",
                 "MB-PROC-5",
             )
+    echo = ctx.target.resource("echo")
+    if echo:
+        # MB-PART-8: "The part's other header fields are the sub-request's header fields": the
+        # echo, after a failing part, receives the part's Prefer as the same request alone does.
+        subs = [SubRequest("GET", nf.target, asked), SubRequest("GET", ctx.path(echo), asked)]
+        expect_parts_as_alone(ctx, judge, subs)
 
 
 @checker(

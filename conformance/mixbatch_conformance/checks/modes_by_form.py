@@ -18,11 +18,14 @@ wrong are judged here, each over every member of its class:
 - `part-fields-leave-batch-form`: an Accept or a Batch-Mode field inside a part is that
   sub-request's field (MB-PART-8): the batch with no Accept of its own is answered in
   multipart/mixed (MB-MULTI-1), and a part naming a mode no server implements does not make
-  the batch a 501.
+  the batch a 501. Each such field, an Accept list among them, is also sent to the `echo`,
+  which must receive it as the same request alone does (MB-PART-8), so a server that drops a
+  part's Batch-Mode or keeps only the first member of its Accept is caught.
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -139,6 +142,16 @@ def form_chosen_in_every_mode(ctx: Context, judge: Judge) -> None:
 def part_fields_leave_batch_form(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     offered = [accept for profile, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)]
+    modes = ("mb-suite-no-such-mode", *(m for m, p, _ in DEFINED_MODES if not ctx.target.claims(p)))
+    echo = ctx.target.resource("echo")
+    if echo:
+        # MB-PART-8: "The part's other header fields are the sub-request's header fields": each
+        # reaches the echo as it does alone, every member of a list included.
+        asked = [("Accept", f"{a}, */*;q=0.1") for a in (*offered, MULTIPART)]
+        asked += [("Batch-Mode", mode) for mode in modes]
+        where = ctx.path(echo)
+        subs = [SubRequest("GET", f"{where}?mb-part-field={i}", (f,)) for i, f in enumerate(asked)]
+        expect_parts_as_alone(ctx, judge, subs)
     for accept in offered:
         subs = [SubRequest("GET", ok.target, (("Accept", f"{accept}, */*;q=0.1"),)), nf]
         resp = ctx.batch(judge, subs)
@@ -149,10 +162,7 @@ def part_fields_leave_batch_form(ctx: Context, judge: Judge) -> None:
             f"Content-Type with Accept {accept} in part 0", resp.get("Content-Type"), "MB-MULTI-1"
         )
         judge.expect(f"media type with Accept {accept} in part 0", media, {MULTIPART}, "MB-MULTI-1")
-    for mode in (
-        "mb-suite-no-such-mode",
-        *(m for m, p, _ in DEFINED_MODES if not ctx.target.claims(p)),
-    ):
+    for mode in modes:
         subs = [SubRequest("GET", ok.target, (("Batch-Mode", mode),)), nf]
         resp = ctx.batch(judge, subs)
         # MB-PART-8: "The part's other header fields are the sub-request's header fields": a

@@ -14,7 +14,8 @@ that keeps it does not decide the comparison.
 
 - `part-field-forms-reach-resource` sends each field the spec gives a part a meaning for
   (Accept, Content-Type, Prefer, Range and If-Range, Authorization and Cookie when the target
-  needs no credentials of its own, an extension field) to the `echo`, which shows what the
+  needs no credentials of its own, an extension field, and Batch-Mode and
+  `Prefer: batch-on-error=stop`, which only the batch request's own fields give a meaning) to the `echo`, which shows what the
   resource received (an echo that serves the range cuts its description, which is then not
   compared).
 - `conditional-field-forms` judges by the effect: preconditions on the `etag_resource` in
@@ -75,6 +76,11 @@ def _echo_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
         # Range and If-Range reach the resource, which alone decides whether it serves ranges
         # (RFC 9110 §14.2), so the echo shows them whatever the target does with ranges.
         (("Range", FIRST_OCTETS), ("If-Range", OTHER_TAGS[0])),
+        # A list on one line, and fields the batch request gives a meaning, which in a part
+        # are the sub-request's like any other (MB-PART-8).
+        (("Accept", "text/plain, application/json;q=0.5, */*;q=0.1"),),
+        (("Batch-Mode", "mb-suite-no-such-mode"),),
+        (("Prefer", "batch-on-error=stop"),),
     ]
     if not ctx.target.credentials:
         # MB-SUB-5: a part's own credential is its own in any form (none outer is sent here).
@@ -120,7 +126,7 @@ def _judge_as_alone(
 @checker(
     "part-field-forms-reach-resource",
     ("MB-PART-8", "MB-PART-11", "MB-SUB-1", "MB-RESP-4"),
-    "Accept, Prefer, Content-Type, an extension field, Range with If-Range and the part's own credentials, each named in lower, upper or mixed case, with whitespace around the value, or on two lines, reach the echo as the same request alone receives them.",
+    "Accept (one list included), Prefer (batch-on-error too), Batch-Mode, Content-Type, an extension field, Range with If-Range and the part's own credentials, each named in lower, upper or mixed case, with whitespace around the value, or on two lines, reach the echo as the same request alone receives them.",
     state=State.READ_ONLY,
 )
 def part_field_forms_reach_resource(ctx: Context, judge: Judge) -> None:

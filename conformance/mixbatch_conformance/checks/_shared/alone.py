@@ -23,9 +23,10 @@ from collections.abc import Sequence
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import differences, read_echo
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.representations import comparable_fields
 
-__all__ = ["Answer", "expect_same_as_alone", "role_of"]
+__all__ = ["Answer", "expect_parts_as_alone", "expect_same_as_alone", "role_of"]
 
 #: One answer as compared: status, header fields, content.
 Answer = tuple[int | None, Sequence[tuple[str, str]], bytes]
@@ -109,3 +110,23 @@ def expect_same_as_alone(
         )
         return
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
+
+
+def expect_parts_as_alone(ctx: Context, judge: Judge, subs: Sequence[SubRequest]) -> None:
+    """Send `subs` alone, then as one batch, and expect each part answered as it was alone."""
+    alone = [ctx.alone(judge, s) for s in subs]
+    resp = ctx.batch(judge, list(subs))
+    # MB-PART-8: "take a request part's header fields other than `Http-Method` and `Content-Id`
+    # as the sub-request's header fields": a batch of valid parts is processed.
+    judge.require("top-level status", resp.status, {200}, "MB-PART-8")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
+        shown = "; ".join(f"{n}: {v!r}" for n, v in sub.headers)
+        expect_same_as_alone(
+            ctx,
+            judge,
+            f"part {i} ({sub.method} {sub.target} {shown})",
+            sub,
+            (part_status(env, i), env.parts[i].fields, env.parts[i].body),
+            (single.status, single.headers, single.body),
+        )

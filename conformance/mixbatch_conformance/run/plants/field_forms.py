@@ -3,8 +3,9 @@
 Covers a receiver that reads a field only as it expects it written: a batch-level field whose
 name is in another case goes unseen (MB-WIRE-2, MB-STATUS-9, MB-PROC-17, MB-PROC-6, MB-SUB-5,
 each for the field it serves); a part field named in another case, with whitespace around its
-value, or on a second line is dropped (MB-PART-8); a precondition list is cut to its first
-member, a weak entity-tag is not compared weakly, a date precondition named in another case is
+value, or on a second line is dropped, and so is a part's Batch-Mode or batch-on-error
+preference, or its Accept list is cut to its first member (MB-PART-8); a precondition list is
+cut to its first member, a weak entity-tag is not compared weakly, a date precondition named in another case is
 dropped, and If-Range is read as If-Match (MB-PROC-9). Batch-level fields are edited as the
 relay received them; part fields are edited in the batch content the server receives.
 """
@@ -85,6 +86,14 @@ def _first_member(name: str) -> Callable[[FieldList], FieldList]:
     """A receiver that reads a list field `name` as a single value: its first member."""
     return lambda fields: [
         (n, v.split(",")[0].strip() if n.lower() == name else v) for n, v in fields
+    ]
+
+
+def _dropped(name: str, holding: str = "") -> Callable[[FieldList], FieldList]:
+    """A receiver that drops a field `name` whose value holds `holding`, taking it for the
+    batch request's own."""
+    return lambda fields: [
+        (n, v) for n, v in fields if n.lower() != name or holding not in v.lower()
     ]
 
 
@@ -268,6 +277,25 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-8 a part field's earlier lines overwritten by its last",
         FORMS,
         on_request_parts=_part_fields(_last_line_only),
+    ),
+    # Part fields the batch request gives a meaning are the sub-request's all the same.
+    P(
+        "part-accept-first-member-only",
+        "MB-PART-8 a part's Accept list cut to its first member",
+        (*FORMS, "part-fields-leave-batch-form"),
+        on_request_parts=_part_fields(_first_member("accept")),
+    ),
+    P(
+        "part-batch-mode-dropped",
+        "MB-PART-8 a part's Batch-Mode dropped",
+        (*FORMS, "part-fields-leave-batch-form"),
+        on_request_parts=_part_fields(_dropped("batch-mode")),
+    ),
+    P(
+        "part-prefer-batch-on-error-dropped",
+        "MB-PART-8 a part's Prefer: batch-on-error dropped",
+        (*FORMS, "continue-whatever-parts-prefer"),
+        on_request_parts=_part_fields(_dropped("prefer", "batch-on-error")),
     ),
     # Preconditions in another form are misread.
     P(
