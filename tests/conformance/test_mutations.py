@@ -28,7 +28,7 @@ from tests.conformance.test_reference_server import KNOWN_SERVER_BUGS
 
 CHECKS = {c.id: c for c in all_checks()}
 QUICK = one_per_requirement()
-CATCHERS = sorted({c for m in QUICK for c in m.catchers})
+CATCHERS = sorted({c for m in (*QUICK, *behaviour.PLANTS) for c in m.catchers})
 ALL_CATCHERS = sorted({c for m in PLANTS for c in m.catchers})
 
 
