@@ -42,6 +42,7 @@ from mixbatch_conformance.run.plants import (
     retrievals,
     sandbox_inputs,
     security,
+    shared_buffers,
     stopping,
     summary_trailer,
     targets,
@@ -82,6 +83,7 @@ PLANTS: tuple[Mutation, ...] = (
     + limits.PLANTS
     + batch_wide.PLANTS
     + security.PLANTS
+    + shared_buffers.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
     + codings.PLANTS
