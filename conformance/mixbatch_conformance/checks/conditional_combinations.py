@@ -13,10 +13,7 @@ member the check creates in the sandbox, with preconditions that fail, so nothin
 
 from __future__ import annotations
 
-import json
-from urllib.parse import urlsplit
-
-from mixbatch_conformance.checks._shared.requests import etag_of
+from mixbatch_conformance.checks._shared.requests import etag_of, new_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -86,18 +83,7 @@ def conditional_combinations(ctx: Context, judge: Judge) -> None:
     state=State.WRITES_IN_SANDBOX,
 )
 def conditional_unsafe_parts(ctx: Context, judge: Judge) -> None:
-    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    doc = json.dumps(member).encode()
-    created = ctx.alone(
-        judge, SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)
-    )
-    location = created.get("Location")
-    if created.status != 201 or not location:
-        judge.setup_error(f"POST {coll} alone answered {created.status} with Location {location!r}")
-    path = urlsplit(location).path
+    path, doc = new_member(ctx, judge)
     json_type = ("Content-Type", "application/json")
     subs = [
         SubRequest("PUT", path, (json_type, ("If-Match", NO_SUCH)), doc),

@@ -29,12 +29,11 @@ that keeps it does not decide the comparison.
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
+from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
 from mixbatch_conformance.checks._shared.requests import etag_of
 from mixbatch_conformance.checks._shared.spellings import spellings
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
@@ -102,27 +101,6 @@ def _without_ows(sub: SubRequest) -> SubRequest:
     return SubRequest(sub.method, sub.target, fields, sub.body, sub.content_length)
 
 
-def _judge_as_alone(
-    ctx: Context, judge: Judge, subs: list[SubRequest], requirement: str, refused: str
-) -> None:
-    """Each part as the same request alone; a batch refused is a fault under `refused`."""
-    alone = [ctx.alone(judge, _without_ows(s)) for s in subs]
-    resp = ctx.batch(judge, subs)
-    # Every form is a valid field line (RFC 9112 §5), so the batch is processed.
-    judge.require("top-level status", resp.status, {200}, refused)
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), requirement)
-    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
-        shown = "; ".join(f"{n}: {v!r}" for n, v in sub.headers)
-        expect_same_as_alone(
-            ctx,
-            judge,
-            f"part {i} ({sub.method} {sub.target} {shown})",
-            sub,
-            (part_status(env, i), env.parts[i].fields, env.parts[i].body),
-            (single.status, single.headers, single.body),
-        )
-
-
 @checker(
     "part-field-forms-reach-resource",
     ("MB-PART-8", "MB-PART-11", "MB-SUB-1", "MB-RESP-4"),
@@ -134,7 +112,15 @@ def part_field_forms_reach_resource(ctx: Context, judge: Judge) -> None:
     # `Content-Id` as the sub-request's header fields, in order": the echo shows them.
     # MB-PART-11 makes a receiver "reject a part header line that is not a valid `field-line`"
     # (RFC 9112 §5), and these all are: refusing one is refusing a valid part.
-    _judge_as_alone(ctx, judge, _echo_parts(ctx, judge), "MB-PART-8", "MB-PART-11")
+    # Every form is a valid field line (RFC 9112 §5), so the batch is processed (MB-PART-11).
+    expect_parts_as_alone(
+        ctx,
+        judge,
+        _echo_parts(ctx, judge),
+        requirement="MB-PART-8",
+        refused="MB-PART-11",
+        alone_as=_without_ows,
+    )
 
 
 def _conditional_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
@@ -188,4 +174,11 @@ def conditional_field_forms(ctx: Context, judge: Judge) -> None:
     # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly as
     # for the standalone request, answering 304 (Not Modified) or 412 (Precondition Failed) in
     # the part when the standalone request would get them".
-    _judge_as_alone(ctx, judge, _conditional_parts(ctx, judge), "MB-PROC-9", "MB-PROC-9")
+    expect_parts_as_alone(
+        ctx,
+        judge,
+        _conditional_parts(ctx, judge),
+        requirement="MB-PROC-9",
+        refused="MB-PROC-9",
+        alone_as=_without_ows,
+    )

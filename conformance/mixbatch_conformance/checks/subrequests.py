@@ -18,12 +18,10 @@ none) is refused in a part with the status and the Accept-Patch and Allow member
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
-from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
+from mixbatch_conformance.checks._shared.requests import etag_of, new_member, ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import differences, read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -376,18 +374,7 @@ def _hint(fields: Sequence[tuple[str, str]], name: str) -> list[str]:
     state=State.WRITES_IN_SANDBOX,
 )
 def refused_patch_as_alone(ctx: Context, judge: Judge) -> None:
-    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    doc = json.dumps(member).encode()
-    created = ctx.alone(
-        judge, SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)
-    )
-    location = created.get("Location")
-    if created.status != 201 or not location:
-        judge.setup_error(f"POST {coll} alone answered {created.status} with Location {location!r}")
-    path = urlsplit(location).path
+    path, doc = new_member(ctx, judge)
     subs = [
         SubRequest("PATCH", path, (("Content-Type", t),), doc) if t else SubRequest("PATCH", path)
         for t in REFUSED_PATCH_TYPES

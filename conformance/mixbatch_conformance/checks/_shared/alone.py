@@ -18,7 +18,7 @@ Every other resource is compared octet for octet.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import differences, read_echo
@@ -112,14 +112,24 @@ def expect_same_as_alone(
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
 
 
-def expect_parts_as_alone(ctx: Context, judge: Judge, subs: Sequence[SubRequest]) -> None:
-    """Send `subs` alone, then as one batch, and expect each part answered as it was alone."""
-    alone = [ctx.alone(judge, s) for s in subs]
+def expect_parts_as_alone(
+    ctx: Context,
+    judge: Judge,
+    subs: Sequence[SubRequest],
+    *,
+    requirement: str = "MB-PART-8",
+    refused: str = "MB-PART-8",
+    alone_as: Callable[[SubRequest], SubRequest] | None = None,
+) -> None:
+    """Send `subs` alone (each as `alone_as` spells it, when given), then as one batch, and
+    expect each part answered as it was alone; a batch refused is a fault under `refused`, a
+    part not processed one under `requirement`."""
+    alone = [ctx.alone(judge, alone_as(s) if alone_as else s) for s in subs]
     resp = ctx.batch(judge, list(subs))
     # MB-PART-8: "take a request part's header fields other than `Http-Method` and `Content-Id`
     # as the sub-request's header fields": a batch of valid parts is processed.
-    judge.require("top-level status", resp.status, {200}, "MB-PART-8")
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    judge.require("top-level status", resp.status, {200}, refused)
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), requirement)
     for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
         shown = "; ".join(f"{n}: {v!r}" for n, v in sub.headers)
         expect_same_as_alone(

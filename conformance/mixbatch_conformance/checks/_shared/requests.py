@@ -3,15 +3,18 @@
 Theory of operation: a check names the resources it needs through `Context.resource`, which
 makes it N/A when the target declares none; the helpers here are the few requests more than
 one topic sends (a GET of `ok` and of `not_found`, a standalone precondition, the current
-ETag of `etag_resource`, the listing of the sandbox collection).
+ETag of `etag_resource`, a new sandbox member, the listing of the sandbox collection).
 """
 
 from __future__ import annotations
 
+import json
+from urllib.parse import urlsplit
+
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["etag_of", "ok_and_not_found", "require_alone", "sandbox_listing"]
+__all__ = ["etag_of", "new_member", "ok_and_not_found", "require_alone", "sandbox_listing"]
 
 
 def ok_and_not_found(ctx: Context, judge: Judge) -> tuple[SubRequest, SubRequest]:
@@ -36,6 +39,24 @@ def etag_of(ctx: Context, judge: Judge) -> tuple[str, str]:
     if alone.status != 200 or not etag:
         judge.setup_error(f"GET {path} alone answered {alone.status} with ETag {etag!r}")
     return path, etag
+
+
+def new_member(ctx: Context, judge: Judge) -> tuple[str, bytes]:
+    """A member the check creates alone by POSTing the target's `sandbox.member` document to
+    the sandbox collection: its path and the document's octets (N/A without a declared
+    document, SETUP-ERROR unless the POST answers 201 with a Location, MB-TEST-3)."""
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc = json.dumps(member).encode()
+    created = ctx.alone(
+        judge, SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)
+    )
+    location = created.get("Location")
+    if created.status != 201 or not location:
+        judge.setup_error(f"POST {coll} alone answered {created.status} with Location {location!r}")
+    return urlsplit(location).path, doc
 
 
 def sandbox_listing(ctx: Context, judge: Judge, coll: str) -> bytes:
