@@ -12,36 +12,26 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants.field_forms import PLANTS, has_ows
-from mixbatch_conformance.run.runner import run_check
-from mixbatch_conformance.run.selftest import judge_mutation
 from mixbatch_conformance.transport.relay import Relay
+from tests.conformance._plants import assert_caught_under_requirement, assert_passes
 
-CHECKS = {c.id: c for c in all_checks()}
 CATCHERS = sorted({c for p in PLANTS for c in p.catchers})
 
 
 @pytest.mark.parametrize("check", CATCHERS)
 def test_the_reference_server_passes(check: str, reference: Target) -> None:
-    result = run_check(CHECKS[check], Context(reference))
-    assert result.verdict is Verdict.PASS, result.message
+    assert_passes(check, reference)
 
 
 @pytest.mark.parametrize("plant", PLANTS, ids=[p.name for p in PLANTS])
 def test_a_plant_is_caught_under_its_requirement(
     plant: Mutation, relay: Relay, relayed: Context
 ) -> None:
-    outcome = judge_mutation(relay, relayed, plant)
-    requirement = plant.breaks.split()[0]
-    for catcher in plant.catchers:
-        result = outcome.results[catcher]
-        assert result.verdict is Verdict.FAIL, result.message
-        assert requirement in {e.requirement for e in result.judge.failed}, result.message
+    assert_caught_under_requirement(plant, relay, relayed, ("FAIL",))
 
 
 @pytest.mark.parametrize(
