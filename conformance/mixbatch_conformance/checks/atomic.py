@@ -18,13 +18,13 @@ import json
 import secrets
 import threading
 import time
-from typing import Any
 
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
     outlasting_batch,
 )
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -50,25 +50,15 @@ ISOLATION_DELAY_MS = 400
 READ_PAUSE = 0.01
 
 
-def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
-    """The sandbox member document with every string member set to ``marker`` (MB-TEST-3: "a
-    check may change the values of its string members to tell its writes apart")."""
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    doc: dict[str, Any] = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
-        judge.not_applicable("sandbox.member has no string member to mark a write with")
-    return json.dumps(doc).encode()
-
-
 def _sandbox(ctx: Context, judge: Judge) -> str:
     return ctx.path(ctx.resource(judge, "sandbox_collection"))
 
 
 def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
     """A new sandbox member, created alone; its path."""
-    resp = ctx.alone(judge, SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)))
+    resp = ctx.alone(
+        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
+    )
     location = resp.get("Location")
     if resp.status != 201 or not location:
         judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
@@ -90,9 +80,9 @@ def _failing_batch(
     coll = _sandbox(ctx, judge)
     nf = ctx.path(ctx.resource(judge, "not_found"))
     subs = [
-        SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+        SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker)),
         SubRequest("GET", nf),
-        SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+        SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker)),
     ]
     return subs, ctx.batch(judge, subs, headers=ATOMIC) if send else None
 
@@ -260,7 +250,9 @@ def failure_undoes_writes(ctx: Context, judge: Judge) -> None:
 def commit_visible(ctx: Context, judge: Judge) -> None:
     coll = _sandbox(ctx, judge)
     marker = f"mb-suite-atomic-{secrets.token_hex(6)}"
-    subs = [SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)) for _ in range(2)]
+    subs = [
+        SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker)) for _ in range(2)
+    ]
     env = expect_processed(
         ctx, judge, ctx.batch(judge, subs, headers=ATOMIC), [s.content_id for s in subs]
     )
@@ -314,9 +306,9 @@ def no_partial_state(ctx: Context, judge: Judge) -> None:
         return got.get("ETag") != tags[path]
 
     subs = [
-        SubRequest("PUT", first, JSON_FIELDS, _member(ctx, judge, new)),
+        SubRequest("PUT", first, JSON_FIELDS, marked_member(ctx, judge, new)),
         SubRequest("GET", ctx.path(template.replace("{ms}", str(ISOLATION_DELAY_MS)))),
-        SubRequest("PUT", second, JSON_FIELDS, _member(ctx, judge, new)),
+        SubRequest("PUT", second, JSON_FIELDS, marked_member(ctx, judge, new)),
     ]
     answer: list[Response] = []
     batch = threading.Thread(target=lambda: answer.append(ctx.batch(judge, subs, headers=ATOMIC)))
@@ -386,7 +378,7 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
     for accept, reader in forms:
         media = accept or "multipart/mixed"
         marker = f"mb-suite-atomic-{secrets.token_hex(6)}"
-        subs[0] = SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker))
+        subs[0] = SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
         entries = _abort_entries(ctx, judge, subs, accept, reader)
         outcomes = [e.outcome for e in entries]
         judge.require_true(f"{media} parts", bool(outcomes), "no part", "at least the abort part")

@@ -19,12 +19,12 @@ The reads are bounded by the batch's own length (`DELAY_MS` and the time per exc
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
 from collections.abc import Callable
 
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
@@ -44,20 +44,10 @@ READ_PAUSE_S = 0.02
 MAX_READS = 200
 
 
-def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
-    """The sandbox member with every string member set to `marker` (MB-TEST-3: "a check may
-    change the values of its string members to tell its writes apart")."""
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
-        judge.not_applicable("sandbox.member has no string member to mark a write with")
-    return json.dumps(doc).encode()
-
-
 def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(judge, SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)))
+    resp = ctx.alone(
+        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
+    )
     location = resp.get("Location")
     if resp.status != 201 or not location:
         judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
@@ -171,7 +161,7 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
                 return new.encode() in r[3]
             return r[2] != tag
 
-        put = SubRequest("PUT", rewritten, JSON_FIELDS, _member(ctx, judge, new))
+        put = SubRequest("PUT", rewritten, JSON_FIELDS, marked_member(ctx, judge, new))
         resp, reads = _reads_during(
             ctx, judge, _alternating(ctx, judge, rewritten), [put, wait, fail]
         )
@@ -192,7 +182,7 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
         judge.note(f"GET {coll} is no collection retrieval: the POST batch is not sent")
         return
     created = f"mb-suite-created-{secrets.token_hex(6)}"
-    post = SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, created))
+    post = SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, created))
     resp, reads = _reads_during(
         ctx, judge, lambda _: _listing(ctx, judge, coll), [post, wait, fail]
     )

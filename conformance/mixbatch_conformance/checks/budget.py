@@ -36,12 +36,12 @@ status of a rate limit, or a 500 is not the answer for "too busy").
 
 from __future__ import annotations
 
-import json
 import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import RETRY_AFTER, expect_rejected
@@ -66,18 +66,6 @@ JSON_FIELDS = (("Content-Type", "application/json"),)
 CONCURRENT_LOAD = (
     "an intermediary may queue concurrent requests or spread them over its own connections"
 )
-
-
-def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
-    """The sandbox member with every string member set to `marker` (MB-TEST-3: "a check may
-    change the values of its string members to tell its writes apart")."""
-    member = ctx.target.sandbox_member
-    if member is None:
-        judge.not_applicable("the target declares no sandbox.member document to write")
-    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
-        judge.not_applicable("sandbox.member has no string member to mark a write with")
-    return json.dumps(doc).encode()
 
 
 def _budget(ctx: Context, judge: Judge) -> int:
@@ -115,7 +103,7 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
             head,
             compose_batch(
                 [
-                    SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge, marker)),
+                    SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker)),
                     SubRequest("GET", delay),
                 ],
                 BOUNDARY,

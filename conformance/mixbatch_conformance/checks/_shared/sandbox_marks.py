@@ -11,23 +11,29 @@ import secrets
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["MARKER_PREFIX", "marked_post"]
+__all__ = ["MARKER_PREFIX", "marked_member", "marked_post"]
 
 #: How every marker begins: a value no sandbox holds unless one of these writes ran.
 MARKER_PREFIX = "mb-suite-must-not-exist-"
 
 
-def marked_post(ctx: Context, judge: Judge, coll: str) -> tuple[str, SubRequest]:
-    """A fresh marker and a POST to the sandbox collection `coll` writing a member marked with
-    it (N/A without a sandbox.member document holding a string member)."""
+def marked_member(ctx: Context, judge: Judge, marker: str) -> bytes:
+    """The target's `sandbox.member` document with every string member set to `marker` (N/A
+    without a document holding a string member)."""
     member = ctx.target.sandbox_member
     if member is None:
         judge.not_applicable("the target declares no sandbox.member document to write")
-    marker = f"{MARKER_PREFIX}{secrets.token_hex(6)}"
     # MB-TEST-3: "a check may change the values of its string members to tell its writes
     # apart".
     doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
     if marker not in json.dumps(doc):
         judge.not_applicable("sandbox.member has no string member to mark a write with")
-    body = json.dumps(doc).encode()
+    return json.dumps(doc).encode()
+
+
+def marked_post(ctx: Context, judge: Judge, coll: str) -> tuple[str, SubRequest]:
+    """A fresh marker and a POST to the sandbox collection `coll` writing a member marked with
+    it (N/A without a sandbox.member document holding a string member)."""
+    marker = f"{MARKER_PREFIX}{secrets.token_hex(6)}"
+    body = marked_member(ctx, judge, marker)
     return marker, SubRequest("POST", coll, (("Content-Type", "application/json"),), body)
