@@ -12,6 +12,7 @@ import pytest
 
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.validator import read_multipart
+from mixbatch_conformance.run import recording
 from mixbatch_conformance.run.input_sweep import (
     FAILING_STATUSES,
     KIND_REQUIREMENTS,
@@ -400,8 +401,8 @@ def _fake_sweep(
         return SimpleNamespace(verdict=verdict, check=check, broken_requirements=tuple(broken))
 
     monkeypatch.setattr(sweep_module, "all_checks", lambda: list(checks.values()))
-    monkeypatch.setattr(sweep_module, "run_check", run_check)
-    monkeypatch.setattr(sweep_module, "_fresh", lambda ctx: ctx)
+    monkeypatch.setattr(recording, "run_check", run_check)
+    monkeypatch.setattr(recording, "fresh_context", lambda ctx: ctx)
     ctx: Any = SimpleNamespace(target=SimpleNamespace(batch_endpoint="/batch"))
     slot = Slot("top-field", "accept")
     (outcome,) = sweep(_Relay(), ctx, {slot: list(results)})  # type: ignore[arg-type]

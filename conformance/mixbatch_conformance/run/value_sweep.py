@@ -30,14 +30,11 @@ from xml.etree import ElementTree
 
 from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
-from mixbatch_conformance.core.target import reference_target
+from mixbatch_conformance.run import recording
 from mixbatch_conformance.run.mutations import write_parts
 from mixbatch_conformance.run.plants._edits import boundary_of, is_batch, parts_of
-from mixbatch_conformance.run.runner import run_check
-from mixbatch_conformance.run.targets import with_published_profiles
-from mixbatch_conformance.transport.embedded import embedded_server, server_only_command
+from mixbatch_conformance.run.recording import NOTICED, SWEPT_TIERS, reference_relay, run_through
 from mixbatch_conformance.transport.relay import MutationLike, Relay, RelayRequest, RelayResponse
 
 __all__ = [
@@ -71,9 +68,6 @@ FRAMING_FIELDS = frozenset({"content-length", "transfer-encoding", "connection",
 
 #: The two ways each slot is corrupted.
 CORRUPTIONS = ("drop", "alter")
-
-#: Verdicts that count as the corruption noticed.
-NOTICED = frozenset({Verdict.FAIL, Verdict.WARN, Verdict.FLAKY})
 
 
 @dataclass(frozen=True, order=True)
@@ -369,28 +363,11 @@ class SlotOutcome:
         return (self.slot, self.how) in UNJUDGED
 
 
-def _fresh(ctx: Context) -> Context:
-    return Context(with_published_profiles(ctx.target), ctx.settings)
-
-
 def record(relay: Relay, ctx: Context, checks: Iterable[Check]) -> dict[Slot, list[str]]:
     """Run each of `checks` through `relay` (transparent) and return slot -> the checks that
-    saw it and passed."""
-    readers: dict[Slot, list[str]] = {}
-    for check in checks:
-        recorder = Recorder()
-        relay.mutation = recorder
-        try:
-            verdict = run_check(check, _fresh(ctx)).verdict
-        finally:
-            relay.mutation = None
-        if verdict is not Verdict.PASS:
-            # Not a reader the sweep can use: it does not pass with answers held whole
-            # (a streaming check), or does not apply, so its failing would say nothing.
-            continue
-        for slot in recorder.seen:
-            readers.setdefault(slot, []).append(check.id)
-    return readers
+    saw it and passed. A check that does not pass with answers held whole (a streaming check)
+    is not a reader the sweep can use: its failing would say nothing."""
+    return recording.record(relay, ctx, checks, Recorder, lambda r: r.seen)
 
 
 def sweep(
@@ -406,37 +383,24 @@ def sweep(
     for slot in slots if slots is not None else sorted(readers):
         who = tuple(readers.get(slot, ()))
         for how in CORRUPTIONS:
-            relay.mutation = Corruption(slot, how)
+            corruption = Corruption(slot, how)
             noticed, ran = None, 0
-            try:
-                for check_id in who[:max_checks]:
-                    ran += 1
-                    if run_check(checks[check_id], _fresh(ctx)).verdict in NOTICED:
-                        noticed = check_id
-                        break
-            finally:
-                relay.mutation = None
+            for check_id in who[:max_checks]:
+                ran += 1
+                if run_through(relay, corruption, checks[check_id], ctx).verdict in NOTICED:
+                    noticed = check_id
+                    break
             outcomes.append(SlotOutcome(slot, how, who, noticed, ran))
     return outcomes
 
 
 # -- the command line ------------------------------------------------------------------------
-#: The tiers whose checks the sweep runs (the deep tier's budgets would only repeat them).
-SWEPT_TIERS = ("smoke", "standard")
-
-
 def sweep_reference(out: Path | None = None) -> list[SlotOutcome]:
     """Record and sweep against the reference server behind a relay; write `out` as JSON."""
     checks = [c for c in all_checks() if c.tier in SWEPT_TIERS]
-    with embedded_server(server_only_command()) as url:
-        relay = Relay(url)
-        relay.start()
-        try:
-            ctx = Context(with_published_profiles(reference_target(url)).with_base_url(relay.url))
-            readers = record(relay, ctx, checks)
-            outcomes = sweep(relay, ctx, readers)
-        finally:
-            relay.stop()
+    with reference_relay() as (relay, ctx):
+        readers = record(relay, ctx, checks)
+        outcomes = sweep(relay, ctx, readers)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         rows = [

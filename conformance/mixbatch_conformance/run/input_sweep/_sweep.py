@@ -13,7 +13,7 @@ from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.registry import Check
-from mixbatch_conformance.core.target import reference_target
+from mixbatch_conformance.run import recording
 from mixbatch_conformance.run.input_sweep._catalog import (
     SPEC_INPUTS,
     UNSWEPT,
@@ -26,9 +26,8 @@ from mixbatch_conformance.run.input_sweep._requirements import (
     slot_requirement,
 )
 from mixbatch_conformance.run.input_sweep._slots import Slot, request_slots
-from mixbatch_conformance.run.runner import CheckResult, run_check
-from mixbatch_conformance.run.targets import with_published_profiles
-from mixbatch_conformance.transport.embedded import embedded_server, server_only_command
+from mixbatch_conformance.run.recording import NOTICED, SWEPT_TIERS, reference_relay, run_through
+from mixbatch_conformance.run.runner import CheckResult
 from mixbatch_conformance.transport.relay import MutationLike, Relay, RelayRequest
 
 __all__ = [
@@ -46,8 +45,6 @@ __all__ = [
     "sweep_reference",
 ]
 
-#: The tiers whose checks the sweep runs (the deep tier's budgets would only repeat them).
-SWEPT_TIERS = ("smoke", "standard")
 #: Checks run against one plant at most: a slot sent by many checks and noticed by none is
 #: reported after this many, as capped.
 MAX_CHECKS_PER_PLANT = 500
@@ -56,9 +53,6 @@ MAX_CHECKS_PER_PLANT = 500
 PLANT_BUDGET_S = 120.0
 #: Seconds the planting phase may take in all; plants after it are reported as not run.
 SWEEP_BUDGET_S = 1800.0
-
-#: Verdicts that count as the plant noticed.
-NOTICED = frozenset({Verdict.FAIL, Verdict.WARN, Verdict.FLAKY})
 
 
 @dataclass
@@ -134,31 +128,19 @@ def cites(result: CheckResult, requirement: str) -> bool:
     return requirement in (*result.check.requirements, *result.broken_requirements)
 
 
-def _fresh(ctx: Context) -> Context:
-    return Context(with_published_profiles(ctx.target), ctx.settings)
-
-
 def record(
     relay: Relay, ctx: Context, checks: Iterable[Check], sent: set[Slot] | None = None
 ) -> dict[Slot, list[str]]:
     """Run each of `checks` through `relay` and return slot -> the checks that sent it and
     passed, in registry order; add to `sent` every slot sent at all, in malformed batches too."""
-    senders: dict[Slot, list[str]] = {}
-    for check in checks:
-        recorder = Recorder(ctx.target.batch_endpoint)
-        relay.mutation = recorder
-        try:
-            verdict = run_check(check, _fresh(ctx)).verdict
-        finally:
-            relay.mutation = None
-        if verdict is not Verdict.PASS:
-            # A check that does not pass (or does not apply) says nothing when it fails.
-            continue
-        if sent is not None:
-            sent |= recorder.sent
-        for slot in recorder.seen:
-            senders.setdefault(slot, []).append(check.id)
-    return senders
+    return recording.record(
+        relay,
+        ctx,
+        checks,
+        lambda: Recorder(ctx.target.batch_endpoint),
+        lambda r: r.seen,
+        None if sent is None else lambda r: sent.update(r.sent),
+    )
 
 
 def sweep(
@@ -179,11 +161,7 @@ def sweep(
         # A check that fails whenever answers are held whole notices nothing by failing
         # under a plant that holds them.
         if check_id not in held_passes:
-            relay.mutation = _HeldNoOp()
-            try:
-                verdict = run_check(checks[check_id], _fresh(ctx)).verdict
-            finally:
-                relay.mutation = None
+            verdict = run_through(relay, _HeldNoOp(), checks[check_id], ctx).verdict
             held_passes[check_id] = verdict is Verdict.PASS
         return held_passes[check_id]
 
@@ -212,11 +190,7 @@ def sweep(
                     break
                 check_id = queue[ran]
                 ran += 1
-                relay.mutation = plant
-                try:
-                    result = run_check(checks[check_id], _fresh(ctx))
-                finally:
-                    relay.mutation = None
+                result = run_through(relay, plant, checks[check_id], ctx)
                 if result.verdict not in NOTICED or (
                     plant.edits_response and not passes_held(check_id)
                 ):
@@ -298,17 +272,11 @@ def sweep_reference(out: Path | None = None) -> list[PlantOutcome]:
     """Record and sweep against the reference server behind a relay; write `out` as JSON."""
     checks = [c for c in all_checks() if c.tier in SWEPT_TIERS]
     began = time.monotonic()
-    with embedded_server(server_only_command()) as url:
-        relay = Relay(url)
-        relay.start()
-        try:
-            ctx = Context(with_published_profiles(reference_target(url)).with_base_url(relay.url))
-            sent: set[Slot] = set()
-            senders = record(relay, ctx, checks, sent)
-            recorded = time.monotonic()
-            outcomes = sweep(relay, ctx, senders)
-        finally:
-            relay.stop()
+    with reference_relay() as (relay, ctx):
+        sent: set[Slot] = set()
+        senders = record(relay, ctx, checks, sent)
+        recorded = time.monotonic()
+        outcomes = sweep(relay, ctx, senders)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         statuses = [o.status for o in outcomes]
