@@ -15,8 +15,8 @@ import pytest
 from mixbatch_conformance.checks.boundary_choice import MIN_VARYING, varying_parts
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.run.plants import PLANTS
-from mixbatch_conformance.run.selftest import judge_mutation
 from mixbatch_conformance.transport.relay import Relay
+from tests.conformance._plants import assert_caught_under_requirement
 
 FRESH_NOT_RANDOM = ("response-boundary-counter", "response-boundary-clock")
 SHORT_TAIL = "response-boundary-short-random-tail"
@@ -47,6 +47,4 @@ def test_a_fresh_but_predictable_boundary_is_caught(
     name: str, relay: Relay, relayed: Context
 ) -> None:
     (plant,) = [p for p in PLANTS if p.name == name]
-    outcome = judge_mutation(relay, relayed, plant)
-    assert outcome.caught, outcome.verdicts
-    assert outcome.cited, outcome.verdicts
+    assert_caught_under_requirement(plant, relay, relayed, each_catcher=False)

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.run.plants import field_kinds, resolution, sandbox_inputs
-from mixbatch_conformance.run.runner import run_check
-from mixbatch_conformance.run.selftest import judge_mutation
 from mixbatch_conformance.transport.relay import Relay
+from tests.conformance._plants import (
+    assert_catchers_pass_unplanted,
+    assert_caught_under_requirement,
+)
 
-CHECKS = {c.id: c for c in all_checks()}
 PLANTS = {m.name: m for m in (*field_kinds.PLANTS, *resolution.PLANTS, *sandbox_inputs.PLANTS)}
 
 
@@ -28,11 +27,5 @@ PLANTS = {m.name: m for m in (*field_kinds.PLANTS, *resolution.PLANTS, *sandbox_
 def test_plant_is_caught_and_its_catchers_pass_unplanted(
     name: str, relay: Relay, relayed: Context
 ) -> None:
-    mutation = PLANTS[name]
-    relay.mutation = None
-    clean = {c: run_check(CHECKS[c], relayed).verdict for c in mutation.catchers}
-    assert clean == dict.fromkeys(mutation.catchers, Verdict.PASS)
-    outcome = judge_mutation(relay, relayed, mutation)
-    verdicts = {c: r.verdict.value for c, r in outcome.results.items()}
-    assert all(v in mutation.caught_by for v in verdicts.values()), verdicts
-    assert outcome.cited
+    assert_catchers_pass_unplanted(PLANTS[name], relay, relayed)
+    assert_caught_under_requirement(PLANTS[name], relay, relayed, each_catcher=False)

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.run.plants import PLANTS
-from mixbatch_conformance.run.runner import run_check
-from mixbatch_conformance.run.selftest import judge_mutation
 from mixbatch_conformance.transport.relay import Relay
+from tests.conformance._plants import (
+    assert_catchers_pass_unplanted,
+    assert_caught_under_requirement,
+)
 
-CHECKS = {c.id: c for c in all_checks()}
 NAMES = (
     "part-fields-copied-up",
     "empty-parts-unframed",
@@ -33,11 +32,5 @@ BY_NAME = {m.name: m for m in PLANTS}
 def test_plant_is_caught_and_its_catchers_pass_unplanted(
     name: str, relay: Relay, relayed: Context
 ) -> None:
-    mutation = BY_NAME[name]
-    relay.mutation = None
-    clean = {c: run_check(CHECKS[c], relayed).verdict for c in mutation.catchers}
-    assert clean == dict.fromkeys(mutation.catchers, Verdict.PASS)
-    outcome = judge_mutation(relay, relayed, mutation)
-    verdicts = {c: r.verdict.value for c, r in outcome.results.items()}
-    assert all(v in mutation.caught_by for v in verdicts.values()), verdicts
-    assert outcome.cited
+    assert_catchers_pass_unplanted(BY_NAME[name], relay, relayed)
+    assert_caught_under_requirement(BY_NAME[name], relay, relayed, each_catcher=False)

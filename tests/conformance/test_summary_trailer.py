@@ -10,29 +10,23 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants.summary_trailer import PLANTS
-from mixbatch_conformance.run.runner import run_check
-from mixbatch_conformance.run.selftest import judge_mutation
 from mixbatch_conformance.transport.relay import Relay
+from tests.conformance._plants import assert_caught_under_requirement, assert_passes
 
 CHECK = "batch-summary-trailer"
 
 
 @pytest.mark.slow
 def test_the_reference_servers_own_trailer_holds(reference: Target) -> None:
-    check = {c.id: c for c in all_checks()}[CHECK]
-    assert run_check(check, Context(reference)).verdict is Verdict.PASS
+    assert_passes(CHECK, reference)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("plant", PLANTS, ids=[p.name for p in PLANTS])
 def test_a_wrong_trailer_is_reported(plant: Mutation, relay: Relay, relayed: Context) -> None:
-    outcome = judge_mutation(relay, relayed, plant)
-    result = outcome.results[CHECK]
-    assert result.verdict is Verdict.FAIL, result.message
-    assert "MB-STATUS-15" in result.message
+    assert (plant.catchers, plant.breaks.split()[0]) == ((CHECK,), "MB-STATUS-15")
+    assert_caught_under_requirement(plant, relay, relayed, ("FAIL",))
