@@ -139,6 +139,8 @@ func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		why = "the Content-Type parameters do not parse, so the boundary is unknown"
 	}
+	// MB-PROC-17: Batch-Mode is a list; readModeList (modes.go) reads it before the mode check.
+	readModeList(r)
 	if why != "" {
 		writeProblem(w, refusal(400, "MB-WIRE-4", "malformed-batch", "Invalid boundary", why))
 		return

@@ -174,6 +174,9 @@ func aggregate(kind string, members []*Member) (string, time.Time) {
 		if m.Modified.After(latest) {
 			latest = m.Modified
 		}
+		// MB-METHOD-7: each multipart part carries its member's Last-Modified, so the date is
+		// hashed too: a member rewritten with the same content changes the octets and the tag.
+		_, _ = io.WriteString(h, "\x00"+m.Modified.UTC().Format(http.TimeFormat))
 	}
 	return hex.EncodeToString(h.Sum(nil)), latest
 }
