@@ -1,4 +1,4 @@
-"""Proactive content negotiation on ``Accept`` (RFC 9110 §12.5.1) and ``Prefer`` parsing.
+"""Content negotiation on ``Accept`` (RFC 9110 §12.5.1); ``Prefer`` and ``Batch-Mode`` lists.
 
 ``choose(accept, offers)`` ranks each offered media type by the quality of the most specific
 media range that matches it (exact type beats ``type/*`` beats ``*/*``), drops q=0, and breaks
@@ -23,6 +23,7 @@ __all__ = [
     "MULTIPART_MIXED",
     "accept_of",
     "accepts_multipart",
+    "batch_modes",
     "choose",
     "parse_accept",
     "parse_prefer",
@@ -133,3 +134,20 @@ def batch_on_error(values: Sequence[str]) -> str | None:
     """
     value = (parse_prefer(values).get("batch-on-error") or "").lower()
     return value if value in ("continue", "stop") else None
+
+
+def batch_modes(values: Sequence[str]) -> frozenset[str]:
+    """The modes that Batch-Mode field lines list, compared case-sensitively (spec 3.4).
+
+    MB-PROC-17: a server "MUST read `Batch-Mode` as a comma-separated list of modes". The field
+    is ``1#mode-value`` under RFC 9110 §5.6.1: elements are split on commas and trimmed of OWS,
+    and empty elements are dropped, because "a recipient MUST parse and ignore a reasonable
+    number of empty list elements". So ``atomic,`` and ``, atomic`` list atomic, and so do
+    ``atomic, atomic`` and two ``atomic`` lines. Field lines that hold no element at all list
+    the empty mode, which no endpoint offers, so they are answered 501 as an unknown mode is.
+    The server and the middleware read the field here, so they cannot disagree.
+    """
+    if not values:
+        return frozenset()
+    modes = frozenset(e.strip(" \t") for value in values for e in value.split(",")) - {""}
+    return modes or frozenset({""})

@@ -47,6 +47,7 @@ from mixbatch._http.budget import (
     Ticket,
     busy_document,
 )
+from mixbatch._http.negotiation import batch_modes
 from mixbatch.codec import (
     Fields,
     Limits,
@@ -198,7 +199,7 @@ class BatchMiddleware:
         headers = _fields(scope)
         listed = headers.get_all("Batch-Mode")
         # MB-PROC-17: "read Batch-Mode as a comma-separated list of modes".
-        modes = frozenset(m.strip() for m in ",".join(listed).split(",")) if listed else frozenset()
+        modes = batch_modes(listed)
         unknown = sorted(modes - self.modes)
         if unknown:
             # MB-PROC-7: a server without the atomic profile answers Batch-Mode: atomic "with

@@ -40,7 +40,7 @@ from mixbatch._constants import INHERITED_FIELDS
 from mixbatch._http.budget import BatchBudget, BudgetExhausted, HeldBody, busy_response
 from mixbatch._http.content_coding import refuse_content_coding
 from mixbatch._http.messages import BytesBody, Request, Response, SpooledBody, end_to_end
-from mixbatch._http.negotiation import accept_of, batch_on_error, choose
+from mixbatch._http.negotiation import accept_of, batch_modes, batch_on_error, choose
 from mixbatch._http.problems import PROBLEM_MEDIA_TYPE, from_error, problem, problem_body
 from mixbatch._http.refusals import refuse_get_with_content
 from mixbatch.codec import (
@@ -151,7 +151,7 @@ class BatchEndpoint:
         deadline = asyncio.get_running_loop().time() + self._config.batch_timeout
         listed = request.headers.get_all("Batch-Mode")
         # MB-PROC-17: "read Batch-Mode as a comma-separated list of modes" (case-sensitive).
-        modes = frozenset(m.strip() for m in ",".join(listed).split(",")) if listed else frozenset()
+        modes = batch_modes(listed)
         unknown = sorted(modes - self.modes)
         if unknown:
             # MB-PROC-7: "A server that does not offer the atomic profile answers Batch-Mode:
