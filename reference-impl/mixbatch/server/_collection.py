@@ -7,8 +7,9 @@ aggregate validator matches, and 204 for an existing collection with no members 
 which refines the thesis' "404 (nope, no books here)"; 404 means the collection does not exist).
 
 Each member becomes one part (``Http-Status-Code: 200``, ``Content-Id: <path>``, the member's
-own fields and body). The aggregate ETag hashes the members' ETags in order, so it changes
-whenever any member, the membership or the order changes (MB-METHOD-4).
+own fields and body). The aggregate ETag hashes the members' ETags and fields in order, so it
+changes whenever any member, its Last-Modified, the membership or the order changes
+(MB-METHOD-4).
 
 The boundary is derived from the aggregate ETag instead of a CSPRNG (a documented departure from
 the MB-WIRE-5 SHOULD). MB-METHOD-7: the aggregate ETag must be weak "unless every octet of the
@@ -44,10 +45,17 @@ class Member:
 
 
 def aggregate_etag(members: Sequence[Member]) -> str:
-    """A strong ETag over the members' ETags, in order."""
+    """A strong ETag over what each member's part is written from, in order.
+
+    MB-METHOD-7: the tag is weak "unless every octet of the representation, boundary included,
+    is a function of the collection's state". A part carries the member's fields, its
+    Last-Modified among them, so they are hashed with the ETag: a member rewritten with the
+    same body changes its date, the octets and so the tag."""
     digest = hashlib.sha256()
     for member in members:
         digest.update(member.path.encode("utf-8") + b"\x00" + member.validators.etag.encode())
+        for name, value in member.fields:
+            digest.update(b"\x00" + name.encode() + b":" + value.encode())
         digest.update(b"\n")
     return '"mc-' + digest.hexdigest()[:32] + '"'
 
