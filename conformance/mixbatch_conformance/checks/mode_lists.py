@@ -1,0 +1,131 @@
+"""Batch-Mode as the list it is: the list spellings of one mode (spec 3.4, 7.7, MB-PROC-17).
+
+Theory of operation: `Batch-Mode` is `1#mode-value` (spec 3.4) under the list rules of RFC 9110
+§5.6.1, where "a recipient MUST parse and ignore a reasonable number of empty list elements".
+So `atomic,`, `, atomic`, `atomic, atomic`, OWS around a comma and two field lines `atomic`
+all list one mode, atomic, and MB-PROC-17 has the server "read `Batch-Mode` as a
+comma-separated list of modes". Two checks follow from that, over every mode of its class:
+
+- `implemented-mode-list-forms-run-as-plain`: for each mode the target implements, the check
+  first learns how the same server answers the plain value (`Batch-Mode: atomic`) to a batch
+  of a GET of `ok`, a GET of `not_found` and a GET of `ok` again, which an atomic batch
+  answers with rolled-back and skipped parts and any other batch does not; then each list
+  spelling of that mode must get the same top-level status and, part by part, the same status
+  and `Batch-Outcome`. A server that runs only the exact value answers the list 501;
+- `unimplemented-mode-list-forms-refused`: for each mode the target does not implement (a
+  defined mode it does not claim, and a mode no server implements), every list spelling is
+  still a list naming that mode, so it is answered 501 before any part runs (MB-PROC-12,
+  MB-PROC-17). A server that drops the elements it does not understand, or that reads a
+  repeated element as something else, runs the batch.
+
+A list with no element at all (`Batch-Mode: ,`) breaks the `1#` rule and is not judged here.
+Every batch only reads, so the checks run against any target.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_rejected
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import entries_from_multipart
+from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.transport.http import Response
+
+__all__: list[str] = []
+
+#: The modes spec 7.7 defines, each with the profile that implements it.
+DEFINED_MODES = {"atomic": "atomic", "references": "references"}
+#: A mode no server implements.
+UNKNOWN_MODE = "mb-suite-no-such-mode"
+#: The list spellings of one mode `{m}`, each a tuple of field lines (RFC 9110 §5.6.1): empty
+#: elements before, after and between, the mode twice, OWS around the commas, two lines.
+LIST_FORMS: tuple[tuple[str, ...], ...] = (
+    ("{m},",),
+    (", {m}",),
+    ("{m}, {m}",),
+    ("{m} ,\t{m}",),
+    (",{m},,",),
+    ("{m}", "{m}"),
+    ("{m}", ","),
+)
+
+#: How a batch was answered: the top-level status, then (status, Batch-Outcome) per part, or
+#: None where the answer is not a readable multipart/mixed batch response.
+Shape = tuple[int, tuple[tuple[int | None, str | None], ...] | None]
+
+
+def _lines(form: tuple[str, ...], mode: str) -> tuple[tuple[str, str], ...]:
+    return tuple(("Batch-Mode", line.format(m=mode)) for line in form)
+
+
+def _shape(resp: Response) -> Shape:
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        return resp.status, None
+    try:
+        _, params = parse_media_type(resp.get("Content-Type") or "")
+    except ValueError:
+        return resp.status, None
+    env = read_multipart(resp.body, params.get("boundary", ""))
+    if env.fatal:
+        return resp.status, None
+    return resp.status, tuple((e.status, e.outcome) for e in entries_from_multipart(env))
+
+
+@checker(
+    "implemented-mode-list-forms-run-as-plain",
+    ("MB-PROC-17",),
+    "Each list spelling of a mode the target implements (empty elements, the mode twice, OWS around commas, two field lines) is answered as the plain value is: the same status, and per part the same status and Batch-Outcome.",
+    state=State.READ_ONLY,
+)
+def implemented_mode_list_forms_run_as_plain(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    implemented = [m for m, profile in DEFINED_MODES.items() if ctx.target.claims(profile)]
+    if not implemented:
+        judge.not_applicable("the target implements no Batch-Mode (no atomic, no references)")
+    # A failing part between two that succeed: an atomic batch rolls back and skips around it.
+    parts = [ok, nf, ok]
+    for mode in implemented:
+        plain = _shape(ctx.batch(judge, parts, headers=(("Batch-Mode", mode),)))
+        if plain[1] is None:
+            judge.setup_error(
+                f"Batch-Mode: {mode}, which the target claims, answered {plain[0]}, not a "
+                "readable multipart/mixed batch response to compare the list spellings with"
+            )
+        judge.note(f"Batch-Mode: {mode} answered {plain!r}")
+        for form in LIST_FORMS:
+            lines = _lines(form, mode)
+            got = _shape(ctx.batch(judge, parts, headers=lines))
+            # MB-PROC-17: "read `Batch-Mode` as a comma-separated list of modes"; RFC 9110
+            # §5.6.1.2: "a recipient MUST parse and ignore a reasonable number of empty list
+            # elements". The list names {mode} alone, so the batch runs as under the plain value.
+            judge.expect(
+                f"Batch-Mode lines {[v for _, v in lines]!r}: status, then (status, outcome) "
+                "per part",
+                got,
+                {plain},
+                "MB-PROC-17",
+                allowed_text=f"as Batch-Mode: {mode} is answered: {plain!r}",
+            )
+
+
+@checker(
+    "unimplemented-mode-list-forms-refused",
+    ("MB-PROC-17", "MB-PROC-12"),
+    "Each list spelling of a mode the target does not implement (empty elements, the mode twice, OWS around commas, two field lines) is answered 501, as the plain value is.",
+    state=State.READ_ONLY,
+)
+def unimplemented_mode_list_forms_refused(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    modes = [m for m, profile in DEFINED_MODES.items() if not ctx.target.claims(profile)]
+    for mode in [*modes, UNKNOWN_MODE]:
+        for form in LIST_FORMS:
+            lines = _lines(form, mode)
+            resp = ctx.batch(judge, [ok], headers=lines)
+            judge.note(f"Batch-Mode lines {[v for _, v in lines]!r}: {resp.status}")
+            # MB-PROC-17: "MUST answer 501 (Not Implemented), before any part runs, a batch
+            # request that lists a mode it does not implement"; MB-PROC-12: "whose
+            # `Batch-Mode` value it does not implement". Empty elements and a repeated
+            # element leave the list naming that mode.
+            expect_rejected(judge, resp, {501}, "MB-PROC-17")
