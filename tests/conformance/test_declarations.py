@@ -124,6 +124,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "references-atomic-unresolved",
         "references-location",
         "refused-patch-as-alone",
+        "sandbox-collection-strong-etag-same-octets",
         "sandbox-creations-distinct",
         "sandbox-json-values-read-back",
         "sandbox-member-ids-any-length",

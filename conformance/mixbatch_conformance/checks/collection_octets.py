@@ -12,15 +12,27 @@ content must be the same octets (RFC 9110 §8.8.1: a strong validator changes "w
 representation data changes"). A weak or absent tag, or a tag that changed because another
 client wrote to the collection in between, is not judged; the collection is only read.
 
-The wait for the next second costs the check half a second on average, a second at most, so
-it runs in the standard tier.
+`sandbox-collection-strong-etag-same-octets` judges the same promise across a write that
+leaves the content as it was: where the target declares a sandbox whose multipart GET is
+answered as a collection retrieval with a strong tag, the check creates its own member,
+retrieves the collection, waits past the next whole second, rewrites its member with the
+same document (a PUT of the same octets) and retrieves it again. A server that hashes its tag
+from the members' contents alone while each part carries the member's `Last-Modified` keeps
+the tag and changes the octets. Other clients may write to the sandbox between the two
+retrievals, so a changed tag is never a fault; the check touches only the member it created
+(spec 14.4, MB-TEST-3) and deletes it at the end.
+
+The wait for the next second costs each check half a second on average, a second at most, so
+they run in the standard tier.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 
-from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.checks._shared.requests import new_member
+from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Response
@@ -54,8 +66,7 @@ def strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
         judge.setup_error(f"GET {coll} answered {first.status} {first.media_type}")
     if not etag or etag.startswith("W/"):
         judge.not_applicable(f"the aggregate ETag {etag!r} is not strong: it promises no octets")
-    now = time.time()
-    time.sleep(int(now) + 1 - now + PAST_THE_SECOND_S)
+    _wait_past_the_second()
     for accept in RETRIEVAL_ACCEPTS:
         later = _retrieve(ctx, judge, coll, accept)
         if later.media_type != "multipart/mixed" or (later.get("ETag") or "").strip() != etag:
@@ -72,6 +83,77 @@ def strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
             "the same octets as the first retrieval, boundary included",
             "MB-METHOD-7",
         )
+
+
+def _wait_past_the_second() -> None:
+    now = time.time()
+    time.sleep(int(now) + 1 - now + PAST_THE_SECOND_S)
+
+
+def _strong_tag(resp: Response) -> str | None:
+    """The strong ETag of a 200 multipart/mixed answer, else None."""
+    etag = (resp.get("ETag") or "").strip()
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        return None
+    return etag if etag and not etag.startswith("W/") else None
+
+
+@checker(
+    "sandbox-collection-strong-etag-same-octets",
+    ("MB-METHOD-7",),
+    "Two retrievals of the sandbox collection around a same-document rewrite of the check's own member, a second apart, that carry the same strong aggregate ETag carry the same octets.",
+    profile="collection-get",
+    state=State.WRITES_IN_SANDBOX,
+    tier="standard",
+)
+def sandbox_strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    path, doc = new_member(ctx, judge)
+    try:
+        first = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+        etag = _strong_tag(first)
+        if etag is None:
+            judge.not_applicable(
+                f"GET {coll} with Accept: multipart/mixed answered {first.status} "
+                f"{first.media_type!r} with ETag {first.get('ETag')!r}: no collection "
+                "retrieval under a strong tag"
+            )
+        _wait_past_the_second()
+        put = ctx.alone(
+            judge, SubRequest("PUT", path, (("Content-Type", "application/json"),), doc)
+        )
+        if put.status not in (200, 204):
+            judge.setup_error(f"PUT {path} of the same document alone answered {put.status}")
+        later = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+        again = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+        answers = (("before the rewrite", first), ("after it", later), ("once more", again))
+        for (was, one), (now, other) in itertools.combinations(answers, 2):
+            _judge_same_tag_same_octets(judge, f"{was} and {now}", one, other)
+    finally:
+        ctx.alone(judge, SubRequest("DELETE", path))
+
+
+def _judge_same_tag_same_octets(judge: Judge, what: str, one: Response, other: Response) -> None:
+    """Two answers under the same strong tag carry the same octets; a changed tag (the rewrite,
+    or another client's write to the sandbox) promises nothing and is never a fault."""
+    tag = _strong_tag(one)
+    same_tag = tag is not None and _strong_tag(other) == tag
+    same = one.body == other.body
+    if not same_tag:
+        judge.note(f"{what}: tags {one.get('ETag')!r} and {other.get('ETag')!r}, not compared")
+    # MB-METHOD-7: "a weak validator (`W/"..."`) unless every octet of the representation,
+    # boundary included, is a function of the collection's state".
+    judge.expect_true(
+        f"retrievals {what}, under the strong tags {tag} and {_strong_tag(other)}",
+        not same_tag or same,
+        "the same octets"
+        if same
+        else f"different octets from offset {_first_difference(one.body, other.body)}"
+        if same_tag
+        else "a different tag: nothing promised",
+        "the same octets whenever the strong tag is the same, boundary included",
+        "MB-METHOD-7",
+    )
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
