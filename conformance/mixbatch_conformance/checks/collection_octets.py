@@ -101,7 +101,7 @@ def _strong_tag(resp: Response) -> str | None:
 @checker(
     "sandbox-collection-strong-etag-same-octets",
     ("MB-METHOD-7",),
-    "Two retrievals of the sandbox collection around a same-document rewrite of the check's own member, a second apart, that carry the same strong aggregate ETag carry the same octets.",
+    "Two retrievals of the sandbox collection around a same-document rewrite, a second later, of a member the suite created, that carry the same strong aggregate ETag carry the same octets.",
     profile="collection-get",
     state=State.WRITES_IN_SANDBOX,
     tier="standard",

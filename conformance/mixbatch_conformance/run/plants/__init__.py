@@ -31,6 +31,7 @@ from mixbatch_conformance.run.plants import (
     json_form,
     lengths,
     limits,
+    list_and_tag_readings,
     modes,
     part_grammar,
     parts,
@@ -96,6 +97,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_kinds.PLANTS
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
+    + list_and_tag_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
