@@ -112,6 +112,7 @@ def _judge_rolled_back(
     resp: Response,
     reads: list[Read],
     seen: Callable[[Read], bool],
+    read: Callable[[int], Read],
 ) -> None:
     env = ctx.read_batch(judge, resp)
     failed = part_status(env, 2) if len(env.parts) > 2 else None
@@ -130,12 +131,26 @@ def _judge_rolled_back(
         "no read sees the write of an atomic batch that rolls back",
         "MB-PROC-15",
     )
+    # Once the batch is answered its rollback is done. MB-PROC-8: "MUST undo the effects of
+    # every part that ran"; MB-PROC-15: no other request may observe "any effect of an atomic
+    # batch that does not commit". A write still seen after the answer breaks both; the read is
+    # made alone (n = 0), as the first read during the batch was.
+    later = read(0)
+    judge.expect_true(
+        f"{what}: a read after the answer",
+        not seen(later),
+        f"{later[0]}: {later[1]}, the write is still there"
+        if seen(later)
+        else f"{later[0]}: {later[1]}, the write undone",
+        "the write undone once the batch that rolled back is answered",
+        "MB-PROC-8",
+    )
 
 
 @checker(
     "atomic-rollback-never-seen",
     ("MB-PROC-15",),
-    "While an atomic batch writes a member (PUT, DELETE, POST), waits, then fails and rolls back, no standalone GET, GET in another batch or listing of the sandbox sees the write.",
+    "While an atomic batch writes a member (PUT, DELETE, POST), waits, then fails and rolls back, no standalone GET, GET in another batch or listing of the sandbox sees the write, during the batch or after its answer.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
     tier="standard",
@@ -165,7 +180,15 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
         resp, reads = _reads_during(
             ctx, judge, _alternating(ctx, judge, rewritten), [put, wait, fail]
         )
-        _judge_rolled_back(ctx, judge, f"PUT {rewritten}", resp, reads, sees_new)
+        _judge_rolled_back(
+            ctx,
+            judge,
+            f"PUT {rewritten}",
+            resp,
+            reads,
+            sees_new,
+            _alternating(ctx, judge, rewritten),
+        )
     else:
         judge.note("the sandbox neither reads back nor gives ETags: the PUT batch is not sent")
     resp, reads = _reads_during(
@@ -173,7 +196,15 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
     )
     # MB-TEST-3: "a `DELETE` of an existing member ... after which a `GET` of it answers 404
     # or 410": a read that answers so has seen the delete.
-    _judge_rolled_back(ctx, judge, f"DELETE {deleted}", resp, reads, lambda r: r[1] in (404, 410))
+    _judge_rolled_back(
+        ctx,
+        judge,
+        f"DELETE {deleted}",
+        resp,
+        reads,
+        lambda r: r[1] in (404, 410),
+        _alternating(ctx, judge, deleted),
+    )
     listing = ctx.send(judge, ctx.raw_request("GET", coll, LISTING))
     retrieved = listing.status == 204 or (
         listing.status == 200 and listing.media_type == "multipart/mixed"
@@ -188,5 +219,11 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
     )
     # A listing whose parts carry the members (MB-METHOD-4) shows the new member's document.
     _judge_rolled_back(
-        ctx, judge, f"POST {coll}", resp, reads, lambda r: r[1] == 200 and created.encode() in r[3]
+        ctx,
+        judge,
+        f"POST {coll}",
+        resp,
+        reads,
+        lambda r: r[1] == 200 and created.encode() in r[3],
+        lambda _: _listing(ctx, judge, coll),
     )
