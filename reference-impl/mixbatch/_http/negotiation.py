@@ -109,12 +109,33 @@ def accepts_multipart(accept: str | None) -> bool:
     return choose(accept, (MULTIPART_MIXED,)) is not None
 
 
+def _outside_quotes(value: str, sep: str) -> list[str]:
+    """`value` split at each `sep` that is not inside a quoted-string (RFC 9110 §5.6.4)."""
+    pieces, start, quoted, escaped = [], 0, False, False
+    for i, c in enumerate(value):
+        if escaped:
+            escaped = False
+        elif quoted and c == "\\":
+            escaped = True
+        elif c == '"':
+            quoted = not quoted
+        elif c == sep and not quoted:
+            pieces.append(value[start:i])
+            start = i + 1
+    pieces.append(value[start:])
+    return pieces
+
+
 def parse_prefer(values: Sequence[str]) -> dict[str, str]:
-    """Preferences of RFC 7240 Prefer fields as ``{lower-cased name: value}``; first wins."""
+    """Preferences of RFC 7240 Prefer fields as ``{lower-cased name: value}``; first wins.
+
+    RFC 7240 §2: ``preference = token [ BWS "=" BWS word ] *( OWS ";" [ OWS parameter ] )``,
+    preferences separated by commas; a quoted ``word`` may hold commas and semicolons, which
+    then separate nothing."""
     preferences: dict[str, str] = {}
     for value in values:
-        for member in value.split(","):
-            token = member.split(";", 1)[0].strip()
+        for member in _outside_quotes(value, ","):
+            token = _outside_quotes(member, ";")[0].strip()
             if not token:
                 continue
             name, _, raw = token.partition("=")
