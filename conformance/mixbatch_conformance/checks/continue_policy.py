@@ -7,8 +7,10 @@ server skip a part, and each check here sends the inputs a server might mistake 
 - `continue-whatever-other-preferences`: every RFC 7240 preference that is not
   batch-on-error (handling=strict and lenient, return=minimal and representation,
   respond-async, wait, unknown ones, names that begin or end like batch-on-error), alone and
-  together, over batches whose first part fails, whose failing parts are 4xx and 5xx, and whose
-  later part targets what an earlier failing part targeted; in every form the target declares.
+  together, and batch-on-error written as a parameter of another preference or inside a
+  quoted value (RFC 7240 §2 grammar: neither is a batch-on-error preference), over batches
+  whose first part fails, whose failing parts are 4xx and 5xx, and whose later part targets
+  what an earlier failing part targeted; in every form the target declares.
   Every part is answered with the status it gets alone (MB-TEST-1, MB-TEST-6) and no outcome,
   and Preference-Applied names no stop;
 - `continue-whatever-parts-prefer`: `Prefer: batch-on-error=stop` written inside a part is a
@@ -50,6 +52,18 @@ OTHER_PREFERENCES: tuple[tuple[str, ...], ...] = (
     ("mb-suite-batch-on-error=stop",),
     ("handling=strict, return=minimal, respond-async, wait=1",),
     ("handling=strict", "return=minimal; mb-suite=stop"),
+    # RFC 7240 §2: `preference = token [ BWS "=" BWS word ] *( OWS ";" [ OWS parameter ] )`,
+    # preferences separated by commas: batch-on-error as a parameter of another preference,
+    # or inside a quoted-string value, is no batch-on-error preference.
+    ("respond-async; batch-on-error=stop",),
+    ("handling=lenient; batch-on-error=stop",),
+    ("return=minimal;batch-on-error=stop, wait=5",),
+    ('respond-async; batch-on-error="stop"',),
+    ("wait=5", "respond-async; batch-on-error=stop"),
+    ('mb-suite="batch-on-error=stop"',),
+    ('mb-suite="x, batch-on-error=stop"',),
+    ('mb-suite="a; batch-on-error=stop"',),
+    ('return=minimal; mb-suite="batch-on-error=stop"',),
 )
 
 
@@ -67,7 +81,7 @@ def _applied_stop(resp: Response) -> bool:
 @checker(
     "continue-whatever-other-preferences",
     ("MB-PROC-5",),
-    "Preferences other than batch-on-error (handling, return, respond-async, wait, unknown ones, look-alike names), alone or together, leave the continue policy: every part runs with the status it gets alone, after a failing first part, 4xx and 5xx parts and a failing earlier part of the same target, in every declared form.",
+    "Preferences other than batch-on-error (handling, return, respond-async, wait, unknown ones, look-alike names, batch-on-error=stop as another preference's parameter or inside its quoted value), alone or together, leave the continue policy: every part runs with the status it gets alone, after a failing first part, 4xx and 5xx parts and a failing earlier part of the same target, in every declared form.",
     state=State.READ_ONLY,
 )
 def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:

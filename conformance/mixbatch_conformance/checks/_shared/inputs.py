@@ -11,6 +11,8 @@ target's answer with a model rather than with a golden response:
   §13.2.2's order of evaluation gives a GET or HEAD;
 - `prefer_fields()`: Prefer field lines with several preferences, batch-on-error anywhere
   among them or absent, in any case, token or quoted, and whether stop applies (MB-PROC-13);
+  the other preferences include batch-on-error=stop as a parameter and in a quoted value,
+  which ask for nothing;
 - `name_spellings(name)`: the same field name in other cases;
 - `target_spellings(path, query)`: a reference to `path` with dot segments in it and a query
   with percent-encoding, and the target it resolves to (RFC 3986 §5.2);
@@ -145,7 +147,20 @@ def conditional_fields(
     return tuple(fields.items()), expected_conditional_status(fields, etag, modified)
 
 
-OTHER_PREFERENCES = ("respond-async", "wait=10", "return=minimal", "handling=lenient", "mb-suite=1")
+#: Preferences that are not batch-on-error, among them batch-on-error=stop as a parameter of
+#: another preference and inside a quoted value (RFC 7240 §2: `preference = token [ BWS "="
+#: BWS word ] *( OWS ";" [ OWS parameter ] )`), neither of which asks for stop.
+OTHER_PREFERENCES = (
+    "respond-async",
+    "wait=10",
+    "return=minimal",
+    "handling=lenient",
+    "mb-suite=1",
+    "respond-async; batch-on-error=stop",
+    "handling=lenient;batch-on-error=stop",
+    'mb-suite="x, batch-on-error=stop"',
+    'mb-suite="a; batch-on-error=stop"',
+)
 
 
 @st.composite
