@@ -33,6 +33,7 @@ from mixbatch_conformance.run.plants import (
     limits,
     list_and_tag_readings,
     modes,
+    octet_units,
     part_grammar,
     parts,
     problems,
@@ -71,6 +72,7 @@ PLANTS: tuple[Mutation, ...] = (
     + wire.PLANTS
     + framing.PLANTS
     + lengths.PLANTS
+    + octet_units.PLANTS
     + part_grammar.PLANTS
     + problems.PLANTS
     + parts.PLANTS
