@@ -1,0 +1,113 @@
+"""The fields a client puts on every request stay on the batch request (spec 8.2, MB-SUB-6).
+
+Theory of operation: MB-SUB-5 passes on Authorization and Cookie, and MB-SUB-6 nothing else:
+"A server MUST NOT apply any other header field of the batch request to a sub-request". The
+fields a server is most tempted to pass on are those real clients write on every request
+(User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, the Sec-Fetch and
+client-hint fields, the forwarding and request-id fields), because a resource's logs and
+negotiation read them. The suite writes none of them by default, on the batch or alone, so a
+server that copies one into its parts is only seen when the batch carries it and the request
+alone does not. Each is sent here, with a value no server makes up, on the batch only; echo
+parts without any of them, and a part with its own value of some, must each receive what the
+same request alone receives (spec 3.2.4): no line of the batch's, whatever the part carries.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import differences, read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Fields browsers, HTTP libraries and the hops before a server add to every request, each
+#: with a value that names the batch, so a part that shows it received the batch's line.
+CLIENT_FIELDS = (
+    ("User-Agent", "mb-suite-batch-agent/1.0 (batch only)"),
+    ("Accept-Language", "x-mb-batch-language"),
+    ("Accept-Encoding", "x-mb-batch-coding, identity"),
+    ("Accept-Charset", "x-mb-batch-charset"),
+    ("Referer", "http://mb-batch-referer.example/page"),
+    ("Origin", "http://mb-batch-origin.example"),
+    ("From", "mb-suite@mb-batch-from.example"),
+    ("DNT", "1"),
+    ("Sec-GPC", "1"),
+    ("X-Requested-With", "mb-batch-requested-with"),
+    ("Sec-Fetch-Site", "same-origin"),
+    ("Sec-Fetch-Mode", "cors"),
+    ("Sec-Fetch-Dest", "empty"),
+    ("Sec-CH-UA", '"mb-batch-hint";v="1"'),
+    ("Upgrade-Insecure-Requests", "1"),
+    ("Save-Data", "on"),
+    ("Priority", "u=3"),
+    ("X-Real-IP", "192.0.2.71"),
+    ("True-Client-IP", "192.0.2.72"),
+    ("X-Forwarded-For", "192.0.2.73"),
+    ("Via", "1.1 mb-batch-via"),
+    ("Max-Forwards", "9"),
+    ("X-Request-Id", "mb-batch-request-id"),
+    ("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+    ("Cache-Control", "max-age=0"),
+    ("Pragma", "no-cache"),
+    ("X-Mb-Batch-Probe", "mb-batch-only"),
+)
+
+#: A part's own values of some of those fields: the part keeps them, and gets no batch line
+#: besides (a replacement, as MB-SUB-5 makes it for credentials, is no licence to merge).
+OWN_FIELDS = (
+    ("User-Agent", "mb-suite-part-agent/2.0"),
+    ("Accept-Language", "fr"),
+    ("Referer", "http://mb-part-referer.example/"),
+    ("X-Request-Id", "mb-part-request-id"),
+)
+
+
+@checker(
+    "client-fields-not-inherited",
+    ("MB-SUB-6", "MB-PART-8"),
+    "User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, Sec-Fetch and client-hint fields, forwarding, request-id, trace and caching fields on the batch request only reach no part: echo parts without them and with their own values of some receive what the same request alone receives.",
+    state=State.READ_ONLY,
+)
+def client_fields_not_inherited(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    subs = [
+        SubRequest("GET", f"{echo}?mb-client=bare"),
+        SubRequest(
+            "POST",
+            f"{echo}?mb-client=content",
+            (("Content-Type", "text/plain"),),
+            b"mb-suite client fields",
+        ),
+        SubRequest("GET", f"{echo}?mb-client=own", OWN_FIELDS),
+        SubRequest("DELETE", f"{echo}?mb-client=delete"),
+    ]
+    alone = [read_echo(ctx.alone(judge, s).body) for s in subs]
+    resp = ctx.batch(judge, subs, headers=CLIENT_FIELDS)
+    env = expect_processed(
+        ctx, judge, resp, [s.content_id for s in subs], [{200}] * len(subs), "MB-SUB-6"
+    )
+    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
+        seen = read_echo(env.parts[i].body)
+        if seen is None or single is None:
+            judge.not_applicable(
+                "the echo resource does not describe the request as JSON with method, target "
+                "and headers, so the suite cannot see the sub-request's fields"
+            )
+        label = f"part {i} ({sub.method} {sub.target})"
+        for name, _ in CLIENT_FIELDS:
+            own = [v for n, v in sub.headers if n.lower() == name.lower()]
+            # MB-SUB-6: "MUST NOT apply any other header field of the batch request to a
+            # sub-request": the part's own lines only, never the batch's.
+            judge.expect(f"{label} received {name}", seen.get_all(name), [own], "MB-SUB-6")
+        # MB-SUB-6 with spec 3.2.4: the sub-request is the same request as the part sent
+        # alone, whose fields are the part's own (MB-PART-8) and nothing of the batch's.
+        found = differences(seen, single, ctx.target.volatile_headers)
+        judge.expect_true(
+            f"{label} is the same request as alone",
+            not found,
+            "; ".join(found) or "the same request",
+            "the same method, target, authority, content and fields (spec 3.2.4)",
+            "MB-SUB-6",
+        )
