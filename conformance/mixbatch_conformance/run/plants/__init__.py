@@ -49,6 +49,7 @@ from mixbatch_conformance.run.plants import (
     summary_trailer,
     targets,
     wire,
+    write_kinds,
     xml_form,
 )
 
@@ -100,6 +101,7 @@ PLANTS: tuple[Mutation, ...] = (
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
     + list_and_tag_readings.PLANTS
+    + write_kinds.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
