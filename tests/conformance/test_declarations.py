@@ -106,6 +106,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-failure-undoes-writes",
         "aggregate-etag-follows-members",
         "atomic-no-partial-state",
+        "atomic-rollback-every-write-kind",
         "atomic-rollback-never-seen",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
@@ -124,6 +125,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "references-atomic-unresolved",
         "references-location",
         "refused-patch-as-alone",
+        "sandbox-collection-every-member-retrieved",
         "sandbox-collection-strong-etag-same-octets",
         "sandbox-creations-distinct",
         "sandbox-json-values-read-back",
@@ -132,6 +134,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-member-sizes-read-back",
         "sandbox-members-all-retrieved",
         "sandbox-octets-read-back",
+        "sandbox-writes-any-framing",
     }
     disposable = [c for c in CHECKS.values() if c.state is State.NEEDS_DISPOSABLE_TARGET]
     assert disposable
