@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from urllib.parse import urljoin, urlsplit
 
 from hypothesis import given, settings
@@ -100,7 +101,11 @@ def test_drawn_prefer_lines_say_whether_they_ask_for_stop(
     drawn: tuple[tuple[str, ...], bool],
 ) -> None:
     lines, stop = drawn
-    assert ("batch-on-error" in ",".join(lines).lower()) == stop
+    # RFC 7240 §2: a preference is what stands before its first ";" in a comma-separated
+    # member; commas and semicolons inside a quoted-string separate nothing.
+    members = re.findall(r'(?:^|,)\s*((?:[^,;"]|"[^"]*")*)', ",".join(lines))
+    named = [m.split("=")[0].strip().lower() for m in members]
+    assert ("batch-on-error" in named) == stop
 
 
 @settings(max_examples=60, database=None)

@@ -142,6 +142,15 @@ def part_batch_rule_fields_as_alone(ctx: Context, judge: Judge) -> None:
             (part_status(env, i), env.parts[i].fields, env.parts[i].body),
             (single.status, single.headers, single.body),
         )
+    # MB-PART-8: the fields above are each its part's sub-request's, so the batch, asking
+    # nothing itself, runs every part: a part's Prefer or Batch-Mode made the batch's is a
+    # part's field taken for another request's.
+    judge.expect(
+        "every part's outcome",
+        tuple(p.get("Batch-Outcome") for p in env.parts),
+        {(None,) * len(subs)},
+        "MB-PART-8",
+    )
     applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
     # MB-PROC-5: no batch-on-error preference on the batch request, so none applied.
     judge.expect_true(

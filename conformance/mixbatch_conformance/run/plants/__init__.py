@@ -21,11 +21,13 @@ from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
     batch_wide,
     behaviour,
+    budget_phases,
     codings,
     connections,
     continue_policy,
     field_forms,
     field_kinds,
+    field_scope,
     forms,
     framing,
     json_form,
@@ -94,6 +96,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_forms.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
+    + budget_phases.PLANTS
     + connections.PLANTS
     + stopping.PLANTS
     + continue_policy.PLANTS
@@ -102,6 +105,7 @@ PLANTS: tuple[Mutation, ...] = (
     + sandbox_inputs.PLANTS
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
+    + field_scope.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

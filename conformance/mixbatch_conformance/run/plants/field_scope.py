@@ -1,0 +1,142 @@
+"""Planted violations of which fields belong to the batch and which to a part (spec 3.2.3,
+7.4, 8.2): a server that reads a field with the wrong grammar or at the wrong level.
+
+- the Prefer field split into preferences at semicolons too, so another preference's
+  parameter `batch-on-error=stop` runs the batch under stop (MB-PROC-5), and split at commas
+  inside quoted-strings, so a quoted value holding it does (MB-PROC-5);
+- a field the client writes on every request (User-Agent, Referer, Origin) applied to each
+  part without one of its own, like Authorization and Cookie (MB-SUB-6);
+- a batch rule applied to a part's own fields: a part carrying a content coding refused 415,
+  a part of multipart type refused 400 as a malformed nested batch, a part's Batch-Mode made
+  the batch's (MB-PART-8).
+
+Each edits what the reference server receives, or answers for it, on batch requests only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    field_of,
+    is_batch,
+    parts_of,
+    problem,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: Fields a client writes on every request, each planted as inherited on its own.
+CLIENT_FIELDS = ("User-Agent", "Referer", "Origin")
+
+
+def _stop_member(member: str) -> bool:
+    name, _, value = member.partition("=")
+    return name.strip(" \t").lower() == "batch-on-error" and (
+        value.strip(" \t").strip('"').lower() == "stop"
+    )
+
+
+def _prefer_split(pattern: str) -> Callable[[RelayRequest], None]:
+    """Prefer fields split at `pattern` whatever quoting says; a piece reading as
+    batch-on-error=stop asks the reference server for stop."""
+    rx = re.compile(pattern)
+
+    def edit(req: RelayRequest) -> None:
+        if not is_batch(req):
+            return
+        values = [v for n, v in req.headers if n.lower() == "prefer"]
+        if any(_stop_member(piece) for v in values for piece in rx.split(v)):
+            req.headers.append(("Prefer", "batch-on-error=stop"))
+
+    return edit
+
+
+def _inherit(name: str) -> Callable[[RelayRequest], None]:
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        value = req.get(name)
+        parts = parts_of(req.body, b) if b and value is not None and is_batch(req) else None
+        if parts is None or b is None or value is None:
+            return
+        req.body = write_parts(
+            [
+                (f if field_of(f, name) is not None else [*f, (name, value)], body)
+                for f, body in parts
+            ],
+            b,
+        )
+
+    return edit
+
+
+def _part_field_refused(
+    name: str, matches: re.Pattern[str], status: int, requirement: str
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if any(matches.search(field_of(f, name) or "") for f, _ in parts or []):
+            problem(resp, status, requirement)
+
+    return edit
+
+
+def _part_mode_as_batch(req: RelayRequest) -> None:
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) and req.get("Batch-Mode") is None else None
+    modes = [m for f, _ in parts or [] if (m := field_of(f, "Batch-Mode")) is not None]
+    if modes:
+        req.headers.append(("Batch-Mode", modes[0]))
+
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "prefer-parameters-read-as-preferences",
+        "MB-PROC-5 Prefer split at semicolons, a parameter read as batch-on-error",
+        ("continue-whatever-other-preferences",),
+        on_request=_prefer_split(r"[,;]"),
+    ),
+    P(
+        "prefer-quoted-commas-split",
+        "MB-PROC-5 Prefer split at commas inside a quoted value",
+        ("continue-whatever-other-preferences",),
+        on_request=_prefer_split(r","),
+    ),
+    *(
+        P(
+            f"{name.lower()}-inherited",
+            f"MB-SUB-6 the batch request's {name} applied to parts",
+            ("client-fields-not-inherited",),
+            on_request=_inherit(name),
+        )
+        for name in CLIENT_FIELDS
+    ),
+    P(
+        "part-content-coding-refused",
+        "MB-PART-8 a part's Content-Encoding refused as the batch's would be",
+        ("part-batch-rule-fields-as-alone",),
+        on_response=_part_field_refused(
+            "Content-Encoding", re.compile(r"^(?!\s*identity\s*$).+", re.I), 415, "MB-INTER-6"
+        ),
+    ),
+    P(
+        "part-multipart-read-as-batch",
+        "MB-PART-8 a part of multipart type read as a nested batch and refused",
+        ("part-batch-rule-fields-as-alone",),
+        on_response=_part_field_refused(
+            "Content-Type", re.compile(r"^\s*multipart/", re.I), 400, "MB-WIRE-3"
+        ),
+    ),
+    P(
+        "part-batch-mode-applied",
+        "MB-PART-8 a part's Batch-Mode taken as the batch's",
+        ("part-batch-rule-fields-as-alone",),
+        on_request=_part_mode_as_batch,
+    ),
+)
