@@ -26,10 +26,6 @@ MEMBER = re.compile(r"/books/([^/?]+)")
 #: The most parts the paged retrieval answers.
 PAGE = 1000
 
-#: Member path -> (status, body) a standalone GET of it is answered with while a rollback plant
-#: is planted: what a write in a rolled-back part left there.
-_LEFT: dict[str, tuple[int, bytes]] = {}
-
 
 def _target(fields: FieldList) -> str:
     cid = (field_of(fields, "Content-Id") or "").strip()
@@ -59,19 +55,22 @@ def _rolled_back(
 def _left_behind(kind: str) -> Callable[[RelayRequest, RelayResponse], None]:
     """A relay edit that keeps the effect of a rolled-back part of `kind` (PUT, DELETE or
     POST) visible to later standalone GETs of its member."""
+    #: Member path -> (status, body) a standalone GET of it is answered with: what a write of
+    #: this kind in a rolled-back part left there.
+    left: dict[str, tuple[int, bytes]] = {}
 
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
         for method, target, body, status, fields in _rolled_back(req, resp):
             if method != kind:
                 continue
             if kind == "PUT" and status in (200, 204):
-                _LEFT[target] = (200, body)
+                left[target] = (200, body)
             elif kind == "DELETE" and status in (200, 204):
-                _LEFT[target] = (404, b"")
+                left[target] = (404, b"")
             elif kind == "POST" and status == 201:
                 location = field_of(fields, "Location") or ""
-                _LEFT[re.sub(r"^https?://[^/]+", "", location)] = (200, body)
-        kept = _LEFT.get(req.target)
+                left[re.sub(r"^https?://[^/]+", "", location)] = (200, body)
+        kept = left.get(req.target)
         if req.method == "GET" and kept is not None and resp.status in (200, 404, 410):
             resp.status, resp.body = kept
             if kept[0] != 200:
