@@ -9,8 +9,8 @@ what the resource receives is the content, whatever framed it. Each check here s
 writes framed every way:
 
 - `sandbox-writes-any-framing`: PUT to a member the check created and POST to the sandbox
-  collection, alone, framed chunked (several chunks), by `Content-Length`, and chunked with
-  content over 64 KiB both ways; and a PUT of empty content framed by `Content-Length: 0` and by a
+  collection, alone, chunked (several chunks) and by `Content-Length`, with small content and
+  with content over 64 KiB; and a PUT of empty content framed by `Content-Length: 0` and by a
   chunked message holding only its last chunk. Each is answered as MB-TEST-3 says (200 or 204
   for the PUT, 201 with a `Location` for the POST), and each member reads back what was
   written (MB-TEST-4) when the sandbox reads back.
