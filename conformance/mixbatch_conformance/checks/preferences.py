@@ -32,6 +32,10 @@ CASES: tuple[tuple[str, ...], ...] = (
     ('wait=5, batch-on-error="stop"',),
     ("batch-on-error = stop",),
     ('Batch-On-Error="Stop"; mb-suite-param', "respond-async"),
+    # RFC 7240 §2: a quoted-string `word` may hold commas and semicolons, which separate no
+    # preference: batch-on-error after one, and with one as its own parameter, is read.
+    ('mb-suite="a, b; c", batch-on-error=stop',),
+    ('batch-on-error=stop; mb-suite="x, batch-on-error=continue"',),
 )
 
 

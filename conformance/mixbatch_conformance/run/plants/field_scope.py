@@ -3,7 +3,8 @@
 
 - the Prefer field split into preferences at semicolons too, so another preference's
   parameter `batch-on-error=stop` runs the batch under stop (MB-PROC-5), and split at commas
-  inside quoted-strings, so a quoted value holding it does (MB-PROC-5);
+  inside quoted-strings, so a quoted value holding it does (MB-PROC-5), or a quoted
+  `batch-on-error=continue` in a parameter undoes the stop before it (MB-PROC-6);
 - a field the client writes on every request (User-Agent, Referer, Origin) applied to each
   part without one of its own, like Authorization and Cookie (MB-SUB-6);
 - a batch rule applied to a part's own fields: a part carrying a content coding refused 415,
@@ -54,6 +55,16 @@ def _prefer_split(pattern: str) -> Callable[[RelayRequest], None]:
             req.headers.append(("Prefer", "batch-on-error=stop"))
 
     return edit
+
+
+def _quoted_member_overrides(req: RelayRequest) -> None:
+    """Prefer split at every comma, quoted or not, the last batch-on-error piece winning: a
+    parameter's quoted `batch-on-error=continue` after stop undoes it."""
+    values = [v for n, v in req.headers if n.lower() == "prefer"]
+    pieces = [p.split(";")[0] for v in values for p in v.split(",")]
+    named = [p for p in pieces if p.partition("=")[0].strip(" \t").lower() == "batch-on-error"]
+    if is_batch(req) and len(named) > 1 and not _stop_member(named[-1]):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
 
 
 def _inherit(name: str) -> Callable[[RelayRequest], None]:
@@ -107,6 +118,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-5 Prefer split at commas inside a quoted value",
         ("continue-whatever-other-preferences",),
         on_request=_prefer_split(r","),
+    ),
+    P(
+        "prefer-quoted-member-overrides-stop",
+        "MB-PROC-6 a batch-on-error inside a quoted parameter overrides the stop before it",
+        ("prefer-several-preferences",),
+        on_request=_quoted_member_overrides,
     ),
     *(
         P(
