@@ -4,7 +4,8 @@ Theory of operation: a Prefer field is a list: several preferences in one field 
 several field lines, which RFC 9110 §5.3 lets a recipient combine. MB-PROC-6's stop policy
 must be honoured wherever in that list batch-on-error stands, so a server that reads only the
 first preference, or only the first field line, is caught, as is one that reads only one
-spelling: name and value in any case, quoted or not, with BWS around "=" (MB-PROC-13), and
+spelling: name and value in any case, quoted or not, with BWS around "=" (MB-PROC-13), after
+or with a quoted-string holding commas and semicolons (RFC 7240 §2: they separate nothing), and
 writes Preference-Applied other than lower case and unquoted. Each case sends [not_found, ok]:
 with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
 every form the target declares.
