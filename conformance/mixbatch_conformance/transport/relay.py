@@ -22,6 +22,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     queue_when_busy   a batch the upstream refuses as busy (503 with Retry-After) is held and
                       sent again until it is taken, so no client ever sees the refusal: a
                       front end that queues the excess instead of refusing it (MB-LIMIT-6)
+    receive_budget    the relay counts the POSTs whose content it is receiving, and answers one
+                      whose head arrives while that many are received 503 with Retry-After,
+                      unforwarded: a budget that lets a batch go once it is received (MB-LIMIT-6)
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
@@ -85,6 +88,8 @@ class Behaviour:
     completion_order: bool = False
     #: Hold a batch the upstream refused as busy (503 with Retry-After) and send it again.
     queue_when_busy: bool = False
+    #: Refuse a POST whose head arrives while this many are being received (None: never).
+    receive_budget: int | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -104,6 +109,8 @@ class RelayRequest:
     chunks: tuple[int, ...] = ()
     #: What a mutation keeps for the client connection this request came on (one per connection).
     connection: dict[str, object] = field(default_factory=dict)
+    #: Refused by the relay's `receive_budget`: answered 503 and never forwarded.
+    busy: bool = False
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -184,6 +191,8 @@ class Relay:
         self._thread: threading.Thread | None = None
         self._pool: ThreadPoolExecutor | None = None
         self.url = ""
+        #: POSTs whose content is being received (counted under a `receive_budget` only).
+        self._receiving = 0
 
     def start(self) -> str:
         ready = threading.Event()
@@ -282,38 +291,49 @@ class Relay:
         body = bytearray()
         chunks: list[int] = []
         chunk_start = 0
-        while True:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                data = await reader.read(READ_SIZE)
-                conn.receive_data(data)
-                if not data and head is None:
+        budget = self.mutation.behaviour.receive_budget if self.mutation else None
+        held = busy = False
+        try:
+            while True:
+                event = conn.next_event()
+                if event is h11.NEED_DATA:
+                    data = await reader.read(READ_SIZE)
+                    conn.receive_data(data)
+                    if not data and head is None:
+                        return None
+                    continue
+                if event is h11.PAUSED:
                     return None
-                continue
-            if event is h11.PAUSED:
-                return None
-            if isinstance(event, h11.Request):
-                head = event
-            elif isinstance(event, h11.Data):
-                body += event.data
-                if event.chunk_end:
-                    chunks.append(len(body) - chunk_start)
-                    chunk_start = len(body)
-            elif isinstance(event, h11.EndOfMessage):
-                assert head is not None
-                headers = [
-                    (n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()
-                ]
-                return RelayRequest(
-                    head.method.decode("ascii"),
-                    head.target.decode("latin-1"),
-                    headers,
-                    bytes(body),
-                    tuple(chunks),
-                    state,
-                )
-            elif isinstance(event, h11.ConnectionClosed):
-                return None
+                if isinstance(event, h11.Request):
+                    head = event
+                    if budget is not None and event.method == b"POST":
+                        busy = self._receiving >= budget
+                        held = not busy
+                        self._receiving += int(held)
+                elif isinstance(event, h11.Data):
+                    body += event.data
+                    if event.chunk_end:
+                        chunks.append(len(body) - chunk_start)
+                        chunk_start = len(body)
+                elif isinstance(event, h11.EndOfMessage):
+                    assert head is not None
+                    headers = [
+                        (n.decode("latin-1"), v.decode("latin-1"))
+                        for n, v in head.headers.raw_items()
+                    ]
+                    return RelayRequest(
+                        head.method.decode("ascii"),
+                        head.target.decode("latin-1"),
+                        headers,
+                        bytes(body),
+                        tuple(chunks),
+                        state,
+                        busy,
+                    )
+                elif isinstance(event, h11.ConnectionClosed):
+                    return None
+        finally:
+            self._receiving -= int(held)
 
     async def _answer(
         self,
@@ -322,6 +342,12 @@ class Relay:
         writer: asyncio.StreamWriter,
         mutation: MutationLike | None,
     ) -> None:
+        if req.busy:
+            fields = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
+            refusal = RelayResponse(503, fields, b'{"title": "Service Unavailable", "status": 503}')
+            writer.write(self._frame(conn, req, refusal))
+            await writer.drain()
+            return
         streams = mutation is None or (
             mutation.behaviour.stream
             and not mutation.behaviour.queue_when_busy

@@ -21,6 +21,7 @@ from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
     batch_wide,
     behaviour,
+    budget_phases,
     codings,
     connections,
     continue_policy,
@@ -95,6 +96,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_forms.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
+    + budget_phases.PLANTS
     + connections.PLANTS
     + stopping.PLANTS
     + continue_policy.PLANTS
