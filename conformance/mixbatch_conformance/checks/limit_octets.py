@@ -2,7 +2,7 @@
 
 Theory of operation: spec 9.1 counts `max_part_header_bytes`, `max_part_bytes` and
 `max_batch_bytes` in octets ("the octets of one part header section", "the octets of one part
-body", "the octets of the batch request's content"). The cases in `limits.py` fill their
+body", "the octets of the batch request's content"). The cases in `checks/limits.py` fill their
 sections and bodies with ASCII, where an octet and a character are the same count, so a server
 that counts characters (UTF-8 code points, runes, a decoded string's length) passes them. These
 cases write the same edges with `FILLER`, a character UTF-8 encodes in two octets: a section
@@ -14,7 +14,7 @@ In a part header section the filler sits in a field value as obs-text (octets 0x
 MB-PART-11 makes a part header line a `field-line` "with `field-name` and `field-value` of RFC
 9110 §5", and RFC 9110 §5.5 lets a field value carry obs-text. In a part body the filler is
 plain UTF-8 text. An odd number of octets is made up with one ASCII octet. The cases over a
-limit are also sent chunked, as in `limits.py` (MB-INTER-5).
+limit are also sent chunked, as in `checks/limits.py` (MB-INTER-5).
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from mixbatch_conformance.checks.limits import (
+from mixbatch_conformance.checks._shared.limit_cases import (
     BOUNDARY,
     FIRST_SECTION,
     MAX_SEND_BYTES,
-    _envelope,
-    _lengths_for,
-    _limit,
-    _part,
-    _processed,
-    _refused,
-    _within,
+    envelope,
+    lengths_for,
+    part,
+    processed,
+    published_limit,
+    refused,
+    within,
 )
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -65,49 +65,49 @@ def _section(target: str, octets: int) -> bytes:
 
 
 def _header_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
-    limit = _limit(ctx, judge, "max_part_header_bytes")
+    limit = published_limit(ctx, judge, "max_part_header_bytes")
     ok = ctx.path(ctx.resource(judge, "ok"))
     try:
         section = _section(ok, limit + over)
     except ValueError as exc:
         judge.not_applicable(str(exc))
-    body = _envelope([_part(section)])
-    _within(ctx, judge, body, 1)
+    body = envelope([part(section)])
+    within(ctx, judge, body, 1)
     if over:
         # MB-STATUS-3: "431 (Request Header Fields Too Large) when a part header section
         # exceeds `max_part_header_bytes`"; spec 9.1 counts "the octets of one part header
         # section", so two-octet characters count two each.
-        _refused(ctx, judge, body, 431, "max_part_header_bytes", at=FIRST_SECTION, chunked=chunked)
+        refused(ctx, judge, body, 431, "max_part_header_bytes", at=FIRST_SECTION, chunked=chunked)
     else:
         # Spec 9.1: "A value at the limit is within it".
-        _processed(ctx, judge, body, [f"<{ok}>"])
+        processed(ctx, judge, body, [f"<{ok}>"])
 
 
 def _part_bytes(
     over: int, ctx: Context, judge: Judge, chunked: bool = False, declared: bool = True
 ) -> None:
-    limit = _limit(ctx, judge, "max_part_bytes")
+    limit = published_limit(ctx, judge, "max_part_bytes")
     echo = ctx.path(ctx.resource(judge, "echo"))
     sub = SubRequest("PUT", echo, TEXT_FIELDS, multi_octet(limit + over), content_length=declared)
     body = compose_batch([sub], BOUNDARY)
-    _within(ctx, judge, body, 1, 4)
+    within(ctx, judge, body, 1, 4)
     if over:
         # MB-STATUS-3: "413 (Content Too Large)" for a batch over a limit; spec 9.1 counts
         # "the octets of one part body".
-        _refused(ctx, judge, body, 413, "max_part_bytes", chunked=chunked)
+        refused(ctx, judge, body, 413, "max_part_bytes", chunked=chunked)
     else:
-        _processed(ctx, judge, body, [sub.content_id])
+        processed(ctx, judge, body, [sub.content_id])
 
 
 def _batch_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -> None:
-    limit = _limit(ctx, judge, "max_batch_bytes")
+    limit = published_limit(ctx, judge, "max_batch_bytes")
     if limit + over > MAX_SEND_BYTES:
         judge.not_applicable(f"max_batch_bytes {limit} is more than the suite sends at most")
     echo = ctx.path(ctx.resource(judge, "echo"))
-    lengths = _lengths_for(echo, limit + over, ctx.limit("max_part_bytes") or limit)
+    lengths = lengths_for(echo, limit + over, ctx.limit("max_part_bytes") or limit)
     if lengths is None:
         judge.not_applicable(f"no batch of exactly {limit + over} octets could be written")
-    # The same skeleton `_lengths_for` measured (text/plain, a declared Content-Length), each
+    # The same skeleton `lengths_for` measured (text/plain, a declared Content-Length), each
     # body of that many octets written in `FILLER`.
     subs = [
         SubRequest(
@@ -122,13 +122,13 @@ def _batch_bytes(over: int, ctx: Context, judge: Judge, chunked: bool = False) -
     body = compose_batch(subs, BOUNDARY)
     if len(body) != limit + over:
         judge.setup_error(f"the batch written is {len(body)} octets, not {limit + over}")
-    _within(ctx, judge, body[: len(body) - over], len(subs), 4)
+    within(ctx, judge, body[: len(body) - over], len(subs), 4)
     if over:
         # MB-STATUS-3: a batch over a limit is 413; spec 9.1 counts "the octets of the batch
         # request's content".
-        _refused(ctx, judge, body, 413, "max_batch_bytes", at=None, chunked=chunked)
+        refused(ctx, judge, body, 413, "max_batch_bytes", at=None, chunked=chunked)
     else:
-        _processed(ctx, judge, body, [sub.content_id for sub in subs], chunked)
+        processed(ctx, judge, body, [sub.content_id for sub in subs], chunked)
 
 
 #: Sends megabytes (the part and batch octet limits): in the standard tier, not in smoke.
