@@ -23,6 +23,10 @@ two rounds of `MAX_PROBED` batches held at once:
                 written); after `SETTLE_S` one more batch is sent. It must be refused as the
                 complete batch was while as many were being received: 503 with Retry-After.
 
+In each phase a batch beyond the held ones that is processed is sent again every
+`PROBE_STEP_S` until `PROBE_UNTIL_S` after the held ones were sent, so a loaded server that
+admits them late is judged once it has.
+
 The same number of batches refused in one phase and let in in a later one is a budget that does
 not hold a batch for its whole life. The check reads `ok` and the delay resource only; an
 intermediary may queue concurrent requests or spread them over its own connections, so it runs
@@ -52,6 +56,11 @@ MAX_PROBED = 32
 HOLD_MS = 1000
 #: Seconds the held batches get to reach the server before the one beyond them is sent.
 SETTLE_S = 0.25
+#: Seconds after the held batches were sent until which a processed batch beyond them is sent
+#: again (a loaded server may admit the held ones late); well inside `HOLD_MS`.
+PROBE_UNTIL_S = 0.7
+#: Seconds between two batches sent beyond the held ones.
+PROBE_STEP_S = 0.1
 #: Seconds the server gets, once the partly sent batches are closed, to process a batch again.
 RELEASE_S = 3.0
 #: Seconds between two batches sent while waiting for the server to let batches in again.
@@ -81,6 +90,10 @@ def _hold_receiving(ctx: Context, request: bytes, content: int) -> list[socket.s
             sock.close()
         raise
     return held
+
+
+def _processed(ex: Exchange) -> bool:
+    return ex.response is not None and ex.response.status == 200
 
 
 def _answered(held: list[socket.socket]) -> int:
@@ -120,8 +133,12 @@ def budget_holds_running_batches(ctx: Context, judge: Judge) -> None:
     except OSError as exc:
         judge.setup_error(f"could not hold {MAX_PROBED} connections: {exc}")
     try:
+        held_at = time.monotonic()
         time.sleep(SETTLE_S)
         receiving = _status_of(ctx, judge, small)
+        while receiving == 200 and time.monotonic() - held_at < PROBE_UNTIL_S:
+            time.sleep(PROBE_STEP_S)
+            receiving = _status_of(ctx, judge, small)
         early = _answered(held)
     finally:
         for sock in held:
@@ -151,9 +168,13 @@ def budget_holds_running_batches(ctx: Context, judge: Judge) -> None:
         compose_batch([SubRequest("GET", ok), SubRequest("GET", delay)], BOUNDARY),
     )
     with ThreadPoolExecutor(MAX_PROBED, thread_name_prefix="mixbatch-phases") as pool:
+        held_at = time.monotonic()
         futures = [pool.submit(ctx.send_many, judge, [slow]) for _ in range(MAX_PROBED)]
         time.sleep(SETTLE_S)
         last = ctx.send_many(judge, [small])[0]
+        while _processed(last) and time.monotonic() - held_at < PROBE_UNTIL_S:
+            time.sleep(PROBE_STEP_S)
+            last = ctx.send_many(judge, [small])[0]
         answers: list[Exchange] = [f.result()[0] for f in futures]
     if last.response is None:
         judge.setup_error(f"the batch sent beyond the running ones got no answer: {last.error}")
