@@ -76,6 +76,8 @@ PART_FIELDS: tuple[tuple[str, str, tuple[tuple[str, str], ...], bytes], ...] = (
         b"",
     ),
     ("Accept JSON", "GET", (("Accept", "application/json"),), b""),
+    ("Accept-Encoding gzip", "GET", (("Accept-Encoding", "gzip"),), b""),
+    ("Prefer return=minimal", "GET", (("Prefer", "return=minimal, respond-async"),), b""),
     (
         "digests and an idempotency key",
         "POST",
@@ -105,7 +107,7 @@ PART_FIELDS: tuple[tuple[str, str, tuple[tuple[str, str], ...], bytes], ...] = (
 @checker(
     "part-batch-rule-fields-as-alone",
     ("MB-PART-8", "MB-PROC-5"),
-    "Parts carrying Content-Encoding (gzip, deflate, unknown), a multipart/mixed Content-Type, Prefer batch-on-error=stop, Batch-Mode, Accept of a multistatus form, digests and an idempotency key are each the same request as alone, after a failing part: no batch rule is applied to them, the batch stays multipart/mixed under continue.",
+    "Parts carrying Content-Encoding (gzip, deflate, unknown), a multipart/mixed Content-Type, Prefer batch-on-error=stop, Batch-Mode, Accept of a multistatus form, Accept-Encoding, digests and an idempotency key are each the same request as alone, after a failing part: no batch rule is applied to them, the batch stays multipart/mixed under continue.",
     state=State.READ_ONLY,
 )
 def part_batch_rule_fields_as_alone(ctx: Context, judge: Judge) -> None:
