@@ -1,0 +1,37 @@
+"""Prefer is read as RFC 7240 §2 writes it: preferences separated by commas, parameters by
+semicolons, and neither separates anything inside a quoted-string."""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch._http.negotiation import batch_on_error, parse_prefer
+
+
+@pytest.mark.parametrize(
+    ("lines", "policy"),
+    [
+        (["batch-on-error=stop"], "stop"),
+        (['batch-on-error="stop"'], "stop"),
+        (["respond-async, Batch-On-Error=STOP"], "stop"),
+        (["respond-async", "batch-on-error=stop"], "stop"),
+        (['x="a, b", batch-on-error=stop'], "stop"),
+        (['batch-on-error=stop; note="continue"'], "stop"),
+        # A parameter of another preference is not a preference.
+        (["respond-async; batch-on-error=stop"], None),
+        # Nor is text inside another preference's quoted value.
+        (['x="a, batch-on-error=stop, b"'], None),
+        (['x="a; batch-on-error=stop"'], None),
+        (['x="a\\", batch-on-error=stop"'], None),
+        (["batch-on-error=sideways"], None),
+        ([], None),
+    ],
+)
+def test_batch_on_error_reads_only_top_level_preferences(
+    lines: list[str], policy: str | None
+) -> None:
+    assert batch_on_error(lines) == policy
+
+
+def test_the_first_instance_of_a_preference_counts() -> None:
+    assert parse_prefer(["wait=10, wait=20"]).get("wait") == "10"
