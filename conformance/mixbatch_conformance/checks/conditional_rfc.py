@@ -1,0 +1,140 @@
+"""Conditional fields judged by RFC 9110 §13 itself, not only by the request sent alone.
+
+Theory of operation: MB-PROC-9 asks a part's conditional fields to be evaluated "(RFC 9110
+§13) exactly as for the standalone request". Comparing a part with the same request alone
+sees nothing when a server evaluates a field wrongly in both places, so these checks judge the
+part by the status RFC 9110 §13 gives for the validators the same server sends (ETag and
+Last-Modified of a plain GET): If-None-Match uses the weak comparison (§8.8.3.2), so the tag,
+its W/ form, a list holding it and `*` all match and GET and HEAD get 304 (§13.1.2);
+If-Modified-Since equal to Last-Modified is not "modified since" (§13.1.3); If-Match uses the
+strong comparison, so the W/ form of the tag fails with 412 (§13.1.1); If-None-Match: * on an
+unsafe method to an existing member is 412 (§13.1.2); If-Unmodified-Since one second before
+Last-Modified is 412 and equal to it lets the write run (§13.1.4). The write cases use a
+member the check creates in the sandbox, right before reading its validators, so a server
+that keeps a finer modification time than the second Last-Modified carries is seen.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from email.utils import format_datetime, parsedate_to_datetime
+
+from mixbatch_conformance.checks._shared.requests import etag_of, new_member
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+OTHER = '"mb-suite-other-etag"'
+# RFC 9110 §13.2.1: preconditions are evaluated only when the request without them would be
+# 2xx or 412; a method the member does not offer is answered without evaluating them.
+NOT_OFFERED = frozenset({405, 501})
+
+
+def _opaque(etag: str) -> str:
+    """The entity-tag without its weakness indicator (RFC 9110 §8.8.3)."""
+    return etag[2:] if etag.startswith("W/") else etag
+
+
+def _read_cases(path: str, etag: str, modified: str) -> list[SubRequest]:
+    """GET and HEAD requests every one of which RFC 9110 §13.1.2/§13.1.3 answers 304."""
+    tag = _opaque(etag)
+    out: list[SubRequest] = []
+    for method in ("GET", "HEAD"):
+        for name, value in (
+            ("If-None-Match", tag),
+            ("If-None-Match", f"W/{tag}"),
+            ("If-None-Match", f"{OTHER}, {etag}"),
+            ("If-None-Match", "*"),
+            ("If-Modified-Since", modified),
+        ):
+            out.append(SubRequest(method, path, ((name, value),)))
+    return out
+
+
+def _validators(ctx: Context, judge: Judge, path: str) -> tuple[str, str]:
+    """The ETag and Last-Modified a plain GET of `path` answers alone (SETUP-ERROR without)."""
+    got = ctx.alone(judge, SubRequest("GET", path))
+    etag, modified = got.get("ETag"), got.get("Last-Modified")
+    if got.status != 200 or not etag or not modified:
+        judge.setup_error(
+            f"GET {path} alone answered {got.status} with ETag {etag!r}, Last-Modified {modified!r}"
+        )
+    return etag, modified
+
+
+def _judge_parts(judge: Judge, subs: list[SubRequest], statuses: list[int], want: int) -> None:
+    for i, sub in enumerate(subs):
+        fields = "; ".join(f"{n}: {v}" for n, v in sub.headers if n != "Content-Type")
+        # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly
+        # as for the standalone request, answering 304 (Not Modified) or 412 (Precondition
+        # Failed) in the part when the standalone request would get them".
+        judge.expect(f"part {i} ({sub.method} with {fields})", statuses[i], {want}, "MB-PROC-9")
+
+
+@checker(
+    "conditional-rfc-reads",
+    ("MB-PROC-9",),
+    "GET and HEAD parts whose If-None-Match matches by the weak comparison (the tag, its W/ form, a list holding it, *) or whose If-Modified-Since is the resource's own Last-Modified are answered 304, as RFC 9110 §13 evaluates them.",
+    profile="conditional",
+    state=State.READ_ONLY,
+)
+def conditional_rfc_reads(ctx: Context, judge: Judge) -> None:
+    path, _ = etag_of(ctx, judge)
+    etag, modified = _validators(ctx, judge, path)
+    subs = _read_cases(path, etag, modified)
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    _judge_parts(judge, subs, [part_status(env, i) for i in range(len(subs))], 304)
+
+
+@checker(
+    "conditional-rfc-writes",
+    ("MB-PROC-9",),
+    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run.",
+    profile="conditional",
+    state=State.WRITES_IN_SANDBOX,
+)
+def conditional_rfc_writes(ctx: Context, judge: Judge) -> None:
+    path, doc = new_member(ctx, judge)
+    etag, modified = _validators(ctx, judge, path)
+    try:
+        before = format_datetime(parsedate_to_datetime(modified) - timedelta(seconds=1), True)
+    except (TypeError, ValueError):
+        judge.setup_error(f"GET {path} alone carries an unreadable Last-Modified {modified!r}")
+    reads = [SubRequest(m, path, (("If-Modified-Since", modified),)) for m in ("GET", "HEAD")]
+    json_type = ("Content-Type", "application/json")
+    weak = f"W/{_opaque(etag)}"
+    writes = [
+        SubRequest("PUT", path, (json_type, ("If-Match", weak)), doc),
+        SubRequest("DELETE", path, (("If-Match", weak),)),
+        SubRequest("PUT", path, (json_type, ("If-None-Match", "*")), doc),
+        SubRequest("PUT", path, (json_type, ("If-None-Match", f"{OTHER}, {etag}")), doc),
+        SubRequest("PUT", path, (json_type, ("If-Unmodified-Since", before)), doc),
+    ]
+    subs = reads + writes
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    statuses = [part_status(env, i) for i in range(len(subs))]
+    _judge_parts(judge, reads, statuses[: len(reads)], 304)
+    offered = []
+    for sub, status in zip(writes, statuses[len(reads) :], strict=True):
+        # A method the member does not offer is answered alike without the fields: learnt
+        # from the same request alone, sent only when the part did not answer 412.
+        if status != 412 and ctx.alone(judge, sub).status in NOT_OFFERED:
+            continue
+        offered.append((sub, status))
+    _judge_parts(judge, [s for s, _ in offered], [st for _, st in offered], 412)
+    if not any(s.method == "PUT" for s, _ in offered):
+        return
+    run = SubRequest("PUT", path, (json_type, ("If-Unmodified-Since", modified)), doc)
+    env = expect_processed(ctx, judge, ctx.batch(judge, [run]), [run.content_id])
+    # MB-PROC-9 (RFC 9110 §13.1.4): "If the selected representation's last modification date
+    # is earlier than or equal to the date provided in the field value, the condition is true."
+    judge.expect(
+        "PUT part with If-Unmodified-Since equal to the member's Last-Modified",
+        part_status(env, 0),
+        lambda s: isinstance(s, int) and 200 <= s < 300,
+        "MB-PROC-9",
+        allowed_text="2xx (the write runs)",
+    )
