@@ -110,6 +110,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-rollback-never-seen",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
+        "conditional-rfc-writes",
         "content-coded-batch-runs-nothing",
         "continue-after-failed-write",
         "created-fields-every-form",
