@@ -65,7 +65,9 @@ def _validators(ctx: Context, judge: Judge, path: str) -> tuple[str, str]:
     return etag, modified
 
 
-def _judge_parts(judge: Judge, subs: list[SubRequest], statuses: list[int], want: int) -> None:
+def _judge_parts(
+    judge: Judge, subs: list[SubRequest], statuses: list[int | None], want: int
+) -> None:
     for i, sub in enumerate(subs):
         fields = "; ".join(f"{n}: {v}" for n, v in sub.headers if n != "Content-Type")
         # MB-PROC-9: "evaluate the conditional header fields of a part (RFC 9110 §13) exactly

@@ -23,6 +23,7 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     budget_phases,
     codings,
+    conditional_evaluations,
     connections,
     continue_policy,
     field_forms,
@@ -106,6 +107,7 @@ PLANTS: tuple[Mutation, ...] = (
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS
+    + conditional_evaluations.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
