@@ -33,6 +33,11 @@ OTHER = '"mb-suite-other-etag"'
 NOT_OFFERED = frozenset({405, 501})
 
 
+def _runs(status: object) -> bool:
+    """2xx: the request ran."""
+    return isinstance(status, int) and 200 <= status < 300
+
+
 def _opaque(etag: str) -> str:
     """The entity-tag without its weakness indicator (RFC 9110 §8.8.3)."""
     return etag[2:] if etag.startswith("W/") else etag
@@ -94,7 +99,7 @@ def conditional_rfc_reads(ctx: Context, judge: Judge) -> None:
 @checker(
     "conditional-rfc-writes",
     ("MB-PROC-9",),
-    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run.",
+    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, and If-None-Match: * lets a PUT to the deleted member run.",
     profile="conditional",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -114,6 +119,8 @@ def conditional_rfc_writes(ctx: Context, judge: Judge) -> None:
         SubRequest("PUT", path, (json_type, ("If-None-Match", "*")), doc),
         SubRequest("PUT", path, (json_type, ("If-None-Match", f"{OTHER}, {etag}")), doc),
         SubRequest("PUT", path, (json_type, ("If-Unmodified-Since", before)), doc),
+        SubRequest("DELETE", path, (("If-None-Match", "*"),)),
+        SubRequest("DELETE", path, (("If-Unmodified-Since", before),)),
     ]
     subs = reads + writes
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
@@ -127,16 +134,57 @@ def conditional_rfc_writes(ctx: Context, judge: Judge) -> None:
             continue
         offered.append((sub, status))
     _judge_parts(judge, [s for s, _ in offered], [st for _, st in offered], 412)
-    if not any(s.method == "PUT" for s, _ in offered):
+    methods = {s.method for s, _ in offered}
+    if judge.failed or "PUT" not in methods:
         return
+    _preconditions_that_hold(ctx, judge, path, doc, modified, "DELETE" in methods)
+
+
+def _one_part(ctx: Context, judge: Judge, sub: SubRequest) -> int | None:
+    env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
+    return part_status(env, 0)
+
+
+def _preconditions_that_hold(
+    ctx: Context, judge: Judge, path: str, doc: bytes, modified: str, deletes: bool
+) -> None:
+    """PUT with If-Unmodified-Since equal to Last-Modified, DELETE with If-Match of the exact
+    current tag, then PUT with If-None-Match: * to the member now absent: each runs."""
+    json_type = ("Content-Type", "application/json")
     run = SubRequest("PUT", path, (json_type, ("If-Unmodified-Since", modified)), doc)
-    env = expect_processed(ctx, judge, ctx.batch(judge, [run]), [run.content_id])
     # MB-PROC-9 (RFC 9110 §13.1.4): "If the selected representation's last modification date
     # is earlier than or equal to the date provided in the field value, the condition is true."
     judge.expect(
         "PUT part with If-Unmodified-Since equal to the member's Last-Modified",
-        part_status(env, 0),
-        lambda s: isinstance(s, int) and 200 <= s < 300,
+        _one_part(ctx, judge, run),
+        _runs,
         "MB-PROC-9",
         allowed_text="2xx (the write runs)",
     )
+    if not deletes:
+        return
+    etag, _ = _validators(ctx, judge, path)
+    # MB-PROC-9 (RFC 9110 §13.1.1): "An origin server MUST use the strong comparison function
+    # when comparing entity tags for If-Match" -- the exact current tag matches.
+    if not judge.expect(
+        f"DELETE part with If-Match: {etag} (the member's current tag)",
+        _one_part(ctx, judge, SubRequest("DELETE", path, (("If-Match", etag),))),
+        _runs,
+        "MB-PROC-9",
+        allowed_text="2xx (the delete runs)",
+    ):
+        return
+    create = SubRequest("PUT", path, (json_type, ("If-None-Match", "*")), doc)
+    status = _one_part(ctx, judge, create)
+    # MB-PROC-9 (RFC 9110 §13.1.2): "If the field value is "*", the condition is false if the
+    # origin server has a current representation for the target resource" -- it has none, so
+    # the PUT is answered as without the field (201, 404 or 405 by MB-TEST-3), never 412.
+    judge.expect(
+        "PUT part with If-None-Match: * to the member just deleted",
+        status,
+        lambda s: s != 412,
+        "MB-PROC-9",
+        allowed_text="not 412 (no current representation: the precondition holds)",
+    )
+    if status == 201:
+        ctx.alone(judge, SubRequest("DELETE", path))

@@ -6,7 +6,8 @@ Each plant edits the standalone requests and the parts of a batch the same way: 
 If-None-Match is taken as an unsafe method's failed precondition (412, not 304); an
 If-None-Match: * that is not recognised; a modification time finer than the second
 Last-Modified carries, so a date precondition equal to Last-Modified sees it as modified after
-it; and If-Match compared weakly, so the W/ form of the current tag matches.
+it; If-Match compared weakly, so the W/ form of the current tag matches;
+and If-Match that never matches, not even the exact current tag.
 """
 
 from __future__ import annotations
@@ -74,6 +75,11 @@ def _if_match_weak(method: str, fields: FieldList) -> FieldList:
     return [(n, v.replace("W/", "") if n.lower() == "if-match" else v) for n, v in fields]
 
 
+def _if_match_never_matches(method: str, fields: FieldList) -> FieldList:
+    """If-Match compared with its quotes dropped on one side only: no tag ever matches."""
+    return [(n, NO_MATCH if n.lower() == "if-match" else v) for n, v in fields]
+
+
 def _plant(name: str, breaks: str, catchers: tuple[str, ...], edit: FieldsEdit) -> Mutation:
     alone, parts = _everywhere(edit)
     return Mutation(name, breaks, catchers, on_request=alone, on_request_parts=parts)
@@ -105,5 +111,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 If-Match compared weakly, alone as in a part",
         WRITES,
         _if_match_weak,
+    ),
+    _plant(
+        "if-match-exact-tag-never-matches",
+        "MB-PROC-9 If-Match with the exact current tag answered 412, alone as in a part",
+        WRITES,
+        _if_match_never_matches,
     ),
 )
