@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 
 import pytest
 
@@ -124,3 +125,53 @@ def test_a_silent_target_is_a_timeout() -> None:
         )
         check = next(c for c in all_checks() if c.id == "reject-empty-batch")
         assert run_check(check, Context(target)).verdict is Verdict.TIMEOUT
+
+
+def _server_that(answer: bytes | None) -> tuple[socket.socket, threading.Thread]:
+    """A one-connection server that reads a request head, then writes `answer` and closes
+    (None: closes without writing anything)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                data += chunk
+            if answer is not None:
+                conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener, thread
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        (None, Verdict.FAIL),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", Verdict.PASS),
+    ],
+)
+def test_a_request_answered_by_a_closed_connection_is_a_fail(
+    answer: bytes | None, verdict: Verdict
+) -> None:
+    listener, thread = _server_that(answer)
+    port = listener.getsockname()[1]
+    ctx = Context(Target(base_url=f"http://127.0.0.1:{port}", profiles=frozenset({"core"})))
+
+    def probe(ctx: Context, judge: Judge) -> None:
+        ctx.send(judge, ctx.raw_request("GET", "/", [("Connection", "close")]))
+        judge.expect("x", 1, {1})
+
+    try:
+        result = run_check(_check(probe, ("MB-WIRE-21",)), ctx)
+    finally:
+        thread.join(timeout=5)
+        listener.close()
+    assert result.verdict is verdict, result.message
+    if verdict is Verdict.FAIL:
+        assert {e.requirement for e in result.judge.failed} == {"MB-WIRE-21"}

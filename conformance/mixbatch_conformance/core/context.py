@@ -17,8 +17,9 @@ The context is also the run's cleanup registry: every member the target reports 
 inside the declared sandbox (201 with Location, alone or as a batch part) is recorded, and
 `clean_up` deletes them when the run ends, so that a run leaves the sandbox as it found it
 (target.schema.json, sandbox: "The suite deletes every member it creates and touches no other
-member"). A response that is not HTTP at all is a broken expectation with its octets kept,
-never a silent "no response".
+member"). A response that is not HTTP at all, or none where the server closed the connection on
+a request it had whole, is a broken expectation with its octets kept, never a silent "no
+response".
 """
 
 from __future__ import annotations
@@ -259,8 +260,10 @@ class Context:
         return build_request(method, path, authority or self.authority, [*headers, *extra], body)
 
     def send(self, judge: Judge, request: bytes) -> Response:
-        """Send one request; no response at all is a SETUP-ERROR unless it timed out, and
-        octets that are not an HTTP/1.1 response are a broken expectation (a FAIL)."""
+        """Send one request. Octets that are not an HTTP/1.1 response, and a connection
+        closed or reset without an answer after the whole request was written, are broken
+        expectations (a FAIL under the check's requirement); no connection, or silence until
+        the timeout, is a SETUP-ERROR or a TIMEOUT."""
         ex = judge.record(self._one(judge, request))
         return self._answer(judge, ex)
 
@@ -276,6 +279,14 @@ class Context:
         if ex.response is None:
             if ex.raw:
                 self._not_http(judge, ex)
+            if ex.unanswered:
+                judge.require_true(
+                    "an answer to the request",
+                    False,
+                    f"none: {ex.error}, after the whole request was written",
+                    "a response (RFC 9112 section 9.3: a server answers every request it "
+                    "receives on a connection, in order)",
+                )
             judge.setup_error(f"no response: {ex.error}")
         self._note_created(ex.request, ex.response)
         return ex.response

@@ -50,6 +50,10 @@ DEFAULT_TIMEOUT = 20.0
 MAX_HEAD = 1 << 20
 
 
+#: Why no response was read from a connection the server closed before any octet of one.
+CLOSED_BEFORE_STATUS = "the connection closed before a status line"
+
+
 class TargetUnreachable(Exception):
     """No TCP connection could be made to the target."""
 
@@ -115,6 +119,18 @@ class Exchange:
     #: 0 when the request went on a connection of its own; n >= 1 when it was the n-th request
     #: on a connection kept for the next (transport.connections).
     kept: int = 0
+
+    @property
+    def unanswered(self) -> bool:
+        """The whole request was written, and the server closed or reset the connection
+        without one octet of answer. Not so when the connection could not be made, when the
+        request could not be written whole (a server may answer early and close, and its
+        answer can be lost with the connection), or when the server stayed silent until the
+        timeout."""
+        error = self.error or ""
+        closed = error == f"ResponseError: {CLOSED_BEFORE_STATUS}"
+        reset = error.startswith(("ConnectionResetError", "ConnectionAbortedError"))
+        return self.response is None and not self.raw and (closed or reset)
 
     @property
     def connection(self) -> str:
@@ -204,7 +220,7 @@ class _Recorder:
 def _read_head(rec: _Recorder) -> tuple[str, int, str, list[tuple[str, str]]]:
     line = rec.readline()
     if not line:
-        raise ResponseError("the connection closed before a status line")
+        raise ResponseError(CLOSED_BEFORE_STATUS)
     m = re.fullmatch(rb"(HTTP/1\.[01]) ([0-9]{3})(?: (.*))?\r?\n", line)
     if not m:
         raise ResponseError(f"not a status line: {line[:80]!r}")
