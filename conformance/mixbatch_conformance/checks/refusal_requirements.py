@@ -27,6 +27,10 @@ __all__: list[str] = []
 BOUNDARY = "mb-named-6e2a9d41c07b35f8"
 
 
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
     """(what, the IDs that name the broken requirement, the server's first, the faulty part's
     header section)."""
@@ -76,7 +80,7 @@ def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
 @checker(
     "refusal-names-broken-requirement",
     ("MB-STATUS-4",),
-    "Each refused part (the batch endpoint, an asterisk, another authority, a fragment, TRACE, CONNECT, a forbidden field, a missing or repeated Http-Method or Content-Id, an obs-fold) is answered 400 with a problem document naming the requirement that part broke, under every Accept the target offers.",
+    "Each refused part (the batch endpoint, an asterisk, another authority, a fragment, TRACE, CONNECT, a forbidden field, a missing or repeated Http-Method or Content-Id, an obs-fold) is answered 400 with a problem document naming the requirement that part broke and the part's index (1), under every Accept the target offers.",
     state=State.READ_ONLY,
 )
 def refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
@@ -105,6 +109,26 @@ def refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
                 f"{asked}: problem requirement",
                 doc.get("requirement"),
                 set(named),
+                "MB-STATUS-4",
+            )
+            # MB-STATUS-4: "with `part_index` (from 0) and `byte_offset` ... members when the
+            # server knows them": the server refused this part by itself, so it knows its
+            # index; spec 5.3 places a rejected target or a bad field line at "the offset of
+            # the line's first octet", a section's fault at the section's, both inside part 1.
+            index = doc.get("part_index")
+            judge.expect_true(
+                f"{asked}: problem part_index",
+                _is_count(index) and index == 1,
+                repr(index),
+                "the integer 1, the refused part's index",
+                "MB-STATUS-4",
+            )
+            offset = doc.get("byte_offset")
+            judge.expect_true(
+                f"{asked}: problem byte_offset",
+                offset is None or (_is_count(offset) and len(first) <= offset < len(body)),
+                repr(offset),
+                f"absent or an integer from {len(first)} to {len(body) - 1}, inside part 1",
                 "MB-STATUS-4",
             )
 

@@ -41,6 +41,7 @@ from mixbatch_conformance.run.plants import (
     parts,
     problems,
     processing,
+    refusal_readings,
     resolution,
     resources,
     responses,
@@ -108,6 +109,7 @@ PLANTS: tuple[Mutation, ...] = (
     + write_kinds.PLANTS
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
+    + refusal_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

@@ -1,0 +1,56 @@
+"""Planted violations of how a server builds a part's refusal (spec 5.3) and reads a batch's
+content codings (spec 10.1).
+
+A server whose target and method checks refuse through the code path of a request-level
+refusal: the problem document names the requirement but neither `part_index` nor
+`byte_offset`, though the parser knows both (MB-STATUS-4). And a server that reads
+`Content-Encoding` by its first coding only, so `identity, gzip` is taken as no coding and the
+content parsed as it stands instead of 415 (MB-INTER-6).
+"""
+
+from __future__ import annotations
+
+import json
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import is_batch
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: The refusals a part's target or method draws (MB-SUB-2, -3, -4, -8).
+_PART_TARGET_REFUSALS = frozenset({"MB-SUB-2", "MB-SUB-3", "MB-SUB-4", "MB-SUB-8"})
+
+
+def _target_refusals_unlocated(req: RelayRequest, resp: RelayResponse) -> None:
+    """A refusal of a part's target or method without the part's index or offset."""
+    if "problem+json" not in (resp.get("Content-Type") or ""):
+        return
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    if isinstance(doc, dict) and doc.get("requirement") in _PART_TARGET_REFUSALS:
+        doc.pop("part_index", None)
+        doc.pop("byte_offset", None)
+        resp.body = json.dumps(doc).encode()
+
+
+def _first_coding_only(req: RelayRequest) -> None:
+    """A batch whose Content-Encoding lines start with `identity` reaches the server with
+    none: the planted server reads the first coding of the first line only."""
+    lines = [v for n, v in req.headers if n.lower() == "content-encoding"]
+    if not lines or not is_batch(req):
+        return
+    if lines[0].split(",")[0].strip().lower() == "identity":
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
+
+
+PLANTS: tuple[Mutation, ...] = (
+    Mutation(
+        "target-refusals-without-part-index",
+        "MB-STATUS-4 a refused part target or method named without part_index or byte_offset",
+        ("refusal-names-broken-requirement",),
+        on_response=_target_refusals_unlocated,
+    ),
+)

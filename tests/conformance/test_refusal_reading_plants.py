@@ -1,0 +1,36 @@
+"""Plants of how a part's refusal is located and a batch's content codings are read: each
+check passes on the reference server and through the relay unplanted, and catches its plant
+citing the requirement it breaks.
+
+The plants (run.plants.refusal_readings) edit the reference server's traffic through the relay:
+refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.run.plants import PLANTS
+from mixbatch_conformance.transport.relay import Relay
+from tests.conformance._plants import (
+    assert_catchers_pass_unplanted,
+    assert_caught_under_requirement,
+    assert_passes,
+)
+
+BY_NAME = {p.name: p for p in PLANTS}
+NAMES = ("target-refusals-without-part-index",)
+CHECKS = ("refusal-names-broken-requirement",)
+
+
+@pytest.mark.parametrize("check", CHECKS)
+def test_check_passes_on_the_reference_server(check: str, reference: Target) -> None:
+    assert_passes(check, reference)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plant_is_caught_citing_its_requirement(name: str, relay: Relay, relayed: Context) -> None:
+    assert_catchers_pass_unplanted(BY_NAME[name], relay, relayed)
+    assert_caught_under_requirement(BY_NAME[name], relay, relayed, ("FAIL",))
