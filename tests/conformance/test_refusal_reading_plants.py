@@ -3,7 +3,8 @@ check passes on the reference server and through the relay unplanted, and catche
 citing the requirement it breaks.
 
 The plants (run.plants.refusal_readings) edit the reference server's traffic through the relay:
-refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4).
+refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4), and
+a Content-Encoding list read by its first member (MB-INTER-6).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from tests.conformance._plants import (
 )
 
 BY_NAME = {p.name: p for p in PLANTS}
-NAMES = ("target-refusals-without-part-index",)
-CHECKS = ("refusal-names-broken-requirement",)
+NAMES = ("target-refusals-without-part-index", "content-coding-first-member-only")
+CHECKS = ("refusal-names-broken-requirement", "content-coding-list-members-refused")
 
 
 @pytest.mark.parametrize("check", CHECKS)

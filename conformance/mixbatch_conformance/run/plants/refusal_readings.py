@@ -53,4 +53,10 @@ PLANTS: tuple[Mutation, ...] = (
         ("refusal-names-broken-requirement",),
         on_response=_target_refusals_unlocated,
     ),
+    Mutation(
+        "content-coding-first-member-only",
+        "MB-INTER-6 a Content-Encoding list starting with identity read as no coding",
+        ("content-coding-list-members-refused",),
+        on_request=_first_coding_only,
+    ),
 )

@@ -1,0 +1,59 @@
+"""A batch's Content-Encoding read as a list, every member and every field line (spec 10.1).
+
+Theory of operation: `Content-Encoding` is a list of the codings applied, in order, and may be
+split over several field lines (RFC 9110 §8.4, §5.3). MB-INTER-6 makes a batch "with a content
+coding it does not support" answered 415 "before any part runs". A server that reads only the
+first member takes `identity, x-unknown` as no coding and parses the content as it stands.
+`content-coding-list-members-refused` sends a batch of two GETs under each way of listing a
+coding no server supports beside `identity` on one field line: after it, with and without a
+space, before it, and after a repeated `identity`; each must be refused 415 with
+`Accept-Encoding`. The batch only reads, so a server that runs it changes nothing.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks.codings import UNKNOWN_CODING
+from mixbatch_conformance.core.context import Context, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+BOUNDARY = "mb-coding-list-3f8a1c60e2b94d57"
+
+#: (what, the Content-Encoding field lines): each lists a coding no server decodes.
+LISTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("identity then the coding on one line", (f"identity, {UNKNOWN_CODING}",)),
+    ("the coding then identity", (f"{UNKNOWN_CODING}, identity",)),
+    ("identity twice then the coding", (f"identity, identity, {UNKNOWN_CODING}",)),
+    ("identity with no space before the coding", (f"identity,{UNKNOWN_CODING}",)),
+)
+
+
+@checker(
+    "content-coding-list-members-refused",
+    ("MB-INTER-6",),
+    "A batch whose Content-Encoding lists a coding no server supports beside identity (after it, before it, after identity twice) is answered 415 with Accept-Encoding.",
+    state=State.READ_ONLY,
+)
+def content_coding_list_members_refused(ctx: Context, judge: Judge) -> None:
+    body = compose_batch(list(ok_and_not_found(ctx, judge)), BOUNDARY)
+    for what, lines in LISTINGS:
+        head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+        head += [("Content-Encoding", line) for line in lines]
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+        judge.note(f"{what} ({' | '.join(lines)}): {resp.status}")
+        # MB-INTER-6: "A server that receives a batch request with a content coding it does
+        # not support MUST answer 415 with an `Accept-Encoding` field ... before any part
+        # runs": every member of every Content-Encoding line is a coding applied (RFC 9110
+        # §8.4), and this one no server decodes.
+        judge.expect(f"{what}: status", resp.status, {415}, "MB-INTER-6")
+        if resp.status == 415:
+            judge.expect_true(
+                f"{what}: Accept-Encoding on the 415",
+                resp.get("Accept-Encoding") is not None,
+                "no Accept-Encoding field",
+                "an Accept-Encoding field",
+                "MB-INTER-6",
+            )
