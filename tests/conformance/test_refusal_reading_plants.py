@@ -4,7 +4,8 @@ citing the requirement it breaks.
 
 The plants (run.plants.refusal_readings) edit the reference server's traffic through the relay:
 refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4), and
-a Content-Encoding list read by its first member (MB-INTER-6).
+a Content-Encoding list read by its first member (MB-INTER-6), and an echo's authority without
+its port (MB-TEST-2).
 """
 
 from __future__ import annotations
@@ -22,8 +23,16 @@ from tests.conformance._plants import (
 )
 
 BY_NAME = {p.name: p for p in PLANTS}
-NAMES = ("target-refusals-without-part-index", "content-coding-first-member-only")
-CHECKS = ("refusal-names-broken-requirement", "content-coding-list-members-refused")
+NAMES = (
+    "target-refusals-without-part-index",
+    "content-coding-first-member-only",
+    "echo-authority-host-only",
+)
+CHECKS = (
+    "refusal-names-broken-requirement",
+    "content-coding-list-members-refused",
+    "test-resource-echo",
+)
 
 
 @pytest.mark.parametrize("check", CHECKS)

@@ -20,6 +20,7 @@ from mixbatch_conformance.core.echo import Echo, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
 #: Octet counts asked of the `random` resource: none, one, more than one read buffer, and both
 #: sides of 64 KiB, where a server may change how it draws its octets.
@@ -110,6 +111,7 @@ def echo_resource(ctx: Context, judge: Judge) -> None:
     for sub in subs:
         resp = ctx.alone(judge, sub)
         alone.append(_judge_echo(judge, sub.method, sub, resp.status, resp.media_type, resp.body))
+        _expect_sent_authority(ctx, judge, sub.method, alone[-1])
     # The first request again, its fields in another order: an echo that keeps describing a
     # request it already answered on the connection shows the first order.
     again = SubRequest(subs[0].method, subs[0].target, ECHO_FIELDS[::-1], subs[0].body)
@@ -131,12 +133,43 @@ def echo_resource(ctx: Context, judge: Judge) -> None:
         )
         label = f"part {i} {sub.method}"
         seen = _judge_echo(judge, label, sub, part_status(env, i), media, part.body)
+        _expect_sent_authority(ctx, judge, label, seen)
         judge.expect_true(
             f"{label} authority",
             (seen.authority or "").lower() == (single.authority or "").lower(),
             repr(seen.authority),
             f"the authority the same request alone reports, {single.authority!r}",
         )
+
+
+def _same_authority(scheme: str, seen: str, sent: str) -> bool:
+    """`seen` names the authority `sent` does: host compared without case, and an explicit
+    default port the same as none (RFC 3986 §6.2.3)."""
+    default = f":{DEFAULT_PORTS[scheme]}"
+
+    def norm(authority: str) -> str:
+        authority = authority.lower()
+        return authority[: -len(default)] if authority.endswith(default) else authority
+
+    return norm(seen) == norm(sent)
+
+
+def _expect_sent_authority(ctx: Context, judge: Judge, label: str, seen: Echo) -> None:
+    """The echo names the authority the suite addressed, the Host it sent (direct runs only:
+    an intermediary chosen by --via may address the origin under its own)."""
+    if ctx.settings.via is not None:
+        return
+    # MB-TEST-2: "`authority`, the authority the request was addressed to (for a
+    # sub-request, the batch request's)": the suite sent Host with this authority, its port
+    # included, alone and on the batch.
+    judge.expect_true(
+        f"{label} authority as addressed",
+        isinstance(seen.authority, str)
+        and _same_authority(ctx.scheme, seen.authority, ctx.authority),
+        repr(seen.authority),
+        f"the authority the suite sent in Host, {ctx.authority!r}",
+        "MB-TEST-2",
+    )
 
 
 def _judge_echo(

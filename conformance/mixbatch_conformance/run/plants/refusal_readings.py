@@ -5,12 +5,14 @@ A server whose target and method checks refuse through the code path of a reques
 refusal: the problem document names the requirement but neither `part_index` nor
 `byte_offset`, though the parser knows both (MB-STATUS-4). And a server that reads
 `Content-Encoding` by its first coding only, so `identity, gzip` is taken as no coding and the
-content parsed as it stands instead of 415 (MB-INTER-6).
+content parsed as it stands instead of 415 (MB-INTER-6). And an echo resource that reports
+the authority a request was addressed to by its host alone, without the port (MB-TEST-2).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import is_batch
@@ -46,6 +48,18 @@ def _first_coding_only(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
 
+#: An echo's authority member naming a port.
+_AUTHORITY_WITH_PORT = re.compile(rb'("authority"\s*:\s*"[^"]*?)(:[0-9]+)"')
+
+
+def _echo_authority_host_only(req: RelayRequest, resp: RelayResponse) -> None:
+    """An echo describing the authority by its host alone, alone and in a part: the port is
+    cut and made JSON whitespace after the string, so every length stays the same."""
+    resp.body = _AUTHORITY_WITH_PORT.sub(
+        lambda m: m.group(1) + b'"' + b" " * len(m.group(2)), resp.body
+    )
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "target-refusals-without-part-index",
@@ -58,5 +72,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-6 a Content-Encoding list starting with identity read as no coding",
         ("content-coding-list-members-refused",),
         on_request=_first_coding_only,
+    ),
+    Mutation(
+        "echo-authority-host-only",
+        "MB-TEST-2 the echo's authority without the port the request was addressed to",
+        ("test-resource-echo",),
+        on_response=_echo_authority_host_only,
     ),
 )
