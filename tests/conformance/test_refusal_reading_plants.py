@@ -5,7 +5,8 @@ citing the requirement it breaks.
 The plants (run.plants.refusal_readings) edit the reference server's traffic through the relay:
 refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4), and
 a Content-Encoding list read by its first member (MB-INTER-6), and an echo's authority without
-its port (MB-TEST-2).
+its port (MB-TEST-2), a part header line of only whitespace taken as the empty line
+(MB-PART-11).
 """
 
 from __future__ import annotations
@@ -27,11 +28,18 @@ NAMES = (
     "target-refusals-without-part-index",
     "content-coding-first-member-only",
     "echo-authority-host-only",
+    "blank-line-by-trimmed-line",
 )
 CHECKS = (
     "refusal-names-broken-requirement",
     "content-coding-list-members-refused",
     "test-resource-echo",
+    "reject-space-line-before-empty-line",
+    "reject-htab-line-before-empty-line",
+    "reject-whitespace-run-line-before-empty-line",
+    "reject-space-line-first-in-section",
+    "reject-htab-line-first-in-section",
+    "reject-space-line-between-fields",
 )
 
 

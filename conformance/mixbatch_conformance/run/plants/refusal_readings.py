@@ -1,12 +1,15 @@
-"""Planted violations of how a server builds a part's refusal (spec 5.3) and reads a batch's
-content codings (spec 10.1).
+"""Planted violations of how a server builds a part's refusal (spec 5.3), reads a batch's
+content codings (spec 10.1) and finds the end of a part header section (spec 3.2), and of what
+its echo resource reports (spec 14.4).
 
 A server whose target and method checks refuse through the code path of a request-level
 refusal: the problem document names the requirement but neither `part_index` nor
 `byte_offset`, though the parser knows both (MB-STATUS-4). And a server that reads
 `Content-Encoding` by its first coding only, so `identity, gzip` is taken as no coding and the
 content parsed as it stands instead of 415 (MB-INTER-6). And an echo resource that reports
-the authority a request was addressed to by its host alone, without the port (MB-TEST-2).
+the authority a request was addressed to by its host alone, without the port (MB-TEST-2). And
+a server that ends a part header section at a line that is empty once trimmed, so a line of
+only spaces or tabs is taken as the empty line instead of refused (MB-PART-11).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import re
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch
+from mixbatch_conformance.run.plants._edits import accepts, body_has, is_batch
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -78,5 +81,16 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo's authority without the port the request was addressed to",
         ("test-resource-echo",),
         on_response=_echo_authority_host_only,
+    ),
+    # MB-PART-11: a line of only SP or HTAB is no field-line and not the empty line.
+    Mutation(
+        "blank-line-by-trimmed-line",
+        "MB-PART-11 a part header line of only whitespace taken as the empty line",
+        (
+            "reject-space-line-before-empty-line",
+            "reject-htab-line-before-empty-line",
+            "reject-whitespace-run-line-before-empty-line",
+        ),
+        on_response=accepts(body_has(rb"\r\n[ \t]+\r\n\r\n")),
     ),
 )
