@@ -108,6 +108,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-no-partial-state",
         "atomic-rollback-every-write-kind",
         "atomic-rollback-never-seen",
+        "collection-last-modified-after-write",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
         "conditional-rfc-writes",

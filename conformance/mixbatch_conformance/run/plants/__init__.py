@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    aggregate_dates,
     batch_wide,
     behaviour,
     budget_phases,
@@ -101,6 +102,7 @@ PLANTS: tuple[Mutation, ...] = (
     + budget_phases.PLANTS
     + connections.PLANTS
     + stopping.PLANTS
+    + aggregate_dates.PLANTS
     + continue_policy.PLANTS
     + field_kinds.PLANTS
     + resolution.PLANTS
