@@ -97,3 +97,13 @@ def abort_forms_keep_answered(ctx: Context, judge: Judge) -> None:
             "MB-MULTI-5",
             allowed_text=f"one entry for part 0 with status {first}, as in multipart/mixed",
         )
+        # MB-MULTI-5, the same "bodies": part 0 reads the unchanging `ok` resource.
+        bodies = [e.body for e in entries[:-1] if e.index == 0]
+        if bodies:
+            judge.expect(
+                f"{accept}: part 0 entry body",
+                bodies[0],
+                {env.parts[0].body},
+                "MB-MULTI-5",
+                allowed_text="the body part 0 carries in multipart/mixed",
+            )

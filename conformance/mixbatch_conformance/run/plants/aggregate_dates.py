@@ -9,6 +9,8 @@ Each is a mistake a competent implementer makes:
     document-abort-drops-answered-parts     a batch aborted in the JSON form reported by
                                             its abort report alone: the entries of the parts
                                             already answered dropped (MB-MULTI-5)
+    document-abort-empties-answered-bodies  the same document keeping those entries, their
+                                            bodies emptied (MB-MULTI-5)
 """
 
 from __future__ import annotations
@@ -55,6 +57,13 @@ def _json_abort_alone(doc: dict[str, Any]) -> None:
         doc["responses"] = items[-1:]
 
 
+def _json_abort_empty_bodies(doc: dict[str, Any]) -> None:
+    items = doc.get("responses")
+    if isinstance(items, list) and items and items[-1].get("outcome") == "aborted":
+        for item in items[:-1]:
+            item["body"] = ""
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "aggregate-last-modified-over-a-subset",
@@ -68,5 +77,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-5 an aborted 207 document holds its abort report alone",
         ("batch-abort-forms-keep-answered",),
         on_response=map_json(_json_abort_alone),
+    ),
+    Mutation(
+        "document-abort-empties-answered-bodies",
+        "MB-MULTI-5 an aborted 207 document with the answered parts' bodies emptied",
+        ("batch-abort-forms-keep-answered",),
+        on_response=map_json(_json_abort_empty_bodies),
     ),
 )
