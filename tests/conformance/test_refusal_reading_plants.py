@@ -6,7 +6,7 @@ The plants (run.plants.refusal_readings) edit the reference server's traffic thr
 refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4), and
 a Content-Encoding list read by its first member (MB-INTER-6), and an echo's authority without
 its port (MB-TEST-2), a part header line of only whitespace taken as the empty line
-(MB-PART-11).
+(MB-PART-11), an atomic batch over its budget not aborted (MB-SEC-1).
 """
 
 from __future__ import annotations
@@ -52,3 +52,10 @@ def test_check_passes_on_the_reference_server(check: str, reference: Target) -> 
 def test_plant_is_caught_citing_its_requirement(name: str, relay: Relay, relayed: Context) -> None:
     assert_catchers_pass_unplanted(BY_NAME[name], relay, relayed)
     assert_caught_under_requirement(BY_NAME[name], relay, relayed, ("FAIL",))
+
+
+@pytest.mark.deep
+def test_atomic_batch_over_budget_is_caught_citing_sec_1(relay: Relay, relayed: Context) -> None:
+    plant = BY_NAME["atomic-batch-without-deadline"]
+    assert_catchers_pass_unplanted(plant, relay, relayed)
+    assert_caught_under_requirement(plant, relay, relayed, ("FAIL", "WARN"), each_catcher=False)

@@ -35,6 +35,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
@@ -195,6 +196,7 @@ def _judge_stopped_batch(
     judge.require(f"{label}top-level status after a part ran", resp.status, {200}, "MB-STATUS-12")
     env = _read_stopped(judge, resp)
     aborted = [p.index for p in env.parts if _is_aborted(p)]
+    expect_budget_abort(judge, label, bool(aborted) or not env.complete)
     # MB-STATUS-6: "an abort never replaces a response part that was already written, and the
     # abort part, when written, is the last part".
     judge.require(
@@ -345,6 +347,7 @@ def _judge_stopped_form(
         allowed_text="readable",
     )
     aborted = [e for e in entries if e.outcome == "aborted"]
+    expect_budget_abort(judge, label, bool(aborted))
     # MB-STATUS-6: a server that must stop "MUST ... write a final part with `Batch-Outcome:
     # aborted`", under the stop policy as under any other: entries written `skipped` from the
     # running part on, with no abort report, break it in this form as in multipart/mixed.

@@ -19,6 +19,7 @@ import secrets
 import threading
 import time
 
+from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
@@ -382,6 +383,7 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
         entries = _abort_entries(ctx, judge, subs, accept, reader)
         outcomes = [e.outcome for e in entries]
         judge.require_true(f"{media} parts", bool(outcomes), "no part", "at least the abort part")
+        expect_budget_abort(judge, f"{media}: ", "aborted" in outcomes)
         # MB-PROC-14: "MUST undo the effects of every part that ran, answer those parts
         # `Batch-Outcome: rolled-back` with their real statuses, and end the response with the
         # abort part of 5.4 naming the first part that did not run".
@@ -449,6 +451,7 @@ def _judge_slow_first(ctx: Context, judge: Judge) -> None:
         for e in entries_from_multipart(read_multipart(resp.body, params.get("boundary", "")))
     ]
     judge.require_true("slow part first: parts", bool(outcomes), "no part", "the abort part")
+    expect_budget_abort(judge, "slow part first: ", "aborted" in outcomes)
     # MB-PROC-14: "answer those parts `Batch-Outcome: rolled-back` with their real statuses,
     # and end the response with the abort part".
     judge.expect("slow part first: last part", outcomes[-1], {"aborted"}, "MB-PROC-14")

@@ -9,7 +9,8 @@ refusal: the problem document names the requirement but neither `part_index` nor
 content parsed as it stands instead of 415 (MB-INTER-6). And an echo resource that reports
 the authority a request was addressed to by its host alone, without the port (MB-TEST-2). And
 a server that ends a part header section at a line that is empty once trimmed, so a line of
-only spaces or tabs is taken as the empty line instead of refused (MB-PART-11).
+only spaces or tabs is taken as the empty line instead of refused (MB-PART-11). And a server
+that runs an atomic batch to its end past its time budget, writing no abort (MB-SEC-1).
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ import json
 import re
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import accepts, body_has, is_batch
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    accepts,
+    all_of,
+    body_has,
+    field_of,
+    header_has,
+    is_batch,
+    map_parts,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -63,6 +73,11 @@ def _echo_authority_host_only(req: RelayRequest, resp: RelayResponse) -> None:
     )
 
 
+def _abort_parts_dropped(parts: list[Part]) -> list[Part]:
+    """An atomic batch run to its end past its budget: no abort part is written."""
+    return [p for p in parts if (field_of(p[0], "Batch-Outcome") or "").strip() != "aborted"]
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "target-refusals-without-part-index",
@@ -92,5 +107,14 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-whitespace-run-line-before-empty-line",
         ),
         on_response=accepts(body_has(rb"\r\n[ \t]+\r\n\r\n")),
+    ),
+    # MB-SEC-1: "abort ... a batch that exceeds its budget", an atomic one as much as any.
+    Mutation(
+        "atomic-batch-without-deadline",
+        "MB-SEC-1 an atomic batch over its time budget run to its end, not aborted",
+        ("atomic-abort-rolls-back",),
+        on_response=map_parts(
+            _abort_parts_dropped, all_of(is_batch, header_has("Batch-Mode", "(?i)atomic"))
+        ),
     ),
 )
