@@ -113,6 +113,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-unsafe-parts",
         "conditional-rfc-writes",
         "content-coded-batch-runs-nothing",
+        "collection-parts-are-members-alone",
         "continue-after-failed-write",
         "created-fields-every-form",
         "created-location",

@@ -6,7 +6,8 @@ The plants (run.plants.refusal_readings) edit the reference server's traffic thr
 refusals of a part's target or method without `part_index` or `byte_offset` (MB-STATUS-4), and
 a Content-Encoding list read by its first member (MB-INTER-6), and an echo's authority without
 its port (MB-TEST-2), a part header line of only whitespace taken as the empty line
-(MB-PART-11), an atomic batch over its budget not aborted (MB-SEC-1).
+(MB-PART-11), an atomic batch over its budget not aborted (MB-SEC-1), collection parts all typed alike
+(MB-METHOD-4).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ NAMES = (
     "content-coding-first-member-only",
     "echo-authority-host-only",
     "blank-line-by-trimmed-line",
+    "collection-parts-typed-alike",
 )
 CHECKS = (
     "refusal-names-broken-requirement",
@@ -40,6 +42,7 @@ CHECKS = (
     "reject-space-line-first-in-section",
     "reject-htab-line-first-in-section",
     "reject-space-line-between-fields",
+    "collection-parts-are-members-alone",
 )
 
 

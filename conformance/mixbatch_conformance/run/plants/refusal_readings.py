@@ -10,7 +10,8 @@ content parsed as it stands instead of 415 (MB-INTER-6). And an echo resource th
 the authority a request was addressed to by its host alone, without the port (MB-TEST-2). And
 a server that ends a part header section at a line that is empty once trimmed, so a line of
 only spaces or tabs is taken as the empty line instead of refused (MB-PART-11). And a server
-that runs an atomic batch to its end past its time budget, writing no abort (MB-SEC-1).
+that runs an atomic batch to its end past its time budget, writing no abort (MB-SEC-1). And a
+collection retrieval whose parts all carry one media type, whatever each member is (MB-METHOD-4).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from mixbatch_conformance.run.plants._edits import (
     header_has,
     is_batch,
     map_parts,
+    set_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -78,6 +80,16 @@ def _abort_parts_dropped(parts: list[Part]) -> list[Part]:
     return [p for p in parts if (field_of(p[0], "Batch-Outcome") or "").strip() != "aborted"]
 
 
+def _parts_typed_as_text(parts: list[Part]) -> list[Part]:
+    """Every part of a collection retrieval labelled with one media type, the one a store of
+    text notes gives all its members, whatever each member is."""
+    return [(set_field(fields, "Content-Type", "text/plain"), body) for fields, body in parts]
+
+
+def _is_retrieval(req: RelayRequest) -> bool:
+    return req.method == "GET" and "multipart" in (req.get("Accept") or "").lower()
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "target-refusals-without-part-index",
@@ -116,5 +128,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_parts(
             _abort_parts_dropped, all_of(is_batch, header_has("Batch-Mode", "(?i)atomic"))
         ),
+    ),
+    # MB-METHOD-4: "one part per member of the collection", each member as it is.
+    Mutation(
+        "collection-parts-typed-alike",
+        "MB-METHOD-4 every part of a collection retrieval labelled with one media type, not the member's",
+        ("collection-parts-are-members-alone",),
+        on_response=map_parts(_parts_typed_as_text, _is_retrieval),
     ),
 )

@@ -1,0 +1,150 @@
+"""Each part of a collection retrieval is the member as a GET of it alone answers it (spec 4.2,
+MB-METHOD-4).
+
+Theory of operation: MB-METHOD-4 answers a collection retrieval "with one part per member of
+the collection", and spec 4.2 describes it as a response that "carries each member as a part":
+the members "are the representation". A server that writes every part with the collection's
+own media type, or with the type most of its members have, labels a text member as JSON. For
+each part of the declared collection's retrieval (the first `PARTS_COMPARED`) and for members
+the check writes into the sandbox collection in two media types (the target's JSON member
+document, and text/plain), the check sends a GET of the member alone and compares the part
+with it: status, media type with its parameters (type, subtype and parameter names compared
+without case, RFC 9110 §8.3.1) and content. The sandbox half runs only where the sandbox
+collection answers a collection retrieval (200 multipart/mixed), and a member the sandbox
+refuses to create in a media type is noted and left out. Every member written is deleted at the
+end (MB-TEST-3).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from urllib.parse import urljoin, urlsplit
+
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import Part, read_multipart
+from mixbatch_conformance.transport.http import Response
+
+__all__: list[str] = []
+
+#: Parts of the declared collection's retrieval compared with their members alone.
+PARTS_COMPARED = 8
+RETRIEVAL = (("Accept", "multipart/mixed"),)
+#: A text member's content: not JSON, so a part labelled application/json misnames it.
+TEXT_NOTE = "a plain-text note, not JSON: {}\r\n"
+
+
+def _media(judge: Judge, what: str, value: str | None) -> tuple[str, dict[str, str]]:
+    """A Content-Type as (type/subtype, parameters), names and the charset lower-cased."""
+    media, params = judge.media_type(what, value or "", "MB-METHOD-4")
+    # RFC 9110 §8.3.2: charset names are case-insensitive; other parameter values as sent
+    # (§8.3.1: they "might or might not be case-sensitive").
+    return media.lower(), {
+        k.lower(): v.lower() if k.lower() == "charset" else v for k, v in params.items()
+    }
+
+
+def _path_of(ctx: Context, coll: str, ref: str) -> str | None:
+    """The path a member reference names against the collection, None off the origin."""
+    url = urlsplit(urljoin(f"{ctx.scheme}://{ctx.authority}{coll}", ref.strip()))
+    if (url.scheme, url.netloc.lower()) != (ctx.scheme, ctx.authority.lower()):
+        return None
+    return url.path + (f"?{url.query}" if url.query else "")
+
+
+def _retrieve(ctx: Context, judge: Judge, coll: str) -> list[Part] | None:
+    resp = ctx.send(judge, ctx.raw_request("GET", coll, list(RETRIEVAL)))
+    if resp.status != 200 or resp.media_type != "multipart/mixed":
+        return None
+    _, params = judge.media_type("retrieval Content-Type", resp.get("Content-Type"), "MB-METHOD-4")
+    env = read_multipart(resp.body, params.get("boundary", ""))
+    return None if env.fatal else list(env.parts)
+
+
+def _compare(ctx: Context, judge: Judge, label: str, part: Part, path: str) -> None:
+    alone: Response = ctx.send(judge, ctx.raw_request("GET", path))
+    if alone.status != 200:
+        judge.note(f"{label}: GET {path} alone answered {alone.status}; not compared")
+        return
+    # MB-METHOD-4: "one part per member of the collection"; spec 4.2: the retrieval "carries
+    # each member as a part" (the members "are the representation"): the part is the member's
+    # representation, as a GET of it alone answers it, its media type included.
+    judge.expect(f"{label} Http-Status-Code", part.get("Http-Status-Code"), {"200"}, "MB-METHOD-4")
+    judge.expect(
+        f"{label} Content-Type as the member's alone",
+        _media(judge, f"{label} Content-Type", part.get("Content-Type")),
+        [_media(judge, f"GET {path} alone Content-Type", alone.get("Content-Type"))],
+        "MB-METHOD-4",
+    )
+    judge.expect(f"{label} content as the member's alone", part.body, [alone.body], "MB-METHOD-4")
+
+
+def _declared(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "collection"))
+    parts = _retrieve(ctx, judge, coll)
+    if parts is None:
+        judge.note(f"{coll} gave no readable collection retrieval; judged by collection-get")
+        return
+    for part in parts[:PARTS_COMPARED]:
+        cid = (part.get("Content-Id") or "").strip()
+        path = _path_of(ctx, coll, cid[1:-1]) if cid.startswith("<") else None
+        if path is not None:
+            _compare(ctx, judge, f"{coll} part {part.index} {cid}", part, path)
+
+
+def _created(ctx: Context, judge: Judge, coll: str, ctype: str, body: bytes) -> str | None:
+    resp = ctx.send(judge, ctx.raw_request("POST", coll, [("Content-Type", ctype)], body))
+    location = resp.get("Location")
+    if resp.status != 201 or not location:
+        judge.note(f"a {ctype} member POSTed to {coll}: {resp.status}; left out")
+        return None
+    return _path_of(ctx, coll, location)
+
+
+def _sandbox(ctx: Context, judge: Judge) -> None:
+    if ctx.target.sandbox_member is None:
+        return
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    tag = secrets.token_hex(6)
+    doc = {
+        k: f"mb-suite-part-{tag}" if isinstance(v, str) else v
+        for k, v in ctx.target.sandbox_member.items()
+    }
+    made = {
+        "application/json": _created(
+            ctx, judge, coll, "application/json", json.dumps(doc).encode()
+        ),
+        "text/plain": _created(
+            ctx, judge, coll, "text/plain; charset=utf-8", TEXT_NOTE.format(tag).encode()
+        ),
+    }
+    paths = {p: kind for kind, p in made.items() if p is not None}
+    if not paths:
+        return
+    parts = _retrieve(ctx, judge, coll)
+    if parts is None:
+        judge.note(f"{coll} answers no collection retrieval; its members are not compared")
+        return
+    base = f"{ctx.scheme}://{ctx.authority}{coll}"
+    for part in parts:
+        cid = (part.get("Content-Id") or "").strip()
+        path = _path_of(ctx, coll, cid[1:-1]) if cid.startswith("<") else None
+        if path in paths:
+            _compare(ctx, judge, f"{coll} part {part.index}, the {paths[path]} member", part, path)
+            paths.pop(path)
+    if paths:
+        judge.note(f"members written but not in the retrieval of {base}: {sorted(paths)}")
+
+
+@checker(
+    "collection-parts-are-members-alone",
+    ("MB-METHOD-4",),
+    "Each part of a collection retrieval, of the declared collection and of members written to the sandbox as JSON and as text/plain, has the status, media type and content of a GET of that member alone.",
+    profile="collection-get",
+    state=State.WRITES_IN_SANDBOX,
+)
+def collection_parts_are_members_alone(ctx: Context, judge: Judge) -> None:
+    _declared(ctx, judge)
+    _sandbox(ctx, judge)
