@@ -12,8 +12,8 @@ space, before it, and after a repeated `identity`; each must be refused 415 with
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.checks.codings import UNKNOWN_CODING
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker

@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from mixbatch_conformance.checks._shared.alone import role_of
 from mixbatch_conformance.checks._shared.chunking import CHUNK_OCTETS, chunked_content
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found, sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -47,9 +48,6 @@ BOUNDARY = "mb-coding-7d1e04b9a2c85f63"
 FRAMING_LOOKALIKE = b"line one\r\n--\r\n--not-the-boundary\r\n0\r\n\r\n-- last line\r\n"
 #: The large body: more than one chunk, so the batch spans several.
 LARGE_OCTETS = CHUNK_OCTETS + 4099
-#: A content coding no server supports (RFC 9110 §8.4.1: codings are registered tokens, and
-#: this one is not).
-UNKNOWN_CODING = "x-mb-suite-unknown-coding"
 #: Content codings the suite makes with the standard library (RFC 9110 §8.4.1: gzip and
 #: x-gzip are the gzip format, deflate the zlib format).
 ENCODERS: dict[str, Callable[[bytes], bytes]] = {
