@@ -121,7 +121,7 @@ def _read_back(
 @checker(
     "sandbox-writes-any-framing",
     ("MB-TEST-3", "MB-TEST-4"),
-    "A sandbox PUT and POST sent alone chunked in several chunks and by Content-Length, with small content and with over 64 KiB, and an empty PUT by Content-Length: 0 and chunked, are answered as MB-TEST-3 says and read back what was written.",
+    "A sandbox PUT and POST sent alone chunked in several chunks and by Content-Length, with small content and with over 64 KiB, and an empty PUT by Content-Length: 0 and chunked, are answered as spec 14.4 says of a sandbox and read back what was written.",
     state=State.WRITES_IN_SANDBOX,
 )
 def sandbox_writes_any_framing(ctx: Context, judge: Judge) -> None:
