@@ -32,11 +32,11 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     processed,
     published_limit,
     refused,
+    register_cases,
     within,
 )
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, register
 
 __all__ = ["multi_octet"]
 
@@ -201,22 +201,4 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
 )
 
 
-def _register_all() -> None:
-    for slug, requirements, description, run in CASES:
-        register(
-            Check(
-                slug,
-                requirements,
-                "core",
-                "standard" if slug in LARGE else "smoke",
-                description,
-                run,
-                # The accepted cases read `ok` or write to `echo`; the refused ones must be
-                # refused before any part runs (MB-STATUS-3).
-                state=State.READ_ONLY,
-                roles=BOTH_ROLES,
-            )
-        )
-
-
-_register_all()
+register_cases(CASES, LARGE)

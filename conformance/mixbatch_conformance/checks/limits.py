@@ -40,6 +40,7 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     MAX_PARTS_SENT,
     MAX_SEND_BYTES,
     header_section,
+    register_cases,
 )
 from mixbatch_conformance.checks._shared.limit_cases import envelope as _envelope
 from mixbatch_conformance.checks._shared.limit_cases import filled as _filled
@@ -55,7 +56,7 @@ from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
-from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State, checker, register
+from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
 
@@ -379,22 +380,4 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
 )
 
 
-def _register_all() -> None:
-    for slug, requirements, description, run in CASES:
-        register(
-            Check(
-                slug,
-                requirements,
-                "core",
-                "standard" if slug in LARGE else "smoke",
-                description,
-                run,
-                # The accepted cases read `ok` or write to `echo`; the refused ones must be
-                # refused before any part runs (MB-STATUS-3).
-                state=State.READ_ONLY,
-                roles=BOTH_ROLES,
-            )
-        )
-
-
-_register_all()
+register_cases(CASES, LARGE)

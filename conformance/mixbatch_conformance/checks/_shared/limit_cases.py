@@ -15,6 +15,7 @@ from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_located, expect_processed, expect_rejected
+from mixbatch_conformance.core.registry import BOTH_ROLES, Check, RunFn, State, register
 from mixbatch_conformance.transport.http import Response
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "processed",
     "published_limit",
     "refused",
+    "register_cases",
     "sent",
     "within",
 ]
@@ -206,3 +208,24 @@ def lengths_for(echo: str, total: int, per_part: int) -> list[int] | None:
             return [*lengths, last]
         lengths.append(per_part)
     return None
+
+
+def register_cases(
+    cases: tuple[tuple[str, tuple[str, ...], str, RunFn], ...], large: frozenset[str]
+) -> None:
+    """Register each limit case as a core check: standard tier when in `large`, else smoke."""
+    for slug, requirements, description, run in cases:
+        register(
+            Check(
+                slug,
+                requirements,
+                "core",
+                "standard" if slug in large else "smoke",
+                description,
+                run,
+                # The accepted cases read `ok` or write to `echo`; the refused ones must be
+                # refused before any part runs (MB-STATUS-3).
+                state=State.READ_ONLY,
+                roles=BOTH_ROLES,
+            )
+        )
