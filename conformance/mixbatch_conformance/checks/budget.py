@@ -44,7 +44,7 @@ from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import RETRY_AFTER, expect_rejected
+from mixbatch_conformance.core.outcomes import expect_rejected, expect_retry_after
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Exchange
 
@@ -135,15 +135,7 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
     for i in refused:
         response = answers[i].response
         assert response is not None
-        retry = (response.get("Retry-After") or "").strip()
-        # MB-LIMIT-6: "... with 503 (Service Unavailable) and a Retry-After field".
-        judge.expect_true(
-            f"batch {i} Retry-After",
-            RETRY_AFTER.fullmatch(retry) is not None,
-            repr(retry) if retry else "no Retry-After",
-            "delay-seconds or an HTTP-date (RFC 9110 section 10.2.3)",
-            "MB-LIMIT-6",
-        )
+        expect_retry_after(judge, response, f"batch {i} Retry-After")
     listing = sandbox_listing(ctx, judge, coll) if refused else b""
     for i in refused:
         ran = markers[i].encode() in listing

@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import RETRY_AFTER
+from mixbatch_conformance.core.outcomes import expect_retry_after
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Exchange, connect
 
@@ -192,12 +192,4 @@ def budget_holds_running_batches(ctx: Context, judge: Judge) -> None:
         "MB-LIMIT-6",
     )
     if response.status == 503:
-        retry = (response.get("Retry-After") or "").strip()
-        # MB-LIMIT-6: "... with 503 (Service Unavailable) and a `Retry-After` field".
-        judge.expect_true(
-            "Retry-After on the 503",
-            RETRY_AFTER.fullmatch(retry) is not None,
-            repr(retry) if retry else "no Retry-After",
-            "delay-seconds or an HTTP-date (RFC 9110 section 10.2.3)",
-            "MB-LIMIT-6",
-        )
+        expect_retry_after(judge, response)

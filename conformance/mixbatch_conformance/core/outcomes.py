@@ -33,6 +33,7 @@ __all__ = [
     "expect_located",
     "expect_processed",
     "expect_rejected",
+    "expect_retry_after",
     "outcome_counts",
     "part_status",
 ]
@@ -40,6 +41,20 @@ __all__ = [
 
 #: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds.
 RETRY_AFTER = re.compile(r"\d+|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+
+
+def expect_retry_after(judge: Judge, resp: Response, label: str = "Retry-After on the 503") -> None:
+    """A 503 for a batch the server is too busy for carries a well-formed Retry-After."""
+    retry = (resp.get("Retry-After") or "").strip()
+    # MB-LIMIT-6: a batch the server is too busy for gets "503 (Service Unavailable) and a
+    # `Retry-After` field" (RFC 9110 10.2.3: delay-seconds or an HTTP-date).
+    judge.expect_true(
+        label,
+        RETRY_AFTER.fullmatch(retry) is not None,
+        repr(retry) if retry else "no Retry-After",
+        "delay-seconds or an HTTP-date",
+        "MB-LIMIT-6",
+    )
 
 
 def expect_rejected(
@@ -67,16 +82,7 @@ def expect_rejected(
             "MB-WIRE-2",
         )
     if resp.status == 503:
-        retry = (resp.get("Retry-After") or "").strip()
-        # MB-LIMIT-6: a batch the server is too busy for gets "503 (Service Unavailable) and a
-        # `Retry-After` field" (RFC 9110 10.2.3: delay-seconds or an HTTP-date).
-        judge.expect_true(
-            "Retry-After on the 503",
-            RETRY_AFTER.fullmatch(retry) is not None,
-            repr(retry) if retry else "no Retry-After",
-            "delay-seconds or an HTTP-date",
-            "MB-LIMIT-6",
-        )
+        expect_retry_after(judge, resp)
     if problem:
         doc = problem_of(resp)
         judge.require_true(
