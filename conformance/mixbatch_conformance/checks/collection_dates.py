@@ -19,26 +19,17 @@ server), where that listing names the members.
 from __future__ import annotations
 
 import json
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.framing import judge_sender_findings
+from mixbatch_conformance.checks._shared.validators import http_date_seconds
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 
 __all__: list[str] = []
-
-
-def _date(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
 
 
 @checker(
@@ -58,14 +49,14 @@ def collection_last_modified(ctx: Context, judge: Judge) -> None:
     except ValueError:
         judge.setup_error("the collection retrieval is not multipart; collection-get judges that")
     env = read_multipart(resp.body, params.get("boundary", ""))
-    dates = [_date(p.get("Last-Modified")) for p in env.parts]
+    dates = [http_date_seconds(p.get("Last-Modified")) for p in env.parts]
     if not dates or any(d is None for d in dates):
         judge.not_applicable("not every member part carries a Last-Modified field")
     latest = max(d for d in dates if d is not None)
     aggregate = resp.get("Last-Modified")
     judge.expect_true(
         "aggregate Last-Modified",
-        _date(aggregate) == latest,
+        http_date_seconds(aggregate) == latest,
         repr(aggregate),
         "the latest member Last-Modified (SHOULD)",
     )

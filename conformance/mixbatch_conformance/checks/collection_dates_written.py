@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import time
-from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.validators import http_date_seconds
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -32,16 +32,6 @@ ACCEPT = (("Accept", "multipart/mixed"),)
 #: Seconds to wait before writing when a member already carries the server's current second:
 #: HTTP-dates have whole seconds (RFC 9110 §5.6.7), and the member written must be the latest.
 NEXT_SECOND_S = 1.0
-
-
-def _date(value: str | None) -> float | None:
-    """An HTTP-date as seconds since the epoch, or None when it is none."""
-    if not value:
-        return None
-    try:
-        return parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
 
 
 def _retrieved(ctx: Context, judge: Judge, coll: str) -> Response:
@@ -69,10 +59,10 @@ def collection_last_modified_after_write(ctx: Context, judge: Judge) -> None:
     first = _retrieved(ctx, judge, coll)
     _, params = judge.media_type("response Content-Type", first.get("Content-Type"), "MB-WIRE-3")
     older = [
-        _date(p.get("Last-Modified"))
+        http_date_seconds(p.get("Last-Modified"))
         for p in read_multipart(first.body, params.get("boundary", "")).parts
     ]
-    now = _date(first.get("Date"))
+    now = http_date_seconds(first.get("Date"))
     if now is not None and any(d is not None and d >= now for d in older):
         time.sleep(NEXT_SECOND_S)
     made = ctx.alone(judge, SubRequest("POST", coll, JSON_TYPE, json.dumps(member).encode()))
@@ -83,7 +73,7 @@ def collection_last_modified_after_write(ctx: Context, judge: Judge) -> None:
         resp = _retrieved(ctx, judge, coll)
         _, params = judge.media_type("response Content-Type", resp.get("Content-Type"), "MB-WIRE-3")
         env = read_multipart(resp.body, params.get("boundary", ""))
-        dates = [_date(p.get("Last-Modified")) for p in env.parts]
+        dates = [http_date_seconds(p.get("Last-Modified")) for p in env.parts]
         if not dates or any(d is None for d in dates):
             judge.not_applicable("not every member part carries a Last-Modified field")
         latest = max(d for d in dates if d is not None)
@@ -93,7 +83,7 @@ def collection_last_modified_after_write(ctx: Context, judge: Judge) -> None:
         # date (RFC 9110 §5.6.7), over the parts this retrieval carries.
         judge.expect_true(
             "aggregate Last-Modified after a member was written",
-            _date(aggregate) == latest,
+            http_date_seconds(aggregate) == latest,
             f"{aggregate!r}, member dates {sorted({p.get('Last-Modified') or '' for p in env.parts})!r}",
             "the latest member Last-Modified, as a date (SHOULD)",
             "MB-METHOD-5",

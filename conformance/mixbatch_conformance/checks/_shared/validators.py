@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from email.utils import parsedate_to_datetime
 
-__all__ = ["is_entity_tag", "is_http_date"]
+__all__ = ["http_date_seconds", "is_entity_tag", "is_http_date"]
 
 #: RFC 9110 §8.8.3: `entity-tag = [ weak ] opaque-tag`, `weak = %s"W/"` (case-sensitive).
 ENTITY_TAG = re.compile(r'(?:W/)?"[\x21\x23-\x7e\x80-\xff]*"')
@@ -46,3 +46,14 @@ def is_http_date(value: str | None) -> bool:
         return parsedate_to_datetime(value) is not None
     except (TypeError, ValueError):
         return False
+
+
+def http_date_seconds(value: str | None) -> float | None:
+    """An HTTP-date as seconds since the epoch, so that dates compare as times and not as text;
+    None when `value` is missing or no date at all."""
+    if not value:
+        return None
+    try:
+        return parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
