@@ -16,10 +16,10 @@ conditional profile answers a precondition part otherwise than alone under MB-PR
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.alone import expect_same_request, readable_echoes
 from mixbatch_conformance.checks._shared.requests import etag_of
 from mixbatch_conformance.checks._shared.spellings import spellings
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.echo import differences, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -65,7 +65,6 @@ def part_field_names_any_case(ctx: Context, judge: Judge) -> None:
     # MB-PART-8: the fields are the sub-request's, whatever case names them; none is a fault.
     judge.require("top-level status", resp.status, {200}, "MB-PART-8")
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-PART-8")
-    volatile = ctx.target.volatile_headers
     for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
         label = f"part {i} ({sub.method} {sub.target} {', '.join(n for n, _ in sub.headers)})"
         # MB-PART-8: "take a request part's header fields other than `Http-Method` and
@@ -80,22 +79,10 @@ def part_field_names_any_case(ctx: Context, judge: Judge) -> None:
             )
         if echo is None or "mb-typed" not in sub.target.replace("untyped", "typed"):
             continue
-        mine, theirs = read_echo(env.parts[i].body), read_echo(single.body)
-        if mine is None or theirs is None:
-            judge.not_applicable(
-                "the echo resource does not describe the request as MB-TEST-2 says, so the "
-                "suite cannot see the sub-request's fields"
-            )
+        mine, theirs = readable_echoes(judge, env.parts[i].body, single.body)
         # MB-PART-8: the part's fields, "in order", and no other: no Content-Type the part
         # did not carry (compared as spec 3.2.4 says).
-        found = differences(mine, theirs, volatile)
-        judge.expect_true(
-            f"{label} is the same request as alone",
-            not found,
-            "; ".join(found) or "the same request",
-            "the same method, target, authority, content and fields (spec 3.2.4)",
-            "MB-PART-8",
-        )
+        expect_same_request(ctx, judge, label, mine, theirs, "MB-PART-8")
         if not sub.headers:
             judge.expect(
                 f"{label} Content-Type received", mine.get_all("Content-Type"), [[]], "MB-PART-8"

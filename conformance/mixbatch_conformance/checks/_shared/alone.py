@@ -21,12 +21,19 @@ import re
 from collections.abc import Callable, Sequence
 
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.echo import differences, read_echo
+from mixbatch_conformance.core.echo import Echo, differences, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.representations import comparable_fields
 
-__all__ = ["Answer", "expect_parts_as_alone", "expect_same_as_alone", "role_of"]
+__all__ = [
+    "Answer",
+    "expect_parts_as_alone",
+    "expect_same_as_alone",
+    "expect_same_request",
+    "readable_echoes",
+    "role_of",
+]
 
 #: One answer as compared: status, header fields, content.
 Answer = tuple[int | None, Sequence[tuple[str, str]], bytes]
@@ -61,6 +68,38 @@ def role_of(ctx: Context, target: str) -> str | None:
         if declared and _template(ctx.path(declared)).fullmatch(path):
             return role
     return None
+
+
+#: Why a check that reads what a part received cannot judge a server whose echo resource does
+#: not answer as MB-TEST-2 gives it (test-resource-echo judges that answer itself).
+UNREADABLE_ECHO = (
+    "the echo resource does not describe the request as JSON with method, target and headers, "
+    "so the suite cannot see the sub-request's fields"
+)
+
+
+def readable_echoes(judge: Judge, *contents: bytes) -> list[Echo]:
+    """The echo resource's descriptions in `contents` (MB-TEST-2), or N/A when one is not."""
+    echoes = [read_echo(content) for content in contents]
+    readable = [echo for echo in echoes if echo is not None]
+    if len(readable) != len(echoes):
+        judge.not_applicable(UNREADABLE_ECHO)
+    return readable
+
+
+def expect_same_request(
+    ctx: Context, judge: Judge, label: str, seen: Echo, alone: Echo, requirement: str
+) -> None:
+    """Expect the request a part's resource received to be the one the same request alone
+    received, compared as spec 3.2.4 says (MB-TEST-2, `core.echo.differences`)."""
+    found = differences(seen, alone, ctx.target.volatile_headers)
+    judge.expect_true(
+        f"{label} is the same request as alone",
+        not found,
+        "; ".join(found) or "the same request",
+        "the same method, target, authority, content and fields (spec 3.2.4)",
+        requirement,
+    )
 
 
 def expect_same_as_alone(
@@ -100,14 +139,7 @@ def expect_same_as_alone(
             judge.note(f"{label}: the echo's description is unreadable; content not compared")
             return
         # MB-PART-8 / MB-PART-13, compared as spec 3.2.4 says (MB-TEST-2).
-        found = differences(mine, theirs, volatile)
-        judge.expect_true(
-            f"{label} is the same request as alone",
-            not found,
-            "; ".join(found) or "the same request",
-            "the same method, target, authority, content and fields (spec 3.2.4)",
-            "MB-PART-8",
-        )
+        expect_same_request(ctx, judge, label, mine, theirs, "MB-PART-8")
         return
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
 
