@@ -26,7 +26,11 @@ SCHEMAS = Path(__file__).resolve().parents[2] / "spec" / "schemas"
 
 
 def call(
-    app: Any, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b""
+    app: Any,
+    method: str,
+    path: str,
+    headers: dict[str, str] | list[tuple[str, str]] | None = None,
+    body: bytes = b"",
 ) -> httpx.Response:
     async def main() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)

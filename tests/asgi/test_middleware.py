@@ -234,6 +234,18 @@ def test_a_content_coded_batch_is_415_with_accept_encoding_identity_and_runs_not
     assert response.status_code == 415  # before Accept is looked at
     assert response.headers["accept-encoding"] == "identity"
     assert problem(response)["type"].endswith("/unsupported-content-coding")
+    # Spec 5.3: "A 415 for an unsupported content coding ... names MB-WIRE-2".
+    assert problem(response)["requirement"] == "MB-WIRE-2"
+    assert b"never" not in call(app, "GET", "/books").content
+
+
+def test_a_coding_on_a_second_content_encoding_line_is_415() -> None:
+    # MB-INTER-6 with RFC 9110 §8.4: every member of every line is a coding applied.
+    batch_headers, body = batch(("POST", "/books", [], b'{"title":"never"}'))
+    app = BatchMiddleware(make_app())
+    headers = [*batch_headers.items(), ("Content-Encoding", "identity"), ("Content-Encoding", "br")]
+    response = call(app, "POST", "/batch", headers, body)
+    assert response.status_code == 415
     assert b"never" not in call(app, "GET", "/books").content
 
 

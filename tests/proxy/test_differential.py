@@ -175,9 +175,14 @@ OUTER = [
         True,
         "none",
     ),
-    # Content codings (MB-INTER-4): only identity.
+    # Content codings (MB-INTER-6): only identity, every member of every line read.
     Outer("gzip-coding", (_MULTIPART, "Content-Encoding: gzip"), _BATCH),
     Outer("two-codings", (_MULTIPART, "Content-Encoding: identity, br"), _BATCH),
+    Outer(
+        "coding-on-second-line",
+        (_MULTIPART, "Content-Encoding: identity", "Content-Encoding: br"),
+        _BATCH,
+    ),
     Outer("identity-coding", (_MULTIPART, "Content-Encoding: identity"), _BATCH),
     # Media type and boundary (MB-WIRE-2, MB-WIRE-4).
     Outer("no-content-type", (), _BATCH),

@@ -47,6 +47,7 @@ from mixbatch._http.budget import (
     Ticket,
     busy_document,
 )
+from mixbatch._http.content_coding import SUPPORTED_CODINGS, unsupported_codings
 from mixbatch._http.negotiation import batch_modes
 from mixbatch.codec import (
     Fields,
@@ -220,16 +221,18 @@ class BatchMiddleware:
             extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
             await send_problem(send, exc, extra)
             return
-        coding = (headers.get("Content-Encoding") or "identity").strip().lower()
-        if coding != "identity":
+        unsupported = unsupported_codings(headers.get_all("Content-Encoding"))
+        if unsupported:
+            # MB-INTER-6: 415 with Accept-Encoding for a coding not decoded, every member of
+            # every line read; spec 5.3: "A 415 for an unsupported content coding ... names
+            # MB-WIRE-2".
             problem = problem_document(
                 415,
                 "unsupported-content-coding",
-                f"the batch has content coding {coding!r}; send it without one",
-                # MB-STATUS-4: "A 415 for an unsupported content coding ... names MB-WIRE-2".
+                f"the batch has content coding {', '.join(unsupported)!r}; send it without one",
                 requirement="MB-WIRE-2",
             )
-            await send_problem(send, problem, [("Accept-Encoding", "identity")])
+            await send_problem(send, problem, [("Accept-Encoding", ", ".join(SUPPORTED_CODINGS))])
             return
         if not accepts_multipart(", ".join(headers.get_all("Accept")) or None):
             # MB-STATUS-9: "A server MUST answer 406 (Not Acceptable) to a batch request whose

@@ -134,10 +134,10 @@ class ProxyApp:
         except MixbatchError as exc:
             extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
             return error_response(exc, extra)
-        # The server's own verdict on Content-Encoding (415 + Accept-Encoding, MB-INTER-4): a
+        # The server's own verdict on Content-Encoding (415 + Accept-Encoding, MB-INTER-6): a
         # proxy that read a coded batch as raw multipart would forward what the client never
         # meant as parts.
-        refused = refuse_content_coding(request.headers.get("Content-Encoding"))
+        refused = refuse_content_coding(request.headers.get_all("Content-Encoding"))
         if refused is not None:
             return refused
         if not accepts_multipart(accept_of(request.headers)):

@@ -169,7 +169,7 @@ class BatchEndpoint:
         except MixbatchError as exc:
             extra = [("Accept-Post", "multipart/mixed")] if exc.status_hint == 415 else []
             return from_error(exc, headers=extra)
-        refused = refuse_content_coding(request.headers.get("Content-Encoding"))
+        refused = refuse_content_coding(request.headers.get_all("Content-Encoding"))
         if refused is not None:
             return refused
         chosen = choose(accept_of(request.headers), REPRESENTATIONS)
