@@ -13,7 +13,7 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - octet units: a section or body one octet over its limit let through when it holds multi-octet
   characters (MB-STATUS-3);
 - refusal readings: target refusals without `part_index` (MB-STATUS-4), a Content-Encoding list
-  read by its first member (MB-INTER-6), an echo's authority without its port (MB-TEST-2), a
+  read by its first member (MB-INTER-6), a coding's 415 naming another requirement (MB-STATUS-4), an echo's authority without its port (MB-TEST-2), a
   whitespace line taken as the empty line (MB-PART-11), collection parts typed alike
   (MB-METHOD-4), an atomic batch over its budget not aborted (MB-SEC-1, deep tier);
 - further ways to break what a sub-request receives and what its part carries (MB-SEC-2,
@@ -120,6 +120,7 @@ GROUPS = (
         _names(p for p in refusal_readings.PLANTS if p.name not in BUDGET_PLANTS),
         (
             "refusal-names-broken-requirement",
+            "envelope-refusal-names-broken-requirement",
             "content-coding-list-members-refused",
             "test-resource-echo",
             "reject-space-line-before-empty-line",

@@ -10,12 +10,14 @@ twice, once for the client that must not send it and once for the server that re
 MB-PART-10), either ID names what the request broke. Each batch is sent under no Accept and
 under the Accept of each form the target declares, since a 207 form's code path may refuse
 with its own problem documents. `envelope-refusal-names-broken-requirement` does the same for
-faults of the batch as a whole: its media type (415), its framing (400) and a mode the target
-does not implement (501).
+faults of the batch as a whole: its media type (415), its content coding (415, whose document
+names MB-WIRE-2 as spec 5.3 says), its framing (400) and a mode the target does not implement
+(501).
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
@@ -199,7 +201,7 @@ def _envelope_faults(
 @checker(
     "envelope-refusal-names-broken-requirement",
     ("MB-STATUS-4",),
-    "Each refused batch (another media type, no boundary, no close delimiter, no part, a bare LF, a wrong Content-Length, text after a delimiter, a mode not implemented) is answered with a problem document naming the requirement it broke.",
+    "Each refused batch (another media type, a content coding no server decodes, no boundary, no close delimiter, no part, a bare LF, a wrong Content-Length, text after a delimiter, a mode not implemented) is answered with a problem document naming the requirement it broke.",
     state=State.READ_ONLY,
 )
 def envelope_refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
@@ -214,4 +216,23 @@ def envelope_refusal_names_broken_requirement(ctx: Context, judge: Judge) -> Non
         # request broke"; this request broke only this one.
         judge.expect(
             f"{what}: problem requirement", doc.get("requirement"), set(named), "MB-STATUS-4"
+        )
+    # MB-INTER-6 gives the status ("MUST answer 415 with an Accept-Encoding field"); spec 5.3
+    # names the requirement its problem document carries: "A 415 for an unsupported content
+    # coding (section 10.1) names MB-WIRE-2".
+    d = f"--{BOUNDARY}"
+    whole = f"{d}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n{d}--".encode()
+    coded = [
+        ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+        ("Content-Encoding", UNKNOWN_CODING),
+    ]
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, coded, whole))
+    expect_rejected(judge, resp, {415}, "MB-INTER-6")
+    doc = problem_of(resp)
+    if resp.status == 415 and doc is not None:
+        judge.expect(
+            "a content coding no server decodes: problem requirement",
+            doc.get("requirement"),
+            {"MB-WIRE-2"},
+            "MB-STATUS-4",
         )

@@ -6,7 +6,8 @@ A server whose target and method checks refuse through the code path of a reques
 refusal: the problem document names the requirement but neither `part_index` nor
 `byte_offset`, though the parser knows both (MB-STATUS-4). And a server that reads
 `Content-Encoding` by its first coding only, so `identity, gzip` is taken as no coding and the
-content parsed as it stands instead of 415 (MB-INTER-6). And an echo resource that reports
+content parsed as it stands instead of 415 (MB-INTER-6), or whose 415 for a coding names the server's rule
+instead of MB-WIRE-2, as spec 5.3 says (MB-STATUS-4). And an echo resource that reports
 the authority a request was addressed to by its host alone, without the port (MB-TEST-2). And
 a server that ends a part header section at a line that is empty once trimmed, so a line of
 only spaces or tabs is taken as the empty line instead of refused (MB-PART-11). And a server
@@ -63,6 +64,21 @@ def _first_coding_only(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
 
+def _coding_refusal_names_server_rule(req: RelayRequest, resp: RelayResponse) -> None:
+    """The 415 for a content coding names the server's rule (MB-INTER-6) in its problem
+    document, where spec 5.3 names MB-WIRE-2."""
+    coded = any(n.lower() == "content-encoding" for n, _ in req.headers)
+    if resp.status != 415 or not coded or "problem+json" not in (resp.get("Content-Type") or ""):
+        return
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    if isinstance(doc, dict) and doc.get("requirement") == "MB-WIRE-2":
+        doc["requirement"] = "MB-INTER-6"
+        resp.body = json.dumps(doc).encode()
+
+
 #: An echo's authority member naming a port.
 _AUTHORITY_WITH_PORT = re.compile(rb'("authority"\s*:\s*"[^"]*?)(:[0-9]+)"')
 
@@ -102,6 +118,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-6 a Content-Encoding list starting with identity read as no coding",
         ("content-coding-list-members-refused",),
         on_request=_first_coding_only,
+    ),
+    Mutation(
+        "coding-refusal-names-server-rule",
+        "MB-STATUS-4 the 415 for a content coding naming MB-INTER-6, where spec 5.3 names MB-WIRE-2",
+        ("envelope-refusal-names-broken-requirement",),
+        on_response=_coding_refusal_names_server_rule,
     ),
     Mutation(
         "echo-authority-host-only",
