@@ -3,7 +3,8 @@ MB-METHOD-4).
 
 Theory of operation: MB-METHOD-4 answers a collection retrieval "with one part per member of
 the collection", and spec 4.2 describes it as a response that "carries each member as a part":
-the members "are the representation". A server that writes every part with the collection's
+the members "are the representation", and spec 4.2 says each part "carries what a `GET` of that
+member alone answers". A server that writes every part with the collection's
 own media type, or with the type most of its members have, labels a text member as JSON. For
 each part of the declared collection's retrieval (the first `PARTS_COMPARED`) and for members
 the check writes into the sandbox collection in two media types (the target's JSON member
