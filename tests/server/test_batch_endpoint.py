@@ -262,6 +262,20 @@ def test_trace_part_is_400(client: HttpClient) -> None:
     assert_problem(reply, 400, "MB-SUB-3")
 
 
+@pytest.mark.parametrize("method", ["trace", "connect", "Trace"])
+def test_forbidden_method_of_another_case_is_answered_in_its_part(
+    client: HttpClient, method: str
+) -> None:
+    # Spec 3.2.1: method names are case-sensitive; another case "is answered in its part like
+    # any unknown method ...; it is not an envelope error".
+    body = f"--b\r\nHttp-Method: {method}\r\nContent-Id: <echo>\r\n\r\n\r\n--b--\r\n".encode()
+    reply = client.request(
+        "POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body
+    )
+    assert reply.status == 200
+    assert parse_batch(reply)[0].status in (405, 501)
+
+
 def test_batch_over_octet_limit_is_413_before_any_part_runs(make_server: Any) -> None:
     running: RunningServer = make_server(ServerConfig(port=0, limits=Limits(max_batch_bytes=2048)))
     parts = [("POST", "books", JSON_FIELDS, BOOK), ("POST", "echo", [], b"x" * 4096)]

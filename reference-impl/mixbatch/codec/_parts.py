@@ -211,8 +211,10 @@ def _request_start(
         raise _fail(
             index, detail, "MB-PART-2", "invalid-http-method", "Missing or invalid Http-Method", at
         )
-    # MB-SUB-3: "A server rejects a part whose Http-Method is CONNECT or TRACE".
-    if method.upper() in FORBIDDEN_METHODS:
+    # MB-SUB-3: "A server rejects a part whose Http-Method is CONNECT or TRACE". Method names
+    # are case-sensitive (spec 3.2.1): `trace` is another, unknown method, "answered in its
+    # part like any unknown method ...; it is not an envelope error".
+    if method in FORBIDDEN_METHODS:
         raise _fail(
             index,
             f"Http-Method {method!r} is not allowed in a batch",
