@@ -1,0 +1,158 @@
+"""Where references are substituted and where not (spec 7.7), read from what a part received.
+
+Theory of operation: every check here sends a `Batch-Mode: references` batch whose later part
+goes to the `echo` resource, so the request that part's resource received shows what the server
+substituted. A `$(N:name)` in a header field value becomes the value part N's response carried,
+as it came in the same batch response, so the suite learns that value from the same answer
+instead of fixing it. `$$(` becomes a literal `$(`, and any other `$` stays itself, in the
+target (the Content-Id) and in field values alike. Part content is never substituted. A
+`$(N:name)` naming a field part N's response did not carry leaves its part skipped with a
+problem naming the reference as written, and a later independent part still runs. All of
+these are read-only: the parts are GETs and POSTs to the echo resource.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mixbatch_conformance.checks._shared.alone import readable_echoes
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+REFERENCES = (("Batch-Mode", "references"),)
+#: A response field no test resource sends (MB-TEST-1 names none such), for a reference that
+#: cannot be resolved; the check confirms part 0 did not carry it.
+ABSENT_FIELD = "X-Mb-Suite-Absent"
+
+
+def _single(fields: list[str]) -> str | None:
+    return fields[0] if len(fields) == 1 else None
+
+
+@checker(
+    "references-field-value-substituted",
+    ("MB-PROC-18",),
+    "Under Batch-Mode: references, $(0:ETag) in a header field value reaches the part's resource as part 0's ETag, octet for octet, with the text around it kept.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def field_value_substituted(ctx: Context, judge: Judge) -> None:
+    tagged = ctx.path(ctx.resource(judge, "etag_resource"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    subs = [
+        SubRequest("GET", tagged),
+        SubRequest("GET", echo, (("X-Mb-Tag", "$(0:ETag)"), ("X-Mb-Around", "tag=$(0:ETag); end"))),
+    ]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
+    )
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-TEST-1")
+    etag = _single(env.parts[0].get_all("ETag"))
+    if etag is None:
+        judge.setup_error("part 0 (the etag_resource) carries no single ETag to name")
+    # MB-PROC-18: "MUST replace each reference in a part's `Content-Id` and header field values
+    # with the value it names before that part runs"; spec 7.7: "`$(N:name)` stands for the
+    # value of the response field `name` of part N, as received".
+    judge.require("part 1 status", part_status(env, 1), {200}, "MB-PROC-18")
+    (seen,) = readable_echoes(judge, env.parts[1].body)
+    judge.expect("X-Mb-Tag received", seen.get_all("X-Mb-Tag"), [[etag]], "MB-PROC-18")
+    judge.expect(
+        "X-Mb-Around received", seen.get_all("X-Mb-Around"), [[f"tag={etag}; end"]], "MB-PROC-18"
+    )
+
+
+@checker(
+    "references-escape-literal",
+    ("MB-PROC-18",),
+    "Under Batch-Mode: references, $$( reaches the part's resource as a literal $( and any other $ as itself, in the target and in a field value.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def escape_literal(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    # `$`, `(` and `)` are sub-delims, valid in a query (RFC 3986 §3.4).
+    subs = [
+        SubRequest("GET", ok),
+        SubRequest("GET", f"{echo}?q=$$(0)&p=$5&r=$$", (("X-Mb-Literal", "$$(0) cost $5 $$ $"),)),
+    ]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
+    )
+    # Spec 7.7: "`$$(` stands for a literal `$(`; any other `$` is itself." MB-PROC-18: the
+    # part runs "as the same request sent alone with those values".
+    judge.require("part 1 status", part_status(env, 1), {200}, "MB-PROC-18")
+    (seen,) = readable_echoes(judge, env.parts[1].body)
+    judge.expect("target received", seen.target, {f"{echo}?q=$(0)&p=$5&r=$$"}, "MB-PROC-18")
+    judge.expect(
+        "X-Mb-Literal received", seen.get_all("X-Mb-Literal"), [["$(0) cost $5 $$ $"]], "MB-PROC-18"
+    )
+
+
+@checker(
+    "references-not-in-content",
+    ("MB-PROC-18",),
+    "Under Batch-Mode: references, $(0) and $(0:ETag) in a part's content reach its resource unchanged.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def not_in_content(ctx: Context, judge: Judge) -> None:
+    tagged = ctx.path(ctx.resource(judge, "etag_resource"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    text = (("Content-Type", "text/plain"),)
+    bodies = [b"x $(0) y", b"x $(0:ETag) y $$(0)"]
+    subs = [SubRequest("GET", tagged), *(SubRequest("POST", echo, text, b) for b in bodies)]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
+    )
+    # Spec 7.7: "References are not substituted in part content: a server cannot know where in
+    # arbitrary octets a URI sits, and the substitution would change the part's length";
+    # MB-PROC-18 names only "a part's `Content-Id` and header field values".
+    for i, body in enumerate(bodies, start=1):
+        judge.expect(f"part {i} status", part_status(env, i), {200}, "MB-PROC-18")
+        if part_status(env, i) != 200:
+            continue
+        (seen,) = readable_echoes(judge, env.parts[i].body)
+        judge.expect(f"part {i} content received", seen.body, {body}, "MB-PROC-18")
+
+
+@checker(
+    "references-missing-field-skipped",
+    ("MB-PROC-20",),
+    "A part whose $(0:name) names a field part 0's response lacks is skipped with a problem naming the reference as written, and a later independent part runs.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def missing_field_skipped(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    written = f"$(0:{ABSENT_FIELD})"
+    subs = [
+        SubRequest("GET", ok),
+        SubRequest("GET", echo, (("X-Mb-Tag", written),)),
+        SubRequest("GET", ok),
+    ]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
+    )
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-TEST-1")
+    if env.parts[0].get_all(ABSENT_FIELD):
+        judge.setup_error(f"the ok resource sends {ABSENT_FIELD}, so the reference resolves")
+    # MB-PROC-20: a part whose reference cannot be resolved because "its response has no such
+    # field" is answered "`Batch-Outcome: skipped` with an `application/problem+json` body whose
+    # `requirement` is `MB-PROC-20` and whose `reference` member is the reference as written,
+    # and the error policy treats that part as one that did not fail".
+    part = env.parts[1]
+    judge.expect("part 1 Batch-Outcome", part.get("Batch-Outcome"), {"skipped"}, "MB-PROC-20")
+    judge.expect("part 1 status", part_status(env, 1), {None}, "MB-RESP-5")
+    media, _ = judge.media_type("part 1 Content-Type", part.get("Content-Type"), "MB-PROC-20")
+    try:
+        doc = json.loads(part.body) if media == "application/problem+json" else None
+    except ValueError:
+        doc = None
+    doc = doc if isinstance(doc, dict) else {}
+    judge.expect("part 1 problem requirement", doc.get("requirement"), {"MB-PROC-20"})
+    judge.expect("part 1 problem reference", doc.get("reference"), {written}, "MB-PROC-20")
+    judge.expect("part 2 status", part_status(env, 2), {200}, "MB-PROC-20")
