@@ -42,6 +42,7 @@ from mixbatch_conformance.run.plants import (
     parts,
     problems,
     processing,
+    reference_substitution,
     refusal_readings,
     resolution,
     resources,
@@ -112,6 +113,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
     + refusal_readings.PLANTS
+    + reference_substitution.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
