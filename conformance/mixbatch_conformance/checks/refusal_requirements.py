@@ -27,6 +27,15 @@ from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 __all__: list[str] = []
 
 BOUNDARY = "mb-named-6e2a9d41c07b35f8"
+#: What makes a Content-Id value not "<" URI-reference ">" (spec 3.2.2), appended to a valid
+#: path: a space, a `%` without two hex digits, a non-ASCII octet (sent as Latin-1), brackets
+#: outside an IP-literal.
+MALFORMED_TARGET_TAILS = (
+    ("a space", " x"),
+    ("a bad percent-encoding", "%zz"),
+    ("a non-ASCII octet", "\xe9"),
+    ("brackets in its path", "[1]"),
+)
 
 
 def _is_count(value: object) -> bool:
@@ -37,7 +46,9 @@ def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
     """(what, the IDs that name the broken requirement, the server's first, the faulty part's
     header section)."""
     get = f"Http-Method: GET\r\nContent-Id: <{ok}>\r\n"
-    authority = ctx.target.base_url.split("://", 1)[1]
+    scheme, authority = ctx.target.base_url.split("://", 1)
+    other_scheme = "http" if scheme.lower() == "https" else "https"
+    get_only = "Http-Method: GET\r\nContent-Id: "
     endpoint = ctx.batch_path
     return [
         (
@@ -67,6 +78,21 @@ def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
             ("MB-SUB-2",),
             f"Http-Method: GET\r\nContent-Id: <http://user@{authority}{ok}>\r\n",
         ),
+        # Spec 3.2.2: "A reference such as `<a:b>` is not malformed: it parses as an absolute
+        # URI with the scheme `a`, and MB-SUB-2 rejects it as another scheme".
+        ("the scheme a", ("MB-SUB-2",), "Http-Method: GET\r\nContent-Id: <a:b>\r\n"),
+        ("the scheme mailto", ("MB-SUB-2",), "Http-Method: GET\r\nContent-Id: <mailto:x@y>\r\n"),
+        (
+            "the batch's own authority under another scheme",
+            ("MB-SUB-2",),
+            f"Http-Method: GET\r\nContent-Id: <{other_scheme}://{authority}{ok}>\r\n",
+        ),
+        # Spec 3.2.2: "a value with a non-ASCII octet, a space, a `%` not followed by two hex
+        # digits, or a `[` or `]` outside an IP-literal is rejected under MB-PART-4".
+        *(
+            (f"a target with {what}", ("MB-PART-4", "MB-PART-3"), f"{get_only}<{ok}{text}>\r\n")
+            for what, text in MALFORMED_TARGET_TAILS
+        ),
         ("a TRACE part", ("MB-SUB-3",), f"Http-Method: TRACE\r\nContent-Id: <{ok}>\r\n"),
         ("a CONNECT part", ("MB-SUB-3",), f"Http-Method: CONNECT\r\nContent-Id: <{ok}>\r\n"),
         ("a forbidden field", ("MB-PART-10", "MB-PART-9"), f"{get}Transfer-Encoding: chunked\r\n"),
@@ -82,7 +108,7 @@ def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
 @checker(
     "refusal-names-broken-requirement",
     ("MB-STATUS-4",),
-    "Each refused part (the batch endpoint, an asterisk, another authority, a fragment, TRACE, CONNECT, a forbidden field, a missing or repeated Http-Method or Content-Id, an obs-fold) is answered 400 with a problem document naming the requirement that part broke and the part's index (1), under every Accept the target offers.",
+    "Each refused part (the batch endpoint, an asterisk, another authority or scheme, a malformed target, a fragment, TRACE, CONNECT, a forbidden field, a missing or repeated Http-Method or Content-Id, an obs-fold) is answered 400 with a problem document naming the requirement that part broke and the part's index (1), under every Accept the target offers.",
     state=State.READ_ONLY,
 )
 def refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
