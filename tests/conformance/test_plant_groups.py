@@ -45,6 +45,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     list_and_tag_readings,
     octet_units,
+    reference_substitution,
     refusal_readings,
     resolution,
     sandbox_inputs,
@@ -160,6 +161,17 @@ GROUPS = (
     ),
     Group("write-kinds", _names(write_kinds.PLANTS), each_catcher=False, tier="slow"),
     Group("aggregate-dates", _names(aggregate_dates.PLANTS), tier="slow"),
+    Group(
+        "reference-substitution",
+        _names(reference_substitution.PLANTS),
+        (
+            "references-field-value-substituted",
+            "references-escape-literal",
+            "references-not-in-content",
+            "references-missing-field-skipped",
+        ),
+        ("FAIL",),
+    ),
 )
 
 
