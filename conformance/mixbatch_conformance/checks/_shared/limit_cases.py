@@ -119,6 +119,8 @@ def within(ctx: Context, judge: Judge, body: bytes, parts: int, fields: int = 3)
 #: Where spec 5.3 places a limit fault: "a limit on the section or the part: the offset of the
 #: section's first octet", in the one part these cases send (after the first delimiter line).
 FIRST_SECTION = len(f"--{BOUNDARY}\r\n")
+#: The requirements a refusal for any exceeded limit may name (MB-STATUS-4).
+LIMIT_REQUIREMENTS = frozenset({"MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-3"})
 
 
 def refused(
@@ -145,6 +147,17 @@ def refused(
     doc = problem_of(resp)
     if doc is None or resp.status != status:
         return
+    # MB-STATUS-4: the problem names "the ID of the requirement the request broke"; spec 5.3
+    # lists 413 and 431 among the refusals that name one. A batch over a limit breaks the
+    # limit's rule, stated for the server (MB-STATUS-3, MB-LIMIT-1, and MB-LIMIT-5 for
+    # `max_part_fields`) and for the client (MB-LIMIT-3): any of them names it, a framing or
+    # envelope rule does not.
+    judge.expect(
+        "problem requirement",
+        doc.get("requirement"),
+        LIMIT_REQUIREMENTS | ({"MB-LIMIT-5"} if name == "max_part_fields" else set()),
+        "MB-STATUS-4",
+    )
     if must_name is not None:
         judge.expect("problem names the limit", doc.get("limit"), {name}, must_name)
     elif "limit" in doc:
