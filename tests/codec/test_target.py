@@ -177,3 +177,10 @@ def test_resolutions_remembered_stay_bounded() -> None:
     assert resolve_part_target(_part(0, long, 0), base="/b", scheme="http", authority="a") == long
     assert len(_target._resolved) <= _target.RESOLVED_CACHE_SIZE
     assert all(key[0] != long for key in _target._resolved)
+
+
+@pytest.mark.parametrize("reference", ["http:///x", "http://:80/x", "http://u@/x"])
+def test_an_empty_host_matches_no_batch_even_one_without_a_host(reference: str) -> None:
+    with pytest.raises(RemoteProtocolError) as caught:
+        resolve_target("/batch", reference, scheme="http", authority="")
+    assert caught.value.requirement == "MB-SUB-2"

@@ -46,7 +46,7 @@ from .messages import (
     ResponseCut,
     end_to_end,
 )
-from .origin import parse_public_origin, request_origin
+from .origin import host_fault, parse_public_origin, request_origin
 from .problems import problem, reason
 from .targets import origin_form
 
@@ -412,6 +412,16 @@ class HttpConnection(asyncio.Protocol):
                 if fault is not None:
                     await self._send_simple(problem(400, "ambiguous-framing", fault))
                     return None
+                hosts = [
+                    v.decode("latin-1")
+                    for n, v in event.headers.raw_items()
+                    if n.lower() == b"host"
+                ]
+                if event.http_version == b"1.1" or hosts:
+                    fault = host_fault(hosts)
+                    if fault is not None:
+                        await self._send_simple(problem(400, "invalid-host", fault))
+                        return None
                 if _head_size(event) > config.max_request_header_bytes:
                     # h11 only bounds a head that is still incomplete; one that arrived whole
                     # in a single read is measured here, so the limit holds either way.

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from mixbatch.codec import Fields
 
-__all__ = ["Origin", "parse_public_origin", "request_origin"]
+__all__ = ["Origin", "host_fault", "parse_public_origin", "request_origin"]
 
 #: The schemes an origin may have, with their default ports (RFC 9110 §4.2).
 DEFAULT_PORTS = {"http": "80", "https": "443"}
@@ -33,6 +33,14 @@ DEFAULT_PORTS = {"http": "80", "https": "443"}
 _ORIGIN = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<authority>[^/?#@\s]+)/?")
 #: host [ ":" port ], the host an IP-literal in brackets or anything without a colon.
 _HOSTPORT = re.compile(r"(\[[^\]]*\]|[^:]*)(?::(\d*))?")
+#: RFC 9110 §7.2: Host = uri-host [ ":" port ]; uri-host is RFC 3986's host (an IP-literal in
+#: brackets, or a reg-name of unreserved, pct-encoded and sub-delims characters, which also
+#: spells every IPv4address); port = *DIGIT.
+_HOST_FIELD = re.compile(
+    r"(?:\[(?:[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[A-Za-z0-9._~!$&'()*+,;=:-]+)\]"
+    r"|(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)"
+    r"(?::[0-9]*)?"
+)
 #: RFC 7239 §4: forwarded-pair = token "=" value; value = token / quoted-string.
 _PAIR = re.compile(r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*)\s*')
 
@@ -74,6 +82,27 @@ def parse_public_origin(text: str) -> Origin:
             f"public origin must look like https://host[:port] with no path, got {text!r}"
         )
     return Origin(match["scheme"].lower(), match["authority"])
+
+
+def host_fault(values: list[str]) -> str | None:
+    """Why the Host field lines ``values`` of an HTTP/1.1 request are not a valid Host, or None.
+
+    RFC 9112 §3.2: a server "MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+    request message that lacks a Host header field and to any request message that contains
+    more than one Host header field line or a Host header field with an invalid field value".
+    An empty value is refused too: the target URI it builds, ``http:///path``, has an empty
+    host, which RFC 9110 §4.2.1 tells a recipient to "reject ... as invalid"; and spec 3.2.2
+    builds a batch's base URI from Host: "a batch request without a valid `Host` is already a
+    bad HTTP/1.1 request (RFC 9112 §3.2) and is answered 400".
+    """
+    if len(values) != 1:
+        return f"the request carries {len(values)} Host field lines, not one (RFC 9112 §3.2)"
+    value = values[0].strip(" \t")
+    if not value or value.startswith(":"):
+        return "the Host field names no host, so the target URI is invalid (RFC 9110 §4.2.1)"
+    if _HOST_FIELD.fullmatch(value) is None:
+        return f'the Host field {value!r} is not uri-host [ ":" port ] (RFC 9110 §7.2)'
+    return None
 
 
 def _last(values: list[str]) -> str | None:

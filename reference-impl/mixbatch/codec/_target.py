@@ -153,6 +153,12 @@ def resolve_target(base: str, reference: str, *, scheme: str, authority: str) ->
     if r_scheme is not None:
         if not _SCHEME.fullmatch(r_scheme):
             raise _refuse(f"target {reference!r} has an invalid scheme")
+        r_host = _PORT.sub("", (r_authority or "").rpartition("@")[2])
+        if not r_host:
+            # MB-SUB-2 prose: "an empty host (`http:///x`) matches no batch request", whatever
+            # the batch's own Host says (RFC 9110 §4.2.1: an http URI with an empty host is
+            # invalid).
+            raise _refuse(f"target {reference!r} names an empty host")
         if r_scheme.lower() != scheme.lower() or normalize_authority(
             r_authority or "", r_scheme
         ) != normalize_authority(authority, scheme):
