@@ -127,6 +127,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "proxy-validates-before-forwarding",
         "references-atomic-unresolved",
         "references-location",
+        "references-location-in-field-value",
         "refused-patch-as-alone",
         "sandbox-collection-every-member-retrieved",
         "sandbox-collection-strong-etag-same-octets",

@@ -8,12 +8,15 @@ instead of fixing it. `$$(` becomes a literal `$(`, and any other `$` stays itse
 target (the Content-Id) and in field values alike. Part content is never substituted. A
 `$(N:name)` naming a field part N's response did not carry leaves its part skipped with a
 problem naming the reference as written, and a later independent part still runs. All of
-these are read-only: the parts are GETs and POSTs to the echo resource.
+these but one are read-only (GETs, and POSTs to the echo resource); the one that needs a
+`Location` creates a sandbox member, which the run deletes at its end.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
+from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -34,7 +37,7 @@ def _single(fields: list[str]) -> str | None:
 @checker(
     "references-field-value-substituted",
     ("MB-PROC-18",),
-    "Under Batch-Mode: references, $(0:ETag) in a header field value reaches the part's resource as part 0's ETag, octet for octet, with the text around it kept.",
+    "Under Batch-Mode: references, $(0:ETag) in a header field value reaches the part's resource as part 0's ETag, octet for octet, with the text around it kept, and $(0:etag) names the same field.",
     profile="references",
     state=State.READ_ONLY,
 )
@@ -43,7 +46,15 @@ def field_value_substituted(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     subs = [
         SubRequest("GET", tagged),
-        SubRequest("GET", echo, (("X-Mb-Tag", "$(0:ETag)"), ("X-Mb-Around", "tag=$(0:ETag); end"))),
+        SubRequest(
+            "GET",
+            echo,
+            (
+                ("X-Mb-Tag", "$(0:ETag)"),
+                ("X-Mb-Around", "tag=$(0:ETag); end"),
+                ("X-Mb-Lower", "$(0:etag)"),
+            ),
+        ),
     ]
     env = expect_processed(
         ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
@@ -60,6 +71,52 @@ def field_value_substituted(ctx: Context, judge: Judge) -> None:
     judge.expect("X-Mb-Tag received", seen.get_all("X-Mb-Tag"), [[etag]], "MB-PROC-18")
     judge.expect(
         "X-Mb-Around received", seen.get_all("X-Mb-Around"), [[f"tag={etag}; end"]], "MB-PROC-18"
+    )
+    # Spec 7.7: "field-name = token ; RFC 9110 section 5.1", and field names are
+    # case-insensitive (RFC 9110 §5.1), so `$(0:etag)` names the field `$(0:ETag)` names.
+    judge.expect("X-Mb-Lower received", seen.get_all("X-Mb-Lower"), [[etag]], "MB-PROC-18")
+
+
+@checker(
+    "references-location-in-field-value",
+    ("MB-PROC-18",),
+    "Under Batch-Mode: references, $(0) in a header field value reaches the part's resource as part 0's Location in origin form, and $(0:Location) as that Location was received.",
+    profile="references",
+    state=State.WRITES_IN_SANDBOX,
+)
+def location_in_field_value(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    marker = f"mb-suite-ref-{secrets.token_hex(6)}"
+    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
+    fields = (("X-Mb-Where", "at $(0)"), ("X-Mb-Location", "$(0:Location)"))
+    subs = [
+        SubRequest("POST", coll, (("Content-Type", "application/json"),), json.dumps(doc).encode()),
+        SubRequest("GET", echo, fields),
+    ]
+    env = expect_processed(
+        ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
+    )
+    judge.require("part 0 status", part_status(env, 0), {201}, "MB-TEST-3")
+    location = _single(env.parts[0].get_all("Location"))
+    if location is None:
+        judge.setup_error("the 201 of part 0 names no single Location")
+    # Spec 7.7: "`$(N)` stands for the `Location` of part N's response, resolved against part
+    # N's target (RFC 9110 §10.2.2) and written in origin form (path and query); `$(N:name)`
+    # stands for the value of the response field `name` of part N, as received". MB-PROC-18:
+    # "MUST replace each reference in a part's `Content-Id` and header field values".
+    base = ctx.target.base_url.rstrip("/") + ctx.resolve(coll)
+    resolved = urlsplit(urljoin(base, location.strip()))
+    origin_form = (resolved.path or "/") + (f"?{resolved.query}" if resolved.query else "")
+    judge.require("part 1 status", part_status(env, 1), {200}, "MB-PROC-18")
+    (seen,) = readable_echoes(judge, env.parts[1].body)
+    where = seen.get_all("X-Mb-Where")
+    judge.expect("X-Mb-Where received", where, [[f"at {origin_form}"]], "MB-PROC-18")
+    judge.expect(
+        "X-Mb-Location received", seen.get_all("X-Mb-Location"), [[location]], "MB-PROC-18"
     )
 
 
