@@ -4,7 +4,8 @@ lone `$`, part content, and a field the named response lacks.
 Theory of operation: the reference server substitutes correctly, so each plant rewrites what it
 receives in a `Batch-Mode: references` batch until its correct substitution yields what a wrong
 server would send on. A server that substitutes only in Content-Id sees its field values'
-`$(` escaped as `$$(`; one that ignores a field name sees `$(N)`; one that keeps `$$(` sees
+`$(` escaped as `$$(`; one that ignores a field name sees `$(N)`; one that matches field names
+by case sees a lower-case name turned into one no response carries; one that keeps `$$(` sees
 `$$$(`, which the reference server turns into `$$(`; one that reads `$$(` as a reference sees
 `$(`; one that drops a lone `$` never sees it; one that substitutes in content sees content
 already substituted. A server that reads a missing field as empty sees no reference at all, and
@@ -129,6 +130,20 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-18 a field name ignored",
         ("references-field-value-substituted",),
         on_request=_in_fields(r"\$\(([0-9]+):[^)]*\)", r"$(\1)", content_id=False),
+    ),
+    P(
+        "field-name-matched-by-case",
+        "MB-PROC-18 a field name matched case-sensitively",
+        ("references-field-value-substituted",),
+        on_request=_in_fields(
+            r"\$\(([0-9]+):([a-z][a-z0-9-]*)\)", r"$(\1:X-Mb-Plant-\2)", content_id=False
+        ),
+    ),
+    P(
+        "location-reference-in-field-left-literal",
+        "MB-PROC-18 $(N) in a field value left as written",
+        ("references-location-in-field-value",),
+        on_request=_in_fields(r"(?<!\$)\$\(([0-9]+)\)", r"$$(\1)", content_id=False),
     ),
     # Spec 7.7: "`$$(` stands for a literal `$(`; any other `$` is itself."
     P(
