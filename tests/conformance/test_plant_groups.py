@@ -166,6 +166,7 @@ GROUPS = (
         _names(reference_substitution.PLANTS),
         (
             "references-field-value-substituted",
+            "references-location-in-field-value",
             "references-escape-literal",
             "references-not-in-content",
             "references-missing-field-skipped",
