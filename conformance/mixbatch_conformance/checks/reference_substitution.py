@@ -108,7 +108,8 @@ def location_in_field_value(ctx: Context, judge: Judge) -> None:
     # N's target (RFC 9110 §10.2.2) and written in origin form (path and query); `$(N:name)`
     # stands for the value of the response field `name` of part N, as received". MB-PROC-18:
     # "MUST replace each reference in a part's `Content-Id` and header field values".
-    base = ctx.target.base_url.rstrip("/") + ctx.resolve(coll)
+    origin = urlsplit(ctx.target.base_url)
+    base = f"{origin.scheme}://{origin.netloc}{coll}"
     resolved = urlsplit(urljoin(base, location.strip()))
     origin_form = (resolved.path or "/") + (f"?{resolved.query}" if resolved.query else "")
     judge.require("part 1 status", part_status(env, 1), {200}, "MB-PROC-18")
