@@ -49,6 +49,7 @@ from mixbatch._http.budget import (
 )
 from mixbatch._http.content_coding import SUPPORTED_CODINGS, unsupported_codings
 from mixbatch._http.negotiation import batch_modes
+from mixbatch._http.origin import host_fault
 from mixbatch.codec import (
     Fields,
     Limits,
@@ -198,6 +199,15 @@ class BatchMiddleware:
 
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = _fields(scope)
+        hosts = headers.get_all("Host")
+        fault = host_fault(hosts) if hosts else None
+        if fault is not None:
+            # Spec 3.2.2: the base URI is "built from its `Host`", and "a batch request without
+            # a valid `Host` is already a bad HTTP/1.1 request (RFC 9112 §3.2) and is answered
+            # 400". An ASGI server passes the field on unchecked; one it leaves out (HTTP/1.0,
+            # HTTP/2's :authority) is the server's to judge.
+            await send_problem(send, problem_document(400, "invalid-host", fault))
+            return
         listed = headers.get_all("Batch-Mode")
         # MB-PROC-17: "read Batch-Mode as a comma-separated list of modes".
         modes = batch_modes(listed)
