@@ -43,6 +43,7 @@ from mixbatch_conformance.run.plants import (
     problems,
     processing,
     reference_substitution,
+    refusal_members,
     refusal_readings,
     resolution,
     resources,
@@ -113,6 +114,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
     + refusal_readings.PLANTS
+    + refusal_members.PLANTS
     + reference_substitution.PLANTS
 )
 
