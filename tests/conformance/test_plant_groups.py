@@ -173,6 +173,26 @@ GROUPS = (
         ),
         ("FAIL",),
     ),
+    Group(
+        "refusal-members",
+        (
+            "other-case-forbidden-method-refused",
+            "method-refusal-as-text",
+            "get-content-refusal-names-envelope",
+            "opaque-scheme-named-malformed",
+            "malformed-target-named-other-origin",
+            "limit-refusal-named-framing",
+            "unlocated-refusals-at-part-zero",
+            "trailing-slash-routed-not-nested",
+        ),
+        (
+            "forbidden-method-other-case-answered-in-part",
+            "method-refusal-names-requirement",
+            "unlocated-refusals-carry-no-location",
+            "nesting-routed-spellings-refused",
+        ),
+        ("FAIL",),
+    ),
 )
 
 
