@@ -263,8 +263,8 @@ def _problem(body: bytes) -> dict[str, Any] | None:
 
 @checker(
     "batch-abort-in-every-form",
-    ("MB-MULTI-12", "MB-STATUS-14", "MB-SEC-1"),
-    "A batch outlasting its declared time limit ends, in the XML and in the JSON form, with one abort entry indexed by its part_index whose one header field is Content-Type.",
+    ("MB-MULTI-12", "MB-STATUS-14", "MB-SEC-1", "MB-MULTI-4"),
+    "A batch outlasting its declared time limit ends, in the XML and in the JSON form, with one abort entry indexed by its part_index whose one header field is Content-Type, and in the JSON form with href and content_id null.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -310,6 +310,16 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
             [[("content-type", PROBLEM_JSON)]],
             "MB-MULTI-12",
         )
+        if accept == JSON_FORM:
+            # Spec 6.4 (MB-MULTI-4's form): "the abort report is a final entry with `outcome`
+            # `aborted`, `href`, `content_id` and `status` null"; it names no part's target.
+            judge.expect(
+                f"{accept} abort entry href and content_id",
+                (entry.href, entry.content_id),
+                {(None, None)},
+                "MB-MULTI-4",
+                allowed_text="(None, None): both null",
+            )
 
 
 def _location_form(value: str | None) -> tuple[str, str, str] | None:
