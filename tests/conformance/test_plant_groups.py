@@ -43,6 +43,7 @@ from mixbatch_conformance.run.plants import (
     conditional_evaluations,
     field_kinds,
     field_scope,
+    hosts_and_entries,
     list_and_tag_readings,
     octet_units,
     reference_substitution,
@@ -192,6 +193,20 @@ GROUPS = (
             "nesting-routed-spellings-refused",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "hosts-and-entries",
+        _names(hosts_and_entries.PLANTS),
+        (
+            "batch-host-invalid-refused",
+            "atomic-preference-applied-only-when-asked",
+            "multistatus-entries-without-framing-fields",
+            "capabilities-agree-with-answers",
+            "batch-abort-in-every-form",
+        ),
+        ("FAIL",),
+        # Waits out the declared whole-batch time limit in each 207 form.
+        slow_plants=("json-abort-entry-names-a-part",),
     ),
 )
 

@@ -32,6 +32,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     forms,
     framing,
+    hosts_and_entries,
     json_form,
     lengths,
     limits,
@@ -116,6 +117,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_readings.PLANTS
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
+    + hosts_and_entries.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
