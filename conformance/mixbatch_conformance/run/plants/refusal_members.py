@@ -137,7 +137,7 @@ PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "limit-refusal-named-framing",
         "MB-STATUS-4 a 413 or 431 for an exceeded limit naming MB-WIRE-17",
-        ("limit-part-fields-one-over", "limit-part-header-bytes-one-over"),
+        ("limit-parts-one-over", "limit-part-fields-one-over", "limit-part-header-bytes-one-over"),
         on_response=_limit_named_framing,
     ),
     Mutation(
