@@ -191,6 +191,7 @@ GROUPS = (
             "method-refusal-names-requirement",
             "unlocated-refusals-carry-no-location",
             "nesting-routed-spellings-refused",
+            "limit-parts-one-over",
         ),
         ("FAIL",),
     ),
