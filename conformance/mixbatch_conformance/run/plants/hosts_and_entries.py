@@ -1,12 +1,13 @@
 """Planted violations of the batch's Host, what a 207 entry lists, an atomic batch's
-Preference-Applied and the capabilities document's claims.
+Preference-Applied, the capabilities document's claims and malformed batches sent chunked.
 
 A server that takes an invalid Host, or an empty one, as the base authority (spec 3.2.2, 8.3);
 one whose atomic path writes `Preference-Applied: batch-on-error=stop` unasked (spec 7.5);
 JSON or XML entries built from a handler's raw header map, framing fields included (spec 6.1,
 MB-RESP-4); a JSON abort entry that names a part's target (spec 6.4); and a capabilities
 document that hides a form, claims one the server refuses, or hides the atomic profile it runs
-(spec 9.2).
+(spec 9.2); and a malformed batch sent chunked that is accepted, or whose fault is placed in
+octets of the chunked stream rather than of the content (MB-INTER-5).
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ import re
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, map_capabilities, map_json, map_xml
+from mixbatch_conformance.run.plants._edits import (
+    fake_processed,
+    is_batch,
+    map_capabilities,
+    map_json,
+    map_xml,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -95,6 +102,33 @@ def _json_refused(req: RelayRequest, resp: RelayResponse) -> None:
         resp.body = json.dumps(doc).encode()
 
 
+def _offset_in_chunked_stream(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that counts a fault's byte_offset in the chunked stream, chunk lines included."""
+    if not (is_batch(req) and req.chunks and resp.status >= 400):
+        return
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    offset = doc.get("byte_offset") if isinstance(doc, dict) else None
+    if not isinstance(offset, int):
+        return
+    start = extra = 0
+    for size in req.chunks:
+        if start > offset:
+            break
+        extra += len(b"%x\r\n" % size) + 2
+        start += size
+    doc["byte_offset"] = offset + extra
+    resp.body = json.dumps(doc).encode()
+
+
+def _chunked_fault_processed(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that runs what it could split of a malformed batch sent chunked."""
+    if is_batch(req) and req.chunks and resp.status == 400:
+        fake_processed(req, resp)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -150,5 +184,17 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-7 the capabilities document omits the atomic profile the server runs",
         ("capabilities-agree-with-answers",),
         on_response=map_capabilities(_drop_listed("profiles", "atomic")),
+    ),
+    P(
+        "chunked-fault-offset-counts-chunk-lines",
+        "MB-INTER-5 a fault in a chunked batch placed by octets of the chunked stream",
+        ("chunked-faults-answered-as-content-length",),
+        on_response=_offset_in_chunked_stream,
+    ),
+    P(
+        "chunked-malformed-batch-processed",
+        "MB-INTER-5 a malformed batch sent chunked run as far as it splits",
+        ("chunked-faults-answered-as-content-length",),
+        on_response=_chunked_fault_processed,
     ),
 )
