@@ -8,13 +8,16 @@ check sends `Batch-Mode: atomic` with no `Prefer`, as a batch that commits ([GET
 one that fails ([GET ok, GET not_found, GET ok]); both are read-only, so nothing is undone
 but the outcomes. Neither answer's `Preference-Applied` may name `batch-on-error`, in any
 case. A 207 form's header section is the server's too, so each form the target declares is
-asked for.
+asked for. The failing batch is sent twice more: with `Prefer: respond-async`, a preference
+that is not the policy, and with `Prefer: batch-on-error=continue`, where the client asked for
+the policy, but not for `stop`: neither answer may name `batch-on-error=stop` (whether a server
+names `continue` there is its choice, spec 7.4).
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
@@ -23,38 +26,58 @@ from mixbatch_conformance.core.validator import list_members
 __all__: list[str] = []
 
 ATOMIC = ("Batch-Mode", "atomic")
+#: Prefer values that do not ask for stop: another preference, and the other policy.
+ASKED_OTHERWISE = ("respond-async", "batch-on-error=continue")
 
 
-def _named_preferences(values: list[str]) -> list[str]:
-    """The lower-cased preference names a Preference-Applied field lists (RFC 7240 §3)."""
-    return [m.split(";", 1)[0].split("=", 1)[0].strip(" \t").lower() for m in list_members(values)]
+def _applied(values: list[str]) -> list[tuple[str, str]]:
+    """(name, value) of each preference a Preference-Applied field lists (RFC 7240 §3), both
+    lower-cased and the value unquoted."""
+    out = []
+    for member in list_members(values):
+        name, _, value = member.split(";", 1)[0].partition("=")
+        out.append((name.strip(" \t").lower(), value.strip(" \t").strip('"').lower()))
+    return out
 
 
 @checker(
     "atomic-preference-applied-only-when-asked",
     ("MB-PROC-8",),
-    "An atomic batch sent without Prefer, committed or failed, is answered with no batch-on-error in Preference-Applied, in every declared form.",
+    "An atomic batch sent without Prefer, committed or failed, names no batch-on-error in Preference-Applied in any declared form, and one whose Prefer is respond-async or batch-on-error=continue does not name batch-on-error=stop.",
     profile="atomic",
     state=State.READ_ONLY,
 )
 def atomic_preference_only_when_asked(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
     accepts = [None] + [accept for p, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(p)]
-    for name, subs in (("committed", [ok]), ("failed", [ok, nf, ok])):
-        for accept in accepts:
-            headers = (ATOMIC,) if accept is None else (ATOMIC, ("Accept", accept))
-            resp = ctx.batch(judge, subs, headers=headers)
-            what = f"{name} atomic batch{'' if accept is None else ' as ' + accept}"
-            if resp.status not in (200, 207):
-                judge.note(f"{what}: answered {resp.status}; the atomic checks judge that")
-                continue
-            # Spec 7.5 (MB-PROC-8's shapes): "An atomic batch implies the `stop` policy; a
-            # server names `batch-on-error=stop` in `Preference-Applied` only when the client
-            # asked for it."
-            judge.expect(
-                f"{what}: Preference-Applied names batch-on-error",
-                "batch-on-error" in _named_preferences(resp.get_all("Preference-Applied")),
-                {False},
-                "MB-PROC-8",
-                allowed_text="False (the client sent no Prefer)",
-            )
+    batches = (("committed", [ok]), ("failed", [ok, nf, ok]))
+    cases: list[tuple[str, list[SubRequest], str | None, str | None]] = [
+        (name, subs, accept, None) for name, subs in batches for accept in accepts
+    ]
+    cases += [("failed", [ok, nf, ok], None, prefer) for prefer in ASKED_OTHERWISE]
+    for name, subs, accept, prefer in cases:
+        headers = [ATOMIC]
+        if accept is not None:
+            headers.append(("Accept", accept))
+        if prefer is not None:
+            headers.append(("Prefer", prefer))
+        resp = ctx.batch(judge, subs, headers=tuple(headers))
+        what = f"{name} atomic batch" + (f" as {accept}" if accept else "")
+        what += f" with Prefer: {prefer}" if prefer else " without Prefer"
+        if resp.status not in (200, 207):
+            judge.note(f"{what}: answered {resp.status}; the atomic checks judge that")
+            continue
+        applied = _applied(resp.get_all("Preference-Applied"))
+        # Spec 7.5 (MB-PROC-8's shapes): "An atomic batch implies the `stop` policy; a server
+        # names `batch-on-error=stop` in `Preference-Applied` only when the client asked for
+        # it."
+        named = [f"{n}={v}" for n, v in applied if n == "batch-on-error"]
+        if prefer is not None:
+            named = [m for m in named if m == "batch-on-error=stop"]
+        judge.expect(
+            f"{what}: Preference-Applied",
+            named,
+            [[]],
+            "MB-PROC-8",
+            allowed_text="no batch-on-error" if prefer is None else "no batch-on-error=stop",
+        )

@@ -60,6 +60,14 @@ def _stop_announced_for_atomic(req: RelayRequest, resp: RelayResponse) -> None:
         resp.headers.append(("Preference-Applied", "batch-on-error=stop"))
 
 
+def _stop_announced_over_continue(req: RelayRequest, resp: RelayResponse) -> None:
+    """An atomic path that names the stop it implies in place of the continue asked for."""
+    atomic = re.search(r"(?i)\batomic\b", req.get("Batch-Mode") or "")
+    asked = re.search(r"(?i)batch-on-error\s*=\s*\"?continue", req.get("Prefer") or "")
+    if is_batch(req) and atomic and asked and resp.status in (200, 207):
+        resp.set("Preference-Applied", "batch-on-error=stop")
+
+
 def _json_content_length(doc: dict[str, Any]) -> None:
     for item in doc.get("responses", []):
         if item.get("outcome") != "aborted":
@@ -148,6 +156,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-8 an atomic batch answered with Preference-Applied: batch-on-error=stop unasked",
         ("atomic-preference-applied-only-when-asked",),
         on_response=_stop_announced_for_atomic,
+    ),
+    P(
+        "atomic-announces-stop-over-continue",
+        "MB-PROC-8 an atomic batch asking for continue answered with batch-on-error=stop applied",
+        ("atomic-preference-applied-only-when-asked",),
+        on_response=_stop_announced_over_continue,
     ),
     P(
         "json-entries-list-content-length",
