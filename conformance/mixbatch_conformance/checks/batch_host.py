@@ -5,8 +5,8 @@ the batch request's target URI, built from its `Host` as RFC 9110 §7.1 says") a
 batch request without a valid `Host` is already a bad HTTP/1.1 request (RFC 9112 §3.2) and is
 answered 400 before mixbatch has anything to resolve". The check sends one valid one-part
 batch (GET ok) under the target's own authority (it must be processed, else N/A), then the
-same batch with a Host that is not `uri-host [ ":" port ]`: a space inside, and a port that
-is not digits. Each is answered 400; only the status is judged, since an HTTP library may
+same batch with a Host that is not `uri-host [ ":" port ]`: a space inside, a port that is
+not digits, and userinfo. Each is answered 400; only the status is judged, since an HTTP library may
 refuse such a request before any mixbatch code runs, in its own words.
 
 An empty Host gives an `http` target URI with an empty host, which RFC 9110 §4.2.1 calls
@@ -25,8 +25,9 @@ from mixbatch_conformance.core.registry import State, checker
 __all__: list[str] = []
 
 BOUNDARY = "mb-batch-host-3e8d51c0a7"
-#: Host values that are not `uri-host [ ":" port ]` (RFC 9110 §7.2; RFC 3986 §3.2.2, §3.2.3).
-INVALID_HOSTS = ("a b", "x:y:z")
+#: Host values that are not `uri-host [ ":" port ]` (RFC 9110 §7.2; RFC 3986 §3.2.2, §3.2.3):
+#: a space in the host, a port that is not digits, and userinfo, which Host never carries.
+INVALID_HOSTS = ("a b", "x:y:z", "u@h")
 #: Stands in for the Host line while the request is built, so it can be written empty.
 _PLACEHOLDER = "mb-host-placeholder.invalid"
 

@@ -31,9 +31,9 @@ __all__ = ["PLANTS"]
 #: The authority a planted server puts in place of a Host it should have refused.
 _STAND_IN = "localhost"
 _JSON_FORM = "application/vnd.mixbatch.multistatus+json"
-#: A Host the RFC 9110 §7.2 grammar refuses: a space or a control inside, or a second colon
-#: outside an IP-literal.
-_INVALID_HOST = re.compile(r"[\s\x00-\x1f]|^[^\[]*:[^:]*:")
+#: A Host the RFC 9110 §7.2 grammar refuses: a space, a control or an `@` inside, or a second
+#: colon outside an IP-literal.
+_INVALID_HOST = re.compile(r"[\s\x00-\x1f@]|^[^\[]*:[^:]*:")
 
 
 def _set_host(req: RelayRequest, value: str) -> None:
