@@ -14,7 +14,9 @@ def test_an_invalid_or_empty_host_is_400(host: str) -> None:
     headers, body = batch(("GET", "/books/1", [], b""))
     response = call(make_batched_app(), "POST", "/batch", {**headers, "Host": host}, body)
     assert response.status_code == 400
-    assert problem(response)["type"] == "https://mixbatch.dev/problems/invalid-host"
+    document = problem(response)
+    assert document["type"] == "https://mixbatch.dev/problems/invalid-host"
+    assert document["requirement"] == "MB-PART-5"
 
 
 def test_a_valid_host_is_run() -> None:

@@ -31,7 +31,9 @@ def _post(server: RunningServer, host_line: bytes, target: bytes = b"/echo") -> 
 def test_an_invalid_or_empty_host_is_400_problem(server: RunningServer, value: bytes) -> None:
     head, content = _post(server, b"Host: " + value + b"\r\n")
     assert head.startswith(b"HTTP/1.1 400 ")
-    assert json.loads(content)["type"] == "https://mixbatch.dev/problems/invalid-host"
+    document = json.loads(content)
+    assert document["type"] == "https://mixbatch.dev/problems/invalid-host"
+    assert document["requirement"] == "MB-PART-5"
 
 
 def test_a_missing_host_is_400(server: RunningServer) -> None:

@@ -420,7 +420,13 @@ class HttpConnection(asyncio.Protocol):
                 if event.http_version == b"1.1" or hosts:
                     fault = host_fault(hosts)
                     if fault is not None:
-                        await self._send_simple(problem(400, "invalid-host", fault))
+                        # MB-STATUS-4: a refused batch request names the requirement it broke;
+                        # spec 3.2.2 puts the Host rule under target resolution (MB-PART-5).
+                        path = event.target.split(b"?", 1)[0].decode("latin-1")
+                        named = "MB-PART-5" if path == config.batch_path else None
+                        await self._send_simple(
+                            problem(400, "invalid-host", fault, requirement=named)
+                        )
                         return None
                 if _head_size(event) > config.max_request_header_bytes:
                     # h11 only bounds a head that is still incomplete; one that arrived whole

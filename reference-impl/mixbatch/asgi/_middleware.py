@@ -206,7 +206,8 @@ class BatchMiddleware:
             # a valid `Host` is already a bad HTTP/1.1 request (RFC 9112 §3.2) and is answered
             # 400". An ASGI server passes the field on unchecked; one it leaves out (HTTP/1.0,
             # HTTP/2's :authority) is the server's to judge.
-            await send_problem(send, problem_document(400, "invalid-host", fault))
+            problem = problem_document(400, "invalid-host", fault, requirement="MB-PART-5")
+            await send_problem(send, problem)
             return
         listed = headers.get_all("Batch-Mode")
         # MB-PROC-17: "read Batch-Mode as a comma-separated list of modes".
