@@ -84,7 +84,7 @@ func (b *batchEndpoint) options(w http.ResponseWriter) {
 func preferStop(values []string) bool {
 	stop := false
 	for _, v := range values {
-		for _, pref := range strings.Split(v, ",") {
+		for _, pref := range splitOutsideQuotes(v) {
 			head, _, _ := strings.Cut(pref, ";")
 			name, val, _ := strings.Cut(trimOWS(head), "=")
 			if !strings.EqualFold(trimOWS(name), "batch-on-error") {
@@ -108,6 +108,13 @@ func preferStop(values []string) bool {
 func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 	// MB-TEST-7: the time budget counts from the moment the batch begins to arrive.
 	deadline := time.Now().Add(b.timeout)
+	if !validHost(r.Host) {
+		// Spec 3.2.2 with MB-PART-5: a batch request without a valid Host (an empty one
+		// included) is answered 400; its target URI, which parts resolve against, has none.
+		writeProblem(w, refusal(400, "MB-PART-5", "invalid-host", "Invalid Host",
+			"the batch request's Host "+strconv.Quote(r.Host)+" is not uri-host [\":\" port]"))
+		return
+	}
 	select {
 	case b.inflight <- struct{}{}:
 		defer func() { <-b.inflight }()
@@ -127,7 +134,7 @@ func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 			[2]string{"Accept-Post", mediaMultipart})
 		return
 	}
-	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(trimOWS(ce), "identity") {
+	if ce := unsupportedCoding(r.Header.Values("Content-Encoding")); ce != "" {
 		// Section 10.1: a content coding the server does not support is answered 415 with an
 		// Accept-Encoding field.
 		writeProblem(w, refusal(415, "MB-WIRE-2", "unsupported-content-coding", "Unsupported content coding",

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestUnsupportedCodingReadsEveryMemberOfEveryLine(t *testing.T) {
+	cases := map[string]struct {
+		lines []string
+		want  string
+	}{
+		"none":               {nil, ""},
+		"identity":           {[]string{"identity"}, ""},
+		"identity twice":     {[]string{"identity, ,Identity"}, ""},
+		"on one line":        {[]string{"identity, gzip"}, "gzip"},
+		"on a second line":   {[]string{"identity", "gzip"}, "gzip"},
+		"first of two lines": {[]string{"br", "identity"}, "br"},
+	}
+	for name, c := range cases {
+		if got := unsupportedCoding(c.lines); got != c.want {
+			t.Errorf("%s: unsupportedCoding(%q) = %q, want %q", name, c.lines, got, c.want)
+		}
+	}
+}
+
+func TestSplitOutsideQuotesKeepsQuotedCommas(t *testing.T) {
+	got := splitOutsideQuotes(`x="a, batch-on-error=stop, b", respond-async`)
+	want := []string{`x="a, batch-on-error=stop, b"`, ` respond-async`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = splitOutsideQuotes(`x="a\", b", y`)
+	want = []string{`x="a\", b"`, ` y`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("escaped quote: got %q, want %q", got, want)
+	}
+	if stop := preferStop([]string{`x="a, batch-on-error=stop, b"`}); stop {
+		t.Error("a preference inside a quoted value was taken for batch-on-error=stop")
+	}
+	if stop := preferStop([]string{`respond-async, batch-on-error=stop`}); !stop {
+		t.Error("batch-on-error=stop after another preference was not read")
+	}
+}
+
+func TestValidHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"example.org": true, "127.0.0.1:8080": true, "[::1]:80": true, "a%20b": true,
+		"": false, "x:y:z": false, "u@h": false, "a b": false, ":80": false, "[::1]x": false,
+	} {
+		if got := validHost(host); got != want {
+			t.Errorf("validHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
