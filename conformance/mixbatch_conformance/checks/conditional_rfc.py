@@ -9,13 +9,17 @@ its W/ form, a list holding it and `*` all match and GET and HEAD get 304 (§13.
 If-Modified-Since equal to Last-Modified is not "modified since" (§13.1.3); If-Match uses the
 strong comparison, so the W/ form of the tag fails with 412 (§13.1.1); If-None-Match: * on an
 unsafe method to an existing member is 412 (§13.1.2); If-Unmodified-Since one second before
-Last-Modified is 412 and equal to it lets the write run (§13.1.4). The write cases use a
+Last-Modified is 412 and equal to it lets the write run (§13.1.4); If-Match: * is false where
+the target has no current representation, so a PUT with it to a member that does not exist
+does not run, and true where it has one, deciding before an If-Unmodified-Since that would
+fail (§13.1.1, §13.2.2 step 2). The write cases use a
 member the check creates in the sandbox, right before reading its validators, so a server
 that keeps a finer modification time than the second Last-Modified carries is seen.
 """
 
 from __future__ import annotations
 
+import secrets
 from datetime import timedelta
 from email.utils import format_datetime, parsedate_to_datetime
 
@@ -28,6 +32,8 @@ from mixbatch_conformance.core.registry import State, checker
 __all__: list[str] = []
 
 OTHER = '"mb-suite-other-etag"'
+EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
+JSON_TYPE = ("Content-Type", "application/json")
 # RFC 9110 §13.2.1: preconditions are evaluated only when the request without them would be
 # 2xx or 412; a method the member does not offer is answered without evaluating them.
 NOT_OFFERED = frozenset({405, 501})
@@ -99,7 +105,7 @@ def conditional_rfc_reads(ctx: Context, judge: Judge) -> None:
 @checker(
     "conditional-rfc-writes",
     ("MB-PROC-9",),
-    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, and If-None-Match: * lets a PUT to the deleted member run.",
+    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, If-None-Match: * lets a PUT to the deleted member run, If-Match: * with a failing If-Unmodified-Since lets a PUT run, and If-Match: * keeps a PUT to a member that does not exist from running.",
     profile="conditional",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -134,10 +140,30 @@ def conditional_rfc_writes(ctx: Context, judge: Judge) -> None:
             continue
         offered.append((sub, status))
     _judge_parts(judge, [s for s, _ in offered], [st for _, st in offered], 412)
+    _if_match_star_on_absent(ctx, judge, doc)
     methods = {s.method for s, _ in offered}
     if judge.failed or "PUT" not in methods:
         return
     _preconditions_that_hold(ctx, judge, path, doc, modified, "DELETE" in methods)
+
+
+def _if_match_star_on_absent(ctx: Context, judge: Judge, doc: bytes) -> None:
+    """A PUT part with If-Match: * to a sandbox member that does not exist must not run."""
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    absent = f"{coll.rstrip('/')}/mb-suite-absent-{secrets.token_hex(6)}"
+    status = _one_part(ctx, judge, SubRequest("PUT", absent, (JSON_TYPE, ("If-Match", "*")), doc))
+    # MB-PROC-9 (RFC 9110 §13.1.1): "If the field value is "*", the condition is false if the
+    # origin server does not have a current representation for the target resource", and "MUST
+    # NOT perform the requested method if the condition evaluates to false".
+    judge.expect(
+        f"PUT part with If-Match: * to {absent}, a member that does not exist",
+        status,
+        lambda s: not _runs(s),
+        "MB-PROC-9",
+        allowed_text="not 2xx (412, or what the PUT gets without the field: it does not run)",
+    )
+    if _runs(status):
+        ctx.alone(judge, SubRequest("DELETE", absent))
 
 
 def _one_part(ctx: Context, judge: Judge, sub: SubRequest) -> int | None:
@@ -160,6 +186,19 @@ def _preconditions_that_hold(
         _runs,
         "MB-PROC-9",
         allowed_text="2xx (the write runs)",
+    )
+    star = SubRequest(
+        "PUT", path, (JSON_TYPE, ("If-Match", "*"), ("If-Unmodified-Since", EPOCH)), doc
+    )
+    # MB-PROC-9 (RFC 9110 §13.2.2 step 2): "When If-Match is not present, and
+    # If-Unmodified-Since is present, evaluate" it -- If-Match: * is present and true for a
+    # member that exists (§13.1.1), so the failing If-Unmodified-Since is not evaluated.
+    judge.expect(
+        "PUT part with If-Match: * and If-Unmodified-Since: the epoch, to the existing member",
+        _one_part(ctx, judge, star),
+        _runs,
+        "MB-PROC-9",
+        allowed_text="2xx (If-Match decides; the write runs)",
     )
     if not deletes:
         return
