@@ -109,11 +109,17 @@ def _header_bytes(
 
 
 def _fields(
-    over: int, ctx: Context, judge: Judge, chunked: bool = False, repeated: bool = False
+    over: int,
+    ctx: Context,
+    judge: Judge,
+    chunked: bool = False,
+    repeated: bool = False,
+    value: str = " a",
 ) -> None:
+    """A part of `limit + over` field lines, the filler lines' text after the colon `value`."""
     limit = _limit(ctx, judge, "max_part_fields")
     ok = ctx.path(ctx.resource(judge, "ok"))
-    section = header_section(ok, fields=limit + over, repeated=repeated)
+    section = header_section(ok, fields=limit + over, repeated=repeated, value=value)
     header_limit = ctx.limit("max_part_header_bytes")
     if header_limit is not None and len(section) > header_limit:
         judge.not_applicable(
@@ -294,6 +300,26 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
         ("MB-LIMIT-5", "MB-STATUS-3"),
         "A part with one field line more than the published max_part_fields, the extra lines all of one name, is answered 431.",
         partial(_fields, 1, repeated=True),
+    ),
+    # Field lines count whatever their value (spec 9.1: "the field lines of one part header
+    # section"): a line with an empty value, or whitespace alone, is a line all the same.
+    (
+        "limit-part-fields-one-over-empty-values",
+        ("MB-LIMIT-5", "MB-STATUS-3"),
+        "A part with one field line more than the published max_part_fields, the extra lines with empty values ('X-F0:'), is answered 431.",
+        partial(_fields, 1, value=""),
+    ),
+    (
+        "limit-part-fields-one-over-blank-values",
+        ("MB-LIMIT-5", "MB-STATUS-3"),
+        "A part with one field line more than the published max_part_fields, the extra lines with values of whitespace alone, is answered 431.",
+        partial(_fields, 1, value=" \t "),
+    ),
+    (
+        "limit-part-fields-one-over-empty-repeated-name",
+        ("MB-LIMIT-5", "MB-STATUS-3"),
+        "A part with one field line more than the published max_part_fields, the extra lines all of one name with empty values, is answered 431.",
+        partial(_fields, 1, repeated=True, value=""),
     ),
     (
         "limit-part-fields-at-limit",
