@@ -5,8 +5,9 @@ split over several field lines (RFC 9110 §8.4, §5.3). MB-INTER-6 makes a batch
 coding it does not support" answered 415 "before any part runs". A server that reads only the
 first member takes `identity, x-unknown` as no coding and parses the content as it stands.
 `content-coding-list-members-refused` sends a batch of two GETs under each way of listing a
-coding no server supports beside `identity` on one field line: after it, with and without a
-space, before it, and after a repeated `identity`; each must be refused 415 with
+coding no server supports beside `identity` on one field line (after it, with and without a
+space, before it, and after a repeated `identity`) and on a second field line (after an
+`identity` line and before one); each must be refused 415 with
 `Accept-Encoding`. The batch only reads, so a server that runs it changes nothing.
 """
 
@@ -28,13 +29,15 @@ LISTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the coding then identity", (f"{UNKNOWN_CODING}, identity",)),
     ("identity twice then the coding", (f"identity, identity, {UNKNOWN_CODING}",)),
     ("identity with no space before the coding", (f"identity,{UNKNOWN_CODING}",)),
+    ("identity, then the coding on a second line", ("identity", UNKNOWN_CODING)),
+    ("the coding, then identity on a second line", (UNKNOWN_CODING, "identity")),
 )
 
 
 @checker(
     "content-coding-list-members-refused",
     ("MB-INTER-6",),
-    "A batch whose Content-Encoding lists a coding no server supports beside identity (after it, before it, after identity twice) is answered 415 with Accept-Encoding.",
+    "A batch whose Content-Encoding lists a coding no server supports beside identity (after it, before it, after identity twice, on a second field line) is answered 415 with Accept-Encoding.",
     state=State.READ_ONLY,
 )
 def content_coding_list_members_refused(ctx: Context, judge: Judge) -> None:

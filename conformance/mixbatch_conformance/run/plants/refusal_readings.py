@@ -79,6 +79,16 @@ def _coding_refusal_names_server_rule(req: RelayRequest, resp: RelayResponse) ->
         resp.body = json.dumps(doc).encode()
 
 
+def _first_line_only(req: RelayRequest) -> None:
+    """A batch whose first Content-Encoding line is `identity` reaches the server with none:
+    the planted server reads one field line (a map's first value) and ignores the rest."""
+    lines = [v for n, v in req.headers if n.lower() == "content-encoding"]
+    if len(lines) < 2 or not is_batch(req):
+        return
+    if lines[0].strip().lower() == "identity":
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
+
+
 #: An echo's authority member naming a port.
 _AUTHORITY_WITH_PORT = re.compile(rb'("authority"\s*:\s*"[^"]*?)(:[0-9]+)"')
 
@@ -118,6 +128,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-6 a Content-Encoding list starting with identity read as no coding",
         ("content-coding-list-members-refused",),
         on_request=_first_coding_only,
+    ),
+    Mutation(
+        "content-coding-first-line-only",
+        "MB-INTER-6 a Content-Encoding split over field lines read by its first line",
+        ("content-coding-list-members-refused",),
+        on_request=_first_line_only,
     ),
     Mutation(
         "coding-refusal-names-server-rule",
