@@ -62,6 +62,7 @@ OTHER_PREFERENCES: tuple[tuple[str, ...], ...] = (
     ("wait=5", "respond-async; batch-on-error=stop"),
     ('mb-suite="batch-on-error=stop"',),
     ('mb-suite="x, batch-on-error=stop"',),
+    ('mb-suite="a, batch-on-error=stop, b"',),
     ('mb-suite="a; batch-on-error=stop"',),
     ('return=minimal; mb-suite="batch-on-error=stop"',),
 )
