@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    advertised_and_counted,
     aggregate_dates,
     batch_wide,
     behaviour,
@@ -118,6 +119,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
     + hosts_and_entries.PLANTS
+    + advertised_and_counted.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
