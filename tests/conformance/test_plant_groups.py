@@ -20,7 +20,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   MB-WIRE-15, MB-SUB-5, MB-PART-13, MB-METHOD-7);
 - input classes: a part's Content-* or empty fields, query-only references, forwarding fields,
   targets validated in an earlier batch, sandbox inputs;
-- write kinds of an atomic rollback, and aggregate dates.
+- write kinds of an atomic rollback, and aggregate dates;
+- precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
+  true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
+  under stop or in an atomic batch, a 3xx failing one (MB-PROC-6, MB-PROC-8).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -46,6 +49,7 @@ from mixbatch_conformance.run.plants import (
     hosts_and_entries,
     list_and_tag_readings,
     octet_units,
+    precondition_order,
     reference_substitution,
     refusal_readings,
     resolution,
@@ -209,6 +213,17 @@ GROUPS = (
         # Waits out the declared whole-batch time limit in each 207 form (its catcher,
         # batch-abort-in-every-form, is shown passing unplanted through the relay).
         slow_plants=("json-abort-entry-names-a-part",),
+    ),
+    Group(
+        "precondition-order",
+        _names(precondition_order.PLANTS),
+        (
+            "conditional-combinations",
+            "conditional-rfc-writes",
+            "stop-at-failing-precondition",
+            "error-policy-stop-resource-statuses",
+        ),
+        ("FAIL",),
     ),
 )
 

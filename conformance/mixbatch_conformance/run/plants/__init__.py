@@ -42,6 +42,7 @@ from mixbatch_conformance.run.plants import (
     octet_units,
     part_grammar,
     parts,
+    precondition_order,
     problems,
     processing,
     reference_substitution,
@@ -119,6 +120,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
     + hosts_and_entries.PLANTS
+    + precondition_order.PLANTS
     + advertised_and_counted.PLANTS
 )
 

@@ -1,0 +1,202 @@
+"""Planted violations of RFC 9110 §13.2.2's order of evaluation (MB-PROC-9) and of what fails
+a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
+
+    if-modified-since-beside-if-none-match   If-Modified-Since decides though If-None-Match is
+                                             present (step 4 without its "else")
+    if-unmodified-since-beside-if-match      If-Unmodified-Since decides though If-Match is
+                                             present (step 2 without its "else")
+    if-match-star-matches-absent             If-Match: * taken as true whatever the target
+                                             holds, so a PUT to an absent member creates it
+    precondition-412-not-stopping            under stop, a part answered 412 for its own
+                                             precondition taken as an answer, not a failure
+    precondition-412-commits-atomic          an atomic batch whose part is answered 412 for
+                                             its precondition run on and committed
+    resource-statuses-not-stopping           under stop, a 409, 412, 422 or 503 from the
+                                             resource taken as an answer, not a failure
+    stop-at-not-modified                     under stop, a part answered 3xx (304 among them)
+                                             taken as failing: the parts after it skipped
+
+The conditional ones edit the standalone requests and the parts alike, as a server that
+evaluates the fields so everywhere; the stopping ones withhold the mode from the reference
+server for the batches that would show it, and put back what it would have announced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import FieldList, Mutation
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    boundary_of,
+    field_of,
+    header_has,
+    is_batch,
+    map_parts,
+    parts_of,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+_STOP = header_has("Prefer", r"(?i)batch-on-error\s*=\s*\"?stop")
+_ATOMIC = header_has("Batch-Mode", r"(?i)\batomic\b")
+#: The preconditions that can fail a GET with 412 (RFC 9110 §13.1.1, §13.1.4).
+_FAILING_FIELDS = ("if-match", "if-unmodified-since")
+#: Marks a batch whose mode the relay withheld from the server: the field to put back.
+_WITHHELD = "X-Plant-Mode-Withheld"
+
+FieldsEdit = Callable[[str, FieldList], FieldList]
+
+
+def _everywhere(
+    edit: FieldsEdit,
+) -> tuple[Callable[[RelayRequest], None], Callable[[list[Part]], list[Part]]]:
+    """The same edit of a request's fields alone (by its method) and of each part's."""
+
+    def alone(req: RelayRequest) -> None:
+        if not is_batch(req):
+            req.headers = edit(req.method, req.headers)
+
+    def parts(ps: list[Part]) -> list[Part]:
+        return [(edit((field_of(f, "Http-Method") or "GET").upper(), f), b) for f, b in ps]
+
+    return alone, parts
+
+
+def _names(fields: FieldList) -> set[str]:
+    return {n.lower() for n, _ in fields}
+
+
+def _ims_beside_inm(method: str, fields: FieldList) -> FieldList:
+    """If-Modified-Since evaluated beside If-None-Match: If-None-Match dropped, so the date
+    decides alone."""
+    if method in ("GET", "HEAD") and {"if-none-match", "if-modified-since"} <= _names(fields):
+        return without_field(fields, "If-None-Match")
+    return fields
+
+
+def _ius_beside_im(method: str, fields: FieldList) -> FieldList:
+    """If-Unmodified-Since evaluated beside If-Match: If-Match dropped, so the date decides."""
+    if {"if-match", "if-unmodified-since"} <= _names(fields):
+        return without_field(fields, "If-Match")
+    return fields
+
+
+def _star_any_state(method: str, fields: FieldList) -> FieldList:
+    """If-Match: * true whatever the target holds: on a PUT it is dropped, so a PUT to a
+    member that does not exist runs."""
+    if method == "PUT" and (field_of(fields, "If-Match") or "").strip() == "*":
+        return without_field(fields, "If-Match")
+    return fields
+
+
+def _plant(name: str, breaks: str, catchers: tuple[str, ...], edit: FieldsEdit) -> Mutation:
+    alone, parts = _everywhere(edit)
+    return Mutation(name, breaks, catchers, on_request=alone, on_request_parts=parts)
+
+
+def _part_fields(req: RelayRequest) -> list[FieldList]:
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    return [f for f, _ in parts or []]
+
+
+def _carries_precondition(req: RelayRequest) -> bool:
+    return any(_names(f) & set(_FAILING_FIELDS) for f in _part_fields(req))
+
+
+_RESOURCE_FAILURE = re.compile(r"/status/(409|412|422|503)\b")
+
+
+def _targets_resource_failure(req: RelayRequest) -> bool:
+    return any(_RESOURCE_FAILURE.search(field_of(f, "Content-Id") or "") for f in _part_fields(req))
+
+
+def _withhold(field: str, pred: Callable[[RelayRequest], bool]) -> Callable[[RelayRequest], None]:
+    """Send the batch without `field` when `pred` holds, so that it runs every part."""
+
+    def edit(req: RelayRequest) -> None:
+        if pred(req):
+            req.headers = without_field(req.headers, field)
+            req.headers.append((_WITHHELD, field))
+
+    return edit
+
+
+def _stop_still_applied(req: RelayRequest, resp: RelayResponse) -> None:
+    """MB-PROC-6's Preference-Applied, as the server that honoured stop would send it."""
+    if req.get(_WITHHELD) == "Prefer":
+        resp.set("Preference-Applied", "batch-on-error=stop")
+
+
+def _skipped_after_3xx(parts: list[Part]) -> list[Part]:
+    out: list[Part] = []
+    stopped = False
+    for f, b in parts:
+        if stopped:
+            cid = field_of(f, "Content-Id")
+            f = [("Content-Id", cid)] if cid is not None else []
+            f.append(("Batch-Outcome", "skipped"))
+            b = b""
+        status = field_of(f, "Http-Status-Code") or ""
+        stopped = stopped or (status.isdigit() and 300 <= int(status) < 400)
+        out.append((f, b))
+    return out
+
+
+def _stop_at_3xx(req: RelayRequest, resp: RelayResponse) -> None:
+    if _STOP(req):
+        map_parts(_skipped_after_3xx)(req, resp)
+
+
+COMBINATIONS = ("conditional-combinations",)
+WRITES = ("conditional-rfc-writes",)
+PLANTS: tuple[Mutation, ...] = (
+    _plant(
+        "if-modified-since-beside-if-none-match",
+        "MB-PROC-9 If-Modified-Since evaluated though If-None-Match is present",
+        COMBINATIONS,
+        _ims_beside_inm,
+    ),
+    _plant(
+        "if-unmodified-since-beside-if-match",
+        "MB-PROC-9 If-Unmodified-Since evaluated though If-Match is present",
+        COMBINATIONS + WRITES,
+        _ius_beside_im,
+    ),
+    _plant(
+        "if-match-star-matches-absent",
+        "MB-PROC-9 If-Match: * true for a target with no current representation",
+        WRITES,
+        _star_any_state,
+    ),
+    Mutation(
+        "precondition-412-not-stopping",
+        "MB-PROC-6 a part's own failed precondition not failing it",
+        ("stop-at-failing-precondition",),
+        on_request=_withhold("Prefer", lambda q: _STOP(q) and _carries_precondition(q)),
+        on_response=_stop_still_applied,
+    ),
+    Mutation(
+        "precondition-412-commits-atomic",
+        "MB-PROC-8 a part's own failed precondition not failing an atomic batch",
+        ("stop-at-failing-precondition",),
+        on_request=_withhold("Batch-Mode", lambda q: _ATOMIC(q) and _carries_precondition(q)),
+    ),
+    Mutation(
+        "resource-statuses-not-stopping",
+        "MB-PROC-6 a resource's 409, 412, 422 or 503 not failing its part",
+        ("error-policy-stop-resource-statuses",),
+        on_request=_withhold("Prefer", lambda q: _STOP(q) and _targets_resource_failure(q)),
+        on_response=_stop_still_applied,
+    ),
+    Mutation(
+        "stop-at-not-modified",
+        "MB-PROC-6 a part answered 3xx taken as failing",
+        ("error-policy-stop-resource-statuses", "stop-at-failing-precondition"),
+        on_response=_stop_at_3xx,
+    ),
+)
