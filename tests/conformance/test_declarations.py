@@ -139,6 +139,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-members-all-retrieved",
         "sandbox-octets-read-back",
         "sandbox-writes-any-framing",
+        "top-level-fields-without-created-resource",
     }
     disposable = [c for c in CHECKS.values() if c.state is State.NEEDS_DISPOSABLE_TARGET]
     assert disposable
