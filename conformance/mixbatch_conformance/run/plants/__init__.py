@@ -40,6 +40,7 @@ from mixbatch_conformance.run.plants import (
     list_and_tag_readings,
     modes,
     octet_units,
+    order_and_isolation,
     part_grammar,
     parts,
     precondition_order,
@@ -122,6 +123,7 @@ PLANTS: tuple[Mutation, ...] = (
     + hosts_and_entries.PLANTS
     + precondition_order.PLANTS
     + advertised_and_counted.PLANTS
+    + order_and_isolation.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

@@ -1,0 +1,224 @@
+"""Planted violations of what parts see: other batches' uncommitted writes, the writes before
+them in their own batch, and their own content.
+
+    batch-parts-outside-atomic-hold    the parts of a batch (no mode) read the store outside an
+                                       atomic batch's hold, so a GET part sees what a running
+                                       atomic batch wrote and later rolls back (MB-PROC-15);
+                                       standalone requests stay isolated
+    atomic-reader-outside-atomic-hold  the same for the GET parts of another atomic batch
+    safe-parts-started-first           every safe part starts when the batch begins, under the
+                                       default policy, so a read after a write of the same
+                                       member answers the state before it (MB-PROC-2)
+    safe-parts-started-first-stop      the same under batch-on-error=stop
+    get-head-part-content-dropped      a GET or HEAD part reaches its resource without its
+                                       content (MB-SUB-1)
+    options-delete-part-content-dropped  the same for OPTIONS and DELETE parts
+
+The hold plants remember the writes of the atomic batches in flight (a PUT's document, a
+DELETE's absence) and answer a reader batch's GET parts of those members from them, which is
+what a read outside the hold finds. The early-start plants forward the batch with its safe
+parts moved before every other part, then put the answers back in request order. The relay's
+reference server keeps its sandbox at /books and its echo at /echo.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    boundary_of,
+    field_of,
+    is_batch,
+    parts_of,
+    set_field,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: Methods RFC 9110 §9.2.1 calls safe, the ones a server may be tempted to start early.
+SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _method(fields: FieldList) -> str:
+    return (field_of(fields, "Http-Method") or "").strip().upper()
+
+
+def _target(fields: FieldList) -> str:
+    ref = (field_of(fields, "Content-Id") or "").strip().removeprefix("<").removesuffix(">")
+    return urlsplit(ref).path or ref
+
+
+def _atomic(req: RelayRequest) -> bool:
+    return bool(re.search(r"(?i)\batomic\b", req.get("Batch-Mode") or ""))
+
+
+def _stop(req: RelayRequest) -> bool:
+    return bool(re.search(r"(?i)batch-on-error=\"?stop", req.get("Prefer") or ""))
+
+
+class _OutsideHold:
+    """Batches chosen by `reads` run their GET parts outside the hold of the atomic batches in
+    flight: a GET part of a member such a batch PUT answers its document, of one it DELETEd
+    404."""
+
+    def __init__(self, reads: Callable[[RelayRequest], bool]) -> None:
+        self.reads = reads
+        self.lock = threading.Lock()
+        #: Member path -> the document an atomic batch in flight wrote (None: deleted).
+        self.pending: dict[str, bytes | None] = {}
+        #: Reader batches that arrived meanwhile: id -> part index -> what that part sees.
+        self.seen: dict[int, dict[int, bytes | None]] = {}
+
+    def request(self, req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if parts is None:
+            return
+        writes: dict[str, bytes | None] = {
+            _target(f): body for f, body in parts if _method(f) == "PUT"
+        }
+        writes |= {_target(f): None for f, _ in parts if _method(f) == "DELETE"}
+        with self.lock:
+            if _atomic(req) and writes:
+                self.pending.update(writes)
+                return
+            if not writes and self.reads(req):
+                seen = {
+                    i: self.pending[_target(f)]
+                    for i, (f, _) in enumerate(parts)
+                    if _method(f) == "GET" and _target(f) in self.pending
+                }
+                if seen:
+                    self.seen[id(req)] = seen
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        with self.lock:
+            if parts is not None and _atomic(req):
+                for f, _ in parts:
+                    if _method(f) in ("PUT", "DELETE"):
+                        self.pending.pop(_target(f), None)
+            seen = self.seen.pop(id(req), None)
+        rb = boundary_of(resp)
+        answered = parts_of(resp.body, rb) if rb and seen else None
+        if answered is None or seen is None:
+            return
+        for i, doc in seen.items():
+            if i < len(answered):
+                answered[i] = _as_read(answered[i], doc)
+        resp.body = write_parts(answered, rb or "")
+
+
+def _as_read(part: Part, doc: bytes | None) -> Part:
+    """A GET part answered from `doc` (None: the member is gone)."""
+    fields = without_field(without_field(part[0], "ETag"), "Last-Modified")
+    if doc is None:
+        fields = without_field(set_field(fields, "Http-Status-Code", "404"), "Content-Type")
+        return set_field(fields, "Content-Length", "0"), b""
+    fields = set_field(set_field(fields, "Http-Status-Code", "200"), "ETag", '"planted-pending"')
+    fields = set_field(fields, "Content-Type", "application/json")
+    return set_field(fields, "Content-Length", str(len(doc))), doc
+
+
+class _SafeFirst:
+    """Batches chosen by `when` run every safe part before the others: forwarded with the safe
+    parts moved first, answered with the parts put back in request order."""
+
+    def __init__(self, when: Callable[[RelayRequest], bool]) -> None:
+        self.when = when
+        self.lock = threading.Lock()
+        #: Batch id -> the request index of each part as forwarded.
+        self.order: dict[int, list[int]] = {}
+
+    def request(self, req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) and self.when(req) else None
+        if parts is None or b is None:
+            return
+        safe = [i for i, (f, _) in enumerate(parts) if _method(f) in SAFE]
+        order = safe + [i for i in range(len(parts)) if i not in safe]
+        with self.lock:
+            self.order[id(req)] = order
+        req.body = write_parts([parts[i] for i in order], b)
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        with self.lock:
+            order = self.order.pop(id(req), None)
+        rb = boundary_of(resp)
+        answered = parts_of(resp.body, rb) if rb and order else None
+        if answered is None or order is None or len(answered) != len(order):
+            return
+        back: list[Part] = list(answered)
+        for j, i in enumerate(order):
+            back[i] = answered[j]
+        resp.body = write_parts(back, rb or "")
+
+
+def _content_dropped(methods: frozenset[str]) -> Callable[[list[Part]], list[Part]]:
+    """Parts of `methods` reach their resource with no content."""
+
+    def edit(parts: list[Part]) -> list[Part]:
+        return [
+            (without_field(f, "Content-Length"), b"") if _method(f) in methods else (f, body)
+            for f, body in parts
+        ]
+
+    return edit
+
+
+_BATCH_READER = _OutsideHold(lambda req: not _atomic(req))
+_ATOMIC_READER = _OutsideHold(_atomic)
+_FIRST = _SafeFirst(lambda req: not _atomic(req) and not _stop(req))
+_FIRST_STOP = _SafeFirst(lambda req: not _atomic(req) and _stop(req))
+
+P = Mutation
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "batch-parts-outside-atomic-hold",
+        "MB-PROC-15 a batch's GET part sees a running atomic batch's write",
+        ("atomic-rollback-unseen-by-every-reader",),
+        on_request=_BATCH_READER.request,
+        on_response=_BATCH_READER.response,
+    ),
+    P(
+        "atomic-reader-outside-atomic-hold",
+        "MB-PROC-15 an atomic batch's GET part sees another running atomic batch's write",
+        ("atomic-rollback-unseen-by-every-reader",),
+        on_request=_ATOMIC_READER.request,
+        on_response=_ATOMIC_READER.response,
+    ),
+    P(
+        "safe-parts-started-first",
+        "MB-PROC-2 safe parts run before the writes placed ahead of them",
+        ("safe-parts-see-earlier-writes",),
+        on_request=_FIRST.request,
+        on_response=_FIRST.response,
+    ),
+    P(
+        "safe-parts-started-first-stop",
+        "MB-PROC-2 safe parts run first under batch-on-error=stop",
+        ("safe-parts-see-earlier-writes",),
+        on_request=_FIRST_STOP.request,
+        on_response=_FIRST_STOP.response,
+    ),
+    P(
+        "get-head-part-content-dropped",
+        "MB-SUB-1 a GET or HEAD part's content not passed on",
+        ("parts-with-content-on-any-method-as-alone",),
+        on_request_parts=_content_dropped(frozenset({"GET", "HEAD"})),
+    ),
+    P(
+        "options-delete-part-content-dropped",
+        "MB-SUB-1 an OPTIONS or DELETE part's content not passed on",
+        ("parts-with-content-on-any-method-as-alone",),
+        on_request_parts=_content_dropped(frozenset({"OPTIONS", "DELETE"})),
+    ),
+)
