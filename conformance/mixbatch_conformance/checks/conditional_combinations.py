@@ -7,7 +7,8 @@ If-Match, else If-Unmodified-Since; then If-None-Match, else If-Modified-Since (
 only). So each case pairs a field that decides with one that RFC 9110 ignores beside it, the
 two disagreeing, so a server that evaluates the ignored field (or evaluates `*` without
 looking at whether a representation exists, §13.1.1/§13.1.2) answers differently. Each case
-names the status RFC 9110 gives for the validators the same server sends alone (a strong tag
+names the status RFC 9110 gives (a date field whose value is no single HTTP-date is ignored,
+§13.1.3, §13.1.4) for the validators the same server sends alone (a strong tag
 is needed for an If-Match naming it: with a weak one the case is left out, `*` still holds),
 and the part must give it. `conditional-unsafe-parts` checks PUT, PATCH and DELETE on a member
 the check creates in the sandbox, with preconditions that fail, so nothing changes.
@@ -58,6 +59,10 @@ def _cases(path: str, etag: str, modified: str) -> list[tuple[SubRequest, int]]:
             ),
             (SubRequest(method, path, (("If-None-Match", "*"), ("If-Modified-Since", EPOCH))), 304),
             (SubRequest(method, path, (("If-Modified-Since", modified),)), 304),
+            # §13.1.3, §13.1.4: "A recipient MUST ignore" a date field whose value "is not a
+            # valid HTTP-date".
+            (SubRequest(method, path, (("If-Unmodified-Since", "not a date"),)), 200),
+            (SubRequest(method, path, (("If-Modified-Since", "not a date"),)), 200),
             # Step 1 or 2 false ends the evaluation with 412 before If-None-Match is read.
             (SubRequest(method, path, (("If-Match", NO_SUCH), ("If-None-Match", etag))), 412),
         ]

@@ -12,7 +12,7 @@ unsafe method to an existing member is 412 (§13.1.2); If-Unmodified-Since one s
 Last-Modified is 412 and equal to it lets the write run (§13.1.4); If-Match: * is false where
 the target has no current representation, so a PUT with it to a member that does not exist
 does not run, and true where it has one, deciding before an If-Unmodified-Since that would
-fail (§13.1.1, §13.2.2 step 2). The write cases use a
+fail (§13.1.1, §13.2.2 step 2); If-Modified-Since on a PUT is ignored (§13.1.3). The write cases use a
 member the check creates in the sandbox, right before reading its validators, so a server
 that keeps a finer modification time than the second Last-Modified carries is seen.
 """
@@ -105,7 +105,7 @@ def conditional_rfc_reads(ctx: Context, judge: Judge) -> None:
 @checker(
     "conditional-rfc-writes",
     ("MB-PROC-9",),
-    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, If-None-Match: * lets a PUT to the deleted member run, If-Match: * with a failing If-Unmodified-Since lets a PUT run, and If-Match: * keeps a PUT to a member that does not exist from running.",
+    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, If-None-Match: * lets a PUT to the deleted member run, If-Match: * with a failing If-Unmodified-Since and If-Modified-Since alone let a PUT run, and If-Match: * keeps a PUT to a member that does not exist from running.",
     profile="conditional",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -186,6 +186,16 @@ def _preconditions_that_hold(
         _runs,
         "MB-PROC-9",
         allowed_text="2xx (the write runs)",
+    )
+    since = SubRequest("PUT", path, (JSON_TYPE, ("If-Modified-Since", modified)), doc)
+    # MB-PROC-9 (RFC 9110 §13.1.3): "A recipient MUST ignore If-Modified-Since if ... the
+    # request method is neither GET nor HEAD", so a PUT carrying it runs.
+    judge.expect(
+        "PUT part with If-Modified-Since equal to the member's Last-Modified",
+        _one_part(ctx, judge, since),
+        _runs,
+        "MB-PROC-9",
+        allowed_text="2xx (If-Modified-Since is ignored on PUT; the write runs)",
     )
     star = SubRequest(
         "PUT", path, (JSON_TYPE, ("If-Match", "*"), ("If-Unmodified-Since", EPOCH)), doc

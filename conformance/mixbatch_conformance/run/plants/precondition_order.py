@@ -5,6 +5,10 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              present (step 4 without its "else")
     if-unmodified-since-beside-if-match      If-Unmodified-Since decides though If-Match is
                                              present (step 2 without its "else")
+    invalid-date-as-epoch                    a date field whose value is no HTTP-date read as
+                                             the epoch, not ignored
+    if-modified-since-on-put                 If-Modified-Since evaluated on a PUT: a member
+                                             not modified since is answered 412
     if-match-star-matches-absent             If-Match: * taken as true whatever the target
                                              holds, so a PUT to an absent member creates it
     precondition-412-not-stopping            under stop, a part answered 412 for its own
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from email.utils import parsedate_to_datetime
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import (
@@ -41,6 +46,11 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
+#: The date preconditions, and the date an unreadable one is planted to mean.
+DATE_FIELDS = frozenset({"if-modified-since", "if-unmodified-since"})
+EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
+#: What the edited server's failed precondition reads as: a tag no resource carries.
+NO_MATCH = '"mb-plant-no-match"'
 _STOP = header_has("Prefer", r"(?i)batch-on-error\s*=\s*\"?stop")
 _ATOMIC = header_has("Batch-Mode", r"(?i)\batomic\b")
 #: The preconditions that can fail a GET with 412 (RFC 9110 §13.1.1, §13.1.4).
@@ -90,6 +100,25 @@ def _star_any_state(method: str, fields: FieldList) -> FieldList:
     member that does not exist runs."""
     if method == "PUT" and (field_of(fields, "If-Match") or "").strip() == "*":
         return without_field(fields, "If-Match")
+    return fields
+
+
+def _is_date(value: str) -> bool:
+    try:
+        return parsedate_to_datetime(value) is not None
+    except (TypeError, ValueError, IndexError):
+        return False
+
+
+def _invalid_date_as_epoch(method: str, fields: FieldList) -> FieldList:
+    """A date field that no date parser reads taken as the epoch."""
+    return [(n, EPOCH if n.lower() in DATE_FIELDS and not _is_date(v) else v) for n, v in fields]
+
+
+def _ims_on_put(method: str, fields: FieldList) -> FieldList:
+    """If-Modified-Since evaluated on a PUT, and always found not modified since: 412."""
+    if method == "PUT" and "if-modified-since" in _names(fields):
+        return [*without_field(fields, "If-Modified-Since"), ("If-Match", NO_MATCH)]
     return fields
 
 
@@ -166,6 +195,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 If-Unmodified-Since evaluated though If-Match is present",
         COMBINATIONS + WRITES,
         _ius_beside_im,
+    ),
+    _plant(
+        "invalid-date-as-epoch",
+        "MB-PROC-9 a date precondition that is no HTTP-date read as the epoch",
+        COMBINATIONS,
+        _invalid_date_as_epoch,
+    ),
+    _plant(
+        "if-modified-since-on-put",
+        "MB-PROC-9 If-Modified-Since evaluated on a PUT",
+        WRITES,
+        _ims_on_put,
     ),
     _plant(
         "if-match-star-matches-absent",
