@@ -108,6 +108,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-no-partial-state",
         "atomic-rollback-every-write-kind",
         "atomic-rollback-never-seen",
+        "atomic-rollback-unseen-by-every-reader",
         "collection-last-modified-after-write",
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
@@ -139,6 +140,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-members-all-retrieved",
         "sandbox-octets-read-back",
         "sandbox-writes-any-framing",
+        "safe-parts-see-earlier-writes",
         "top-level-fields-without-created-resource",
     }
     disposable = [c for c in CHECKS.values() if c.state is State.NEEDS_DISPOSABLE_TARGET]

@@ -23,6 +23,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - advertised and counted: a created resource's Location at the top (MB-SEC-2), gzip decoded
   but left out of Accept-Encoding (MB-INTER-6), a declared-length 413 without its limit
   (MB-LIMIT-4), field lines with blank values uncounted (MB-LIMIT-5);
+- order and isolation: GET parts of another batch read outside an atomic batch's hold
+  (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
+  OPTIONS or DELETE part's content dropped (MB-SUB-1);
 - write kinds of an atomic rollback, and aggregate dates;
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
@@ -53,6 +56,7 @@ from mixbatch_conformance.run.plants import (
     hosts_and_entries,
     list_and_tag_readings,
     octet_units,
+    order_and_isolation,
     precondition_order,
     reference_substitution,
     refusal_readings,
@@ -245,6 +249,17 @@ GROUPS = (
             "limit-part-fields-one-over-blank-values",
             "limit-part-fields-one-over-empty-repeated-name",
         ),
+    ),
+    Group(
+        "order-and-isolation",
+        _names(order_and_isolation.PLANTS),
+        (
+            "atomic-rollback-unseen-by-every-reader",
+            "safe-parts-see-earlier-writes",
+            "parts-with-content-on-any-method-as-alone",
+        ),
+        ("FAIL",),
+        tier="slow",
     ),
 )
 
