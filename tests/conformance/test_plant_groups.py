@@ -235,12 +235,7 @@ GROUPS = (
     ),
     Group(
         "advertised-and-counted",
-        tuple(
-            name
-            for name in _names(advertised_and_counted.PLANTS)
-            # The relay is that server itself: tested in test_budget_arriving_plants.
-            if name != "budget-taken-once-received"
-        ),
+        _names(advertised_and_counted.PLANTS),
         (
             "top-level-fields-without-created-resource",
             "decoded-codings-advertised",
