@@ -29,7 +29,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - write kinds of an atomic rollback, and aggregate dates;
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
-  under stop or in an atomic batch, a 3xx failing one (MB-PROC-6, MB-PROC-8).
+  under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
+  (MB-PROC-6, MB-PROC-8).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -230,6 +231,7 @@ GROUPS = (
             "conditional-rfc-writes",
             "stop-at-failing-precondition",
             "error-policy-stop-resource-statuses",
+            "stop-at-unknown-method-and-head-failure",
         ),
         ("FAIL",),
     ),

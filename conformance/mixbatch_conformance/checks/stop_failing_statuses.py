@@ -17,7 +17,13 @@ failure of the part") runs on where it must stop. So:
   form: the GET after the 412 is skipped (atomic: the part before it rolled back); a GET whose
   If-None-Match is the current tag (304) stops nothing.
 
-Both are read-only: every part is a GET.
+- `stop-at-unknown-method-and-head-failure` sends a part whose method no resource knows (spec
+  3.2.1: "answered in its part like any unknown method (typically 501 or 405)") and a HEAD of
+  `not_found` (a failure with no content), then a GET of `ok`, under the stop preference and
+  as an atomic batch, in every declared form: where the first part is answered 400 or above,
+  the GET after it is skipped.
+
+All are read-only: no part writes (an unknown method is answered without running).
 """
 
 from __future__ import annotations
@@ -155,3 +161,40 @@ def stop_at_failing_precondition(ctx: Context, judge: Judge) -> None:
                 {(None, None)},
                 requirement,
             )
+
+
+#: A method token no resource implements (RFC 9110 §9.1: a token; §15.6.2: 501 when the server
+#: does not recognise it, or 405 from the resource).
+UNKNOWN_METHOD = "MB-SUITE-UNKNOWN"
+
+
+@checker(
+    "stop-at-unknown-method-and-head-failure",
+    ("MB-PROC-6", "MB-PROC-8"),
+    "Under batch-on-error=stop and in an atomic batch, in every declared form, a part whose method no resource knows and a HEAD answered 404, each answered 400 or above, stop the batch.",
+    state=State.READ_ONLY,
+)
+def stop_at_unknown_method_and_head_failure(ctx: Context, judge: Judge) -> None:
+    modes = _modes(ctx)
+    if not modes:
+        judge.not_applicable("the target claims neither the error-policy nor the atomic profile")
+    ok, nf = ok_and_not_found(ctx, judge)
+    failing = (SubRequest(UNKNOWN_METHOD, ok.target), SubRequest("HEAD", nf.target))
+    for field, name, requirement in modes:
+        for fail in failing:
+            for media, _, entries in answers_in_every_form(ctx, judge, [fail, ok], (field,)):
+                status = entries[0].status
+                if not isinstance(status, int) or status < 400:
+                    judge.note(f"{name}, {media}: {fail.method} {fail.target} answered {status}")
+                    continue
+                # MB-PROC-6: "answer every part after the first failing part with
+                # `Batch-Outcome: skipped`"; MB-PROC-8: "answer every later part
+                # `Batch-Outcome: skipped`"; spec 7.4: "A part fails when its status is 400
+                # or above", whoever answers it and whether or not it has content.
+                judge.expect(
+                    f"{name}, {media}: part 1 (outcome, status) after {fail.method} "
+                    f"{fail.target} answered {status}",
+                    (entries[1].outcome, entries[1].status),
+                    {("skipped", None)},
+                    requirement,
+                )

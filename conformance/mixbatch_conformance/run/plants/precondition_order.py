@@ -17,6 +17,10 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              its precondition run on and committed
     resource-statuses-not-stopping           under stop, a 409, 412, 422 or 503 from the
                                              resource taken as an answer, not a failure
+    unknown-method-not-stopping              under stop, a part whose method no resource knows,
+                                             answered 405 or 501, taken as not failing
+    head-failure-not-stopping                under stop, a HEAD answered 404 (no content)
+                                             taken as not failing
     stop-at-not-modified                     under stop, a part answered 3xx (304 among them)
                                              taken as failing: the parts after it skipped
 
@@ -144,6 +148,20 @@ def _targets_resource_failure(req: RelayRequest) -> bool:
     return any(_RESOURCE_FAILURE.search(field_of(f, "Content-Id") or "") for f in _part_fields(req))
 
 
+#: The methods the reference server's resources know; any other is unknown.
+_KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def _has_unknown_method(req: RelayRequest) -> bool:
+    return any(
+        (field_of(f, "Http-Method") or "GET") not in _KNOWN_METHODS for f in _part_fields(req)
+    )
+
+
+def _has_head(req: RelayRequest) -> bool:
+    return any(field_of(f, "Http-Method") == "HEAD" for f in _part_fields(req))
+
+
 def _withhold(field: str, pred: Callable[[RelayRequest], bool]) -> Callable[[RelayRequest], None]:
     """Send the batch without `field` when `pred` holds, so that it runs every part."""
 
@@ -232,6 +250,20 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 a resource's 409, 412, 422 or 503 not failing its part",
         ("error-policy-stop-resource-statuses",),
         on_request=_withhold("Prefer", lambda q: _STOP(q) and _targets_resource_failure(q)),
+        on_response=_stop_still_applied,
+    ),
+    Mutation(
+        "unknown-method-not-stopping",
+        "MB-PROC-6 a part with a method no resource knows not failing",
+        ("stop-at-unknown-method-and-head-failure",),
+        on_request=_withhold("Prefer", lambda q: _STOP(q) and _has_unknown_method(q)),
+        on_response=_stop_still_applied,
+    ),
+    Mutation(
+        "head-failure-not-stopping",
+        "MB-PROC-6 a HEAD answered 404 not failing",
+        ("stop-at-unknown-method-and-head-failure",),
+        on_request=_withhold("Prefer", lambda q: _STOP(q) and _has_head(q)),
         on_response=_stop_still_applied,
     ),
     Mutation(
