@@ -8,7 +8,8 @@ Last-Modified of a plain GET): If-None-Match uses the weak comparison (§8.8.3.2
 its W/ form, a list holding it and `*` all match and GET and HEAD get 304 (§13.1.2);
 If-Modified-Since equal to Last-Modified is not "modified since" (§13.1.3); If-Match uses the
 strong comparison, so the W/ form of the tag fails with 412 (§13.1.1); If-None-Match: * on an
-unsafe method to an existing member is 412 (§13.1.2); If-Unmodified-Since one second before
+unsafe method to an existing member is 412, and so is the W/ form of its tag, the weak
+comparison holding for every method (§13.1.2); If-Unmodified-Since one second before
 Last-Modified is 412 and equal to it lets the write run (§13.1.4); If-Match: * is false where
 the target has no current representation, so a PUT with it to a member that does not exist
 does not run, and true where it has one, deciding before an If-Unmodified-Since that would
@@ -105,7 +106,7 @@ def conditional_rfc_reads(ctx: Context, judge: Judge) -> None:
 @checker(
     "conditional-rfc-writes",
     ("MB-PROC-9",),
-    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, If-None-Match: * lets a PUT to the deleted member run, If-Match: * with a failing If-Unmodified-Since and If-Modified-Since alone let a PUT run, and If-Match: * keeps a PUT to a member that does not exist from running.",
+    "On a member just written in the sandbox: If-Modified-Since with its own Last-Modified gives 304; If-Match with the W/ form of its tag, If-None-Match: * or the W/ form of its tag, and If-Unmodified-Since a second before Last-Modified give 412 on PUT and DELETE; If-Unmodified-Since equal to Last-Modified lets a PUT run, If-Match with the exact tag lets a DELETE run, If-None-Match: * lets a PUT to the deleted member run, If-Match: * with a failing If-Unmodified-Since and If-Modified-Since alone let a PUT run, and If-Match: * keeps a PUT to a member that does not exist from running.",
     profile="conditional",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -127,6 +128,10 @@ def conditional_rfc_writes(ctx: Context, judge: Judge) -> None:
         SubRequest("PUT", path, (json_type, ("If-Unmodified-Since", before)), doc),
         SubRequest("DELETE", path, (("If-None-Match", "*"),)),
         SubRequest("DELETE", path, (("If-Unmodified-Since", before),)),
+        # If-None-Match uses the weak comparison whatever the method (§13.1.2), so the W/
+        # form of the tag matches on a PUT and a DELETE too.
+        SubRequest("PUT", path, (json_type, ("If-None-Match", weak)), doc),
+        SubRequest("DELETE", path, (("If-None-Match", weak),)),
     ]
     subs = reads + writes
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])

@@ -9,6 +9,8 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              the epoch, not ignored
     if-modified-since-on-put                 If-Modified-Since evaluated on a PUT: a member
                                              not modified since is answered 412
+    if-none-match-strong-on-writes           If-None-Match compared strongly on unsafe methods,
+                                             so the W/ form of the tag does not match a PUT
     if-match-star-matches-absent             If-Match: * taken as true whatever the target
                                              holds, so a PUT to an absent member creates it
     precondition-412-not-stopping            under stop, a part answered 412 for its own
@@ -126,6 +128,14 @@ def _ims_on_put(method: str, fields: FieldList) -> FieldList:
     return fields
 
 
+def _inm_strong_on_writes(method: str, fields: FieldList) -> FieldList:
+    """If-None-Match compared strongly for a method other than GET and HEAD: a weak tag in it
+    matches nothing, so it is as if absent."""
+    if method in ("GET", "HEAD"):
+        return fields
+    return [(n, v) for n, v in fields if not (n.lower() == "if-none-match" and v.startswith("W/"))]
+
+
 def _plant(name: str, breaks: str, catchers: tuple[str, ...], edit: FieldsEdit) -> Mutation:
     alone, parts = _everywhere(edit)
     return Mutation(name, breaks, catchers, on_request=alone, on_request_parts=parts)
@@ -225,6 +235,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 If-Modified-Since evaluated on a PUT",
         WRITES,
         _ims_on_put,
+    ),
+    _plant(
+        "if-none-match-strong-on-writes",
+        "MB-PROC-9 If-None-Match compared strongly on a PUT or DELETE",
+        WRITES,
+        _inm_strong_on_writes,
     ),
     _plant(
         "if-match-star-matches-absent",
