@@ -5,6 +5,7 @@ them in their own batch, and their own content.
                                        atomic batch's hold, so a GET part sees what a running
                                        atomic batch wrote and later rolls back (MB-PROC-15);
                                        standalone requests stay isolated
+    json-reader-outside-atomic-hold    the same for a batch answered in the JSON form only
     atomic-reader-outside-atomic-hold  the same for the GET parts of another atomic batch
     safe-parts-started-first           every safe part starts when the batch begins, under the
                                        default policy, so a read after a write of the same
@@ -23,6 +24,7 @@ reference server keeps its sandbox at /books and its echo at /echo.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Callable
@@ -107,14 +109,35 @@ class _OutsideHold:
                     if _method(f) in ("PUT", "DELETE"):
                         self.pending.pop(_target(f), None)
             seen = self.seen.pop(id(req), None)
+        if seen is None:
+            return
+        if resp.status == 207 and "json" in (resp.get("Content-Type") or ""):
+            resp.body = _json_as_read(resp.body, seen)
+            return
         rb = boundary_of(resp)
-        answered = parts_of(resp.body, rb) if rb and seen else None
-        if answered is None or seen is None:
+        answered = parts_of(resp.body, rb) if rb else None
+        if answered is None:
             return
         for i, doc in seen.items():
             if i < len(answered):
                 answered[i] = _as_read(answered[i], doc)
         resp.body = write_parts(answered, rb or "")
+
+
+def _json_as_read(body: bytes, seen: dict[int, bytes | None]) -> bytes:
+    """A JSON multistatus document whose entries in `seen` are answered from their documents."""
+    doc = json.loads(body)
+    entries = doc.get("responses") if isinstance(doc, dict) else None
+    if not isinstance(entries, list):
+        return body
+    for i, member in seen.items():
+        if i < len(entries) and isinstance(entries[i], dict):
+            entry = entries[i]
+            entry.pop("body_base64", None)
+            entry["status"] = 200 if member is not None else 404
+            entry["body"] = member.decode("utf-8", "replace") if member is not None else ""
+            entry["headers"] = [["Content-Type", "application/json"]] if member is not None else []
+    return json.dumps(doc).encode()
 
 
 def _as_read(part: Part, doc: bytes | None) -> Part:
@@ -174,7 +197,12 @@ def _content_dropped(methods: frozenset[str]) -> Callable[[list[Part]], list[Par
     return edit
 
 
-_BATCH_READER = _OutsideHold(lambda req: not _atomic(req))
+def _json_asked(req: RelayRequest) -> bool:
+    return "json" in (req.get("Accept") or "")
+
+
+_BATCH_READER = _OutsideHold(lambda req: not _atomic(req) and not _json_asked(req))
+_JSON_READER = _OutsideHold(lambda req: not _atomic(req) and _json_asked(req))
 _ATOMIC_READER = _OutsideHold(_atomic)
 _FIRST = _SafeFirst(lambda req: not _atomic(req) and not _stop(req))
 _FIRST_STOP = _SafeFirst(lambda req: not _atomic(req) and _stop(req))
@@ -187,6 +215,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("atomic-rollback-unseen-by-every-reader",),
         on_request=_BATCH_READER.request,
         on_response=_BATCH_READER.response,
+    ),
+    P(
+        "json-reader-outside-atomic-hold",
+        "MB-PROC-15 a batch answered in the JSON form sees a running atomic batch's write",
+        ("atomic-rollback-unseen-by-every-reader",),
+        on_request=_JSON_READER.request,
+        on_response=_JSON_READER.response,
     ),
     P(
         "atomic-reader-outside-atomic-hold",
