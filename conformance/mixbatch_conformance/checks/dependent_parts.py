@@ -20,7 +20,9 @@ server where it does not: a HEAD is answered as a HEAD of the member alone once 
 answered, and without read-back a GET after the PUT carries the ETag a GET alone gets then.
 The batch runs under the default policy, under `batch-on-error=stop` (error-policy) and as an
 atomic batch (atomic); a policy that stops on a failure ends with the only failing part, and the
-atomic batch leaves out the delete so that it commits.
+atomic batch leaves out the delete so that it commits. Where the target offers references
+(spec 7.7), one more batch creates a member and reads it through a reference to the creating
+part, `GET $(1)` after `POST`: the read must find the member it names, with its content.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def _retrieved(ctx: Context, judge: Judge, coll: str) -> bool:
 @checker(
     "safe-parts-see-earlier-writes",
     ("MB-PROC-2",),
-    "After a slow first part, a GET, HEAD or collection retrieval part placed after a PUT, POST or DELETE of the same sandbox member sees its effect and one placed before does not, under the default policy, under stop and in an atomic batch.",
+    "After a slow first part, a GET, HEAD or collection retrieval part placed after a PUT, POST or DELETE of the same sandbox member sees its effect and one placed before does not, under the default policy, under stop and in an atomic batch; a GET through a reference to the POST part that created its member finds it.",
     state=State.WRITES_IN_SANDBOX,
     tier="standard",
 )
@@ -197,3 +199,29 @@ def safe_parts_see_earlier_writes(ctx: Context, judge: Judge) -> None:
                     "shown" if probe.expects == "with" else "not shown",
                     "MB-PROC-2",
                 )
+    if ctx.target.claims("references"):
+        _created_then_read(ctx, judge, coll, slow)
+
+
+def _created_then_read(ctx: Context, judge: Judge, coll: str, slow: SubRequest) -> None:
+    """A member created by a POST part and read through a reference to that part."""
+    made = f"mb-suite-created-{secrets.token_hex(6)}"
+    post = SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, made))
+    subs = [slow, post, SubRequest("GET", "$(1)")]
+    resp = ctx.batch(judge, subs, headers=(("Batch-Mode", "references"),))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    # MB-TEST-3: the sandbox answers a POST of a member document 201.
+    judge.require("references: part 1 (POST) status", part_status(env, 1), {201}, "MB-TEST-3")
+    # MB-PROC-2: the GET runs after the POST finished, so the member it names exists.
+    judge.expect(
+        "references: GET $(1) after the POST, status", part_status(env, 2), {200}, "MB-PROC-2"
+    )
+    if ctx.target.sandbox_reads_back:
+        body = env.parts[2].body
+        judge.expect_true(
+            "references: GET $(1) after the POST, content",
+            made.encode() in body,
+            "the created document" if made.encode() in body else f"{body[:80]!r}",
+            "the created document",
+            "MB-PROC-2",
+        )
