@@ -361,6 +361,22 @@ def read_multipart(data: bytes, boundary: str) -> Envelope:
                 Finding("MB-STATUS-6", "MB-WIRE-13", len(data), "no close delimiter after part")
             )
             return done(False)
+        if end < body_start:
+            # MB-WIRE-7: "A sender MUST end every delimiter line, every part header line and
+            # the empty line that ends a part header section with CRLF": a sender always writes
+            # the empty line. Here the CRLF after the last field line is the next delimiter's
+            # own, so the part has no empty line; a receiver accepts that (MB-WIRE-21), so the
+            # finding binds the sender only and the reading goes on.
+            findings.append(
+                Finding(
+                    "MB-WIRE-7",
+                    None,
+                    end,
+                    f"part {index}: no empty line ends the header section; the CRLF before "
+                    "the next delimiter is the delimiter's own",
+                    fatal=False,
+                )
+            )
         body = data[body_start:end] if end >= body_start else b""
         lf_dash = body.find(b"\n" + dash)
         if lf_dash >= 0:
