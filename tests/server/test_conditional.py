@@ -73,6 +73,22 @@ def test_parse_http_date_accepts_all_three_forms() -> None:
     assert parse_http_date("yesterday") is None
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Sun, 06 Nov 1994 08:49:37 GMT, Mon, 07 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 08:49:37 UTC",
+        "Sun, 06 Nov 1994 08:49:37 +0000",
+        "Sun, 06 Nov 1994 08:49:37",
+        "06 Nov 1994 08:49:37 GMT",
+    ],
+)
+def test_parse_http_date_refuses_what_is_no_http_date(value: str) -> None:
+    # RFC 9110 §5.6.7: a list of dates, or a date in another zone or without its day, is no
+    # HTTP-date, and §13.1.3 makes an If-Modified-Since holding one ignored.
+    assert parse_http_date(value) is None
+
+
 def test_parse_etags_rejects_unquoted_tags() -> None:
     assert parse_etags('"a", W/"b"') == [(False, '"a"'), (True, '"b"')]
     assert parse_etags("abc") is None

@@ -25,6 +25,18 @@ __all__ = ["Validators", "evaluate", "format_http_date", "parse_etags", "parse_h
 
 _ETAG = re.compile(r'\s*(W/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)')
 
+#: RFC 9110 §5.6.7, the three forms of HTTP-date matched whole: IMF-fixdate, the obsolete
+#: rfc850-date and asctime-date. A value that is not one (a list of dates, a date with another
+#: zone) is no HTTP-date, and §13.1.3/§13.1.4 make the field ignored.
+_DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+_TIME = r"[0-9]{2}:[0-9]{2}:[0-9]{2}"
+_HTTP_DATE = re.compile(
+    rf"{_DAY}, [0-9]{{2}} {_MONTH} [0-9]{{4}} {_TIME} GMT"
+    rf"|(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), [0-9]{{2}}-{_MONTH}-[0-9]{{2}} {_TIME} GMT"
+    rf"|{_DAY} {_MONTH} (?:[0-9]{{2}}| [0-9]) {_TIME} [0-9]{{4}}"
+)
+
 #: The methods for which a failed If-None-Match or If-Modified-Since means 304, not 412.
 _READ_METHODS = frozenset({"GET", "HEAD"})
 
@@ -36,8 +48,11 @@ def format_http_date(timestamp: float) -> str:
 
 def parse_http_date(value: str) -> float | None:
     """Seconds since the epoch for any of the three HTTP-date forms, or ``None`` if invalid."""
+    text = value.strip(" \t")
+    if _HTTP_DATE.fullmatch(text) is None:
+        return None
     try:
-        parsed = email.utils.parsedate_to_datetime(value.strip())
+        parsed = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
         return None
     if parsed.tzinfo is None:
