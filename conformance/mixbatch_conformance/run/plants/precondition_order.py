@@ -7,6 +7,8 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              present (step 2 without its "else")
     invalid-date-as-epoch                    a date field whose value is no HTTP-date read as
                                              the epoch, not ignored
+    date-list-read-as-first-date             a date field holding a list of dates read as its
+                                             first date, not ignored
     if-modified-since-on-put                 If-Modified-Since evaluated on a PUT: a member
                                              not modified since is answered 412
     if-none-match-strong-on-writes           If-None-Match compared strongly on unsafe methods,
@@ -121,6 +123,17 @@ def _invalid_date_as_epoch(method: str, fields: FieldList) -> FieldList:
     return [(n, EPOCH if n.lower() in DATE_FIELDS and not _is_date(v) else v) for n, v in fields]
 
 
+def _date_list_as_first(method: str, fields: FieldList) -> FieldList:
+    """A date field holding a list of IMF-fixdates read as its first date, as a lenient date
+    parser does (`Sun, 06 Nov 1994 08:49:37 GMT, Mon, ...` is no HTTP-date)."""
+    out = []
+    for n, v in fields:
+        if n.lower() in DATE_FIELDS and v.count(" GMT") > 1:
+            v = v[: v.index(" GMT") + len(" GMT")]
+        out.append((n, v))
+    return out
+
+
 def _ims_on_put(method: str, fields: FieldList) -> FieldList:
     """If-Modified-Since evaluated on a PUT, and always found not modified since: 412."""
     if method == "PUT" and "if-modified-since" in _names(fields):
@@ -229,6 +242,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 a date precondition that is no HTTP-date read as the epoch",
         COMBINATIONS,
         _invalid_date_as_epoch,
+    ),
+    _plant(
+        "date-list-read-as-first-date",
+        "MB-PROC-9 a date precondition holding a list of dates read as its first date",
+        COMBINATIONS,
+        _date_list_as_first,
     ),
     _plant(
         "if-modified-since-on-put",
