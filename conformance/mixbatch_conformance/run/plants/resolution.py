@@ -3,13 +3,18 @@
 Covers a receiver that resolves a query-only reference against the origin's root instead of the
 batch request's path (MB-PART-5), one that takes a sub-request's authority from the batch
 request's X-Forwarded-Host (MB-PART-13), and one that remembers the targets it validated and
-runs a remembered one in a later batch addressed to another authority (MB-SUB-2).
+runs a remembered one in a later batch addressed to another authority (MB-SUB-2), and ones that
+remove dot segments from relative references only, or from absolute paths only, so that the
+echo receives an absolute URI's, or a relative reference's, path as written (MB-PART-5).
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import re
+from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
@@ -64,6 +69,53 @@ def _authority_from_forwarded_host(req: RelayRequest, resp: RelayResponse) -> No
     resp.body = write_parts(edited, b)
 
 
+DOT_SEGMENT = re.compile(r"(^|/)\.\.?(/|$|\?)")
+
+
+def _kept_dots(ref: str, batch_path: str, form: str) -> str | None:
+    """The target a receiver that skips dot-segment removal for `form` gives `ref`, or None
+    when `ref` is of another form or has no dot segment."""
+    split = urlsplit(ref)
+    if not DOT_SEGMENT.search(split.path):
+        return None
+    query = f"?{split.query}" if split.query else ""
+    if form == "absolute-uri" and split.scheme:
+        return split.path + query
+    if form == "relative" and not split.scheme and not ref.startswith("/"):
+        return posixpath.dirname(batch_path).rstrip("/") + "/" + split.path + query
+    return None
+
+
+def _dots_kept_for(form: str) -> Callable[[RelayRequest, RelayResponse], None]:
+    """Each echo of a part whose reference is of `form` reports the path with its dot segments."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b_req, b_resp = boundary_of(req), boundary_of(resp)
+        if not b_req or not b_resp or not is_batch(req):
+            return
+        sent, answered = parts_of(req.body, b_req), parts_of(resp.body, b_resp)
+        if sent is None or answered is None or len(sent) != len(answered):
+            return
+        batch_path = urlsplit(req.target).path
+        edited: list[tuple[FieldList, bytes]] = []
+        for (req_fields, _), (fields, body) in zip(sent, answered, strict=True):
+            ref = (field_of(req_fields, "Content-Id") or "").strip().strip("<>")
+            raw = _kept_dots(ref, batch_path, form)
+            try:
+                doc = json.loads(body) if raw is not None else None
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and "target" in doc:
+                doc["target"] = raw
+                body = json.dumps(doc).encode()
+                if field_of(fields, "Content-Length") is not None:
+                    fields = set_field(fields, "Content-Length", str(len(body)))
+            edited.append((fields, body))
+        resp.body = write_parts(edited, b_resp)
+
+    return edit
+
+
 #: Content-Ids the cached-validation plant saw in a batch it answered 200, across connections.
 _VALIDATED: set[bytes] = set()
 
@@ -98,5 +150,17 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-2 a target validated in one batch run unchecked in a later one",
         ("targets-checked-in-every-batch",),
         on_response=_validated_targets_cached,
+    ),
+    P(
+        "absolute-uri-dot-segments-kept",
+        "MB-PART-5 dot segments removed from relative references only, an absolute URI's kept",
+        ("dot-segments-removed-in-every-reference-form",),
+        on_response=_dots_kept_for("absolute-uri"),
+    ),
+    P(
+        "relative-reference-dot-segments-kept",
+        "MB-PART-5 a relative reference merged with the batch's path, its dot segments kept",
+        ("dot-segments-removed-in-every-reference-form",),
+        on_response=_dots_kept_for("relative"),
     ),
 )

@@ -1,0 +1,66 @@
+"""Dot segments in a part's target, removed whatever form the reference is written in (3.2.2).
+
+Theory of operation: MB-PART-5 resolves a Content-Id "against the batch request's target URI
+(RFC 9110 §7.1) by the algorithm of RFC 3986 §5.2". RFC 3986 §5.2.2 applies
+`remove_dot_segments` to the reference's path in every branch that takes it: an absolute URI,
+an absolute path and a relative path alike. A receiver that takes an absolute URI on its own
+origin as "already resolved", or normalises only the relative form, routes `/a/../echo` as
+written. The check writes the `echo` resource's path with four dot-segment detours in each of
+the three forms spec 3.2.2 allows (a network-path reference is refused by MB-SUB-2, so it is not
+sent), each with a query of its own, and reads from the echo the target each part's resource
+received: the result of `checks._shared.resolution.resolve`, computed by the suite, never what
+the server under test says. It writes nothing.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.resolution import resolve
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Detours put before the echo's last segment, each resolving back to where it started.
+DETOURS = ("mb-a/../", "./", "mb-a/mb-b/../../", "mb-a/./../")
+#: The reference forms spec 3.2.2 allows (its table), as `Context.ref` writes them.
+FORMS = ("absolute-path", "relative", "absolute-uri")
+
+
+def _spelled(ctx: Context, echo: str, form: str, detour: str) -> str:
+    """`echo` as a reference of `form`, with `detour` before its last segment."""
+    plain = ctx.ref(echo, form)
+    head, sep, last = plain.rpartition("/")
+    return f"{head}{sep}{detour}{last}"
+
+
+@checker(
+    "dot-segments-removed-in-every-reference-form",
+    ("MB-PART-5",),
+    "A reference to the echo resource holding dot segments, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the dot segments removed.",
+    state=State.READ_ONLY,
+)
+def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    subs: list[SubRequest] = []
+    wanted: list[str] = []
+    for form in FORMS:
+        for n, detour in enumerate(DETOURS):
+            ref = f"{_spelled(ctx, echo, form, detour)}?mb-dots={form}-{n}"
+            subs.append(SubRequest("GET", ref))
+            wanted.append(resolve(ctx.batch_path, ref))
+    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for i, (sub, target) in enumerate(zip(subs, wanted, strict=True)):
+        label = f"part {i} <{sub.target}>"
+        # MB-PART-5: "MUST use the result as the sub-request's target URI"; the result has no
+        # dot segments (RFC 3986 §5.2.2), so the echo answers 200 as it does at its own path.
+        judge.expect(f"{label} status", part_status(env, i), {200}, "MB-PART-5")
+        if part_status(env, i) != 200:
+            continue
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.expect_true(label, False, "no echo description", "the echo's", "MB-TEST-2")
+            continue
+        judge.expect(f"{label} target received", seen.target, {target}, "MB-PART-5")
