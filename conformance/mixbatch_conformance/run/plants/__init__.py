@@ -23,6 +23,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     batch_wide,
     behaviour,
+    boundaries_and_empty_lines,
     budget_phases,
     codings,
     conditional_evaluations,
@@ -83,6 +84,7 @@ PLANTS: tuple[Mutation, ...] = (
     MUTATIONS
     + wire.PLANTS
     + framing.PLANTS
+    + boundaries_and_empty_lines.PLANTS
     + lengths.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
