@@ -35,6 +35,14 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 __all__ = ["PLANTS"]
 
 
+#: The envelope cases' names for the token characters that are no bchars (RFC 9110 §5.6.2,
+#: RFC 2046 §5.1.1): ! # $ % & * ^ ` | ~.
+TCHARS_OUTSIDE_BCHARS = (
+    *("bang", "hash", "dollar", "percent", "ampersand"),
+    *("asterisk", "caret", "backtick", "pipe", "tilde"),
+)
+
+
 def _ctype(pattern: str) -> Pred:
     return header_has("Content-Type", pattern)
 
@@ -291,6 +299,16 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-4 character outside bchars",
         ("reject-boundary-bad-char",),
         on_response=accepts(_ctype(r"@")),
+    ),
+    P(
+        "token-char-boundary-accepted",
+        "MB-WIRE-4 a token character outside bchars taken as valid",
+        (
+            *(f"reject-boundary-token-{n}" for n in TCHARS_OUTSIDE_BCHARS),
+            "reject-boundary-quoted-bang",
+            "reject-boundary-quoted-tilde",
+        ),
+        on_response=accepts(_ctype(r"boundary=\"?[^\";]*[!#$%&*^`|~]")),
     ),
     # MB-WIRE-5: a fresh boundary of 16+ safe characters for each response.
     P(
