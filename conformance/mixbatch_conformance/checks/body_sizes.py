@@ -5,8 +5,8 @@ end, so a server that copies a body in one read, or writes a part from one buffe
 below it and wrong above it. The check sends the `echo` resource bodies of 0 octets up to
 256 KiB, crossing 65,536 one octet under, at and over, and reads back what the resource
 received (MB-PART-8: "the part body is its content"); and it asks the `random` resource for
-as many octets, whose part must carry exactly that many (MB-RESP-4: "its content as the part
-body"; MB-TEST-5). A size over a published limit, or over the random resource's largest n
+as many octets, and for both sides of 1 MiB, 2,000,000 and just over 4 MiB, whose part must
+carry exactly that many (MB-RESP-4: "its content as the part body"; MB-TEST-5). A size over a published limit, or over the random resource's largest n
 (a 4xx alone), is left out rather than judged. `random-bodies-every-form` asks the random
 resource for every count from 1 to 17 and for the edges of 32, 64, 128 and 64 KiB, in each form
 the target declares: each part, entry or response carries exactly that many octets, whether the
@@ -26,6 +26,9 @@ __all__: list[str] = []
 
 #: Octet counts: powers of ten and the 64 KiB edge on both sides.
 SIZES = (0, 1, 10, 1000, 10_000, 65_535, 65_536, 65_537, 100_000, 262_144)
+#: Counts asked of the random resource beyond SIZES: both sides of 1 MiB, where a recorder or a
+#: write buffer is commonly capped, 2,000,000 and just over 4 MiB.
+LARGE_RANDOM = (1_048_575, 1_048_576, 1_048_577, 2_000_000, 4_194_305)
 
 
 def _pattern(n: int) -> bytes:
@@ -36,7 +39,7 @@ def _pattern(n: int) -> bytes:
 @checker(
     "bodies-across-sizes",
     ("MB-PART-8", "MB-RESP-4", "MB-TEST-5"),
-    "Request and response part bodies from 0 octets to 256 KiB, one under, at and over 64 KiB, arrive whole.",
+    "Request part bodies from 0 octets to 256 KiB and response part bodies up to just over 4 MiB, one under, at and over 64 KiB and 1 MiB, arrive whole.",
     state=State.READ_ONLY,
 )
 def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
@@ -56,7 +59,7 @@ def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
         ]
     counts: list[int] = []
     if random:
-        for n in sizes:
+        for n in sorted({*sizes, *LARGE_RANDOM}):
             sub = SubRequest("GET", ctx.path(random.replace("{n}", str(n))))
             if 400 <= ctx.alone(judge, sub).status < 500:
                 break

@@ -189,9 +189,16 @@ def _other_fault(resp: RelayResponse) -> None:
         resp.body = json.dumps(doc).encode()
 
 
-def _cut_answers(parts: list[Part]) -> list[Part]:
-    cut = 65_536
-    return [(set_field(f, "Content-Length", str(min(len(b), cut))), b[:cut]) for f, b in parts]
+def _cut_answers_at(cut: int) -> Callable[[list[Part]], list[Part]]:
+    """A recorder that holds at most `cut` octets of a sub-response and drops the rest."""
+
+    def edit(parts: list[Part]) -> list[Part]:
+        return [
+            (set_field(f, "Content-Length", str(min(len(b), cut))) if len(b) > cut else f, b[:cut])
+            for f, b in parts
+        ]
+
+    return edit
 
 
 def _content_on_no_content(parts: list[Part]) -> list[Part]:
@@ -365,7 +372,13 @@ PLANTS: tuple[Mutation, ...] = (
         "response-body-cut-at-64k",
         "MB-RESP-4 content over 64 KiB",
         ("bodies-across-sizes",),
-        on_response_parts=_cut_answers,
+        on_response_parts=_cut_answers_at(65_536),
+    ),
+    P(
+        "response-body-cut-at-1mib",
+        "MB-RESP-4 content over 1 MiB",
+        ("bodies-across-sizes",),
+        on_response_parts=_cut_answers_at(1_048_576),
     ),
     P(
         "content-written-on-204",
