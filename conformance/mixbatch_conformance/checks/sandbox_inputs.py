@@ -8,7 +8,8 @@ requirements say; each check here sends the input that tells it apart.
 
 - `sandbox-member-ids-any-length`: PUT to absent members whose ids are 1 to 64 letters, digits,
   `-` and `_`, alone and in a batch: MB-TEST-3 allows
-  201, 404 or 405, and a member created reads with 200 and deletes with 200 or 204.
+  201, 404 or 405, a part answered 201 names the member in `Location` (MB-RESP-7), and a member
+  created reads with 200 and deletes with 200 or 204.
 - `sandbox-member-sizes-read-back`: a member written with content of 0 and 1 octets, at both
   sides of 64 KiB and of 200 KiB, as JSON (a long string member) and as octets, reads back
   whole, alone and in a batch (MB-TEST-4).
@@ -115,10 +116,27 @@ def _ids() -> list[str]:
     return out
 
 
+def _expect_created_location(judge: Judge, loc: str, location: str | None) -> None:
+    """A part answering 201 to a PUT names the member it created in Location (MB-RESP-7)."""
+    # MB-RESP-7: "A server MUST report the URI of a resource that a sub-request created in the
+    # response part's `Location` field". HTTP lets a PUT's 201 stand without Location (RFC 9110
+    # §15.3.2), so the same PUT alone is not judged; a part's 201 is, whatever its method.
+    judge.expect_true(
+        f"Location of the part that created {loc} by PUT",
+        bool(location),
+        repr(location),
+        "a Location field",
+        "MB-RESP-7",
+    )
+    if location:
+        named = urlsplit(urljoin(loc, location)).path
+        judge.expect(f"Location {location!r} resolved", named, {urlsplit(loc).path}, "MB-RESP-7")
+
+
 @checker(
     "sandbox-member-ids-any-length",
-    ("MB-TEST-3",),
-    "PUT to absent sandbox members with ids of 1, 16, 17, 32, 33 and 64 letters and digits, and one holding - and _, is answered 201, 404 or 405 alone and in a batch; a member created reads with 200 and deletes with 200 or 204.",
+    ("MB-TEST-3", "MB-RESP-7"),
+    "PUT to absent sandbox members with ids of 1, 16, 17, 32, 33 and 64 letters and digits, and one holding - and _, is answered 201, 404 or 405 alone and in a batch; a part's 201 names the member in Location; a member created reads with 200 and deletes with 200 or 204.",
     state=State.WRITES_IN_SANDBOX,
 )
 def sandbox_member_ids_any_length(ctx: Context, judge: Judge) -> None:
@@ -135,6 +153,8 @@ def sandbox_member_ids_any_length(ctx: Context, judge: Judge) -> None:
             if n % 2:
                 env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
                 status, where = part_status(env, 0), "in a batch"
+                if status == 201:
+                    _expect_created_location(judge, loc, env.parts[0].get("Location"))
             else:
                 status, where = ctx.alone(judge, put).status, "alone"
             # MB-TEST-3: "a `PUT` to a member that does not exist with 201 (it created the

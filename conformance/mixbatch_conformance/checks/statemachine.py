@@ -167,6 +167,15 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
                     # MB-PROC-2 / MB-SUB-1: the answer the same PUT got alone.
                     j.expect("PUT to an absent member", status, {put_absent}, "MB-SUB-1")
                     if status == 201:
+                        # MB-RESP-7: the part reports the URI of the resource it created.
+                        made = env.parts[0].get("Location")
+                        j.expect_true(
+                            "Location of a PUT that created",
+                            bool(made),
+                            repr(made),
+                            "a Location field",
+                            "MB-RESP-7",
+                        )
                         self.model[loc] = doc
                 else:
                     j.expect("replace status", status, REPLACED, "MB-TEST-3")
