@@ -23,6 +23,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - advertised and counted: a created resource's Location at the top (MB-SEC-2), gzip decoded
   but left out of Accept-Encoding (MB-INTER-6), a declared-length 413 without its limit
   (MB-LIMIT-4), field lines with blank values uncounted (MB-LIMIT-5);
+- boundaries, empty lines and sizes: a boundary holding a token character outside bchars
+  accepted (MB-WIRE-4), a bodyless response part without its empty line (MB-WIRE-7), a
+  sub-response cut at 1 MiB (MB-RESP-4); dot segments kept in an absolute URI's or a relative
+  reference's path (MB-PART-5) are in the input classes;
 - order and isolation: GET parts of another batch read outside an atomic batch's hold
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
   OPTIONS or DELETE part's content dropped (MB-SUB-1);
@@ -51,6 +55,7 @@ from mixbatch_conformance.run.plants import (
     PLANTS,
     advertised_and_counted,
     aggregate_dates,
+    boundaries_and_empty_lines,
     conditional_evaluations,
     field_kinds,
     field_scope,
@@ -172,6 +177,21 @@ GROUPS = (
         _names((*field_kinds.PLANTS, *resolution.PLANTS, *sandbox_inputs.PLANTS)),
         each_catcher=False,
         tier="slow",
+    ),
+    Group(
+        "boundaries-empty-lines-and-sizes",
+        (
+            *_names(boundaries_and_empty_lines.PLANTS),
+            "token-char-boundary-accepted",
+            "response-body-cut-at-1mib",
+        ),
+        (
+            "bodyless-response-parts-keep-empty-line",
+            "dot-segments-removed-in-every-reference-form",
+            "bodies-across-sizes",
+            "reject-boundary-token-tilde",
+        ),
+        ("FAIL",),
     ),
     Group("write-kinds", _names(write_kinds.PLANTS), each_catcher=False, tier="slow"),
     Group("aggregate-dates", _names(aggregate_dates.PLANTS), tier="slow"),
