@@ -28,6 +28,7 @@ from mixbatch_conformance.run.plants import (
     codings,
     conditional_evaluations,
     connections,
+    fault_placement,
     continue_policy,
     field_forms,
     field_kinds,
@@ -126,6 +127,7 @@ PLANTS: tuple[Mutation, ...] = (
     + precondition_order.PLANTS
     + advertised_and_counted.PLANTS
     + order_and_isolation.PLANTS
+    + fault_placement.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
