@@ -31,6 +31,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
   OPTIONS or DELETE part's content dropped (MB-SUB-1);
 - write kinds of an atomic rollback, and aggregate dates;
+- fault placement: a part fault refused in one position only (the last part's Content-Length,
+  the first part's field lines) or named one part off (MB-WIRE-17, MB-PART-11, MB-STATUS-4),
+  and envelope faults taken for failing parts under stop or in an atomic batch (MB-STATUS-2,
+  MB-WIRE-2, MB-STATUS-9);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -57,6 +61,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     boundaries_and_empty_lines,
     conditional_evaluations,
+    fault_placement,
     field_kinds,
     field_scope,
     hosts_and_entries,
@@ -277,6 +282,12 @@ GROUPS = (
         ),
         ("FAIL",),
         tier="slow",
+    ),
+    Group(
+        "fault-placement",
+        _names(fault_placement.PLANTS),
+        ("part-faults-refused-in-every-position", "envelope-faults-refused-in-every-mode"),
+        ("FAIL",),
     ),
 )
 
