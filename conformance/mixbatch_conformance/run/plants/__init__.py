@@ -28,8 +28,8 @@ from mixbatch_conformance.run.plants import (
     codings,
     conditional_evaluations,
     connections,
-    fault_placement,
     continue_policy,
+    fault_placement,
     field_forms,
     field_kinds,
     field_scope,
@@ -40,6 +40,7 @@ from mixbatch_conformance.run.plants import (
     lengths,
     limits,
     list_and_tag_readings,
+    mode_writers,
     modes,
     octet_units,
     order_and_isolation,
@@ -128,6 +129,7 @@ PLANTS: tuple[Mutation, ...] = (
     + advertised_and_counted.PLANTS
     + order_and_isolation.PLANTS
     + fault_placement.PLANTS
+    + mode_writers.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
