@@ -35,6 +35,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   the first part's field lines) or named one part off (MB-WIRE-17, MB-PART-11, MB-STATUS-4),
   and envelope faults taken for failing parts under stop or in an atomic batch (MB-STATUS-2,
   MB-WIRE-2, MB-STATUS-9);
+- mode writers: the answer to a batch asking for stop or atomic written without Vary
+  (MB-MULTI-10), with one boundary for every such answer (MB-WIRE-5) or a boundary holding a
+  colon unquoted (MB-WIRE-3);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -66,6 +69,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     hosts_and_entries,
     list_and_tag_readings,
+    mode_writers,
     octet_units,
     order_and_isolation,
     precondition_order,
@@ -288,6 +292,11 @@ GROUPS = (
         _names(fault_placement.PLANTS),
         ("part-faults-refused-in-every-position", "envelope-faults-refused-in-every-mode"),
         ("FAIL",),
+    ),
+    Group(
+        "mode-writers",
+        _names(mode_writers.PLANTS),
+        ("batch-response-header-in-every-mode",),
     ),
 )
 
