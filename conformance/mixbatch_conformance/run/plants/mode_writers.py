@@ -1,12 +1,14 @@
 """Planted servers that write the answer to a batch asking for a mode on a writer of its own
-(spec 3.1.1, 6.1: MB-MULTI-10, MB-WIRE-5, MB-WIRE-3).
+(spec 3.1.1, 6.1: MB-MULTI-10, MB-WIRE-5, MB-WIRE-3, MB-MULTI-1, MB-STATUS-9).
 
 An atomic batch is held until it commits or rolls back and then written whole; a stopped
 batch ends on its failing part. A server that gives those paths their own writer can leave out
 what the plain writer does: `Vary: Accept` on an atomic answer, a fresh boundary for a batch
 that asked for stop (one drawn when the endpoint starts), a boundary spelled as Content-Type
-allows for an atomic answer (the transaction's id, with a colon, unquoted). Batches without a
-mode are answered as before.
+allows for an atomic answer (the transaction's id, with a colon, unquoted); or it can choose
+the form by a shortcut: the first member of Accept for an atomic batch, an empty Accept read as
+admitting nothing for a stop batch, the multipart form whatever Accept says for an atomic
+batch. Batches without a mode are answered as before.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Pred,
     RespEdit,
+    accepts,
+    all_of,
     boundary_of,
     header_has,
     is_batch,
     parts_of,
+    problem,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -56,7 +61,34 @@ def _without_vary(req: RelayRequest, resp: RelayResponse) -> None:
         resp.set("Vary", None)
 
 
+def _first_accept_member(req: RelayRequest) -> None:
+    """An atomic batch's Accept read as its first member, parameters dropped."""
+    if not (is_batch(req) and ATOMIC(req)):
+        return
+    whole = ", ".join(v for n, v in req.headers if n.lower() == "accept")
+    if not whole.strip():
+        return
+    first = whole.split(",")[0].split(";")[0].strip()
+    req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+    req.headers.append(("Accept", first))
+
+
+def _empty_accept(req: RelayRequest) -> bool:
+    values = [v for n, v in req.headers if n.lower() == "accept"]
+    return bool(values) and not "".join(values).strip()
+
+
+def _empty_accept_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and STOP(req) and _empty_accept(req):
+        problem(resp, 406, "MB-STATUS-9")
+
+
+def _admits_no_form(req: RelayRequest) -> bool:
+    return ", ".join(v for n, v in req.headers if n.lower() == "accept").strip() == "text/html"
+
+
 CATCHERS = ("batch-response-header-in-every-mode",)
+NEGOTIATION = ("accept-read-alike-in-every-mode",)
 
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
@@ -78,5 +110,23 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-3 an atomic batch's boundary holding a colon written unquoted",
         CATCHERS,
         on_response=_rebound(ATOMIC),
+    ),
+    Mutation(
+        "atomic-form-by-first-accept-member",
+        "MB-MULTI-1 an atomic batch's form chosen by the first member of Accept",
+        NEGOTIATION,
+        on_request=_first_accept_member,
+    ),
+    Mutation(
+        "stop-empty-accept-admits-nothing",
+        "MB-MULTI-1 a stop batch's empty Accept read as admitting no form",
+        NEGOTIATION,
+        on_response=_empty_accept_refused,
+    ),
+    Mutation(
+        "atomic-answered-multipart-whatever-accept",
+        "MB-STATUS-9 an atomic batch whose Accept admits no form answered in multipart/mixed",
+        NEGOTIATION,
+        on_response=accepts(all_of(ATOMIC, _admits_no_form)),
     ),
 )
