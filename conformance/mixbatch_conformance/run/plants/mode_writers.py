@@ -8,24 +8,31 @@ that asked for stop (one drawn when the endpoint starts), a boundary spelled as 
 allows for an atomic answer (the transaction's id, with a colon, unquoted); or it can choose
 the form by a shortcut: the first member of Accept for an atomic batch, an empty Accept read as
 admitting nothing for a stop batch, the multipart form whatever Accept says for an atomic
-batch. Batches without a mode are answered as before.
+batch; or it can fill the Content-Id of a part it did not answer itself (skipped, rolled back)
+from the part's resolved target. Batches without a mode are answered as before.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
+    Part,
     Pred,
     RespEdit,
     accepts,
     all_of,
     boundary_of,
+    field_of,
     header_has,
     is_batch,
+    map_parts,
     parts_of,
     problem,
+    set_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -87,7 +94,29 @@ def _admits_no_form(req: RelayRequest) -> bool:
     return ", ".join(v for n, v in req.headers if n.lower() == "accept").strip() == "text/html"
 
 
+def _echo_resolved(req: RelayRequest) -> Callable[[list[Part]], list[Part]]:
+    """Skipped and rolled-back parts echo `<` the resolved target's path and query `>`."""
+
+    def edit(parts: list[Part]) -> list[Part]:
+        out: list[Part] = []
+        for fields, body in parts:
+            cid = field_of(fields, "Content-Id") or ""
+            if field_of(fields, "Batch-Outcome") in ("skipped", "rolled-back") and cid[:1] == "<":
+                url = urlsplit(urljoin(f"http://plant.invalid{req.target}", cid[1:-1]))
+                target = url.path + (f"?{url.query}" if url.query else "")
+                fields = set_field(fields, "Content-Id", f"<{target}>")
+            out.append((fields, body))
+        return out
+
+    return edit
+
+
+def _outcome_echo(req: RelayRequest, resp: RelayResponse) -> None:
+    map_parts(_echo_resolved(req))(req, resp)
+
+
 CATCHERS = ("batch-response-header-in-every-mode",)
+ECHOES = ("outcome-parts-echo-every-reference-form",)
 NEGOTIATION = ("accept-read-alike-in-every-mode",)
 
 PLANTS: tuple[Mutation, ...] = (
@@ -128,5 +157,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-9 an atomic batch whose Accept admits no form answered in multipart/mixed",
         NEGOTIATION,
         on_response=accepts(all_of(ATOMIC, _admits_no_form)),
+    ),
+    Mutation(
+        "outcome-parts-echo-resolved-target",
+        "MB-RESP-3 skipped and rolled-back parts echo their resolved target, not the Content-Id",
+        ECHOES,
+        on_response=_outcome_echo,
     ),
 )
