@@ -38,7 +38,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - mode writers: the answer to a batch asking for stop or atomic written without Vary
   (MB-MULTI-10), with one boundary for every such answer (MB-WIRE-5) or a boundary holding a
   colon unquoted (MB-WIRE-3), its form chosen by the first Accept member or an empty Accept
-  refused (MB-MULTI-1), an Accept admitting nothing answered in multipart (MB-STATUS-9);
+  refused (MB-MULTI-1), an Accept admitting nothing answered in multipart (MB-STATUS-9), a
+  skipped or rolled-back part echoing its resolved target (MB-RESP-3);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -297,7 +298,11 @@ GROUPS = (
     Group(
         "mode-writers",
         _names(mode_writers.PLANTS),
-        ("batch-response-header-in-every-mode", "accept-read-alike-in-every-mode"),
+        (
+            "batch-response-header-in-every-mode",
+            "accept-read-alike-in-every-mode",
+            "outcome-parts-echo-every-reference-form",
+        ),
     ),
 )
 
