@@ -31,6 +31,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
   OPTIONS or DELETE part's content dropped (MB-SUB-1);
 - write kinds of an atomic rollback, and aggregate dates;
+- mode paths: a rule kept on the plain batch and broken under stop, in an atomic batch, in a
+  chunked batch or in the batch after it on the same connection (MB-PROC-5);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -61,6 +63,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     hosts_and_entries,
     list_and_tag_readings,
+    mode_paths,
     octet_units,
     order_and_isolation,
     precondition_order,
@@ -277,6 +280,11 @@ GROUPS = (
         ),
         ("FAIL",),
         tier="slow",
+    ),
+    Group(
+        "mode-paths",
+        _names(mode_paths.PLANTS),
+        ("policy-and-mode-not-kept-for-later-batches",),
     ),
 )
 

@@ -39,6 +39,7 @@ from mixbatch_conformance.run.plants import (
     lengths,
     limits,
     list_and_tag_readings,
+    mode_paths,
     modes,
     octet_units,
     order_and_isolation,
@@ -126,6 +127,7 @@ PLANTS: tuple[Mutation, ...] = (
     + precondition_order.PLANTS
     + advertised_and_counted.PLANTS
     + order_and_isolation.PLANTS
+    + mode_paths.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
