@@ -6,6 +6,12 @@ after it on the same connection wrong.
                                         the next batch there without Prefer stops (MB-PROC-5)
     atomic-mode-kept-for-connection     the atomic mode stored on the connection, so the next
                                         batch there without Batch-Mode is atomic (MB-PROC-5)
+    atomic-parts-without-credentials    an atomic batch's sub-requests built without the batch's
+                                        Authorization and Cookie (MB-SUB-5)
+    stop-parts-cloned-from-batch        a stopping batch's sub-requests cloned from the batch
+                                        request, each getting its fields (MB-SUB-6)
+    writes-without-inherited-cookie     the batch's Cookie withheld from parts that write, as a
+                                        guard against forged requests (MB-SUB-5)
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -15,7 +21,7 @@ from __future__ import annotations
 import re
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch
+from mixbatch_conformance.run.plants._edits import Part, field_of, is_batch
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -55,6 +61,72 @@ def _atomic_for_connection(req: RelayRequest) -> None:
         req.headers.append(("Batch-Mode", "atomic"))
 
 
+def _atomic_without_credentials(req: RelayRequest) -> None:
+    """An atomic batch's parts run on a path that never copies the batch's credentials."""
+    modes = [m.strip() for m in _fields(req, "Batch-Mode").split(",")]
+    if is_batch(req) and "atomic" in modes:
+        req.headers = [
+            (n, v) for n, v in req.headers if n.lower() not in ("authorization", "cookie")
+        ]
+
+
+#: Fields of the batch request a cloned sub-request does not take: its own framing, and the
+#: credentials, which it inherits anyway.
+_NOT_CLONED = frozenset(
+    {
+        "host",
+        "content-type",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "authorization",
+        "cookie",
+    }
+)
+
+
+def _cloned_under_stop(req: RelayRequest) -> list[tuple[str, str]]:
+    """The batch's fields a part of a stopping batch gets: the batch request cloned."""
+    if not (is_batch(req) and _STOP.search(_fields(req, "Prefer"))):
+        return []
+    return [(n, v) for n, v in req.headers if n.lower() not in _NOT_CLONED]
+
+
+class _StopClones:
+    """Adds to each part of a stopping batch the batch's fields it lacks."""
+
+    def __init__(self) -> None:
+        self.fields: list[tuple[str, str]] = []
+
+    def request(self, req: RelayRequest) -> None:
+        self.fields = _cloned_under_stop(req)
+
+    def parts(self, parts: list[Part]) -> list[Part]:
+        if not self.fields:
+            return parts
+        out: list[Part] = []
+        for fields, body in parts:
+            own = {n.lower() for n, _ in fields}
+            out.append(([*fields, *((n, v) for n, v in self.fields if n.lower() not in own)], body))
+        return out
+
+
+_SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _writes_without_cookie(parts: list[Part]) -> list[Part]:
+    """A part that writes gets an empty Cookie of its own in place of the batch's."""
+    out: list[Part] = []
+    for fields, body in parts:
+        method = (field_of(fields, "Http-Method") or "").strip().upper()
+        if method and method not in _SAFE and field_of(fields, "Cookie") is None:
+            fields = [*fields, ("Cookie", "")]
+        out.append((fields, body))
+    return out
+
+
+_CLONES = _StopClones()
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "stop-policy-kept-for-connection",
@@ -68,5 +140,24 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-5 the atomic mode of an earlier batch on the connection",
         ("policy-and-mode-not-kept-for-later-batches",),
         on_request=_atomic_for_connection,
+    ),
+    Mutation(
+        "atomic-parts-without-credentials",
+        "MB-SUB-5 an atomic batch's parts without the batch's credentials",
+        ("subrequest-fields-in-every-mode",),
+        on_request=_atomic_without_credentials,
+    ),
+    Mutation(
+        "stop-parts-cloned-from-batch",
+        "MB-SUB-6 a stopping batch's fields on its parts",
+        ("subrequest-fields-in-every-mode",),
+        on_request=_CLONES.request,
+        on_request_parts=_CLONES.parts,
+    ),
+    Mutation(
+        "writes-without-inherited-cookie",
+        "MB-SUB-5 the batch's Cookie withheld from writing parts",
+        ("subrequest-fields-in-every-mode",),
+        on_request_parts=_writes_without_cookie,
     ),
 )
