@@ -12,6 +12,13 @@ after it on the same connection wrong.
                                         request, each getting its fields (MB-SUB-6)
     writes-without-inherited-cookie     the batch's Cookie withheld from parts that write, as a
                                         guard against forged requests (MB-SUB-5)
+    chunked-batch-runs-before-late-fault
+                                        a chunked batch read and run part by part as it arrives:
+                                        the parts before a rejected target or a forbidden method
+                                        or field run before the 400 (MB-PROC-1)
+    stopping-batch-runs-before-late-fault
+                                        a stopping batch's targets, methods and fields checked
+                                        as each part is dispatched (MB-PROC-1)
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -19,9 +26,18 @@ Each edits what the reference server receives, or answers for it, on batch reque
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from urllib.parse import urlsplit
 
-from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import Part, field_of, is_batch
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    boundary_of,
+    field_of,
+    is_batch,
+    parts_of,
+    problem,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -127,6 +143,56 @@ def _writes_without_cookie(parts: list[Part]) -> list[Part]:
 
 _CLONES = _StopClones()
 
+#: Fields a part must not carry (MB-PART-9, MB-PART-10), as a dispatching server checks them.
+_FORBIDDEN = frozenset({"host", "upgrade", "connection", "transfer-encoding", "te", "keep-alive"})
+_LATE = "X-Plant-Late-Fault"
+
+
+def _faulty(fields: list[tuple[str, str]], req: RelayRequest) -> bool:
+    """Whether a part has a fault a server may find only as it dispatches the part."""
+    method = (field_of(fields, "Http-Method") or "").strip().upper()
+    ref = (field_of(fields, "Content-Id") or "").strip().removeprefix("<").removesuffix(">")
+    split = urlsplit(ref)
+    host = (req.get("Host") or "").lower()
+    return (
+        method in ("TRACE", "CONNECT")
+        or ref == "*"
+        or bool(split.netloc and split.netloc.lower() != host)
+        or split.path == req.target.split("?", 1)[0]
+        or any(n.lower() in _FORBIDDEN for n, _ in fields)
+    )
+
+
+def _runs_before_late_fault(when: Callable[[RelayRequest], bool]) -> Callable[[RelayRequest], None]:
+    """Forward only the parts before the first faulty one, so that they run; the answer is then
+    the 400 the whole batch calls for."""
+
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) and when(req) else None
+        if not parts or b is None:
+            return
+        first = next((i for i, (f, _) in enumerate(parts) if _faulty(f, req)), 0)
+        if first:
+            req.body = write_parts(parts[:first], b)
+            req.headers.append((_LATE, "1"))
+
+    return edit
+
+
+def _answer_late_fault(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.get(_LATE):
+        problem(resp, 400, "MB-STATUS-2")
+
+
+def _chunked(req: RelayRequest) -> bool:
+    return bool(req.chunks)
+
+
+def _stopping(req: RelayRequest) -> bool:
+    return _STOP.search(_fields(req, "Prefer")) is not None
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "stop-policy-kept-for-connection",
@@ -159,5 +225,19 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-5 the batch's Cookie withheld from writing parts",
         ("subrequest-fields-in-every-mode",),
         on_request_parts=_writes_without_cookie,
+    ),
+    Mutation(
+        "chunked-batch-runs-before-late-fault",
+        "MB-PROC-1 a chunked batch's parts run before a later part is validated",
+        ("late-fault-runs-nothing-chunked-or-stopping",),
+        on_request=_runs_before_late_fault(_chunked),
+        on_response=_answer_late_fault,
+    ),
+    Mutation(
+        "stopping-batch-runs-before-late-fault",
+        "MB-PROC-1 a stopping batch's parts run before a later part is validated",
+        ("late-fault-runs-nothing-chunked-or-stopping",),
+        on_request=_runs_before_late_fault(_stopping),
+        on_response=_answer_late_fault,
     ),
 )
