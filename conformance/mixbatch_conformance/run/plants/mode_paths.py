@@ -19,6 +19,13 @@ after it on the same connection wrong.
     stopping-batch-runs-before-late-fault
                                         a stopping batch's targets, methods and fields checked
                                         as each part is dispatched (MB-PROC-1)
+    answer-held-under-stop              the answer to a stopping batch built whole before any of
+                                        it is written, as for an atomic one (MB-PROC-4)
+    answer-held-for-writes              the answer to a batch with a POST, PUT, PATCH or DELETE
+                                        part built whole, its parts run in a transaction that
+                                        commits at the end (MB-PROC-4)
+    answer-held-for-chunked-batch       the answer to a chunked batch written only once it is
+                                        complete (MB-PROC-4)
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -38,7 +45,7 @@ from mixbatch_conformance.run.plants._edits import (
     parts_of,
     problem,
 )
-from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
@@ -185,12 +192,19 @@ def _answer_late_fault(req: RelayRequest, resp: RelayResponse) -> None:
         problem(resp, 400, "MB-STATUS-2")
 
 
+_WRITES = re.compile(rb"(?im)^Http-Method:[ \t]*(POST|PUT|PATCH|DELETE)[ \t]*\r?$")
+
+
+def _batch_writes(req: RelayRequest) -> bool:
+    return is_batch(req) and _WRITES.search(req.body) is not None
+
+
 def _chunked(req: RelayRequest) -> bool:
     return bool(req.chunks)
 
 
 def _stopping(req: RelayRequest) -> bool:
-    return _STOP.search(_fields(req, "Prefer")) is not None
+    return is_batch(req) and _STOP.search(_fields(req, "Prefer")) is not None
 
 
 PLANTS: tuple[Mutation, ...] = (
@@ -239,5 +253,26 @@ PLANTS: tuple[Mutation, ...] = (
         ("late-fault-runs-nothing-chunked-or-stopping",),
         on_request=_runs_before_late_fault(_stopping),
         on_response=_answer_late_fault,
+    ),
+    Mutation(
+        "answer-held-under-stop",
+        "MB-PROC-4 a stopping batch's answer held whole",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=_stopping),
+    ),
+    Mutation(
+        "answer-held-for-writes",
+        "MB-PROC-4 the answer to a batch that writes held whole",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=_batch_writes),
+    ),
+    Mutation(
+        "answer-held-for-chunked-batch",
+        "MB-PROC-4 the answer to a chunked batch held whole",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=lambda req: is_batch(req) and bool(req.chunks)),
     ),
 )
