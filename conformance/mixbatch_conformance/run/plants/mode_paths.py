@@ -26,6 +26,11 @@ after it on the same connection wrong.
                                         commits at the end (MB-PROC-4)
     answer-held-for-chunked-batch       the answer to a chunked batch written only once it is
                                         complete (MB-PROC-4)
+    atomic-answer-takes-part-validators an atomic batch's answer, built once the outcome is
+                                        known, given its parts' validators and caching fields
+                                        (MB-SEC-2)
+    stopped-answer-merges-part-fields   a batch that stopped answered with the fields of the
+                                        parts that ran merged into its header section (MB-SEC-2)
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -199,6 +204,47 @@ def _batch_writes(req: RelayRequest) -> bool:
     return is_batch(req) and _WRITES.search(req.body) is not None
 
 
+#: A response part's own fields, which the plants below never copy.
+_PART_OWN = frozenset(
+    {"http-status-code", "content-id", "content-type", "content-length", "batch-outcome", "date"}
+)
+#: The fields a caching-minded merge takes from the parts.
+_CACHING = frozenset({"etag", "last-modified", "cache-control", "vary", "expires"})
+
+
+def _copy_part_fields(
+    when: Callable[[RelayRequest, list[Part]], bool], names: frozenset[str] | None
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    """Add to a multipart answer's header section the fields (of `names`, or all but a part's
+    own) of its parts that ran, when `when` holds of the request and the parts."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(resp)
+        parts = parts_of(resp.body, b) if b and is_batch(req) else None
+        if not parts or not when(req, parts):
+            return
+        top = {(n.lower(), v) for n, v in resp.headers}
+        for fields, _ in parts:
+            if (field_of(fields, "Batch-Outcome") or "") == "skipped":
+                continue
+            for n, v in fields:
+                wanted = n.lower() in names if names is not None else n.lower() not in _PART_OWN
+                if wanted and (n.lower(), v) not in top:
+                    resp.headers.append((n, v))
+                    top.add((n.lower(), v))
+
+    return edit
+
+
+def _atomic_answer(req: RelayRequest, parts: list[Part]) -> bool:
+    return "atomic" in [m.strip() for m in _fields(req, "Batch-Mode").split(",")]
+
+
+def _stopped_answer(req: RelayRequest, parts: list[Part]) -> bool:
+    skipped = any(field_of(f, "Batch-Outcome") == "skipped" for f, _ in parts)
+    return _stopping(req) and skipped
+
+
 def _chunked(req: RelayRequest) -> bool:
     return bool(req.chunks)
 
@@ -274,5 +320,17 @@ PLANTS: tuple[Mutation, ...] = (
         ("parts-streamed-on-every-path",),
         caught_by=("WARN", "FAIL", "FLAKY"),
         behaviour=Behaviour(hold=lambda req: is_batch(req) and bool(req.chunks)),
+    ),
+    Mutation(
+        "atomic-answer-takes-part-validators",
+        "MB-SEC-2 an atomic batch's parts' validators and caching fields at the top",
+        ("sub-response-fields-not-at-top-in-every-mode",),
+        on_response=_copy_part_fields(_atomic_answer, _CACHING),
+    ),
+    Mutation(
+        "stopped-answer-merges-part-fields",
+        "MB-SEC-2 a stopped batch's parts' fields at the top",
+        ("sub-response-fields-not-at-top-in-every-mode",),
+        on_response=_copy_part_fields(_stopped_answer, None),
     ),
 )
