@@ -33,7 +33,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - write kinds of an atomic rollback, and aggregate dates;
 - mode paths: a rule kept on the plain batch and broken under stop, in an atomic batch, in a
   chunked batch or in the batch after it on the same connection (MB-PROC-5, MB-SUB-5,
-  MB-SUB-6, MB-PROC-1, MB-SEC-2), its answer held whole (MB-PROC-4, slow);
+  MB-SUB-6, MB-PROC-1, MB-SEC-2), atomic and stop asked together (MB-PROC-8, MB-PROC-6),
+  its answer held whole (MB-PROC-4, slow);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -291,6 +292,7 @@ GROUPS = (
             "late-fault-runs-nothing-chunked-or-stopping",
             "parts-streamed-on-every-path",
             "sub-response-fields-not-at-top-in-every-mode",
+            "atomic-with-stop-preference",
         ),
         slow_plants=(
             "answer-held-under-stop",

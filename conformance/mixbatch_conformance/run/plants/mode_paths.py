@@ -31,6 +31,10 @@ after it on the same connection wrong.
                                         (MB-SEC-2)
     stopped-answer-merges-part-fields   a batch that stopped answered with the fields of the
                                         parts that ran merged into its header section (MB-SEC-2)
+    stop-preference-before-atomic-mode  a batch asking for both sent down the stop path, the
+                                        preference read before the mode (MB-PROC-8)
+    atomic-path-ignores-stop-preference an atomic batch's Prefer never read, so the stop it
+                                        asks for is not named in Preference-Applied (MB-PROC-6)
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -245,6 +249,21 @@ def _stopped_answer(req: RelayRequest, parts: list[Part]) -> bool:
     return _stopping(req) and skipped
 
 
+def _is_atomic(req: RelayRequest) -> bool:
+    return is_batch(req) and "atomic" in [m.strip() for m in _fields(req, "Batch-Mode").split(",")]
+
+
+def _stop_before_atomic(req: RelayRequest) -> None:
+    """The runner is chosen by the preference first: a stopping batch is never atomic."""
+    if _is_atomic(req) and _stopping(req):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "batch-mode"]
+
+
+def _atomic_without_applied(req: RelayRequest, resp: RelayResponse) -> None:
+    if _is_atomic(req) and _stopping(req):
+        resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "preference-applied"]
+
+
 def _chunked(req: RelayRequest) -> bool:
     return bool(req.chunks)
 
@@ -332,5 +351,17 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SEC-2 a stopped batch's parts' fields at the top",
         ("sub-response-fields-not-at-top-in-every-mode",),
         on_response=_copy_part_fields(_stopped_answer, None),
+    ),
+    Mutation(
+        "stop-preference-before-atomic-mode",
+        "MB-PROC-8 a batch asking for atomic and stop run under stop",
+        ("atomic-with-stop-preference",),
+        on_request=_stop_before_atomic,
+    ),
+    Mutation(
+        "atomic-path-ignores-stop-preference",
+        "MB-PROC-6 an atomic batch's stop preference not named",
+        ("atomic-with-stop-preference",),
+        on_response=_atomic_without_applied,
     ),
 )
