@@ -289,7 +289,7 @@ GROUPS = (
         (
             "policy-and-mode-not-kept-for-later-batches",
             "subrequest-fields-in-every-mode",
-            "late-fault-runs-nothing-chunked-or-stopping",
+            "late-fault-runs-nothing-on-every-path",
             "parts-streamed-on-every-path",
             "sub-response-fields-not-at-top-in-every-mode",
             "atomic-with-stop-preference",

@@ -8,11 +8,12 @@ sandbox and whose second part has one fault of the kinds MB-STATUS-2 lists ("a f
 field, a rejected target, a nested batch") or a Content-Length that does not match its body:
 each batch must be answered 400, and afterwards no marked member may be in the sandbox.
 
-`late-fault-runs-nothing-chunked-or-stopping` sends the same batches framed by the chunked
-transfer coding, and with `Prefer: batch-on-error=stop` where the target offers the
-error-policy profile: a server that validates a Content-Length batch whole but reads a chunked
-one part by part as it arrives, or whose stopping path checks each part as it dispatches it,
-runs the POST there alone.
+`late-fault-runs-nothing-on-every-path` sends the same batches framed by the chunked
+transfer coding, with `Prefer: batch-on-error=stop` where the target offers the error-policy
+profile, and with `Batch-Mode: atomic` where it offers the atomic profile: a server that
+validates a Content-Length batch whole but reads a chunked one part by part as it arrives, or
+whose stopping or atomic path checks each part as it dispatches it, runs the POST there alone
+(and an atomic path that then rolls it back answers a 200 with a failing part, not the 400).
 """
 
 from __future__ import annotations
@@ -98,12 +99,12 @@ def _late_fault_batch(post_batch: bytes, bad: str) -> bytes:
 
 
 @checker(
-    "late-fault-runs-nothing-chunked-or-stopping",
+    "late-fault-runs-nothing-on-every-path",
     ("MB-STATUS-2", "MB-PROC-1", "MB-INTER-5"),
-    "A batch whose first part writes in the sandbox and whose second part has another authority, the batch endpoint, TRACE, <*>, a forbidden field or a wrong Content-Length is answered 400 with its first part not run when it is sent chunked, and when it asks for batch-on-error=stop.",
+    "A batch whose first part writes in the sandbox and whose second part has another authority, the batch endpoint, TRACE, <*>, a forbidden field or a wrong Content-Length is answered 400 with its first part not run when it is sent chunked, when it asks for batch-on-error=stop and when it is atomic.",
     state=State.WRITES_IN_SANDBOX,
 )
-def late_fault_runs_nothing_chunked_or_stopping(ctx: Context, judge: Judge) -> None:
+def late_fault_runs_nothing_on_every_path(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
     before = sandbox_listing(ctx, judge, coll)
     ctype = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
@@ -113,6 +114,8 @@ def late_fault_runs_nothing_chunked_or_stopping(ctx: Context, judge: Judge) -> N
     if ctx.target.claims("error-policy"):
         prefer = ("Prefer", "batch-on-error=stop")
         ways.append(("under batch-on-error=stop", [ctype, prefer], False, "MB-STATUS-2"))
+    if ctx.target.claims("atomic"):
+        ways.append(("atomic", [ctype, ("Batch-Mode", "atomic")], False, "MB-STATUS-2"))
     markers: list[tuple[str, str]] = []
     for way, head, chunked, requirement in ways:
         for broken, bad in _bad_parts(ctx, judge):

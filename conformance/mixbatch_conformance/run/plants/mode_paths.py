@@ -19,6 +19,10 @@ after it on the same connection wrong.
     stopping-batch-runs-before-late-fault
                                         a stopping batch's targets, methods and fields checked
                                         as each part is dispatched (MB-PROC-1)
+    atomic-batch-fails-at-late-fault    an atomic batch's targets, methods and fields checked as
+                                        each part is dispatched: the faulty part fails with 400,
+                                        the parts before it are rolled back, and the batch is
+                                        answered 200, not refused (MB-STATUS-2)
     answer-held-under-stop              the answer to a stopping batch built whole before any of
                                         it is written, as for an atomic one (MB-PROC-4)
     answer-held-for-writes              the answer to a batch with a POST, PUT, PATCH or DELETE
@@ -47,6 +51,7 @@ from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
+    FAKE_BOUNDARY,
     Part,
     boundary_of,
     field_of,
@@ -264,6 +269,31 @@ def _atomic_without_applied(req: RelayRequest, resp: RelayResponse) -> None:
         resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "preference-applied"]
 
 
+def _atomic_fails_at_late_fault(req: RelayRequest, resp: RelayResponse) -> None:
+    """The refusal of an atomic batch with a late fault becomes the 200 of a batch that ran up
+    to the faulty part, failed there and was rolled back."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and _is_atomic(req) and resp.status == 400 else None
+    first = next((i for i, (f, _) in enumerate(parts or []) if _faulty(f, req)), 0)
+    if not parts or not first:
+        return
+    answer: list[Part] = []
+    for i, (fields, _) in enumerate(parts):
+        cid = field_of(fields, "Content-Id") or "<>"
+        head = [("Content-Id", cid), ("Content-Length", "0")]
+        if i < first:
+            head = [("Http-Status-Code", "201"), ("Batch-Outcome", "rolled-back"), *head]
+        elif i == first:
+            head = [("Http-Status-Code", "400"), *head]
+        else:
+            head = [("Batch-Outcome", "skipped"), *head]
+        answer.append((head, b""))
+    resp.status = 200
+    resp.headers = [(n, v) for n, v in resp.headers if n.lower() in ("date", "server")]
+    resp.headers.append(("Content-Type", f"multipart/mixed; boundary={FAKE_BOUNDARY}"))
+    resp.body = write_parts(answer, FAKE_BOUNDARY)
+
+
 def _chunked(req: RelayRequest) -> bool:
     return bool(req.chunks)
 
@@ -308,16 +338,22 @@ PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "chunked-batch-runs-before-late-fault",
         "MB-PROC-1 a chunked batch's parts run before a later part is validated",
-        ("late-fault-runs-nothing-chunked-or-stopping",),
+        ("late-fault-runs-nothing-on-every-path",),
         on_request=_runs_before_late_fault(_chunked),
         on_response=_answer_late_fault,
     ),
     Mutation(
         "stopping-batch-runs-before-late-fault",
         "MB-PROC-1 a stopping batch's parts run before a later part is validated",
-        ("late-fault-runs-nothing-chunked-or-stopping",),
+        ("late-fault-runs-nothing-on-every-path",),
         on_request=_runs_before_late_fault(_stopping),
         on_response=_answer_late_fault,
+    ),
+    Mutation(
+        "atomic-batch-fails-at-late-fault",
+        "MB-STATUS-2 an atomic batch with a late fault answered 200 and rolled back",
+        ("late-fault-runs-nothing-on-every-path",),
+        on_response=_atomic_fails_at_late_fault,
     ),
     Mutation(
         "answer-held-under-stop",
