@@ -33,7 +33,7 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - write kinds of an atomic rollback, and aggregate dates;
 - mode paths: a rule kept on the plain batch and broken under stop, in an atomic batch, in a
   chunked batch or in the batch after it on the same connection (MB-PROC-5, MB-SUB-5,
-  MB-SUB-6, MB-PROC-1, MB-SEC-2), atomic and stop asked together (MB-PROC-8, MB-PROC-6),
+  MB-SUB-6, MB-PROC-1, MB-SEC-2, MB-INTER-4), atomic and stop asked together (MB-PROC-8, MB-PROC-6),
   its answer held whole (MB-PROC-4, slow);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
@@ -293,6 +293,7 @@ GROUPS = (
             "parts-streamed-on-every-path",
             "sub-response-fields-not-at-top-in-every-mode",
             "atomic-with-stop-preference",
+            "no-transform-in-every-mode",
         ),
         slow_plants=(
             "answer-held-under-stop",

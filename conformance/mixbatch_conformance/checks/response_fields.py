@@ -27,6 +27,8 @@ Theory of operation: three things the framing check does not read.
   fail at a miss after them: a server that buffers such a batch's answer until the outcome is
   known has the parts' fields in hand before it writes its header section, where a streaming
   server has not; none of them reaches the top in any declared form (MB-SEC-2).
+- `no-transform-in-every-mode`: those batches' answers each carry `Cache-Control: no-transform`
+  in every declared form, as the plain batch's do (MB-INTER-4, a SHOULD).
 - `every-part-kind-content-length`: parts with content, HEAD, 204, 304, skipped and rolled-back
   parts each carry one Content-Length equal to their body's length (MB-WIRE-15, a SHOULD).
 """
@@ -42,7 +44,11 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
-from mixbatch_conformance.core.validator import loose_boundary, parse_media_type
+from mixbatch_conformance.core.validator import (
+    directive_names,
+    loose_boundary,
+    parse_media_type,
+)
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -324,6 +330,38 @@ def sub_response_fields_not_at_top_in_every_mode(ctx: Context, judge: Judge) -> 
             copied = sorted((_top_pairs(answer) & carried) - own)
             judge.expect(
                 f"{what}, {form}: top-level fields copied from parts", copied, [[]], "MB-SEC-2"
+            )
+
+
+@checker(
+    "no-transform-in-every-mode",
+    ("MB-INTER-4",),
+    "The answer to a batch that stopped under batch-on-error=stop, to an atomic batch that committed and to one that failed carries Cache-Control: no-transform in every declared form.",
+    state=State.READ_ONLY,
+)
+def no_transform_in_every_mode(ctx: Context, judge: Judge) -> None:
+    modes = _modes_with_fields(ctx, judge)
+    if not modes:
+        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
+    for what, fields, subs in modes:
+        resp = ctx.batch(judge, subs, headers=fields)
+        expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        answers = [("multipart/mixed", resp)]
+        for claimed, accept, _, _ in MULTISTATUS_FORMS:
+            if ctx.target.claims(claimed):
+                more = (*fields, ("Accept", accept))
+                answers.append((accept, ctx.batch(judge, subs, headers=more)))
+        for form, answer in answers:
+            cache = answer.get_all("Cache-Control")
+            # MB-INTER-4 (SHOULD): "include `Cache-Control: no-transform` ... in batch
+            # responses": a batch that stopped or rolled back is answered with sub-responses,
+            # so its answer is a batch response too.
+            judge.expect_true(
+                f"{what}, {form}: Cache-Control",
+                "no-transform" in directive_names(cache),
+                repr(cache),
+                "no-transform (SHOULD)",
+                "MB-INTER-4",
             )
 
 

@@ -35,6 +35,9 @@ after it on the same connection wrong.
                                         (MB-SEC-2)
     stopped-answer-merges-part-fields   a batch that stopped answered with the fields of the
                                         parts that ran merged into its header section (MB-SEC-2)
+    no-transform-only-when-streamed     Cache-Control: no-transform written by the streaming
+                                        path only, not on the answers of batches that stopped or
+                                        were atomic (MB-INTER-4)
     stop-preference-before-atomic-mode  a batch asking for both sent down the stop path, the
                                         preference read before the mode (MB-PROC-8)
     atomic-path-ignores-stop-preference an atomic batch's Prefer never read, so the stop it
@@ -294,6 +297,21 @@ def _atomic_fails_at_late_fault(req: RelayRequest, resp: RelayResponse) -> None:
     resp.body = write_parts(answer, FAKE_BOUNDARY)
 
 
+def _without_no_transform(req: RelayRequest, resp: RelayResponse) -> None:
+    """The answers built whole (an atomic batch, a batch that stopped) lack no-transform."""
+    if not (_is_atomic(req) or _stopping(req)) or resp.status not in (200, 207):
+        return
+    kept: list[tuple[str, str]] = []
+    for n, v in resp.headers:
+        if n.lower() == "cache-control":
+            rest = [d.strip() for d in v.split(",") if d.strip().lower() != "no-transform"]
+            if rest:
+                kept.append((n, ", ".join(rest)))
+        else:
+            kept.append((n, v))
+    resp.headers = kept
+
+
 def _chunked(req: RelayRequest) -> bool:
     return bool(req.chunks)
 
@@ -387,6 +405,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SEC-2 a stopped batch's parts' fields at the top",
         ("sub-response-fields-not-at-top-in-every-mode",),
         on_response=_copy_part_fields(_stopped_answer, None),
+    ),
+    Mutation(
+        "no-transform-only-when-streamed",
+        "MB-INTER-4 no no-transform on an atomic or stopping batch's answer",
+        ("no-transform-in-every-mode",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_without_no_transform,
     ),
     Mutation(
         "stop-preference-before-atomic-mode",
