@@ -121,6 +121,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "error-policy-skipped-parts-do-not-run",
         "field-octets-every-form",
         "late-fault-batch-runs-nothing",
+        "late-fault-runs-nothing-on-every-path",
         "long-field-values-unfolded",
         "malformed-batch-runs-nothing",
         "over-limit-batch-runs-nothing",

@@ -40,6 +40,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   colon unquoted (MB-WIRE-3), its form chosen by the first Accept member or an empty Accept
   refused (MB-MULTI-1), an Accept admitting nothing answered in multipart (MB-STATUS-9), a
   skipped or rolled-back part echoing its resolved target (MB-RESP-3);
+- mode paths: a rule kept on the plain batch and broken under stop, in an atomic batch, in a
+  chunked batch or in the batch after it on the same connection (MB-PROC-5, MB-SUB-5,
+  MB-SUB-6, MB-PROC-1, MB-SEC-2, MB-INTER-4), atomic and stop asked together (MB-PROC-8, MB-PROC-6),
+  its answer held whole (MB-PROC-4, slow);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -71,6 +75,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     hosts_and_entries,
     list_and_tag_readings,
+    mode_paths,
     mode_writers,
     octet_units,
     order_and_isolation,
@@ -302,6 +307,24 @@ GROUPS = (
             "batch-response-header-in-every-mode",
             "accept-read-alike-in-every-mode",
             "outcome-parts-echo-every-reference-form",
+        ),
+    ),
+    Group(
+        "mode-paths",
+        _names(mode_paths.PLANTS),
+        (
+            "policy-and-mode-not-kept-for-later-batches",
+            "subrequest-fields-in-every-mode",
+            "late-fault-runs-nothing-on-every-path",
+            "parts-streamed-on-every-path",
+            "sub-response-fields-not-at-top-in-every-mode",
+            "atomic-with-stop-preference",
+            "no-transform-in-every-mode",
+        ),
+        slow_plants=(
+            "answer-held-under-stop",
+            "answer-held-for-writes",
+            "answer-held-for-chunked-batch",
         ),
     ),
 )

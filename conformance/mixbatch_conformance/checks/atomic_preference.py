@@ -12,6 +12,13 @@ asked for. The failing batch is sent twice more: with `Prefer: respond-async`, a
 that is not the policy, and with `Prefer: batch-on-error=continue`, where the client asked for
 the policy, but not for `stop`: neither answer may name `batch-on-error=stop` (whether a server
 names `continue` there is its choice, spec 7.4).
+
+`atomic-with-stop-preference` sends the other side: `Batch-Mode: atomic` together with
+`Prefer: batch-on-error=stop`, as a batch that commits ([ok, ok]) and as one that fails
+([ok, not_found, ok]), in every declared form. The mode still decides the outcomes (part 0
+`rolled-back` with its status, the failing part unmarked, the last `skipped`: a server that
+sends a batch asking for both down its stop path leaves part 0 as it ran), and a server that
+offers the error-policy profile honours the preference it was sent and names it.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
+from mixbatch_conformance.core.representations import MULTISTATUS_FORMS, answers_in_every_form
 from mixbatch_conformance.core.validator import list_members
 
 __all__: list[str] = []
@@ -81,3 +88,43 @@ def atomic_preference_only_when_asked(ctx: Context, judge: Judge) -> None:
             "MB-PROC-8",
             allowed_text="no batch-on-error" if prefer is None else "no batch-on-error=stop",
         )
+
+
+@checker(
+    "atomic-with-stop-preference",
+    ("MB-PROC-8", "MB-PROC-6"),
+    "An atomic batch that also asks for batch-on-error=stop commits whole or is rolled back, its failing part unmarked and the later part skipped, and names batch-on-error=stop in Preference-Applied where the error policy is offered, in every declared form.",
+    profile="atomic",
+    state=State.READ_ONLY,
+)
+def atomic_with_stop_preference(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    fields = (ATOMIC, ("Prefer", "batch-on-error=stop"))
+    # (what, parts, (status, outcome) of each part).
+    batches = (
+        ("committed", [ok, ok], [(200, None), (200, None)]),
+        ("failed", [ok, nf, ok], [(200, "rolled-back"), (404, None), (None, "skipped")]),
+    )
+    for name, subs, wanted in batches:
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, fields):
+            what = f"{name} atomic batch under batch-on-error=stop, {media}"
+            for i, (entry, (status, outcome)) in enumerate(zip(entries, wanted, strict=True)):
+                # MB-PROC-8: "MUST mark each part before the failing one `Batch-Outcome:
+                # rolled-back` with its real status; MUST answer the failing part with its own
+                # status and no `Batch-Outcome`; and MUST answer every later part
+                # `Batch-Outcome: skipped`"; a batch that commits marks none (spec 7.5).
+                judge.expect(f"{what}: part {i} outcome", entry.outcome, {outcome}, "MB-PROC-8")
+                judge.expect(f"{what}: part {i} status", entry.status, {status}, "MB-PROC-8")
+            if not ctx.target.claims("error-policy"):
+                continue
+            named = [
+                f"{n}={v}"
+                for n, v in _applied(resp.get_all("Preference-Applied"))
+                if n == "batch-on-error"
+            ]
+            # MB-PROC-6: a server that offers the `error-policy` profile and receives `Prefer:
+            # batch-on-error=stop` MUST "send `Preference-Applied: batch-on-error=stop`"; spec
+            # 7.5: it names it "only when the client asked for it", as this client did.
+            judge.expect(
+                f"{what}: Preference-Applied", named, [["batch-on-error=stop"]], "MB-PROC-6"
+            )

@@ -7,10 +7,18 @@ refuses the batch. Each case here is a batch whose first part POSTs a marked mem
 sandbox and whose second part has one fault of the kinds MB-STATUS-2 lists ("a forbidden
 field, a rejected target, a nested batch") or a Content-Length that does not match its body:
 each batch must be answered 400, and afterwards no marked member may be in the sandbox.
+
+`late-fault-runs-nothing-on-every-path` sends the same batches framed by the chunked
+transfer coding, with `Prefer: batch-on-error=stop` where the target offers the error-policy
+profile, and with `Batch-Mode: atomic` where it offers the atomic profile: a server that
+validates a Content-Length batch whole but reads a chunked one part by part as it arrives, or
+whose stopping or atomic path checks each part as it dispatches it, runs the POST there alone
+(and an atomic path that then rolls it back answers a 200 with a failing part, not the 400).
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, compose_batch
@@ -81,4 +89,61 @@ def late_fault_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
             "the POST part ran" if ran else "not created",
             "the POST part did not run",
             "MB-STATUS-2",
+        )
+
+
+def _late_fault_batch(post_batch: bytes, bad: str) -> bytes:
+    """The batch [POST, the faulty part] from the composed one-part batch `post_batch`."""
+    close = f"\r\n--{BOUNDARY}--".encode()
+    return post_batch[: -len(close)] + f"\r\n--{BOUNDARY}\r\n{bad}\r\n--{BOUNDARY}--".encode()
+
+
+@checker(
+    "late-fault-runs-nothing-on-every-path",
+    ("MB-STATUS-2", "MB-PROC-1", "MB-INTER-5"),
+    "A batch whose first part writes in the sandbox and whose second part has another authority, the batch endpoint, TRACE, <*>, a forbidden field or a wrong Content-Length is answered 400 with its first part not run when it is sent chunked, when it asks for batch-on-error=stop and when it is atomic.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def late_fault_runs_nothing_on_every_path(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    before = sandbox_listing(ctx, judge, coll)
+    ctype = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    ways: list[tuple[str, list[tuple[str, str]], bool, str]] = [
+        ("sent chunked", [ctype, ("Transfer-Encoding", "chunked")], True, "MB-INTER-5"),
+    ]
+    if ctx.target.claims("error-policy"):
+        prefer = ("Prefer", "batch-on-error=stop")
+        ways.append(("under batch-on-error=stop", [ctype, prefer], False, "MB-STATUS-2"))
+    if ctx.target.claims("atomic"):
+        ways.append(("atomic", [ctype, ("Batch-Mode", "atomic")], False, "MB-STATUS-2"))
+    markers: list[tuple[str, str]] = []
+    for way, head, chunked, requirement in ways:
+        for broken, bad in _bad_parts(ctx, judge):
+            marker, post = marked_post(ctx, judge, coll)
+            if marker.encode() in before:
+                judge.setup_error("the marker is already in the sandbox listing")
+            body = _late_fault_batch(compose_batch([post], BOUNDARY), bad)
+            if chunked:
+                body = chunked_content(body, 64)[0]
+            resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+            label = f"a POST, then a part breaking {broken}, {way}"
+            judge.note(label)
+            # MB-STATUS-2: "answer a batch request whose envelope is malformed (... a forbidden
+            # field, a rejected target, a nested batch) with 400, before any part runs";
+            # MB-INTER-5: a chunked batch is answered "as it answers the same content framed by
+            # `Content-Length`".
+            expect_rejected(judge, resp, {400}, requirement)
+            markers.append((label, marker))
+    after = sandbox_listing(ctx, judge, coll)
+    for label, marker in markers:
+        ran = marker.encode() in after
+        # MB-PROC-1: "MUST NOT run any part before it has received the whole batch request and
+        # validated its whole envelope", whatever frames the content and whatever policy the
+        # batch asks for.
+        judge.expect_true(
+            label,
+            not ran,
+            "the POST part ran" if ran else "not created",
+            "the POST part did not run",
+            "MB-PROC-1",
         )

@@ -22,6 +22,13 @@ Theory of operation: three things the framing check does not read.
   a member's validators, a collection's, a HEAD's, a miss's, a 204's, a 301's) stands first
   once; no field line a part carries appears at the top of the batch response in any declared
   form unless the server puts it there for a batch of one miss too (MB-SEC-2).
+- `sub-response-fields-not-at-top-in-every-mode`: the same parts, the miss left out, in a
+  batch under stop that fails at a miss after them, and in atomic batches that commit and that
+  fail at a miss after them: a server that buffers such a batch's answer until the outcome is
+  known has the parts' fields in hand before it writes its header section, where a streaming
+  server has not; none of them reaches the top in any declared form (MB-SEC-2).
+- `no-transform-in-every-mode`: those batches' answers each carry `Cache-Control: no-transform`
+  in every declared form, as the plain batch's do (MB-INTER-4, a SHOULD).
 - `every-part-kind-content-length`: parts with content, HEAD, 204, 304, skipped and rolled-back
   parts each carry one Content-Length equal to their body's length (MB-WIRE-15, a SHOULD).
 """
@@ -37,7 +44,11 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
-from mixbatch_conformance.core.validator import loose_boundary, parse_media_type
+from mixbatch_conformance.core.validator import (
+    directive_names,
+    loose_boundary,
+    parse_media_type,
+)
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -268,6 +279,89 @@ def sub_response_fields_not_at_top(ctx: Context, judge: Judge) -> None:
                 copied,
                 [[]],
                 "MB-SEC-2",
+            )
+
+
+def _modes_with_fields(
+    ctx: Context, judge: Judge
+) -> list[tuple[str, tuple[tuple[str, str], ...], list[SubRequest]]]:
+    """(what, fields, parts) of each batch under a policy or mode the target offers, its parts
+    the field-carrying ones that succeed, then, for the failing batches, a miss and an ok."""
+    ok, nf = ok_and_not_found(ctx, judge)
+    carriers = [s for s in _field_parts(ctx, judge) if s.target != nf.target]
+    out: list[tuple[str, tuple[tuple[str, str], ...], list[SubRequest]]] = []
+    if ctx.target.claims("error-policy"):
+        stop = (("Prefer", "batch-on-error=stop"),)
+        out.append(("stopped under batch-on-error=stop", stop, [*carriers, nf, ok]))
+    if ctx.target.claims("atomic"):
+        atomic = (("Batch-Mode", "atomic"),)
+        out.append(("atomic, committed", atomic, carriers))
+        out.append(("atomic, failed", atomic, [*carriers, nf, ok]))
+    return out
+
+
+@checker(
+    "sub-response-fields-not-at-top-in-every-mode",
+    ("MB-SEC-2",),
+    "No field line of a sub-response reaches the header section of a batch that stopped under batch-on-error=stop, of an atomic batch that committed or of one that failed, in any form.",
+    state=State.READ_ONLY,
+)
+def sub_response_fields_not_at_top_in_every_mode(ctx: Context, judge: Judge) -> None:
+    modes = _modes_with_fields(ctx, judge)
+    if not modes:
+        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
+    _, nf = ok_and_not_found(ctx, judge)
+    for what, fields, subs in modes:
+        # What the server puts at the top of such a batch of its own accord, learnt from one
+        # whose only part is a miss, under the same policy or mode.
+        own = _top_pairs(ctx.batch(judge, [nf], headers=fields))
+        resp = ctx.batch(judge, subs, headers=fields)
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        carried = {(n.lower(), v.strip()) for part in env.parts for n, v in part.fields}
+        carried -= {("content-id", p.get("Content-Id") or "") for p in env.parts}
+        answers = [("multipart/mixed", resp)]
+        for claimed, accept, _, _ in MULTISTATUS_FORMS:
+            if ctx.target.claims(claimed):
+                more = (*fields, ("Accept", accept))
+                answers.append((accept, ctx.batch(judge, subs, headers=more)))
+        for form, answer in answers:
+            # MB-SEC-2: "A server MUST NOT copy a header field of a sub-response into the
+            # header section of the batch response", however long it held the answer.
+            copied = sorted((_top_pairs(answer) & carried) - own)
+            judge.expect(
+                f"{what}, {form}: top-level fields copied from parts", copied, [[]], "MB-SEC-2"
+            )
+
+
+@checker(
+    "no-transform-in-every-mode",
+    ("MB-INTER-4",),
+    "The answer to a batch that stopped under batch-on-error=stop, to an atomic batch that committed and to one that failed carries Cache-Control: no-transform in every declared form.",
+    state=State.READ_ONLY,
+)
+def no_transform_in_every_mode(ctx: Context, judge: Judge) -> None:
+    modes = _modes_with_fields(ctx, judge)
+    if not modes:
+        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
+    for what, fields, subs in modes:
+        resp = ctx.batch(judge, subs, headers=fields)
+        expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        answers = [("multipart/mixed", resp)]
+        for claimed, accept, _, _ in MULTISTATUS_FORMS:
+            if ctx.target.claims(claimed):
+                more = (*fields, ("Accept", accept))
+                answers.append((accept, ctx.batch(judge, subs, headers=more)))
+        for form, answer in answers:
+            cache = answer.get_all("Cache-Control")
+            # MB-INTER-4 (SHOULD): "include `Cache-Control: no-transform` ... in batch
+            # responses": a batch that stopped or rolled back is answered with sub-responses,
+            # so its answer is a batch response too.
+            judge.expect_true(
+                f"{what}, {form}: Cache-Control",
+                "no-transform" in directive_names(cache),
+                repr(cache),
+                "no-transform (SHOULD)",
+                "MB-INTER-4",
             )
 
 

@@ -10,6 +10,13 @@ dash-boundary that follow a part the start of the next delimiter, which a server
 only with the part it opens. An intermediary may buffer a whole response,
 so the check is judged on a direct connection only, over plain HTTP/1.1. It waits out the slow
 part, so it is in the standard tier.
+
+`parts-streamed-on-every-path` asks the same of the batch under `Prefer: batch-on-error=stop`
+(where the target offers the error-policy profile), of the batch whose quick part is a POST to
+the echo resource (a write by its method, though the echo keeps no state) and of the batch sent
+chunked: a server that holds its answer on one of those paths (waiting for the outcome as an
+atomic batch must, or for a transaction, or for the end of the request's chunks before it
+starts writing) breaks the recommendation there alone.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import time
 
 import h11
 
+from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -131,3 +139,54 @@ def parts_streamed(ctx: Context, judge: Judge) -> None:
         f"part 0 complete at {first:.2f} s, the answer at {last:.2f} s",
         f"part 0 at least {DELAY_MS / 1000 - MARGIN_S:g} s before the end (SHOULD)",
     )
+
+
+@checker(
+    "parts-streamed-on-every-path",
+    ("MB-PROC-4",),
+    "A quick part is written before a slower later part finishes in a batch under batch-on-error=stop, in one whose quick part is a POST, and in one sent chunked.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=BUFFERING_INTERMEDIARY,
+)
+def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
+    if ctx.tls is not None or ctx.settings.http2:
+        judge.not_applicable("the timing is read from a plain HTTP/1.1 connection")
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit <= DELAY_MS + 500:
+        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    post = SubRequest("POST", f"{echo}?mb-stream=post", (("Content-Type", "text/plain"),), b"mb")
+    ctype = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    plain = compose_batch([ok, slow], BOUNDARY)
+    paths: list[tuple[str, list[tuple[str, str]], bytes]] = []
+    if ctx.target.claims("error-policy"):
+        paths.append(
+            ("under batch-on-error=stop", [ctype, ("Prefer", "batch-on-error=stop")], plain)
+        )
+    paths.append(("a POST first", [ctype], compose_batch([post, slow], BOUNDARY)))
+    chunked = chunked_content(plain, 64)[0]
+    paths.append(("sent chunked", [ctype, ("Transfer-Encoding", "chunked")], chunked))
+    for what, head, body in paths:
+        data, first, last = _timed_read(ctx, ctx.raw_request("POST", ctx.batch_path, head, body))
+        judge.require_true(
+            f"{what}: complete answer",
+            first is not None and last is not None,
+            f"{len(data)} octets: {data[:80]!r}",
+            "a multipart answer with its close delimiter",
+            "MB-STATUS-1",
+        )
+        assert first is not None
+        assert last is not None
+        # MB-PROC-4: "SHOULD write each response part as soon as that part and every part before
+        # it are complete, without waiting for later parts", whatever the batch's policy, its
+        # parts' methods or the framing of its content; only an atomic batch waits (spec 7.3).
+        judge.expect_true(
+            f"{what}: part 0 before the slow part finished",
+            first <= last - DELAY_MS / 1000 + MARGIN_S,
+            f"part 0 complete at {first:.2f} s, the answer at {last:.2f} s",
+            f"part 0 at least {DELAY_MS / 1000 - MARGIN_S:g} s before the end (SHOULD)",
+            "MB-PROC-4",
+        )

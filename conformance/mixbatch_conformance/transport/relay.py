@@ -16,6 +16,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     stream            (default) an answer's content is written to the client as it arrives
                       from upstream, re-framed chunked; off, the relay holds the whole answer
                       first, as a server that builds its response in memory does (MB-PROC-4)
+    hold              a predicate on the request as the client sent it: the relay holds the
+                      whole answer to the requests it matches and streams the rest, as a server
+                      that builds its response in memory on one path only does (MB-PROC-4)
     completion_order  pipelined requests on one client connection are each forwarded at once
                       over their own upstream connection and answered in the order they
                       complete, not the order sent (MB-PIPE-1)
@@ -45,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -90,6 +94,8 @@ class Behaviour:
     queue_when_busy: bool = False
     #: Refuse a POST whose head arrives while this many are being received (None: never).
     receive_budget: int | None = None
+    #: Hold the whole answer to a request it matches (read as the client sent it).
+    hold: Callable[[RelayRequest], bool] | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -352,6 +358,7 @@ class Relay:
             mutation.behaviour.stream
             and not mutation.behaviour.queue_when_busy
             and not mutation.edits_response
+            and not (mutation.behaviour.hold is not None and mutation.behaviour.hold(req))
         )
         if streams:
             if mutation is not None:

@@ -40,6 +40,7 @@ from mixbatch_conformance.run.plants import (
     lengths,
     limits,
     list_and_tag_readings,
+    mode_paths,
     mode_writers,
     modes,
     octet_units,
@@ -130,6 +131,7 @@ PLANTS: tuple[Mutation, ...] = (
     + order_and_isolation.PLANTS
     + fault_placement.PLANTS
     + mode_writers.PLANTS
+    + mode_paths.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
