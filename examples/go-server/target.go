@@ -207,11 +207,12 @@ func splitHostPort(a string) (string, string) {
 		host, port = a[:i], a[i+1:]
 	}
 	// A port compares as a decimal number, and an empty port is the default (section 8.3).
+	// RFC 3986 §3.2.3: port = *DIGIT, so a sign that strconv.Atoi takes leaves it unmatched.
 	n, err := strconv.Atoi(port)
 	switch {
 	case port == "":
 		n = 80
-	case err != nil || n < 0:
+	case err != nil || n < 0 || strings.Trim(port, "0123456789") != "":
 		return host, port
 	}
 	return host, strconv.Itoa(n)

@@ -25,7 +25,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-LIMIT-4), field lines with blank values uncounted (MB-LIMIT-5);
 - boundaries, empty lines and sizes: a boundary holding a token character outside bchars
   accepted (MB-WIRE-4), a bodyless response part without its empty line (MB-WIRE-7), a
-  sub-response cut at 1 MiB (MB-RESP-4); dot segments kept in an absolute URI's or a relative
+  sub-response cut at 1 MiB (MB-RESP-4), a target's port read as an integer or by its leading
+  digits (MB-PART-4); dot segments kept in an absolute URI's or a relative
   reference's path (MB-PART-5) are in the input classes;
 - order and isolation: GET parts of another batch read outside an atomic batch's hold
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
@@ -200,12 +201,15 @@ GROUPS = (
             *_names(boundaries_and_empty_lines.PLANTS),
             "token-char-boundary-accepted",
             "response-body-cut-at-1mib",
+            "port-read-as-integer",
+            "port-read-by-leading-digits",
         ),
         (
             "bodyless-response-parts-keep-empty-line",
             "dot-segments-removed-in-every-reference-form",
             "bodies-across-sizes",
             "reject-boundary-token-tilde",
+            "reject-target-port-underscore",
         ),
         ("FAIL",),
     ),

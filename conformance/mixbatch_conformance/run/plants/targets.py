@@ -282,6 +282,20 @@ PLANTS: tuple[Mutation, ...] = (
         ("reject-target-other-port",),
         on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:[0-9]+/")),
     ),
+    # MB-PART-4: a port is *DIGIT (RFC 3986 §3.2.3); a parser that reads it as an integer takes
+    # a sign, and one that reads the leading digits takes what follows them.
+    P(
+        "port-read-as-integer",
+        "MB-PART-4 a signed port read as the number it spells",
+        ("reject-target-port-plus-sign", "reject-target-port-minus-sign"),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:[+-][0-9]+/")),
+    ),
+    P(
+        "port-read-by-leading-digits",
+        "MB-PART-4 a port read up to its first non-digit",
+        ("reject-target-port-letter-after", "reject-target-port-underscore"),
+        on_response=accepts(body_has(rb"Content-Id: <https?://[^/>]*:[0-9]+[A-Za-z_][0-9]*/")),
+    ),
     # MB-SUB-2: userinfo makes another authority; a trailing dot or an empty host is not the
     # batch's host; a port compares as a number, and an empty one is the default.
     P(
