@@ -3,7 +3,9 @@
 Theory of operation: one OPTIONS request; the answer must be 200 with Accept-Post naming
 multipart/mixed and a capabilities document that validates against
 spec/schemas/capabilities.schema.json and publishes the limits as integers, `max_part_fields`
-included (MB-LIMIT-1, MB-LIMIT-2, MB-LIMIT-5). `options-capabilities-any-accept` sends the
+included (MB-LIMIT-1, MB-LIMIT-2, MB-LIMIT-5), and whose `endpoint`, when it states one, is the
+path it was fetched at. The same OPTIONS with a query on its target gets the same document (a
+query leaves a target naming the batch endpoint, spec 8.4). `options-capabilities-any-accept` sends the
 OPTIONS again with each Accept that admits the document's media type: OPTIONS is no batch
 request, so the batch representations MB-STATUS-9 negotiates do not decide its answer.
 """
@@ -18,11 +20,14 @@ from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import names_media_type
 
+#: A query on the OPTIONS request target, which leaves it a request to the batch endpoint.
+QUERY = "mb-suite-discovery=1"
+
 
 @checker(
     "options-capabilities",
     ("MB-LIMIT-2", "MB-LIMIT-1", "MB-LIMIT-5"),
-    "OPTIONS on the batch endpoint answers 200 with the capabilities document, Accept-Post and Allow.",
+    "OPTIONS on the batch endpoint, with or without a query, answers 200 with the capabilities document, Accept-Post and Allow, the document's endpoint (when it has one) naming that path.",
     profile="limits",
     state=State.READ_ONLY,
 )
@@ -71,6 +76,29 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
     # The schema leaves `endpoint`, `preferences` and `max_part_fields` optional (spec 9.2).
     problem = validate_against("capabilities.schema.json", doc)
     judge.expect("capabilities schema", problem, {None}, allowed_text="valid (no error)")
+    endpoint = doc.get("endpoint")
+    if isinstance(endpoint, str) and ctx.settings.via is None:
+        # Spec 9.2: the document may state "the endpoint's own path (`endpoint`)", which is
+        # "the batch endpoint's origin-form path" (the schema): the path this OPTIONS was sent
+        # to, or its tail where a gateway in front of the server strips a prefix.
+        judge.expect_true(
+            "endpoint member",
+            endpoint == ctx.batch_path or ctx.batch_path.endswith(endpoint),
+            repr(endpoint),
+            f"the path the document was fetched at, {ctx.batch_path!r}",
+            "MB-LIMIT-2",
+        )
+    queried = f"{ctx.batch_path}?{QUERY}"
+    again = ctx.send(judge, ctx.raw_request("OPTIONS", queried))
+    # Spec 8.4: a target names the batch endpoint "whenever its path equals the endpoint's path
+    # ..., whatever its query"; MB-LIMIT-2: "answer `OPTIONS` on a batch endpoint with 200, an
+    # `application/vnd.mixbatch.capabilities+json` document".
+    judge.expect(
+        f"OPTIONS {queried}: status and media type",
+        (again.status, again.media_type),
+        {(200, "application/vnd.mixbatch.capabilities+json")},
+        "MB-LIMIT-2",
+    )
 
 
 #: The capabilities document's media type (MB-LIMIT-2).

@@ -1,7 +1,7 @@
 """Top-level method checks (spec 4): POST only for batches, GET for collection retrieval.
 
 Theory of operation: the batch endpoint's 405 to PUT tells which methods it supports (its
-Allow); every method it does not list (GET without content, HEAD, PATCH, PUT, DELETE) is
+Allow); every method it does not list (GET without content, HEAD, PATCH, PUT, DELETE, TRACE) is
 answered 405 with an Allow naming POST, and OPTIONS too when OPTIONS gives the capabilities
 document (MB-METHOD-2). GET on a declared collection with Accept multipart/mixed gives one part
 per member with an aggregate ETag and Vary: Accept, 304 on that ETag, 404 for a missing
@@ -35,9 +35,10 @@ from mixbatch_conformance.core.validator import Part, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 #: Methods the batch endpoint is asked with (GET without content); each one its Allow does not
-#: list must be answered 405. Only methods RFC 9110 defines, so that none is unknown to the
-#: server's HTTP stack (which may answer an unknown method 501).
-PROBED_METHODS = ("GET", "HEAD", "PATCH", "PUT", "DELETE")
+#: list must be answered 405. Only methods RFC 9110 defines (and PATCH), so that none is unknown
+#: to the server's HTTP stack (which may answer an unknown method 501): TRACE (RFC 9110 §9.3.8)
+#: is as known as the others, though few servers route it anywhere.
+PROBED_METHODS = ("GET", "HEAD", "PATCH", "PUT", "DELETE", "TRACE")
 #: Methods that carry content in ordinary use, asked again with content framed each way
 #: `CONTENT_FRAMINGS` lists: a server that makes its GET content check (MB-METHOD-3) for every
 #: method answers them 400 where MB-METHOD-2 asks for 405.
@@ -97,7 +98,7 @@ def batch_endpoint_allow(ctx: Context, judge: Judge) -> list[str]:
 @checker(
     "method-not-allowed",
     ("MB-METHOD-2",),
-    "Every method the batch endpoint's Allow does not list (GET without content, HEAD, PATCH, PUT, DELETE, and PUT, PATCH and DELETE with content framed by Content-Length and chunked) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document.",
+    "Every method the batch endpoint's Allow does not list (GET without content, HEAD, PATCH, PUT, DELETE, TRACE, and PUT, PATCH and DELETE with content framed by Content-Length and chunked) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document.",
     state=State.READ_ONLY,
 )
 def method_not_allowed(ctx: Context, judge: Judge) -> None:
@@ -107,7 +108,7 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
     options = ctx.send(judge, ctx.raw_request("OPTIONS", ctx.batch_path))
     discovery = options.status == 200 and options.media_type == CAPABILITIES
     judge.note(f"Allow of the 405 to PUT: {allowed!r}; discovery offered: {discovery}")
-    for method in sorted(supported & {"GET", "HEAD", "PATCH", "PUT", "DELETE"}):
+    for method in sorted(supported & set(PROBED_METHODS)):
         body = b"" if method in ("PATCH", "PUT") else None
         resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, body=body))
         # MB-METHOD-2: the Allow of a 405 lists "the methods it does support", so a method it

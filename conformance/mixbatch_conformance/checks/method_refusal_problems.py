@@ -59,7 +59,7 @@ def _judge_document(judge: Judge, what: str, resp: Response, named: dict[int, se
 @checker(
     "method-refusal-names-requirement",
     ("MB-STATUS-4", "MB-METHOD-2", "MB-METHOD-3"),
-    "A 405 from the batch endpoint (PUT, and PUT, DELETE or GET with a batch's content) carries a problem document naming MB-METHOD-2, and a 400 to a GET with content, on the batch endpoint or a collection, one naming MB-METHOD-3.",
+    "A 405 from the batch endpoint (PUT, PATCH, DELETE and TRACE without content, and PUT, DELETE or GET with a batch's content) carries a problem document naming MB-METHOD-2, and a 400 to a GET with content, on the batch endpoint or a collection, one naming MB-METHOD-3.",
     state=State.READ_ONLY,
 )
 def method_refusal_names_requirement(ctx: Context, judge: Judge) -> None:
@@ -71,6 +71,12 @@ def method_refusal_names_requirement(ctx: Context, judge: Judge) -> None:
     with_content = {405: {"MB-METHOD-2", "MB-METHOD-1"}}
     probes: list[tuple[str, str, str, list[tuple[str, str]], bytes | None, dict[int, set[str]]]] = [
         ("PUT without content", "PUT", ctx.batch_path, [], b"", not_allowed),
+        # Methods a framework's router answers on its own when no route takes them: one with
+        # content in ordinary use sent without, one without, and TRACE, which RFC 9110 §9.3.8
+        # defines (so it is known, and MB-METHOD-2's 405 is the answer where it is not allowed).
+        ("PATCH without content", "PATCH", ctx.batch_path, [], b"", not_allowed),
+        ("DELETE without content", "DELETE", ctx.batch_path, [], None, not_allowed),
+        ("TRACE", "TRACE", ctx.batch_path, [], None, not_allowed),
         ("PUT with a batch's content", "PUT", ctx.batch_path, head, body, with_content),
         ("DELETE with a batch's content", "DELETE", ctx.batch_path, head, body, with_content),
         # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval, or to a

@@ -30,6 +30,10 @@ RANDOM_COUNTS = (0, 1, 4097, 65536, 65537)
 #: integer) and 10^20 (past an unsigned one). MB-TEST-5 allows 4xx for each, or 200 with exactly
 #: n octets, which no server sends for these.
 RANDOM_BEYOND = (10**12, 2**63, 10**20)
+#: Counts between those two sets, past the powers of two where a server may cap what it draws
+#: (1 MiB, 4 MiB): MB-TEST-5 allows 200 with exactly n octets or a 4xx for each, so a server
+#: that cuts n to a buffer's size answers 200 with too few.
+RANDOM_BETWEEN = (2**20 + 1, 2**22 + 1)
 #: Codes asked of the `status` resource, each of which it must answer as itself (MB-TEST-6):
 #: both ends of the range and a code of each class, unregistered ones among them.
 STATUS_CODES = (200, 201, 204, 299, 302, 304, 401, 404, 418, 500, 503, 599)
@@ -38,6 +42,9 @@ STATUS_CODES = (200, 201, 204, 299, 302, 304, 401, 404, 418, 500, 503, 599)
 BAD_CODES = ("100", "199", "099", "600", "abc", "2000", "0200", "20")
 #: Milliseconds asked of the `delay` resource.
 DELAY_MS = 300
+#: The shortest delay there is: MB-TEST-7's "every *ms* up to the largest it accepts" starts at
+#: zero, which a server reading the count as "a positive number" refuses.
+NO_DELAY_MS = 0
 #: Delays above any largest ms a test server accepts: a terabyte of milliseconds (31 years),
 #: 2^63 and 10^20. MB-TEST-7 asks a 4xx for each; a server that clamps them answers 200 sooner
 #: than asked, and one that waits is cut off by the request timeout.
@@ -234,7 +241,7 @@ def _judge_echo(
 @checker(
     "test-resource-random",
     ("MB-TEST-5",),
-    "The declared random resource answers GET for n with 200 and exactly n octets, and a count beyond any it can send (10^12, 2^63, 10^20) with 4xx, never with fewer octets.",
+    "The declared random resource answers GET for n with 200 and exactly n octets, a count past 1 MiB or 4 MiB with exactly n octets or 4xx, and a count beyond any it can send (10^12, 2^63, 10^20) with 4xx, never with fewer octets.",
     state=State.READ_ONLY,
 )
 def random_resource(ctx: Context, judge: Judge) -> None:
@@ -244,7 +251,7 @@ def random_resource(ctx: Context, judge: Judge) -> None:
         # MB-TEST-5: "with 200 and exactly *n* octets of content".
         judge.expect(f"GET {n} status", resp.status, {200})
         judge.expect(f"GET {n} length", len(resp.body), {n})
-    for n in RANDOM_BEYOND:
+    for n in RANDOM_BETWEEN + RANDOM_BEYOND:
         resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{n}", str(n)))))
         # MB-TEST-5: "for every *n* up to the largest it accepts, and with a 4xx status for any
         # larger *n*": a count clamped to the largest is a 200 with fewer than n octets.
@@ -280,7 +287,7 @@ def status_resource(ctx: Context, judge: Judge) -> None:
 @checker(
     "test-resource-delay",
     ("MB-TEST-7",),
-    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later, and a delay beyond any it can wait (10^12, 2^63, 10^20 ms) with 4xx.",
+    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later, GET for 0 ms with 200, and a delay beyond any it can wait (10^12, 2^63, 10^20 ms) with 4xx.",
     state=State.READ_ONLY,
 )
 def delay_resource(ctx: Context, judge: Judge) -> None:
@@ -296,6 +303,10 @@ def delay_resource(ctx: Context, judge: Judge) -> None:
         f"{elapsed_ms:.0f} ms",
         f"at least {DELAY_MS} ms",
     )
+    resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{ms}", str(NO_DELAY_MS)))))
+    # MB-TEST-7: "answer a `GET` of that resource for a count *ms* with 200 ... for every *ms* up
+    # to the largest it accepts": 0 is below every largest the resource can have.
+    judge.expect(f"GET {NO_DELAY_MS}", resp.status, {200})
     for ms in DELAY_BEYOND:
         resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{ms}", str(ms)))))
         # MB-TEST-7: "for every *ms* up to the largest it accepts, and with a 4xx status for
