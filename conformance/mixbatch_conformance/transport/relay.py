@@ -117,6 +117,9 @@ class RelayRequest:
     connection: dict[str, object] = field(default_factory=dict)
     #: Refused by the relay's `receive_budget`: answered 503 and never forwarded.
     busy: bool = False
+    #: The trailer fields of a chunked request as the client sent them (empty otherwise); the
+    #: relay does not forward them.
+    trailers: list[tuple[str, str]] = field(default_factory=list)
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -335,6 +338,10 @@ class Relay:
                         tuple(chunks),
                         state,
                         busy,
+                        [
+                            (n.decode("latin-1"), v.decode("latin-1"))
+                            for n, v in event.headers.raw_items()
+                        ],
                     )
                 elif isinstance(event, h11.ConnectionClosed):
                     return None

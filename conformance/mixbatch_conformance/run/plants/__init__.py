@@ -29,6 +29,7 @@ from mixbatch_conformance.run.plants import (
     conditional_evaluations,
     connections,
     continue_policy,
+    endpoint_resource,
     fault_placement,
     field_forms,
     field_kinds,
@@ -132,6 +133,7 @@ PLANTS: tuple[Mutation, ...] = (
     + fault_placement.PLANTS
     + mode_writers.PLANTS
     + mode_paths.PLANTS
+    + endpoint_resource.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

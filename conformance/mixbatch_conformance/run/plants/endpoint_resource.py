@@ -1,0 +1,120 @@
+"""Planted violations of the batch endpoint as an HTTP resource, of its discovery document and of
+the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
+
+    trace-answered-501              TRACE on the batch endpoint answered 501 without Allow, as by
+                                    a method switch that knows only the methods it routes
+                                    somewhere (MB-METHOD-2)
+    framework-405-in-plain-text     a 405 to PATCH, DELETE or TRACE without content written by
+                                    the framework's router: text/plain, no problem document
+                                    (MB-STATUS-4)
+    options-with-query-not-found    OPTIONS routed by its whole request target, so one with a
+                                    query is 404 (MB-LIMIT-2)
+    capabilities-endpoint-constant  the capabilities document's endpoint written from a
+                                    constant naming a path the server does not serve (MB-LIMIT-2)
+    random-capped-at-1mib           the random resource draws at most 1 MiB and answers 200
+                                    with that for any larger count it accepts (MB-TEST-5)
+    delay-zero-refused              the delay resource reads its count as a positive number and
+                                    refuses 0 with 400 (MB-TEST-7)
+    chunked-trailer-refused         a chunked batch ending in a trailer section refused 400, as
+                                    by a chunk reader that expects the empty line right after
+                                    the last chunk (MB-INTER-5)
+"""
+
+from __future__ import annotations
+
+import json
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+#: The reference target's batch endpoint and test resources (the relay fronts the reference).
+BATCH_PATH = "/batch"
+RANDOM_PREFIX = "/random/"
+DELAY_PREFIX = "/delay/"
+#: The most octets the planted random resource draws.
+RANDOM_CAP = 1 << 20
+
+
+def _on_batch_path(req: RelayRequest) -> bool:
+    return req.target.split("?", 1)[0] == BATCH_PATH
+
+
+def _trace_501(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.method == "TRACE" and _on_batch_path(req):
+        problem(resp, 501, "MB-METHOD-2")
+
+
+def _framework_405(req: RelayRequest, resp: RelayResponse) -> None:
+    unrouted = req.method in ("PATCH", "DELETE", "TRACE") and not req.body
+    if unrouted and _on_batch_path(req) and resp.status == 405:
+        resp.headers = [(n, v) for n, v in resp.headers if n.lower() in ("allow", "date")]
+        resp.headers.append(("Content-Type", "text/plain; charset=utf-8"))
+        resp.body = b"405 method not allowed\n"
+
+
+def _options_query_404(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.method == "OPTIONS" and req.target.startswith(f"{BATCH_PATH}?"):
+        problem(resp, 404, "MB-LIMIT-2")
+
+
+def _endpoint_constant(req: RelayRequest, resp: RelayResponse) -> None:
+    if (
+        req.method != "OPTIONS"
+        or resp.status != 200
+        or "capabilities" not in (resp.get("Content-Type") or "")
+    ):
+        return
+    doc = json.loads(resp.body)
+    doc["endpoint"] = "/mixbatch"
+    resp.body = json.dumps(doc).encode()
+
+
+def _random_capped(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.target.startswith(RANDOM_PREFIX) and resp.status == 200:
+        resp.body = resp.body[:RANDOM_CAP]
+
+
+def _delay_zero(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.target.split("?", 1)[0] == f"{DELAY_PREFIX}0":
+        problem(resp, 400, "MB-TEST-7")
+
+
+def _trailer_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and req.trailers:
+        problem(resp, 400, "MB-STATUS-2")
+
+
+PLANTS: tuple[Mutation, ...] = (
+    Mutation("trace-answered-501", "MB-METHOD-2", ("method-not-allowed",), on_response=_trace_501),
+    Mutation(
+        "framework-405-in-plain-text",
+        "MB-STATUS-4",
+        ("method-refusal-names-requirement",),
+        on_response=_framework_405,
+    ),
+    Mutation(
+        "options-with-query-not-found",
+        "MB-LIMIT-2",
+        ("options-capabilities",),
+        on_response=_options_query_404,
+    ),
+    Mutation(
+        "capabilities-endpoint-constant",
+        "MB-LIMIT-2",
+        ("options-capabilities",),
+        on_response=_endpoint_constant,
+    ),
+    Mutation(
+        "random-capped-at-1mib", "MB-TEST-5", ("test-resource-random",), on_response=_random_capped
+    ),
+    Mutation("delay-zero-refused", "MB-TEST-7", ("test-resource-delay",), on_response=_delay_zero),
+    Mutation(
+        "chunked-trailer-refused",
+        "MB-INTER-5",
+        ("chunked-batch-trailers-and-extensions",),
+        on_response=_trailer_refused,
+    ),
+)
