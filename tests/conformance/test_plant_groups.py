@@ -48,7 +48,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
-  (MB-PROC-6, MB-PROC-8).
+  (MB-PROC-6, MB-PROC-8);
+- endpoint and resource edges: TRACE on the batch endpoint answered 501 (MB-METHOD-2), a
+  router's 405 in plain text (MB-STATUS-4), OPTIONS with a query not routed or a capabilities
+  document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
+  delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -71,6 +75,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     boundaries_and_empty_lines,
     conditional_evaluations,
+    endpoint_resource,
     fault_placement,
     field_kinds,
     field_scope,
@@ -329,6 +334,18 @@ GROUPS = (
             "answer-held-under-stop",
             "answer-held-for-writes",
             "answer-held-for-chunked-batch",
+        ),
+    ),
+    Group(
+        "endpoint-and-resource-edges",
+        _names(endpoint_resource.PLANTS),
+        (
+            "method-not-allowed",
+            "method-refusal-names-requirement",
+            "options-capabilities",
+            "test-resource-random",
+            "test-resource-delay",
+            "chunked-batch-trailers-and-extensions",
         ),
     ),
 )
