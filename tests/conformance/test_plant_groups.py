@@ -48,7 +48,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
-  (MB-PROC-6, MB-PROC-8).
+  (MB-PROC-6, MB-PROC-8);
+- refusal documents: a 406, a JSON form's 400 or a 501 whose problem document lacks its type
+  or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -82,6 +84,7 @@ from mixbatch_conformance.run.plants import (
     order_and_isolation,
     precondition_order,
     reference_substitution,
+    refusal_documents,
     refusal_readings,
     resolution,
     sandbox_inputs,
@@ -329,6 +332,16 @@ GROUPS = (
             "answer-held-under-stop",
             "answer-held-for-writes",
             "answer-held-for-chunked-batch",
+        ),
+    ),
+    Group(
+        "refusal-documents",
+        _names(refusal_documents.PLANTS),
+        (
+            "refusal-documents-valid-in-every-form",
+            "limit-parts-one-over",
+            "limit-part-fields-one-over",
+            "limit-part-header-bytes-one-over",
         ),
     ),
 )
