@@ -50,7 +50,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
   (MB-PROC-6, MB-PROC-8);
 - refusal documents: a 406, a JSON form's 400 or a 501 whose problem document lacks its type
-  or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4).
+  or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
+  an abort part's document without type or title (MB-STATUS-6, slow).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -342,7 +343,10 @@ GROUPS = (
             "limit-parts-one-over",
             "limit-part-fields-one-over",
             "limit-part-header-bytes-one-over",
+            "batch-abort-after-timeout",
+            "batch-abort-under-stop",
         ),
+        slow_plants=("abort-document-by-hand",),
     ),
 )
 

@@ -5,7 +5,8 @@ but no `type` or `title`; a 207 form's code path whose 400 documents leave out `
 looked up in a table of statuses that lacks 501, so the 501 document's title is empty
 (MB-STATUS-4: an RFC 9457 document, whose schema requires `type`, `title` and `status`). A
 limit's 413 or 431 whose `value` is the count the batch reached rather than the limit it
-exceeded (MB-LIMIT-4).
+exceeded (MB-LIMIT-4). An abort part whose document is written by hand apart from the
+refusals, with `status` and `part_index` but no `type` or `title` (MB-STATUS-6).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import Part, field_of, set_field
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -72,6 +74,24 @@ def _limit_value_reached(req: RelayRequest, resp: RelayResponse) -> None:
         _edit_problem(resp, edit)
 
 
+def _abort_document_by_hand(parts: list[Part]) -> list[Part]:
+    """The abort part's document written by hand: status, part_index and detail only."""
+    out = []
+    for f, b in parts:
+        if field_of(f, "Batch-Outcome") == "aborted":
+            try:
+                doc = json.loads(b)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                doc.pop("type", None)
+                doc.pop("title", None)
+                b = json.dumps(doc).encode()
+                f = set_field(f, "Content-Length", str(len(b)))
+        out.append((f, b))
+    return out
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "negotiation-refusal-document-by-hand",
@@ -98,5 +118,11 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=_limit_value_reached,
         # MB-LIMIT-4 is a SHOULD: a broken one is a WARN unless a MUST breaks beside it.
         caught_by=("WARN", "FAIL"),
+    ),
+    Mutation(
+        "abort-document-by-hand",
+        "MB-STATUS-6 an abort part whose problem document has no type and no title",
+        ("batch-abort-after-timeout", "batch-abort-under-stop"),
+        on_response_parts=_abort_document_by_hand,
     ),
 )
