@@ -49,7 +49,7 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
   (MB-PROC-6, MB-PROC-8);
-- refusal documents: a 406, a JSON form's 400 or a 501 whose problem document lacks its type
+- refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem document lacks its type
   or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
   an abort part's document without type or title (MB-STATUS-6, slow).
 

@@ -1,7 +1,8 @@
 """Planted violations of what a refusal's problem document holds (spec 5.3, 9.1).
 
 A negotiation path that writes its own 406 document with `status`, `detail` and `requirement`
-but no `type` or `title`; a 207 form's code path whose 400 documents leave out `type`; a title
+but no `type` or `title`; a 207 form's code path whose 400 documents leave out `type`; an atomic batch's 400 whose
+document has no `title`; a title
 looked up in a table of statuses that lacks 501, so the 501 document's title is empty
 (MB-STATUS-4: an RFC 9457 document, whose schema requires `type`, `title` and `status`). A
 limit's 413 or 431 whose `value` is the count the batch reached rather than the limit it
@@ -57,6 +58,13 @@ def _json_form_refusal_untyped(req: RelayRequest, resp: RelayResponse) -> None:
         _edit_problem(resp, _drop("type"))
 
 
+def _atomic_refusal_untitled(req: RelayRequest, resp: RelayResponse) -> None:
+    """The atomic mode validates the envelope again in its own code and writes a document
+    with no title."""
+    if resp.status == 400 and (req.get("Batch-Mode") or "").strip() == "atomic":
+        _edit_problem(resp, _drop("title"))
+
+
 def _mode_refusal_title_empty(req: RelayRequest, resp: RelayResponse) -> None:
     """Titles come from a table of statuses that has no row for 501."""
     if resp.status == 501:
@@ -104,6 +112,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 a 400 to a batch asking for the JSON form whose problem has no type",
         ("refusal-documents-valid-in-every-form",),
         on_response=_json_form_refusal_untyped,
+    ),
+    Mutation(
+        "atomic-refusal-untitled",
+        "MB-STATUS-4 a 400 to an atomic batch whose problem document has no title",
+        ("refusal-documents-valid-in-every-form",),
+        on_response=_atomic_refusal_untitled,
     ),
     Mutation(
         "mode-refusal-title-empty",
