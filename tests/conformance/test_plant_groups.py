@@ -53,6 +53,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   router's 405 in plain text (MB-STATUS-4), OPTIONS with a query not routed or a capabilities
   document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
   delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
+- refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem
+  document lacks its type or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
+  an abort part's document without type or title (MB-STATUS-6, slow).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -87,6 +90,7 @@ from mixbatch_conformance.run.plants import (
     order_and_isolation,
     precondition_order,
     reference_substitution,
+    refusal_documents,
     refusal_readings,
     resolution,
     sandbox_inputs,
@@ -347,6 +351,19 @@ GROUPS = (
             "test-resource-delay",
             "chunked-batch-trailers-and-extensions",
         ),
+    ),
+    Group(
+        "refusal-documents",
+        _names(refusal_documents.PLANTS),
+        (
+            "refusal-documents-valid-in-every-form",
+            "limit-parts-one-over",
+            "limit-part-fields-one-over",
+            "limit-part-header-bytes-one-over",
+            "batch-abort-after-timeout",
+            "batch-abort-under-stop",
+        ),
+        slow_plants=("abort-document-by-hand",),
     ),
 )
 

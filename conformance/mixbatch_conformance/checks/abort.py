@@ -50,6 +50,7 @@ from mixbatch_conformance.core.representations import (
     entries_from_json,
     entries_from_xml,
 )
+from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
@@ -92,6 +93,17 @@ def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: in
     )
     # MB-STATUS-14 prose: "`byte_offset` is absent" (the abort is no fault in the request).
     judge.expect("abort problem byte_offset", "byte_offset" in doc, {False}, "MB-STATUS-14")
+    # MB-STATUS-6: the abort part carries "`Content-Type: application/problem+json` and a
+    # problem document"; spec 5.3: "The problem schema ([`spec/schemas/problem.schema.json`])
+    # therefore requires `type`, `title` and `status`", whose description covers "the body of a
+    # final Batch-Outcome: aborted part".
+    judge.expect(
+        "abort problem schema",
+        validate_against("problem.schema.json", doc),
+        {None},
+        "MB-STATUS-6",
+        allowed_text="valid against problem.schema.json",
+    )
 
 
 def _read_stopped(judge: Judge, resp: Response) -> Envelope:

@@ -173,6 +173,20 @@ def refused(
     # document without the member misses the SHOULD. MB-LIMIT-5 makes it a MUST for
     # `max_part_fields`.
     judge.expect("problem names the limit", doc.get("limit"), {name}, must_name or "MB-LIMIT-4")
+    # Spec 9.1 after MB-LIMIT-4: a server may also give "the limit's value in a `value`
+    # member", which the problem schema defines as "the limit's configured value, which the
+    # batch exceeded": the value the server publishes for that limit (MB-LIMIT-1), never the
+    # count the batch reached. Left unjudged when absent, or when the limit is not published.
+    if "value" in doc and doc.get("limit") == name and (limit := ctx.limit(name)) is not None:
+        judge.expect_true(
+            "problem value",
+            isinstance(doc["value"], int)
+            and not isinstance(doc["value"], bool)
+            and doc["value"] == limit,
+            repr(doc["value"]),
+            f"the published {name}, {limit}",
+            "MB-LIMIT-4",
+        )
     if at is not None:
         expect_located(judge, resp, index, at)
     else:

@@ -52,6 +52,7 @@ from mixbatch_conformance.run.plants import (
     problems,
     processing,
     reference_substitution,
+    refusal_documents,
     refusal_members,
     refusal_readings,
     resolution,
@@ -93,6 +94,7 @@ PLANTS: tuple[Mutation, ...] = (
     + octet_units.PLANTS
     + part_grammar.PLANTS
     + problems.PLANTS
+    + refusal_documents.PLANTS
     + parts.PLANTS
     + targets.PLANTS
     + responses.PLANTS
