@@ -6,7 +6,9 @@ the target's echo resource (read by _echo): a part with neither field of its own
 outer values, a part with its own `Authorization` must see only that one (replaced, not merged),
 and likewise for `Cookie`. Outer values are the target's configured credentials when it has
 them (a server that demands them would otherwise refuse every part) and suite tokens otherwise.
-The batch is sent `ROUNDS` times, each with tokens of its own, then once with no credentials
+A last part without either field, after the parts with their own, must see the outer values
+again: a server that stores a part's own credential where it keeps the batch's gives it to the
+parts after it. The batch is sent `ROUNDS` times, each with tokens of its own, then once with no credentials
 (unless the target needs its own): a server that keeps a request's credentials for its
 connection gives a later batch's parts the earlier one's.
 """
@@ -39,7 +41,7 @@ def _configured(ctx: Context, name: str) -> str | None:
 @checker(
     "credentials-inherited",
     ("MB-SUB-5", "MB-TEST-2"),
-    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept; in two batches one after the other, each with its own tokens, and none in a batch that carries none.",
+    "Each part sees the batch's Authorization and every Cookie line in order unless it carries its own, which then replaces the outer one, every line kept, and a part after those with their own sees the batch's again; in two batches one after the other, each with its own tokens, and none in a batch that carries none.",
     state=State.READ_ONLY,
 )
 def credentials_inherited(ctx: Context, judge: Judge) -> None:
@@ -82,6 +84,9 @@ def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:
             f"{echo}?mb-inherit=authorization",
             (("Cookie", own_cookie), ("X-Mb-Between", "1"), ("Cookie", own_cookie_2)),
         ),
+        # After parts with credentials of their own: a server that keeps a part's own field
+        # as the batch's for the parts after it gives this one the earlier part's.
+        SubRequest("GET", f"{echo}?mb-inherit=after-own"),
     ]
     # (Authorization, Cookie) each part's sub-request must see.
     outer_cookies = [outer_cookie, outer_cookie_2]
@@ -89,6 +94,7 @@ def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:
         ([outer_auth], outer_cookies),
         ([own_auth], outer_cookies),
         ([outer_auth], [own_cookie, own_cookie_2]),
+        ([outer_auth], outer_cookies),
     ]
     outer = (("Authorization", outer_auth), ("Cookie", outer_cookie), ("Cookie", outer_cookie_2))
     resp = ctx.batch(judge, subs, headers=outer)
