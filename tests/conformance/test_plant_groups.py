@@ -53,6 +53,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   router's 405 in plain text (MB-STATUS-4), OPTIONS with a query not routed or a capabilities
   document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
   delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
+- part security: a forbidden field dropped when its value reads as a no-op (MB-PART-10), a
+  part's own Cookie kept for the parts after it (MB-SUB-5), a target's host compared as an IP
+  address (MB-SUB-2), the nesting test run on an absolute target's authority as written or on
+  its path before dot segments are removed (MB-SUB-4);
 - refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem
   document lacks its type or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
   an abort part's document without type or title (MB-STATUS-6, slow).
@@ -88,6 +92,7 @@ from mixbatch_conformance.run.plants import (
     mode_writers,
     octet_units,
     order_and_isolation,
+    part_security,
     precondition_order,
     reference_substitution,
     refusal_documents,
@@ -142,6 +147,18 @@ GROUPS = (
             "continue-whatever-other-preferences",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "part-security",
+        _names(part_security.PLANTS),
+        (
+            "forbidden-fields-any-value-refused",
+            "credentials-inherited",
+            "same-origin-address-spellings-refused",
+            "nested-batch-origin-spellings-refused",
+        ),
+        ("FAIL",),
+        each_catcher=False,
     ),
     Group(
         "list-and-tag-readings",

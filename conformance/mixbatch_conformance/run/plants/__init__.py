@@ -47,6 +47,7 @@ from mixbatch_conformance.run.plants import (
     octet_units,
     order_and_isolation,
     part_grammar,
+    part_security,
     parts,
     precondition_order,
     problems,
@@ -106,6 +107,7 @@ PLANTS: tuple[Mutation, ...] = (
     + limits.PLANTS
     + batch_wide.PLANTS
     + security.PLANTS
+    + part_security.PLANTS
     + shared_buffers.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
