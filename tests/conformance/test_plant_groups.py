@@ -54,7 +54,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
   delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
 - part security: a forbidden field dropped when its value reads as a no-op (MB-PART-10), a
-  part's own Cookie kept for the parts after it (MB-SUB-5), a target's host compared as an IP
+  part's own Cookie kept for the parts after it or one Authorization line of several inherited
+  (MB-SUB-5), a target's host compared as an IP
   address (MB-SUB-2), the nesting test run on an absolute target's authority as written or on
   its path before dot segments are removed (MB-SUB-4);
 - refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem
@@ -154,6 +155,7 @@ GROUPS = (
         (
             "forbidden-fields-any-value-refused",
             "credentials-inherited",
+            "credentials-every-outer-line-inherited",
             "same-origin-address-spellings-refused",
             "nested-batch-origin-spellings-refused",
         ),

@@ -131,3 +131,54 @@ def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:
                 [want],
                 "MB-TEST-2",
             )
+
+
+@checker(
+    "credentials-every-outer-line-inherited",
+    ("MB-SUB-5",),
+    "A batch request carrying two Authorization and two Cookie field lines gives a GET part without its own every line of both in order, and a POST part with content and its own Cookie every Authorization line.",
+    state=State.READ_ONLY,
+)
+def credentials_every_outer_line_inherited(ctx: Context, judge: Judge) -> None:
+    if ctx.target.credentials:
+        judge.not_applicable(
+            "the target needs its own credentials, which two suite lines would break"
+        )
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    nonce = secrets.token_hex(6)
+    auths = [f"Bearer mb-suite-first-{nonce}", f"Bearer mb-suite-second-{nonce}"]
+    cookies = [f"mb-first={nonce}", f"mb-second={nonce}"]
+    own_cookie = f"mb-part={nonce}"
+    outer = (
+        ("Authorization", auths[0]),
+        ("Cookie", cookies[0]),
+        ("Authorization", auths[1]),
+        ("Cookie", cookies[1]),
+    )
+    subs = [
+        SubRequest("GET", f"{echo}?mb-lines=both"),
+        SubRequest(
+            "POST",
+            f"{echo}?mb-lines=authorization",
+            (("Content-Type", "text/plain"), ("Cookie", own_cookie)),
+            b"mb credential lines",
+        ),
+    ]
+    resp = ctx.batch(judge, subs, headers=outer)
+    if resp.status in (400, 401, 403, 431):
+        judge.not_applicable(
+            f"a batch request with two Authorization lines was answered {resp.status}: the "
+            "target's HTTP stack refuses a repeated field that is not a list"
+        )
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    wanted = [(auths, cookies), (auths, [own_cookie])]
+    for i, (auth, cookie) in enumerate(wanted):
+        judge.require(f"part {i} status", part_status(env, i), {200})
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.not_applicable("the echo resource does not describe the request it received")
+        # MB-SUB-5 (spec 8.2): "When the batch request carries several `Cookie` (or
+        # `Authorization`) field lines, a sub-request that inherits gets all of them, in their
+        # order"; a part's own Cookie replaces the batch's.
+        judge.expect(f"part {i} Authorization", seen.get_all("Authorization"), [auth], "MB-SUB-5")
+        judge.expect(f"part {i} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")

@@ -3,8 +3,8 @@
 - a forbidden field whose value reads as a no-op dropped instead of refused:
   `Transfer-Encoding: identity`, `Content-Transfer-Encoding` binary, 8bit or 7bit,
   `Expect: 100-continue`, `Connection: keep-alive` or `close` (MB-PART-10);
-- a part's own Cookie stored where the batch's is kept, so the parts after it inherit it
-  (MB-SUB-5);
+- a part's own Cookie stored where the batch's is kept, so the parts after it inherit it, and
+  only the first of the batch's Authorization lines inherited (MB-SUB-5);
 - an absolute target's host parsed as an IP address, WHATWG style, and compared as one:
   `127.1`, `2130706433` or `[::ffff:127.0.0.1]` taken for `127.0.0.1` (MB-SUB-2);
 - the nesting test run on an absolute target only when its authority is the batch's Host as
@@ -61,6 +61,28 @@ def _own_cookie_kept(parts: list[Part]) -> list[Part]:
             f = [*f, *(("Cookie", v) for v in kept)]
         out.append((f, b))
     return out
+
+
+def _first_authorization_only(req: RelayRequest) -> None:
+    """The batch's Authorization read with a single-value getter: a part without its own gets
+    the first line only (given to it here as its own, so the server adds nothing)."""
+    b = boundary_of(req)
+    lines = [v for n, v in req.headers if n.lower() == "authorization"]
+    parts = parts_of(req.body, b) if b and is_batch(req) and len(lines) > 1 else None
+    if parts is None or b is None:
+        return
+    req.body = write_parts(
+        [
+            (
+                f
+                if field_of(f, "Authorization") is not None
+                else [*f, ("Authorization", lines[0])],
+                body,
+            )
+            for f, body in parts
+        ],
+        b,
+    )
 
 
 def _as_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -195,6 +217,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-5 a part's own Cookie stored as the batch's, inherited by the parts after it",
         ("credentials-inherited",),
         on_request_parts=_own_cookie_kept,
+    ),
+    P(
+        "first-authorization-line-inherited",
+        "MB-SUB-5 only the first of the batch's Authorization lines applied to a part",
+        ("credentials-every-outer-line-inherited",),
+        on_request=_first_authorization_only,
     ),
     P(
         "target-host-compared-as-address",
