@@ -12,7 +12,9 @@ collection's URI, names a resource that answers alone what the part says (MB-MET
 conditional retrieval, on GET and HEAD, is 304 exactly when If-None-Match matches by RFC 9110's
 weak comparison (either strength of the tag, a list in one or two field lines, `*`), and
 If-Modified-Since is ignored beside If-None-Match, and alone is 304 exactly when the aggregate
-Last-Modified is no later than its date, in IMF-fixdate or RFC 850 form (MB-STATUS-7). A GET with content, framed by
+Last-Modified is no later than its date, in IMF-fixdate or RFC 850 form; it is 412 when
+If-Match fails RFC 9110's strong comparison or, without If-Match, If-Unmodified-Since is a
+second before the aggregate Last-Modified (MB-STATUS-7). A GET with content, framed by
 Content-Length or chunked, with or without a Content-Type, is 400 on a collection and 400 or
 405 on the batch endpoint, a 405 whose Allow names POST and not GET (MB-METHOD-3, MB-METHOD-2);
 a GET with Content-Length: 0 has no content. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
