@@ -113,6 +113,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "budget-excess-batch-refused",
         "conditional-unsafe-parts",
         "conditional-rfc-writes",
+        "conditional-parts-after-writes",
         "content-coded-batch-runs-nothing",
         "collection-parts-are-members-alone",
         "continue-after-failed-write",

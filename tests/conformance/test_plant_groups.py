@@ -82,6 +82,7 @@ from mixbatch_conformance.run.plants import (
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
+    collection_conditionals,
     conditional_evaluations,
     endpoint_resource,
     fault_placement,
@@ -383,6 +384,17 @@ GROUPS = (
             "batch-abort-under-stop",
         ),
         slow_plants=("abort-document-by-hand",),
+    ),
+    Group(
+        "collection-conditionals",
+        _names(collection_conditionals.PLANTS),
+        (
+            "collection-get-conditional",
+            "collection-head-and-empty-conditional",
+            "collection-retrieval-in-part",
+            "conditional-parts-after-writes",
+        ),
+        ("FAIL",),
     ),
 )
 

@@ -12,7 +12,9 @@ collection's URI, names a resource that answers alone what the part says (MB-MET
 conditional retrieval, on GET and HEAD, is 304 exactly when If-None-Match matches by RFC 9110's
 weak comparison (either strength of the tag, a list in one or two field lines, `*`), and
 If-Modified-Since is ignored beside If-None-Match, and alone is 304 exactly when the aggregate
-Last-Modified is no later than its date, in IMF-fixdate or RFC 850 form (MB-STATUS-7). A GET with content, framed by
+Last-Modified is no later than its date, in IMF-fixdate or RFC 850 form; it is 412 when
+If-Match fails RFC 9110's strong comparison or, without If-Match, If-Unmodified-Since is a
+second before the aggregate Last-Modified (MB-STATUS-7). A GET with content, framed by
 Content-Length or chunked, with or without a Content-Type, is 400 on a collection and 400 or
 405 on the batch endpoint, a 405 whose Allow names POST and not GET (MB-METHOD-3, MB-METHOD-2);
 a GET with Content-Length: 0 has no content. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
@@ -325,6 +327,20 @@ def _conditional_cases(etag: str) -> list[tuple[str, tuple[tuple[str, str], ...]
             304,
         ),
         ("If-Modified-Since: before any change", (("If-Modified-Since", PAST_DATE),), 200),
+        # RFC 9110 §13.1.1: If-Match is true for `*` when a current representation exists, and
+        # for a listed tag that matches by the strong comparison ("An origin server MUST use
+        # the strong comparison function when comparing entity tags for If-Match"), so a weak
+        # tag matches nothing, not even itself; when false, "the origin server MUST NOT
+        # perform the requested method" and answers 412 (§15.5.13).
+        ("If-Match: *", (("If-Match", "*"),), 200),
+        ("If-Match: a foreign tag", (("If-Match", FOREIGN_TAG),), 412),
+        ("If-Match: the tag", (("If-Match", etag),), 412 if etag.startswith("W/") else 200),
+        ("If-Match: the tag's weak form", (("If-Match", f"W/{opaque}"),), 412),
+        (
+            "If-Match: a foreign tag, with a later If-Unmodified-Since",
+            (("If-Match", FOREIGN_TAG), ("If-Unmodified-Since", FUTURE_DATE)),
+            412,
+        ),
     ]
 
 
@@ -361,6 +377,25 @@ def _date_cases(last_modified: str | None) -> list[tuple[str, tuple[tuple[str, s
             (("If-Modified-Since", _imf(earlier)),),
             200,
         ),
+        # RFC 9110 §13.1.4: If-Unmodified-Since is false, and the request answered 412, when
+        # "the selected representation's last modification date is more recent than the date
+        # provided"; equal to it, the condition holds. §13.2.2 step 2 evaluates it only without
+        # If-Match, and `*` holds where a representation exists.
+        (
+            "If-Unmodified-Since: the aggregate Last-Modified",
+            (("If-Unmodified-Since", _imf(stamp)),),
+            200,
+        ),
+        (
+            "If-Unmodified-Since: a second before the aggregate Last-Modified",
+            (("If-Unmodified-Since", _imf(earlier)),),
+            412,
+        ),
+        (
+            "If-Match: *, with an If-Unmodified-Since a second before",
+            (("If-Match", "*"), ("If-Unmodified-Since", _imf(earlier))),
+            200,
+        ),
     ]
 
 
@@ -372,7 +407,7 @@ def _imf(when: datetime) -> str:
 @checker(
     "collection-get-conditional",
     ("MB-STATUS-7",),
-    "A collection retrieval on GET and HEAD is 304 exactly when If-None-Match matches the aggregate ETag by RFC 9110's weak comparison (the tag in either strength, in a list, or *), with If-Modified-Since ignored beside If-None-Match.",
+    "A collection retrieval on GET and HEAD is 304 exactly when If-None-Match matches the aggregate ETag by RFC 9110's weak comparison (the tag in either strength, in a list, or *), with If-Modified-Since ignored beside If-None-Match, and 412 exactly when If-Match fails the strong comparison or, without If-Match, If-Unmodified-Since is before the aggregate Last-Modified.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -391,6 +426,8 @@ def collection_get_conditional(ctx: Context, judge: Judge) -> None:
             got = ctx.send(judge, ctx.raw_request(method, coll, (*accept, *fields)))
             # MB-STATUS-7: "304 (Not Modified) when a conditional request's validator matches
             # the aggregate one", 200 otherwise; matching as RFC 9110 §13.1.2 and §13.1.3 say.
+            # Spec 5 (b): the status "describes the collection as a whole, as for any `GET`",
+            # so If-Match and If-Unmodified-Since give the 412 RFC 9110 §13.1.1 and §13.1.4 give.
             judge.expect(f"{method} with {what}", got.status, {want}, "MB-STATUS-7")
             if got.status == 304:
                 # Spec 4.2: "A 304 or 204 answer to a collection retrieval carries the aggregate

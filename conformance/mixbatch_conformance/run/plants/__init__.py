@@ -26,6 +26,7 @@ from mixbatch_conformance.run.plants import (
     boundaries_and_empty_lines,
     budget_phases,
     codings,
+    collection_conditionals,
     conditional_evaluations,
     connections,
     continue_policy,
@@ -127,6 +128,7 @@ PLANTS: tuple[Mutation, ...] = (
     + write_kinds.PLANTS
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
+    + collection_conditionals.PLANTS
     + refusal_readings.PLANTS
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
