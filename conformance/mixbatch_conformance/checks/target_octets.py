@@ -1,0 +1,169 @@
+"""Targets holding every octet a URI reference allows reach the resource as written (spec 3.2.2).
+
+Theory of operation: MB-PART-4 refuses a `Content-Id` only when it "is not `"<" URI-reference
+">"`", and RFC 3986 gives a query `*( pchar / "/" / "?" )` (§3.4) and a path segment
+`*pchar` (§3.3), where a pchar is an unreserved character, a percent-encoded octet of any
+value, a sub-delim, `:` or `@`. A receiver that refuses `%00` or `%25`, reads a second `?`
+or a `/` in the query as structure, decodes a percent-encoded octet, or drops an empty query
+refuses or changes a valid target. MB-PART-5 makes the reference, resolved by RFC 3986 §5.2,
+"the sub-request's target URI", and MB-PART-6 forbids changing any character of it; RFC 3986
+§5.3 keeps the `?` of a defined but empty query, and §6.2.3 says an empty component's
+delimiter is not removed.
+
+- `target-query-octets-reach-resource` sends GET parts to the `echo` whose queries hold those
+  octets, in each reference form, and expects the echo's `target` (MB-TEST-2: "the
+  origin-form request target (path and query) as received") to be the resolved reference,
+  octet for octet.
+- `target-path-octets-as-alone` sends parts whose paths hold `%00`, `%2F`, `%25` and every
+  sub-delim, an absolute URI with an empty path (origin form `/`, RFC 9112 §3.2.1) and the
+  references `.` and `./`, which resolve on the batch's origin; no resource is declared at
+  those paths, so each part is judged against the same request alone (spec 3.2.4).
+- `content-id-at-header-limit` sends a GET part to the `echo` whose header section is
+  exactly the published `max_part_header_bytes` octets, nearly all of them the Content-Id's
+  query: MB-PART-12 makes a receiver "accept a part header field line of any length that fits
+  within its limit on the part header section [...] with no separate limit per line", and spec
+  9.1 says "a value at the limit is within it", so a receiver that caps a target's length as
+  it would a request line's refuses a valid batch.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
+from mixbatch_conformance.checks._shared.limit_cases import (
+    envelope,
+    part,
+    published_limit,
+    sent,
+    within,
+)
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Queries a URI reference allows (RFC 3986 §3.4), each a way a receiver could go wrong.
+QUERIES = (
+    # Percent-encoded NUL, percent sign, slash, question mark, number sign, CR LF, obs octets.
+    "n=%00&p=%25&s=%2F&q=%3F&h=%23&crlf=%0D%0A&hi=%FF%80&sp=%20&plus=+",
+    # A second "?" and "/" are query characters, not structure.
+    "a=b?c/d&e=/f?g&?=?",
+    # An empty query: the "?" is kept (RFC 3986 §5.3, §6.2.3).
+    "",
+    # Every sub-delim, ":" and "@".
+    ":@!$&'()*+,;=",
+    # Empty keys and values.
+    "==&&;;",
+)
+
+
+def _resolved(ctx: Context, ref: str) -> str:
+    """The origin-form target RFC 3986 §5.2 gives `ref` against the batch request's URI: its
+    path (`/` when empty, RFC 9112 §3.2.1) and its query, kept when defined though empty."""
+    base = f"{ctx.scheme}://{ctx.authority}{ctx.batch_path}"
+    url = urlsplit(urljoin(base, ref))
+    query = ref.split("?", 1)[1] if "?" in ref else None
+    return (url.path or "/") + (f"?{query}" if query is not None else "")
+
+
+@checker(
+    "target-query-octets-reach-resource",
+    ("MB-PART-4", "MB-PART-5", "MB-PART-6"),
+    "Parts whose queries hold percent-encoded NUL, percent, slash and high octets, a second question mark and slashes, every sub-delim, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written.",
+    state=State.READ_ONLY,
+)
+def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
+    echo = ctx.resource(judge, "echo")
+    refs = [
+        f"{ctx.ref(echo, form)}?{q}"
+        for q in QUERIES
+        for form in ("absolute-path", "relative", "absolute-uri")
+    ]
+    subs = [SubRequest("GET", ref) for ref in refs]
+    resp = ctx.batch(judge, subs)
+    # MB-PART-4: a server answers 400 only to a Content-Id that "is not `"<" URI-reference
+    # ">"`"; every one here is (RFC 3986 §3.4), so the batch is processed.
+    judge.require("top-level status", resp.status, {200}, "MB-PART-4")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-PART-5")
+    for i, ref in enumerate(refs):
+        judge.require(f"part {i} ({ref}) status", part_status(env, i), {200}, "MB-PART-5")
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.not_applicable("the echo resource does not describe the request it received")
+        # MB-PART-5: "use the result as the sub-request's target URI"; MB-PART-6: "MUST NOT
+        # ... change the case of any character in it": every octet of the query as written.
+        judge.expect(
+            f"part {i} ({ref}) target received", seen.target, {_resolved(ctx, ref)}, "MB-PART-5"
+        )
+
+
+def _path_refs(ctx: Context, echo: str) -> list[str]:
+    full = ctx.path(echo)
+    origin = f"{ctx.scheme}://{ctx.authority}"
+    return [
+        f"{full}/%00",
+        f"{full}/a%2Fb",
+        f"{full}/%25",
+        f"{full}/%2e%2E",
+        f"{full}/!$&'()*+,;=:@",
+        f"{full};v=1",
+        origin,
+        f"{origin}?mb-suite=1",
+        ".",
+        "./",
+    ]
+
+
+@checker(
+    "target-path-octets-as-alone",
+    ("MB-PART-4", "MB-PART-5", "MB-SUB-1"),
+    "Parts whose paths hold percent-encoded NUL, slash, percent and dots, every sub-delim, colon and at sign, an absolute URI with an empty path, and the references . and ./ are processed and answered as the same requests alone.",
+    state=State.READ_ONLY,
+)
+def target_path_octets_as_alone(ctx: Context, judge: Judge) -> None:
+    echo = ctx.resource(judge, "echo")
+    subs = [SubRequest("GET", ref) for ref in _path_refs(ctx, echo)]
+
+    def alone_as(sub: SubRequest) -> SubRequest:
+        # MB-PART-5: the target is the reference resolved by RFC 3986 §5.2.
+        return SubRequest(sub.method, _resolved(ctx, sub.target), sub.headers, sub.body)
+
+    # MB-PART-4: each Content-Id is a URI-reference, so the batch is processed; MB-SUB-1:
+    # each part then meets what the same request alone meets.
+    expect_parts_as_alone(
+        ctx, judge, subs, requirement="MB-PART-5", refused="MB-PART-4", alone_as=alone_as
+    )
+
+
+@checker(
+    "content-id-at-header-limit",
+    ("MB-PART-12", "MB-LIMIT-1", "MB-PART-5"),
+    "A GET part whose header section is exactly the published max_part_header_bytes octets, nearly all of them its Content-Id's query, is processed and the echo receives that query whole.",
+    state=State.READ_ONLY,
+)
+def content_id_at_header_limit(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    limit = published_limit(ctx, judge, "max_part_header_bytes")
+    head = f"Http-Method: GET\r\nContent-Id: <{echo}?pad=>\r\n"
+    room = limit - len(head)
+    if room < 1:
+        judge.not_applicable(f"max_part_header_bytes {limit} leaves no room for a query")
+    target = f"{echo}?pad={'q' * room}"
+    section = f"Http-Method: GET\r\nContent-Id: <{target}>\r\n".encode("latin-1")
+    body = envelope([part(section)])
+    within(ctx, judge, body, 1, 2)
+    resp = sent(ctx, judge, body, chunked=False)
+    # Spec 9.1: "a part header section of exactly `max_part_header_bytes` octets is accepted";
+    # MB-PART-12: "with no separate limit per line".
+    judge.require("top-level status", resp.status, {200}, "MB-PART-12")
+    env = expect_processed(ctx, judge, resp, [f"<{target}>"], (), "MB-PART-12")
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-PART-5")
+    seen = read_echo(env.parts[0].body)
+    if seen is None:
+        judge.not_applicable("the echo resource does not describe the request it received")
+    # MB-PART-5: "use the result as the sub-request's target URI": the whole query.
+    judge.expect("target received", seen.target, {target}, "MB-PART-5")
