@@ -61,6 +61,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem
   document lacks its type or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
   an abort part's document without type or title (MB-STATUS-6, slow).
+- valid inputs: a Content-Id holding %00 or a second ?, an absolute URI without path or the
+  reference . refused (MB-PART-4), %2F and %3F decoded or an empty query dropped (MB-PART-5), a
+  Content-Id capped at 2048 octets (MB-PART-12), a long Http-Method refused (MB-PART-2), padding
+  before an epilogue refused (MB-WIRE-11), a body holding the bare boundary refused (MB-PART-8),
+  a value opening with obs-text refused (MB-PART-11), a preamble that is not UTF-8 refused
+  (MB-WIRE-9).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -101,6 +107,7 @@ from mixbatch_conformance.run.plants import (
     refusal_readings,
     resolution,
     sandbox_inputs,
+    valid_inputs,
     write_kinds,
 )
 from mixbatch_conformance.transport.relay import Relay
@@ -395,6 +402,21 @@ GROUPS = (
             "conditional-parts-after-writes",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "valid-inputs",
+        _names(valid_inputs.PLANTS),
+        (
+            "target-query-octets-reach-resource",
+            "target-path-octets-as-alone",
+            "content-id-at-header-limit",
+            "accept-long-content-id",
+            "accept-http-method-long-token",
+            "accept-close-padding-then-epilogue",
+            "accept-body-holding-bare-boundary",
+            "accept-field-value-leading-obs-text",
+            "accept-binary-preamble-and-epilogue",
+        ),
     ),
 )
 

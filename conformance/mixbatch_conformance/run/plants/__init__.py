@@ -67,6 +67,7 @@ from mixbatch_conformance.run.plants import (
     stopping,
     summary_trailer,
     targets,
+    valid_inputs,
     wire,
     write_kinds,
     xml_form,
@@ -128,6 +129,7 @@ PLANTS: tuple[Mutation, ...] = (
     + write_kinds.PLANTS
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
+    + valid_inputs.PLANTS
     + collection_conditionals.PLANTS
     + refusal_readings.PLANTS
     + refusal_members.PLANTS

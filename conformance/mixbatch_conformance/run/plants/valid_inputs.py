@@ -1,0 +1,173 @@
+"""Planted violations of a receiver too strict for inputs the grammar allows.
+
+Covers a server that refuses or changes a valid batch: a Content-Id holding `%00` or a second
+`?` in its query, an absolute URI with an empty path or the reference `.` refused (MB-PART-4);
+percent-encoded slashes and question marks decoded, or an empty query dropped (MB-PART-5); a
+Content-Id capped at 2048 octets (MB-PART-12); an Http-Method longer than 32 characters
+refused (MB-PART-2); transport padding before an epilogue refused (MB-WIRE-11); a part body
+holding the boundary without its hyphens refused (MB-PART-8); a field value that begins with
+obs-text refused (MB-PART-11); a preamble or epilogue that is not UTF-8 refused (MB-WIRE-9).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from mixbatch_conformance.run.mutations import FieldList, Mutation
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    Pred,
+    body_has,
+    boundary_of,
+    is_batch,
+    parts_of,
+    refuses,
+)
+from mixbatch_conformance.transport.relay import RelayRequest
+
+__all__ = ["PLANTS"]
+
+P = Mutation
+
+
+def _content_ids(req: RelayRequest) -> list[bytes]:
+    if not is_batch(req):
+        return []
+    return re.findall(rb"(?im)^Content-Id:[ \t]*<([^\r\n]*)>[ \t]*\r?$", req.body)
+
+
+def _cid(pattern: bytes, longer_than: int = -1) -> Pred:
+    rx = re.compile(pattern)
+    return lambda req: any(
+        rx.search(c) is not None and len(c) > longer_than for c in _content_ids(req)
+    )
+
+
+def _methods_longer_than(n: int) -> Pred:
+    rx = re.compile(rb"(?im)^Http-Method:[ \t]*([^\r\n]*?)[ \t]*\r?$")
+    return lambda req: is_batch(req) and any(len(m) > n for m in rx.findall(req.body))
+
+
+def _bodies_hold_boundary(req: RelayRequest) -> bool:
+    b = boundary_of(req)
+    if not b or not is_batch(req):
+        return False
+    parts = parts_of(req.body, b)
+    return parts is not None and any(b.encode("latin-1") in body for _, body in parts)
+
+
+def _outside_utf8(req: RelayRequest) -> bool:
+    """A batch whose preamble or epilogue is not UTF-8 (a server decoding the whole content)."""
+    b = boundary_of(req)
+    if not b or not is_batch(req):
+        return False
+    dash = b"--" + b.encode("latin-1")
+    first = req.body.find(dash)
+    close = req.body.rfind(dash + b"--")
+    for piece in (
+        req.body[: max(first, 0)],
+        req.body[close + len(dash) + 2 :] if close >= 0 else b"",
+    ):
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    return False
+
+
+def _edit_cids(fn: Callable[[str], str]) -> Callable[[list[Part]], list[Part]]:
+    def edit(parts: list[Part]) -> list[Part]:
+        out: list[Part] = []
+        for fields, body in parts:
+            new: FieldList = [(n, fn(v) if n.lower() == "content-id" else v) for n, v in fields]
+            out.append((new, body))
+        return out
+
+    return edit
+
+
+def _decoded(value: str) -> str:
+    """A receiver that decodes %2F and %3F before it builds the target."""
+    return re.sub("%2[Ff]", "/", re.sub("%3[Ff]", "?", value))
+
+
+def _empty_query_dropped(value: str) -> str:
+    return re.sub(r"\?(>?)\s*$", r"\1", value.strip())
+
+
+QUERY_CATCHERS = ("target-query-octets-reach-resource",)
+PATH_CATCHERS = ("target-path-octets-as-alone",)
+
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "content-id-percent-nul-refused",
+        "MB-PART-4 a Content-Id holding %00 refused with 400",
+        (*QUERY_CATCHERS, *PATH_CATCHERS),
+        on_response=refuses(_cid(rb"%00")),
+    ),
+    P(
+        "content-id-second-question-mark-refused",
+        "MB-PART-4 a Content-Id whose query holds a second ? refused with 400",
+        QUERY_CATCHERS,
+        on_response=refuses(_cid(rb"\?[^>]*\?")),
+    ),
+    P(
+        "content-id-without-path-refused",
+        "MB-PART-4 an absolute-URI Content-Id with an empty path, or the reference . or ./, refused with 400",
+        PATH_CATCHERS,
+        on_response=refuses(_cid(rb"^(https?://[^/?]*(\?.*)?|\./?)$")),
+    ),
+    P(
+        "target-encoded-slash-decoded",
+        "MB-PART-5 a target's %2F and %3F decoded before the sub-request is built",
+        QUERY_CATCHERS,
+        on_request_parts=_edit_cids(_decoded),
+    ),
+    P(
+        "target-empty-query-dropped",
+        "MB-PART-5 a target's empty query dropped with its ?",
+        QUERY_CATCHERS,
+        on_request_parts=_edit_cids(_empty_query_dropped),
+    ),
+    P(
+        "content-id-capped-2048",
+        "MB-PART-12 a Content-Id longer than 2048 octets refused with 400",
+        (
+            "accept-long-content-id",
+            "accept-long-content-id-absolute-uri",
+            "content-id-at-header-limit",
+        ),
+        on_response=refuses(_cid(rb"", longer_than=2048)),
+    ),
+    P(
+        "http-method-capped-32",
+        "MB-PART-2 an Http-Method longer than 32 characters refused with 400",
+        ("accept-http-method-long-token",),
+        on_response=refuses(_methods_longer_than(32)),
+    ),
+    P(
+        "close-padding-before-epilogue-refused",
+        "MB-WIRE-11 transport padding after the close delimiter refused when an epilogue follows",
+        ("accept-close-padding-then-epilogue",),
+        on_response=refuses(body_has(rb"--[!-~ ]{1,70}--[ \t]+\r\n.")),
+    ),
+    P(
+        "bare-boundary-in-body-refused",
+        "MB-PART-8 a part body holding the boundary without its hyphens refused as a broken envelope",
+        ("accept-body-holding-bare-boundary", "accept-body-holding-bare-boundary-undeclared"),
+        on_response=refuses(_bodies_hold_boundary),
+    ),
+    P(
+        "field-value-leading-obs-text-refused",
+        "MB-PART-11 a part field value that begins with an obs-text octet refused with 400",
+        ("accept-field-value-leading-obs-text",),
+        on_response=refuses(body_has(rb"(?m)^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[\x80-\xff]")),
+    ),
+    P(
+        "preamble-decoded-as-utf8",
+        "MB-WIRE-9 a preamble or epilogue that is not UTF-8 refused with 400",
+        ("accept-binary-preamble-and-epilogue",),
+        on_response=refuses(_outside_utf8),
+    ),
+)
