@@ -60,7 +60,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   its path before dot segments are removed (MB-SUB-4);
 - refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem
   document lacks its type or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
-  an abort part's document without type or title (MB-STATUS-6, slow).
+  an abort part's document without type or title (MB-STATUS-6, slow);
+- outcome shapes: a failing last part of an atomic batch marked rolled-back, a failure at
+  part 0 not stopping an atomic or stop batch (MB-PROC-8, MB-PROC-6), a rolled-back part's
+  Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
+  next request and a connection closed after rolled-back parts (MB-PIPE-1, slow).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -94,6 +98,7 @@ from mixbatch_conformance.run.plants import (
     mode_writers,
     octet_units,
     order_and_isolation,
+    outcome_shapes,
     part_security,
     precondition_order,
     reference_substitution,
@@ -395,6 +400,22 @@ GROUPS = (
             "conditional-parts-after-writes",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "outcome-shapes",
+        _names(outcome_shapes.PLANTS),
+        (
+            "outcome-shapes-at-every-position",
+            "pipelining-behind-limit-refusals",
+            "pipelining-behind-every-answer",
+        ),
+        ("FAIL",),
+        # Pipelines a part body over max_part_bytes (16 MiB on the reference server) twice,
+        # and every kind of batch answer in every form.
+        slow_plants=(
+            "limit-refusal-content-read-as-next-request",
+            "rolled-back-answer-closes-connection",
+        ),
     ),
 )
 
