@@ -64,7 +64,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - outcome shapes: a failing last part of an atomic batch marked rolled-back, a failure at
   part 0 not stopping an atomic or stop batch (MB-PROC-8, MB-PROC-6), a rolled-back part's
   Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
-  next request and a connection closed after rolled-back parts (MB-PIPE-1, slow).
+  next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
+  batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -408,6 +409,7 @@ GROUPS = (
             "outcome-shapes-at-every-position",
             "pipelining-behind-limit-refusals",
             "pipelining-behind-every-answer",
+            "refusal-documents-valid-in-every-form",
         ),
         ("FAIL",),
         # Pipelines a part body over max_part_bytes (16 MiB on the reference server) twice,

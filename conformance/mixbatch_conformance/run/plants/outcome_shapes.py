@@ -15,6 +15,9 @@ the connection after a limit refusal or a rolled-back answer (spec 3.3.1, 3.3.4,
                                            request on the connection, answered 400 (MB-PIPE-1)
     rolled-back-answer-closes-connection   the connection ended after an answer with
                                            rolled-back parts (MB-PIPE-1)
+    atomic-field-limit-named-as-header-bytes
+                                           an atomic batch's part over max_part_fields
+                                           refused naming max_part_header_bytes (MB-LIMIT-5)
 """
 
 from __future__ import annotations
@@ -92,6 +95,20 @@ def _unread_content_as_next_request(req: RelayRequest, resp: RelayResponse) -> N
 _ROLLED_BACK = re.compile(rb"(?im)^batch-outcome:[ \t]*rolled-back[ \t]*\r?$")
 
 
+def _field_limit_misnamed(req: RelayRequest, resp: RelayResponse) -> None:
+    """The atomic path's section reader names one limit for both of its header limits."""
+    if not (_ATOMIC(req) and resp.status == 431):
+        return
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return
+    if isinstance(doc, dict) and doc.get("limit") == "max_part_fields":
+        doc["limit"] = "max_part_header_bytes"
+        doc.pop("value", None)
+        resp.body = json.dumps(doc).encode()
+
+
 def _close_after_rolled_back(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and _ROLLED_BACK.search(resp.body):
         resp.close = True
@@ -133,5 +150,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 closed after rolled-back parts",
         ("pipelining-behind-every-answer",),
         on_response=_close_after_rolled_back,
+    ),
+    Mutation(
+        "atomic-field-limit-named-as-header-bytes",
+        "MB-LIMIT-5 an atomic batch's field-line refusal naming another limit",
+        ("refusal-documents-valid-in-every-form",),
+        on_response=_field_limit_misnamed,
     ),
 )
