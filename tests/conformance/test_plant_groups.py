@@ -60,13 +60,18 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   its path before dot segments are removed (MB-SUB-4);
 - refusal documents: a 406, a JSON form's 400, an atomic batch's 400 or a 501 whose problem
   document lacks its type or title (MB-STATUS-4), a limit's value given as the count the batch reached (MB-LIMIT-4),
-  an abort part's document without type or title (MB-STATUS-6, slow).
+  an abort part's document without type or title (MB-STATUS-6, slow);
 - valid inputs: a Content-Id holding %00 or a second ?, an absolute URI without path or the
   reference . refused (MB-PART-4), %2F and %3F decoded or an empty query dropped (MB-PART-5), a
   Content-Id capped at 2048 octets (MB-PART-12), a long Http-Method refused (MB-PART-2), padding
   before an epilogue refused (MB-WIRE-11), a body holding the bare boundary refused (MB-PART-8),
   a value opening with obs-text refused (MB-PART-11), a preamble that is not UTF-8 refused
-  (MB-WIRE-9).
+  (MB-WIRE-9);
+- outcome shapes: a failing last part of an atomic batch marked rolled-back, a failure at
+  part 0 not stopping an atomic or stop batch (MB-PROC-8, MB-PROC-6), a rolled-back part's
+  Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
+  next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
+  batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -100,6 +105,7 @@ from mixbatch_conformance.run.plants import (
     mode_writers,
     octet_units,
     order_and_isolation,
+    outcome_shapes,
     part_security,
     precondition_order,
     reference_substitution,
@@ -416,6 +422,23 @@ GROUPS = (
             "accept-body-holding-bare-boundary",
             "accept-field-value-leading-obs-text",
             "accept-binary-preamble-and-epilogue",
+        ),
+    ),
+    Group(
+        "outcome-shapes",
+        _names(outcome_shapes.PLANTS),
+        (
+            "outcome-shapes-at-every-position",
+            "pipelining-behind-limit-refusals",
+            "pipelining-behind-every-answer",
+            "refusal-documents-valid-in-every-form",
+        ),
+        ("FAIL",),
+        # Pipelines a part body over max_part_bytes (16 MiB on the reference server) twice,
+        # and every kind of batch answer in every form.
+        slow_plants=(
+            "limit-refusal-content-read-as-next-request",
+            "rolled-back-answer-closes-connection",
         ),
     ),
 )

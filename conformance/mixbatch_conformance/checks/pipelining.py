@@ -12,8 +12,9 @@ A server that answers a batch and then closes its connection leaves the requests
 behind it unanswered; it may do so only after some kinds of answer (a 207 form, a part that
 failed, a refusal). So `pipelining-behind-every-answer` sends one plain GET pipelined behind
 each kind of batch answer the target can give, in every form it declares: parts that failed,
-parts skipped under the stop policy, an abort, a refused batch (415 and 400 problems, an Accept
-no form satisfies, an unknown Batch-Mode), a HEAD of the batch endpoint and a batch holding a
+parts skipped under the stop policy, parts rolled back in an atomic batch (the failing part
+in the middle and last), an abort, a refused batch (415 and 400 problems, an Accept
+no form satisfies, an unknown Batch-Mode, an atomic batch the target does not offer), a HEAD of the batch endpoint and a batch holding a
 HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
 200, 304, 204 and 400 (chunked content on the GET). Each leading request is first sent
 alone, and pipelined it must get the same status, with the GET behind it answered 200.
@@ -84,6 +85,7 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     ]
     mixed = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
     stop = ("Prefer", "batch-on-error=stop")
+    atomic = ("Batch-Mode", "atomic")
 
     def batch(subs: list[SubRequest], *head: tuple[str, str]) -> bytes:
         body = compose_batch(subs, BOUNDARY)
@@ -95,6 +97,16 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
         out.append((f"{form}: a HEAD part", batch([SubRequest("HEAD", ok.target), ok], *accept)))
         if ctx.target.claims("error-policy"):
             out.append((f"{form}: skipped parts", batch([ok, nf, ok], *accept, stop)))
+        if ctx.target.claims("atomic"):
+            # MB-PROC-8: rolled-back parts before the failing one, skipped parts after it; and
+            # a failing last part, with nothing skipped.
+            out.append((f"{form}: rolled-back parts", batch([ok, nf, ok], *accept, atomic)))
+            out.append(
+                (
+                    f"{form}: a rolled-back part, then the failing one",
+                    batch([ok, nf], *accept, atomic),
+                )
+            )
     if _aborts(ctx):
         subs = outlasting_batch(ctx, judge)
         out += [(f"{form}: an abort", batch(subs, *accept)) for form, accept in accepts]
@@ -111,6 +123,9 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     out.append(("an Accept no form satisfies", batch([ok], ("Accept", "text/plain"))))
     mode = ("Batch-Mode", "mb-suite-undefined")
     out.append(("an unknown Batch-Mode", batch([ok], mode)))
+    if not ctx.target.claims("atomic"):
+        # MB-PROC-7: 501 for `Batch-Mode: atomic` from a server without the atomic profile.
+        out.append(("an atomic batch the target does not offer", batch([ok], atomic)))
     out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
     # MB-METHOD-3 refuses a GET with content (400, or 405 under MB-METHOD-2): a server that
     # answers before reading that content would read it as the next request.
@@ -163,7 +178,7 @@ def _aborts(ctx: Context) -> bool:
 @checker(
     "pipelining-behind-every-answer",
     ("MB-PIPE-1",),
-    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped and HEAD parts, an abort, a refused batch, a HEAD, a GET with content), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a refused batch, a HEAD, a GET with content), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,

@@ -147,8 +147,8 @@ def _judge_document(judge: Judge, asked: str, doc: dict[str, object] | None) -> 
 
 @checker(
     "refusal-documents-valid-in-every-form",
-    ("MB-STATUS-4",),
-    "The problem document of every kind of refusal (a part, target or framing fault, PUT, a non-multipart Content-Type, an unknown Batch-Mode, an Accept admitting no batch form, a part over its field or octet header limit, a batch over max_parts) validates against the problem schema and carries the response's status, under every Accept the target offers and in every mode it declares.",
+    ("MB-STATUS-4", "MB-LIMIT-4", "MB-LIMIT-5"),
+    "The problem document of every kind of refusal (a part, target or framing fault, PUT, a non-multipart Content-Type, an unknown Batch-Mode, an Accept admitting no batch form, a part over its field or octet header limit, a batch over max_parts) validates against the problem schema and carries the response's status, a limit refusal naming the limit exceeded, under every Accept the target offers and in every mode it declares.",
     state=State.READ_ONLY,
 )
 def refusal_documents_valid_in_every_form(ctx: Context, judge: Judge) -> None:
@@ -193,7 +193,34 @@ def _send_in_every_form(
         # occurrence") and its `requirement` (MB-STATUS-4).
         expect_rejected(judge, resp, {status}, requirement)
         if resp.status == status:
-            _judge_document(judge, asked, problem_of(resp))
+            doc = problem_of(resp)
+            _judge_document(judge, asked, doc)
+            _judge_limit(judge, asked, status, requirement, doc)
+
+
+#: The limit each limit fault of `_faults` exceeds, by its status and requirement.
+LIMIT_NAMED = {
+    (431, "MB-LIMIT-5"): "max_part_fields",
+    (431, "MB-STATUS-3"): "max_part_header_bytes",
+    (413, "MB-STATUS-3"): "max_parts",
+}
+
+
+def _judge_limit(
+    judge: Judge, asked: str, status: int, requirement: str, doc: dict[str, object] | None
+) -> None:
+    name = LIMIT_NAMED.get((status, requirement))
+    if doc is None or name is None:
+        return
+    # MB-LIMIT-5: "a problem document whose `limit` member is `max_part_fields`" (a MUST);
+    # MB-LIMIT-4 (SHOULD): "name the exceeded limit in a 413 or 431 problem document, in a
+    # `limit` member", under every Accept and in every mode as in a plain batch.
+    judge.expect(
+        f"{asked}: problem names the limit",
+        doc.get("limit"),
+        {name},
+        "MB-LIMIT-5" if name == "max_part_fields" else "MB-LIMIT-4",
+    )
 
 
 def _refuse_accept(ctx: Context, judge: Judge, ok: str) -> None:

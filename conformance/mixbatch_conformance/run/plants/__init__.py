@@ -47,6 +47,7 @@ from mixbatch_conformance.run.plants import (
     modes,
     octet_units,
     order_and_isolation,
+    outcome_shapes,
     part_grammar,
     part_security,
     parts,
@@ -142,6 +143,7 @@ PLANTS: tuple[Mutation, ...] = (
     + mode_writers.PLANTS
     + mode_paths.PLANTS
     + endpoint_resource.PLANTS
+    + outcome_shapes.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
