@@ -6,10 +6,10 @@ field that MB-PART-9 forbids": the rule names fields, not values. The per-field 
 a bodiless GET. A server that reads the value first waves through the ones that look like a
 no-op: `Content-Transfer-Encoding: binary` (MIME's identity), `Transfer-Encoding: identity`,
 `Expect: 100-continue` ("the content is already here"), `Connection: keep-alive`, a `Host`
-equal to the batch's own. This check sends each forbidden field with such a value, on a POST
-part with content, as the last of three parts of a plain batch, the middle one under
-`batch-on-error=stop` and the first one of an atomic batch (each mode only when the target
-claims its profile): every batch is answered 400.
+equal to the batch's own, or any field whose value is empty. This check sends each forbidden
+field with such a value, and with an empty one, on a POST part with content, as the last of
+three parts of a plain batch, the middle one under `batch-on-error=stop` and the first one of an
+atomic batch (each mode only when the target claims its profile): every batch is answered 400.
 """
 
 from __future__ import annotations
@@ -44,10 +44,16 @@ def benign_values(authority: str) -> tuple[tuple[str, str], ...]:
     )
 
 
+def empty_values() -> tuple[tuple[str, str], ...]:
+    """Each forbidden field with an empty value, which names no option, framing or authority."""
+    names = dict.fromkeys(name for name, _ in benign_values(""))
+    return tuple((name, "") for name in names)
+
+
 @checker(
     "forbidden-fields-any-value-refused",
     ("MB-PART-10",),
-    "A POST part with content carrying a forbidden field with a harmless-looking value (Content-Transfer-Encoding: binary, Transfer-Encoding: identity, Expect: 100-continue, Connection: keep-alive, the batch's own Host, ...) is refused with 400 as the last part of a plain batch, the middle part under stop and the first part of an atomic batch.",
+    "A POST part with content carrying a forbidden field with a harmless-looking value (Content-Transfer-Encoding: binary, Transfer-Encoding: identity, Expect: 100-continue, Connection: keep-alive, the batch's own Host, an empty value, ...) is refused with 400 as the last part of a plain batch, the middle part under stop and the first part of an atomic batch.",
     state=State.READ_ONLY,
 )
 def forbidden_fields_any_value_refused(ctx: Context, judge: Judge) -> None:
@@ -61,7 +67,7 @@ def forbidden_fields_any_value_refused(ctx: Context, judge: Judge) -> None:
     if ctx.target.claims("atomic"):
         ways.append(("atomic", [ctype, ("Batch-Mode", "atomic")], 0))
     for mode, head, index in ways:
-        for name, value in benign_values(ctx.authority):
+        for name, value in (*benign_values(ctx.authority), *empty_values()):
             bad = SubRequest(
                 "POST",
                 f"{echo}?mb-forbidden={name.lower()}",

@@ -7,7 +7,8 @@ an absolute path and a relative path alike. A receiver that takes an absolute UR
 origin as "already resolved", or normalises only the relative form, routes `/a/../echo` as
 written. The check writes the `echo` resource's path with four dot-segment detours in each of
 the three forms spec 3.2.2 allows (a network-path reference is refused by MB-SUB-2, so it is not
-sent), each with a query of its own, and reads from the echo the target each part's resource
+sent), each with a query of its own that holds `/../` and `/./` (text of the query, which no
+step of the resolution touches), and reads from the echo the target each part's resource
 received: the result of `checks._shared.resolution.resolve`, computed by the suite, never what
 the server under test says. It writes nothing.
 """
@@ -25,6 +26,9 @@ __all__: list[str] = []
 
 #: Detours put before the echo's last segment, each resolving back to where it started.
 DETOURS = ("mb-a/../", "./", "mb-a/mb-b/../../", "mb-a/./../")
+#: Query text that looks like dot segments: RFC 3986 §5.2.2 removes them from the path only,
+#: so the query reaches the resource as written.
+QUERY_DOTS = "mb-q=/mb-a/../mb-b/./c/.."
 #: The reference forms spec 3.2.2 allows (its table), as `Context.ref` writes them.
 FORMS = ("absolute-path", "relative", "absolute-uri")
 
@@ -39,7 +43,7 @@ def _spelled(ctx: Context, echo: str, form: str, detour: str) -> str:
 @checker(
     "dot-segments-removed-in-every-reference-form",
     ("MB-PART-5",),
-    "A reference to the echo resource holding dot segments, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the dot segments removed.",
+    "A reference to the echo resource holding dot segments, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the path's dot segments removed and its query as written.",
     state=State.READ_ONLY,
 )
 def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> None:
@@ -48,7 +52,7 @@ def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> 
     wanted: list[str] = []
     for form in FORMS:
         for n, detour in enumerate(DETOURS):
-            ref = f"{_spelled(ctx, echo, form, detour)}?mb-dots={form}-{n}"
+            ref = f"{_spelled(ctx, echo, form, detour)}?mb-dots={form}-{n}&{QUERY_DOTS}"
             subs.append(SubRequest("GET", ref))
             wanted.append(resolve(ctx.batch_path, ref))
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])

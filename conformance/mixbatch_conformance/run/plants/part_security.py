@@ -2,7 +2,8 @@
 
 - a forbidden field whose value reads as a no-op dropped instead of refused:
   `Transfer-Encoding: identity`, `Content-Transfer-Encoding` binary, 8bit or 7bit,
-  `Expect: 100-continue`, `Connection: keep-alive` or `close` (MB-PART-10);
+  `Expect: 100-continue`, `Connection: keep-alive` or `close`, and any forbidden field whose
+  value is empty (MB-PART-10);
 - a part's own Cookie stored where the batch's is kept, so the parts after it inherit it, and
   only the first of the batch's Authorization lines inherited (MB-SUB-5);
 - an absolute target's host parsed as an IP address, WHATWG style, and compared as one:
@@ -47,6 +48,24 @@ def _drop(name: str, values: re.Pattern[str]) -> Callable[[list[Part]], list[Par
         ]
 
     return edit
+
+
+#: The fields MB-PART-9 forbids in a part, as `forbidden-fields-any-value-refused` sends them.
+_FORBIDDEN = frozenset(
+    n.lower()
+    for n in (
+        *("Connection", "Keep-Alive", "Proxy-Connection", "TE", "Upgrade", "Transfer-Encoding"),
+        *("Trailer", "Expect", "Host", "Content-Transfer-Encoding", "Http-Status-Code"),
+    )
+)
+
+
+def _empty_forbidden_dropped(parts: list[Part]) -> list[Part]:
+    """A server that takes a forbidden field with an empty value for one never sent."""
+    return [
+        ([(n, v) for n, v in f if not (n.lower() in _FORBIDDEN and not v.strip())], b)
+        for f, b in parts
+    ]
 
 
 def _own_cookie_kept(parts: list[Part]) -> list[Part]:
@@ -211,6 +230,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-10 a part's Connection: keep-alive or close dropped as a connection default",
         ("forbidden-fields-any-value-refused",),
         on_request_parts=_drop("Connection", re.compile(r"(?i)\s*(keep-alive|close)\s*$")),
+    ),
+    P(
+        "empty-forbidden-field-dropped",
+        "MB-PART-10 a part's forbidden field with an empty value taken as absent, not refused",
+        ("forbidden-fields-any-value-refused",),
+        on_request_parts=_empty_forbidden_dropped,
     ),
     P(
         "own-cookie-kept-for-later-parts",

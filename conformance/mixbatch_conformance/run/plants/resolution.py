@@ -14,6 +14,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
@@ -45,28 +46,44 @@ def _query_against_root(req: RelayRequest) -> None:
         )
 
 
+EchoEdit = Callable[[int, dict[str, Any]], None]
+
+
+def _edit_echoes(resp: RelayResponse, boundary: str, edit: EchoEdit) -> None:
+    """Apply `edit(index, description)` to each part of a multipart answer whose body is an
+    echo description, and write the parts back with their Content-Length kept true."""
+    parts = parts_of(resp.body, boundary)
+    if parts is None:
+        return
+    edited: list[tuple[FieldList, bytes]] = []
+    for i, (fields, body) in enumerate(parts):
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict):
+            before = dict(doc)
+            edit(i, doc)
+            if doc != before:
+                body = json.dumps(doc).encode()
+                if field_of(fields, "Content-Length") is not None:
+                    fields = set_field(fields, "Content-Length", str(len(body)))
+        edited.append((fields, body))
+    resp.body = write_parts(edited, boundary)
+
+
 def _authority_from_forwarded_host(req: RelayRequest, resp: RelayResponse) -> None:
     """Each echo in the answer says it was addressed to the batch's X-Forwarded-Host."""
     front = req.get("X-Forwarded-Host")
     b = boundary_of(resp)
     if not front or not b or not is_batch(req):
         return
-    parts = parts_of(resp.body, b)
-    if parts is None:
-        return
-    edited: list[tuple[FieldList, bytes]] = []
-    for fields, body in parts:
-        try:
-            doc = json.loads(body)
-        except ValueError:
-            doc = None
-        if isinstance(doc, dict) and "authority" in doc:
+
+    def edit(_: int, doc: dict[str, Any]) -> None:
+        if "authority" in doc:
             doc["authority"] = front
-            body = json.dumps(doc).encode()
-            if field_of(fields, "Content-Length") is not None:
-                fields = set_field(fields, "Content-Length", str(len(body)))
-        edited.append((fields, body))
-    resp.body = write_parts(edited, b)
+
+    _edit_echoes(resp, b, edit)
 
 
 DOT_SEGMENT = re.compile(r"(^|/)\.\.?(/|$|\?)")
@@ -93,27 +110,36 @@ def _dots_kept_for(form: str) -> Callable[[RelayRequest, RelayResponse], None]:
         b_req, b_resp = boundary_of(req), boundary_of(resp)
         if not b_req or not b_resp or not is_batch(req):
             return
-        sent, answered = parts_of(req.body, b_req), parts_of(resp.body, b_resp)
-        if sent is None or answered is None or len(sent) != len(answered):
+        sent = parts_of(req.body, b_req)
+        if sent is None:
             return
         batch_path = urlsplit(req.target).path
-        edited: list[tuple[FieldList, bytes]] = []
-        for (req_fields, _), (fields, body) in zip(sent, answered, strict=True):
-            ref = (field_of(req_fields, "Content-Id") or "").strip().strip("<>")
-            raw = _kept_dots(ref, batch_path, form)
-            try:
-                doc = json.loads(body) if raw is not None else None
-            except ValueError:
-                doc = None
-            if isinstance(doc, dict) and "target" in doc:
+        refs = [(field_of(f, "Content-Id") or "").strip().strip("<>") for f, _ in sent]
+
+        def keep(i: int, doc: dict[str, Any]) -> None:
+            raw = _kept_dots(refs[i], batch_path, form) if i < len(refs) else None
+            if raw is not None and "target" in doc:
                 doc["target"] = raw
-                body = json.dumps(doc).encode()
-                if field_of(fields, "Content-Length") is not None:
-                    fields = set_field(fields, "Content-Length", str(len(body)))
-            edited.append((fields, body))
-        resp.body = write_parts(edited, b_resp)
+
+        _edit_echoes(resp, b_resp, keep)
 
     return edit
+
+
+def _query_dots_removed(req: RelayRequest, resp: RelayResponse) -> None:
+    """Each echo reports a target whose query lost its dot segments, as a receiver that removes
+    them from the merged reference before splitting off the query would give it."""
+    b = boundary_of(resp)
+    if not b or not is_batch(req):
+        return
+
+    def edit(_index: int, doc: dict[str, Any]) -> None:
+        target = doc.get("target")
+        if isinstance(target, str) and "?" in target:
+            path, _sep, query = target.partition("?")
+            doc["target"] = f"{path}?{posixpath.normpath('/' + query)[1:]}"
+
+    _edit_echoes(resp, b, edit)
 
 
 #: Content-Ids the cached-validation plant saw in a batch it answered 200, across connections.
@@ -156,6 +182,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-5 dot segments removed from relative references only, an absolute URI's kept",
         ("dot-segments-removed-in-every-reference-form",),
         on_response=_dots_kept_for("absolute-uri"),
+    ),
+    P(
+        "query-dot-segments-removed",
+        "MB-PART-5 dot segments removed from a reference's query as well as its path",
+        ("dot-segments-removed-in-every-reference-form",),
+        on_response=_query_dots_removed,
     ),
     P(
         "relative-reference-dot-segments-kept",
