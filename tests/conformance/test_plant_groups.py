@@ -406,6 +406,7 @@ GROUPS = (
             "collection-head-and-empty-conditional",
             "collection-retrieval-in-part",
             "conditional-parts-after-writes",
+            "collection-get-with-content",
         ),
         ("FAIL",),
     ),

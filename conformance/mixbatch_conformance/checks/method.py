@@ -30,7 +30,7 @@ from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.framing import judge_sender_findings
 from mixbatch_conformance.checks._shared.validators import is_entity_tag
-from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import Part, read_multipart
@@ -59,6 +59,13 @@ CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
         (("Transfer-Encoding", "chunked"), ("Content-Type", "application/json")),
         b"2\r\n{}\r\n0\r\n\r\n",
     ),
+)
+#: Conditional fields sent beside content on a collection GET: each would decide the answer
+#: (304 or 412) of the same GET without content.
+CONTENT_PRECONDITIONS = (
+    ("If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"),
+    ("If-Match", '"mb-no-such-tag"'),
+    ("If-Unmodified-Since", "Thu, 01 Jan 1970 00:00:00 GMT"),
 )
 #: The media type of the capabilities document OPTIONS gives when discovery is offered.
 CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
@@ -473,7 +480,7 @@ def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: Sequence[Part
 @checker(
     "collection-get-with-content",
     ("MB-METHOD-3", "MB-METHOD-4"),
-    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400; one with Content-Length: 0 has none and is answered 200 with the members.",
+    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400, with or without a conditional field that would make it 304 or 412; one with Content-Length: 0 has none and is answered 200 with the members.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -485,6 +492,23 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
         # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
         # content", however the content is framed.
         judge.expect(f"status, content framed by {framing}", resp.status, {400}, "MB-METHOD-3")
+    # RFC 9110 §13.2.1: preconditions are evaluated only where the server would otherwise
+    # answer 2xx or 412; a GET that MB-METHOD-3 answers 400 never gets there, so no conditional
+    # field turns its 400 into a 304 or a 412, whatever the collection's validators.
+    tag = ctx.alone(judge, SubRequest("GET", coll, (("Accept", "multipart/mixed"),))).get("ETag")
+    conditions = [("If-None-Match", "*"), *CONTENT_PRECONDITIONS]
+    if tag:
+        conditions.insert(1, ("If-None-Match", tag))
+    for name, value in conditions:
+        for framing, head, body in GET_CONTENT_FRAMINGS:
+            fields = (("Accept", "multipart/mixed"), (name, value), *head)
+            resp = ctx.send(judge, ctx.raw_request("GET", coll, fields, body))
+            judge.expect(
+                f"status, {name}: {value} and content framed by {framing}",
+                resp.status,
+                {400},
+                "MB-METHOD-3",
+            )
     for framing, head, body in GET_EMPTY_FRAMINGS:
         req = ctx.raw_request("GET", coll, (("Accept", "multipart/mixed"), *head), body)
         resp = ctx.send(judge, req)

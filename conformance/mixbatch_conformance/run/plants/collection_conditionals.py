@@ -8,7 +8,9 @@ empty collection answering 304 to any If-None-Match, or its 304 written without 
 (MB-STATUS-11, MB-METHOD-4); a part asking for multipart/mixed refused as a nested batch, a
 retrieval part's If-None-Match dropped, a multipart part's ETag left out of the JSON form
 (MB-STATUS-1, MB-PROC-9, MB-RESP-4); and every part's preconditions evaluated against the
-state the batch found, before the writes ahead of it ran (MB-PROC-9).
+state the batch found, before the writes ahead of it ran (MB-PROC-9); a collection GET whose
+content is refused only after its preconditions, so a deciding condition answers it 304 or 412
+instead of 400 (MB-METHOD-3).
 """
 
 from __future__ import annotations
@@ -58,6 +60,19 @@ def _if_match_weak(req: RelayRequest) -> None:
         req.headers = [
             (n, v.replace("W/", "") if n.lower() == "if-match" else v) for n, v in req.headers
         ]
+
+
+def _content_checked_after_preconditions(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection GET whose content is refused only where its representation is written,
+    after the preconditions: a condition that decides the answer wins over the 400."""
+    if not (_retrieval(req) and req.method == "GET" and resp.status == 400):
+        return
+    fields = {n.lower(): v for n, v in req.headers}
+    if "if-none-match" in fields or "if-modified-since" in fields:
+        resp.status, resp.body = 304, b""
+        resp.set("Content-Type", None)
+    elif "if-match" in fields or "if-unmodified-since" in fields:
+        resp.status = 412
 
 
 def _head_empty_200(req: RelayRequest, resp: RelayResponse) -> None:
@@ -124,6 +139,12 @@ def _preconditions_up_front(parts: list[Part]) -> list[Part]:
 
 
 PLANTS: tuple[Mutation, ...] = (
+    P(
+        "collection-content-checked-after-preconditions",
+        "MB-METHOD-3 a collection GET with content answered by its preconditions, not 400",
+        ("collection-get-with-content",),
+        on_response=_content_checked_after_preconditions,
+    ),
     # MB-STATUS-7: the status "describes the collection as a whole, as for any GET": a false
     # If-Match or If-Unmodified-Since is 412 (RFC 9110 §13.1.1, §13.1.4).
     P(
