@@ -252,6 +252,7 @@ GROUPS = (
             "bodies-across-sizes",
             "reject-boundary-token-tilde",
             "reject-target-port-underscore",
+            "batch-authority-case-kept-for-parts",
         ),
         ("FAIL",),
     ),

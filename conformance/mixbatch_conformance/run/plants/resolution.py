@@ -1,11 +1,12 @@
 """Planted violations of how a part's target is resolved and checked, batch by batch.
 
 Covers a receiver that resolves a query-only reference against the origin's root instead of the
-batch request's path (MB-PART-5), one that takes a sub-request's authority from the batch
-request's X-Forwarded-Host (MB-PART-13), and one that remembers the targets it validated and
-runs a remembered one in a later batch addressed to another authority (MB-SUB-2), and ones that
-remove dot segments from relative references only, or from absolute paths only, so that the
-echo receives an absolute URI's, or a relative reference's, path as written (MB-PART-5).
+batch request's path (MB-PART-5); one that takes a sub-request's authority from the batch
+request's X-Forwarded-Host, or lower-cases the batch's own before giving it to the parts
+(MB-PART-13); one that remembers the targets it validated and runs a remembered one in a later
+batch addressed to another authority (MB-SUB-2); and ones that remove dot segments from relative
+references only, from absolute paths only, or from the query as well as the path, so that the
+echo receives a path or a query other than RFC 3986 §5.2 gives (MB-PART-5).
 """
 
 from __future__ import annotations
@@ -82,6 +83,21 @@ def _authority_from_forwarded_host(req: RelayRequest, resp: RelayResponse) -> No
     def edit(_: int, doc: dict[str, Any]) -> None:
         if "authority" in doc:
             doc["authority"] = front
+
+    _edit_echoes(resp, b, edit)
+
+
+def _authority_lower_cased(req: RelayRequest, resp: RelayResponse) -> None:
+    """Each echo in the answer says it was addressed to the batch's Host in lower case, as a
+    server that normalises the batch's authority once for all its parts gives it."""
+    host = req.get("Host") or ""
+    b = boundary_of(resp)
+    if host == host.lower() or not b or not is_batch(req):
+        return
+
+    def edit(_index: int, doc: dict[str, Any]) -> None:
+        if isinstance(doc.get("authority"), str):
+            doc["authority"] = doc["authority"].lower()
 
     _edit_echoes(resp, b, edit)
 
@@ -170,6 +186,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-13 a sub-request addressed to the batch's X-Forwarded-Host",
         ("forwarding-fields-keep-authority",),
         on_response=_authority_from_forwarded_host,
+    ),
+    P(
+        "batch-authority-lower-cased-for-parts",
+        "MB-PART-13 the batch's authority lower-cased before it is given to the parts",
+        ("batch-authority-case-kept-for-parts",),
+        on_response=_authority_lower_cased,
     ),
     P(
         "validated-targets-cached-across-batches",
