@@ -183,6 +183,7 @@ GROUPS = (
             "implemented-mode-list-forms-run-as-plain",
             "unimplemented-mode-list-forms-refused",
             "sandbox-collection-strong-etag-same-octets",
+            "mode-lookalike-values-refused",
         ),
         ("FAIL",),
     ),

@@ -18,6 +18,11 @@ comma-separated list of modes". Two checks follow from that, over every mode of 
   MB-PROC-17). A server that drops the elements it does not understand, or that reads a
   repeated element as something else, runs the batch.
 
+- `mode-lookalike-values-refused`: a defined mode with parameters (`atomic;strict`, as a
+  preference would carry them), with a second word, quoted, or in another case is no
+  `mode-value` the server implements, so it is answered 501 (MB-PROC-12). A server that cuts
+  the value at `;` or compares it without case runs the batch in that mode.
+
 A list with no element at all (`Batch-Mode: ,`) breaks the `1#` rule and is not judged here.
 Every batch only reads, so the checks run against any target.
 """
@@ -129,3 +134,29 @@ def unimplemented_mode_list_forms_refused(ctx: Context, judge: Judge) -> None:
             # `Batch-Mode` value it does not implement". Empty elements and a repeated
             # element leave the list naming that mode.
             expect_rejected(judge, resp, {501}, "MB-PROC-17")
+
+
+#: Values that look like a mode `{m}` but are none: parameters after `;` (as a preference
+#: carries them, RFC 7240 §2), a second word, a quoted string, and the mode in other case
+#: (mode-value is a case-sensitive token, spec 3.4).
+NEAR_MODES = ("{m};strict", "{m}; x=1", "{m};", "{m} strict", '"{m}"', "{M}", "{C}")
+
+
+@checker(
+    "mode-lookalike-values-refused",
+    ("MB-PROC-12", "MB-PROC-17"),
+    "A Batch-Mode value that is a mode with parameters, a second word, quotes or another case is no mode the server implements and is answered 501 before any part runs.",
+    state=State.READ_ONLY,
+)
+def mode_lookalike_values_refused(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    for mode in DEFINED_MODES:
+        for form in NEAR_MODES:
+            value = form.format(m=mode, M=mode.upper(), C=mode.capitalize())
+            resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", value),))
+            judge.note(f"Batch-Mode: {value} -> {resp.status}")
+            # Spec 3.4: `mode-value = "atomic" / "references" / token`, case-sensitive; a value
+            # that is no such token names no mode the server implements, and MB-PROC-12: "A
+            # server MUST answer a batch request whose `Batch-Mode` value it does not implement
+            # with 501 before any part runs" (spec 7.5 says so of a value that is no token).
+            expect_rejected(judge, resp, {501}, "MB-PROC-12")

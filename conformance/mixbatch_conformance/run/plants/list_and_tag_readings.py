@@ -6,12 +6,15 @@ Two mistakes of a server written carefully from the spec: one that runs only the
 501 though they list one mode it implements (MB-PROC-17, RFC 9110 §5.6.1); and one whose
 strong aggregate ETag of a collection retrieval hashes the members' ids and ETags only, while
 each part also carries the member's `Last-Modified`, so a member rewritten with the same
-content changes the octets under the same tag (MB-METHOD-7).
+content changes the octets under the same tag (MB-METHOD-7). Two more read a lookalike value
+as a mode: one cuts each element at `;`, so `atomic;strict` runs atomic, and one compares
+modes without case, so `ATOMIC` does (MB-PROC-12).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import boundary_of, field_of, is_batch, parts_of
@@ -36,6 +39,26 @@ def _exact_mode_only(req: RelayRequest) -> None:
     req.headers.append(("Batch-Mode", UNREAD_LIST))
 
 
+def _mode_read_loosely(*, cut_parameters: bool, fold_case: bool) -> Callable[[RelayRequest], None]:
+    """A server that cuts each Batch-Mode element at `;` as it does a preference's parameters,
+    or compares it with its modes in any case, so a lookalike value names a mode it runs."""
+
+    def edit(req: RelayRequest) -> None:
+        if not is_batch(req):
+            return
+        out: list[tuple[str, str]] = []
+        for n, v in req.headers:
+            if n.lower() == "batch-mode":
+                if cut_parameters:
+                    v = ",".join(e.split(";", 1)[0].strip() for e in v.split(","))
+                if fold_case:
+                    v = v.lower()
+            out.append((n, v))
+        req.headers = out
+
+    return edit
+
+
 def _tag_over_member_tags(req: RelayRequest, resp: RelayResponse) -> None:
     """A collection retrieval whose strong ETag is a hash of each part's Content-Id and ETag:
     it stays when a member's Last-Modified, which its part carries, moves."""
@@ -58,6 +81,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-17 a Batch-Mode list with an empty element, a repeated mode or two field lines answered 501",
         ("implemented-mode-list-forms-run-as-plain",),
         on_request=_exact_mode_only,
+    ),
+    Mutation(
+        "batch-mode-parameters-cut",
+        "MB-PROC-12 a Batch-Mode element cut at ';' as a preference's parameters are",
+        ("mode-lookalike-values-refused",),
+        on_request=_mode_read_loosely(cut_parameters=True, fold_case=False),
+    ),
+    Mutation(
+        "batch-mode-compared-without-case",
+        "MB-PROC-12 a Batch-Mode value compared with the modes in any case",
+        ("mode-lookalike-values-refused",),
+        on_request=_mode_read_loosely(cut_parameters=False, fold_case=True),
     ),
     Mutation(
         "aggregate-etag-over-member-tags-only",
