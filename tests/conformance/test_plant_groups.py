@@ -202,6 +202,7 @@ GROUPS = (
             "refusal-names-broken-requirement",
             "envelope-refusal-names-broken-requirement",
             "content-coding-list-members-refused",
+            "content-coding-names-any-case",
             "test-resource-echo",
             "reject-space-line-before-empty-line",
             "reject-htab-line-before-empty-line",

@@ -8,16 +8,23 @@ first member takes `identity, x-unknown` as no coding and parses the content as 
 coding no server supports beside `identity` on one field line (after it, with and without a
 space, before it, and after a repeated `identity`) and on a second field line (after an
 `identity` line and before one); each must be refused 415 with
-`Accept-Encoding`. The batch only reads, so a server that runs it changes nothing.
+`Accept-Encoding`. `content-coding-names-any-case` sends `identity` in other case, alone and
+listed twice, and gzip in other case when the server's 415 names gzip among the codings it
+decodes: content codings are case-insensitive (RFC 9110 §8.4.1), so each batch is processed.
+The batches only read, so a server that runs one changes nothing.
 """
 
 from __future__ import annotations
+
+import gzip
 
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import list_members
 
 __all__: list[str] = []
 
@@ -59,4 +66,53 @@ def content_coding_list_members_refused(ctx: Context, judge: Judge) -> None:
                 "no Accept-Encoding field",
                 "an Accept-Encoding field",
                 "MB-INTER-6",
+            )
+
+
+#: Spellings of `identity`, a coding every receiver decodes, in other case (RFC 9110 §8.4.1:
+#: "All content codings are case-insensitive"), alone and in a list.
+IDENTITY_SPELLINGS: tuple[tuple[str, ...], ...] = (
+    ("Identity",),
+    ("IDENTITY",),
+    ("identity, Identity",),
+    ("iDeNtItY",),
+)
+#: Spellings of gzip in other case, tried when the server names gzip as a coding it decodes.
+GZIP_SPELLINGS = ("GZIP", "Gzip")
+
+
+@checker(
+    "content-coding-names-any-case",
+    ("MB-INTER-6",),
+    "A batch whose Content-Encoding names identity, or a coding the server says it decodes, in another case is processed, not refused 415.",
+    state=State.READ_ONLY,
+)
+def content_coding_names_any_case(ctx: Context, judge: Judge) -> None:
+    subs = list(ok_and_not_found(ctx, judge))
+    body = compose_batch(subs, BOUNDARY)
+    ctype = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    refusal = ctx.send(
+        judge,
+        ctx.raw_request(
+            "POST", ctx.batch_path, [ctype, ("Content-Encoding", UNKNOWN_CODING)], body
+        ),
+    )
+    decoded = {
+        m.split(";", 1)[0].strip().lower() for m in list_members(refusal.get_all("Accept-Encoding"))
+    }
+    tries: list[tuple[tuple[str, ...], bytes]] = [(lines, body) for lines in IDENTITY_SPELLINGS]
+    if "gzip" in decoded:
+        tries += [((name,), gzip.compress(body)) for name in GZIP_SPELLINGS]
+    for lines, content in tries:
+        head = [ctype, *(("Content-Encoding", line) for line in lines)]
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, content))
+        # RFC 9110 §8.4.1: "All content codings are case-insensitive"; MB-INTER-6 answers 415
+        # only "a batch request with a content coding it does not support", which a coding it
+        # decodes, spelled in another case, is not.
+        judge.expect(
+            f"Content-Encoding {' | '.join(lines)}: status", resp.status, {200}, "MB-INTER-6"
+        )
+        if resp.status == 200:
+            expect_processed(
+                ctx, judge, resp, [s.content_id for s in subs], requirement="MB-INTER-6"
             )

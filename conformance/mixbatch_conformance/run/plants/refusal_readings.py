@@ -30,6 +30,7 @@ from mixbatch_conformance.run.plants._edits import (
     header_has,
     is_batch,
     map_parts,
+    refuses,
     set_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -128,6 +129,14 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-6 a Content-Encoding list starting with identity read as no coding",
         ("content-coding-list-members-refused",),
         on_request=_first_coding_only,
+    ),
+    Mutation(
+        "content-coding-compared-with-case",
+        "MB-INTER-6 a batch's content codings compared with the ones decoded case for case",
+        ("content-coding-names-any-case",),
+        on_response=refuses(
+            all_of(is_batch, header_has("Content-Encoding", r"[A-Z]")), 415, "MB-INTER-6"
+        ),
     ),
     Mutation(
         "content-coding-first-line-only",
