@@ -28,7 +28,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   sub-response cut at 1 MiB (MB-RESP-4), a target's port read as an integer or by its leading
   digits (MB-PART-4); dot segments kept in an absolute URI's or a relative
   reference's path (MB-PART-5) are in the input classes;
-- order and isolation: GET parts of another batch read outside an atomic batch's hold
+- order and isolation: GET parts of another batch read outside an atomic batch's hold, an
+  atomic batch's snapshot taken before its hold and restored with another's writes
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
   OPTIONS or DELETE part's content dropped (MB-SUB-1);
 - write kinds of an atomic rollback, and aggregate dates;
@@ -335,6 +336,7 @@ GROUPS = (
         _names(order_and_isolation.PLANTS),
         (
             "atomic-rollback-unseen-by-every-reader",
+            "atomic-batches-queued-undo-only-their-own",
             "safe-parts-see-earlier-writes",
             "parts-with-content-on-any-method-as-alone",
         ),
