@@ -74,6 +74,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5).
 
+A check whose bug no relay plant can model has a group of its own with no plants, so that it is
+still held to pass on the reference server: the time budget counted from the batch's first
+octet (MB-SEC-1) cannot be planted in the relay, which reads every request whole before it
+forwards it, so the server behind it never sees content arrive slowly.
+
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
 """
@@ -331,6 +336,7 @@ GROUPS = (
             "limit-part-fields-one-over-empty-repeated-name",
         ),
     ),
+    Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
     Group(
         "order-and-isolation",
         _names(order_and_isolation.PLANTS),
