@@ -28,7 +28,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   sub-response cut at 1 MiB (MB-RESP-4), a target's port read as an integer or by its leading
   digits (MB-PART-4); dot segments kept in an absolute URI's or a relative
   reference's path (MB-PART-5) are in the input classes;
-- order and isolation: GET parts of another batch read outside an atomic batch's hold
+- order and isolation: GET parts of another batch read outside an atomic batch's hold, an
+  atomic batch's snapshot taken before its hold and restored with another's writes
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
   OPTIONS or DELETE part's content dropped (MB-SUB-1);
 - write kinds of an atomic rollback, and aggregate dates;
@@ -72,6 +73,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
   next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5).
+
+A check whose bug no relay plant can model has a group of its own with no plants, so that it is
+still held to pass on the reference server: the time budget counted from the batch's first
+octet (MB-SEC-1) cannot be planted in the relay, which reads every request whole before it
+forwards it, so the server behind it never sees content arrive slowly.
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -332,11 +338,13 @@ GROUPS = (
             "limit-part-fields-one-over-empty-repeated-name",
         ),
     ),
+    Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
     Group(
         "order-and-isolation",
         _names(order_and_isolation.PLANTS),
         (
             "atomic-rollback-unseen-by-every-reader",
+            "atomic-batches-queued-undo-only-their-own",
             "safe-parts-see-earlier-writes",
             "parts-with-content-on-any-method-as-alone",
         ),

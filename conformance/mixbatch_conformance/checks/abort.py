@@ -22,6 +22,16 @@ nothing else (MB-STATUS-6). `batch-abort-in-multistatus` asks for the same batch
 batches under `Prefer: batch-on-error=stop`, at once: a spent budget is no failing part, so the
 abort part still ends them, never parts written `skipped`.
 
+`batch-budget-counts-arrival` sends a batch whose content trickles in over `ARRIVAL_SHARE` of
+the declared limit (once framed by Content-Length, once chunked, on two connections at once) and
+whose one part waits on the delay resource for the rest of the limit and `OVERSHOOT_SHARE` of it
+more: the part alone stays well under the limit, the batch from its first octet outlasts it.
+MB-TEST-7 counts the declared budget "from the moment its server begins to receive the batch
+request, reception included", so the batch is aborted as any batch over its budget (spec 5.4);
+a server that starts the clock when the parts start, or when the content has arrived, answers it
+whole. An intermediary may read the whole request before it forwards it, so that check runs
+direct only, over HTTP/1.1.
+
 Without a declared limit and a delay resource, or when the delay would not fit the suite's
 time per exchange, the checks are N/A. Each takes the declared limit plus a second, so they
 are in the standard tier.
@@ -41,7 +51,7 @@ from mixbatch_conformance.checks._shared.outlast import (
     FIRST_ABORT_INDEXES,
     outlasting_batch,
 )
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -52,7 +62,14 @@ from mixbatch_conformance.core.representations import (
 )
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import Response
+from mixbatch_conformance.transport.http import (
+    Exchange,
+    Response,
+    ResponseError,
+    TargetUnreachable,
+    connect,
+    read_response,
+)
 
 PROBLEM_JSON = "application/problem+json"
 JSON_FORM = "application/vnd.mixbatch.multistatus+json"
@@ -446,3 +463,116 @@ def budget_spans_every_part(ctx: Context, judge: Judge) -> None:
         "an abort part, or the response cut short",
         "MB-SEC-1",
     )
+
+
+#: The share of the declared limit over which the trickled batch's content arrives.
+ARRIVAL_SHARE = 0.6
+#: How far past the limit, as a share of it, the trickled batch's part waits once the content
+#: has arrived: its wait alone (1 - ARRIVAL_SHARE + OVERSHOOT_SHARE of the limit) stays under it.
+OVERSHOOT_SHARE = 0.25
+#: The pieces the content is sent in, evenly spaced over its arrival.
+PIECES = 6
+#: The longest declared limit the check waits out (it takes 1.25 times the limit).
+MAX_TRICKLED_LIMIT_MS = 10_000
+#: Seconds the suite allows beyond the trickled batch's expected end.
+TRICKLE_SLACK_S = 5.0
+TRICKLE_BOUNDARY = "mb-trickle-4f1a9c03e7b25d68"
+
+
+def _pieces(body: bytes, count: int) -> list[bytes]:
+    size = -(-len(body) // count)
+    return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def _trickled(ctx: Context, head: bytes, pieces: list[bytes], gap: float) -> tuple[Exchange, float]:
+    """Send `head` with the first piece, then each piece `gap` seconds after the one before;
+    the exchange and the seconds from the first octet sent to the end of the answer."""
+    request = head + b"".join(pieces)
+    start = time.monotonic()
+    try:
+        sock = connect(ctx.host, ctx.port, ctx.timeout, ctx.tls)
+    except (OSError, TargetUnreachable) as exc:
+        return Exchange(request, None, f"{type(exc).__name__}: {exc}"), 0.0
+    try:
+        sock.sendall(head + pieces[0])
+        for piece in pieces[1:]:
+            time.sleep(gap)
+            sock.sendall(piece)
+        resp = read_response(sock.makefile("rb"), "POST")
+    except (ResponseError, OSError) as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        raw = getattr(exc, "received", b"")
+        return Exchange(request, None, error, raw=raw), time.monotonic() - start
+    finally:
+        sock.close()
+    return Exchange(request, resp), time.monotonic() - start
+
+
+@checker(
+    "batch-budget-counts-arrival",
+    ("MB-SEC-1", "MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    "A batch whose content trickles in over most of the declared time limit, framed by Content-Length or chunked, and whose one part then waits past the rest of it, is aborted: the limit counts from the batch's first octet, not from when its parts start.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only="an intermediary may read the whole request before it forwards it, so the "
+    "server sees the content arrive at once",
+)
+def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("the trickled batches are written on HTTP/1.1 connections")
+    limit_ms = ctx.target.batch_timeout_ms
+    if limit_ms is None:
+        judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
+    if limit_ms > MAX_TRICKLED_LIMIT_MS:
+        judge.not_applicable(f"batch_timeout_ms {limit_ms} is more than the check waits out")
+    if limit_ms * (1 + OVERSHOOT_SHARE) / 1000 + TRICKLE_SLACK_S > ctx.target.timeout:
+        judge.not_applicable(f"a batch outlasting {limit_ms} ms does not fit one exchange")
+    arrival_s = limit_ms * ARRIVAL_SHARE / 1000
+    # MB-TEST-7: the delay resource answers "no sooner than *ms* milliseconds after it received
+    # the request"; the part alone waits well under the limit.
+    delay_ms = int(limit_ms * (1 - ARRIVAL_SHARE + OVERSHOOT_SHARE))
+    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(delay_ms))))
+    subs = [slow]
+    body = compose_batch(subs, TRICKLE_BOUNDARY)
+    pieces = _pieces(body, PIECES)
+    gap = arrival_s / (len(pieces) - 1)
+    mixed = ("Content-Type", f"multipart/mixed; boundary={TRICKLE_BOUNDARY}")
+    by_length = ctx.raw_request(
+        "POST", ctx.batch_path, [mixed, ("Content-Length", str(len(body)))], None
+    )
+    chunked = ctx.raw_request(
+        "POST", ctx.batch_path, [mixed, ("Transfer-Encoding", "chunked")], None
+    )
+    chunks = [f"{len(p):x}\r\n".encode() + p + b"\r\n" for p in pieces]
+    chunks[-1] += b"0\r\n\r\n"
+    with ThreadPoolExecutor(2, thread_name_prefix="mixbatch-trickle") as pool:
+        sent = [
+            ("content-length: ", pool.submit(_trickled, ctx, by_length, pieces, gap)),
+            ("chunked: ", pool.submit(_trickled, ctx, chunked, chunks, gap)),
+        ]
+        answers = [(label, future.result()) for label, future in sent]
+    for label, (ex, elapsed) in answers:
+        judge.record(ex)
+        judge.note(
+            f"{label}content sent over {arrival_s:.2f} s, the part waits {delay_ms} ms against "
+            f"a limit of {limit_ms} ms; answered after {elapsed:.2f} s"
+        )
+        if ex.response is None:
+            # Spec 5.4: "any of the above cut short without the close delimiter, when the
+            # server cannot write the abort part": a 200 whose content ends early.
+            cut = ex.raw.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
+            judge.require_true(
+                f"{label}an answer",
+                cut,
+                f"none: {ex.error}",
+                "a 200 batch response, whole or cut short",
+                "MB-STATUS-6",
+            )
+            judge.note(f"{label}the response was cut short: {ex.error}")
+            continue
+        # MB-SEC-1 (through expect_budget_abort): "abort ... a batch that exceeds its budget";
+        # MB-TEST-7: the declared budget counts "from the moment its server begins to receive
+        # the batch request, reception included", so this batch is over it while its part runs.
+        _judge_stopped_batch(
+            ctx, judge, subs, FIRST_ABORT_INDEXES, label, answer=(ex.response, elapsed)
+        )

@@ -14,10 +14,18 @@ them in their own batch, and their own content.
     get-head-part-content-dropped      a GET or HEAD part reaches its resource without its
                                        content (MB-SUB-1)
     options-delete-part-content-dropped  the same for OPTIONS and DELETE parts
+    atomic-snapshot-before-hold        an atomic batch records the state to restore when it
+                                       arrives, before it holds the store, so one queued behind
+                                       another atomic batch records that batch's uncommitted
+                                       writes and, when it rolls back in its turn, puts them
+                                       back (MB-PROC-15)
 
 The hold plants remember the writes of the atomic batches in flight (a PUT's document, a
 DELETE's absence) and answer a reader batch's GET parts of those members from them, which is
-what a read outside the hold finds. The early-start plants forward the batch with its safe
+what a read outside the hold finds. The early snapshot remembers, for an atomic batch that
+arrives while others run, their PUTs and DELETEs; when it rolls back, the members they wrote
+read as those batches left them (a GET alone or in a batch answers the PUT's document, or 404
+for a DELETE) until the next write of the member. The early-start plants forward the batch with its safe
 parts moved before every other part, then put the answers back in request order. The relay's
 reference server keeps its sandbox at /books and its echo at /echo.
 """
@@ -124,6 +132,105 @@ class _OutsideHold:
         resp.body = write_parts(answered, rb or "")
 
 
+def _committed(resp: RelayResponse) -> bool:
+    """Whether a batch answer shows every part ran and none failed or was undone."""
+    rb = boundary_of(resp)
+    answered = parts_of(resp.body, rb) if rb and resp.status == 200 else None
+    if answered is None:
+        return False
+    for fields, _ in answered:
+        status = (field_of(fields, "Http-Status-Code") or "").strip()
+        if field_of(fields, "Batch-Outcome") is not None or not status.isdigit():
+            return False
+        if int(status) >= 400:
+            return False
+    return True
+
+
+class _EarlySnapshot:
+    """An atomic batch's snapshot taken when it arrives: the writes of the atomic batches in
+    flight then are in it, and come back when it rolls back."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        #: Atomic batch id -> the members it writes (a PUT's document; None: deleted).
+        self.inflight: dict[int, dict[str, bytes | None]] = {}
+        #: Atomic batch id -> the other batches' writes in its snapshot.
+        self.snapshots: dict[int, dict[str, bytes | None]] = {}
+        #: Member path -> what it reads as since a rollback put it back.
+        self.restored: dict[str, bytes | None] = {}
+
+    @staticmethod
+    def _writes(parts: list[Part]) -> dict[str, bytes | None]:
+        writes: dict[str, bytes | None] = {
+            _target(f): body for f, body in parts if _method(f) == "PUT"
+        }
+        return writes | {_target(f): None for f, _ in parts if _method(f) == "DELETE"}
+
+    def request(self, req: RelayRequest) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        with self.lock:
+            if parts is None:
+                if req.method in ("PUT", "DELETE", "POST"):
+                    self.restored.pop(urlsplit(req.target).path, None)
+                return
+            if not _atomic(req):
+                return
+            snapshot: dict[str, bytes | None] = {}
+            for writes in self.inflight.values():
+                snapshot |= writes
+            if snapshot:
+                self.snapshots[id(req)] = snapshot
+            self.inflight[id(req)] = self._writes(parts)
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        if parts is None:
+            self._read_alone(req, resp)
+            return
+        with self.lock:
+            self.inflight.pop(id(req), None)
+            snapshot = self.snapshots.pop(id(req), None)
+            undone = _atomic(req) and not _committed(resp)
+            if not undone:
+                for path in self._writes(parts):
+                    self.restored.pop(path, None)
+            elif snapshot:
+                self.restored |= snapshot
+            seen = {
+                i: self.restored[_target(f)]
+                for i, (f, _) in enumerate(parts)
+                if _method(f) == "GET" and _target(f) in self.restored
+            }
+        rb = boundary_of(resp)
+        answered = parts_of(resp.body, rb) if rb and seen else None
+        if answered is None:
+            return
+        for i, doc in seen.items():
+            if i < len(answered):
+                answered[i] = _as_read(answered[i], doc)
+        resp.body = write_parts(answered, rb or "")
+
+    def _read_alone(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method != "GET":
+            return
+        with self.lock:
+            path = urlsplit(req.target).path
+            if path not in self.restored:
+                return
+            doc = self.restored[path]
+        for name in ("ETag", "Last-Modified", "Content-Type", "Content-Encoding"):
+            resp.set(name, None)
+        if doc is None:
+            resp.status, resp.body = 404, b""
+            return
+        resp.status, resp.body = 200, doc
+        resp.set("Content-Type", "application/json")
+        resp.set("ETag", '"planted-restored"')
+
+
 def _json_as_read(body: bytes, seen: dict[int, bytes | None]) -> bytes:
     """A JSON multistatus document whose entries in `seen` are answered from their documents."""
     doc = json.loads(body)
@@ -204,6 +311,7 @@ def _json_asked(req: RelayRequest) -> bool:
 _BATCH_READER = _OutsideHold(lambda req: not _atomic(req) and not _json_asked(req))
 _JSON_READER = _OutsideHold(lambda req: not _atomic(req) and _json_asked(req))
 _ATOMIC_READER = _OutsideHold(_atomic)
+_EARLY_SNAPSHOT = _EarlySnapshot()
 _FIRST = _SafeFirst(lambda req: not _atomic(req) and not _stop(req))
 _FIRST_STOP = _SafeFirst(lambda req: not _atomic(req) and _stop(req))
 
@@ -229,6 +337,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("atomic-rollback-unseen-by-every-reader",),
         on_request=_ATOMIC_READER.request,
         on_response=_ATOMIC_READER.response,
+    ),
+    P(
+        "atomic-snapshot-before-hold",
+        "MB-PROC-15 a rolled-back atomic batch puts back another atomic batch's rolled-back writes",
+        ("atomic-batches-queued-undo-only-their-own",),
+        on_request=_EARLY_SNAPSHOT.request,
+        on_response=_EARLY_SNAPSHOT.response,
     ),
     P(
         "safe-parts-started-first",
