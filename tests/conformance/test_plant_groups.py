@@ -71,7 +71,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   part 0 not stopping an atomic or stop batch (MB-PROC-8, MB-PROC-6), a rolled-back part's
   Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
   next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
-  batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5).
+  batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
+- summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
+  parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -86,6 +88,7 @@ import pytest
 
 from mixbatch_conformance.checks.limit_octets import CASES as OCTET_CASES
 from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
@@ -113,6 +116,7 @@ from mixbatch_conformance.run.plants import (
     refusal_readings,
     resolution,
     sandbox_inputs,
+    summary_counts,
     valid_inputs,
     write_kinds,
 )
@@ -144,6 +148,8 @@ class Group:
     tier: str = ""
     #: Plants of a fast group that run in the slow tier.
     slow_plants: tuple[str, ...] = ()
+    #: The verdicts a catcher may end in through the relay with nothing planted.
+    unplanted: tuple[Verdict, ...] = (Verdict.PASS,)
 
 
 GROUPS = (
@@ -443,6 +449,14 @@ GROUPS = (
             "rolled-back-answer-closes-connection",
         ),
     ),
+    Group(
+        "summary-counts",
+        _names(summary_counts.PLANTS),
+        ("batch-summary-trailer", "multistatus-json-summary"),
+        ("FAIL",),
+        # The relay drops the upstream's trailers, so unplanted the trailer check is N/A.
+        unplanted=(Verdict.PASS, Verdict.NA),
+    ),
 )
 
 
@@ -475,7 +489,7 @@ def test_plant_is_caught_citing_its_requirement(
     group: Group, name: str, relay: Relay, relayed: Context
 ) -> None:
     plant = BY_NAME[name]
-    assert_catchers_pass_unplanted(plant, relay, relayed)
+    assert_catchers_pass_unplanted(plant, relay, relayed, group.unplanted)
     assert_caught_under_requirement(
         plant, relay, relayed, group.verdicts or None, each_catcher=group.each_catcher
     )

@@ -66,6 +66,7 @@ from mixbatch_conformance.run.plants import (
     security,
     shared_buffers,
     stopping,
+    summary_counts,
     summary_trailer,
     targets,
     valid_inputs,
@@ -114,6 +115,7 @@ PLANTS: tuple[Mutation, ...] = (
     + shared_buffers.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
+    + summary_counts.PLANTS
     + codings.PLANTS
     + field_forms.PLANTS
     + modes.PLANTS
