@@ -73,7 +73,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
-  parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4).
+  parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
+- busy connections: the connection closed after the budget's 503, or the refused batch's
+  content read as the next request (MB-PIPE-1, slow).
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -96,6 +98,7 @@ from mixbatch_conformance.run.plants import (
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
+    busy_connections,
     collection_conditionals,
     conditional_evaluations,
     endpoint_resource,
@@ -456,6 +459,14 @@ GROUPS = (
         ("FAIL",),
         # The relay drops the upstream's trailers, so unplanted the trailer check is N/A.
         unplanted=(Verdict.PASS, Verdict.NA),
+    ),
+    Group(
+        "busy-connections",
+        _names(busy_connections.PLANTS),
+        ("pipelining-behind-budget-refusal",),
+        ("FAIL",),
+        # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
+        slow_plants=_names(busy_connections.PLANTS),
     ),
 )
 

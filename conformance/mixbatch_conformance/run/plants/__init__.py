@@ -25,6 +25,7 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     boundaries_and_empty_lines,
     budget_phases,
+    busy_connections,
     codings,
     collection_conditionals,
     conditional_evaluations,
@@ -116,6 +117,7 @@ PLANTS: tuple[Mutation, ...] = (
     + resources.PLANTS
     + summary_trailer.PLANTS
     + summary_counts.PLANTS
+    + busy_connections.PLANTS
     + codings.PLANTS
     + field_forms.PLANTS
     + modes.PLANTS
