@@ -72,7 +72,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   part 0 not stopping an atomic or stop batch (MB-PROC-8, MB-PROC-6), a rolled-back part's
   Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
   next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
-  batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5).
+  batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
+- summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
+  parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
+- busy connections: the connection closed after the budget's 503, or the refused batch's
+  content read as the next request (MB-PIPE-1, slow).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -92,6 +96,7 @@ import pytest
 
 from mixbatch_conformance.checks.limit_octets import CASES as OCTET_CASES
 from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
@@ -99,6 +104,7 @@ from mixbatch_conformance.run.plants import (
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
+    busy_connections,
     collection_conditionals,
     conditional_evaluations,
     endpoint_resource,
@@ -119,6 +125,7 @@ from mixbatch_conformance.run.plants import (
     refusal_readings,
     resolution,
     sandbox_inputs,
+    summary_counts,
     valid_inputs,
     write_kinds,
 )
@@ -150,6 +157,8 @@ class Group:
     tier: str = ""
     #: Plants of a fast group that run in the slow tier.
     slow_plants: tuple[str, ...] = ()
+    #: The verdicts a catcher may end in through the relay with nothing planted.
+    unplanted: tuple[Verdict, ...] = (Verdict.PASS,)
 
 
 GROUPS = (
@@ -453,6 +462,22 @@ GROUPS = (
             "rolled-back-answer-closes-connection",
         ),
     ),
+    Group(
+        "summary-counts",
+        _names(summary_counts.PLANTS),
+        ("batch-summary-trailer", "multistatus-json-summary"),
+        ("FAIL",),
+        # The relay drops the upstream's trailers, so unplanted the trailer check is N/A.
+        unplanted=(Verdict.PASS, Verdict.NA),
+    ),
+    Group(
+        "busy-connections",
+        _names(busy_connections.PLANTS),
+        ("pipelining-behind-budget-refusal",),
+        ("FAIL",),
+        # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
+        slow_plants=_names(busy_connections.PLANTS),
+    ),
 )
 
 
@@ -485,7 +510,7 @@ def test_plant_is_caught_citing_its_requirement(
     group: Group, name: str, relay: Relay, relayed: Context
 ) -> None:
     plant = BY_NAME[name]
-    assert_catchers_pass_unplanted(plant, relay, relayed)
+    assert_catchers_pass_unplanted(plant, relay, relayed, group.unplanted)
     assert_caught_under_requirement(
         plant, relay, relayed, group.verdicts or None, each_catcher=group.each_catcher
     )

@@ -11,14 +11,20 @@ its kind; members the spec does not define are left alone ("receivers ignore mem
 not know"). The counts are taken in every mode the target declares, since each mode adds a kind
 of part: the default continue policy, stop (skipped parts), atomic (rolled-back parts that
 answered 200), references (a part skipped for its unresolvable reference, which is not a
-failure) and atomic with references. The request says `TE: trailers`; without the trailer the
-check is N/A.
+failure) and atomic with references. Those counts are compared with the parts of the same
+answer; a server whose rule is narrower than the spec's ("ok" for 2xx alone, "failed" for 4xx
+alone) counts 200 and 404 parts right, so the check also sends the batches of
+`_shared.counted_batches`, whose parts answer 304, 204, 302, 307, a refused 1xx and 503 under
+the plain, stop and atomic modes the target declares, and judges each of their counts against
+the number the spec gives it, not against the parts read back. The request says `TE:
+trailers`; without the trailer the check is N/A.
 """
 
 from __future__ import annotations
 
 import re
 
+from mixbatch_conformance.checks._shared.counted_batches import COUNTED, counted_batches
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -74,7 +80,7 @@ def _announced(resp: Response) -> list[str]:
 @checker(
     "batch-summary-trailer",
     ("MB-STATUS-15", "MB-STATUS-8"),
-    "A Batch-Summary trailer, when sent, is announced in Trailer and its ok, failed, skipped and rolled-back counts are those of the parts of the same response, in every declared mode.",
+    "A Batch-Summary trailer, when sent, is announced in Trailer and its ok, failed, skipped and rolled-back counts are those of the parts of the same response, in every declared mode, over parts answered 2xx, 304, other 3xx, a refused 1xx, 4xx and 5xx.",
     state=State.READ_ONLY,
 )
 def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
@@ -121,6 +127,42 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
                 f"Batch-Summary {name} ({mode}: {', '.join(values)})",
                 given.get(name),
                 {n},
+                TRAILER_RULE,
+            )
+    for batch in counted_batches(ctx, judge):
+        if not all(ctx.target.claims(p) for p in batch.profiles):
+            continue
+        resp = ctx.batch(judge, batch.subs, headers=(*ACCEPTS_TRAILERS, *batch.headers))
+        expect_processed(ctx, judge, resp, [s.content_id for s in batch.subs])
+        values = [v for n, v in resp.trailers if n.lower() == "batch-summary"]
+        if not values:
+            continue
+        seen = True
+        judge.expect_true(
+            f"Trailer announces Batch-Summary ({batch.what})",
+            "batch-summary" in _announced(resp),
+            repr(resp.get_all("Trailer")),
+            "Trailer: Batch-Summary",
+            TRAILER_RULE,
+        )
+        given = _counts(",".join(values))
+        judge.expect_true(
+            f"Batch-Summary is a dictionary of integers ({batch.what})",
+            given is not None,
+            repr(values),
+            "ok=N, failed=N, ...",
+            TRAILER_RULE,
+        )
+        if given is None:
+            continue
+        # MB-STATUS-15: "each count it gives MUST be the number of parts of the same response
+        # that the definitions above assign to that member; a member left out counts zero";
+        # spec 5.5: "`ok` counts parts that ran with a status below 400".
+        for name in COUNTED:
+            judge.expect(
+                f"Batch-Summary {name} ({batch.what}: {', '.join(values)})",
+                given.get(name, 0),
+                {batch.counts[name]},
                 TRAILER_RULE,
             )
     if not seen:

@@ -13,7 +13,9 @@ an abort report. Each check here asks for every form the target claims, not one 
   NNN`, a space and a reason phrase, which may be empty" (MB-MULTI-6), so `HTTP/1.1 299 `;
 - `multistatus-json-summary`: the JSON summary counts parts as the Batch-Summary trailer
   would (spec 6.4: "a `summary` object with the counts the `Batch-Summary` trailer would
-  give"), for a batch that ran everything and, with the error-policy profile, one that stopped;
+  give"), for a batch that ran everything and, with the error-policy profile, one that stopped,
+  and for the batches of `_shared.counted_batches` (304, 204, 302, 307, a refused 1xx and 503
+  parts, plain, stopped and atomic), each count judged against the spec's number for it;
 - `multistatus-skipped-entries`: a batch stopped by the stop policy, with an empty-bodied
   part before the failing one, read in every form: each entry equals the multipart form's
   part (MB-MULTI-5), its Content-Id echo included, a skipped entry has no status
@@ -44,6 +46,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.counted_batches import COUNTED, counted_batches
 from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -153,9 +156,13 @@ def multistatus_status_codes(ctx: Context, judge: Judge) -> None:
 
 
 def _summary(
-    ctx: Context, judge: Judge, subs: list[SubRequest], prefer: str | None
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    prefer: str | None,
+    fields: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
-    headers = [("Accept", JSON_FORM)]
+    headers = [("Accept", JSON_FORM), *fields]
     if prefer:
         headers.append(("Prefer", prefer))
     resp = ctx.batch(judge, subs, headers=tuple(headers))
@@ -178,7 +185,7 @@ def _summary(
 @checker(
     "multistatus-json-summary",
     ("MB-MULTI-4",),
-    "The JSON form's summary counts ok, failed and skipped parts as the Batch-Summary trailer would.",
+    "The JSON form's summary counts ok, failed, skipped and rolled-back parts as the Batch-Summary trailer would, over parts answered 2xx, 304, other 3xx, a refused 1xx, 4xx and 5xx under the plain, stop and atomic modes.",
     profile="json",
     state=State.READ_ONLY,
 )
@@ -204,6 +211,20 @@ def multistatus_json_summary(ctx: Context, judge: Judge) -> None:
         stopped = _summary(ctx, judge, [ok, nf, ok, ok], "batch-on-error=stop")
         for name, want in (("ok", 1), ("failed", 1), ("skipped", 2)):
             judge.expect(f"stopped summary {name}", stopped.get(name), {want}, "MB-MULTI-4")
+    for batch in counted_batches(ctx, judge):
+        if not all(ctx.target.claims(p) for p in batch.profiles):
+            continue
+        given = _summary(ctx, judge, batch.subs, None, batch.headers)
+        # Spec 6.4: "The summary counts outcomes under the member `rolled_back`, where the
+        # trailer spells it `rolled-back`"; each count is the spec's, whatever the parts say.
+        for name in COUNTED:
+            member = name.replace("-", "_")
+            judge.expect(
+                f"summary {member} ({batch.what})",
+                given.get(member),
+                {batch.counts[name]},
+                "MB-MULTI-4",
+            )
 
 
 @checker(

@@ -10,10 +10,12 @@ target publishes and a bounded batch can exceed, the batch one unit over it (a h
 over `max_part_header_bytes`, the same content chunked, a part over `max_part_fields`, a batch
 over `max_parts`, a part body over `max_part_bytes` with its `Content-Length` stated), sends
 it alone for its status, then pipelines it with a plain GET of `ok` behind it. The refusal
-must get the status it gets alone and the GET its 200 (MB-PIPE-1). RFC 9112 §9.6 lets a
-server close a connection after a response that says `Connection: close`; a refusal that says
-so may leave the GET unanswered (not answered otherwise). An intermediary may de-pipeline, so
-the check runs direct only.
+must get the status it gets alone and the GET its 200 (MB-PIPE-1). Spec 11 makes one
+exception: "an answer a server gives before it has read the request's content whole, a 413 or
+431 ... RFC 9112 §9.6 lets it close the connection after that answer, marked `Connection:
+close`", so a 413 or 431 that says so may leave the GET unanswered; any other status, or a
+close not marked, may not (the refusals of other kinds are `pipelining-behind-every-answer`'s,
+with no exception). An intermediary may de-pipeline, so the check runs direct only.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ __all__: list[str] = []
 MAX_PART_SENT = 16 * 1024 * 1024 + 1
 #: The largest header limit the check writes one over.
 MAX_HEADER_SENT = 1_000_000
+#: The refusals spec 11 lets a server close the connection after, marked Connection: close.
+CLOSING_REFUSALS = frozenset({413, 431})
 
 
 def _fits(ctx: Context, body: bytes) -> bool:
@@ -121,10 +125,16 @@ def pipelining_behind_limit_refusals(ctx: Context, judge: Judge) -> None:
         # requests alike, in the order it received them": the refusal first, as it is
         # answered alone.
         judge.expect(f"status of {what}, pipelined", got, {alone.status}, "MB-PIPE-1")
-        closed = first.response is not None and _closes(first.response.get("Connection"))
+        # Spec 11: only "a 413 or 431 by a declared length or at a limit reached while
+        # reading" may close the connection, "marked `Connection: close`".
+        closed = (
+            first.response is not None
+            and first.response.status in CLOSING_REFUSALS
+            and _closes(first.response.get("Connection"))
+        )
         after = second.response.status if second.response else None
         if closed and after is None:
-            judge.note(f"{what}: answered with Connection: close, the GET behind it unanswered")
+            judge.note(f"{what}: answered {got} with Connection: close, the GET unanswered")
             continue
         # MB-PIPE-1 again, and MB-TEST-1 fixes 200 for ok: the GET behind the refusal is
         # answered in its turn, not read out of the refused batch's unread octets.

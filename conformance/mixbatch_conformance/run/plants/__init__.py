@@ -25,6 +25,7 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     boundaries_and_empty_lines,
     budget_phases,
+    busy_connections,
     codings,
     collection_conditionals,
     conditional_evaluations,
@@ -66,6 +67,7 @@ from mixbatch_conformance.run.plants import (
     security,
     shared_buffers,
     stopping,
+    summary_counts,
     summary_trailer,
     targets,
     valid_inputs,
@@ -114,6 +116,8 @@ PLANTS: tuple[Mutation, ...] = (
     + shared_buffers.PLANTS
     + resources.PLANTS
     + summary_trailer.PLANTS
+    + summary_counts.PLANTS
+    + busy_connections.PLANTS
     + codings.PLANTS
     + field_forms.PLANTS
     + modes.PLANTS
