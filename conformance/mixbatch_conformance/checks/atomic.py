@@ -7,7 +7,7 @@ what it says. A failing batch ends with a GET of the target's `not_found` resour
 any server must produce (MB-TEST-1). The isolation check reads two members, one after the
 other, while an atomic batch that rewrites both waits on the `delay` resource between its
 writes: a reader that sees the first rewritten and the second not has seen half a batch.
-Every member a check creates is recorded by the context and deleted at the end of the run.
+Every member a check creates is recorded by the context and deleted when the check ends.
 The outcomes of a failing batch are read in every form the target declares, and "failing" is
 judged at its edges (399 against 400, 499, 500 and 599, from the status resource).
 """

@@ -9,7 +9,7 @@ skipped in turn, an independent part after it runs, and under stop the unresolve
 count as failing (MB-PROC-20). Every way MB-PROC-19 names for a reference to be refused is sent
 on its own: a later part (in a Content-Id and in a field value), the part itself, a part that does
 not exist, a field name in a Content-Id. Every member a check creates is recorded by the context
-and deleted at the end of the run.
+and deleted when the check ends.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ answers with, then sends, in every form the target declares, a batch of one `ok`
 (the server's own top-level values, a value changing between the two left unjudged) and the
 same batch with the POST as one more part, and as its only part: for every field the
 creation answers with, the top-level values must be those of the batch without the POST.
-The members it creates are deleted when the run ends.
+The members it creates are deleted when the check ends.
 """
 
 from __future__ import annotations

@@ -125,8 +125,10 @@ class Context:
     #: Learned during the run: the target's capabilities document (see fetch_capabilities).
     capabilities: dict[str, Any] | None = None
     capabilities_fetched: bool = False
-    #: Paths of sandbox members the target reported created during the run, oldest first.
+    #: Paths of sandbox members the target reported created by the running check, oldest first.
     created: list[str] = field(default_factory=list)
+    #: Members a cleanup after an earlier check could not delete, with the reason.
+    leftovers: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         host, port, base = split_url(self.target.base_url)

@@ -241,6 +241,10 @@ def run_checks(
             if result.replays.classification == "FLAKY":
                 result.message = f"FLAKY({failures}/{replays + 1}): {result.message}"
                 result.verdict = Verdict.FLAKY
+        # Every check starts from the sandbox as the target had it: what this one created
+        # (its replays' too) is deleted before the next one runs.
+        if ctx.created:
+            ctx.leftovers.extend(ctx.clean_up())
         results.append(result)
         if on_result:
             on_result(result)

@@ -116,7 +116,7 @@ def run_suite(
                 chosen, ctx, on_start=bar.start, on_result=bar.result, outcome=outcome
             )
     finally:
-        leftovers = ctx.clean_up()
+        leftovers = [*ctx.leftovers, *ctx.clean_up()]
     info = RunInfo(
         target.base_url,
         target.batch_endpoint,
