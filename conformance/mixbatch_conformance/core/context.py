@@ -16,9 +16,8 @@ it when the check ends) closes them. `--fresh-connections` sends each request on
 The context is also the run's cleanup registry: every member the target reports as created
 inside the declared sandbox (201 with Location, alone or as a batch part) is recorded, and
 `clean_up` deletes them when each check ends, so that every check, and the run, leaves the
-sandbox as it found it
-(target.schema.json, sandbox: "The suite deletes every member it creates and touches no other
-member"). A response that is not HTTP at all, or none where the server closed the connection on
+sandbox as it found it (target.schema.json, sandbox: "The suite deletes every member it creates
+and touches no other member"). A response that is not HTTP at all, or none where the server closed the connection on
 a request it had whole, is a broken expectation with its octets kept, never a silent "no
 response".
 """
