@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
+from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
@@ -42,16 +42,6 @@ DELAY_MS = 500
 READ_PAUSE_S = 0.02
 #: Reads at most, whatever the batch's length.
 MAX_READS = 200
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 #: One read as the reader saw it: (how it was sent, status, ETag, body).
@@ -163,7 +153,10 @@ def rollback_never_seen(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the delayed batch does not fit the suite's time per exchange")
     old = f"mb-suite-old-{secrets.token_hex(6)}"
     new = f"mb-suite-new-{secrets.token_hex(6)}"
-    rewritten, deleted = _create(ctx, judge, coll, old), _create(ctx, judge, coll, old)
+    rewritten, deleted = (
+        created_member(ctx, judge, coll, old),
+        created_member(ctx, judge, coll, old),
+    )
     before = ctx.alone(judge, SubRequest("GET", rewritten))
     judge.require(f"GET {rewritten}", before.status, {200}, "MB-TEST-3")
     tag = before.get("ETag")

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
+from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
@@ -71,16 +71,6 @@ class Read:
 
 #: A reader: one round of reads, each member as one path sees it (empty: the server refused).
 Reader = Callable[[], list[Read]]
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 def _alone(ctx: Context, judge: Judge, paths: list[str]) -> Reader:
@@ -205,7 +195,10 @@ def rollback_unseen_by_every_reader(ctx: Context, judge: Judge) -> None:
     old = f"mb-suite-old-{secrets.token_hex(6)}"
     new = f"mb-suite-new-{secrets.token_hex(6)}"
     created = f"mb-suite-created-{secrets.token_hex(6)}"
-    rewritten, deleted = _create(ctx, judge, coll, old), _create(ctx, judge, coll, old)
+    rewritten, deleted = (
+        created_member(ctx, judge, coll, old),
+        created_member(ctx, judge, coll, old),
+    )
     before = ctx.alone(judge, SubRequest("GET", rewritten))
     judge.require(f"GET {rewritten}", before.status, {200}, "MB-TEST-3")
     # A target that declares ETag volatile gives no tag to tell a rewrite by (spec 3.2.4).
