@@ -33,6 +33,7 @@ import secrets
 import threading
 import time
 
+from mixbatch_conformance.checks._shared.rollbacks import held_rollback
 from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -114,9 +115,7 @@ def _status(ctx: Context, judge: Judge, path: str) -> Response:
     tier="standard",
 )
 def queued_undo_only_their_own(ctx: Context, judge: Judge) -> None:
-    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    wait = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS))))
-    fail = SubRequest("GET", ctx.path(ctx.resource(judge, "not_found")))
+    coll, wait, fail = held_rollback(ctx, judge, HOLD_MS)
     if ctx.target.timeout < HOLD_MS / 1000 * 2 + 2:
         judge.not_applicable("two batches queued behind a delayed one do not fit one exchange")
     limit = ctx.target.batch_timeout_ms
