@@ -35,6 +35,7 @@ __all__ = [
     "all_of",
     "body_has",
     "boundary_of",
+    "edit_problem",
     "fake_processed",
     "field_of",
     "header_has",
@@ -45,6 +46,7 @@ __all__ = [
     "map_xml",
     "parts_of",
     "problem",
+    "problem_doc",
     "refuses",
     "set_field",
     "target_has",
@@ -122,6 +124,26 @@ def problem(resp: RelayResponse, status: int, requirement: str = "MB-STATUS-2") 
     doc: dict[str, object] = {"type": "about:blank", "title": "planted refusal", "status": status}
     doc["requirement"] = requirement
     resp.body = json.dumps(doc).encode()
+
+
+def problem_doc(resp: RelayResponse) -> dict[str, Any] | None:
+    """The problem document `resp` carries, read; None without one (not problem+json, not
+    JSON, or not an object)."""
+    if "problem+json" not in (resp.get("Content-Type") or ""):
+        return None
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def edit_problem(resp: RelayResponse, fn: Callable[[dict[str, Any]], None]) -> None:
+    """Edit the problem document `resp` carries with `fn`, if it carries one."""
+    doc = problem_doc(resp)
+    if doc is not None:
+        fn(doc)
+        resp.body = json.dumps(doc).encode()
 
 
 def fake_processed(req: RelayRequest, resp: RelayResponse) -> None:
