@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mixbatch_conformance.core.context import json_object
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.run.mutations import FieldList, write_parts
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -131,11 +132,7 @@ def problem_doc(resp: RelayResponse) -> dict[str, Any] | None:
     JSON, or not an object)."""
     if "problem+json" not in (resp.get("Content-Type") or ""):
         return None
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
+    return json_object(resp.body)
 
 
 def edit_problem(resp: RelayResponse, fn: Callable[[dict[str, Any]], None]) -> None:
