@@ -50,6 +50,7 @@ __all__ = [
     "problem_doc",
     "refuses",
     "set_field",
+    "stops_at_unresolved",
     "target_has",
     "without_field",
 ]
@@ -91,6 +92,19 @@ def set_field(fields: FieldList, name: str, value: str) -> FieldList:
     if field_of(fields, name) is None:
         return [*fields, (name, value)]
     return [(n, value if n.lower() == name.lower() else v) for n, v in fields]
+
+
+def stops_at_unresolved(parts: list[Part]) -> list[Part]:
+    """Every part after one whose reference went unresolved (its problem names MB-PROC-20)
+    skipped, as if it had failed under stop."""
+    out: list[Part] = []
+    stopped = False
+    for f, b in parts:
+        if stopped and field_of(f, "Batch-Outcome") is None:
+            f = [*without_field(f, "Http-Status-Code"), ("Batch-Outcome", "skipped")]
+        stopped = stopped or b"MB-PROC-20" in b
+        out.append((f, b))
+    return out
 
 
 # -- predicates on the request as sent -----------------------------------------------------------
