@@ -52,6 +52,7 @@ __all__ = [
     "set_field",
     "stops_at_unresolved",
     "target_has",
+    "unread_as_next_request",
     "without_field",
 ]
 
@@ -155,6 +156,25 @@ def edit_problem(resp: RelayResponse, fn: Callable[[dict[str, Any]], None]) -> N
     if doc is not None:
         fn(doc)
         resp.body = json.dumps(doc).encode()
+
+
+def unread_as_next_request(
+    refused: Callable[[RelayRequest, RelayResponse], bool],
+) -> RespEdit:
+    """A server that leaves the content of a batch it refused (`refused`) unread: the next
+    request on the connection is that content, a request line it cannot parse, answered 400."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if req.connection.pop("unread", None):
+            doc = {"type": "about:blank", "title": "Bad Request", "status": 400}
+            resp.status = 400
+            resp.headers = [("Content-Type", "application/problem+json")]
+            resp.body = json.dumps(doc).encode()
+            return
+        if refused(req, resp):
+            req.connection["unread"] = True
+
+    return edit
 
 
 def fake_processed(req: RelayRequest, resp: RelayResponse) -> None:
