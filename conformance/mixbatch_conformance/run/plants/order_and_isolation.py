@@ -122,14 +122,7 @@ class _OutsideHold:
         if resp.status == 207 and "json" in (resp.get("Content-Type") or ""):
             resp.body = _json_as_read(resp.body, seen)
             return
-        rb = boundary_of(resp)
-        answered = parts_of(resp.body, rb) if rb else None
-        if answered is None:
-            return
-        for i, doc in seen.items():
-            if i < len(answered):
-                answered[i] = _as_read(answered[i], doc)
-        resp.body = write_parts(answered, rb or "")
+        _parts_as_read(resp, seen)
 
 
 def _committed(resp: RelayResponse) -> bool:
@@ -204,14 +197,7 @@ class _EarlySnapshot:
                 for i, (f, _) in enumerate(parts)
                 if _method(f) == "GET" and _target(f) in self.restored
             }
-        rb = boundary_of(resp)
-        answered = parts_of(resp.body, rb) if rb and seen else None
-        if answered is None:
-            return
-        for i, doc in seen.items():
-            if i < len(answered):
-                answered[i] = _as_read(answered[i], doc)
-        resp.body = write_parts(answered, rb or "")
+        _parts_as_read(resp, seen)
 
     def _read_alone(self, req: RelayRequest, resp: RelayResponse) -> None:
         if req.method != "GET":
@@ -245,6 +231,19 @@ def _json_as_read(body: bytes, seen: dict[int, bytes | None]) -> bytes:
             entry["body"] = member.decode("utf-8", "replace") if member is not None else ""
             entry["headers"] = [["Content-Type", "application/json"]] if member is not None else []
     return json.dumps(doc).encode()
+
+
+def _parts_as_read(resp: RelayResponse, seen: dict[int, bytes | None]) -> None:
+    """The multipart answer's parts at the indexes of `seen` show what was read there (nothing
+    when `seen` is empty)."""
+    rb = boundary_of(resp)
+    answered = parts_of(resp.body, rb) if rb and seen else None
+    if answered is None:
+        return
+    for i, doc in seen.items():
+        if i < len(answered):
+            answered[i] = _as_read(answered[i], doc)
+    resp.body = write_parts(answered, rb or "")
 
 
 def _as_read(part: Part, doc: bytes | None) -> Part:
