@@ -28,7 +28,6 @@ runs direct only, over HTTP/1.1 (the partial sends are written on plain or TLS s
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.checks._shared.budget_load import (
     CONCURRENT_LOAD,
@@ -36,6 +35,7 @@ from mixbatch_conformance.checks._shared.budget_load import (
     RELEASE_S,
     RELEASE_STEP_S,
     beyond_held,
+    beyond_running,
     hold_partly_sent,
     processed,
     slow_part,
@@ -78,12 +78,7 @@ def budget_holds_arriving_batches(ctx: Context, judge: Judge) -> None:
     )
 
     # Round 1: batches running.
-    with ThreadPoolExecutor(held, thread_name_prefix="mixbatch-arriving") as pool:
-        held_at = time.monotonic()
-        futures = [pool.submit(ctx.send_many, judge, [slow]) for _ in range(held)]
-        running = beyond_held(ctx, judge, small, held_at)
-        for f in futures:
-            f.result()
+    running, _ = beyond_running(ctx, judge, slow, small, held, "mixbatch-arriving")
     status = running.response.status if running.response else 0
     judge.note(f"with {held} batches running, one more was answered {status or running.error}")
     if status != 503:

@@ -38,7 +38,6 @@ from __future__ import annotations
 import select
 import socket
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.checks._shared.budget_load import (
     CONCURRENT_LOAD,
@@ -48,7 +47,7 @@ from mixbatch_conformance.checks._shared.budget_load import (
     RELEASE_S,
     RELEASE_STEP_S,
     SETTLE_S,
-    beyond_held,
+    beyond_running,
     hold_partly_sent,
     slow_part,
 )
@@ -56,7 +55,6 @@ from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_retry_after
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.transport.http import Exchange
 
 __all__: list[str] = []
 
@@ -135,11 +133,7 @@ def budget_holds_running_batches(ctx: Context, judge: Judge) -> None:
         head,
         compose_batch([SubRequest("GET", ok), SubRequest("GET", delay)], BOUNDARY),
     )
-    with ThreadPoolExecutor(MAX_PROBED, thread_name_prefix="mixbatch-phases") as pool:
-        held_at = time.monotonic()
-        futures = [pool.submit(ctx.send_many, judge, [slow]) for _ in range(MAX_PROBED)]
-        last = beyond_held(ctx, judge, small, held_at)
-        answers: list[Exchange] = [f.result()[0] for f in futures]
+    last, answers = beyond_running(ctx, judge, slow, small, MAX_PROBED, "mixbatch-phases")
     if last.response is None:
         judge.setup_error(f"the batch sent beyond the running ones got no answer: {last.error}")
     statuses = sorted(ex.response.status if ex.response else 0 for ex in answers)

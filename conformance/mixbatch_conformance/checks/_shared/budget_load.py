@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
@@ -21,6 +22,7 @@ __all__ = [
     "RELEASE_STEP_S",
     "SETTLE_S",
     "beyond_held",
+    "beyond_running",
     "hold_partly_sent",
     "probed_budget",
     "processed",
@@ -82,6 +84,19 @@ def beyond_held(ctx: Context, judge: Judge, request: bytes, held_at: float) -> E
         time.sleep(PROBE_STEP_S)
         last = ctx.send_many(judge, [request])[0]
     return last
+
+
+def beyond_running(
+    ctx: Context, judge: Judge, slow: bytes, small: bytes, count: int, threads: str
+) -> tuple[Exchange, list[Exchange]]:
+    """`count` batches `slow` sent at once (on threads named `threads`) and `small` sent beyond
+    them as `beyond_held` sends it: the last exchange of `small`, and theirs."""
+    with ThreadPoolExecutor(count, thread_name_prefix=threads) as pool:
+        held_at = time.monotonic()
+        futures = [pool.submit(ctx.send_many, judge, [slow]) for _ in range(count)]
+        last = beyond_held(ctx, judge, small, held_at)
+        answers = [f.result()[0] for f in futures]
+    return last, answers
 
 
 def hold_partly_sent(ctx: Context, request: bytes, content: int, count: int) -> list[socket.socket]:
