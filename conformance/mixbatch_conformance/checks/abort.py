@@ -39,7 +39,6 @@ are in the standard tier.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -51,7 +50,7 @@ from mixbatch_conformance.checks._shared.outlast import (
     FIRST_ABORT_INDEXES,
     outlasting_batch,
 )
-from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, json_object
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -75,14 +74,6 @@ PROBLEM_JSON = "application/problem+json"
 JSON_FORM = "application/vnd.mixbatch.multistatus+json"
 #: An abort part's field line, found in what follows the last part read whole.
 ABORTED_LINE = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
-
-
-def _problem(body: bytes) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
 
 
 def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: int) -> None:
@@ -294,7 +285,7 @@ def _judge_stopped_batch(
     except ValueError:
         media = ""
     judge.expect(f"{label}abort part media type", media, {PROBLEM_JSON}, "MB-STATUS-6")
-    _expect_abort_problem(judge, _problem(last.body), answered)
+    _expect_abort_problem(judge, json_object(last.body), answered)
     judge.expect(
         f"{label}close delimiter after the abort part", env.complete, {True}, "MB-STATUS-6"
     )
@@ -397,7 +388,7 @@ def _judge_stopped_form(
     entry = entries[-1]
     answered = len(entries) - 1
     judge.expect(f"{label}entries answered before the abort", answered, indexes, "MB-STATUS-6")
-    doc = _problem(entry.body)
+    doc = json_object(entry.body)
     _expect_abort_problem(judge, doc, answered)
     # MB-MULTI-12: "give the abort report the index of the first part it does not answer (the
     # problem document's `part_index`) as its part index, and MUST list `Content-Type` as its

@@ -25,7 +25,7 @@ from mixbatch_conformance.checks._shared.outlast import (
     FIRST_ABORT_INDEXES,
     outlasting_batch,
 )
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
+from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -53,17 +53,6 @@ READ_PAUSE = 0.01
 
 def _sandbox(ctx: Context, judge: Judge) -> str:
     return ctx.path(ctx.resource(judge, "sandbox_collection"))
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    """A new sandbox member, created alone; its path."""
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 def _location(ctx: Context, env: Envelope, i: int) -> str | None:
@@ -292,7 +281,7 @@ def no_partial_state(ctx: Context, judge: Judge) -> None:
     coll = _sandbox(ctx, judge)
     old = f"mb-suite-old-{secrets.token_hex(6)}"
     new = f"mb-suite-new-{secrets.token_hex(6)}"
-    first, second = _create(ctx, judge, coll, old), _create(ctx, judge, coll, old)
+    first, second = created_member(ctx, judge, coll, old), created_member(ctx, judge, coll, old)
     tags = {}
     for path in (first, second):
         got = ctx.alone(judge, SubRequest("GET", path))

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from mixbatch_conformance.checks._shared.rollbacks import held_rollback, member_pair
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -42,16 +43,6 @@ DELAY_MS = 500
 READ_PAUSE_S = 0.02
 #: Reads at most, whatever the batch's length.
 MAX_READS = 200
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 #: One read as the reader saw it: (how it was sent, status, ETag, body).
@@ -156,16 +147,12 @@ def _judge_rolled_back(
     tier="standard",
 )
 def rollback_never_seen(ctx: Context, judge: Judge) -> None:
-    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    wait = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
-    fail = SubRequest("GET", ctx.path(ctx.resource(judge, "not_found")))
+    coll, wait, fail = held_rollback(ctx, judge, DELAY_MS)
     if ctx.target.timeout < DELAY_MS / 1000 + 2:
         judge.not_applicable("the delayed batch does not fit the suite's time per exchange")
     old = f"mb-suite-old-{secrets.token_hex(6)}"
     new = f"mb-suite-new-{secrets.token_hex(6)}"
-    rewritten, deleted = _create(ctx, judge, coll, old), _create(ctx, judge, coll, old)
-    before = ctx.alone(judge, SubRequest("GET", rewritten))
-    judge.require(f"GET {rewritten}", before.status, {200}, "MB-TEST-3")
+    rewritten, deleted, before = member_pair(ctx, judge, coll, old)
     tag = before.get("ETag")
     if ctx.target.sandbox_reads_back or tag is not None:
 

@@ -33,7 +33,8 @@ import secrets
 import threading
 import time
 
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
+from mixbatch_conformance.checks._shared.rollbacks import held_rollback
+from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
@@ -51,16 +52,6 @@ HOLD_MS = 1000
 QUEUE_AFTER_S = 0.3
 #: What a GET of a deleted member answers (MB-TEST-3).
 GONE = frozenset({404, 410})
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 def _round(
@@ -124,9 +115,7 @@ def _status(ctx: Context, judge: Judge, path: str) -> Response:
     tier="standard",
 )
 def queued_undo_only_their_own(ctx: Context, judge: Judge) -> None:
-    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    wait = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS))))
-    fail = SubRequest("GET", ctx.path(ctx.resource(judge, "not_found")))
+    coll, wait, fail = held_rollback(ctx, judge, HOLD_MS)
     if ctx.target.timeout < HOLD_MS / 1000 * 2 + 2:
         judge.not_applicable("two batches queued behind a delayed one do not fit one exchange")
     limit = ctx.target.batch_timeout_ms
@@ -136,7 +125,7 @@ def queued_undo_only_their_own(ctx: Context, judge: Judge) -> None:
     old = f"mb-suite-old-{run}"
 
     # Round 1: A and B both roll back.
-    a, b, p = (_create(ctx, judge, coll, old) for _ in range(3))
+    a, b, p = (created_member(ctx, judge, coll, old) for _ in range(3))
     before = _status(ctx, judge, p)
     judge.require(f"GET {p}", before.status, {200}, "MB-TEST-3")
     tag = before.get("ETag")
@@ -178,7 +167,7 @@ def queued_undo_only_their_own(ctx: Context, judge: Judge) -> None:
         )
 
     # Round 2: A rolls back, B commits, a batch of no mode writes beside them.
-    a, b, c = (_create(ctx, judge, coll, old) for _ in range(3))
+    a, b, c = (created_member(ctx, judge, coll, old) for _ in range(3))
     resp_a, (resp_b, resp_c) = _round(
         ctx,
         judge,

@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mixbatch_conformance.checks._shared.rollbacks import held_rollback, member_pair
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -71,16 +72,6 @@ class Read:
 
 #: A reader: one round of reads, each member as one path sees it (empty: the server refused).
 Reader = Callable[[], list[Read]]
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 def _alone(ctx: Context, judge: Judge, paths: list[str]) -> Reader:
@@ -197,17 +188,13 @@ def _run_readers(
     tier="standard",
 )
 def rollback_unseen_by_every_reader(ctx: Context, judge: Judge) -> None:
-    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    wait = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
-    fail = SubRequest("GET", ctx.path(ctx.resource(judge, "not_found")))
+    coll, wait, fail = held_rollback(ctx, judge, DELAY_MS)
     if ctx.target.timeout < DELAY_MS / 1000 + 2:
         judge.not_applicable("the delayed batch does not fit the suite's time per exchange")
     old = f"mb-suite-old-{secrets.token_hex(6)}"
     new = f"mb-suite-new-{secrets.token_hex(6)}"
     created = f"mb-suite-created-{secrets.token_hex(6)}"
-    rewritten, deleted = _create(ctx, judge, coll, old), _create(ctx, judge, coll, old)
-    before = ctx.alone(judge, SubRequest("GET", rewritten))
-    judge.require(f"GET {rewritten}", before.status, {200}, "MB-TEST-3")
+    rewritten, deleted, before = member_pair(ctx, judge, coll, old)
     # A target that declares ETag volatile gives no tag to tell a rewrite by (spec 3.2.4).
     stable_tags = "etag" not in {v.lower() for v in ctx.target.volatile_headers}
     tag = before.get("ETag") if stable_tags else None

@@ -26,7 +26,7 @@ from __future__ import annotations
 import secrets
 from urllib.parse import urlsplit
 
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_member, posted_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -38,16 +38,6 @@ JSON_FIELDS = (("Content-Type", "application/json"),)
 #: Statuses of a member that is not there (MB-TEST-3: "after which a `GET` of it answers 404 or
 #: 410").
 GONE = {404, 410}
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return urlsplit(location).path
 
 
 @checker(
@@ -66,7 +56,7 @@ def rollback_every_write_kind(ctx: Context, judge: Judge) -> None:
     try:
         # Members that exist before the batch, each created alone.
         for _ in range(4):
-            made.append(_create(ctx, judge, coll, old))
+            made.append(urlsplit(posted_member(ctx, judge, coll, old)).path)
         rewritten, deleted, twice, then_read = made
         absent = f"{coll.rstrip('/')}/mb-suite-absent-{nonce}"
         if ctx.alone(judge, SubRequest("GET", absent)).status not in GONE:

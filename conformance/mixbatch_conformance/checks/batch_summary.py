@@ -77,6 +77,35 @@ def _announced(resp: Response) -> list[str]:
     return [m.lower() for m in list_members(resp.get_all("Trailer"))]
 
 
+def _summary(
+    judge: Judge, resp: Response, what: str
+) -> tuple[list[str], dict[str, int] | None] | None:
+    """The Batch-Summary trailer lines of `resp` and the counts they give (None where they are
+    not a dictionary of integers), judged announced and well formed; None without one."""
+    values = [v for n, v in resp.trailers if n.lower() == "batch-summary"]
+    if not values:
+        return None
+    # MB-STATUS-15: "MUST announce it with `Trailer: Batch-Summary`".
+    judge.expect_true(
+        f"Trailer announces Batch-Summary ({what})",
+        "batch-summary" in _announced(resp),
+        repr(resp.get_all("Trailer")),
+        "Trailer: Batch-Summary",
+        TRAILER_RULE,
+    )
+    given = _counts(",".join(values))
+    # Spec 3.4: "Batch-Summary = sf-dictionary; members ok, failed, skipped, rolled-back:
+    # each an sf-integer".
+    judge.expect_true(
+        f"Batch-Summary is a dictionary of integers ({what})",
+        given is not None,
+        repr(values),
+        "ok=N, failed=N, ...",
+        TRAILER_RULE,
+    )
+    return values, given
+
+
 @checker(
     "batch-summary-trailer",
     ("MB-STATUS-15", "MB-STATUS-8"),
@@ -93,28 +122,11 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
         subs = [by_name.get(n) or SubRequest("GET", n) for n in names]
         resp = ctx.batch(judge, subs, headers=(*ACCEPTS_TRAILERS, *headers))
         env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-        values = [v for n, v in resp.trailers if n.lower() == "batch-summary"]
-        if not values:
+        summary = _summary(judge, resp, mode)
+        if summary is None:
             continue
         seen = True
-        # MB-STATUS-15: "MUST announce it with `Trailer: Batch-Summary`".
-        judge.expect_true(
-            f"Trailer announces Batch-Summary ({mode})",
-            "batch-summary" in _announced(resp),
-            repr(resp.get_all("Trailer")),
-            "Trailer: Batch-Summary",
-            TRAILER_RULE,
-        )
-        given = _counts(",".join(values))
-        # Spec 3.4: "Batch-Summary = sf-dictionary; members ok, failed, skipped, rolled-back:
-        # each an sf-integer".
-        judge.expect_true(
-            f"Batch-Summary is a dictionary of integers ({mode})",
-            given is not None,
-            repr(values),
-            "ok=N, failed=N, ...",
-            TRAILER_RULE,
-        )
+        values, given = summary
         counted = outcome_counts(env)
         if given is None or counted is None:
             continue
@@ -134,25 +146,11 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
             continue
         resp = ctx.batch(judge, batch.subs, headers=(*ACCEPTS_TRAILERS, *batch.headers))
         expect_processed(ctx, judge, resp, [s.content_id for s in batch.subs])
-        values = [v for n, v in resp.trailers if n.lower() == "batch-summary"]
-        if not values:
+        summary = _summary(judge, resp, batch.what)
+        if summary is None:
             continue
         seen = True
-        judge.expect_true(
-            f"Trailer announces Batch-Summary ({batch.what})",
-            "batch-summary" in _announced(resp),
-            repr(resp.get_all("Trailer")),
-            "Trailer: Batch-Summary",
-            TRAILER_RULE,
-        )
-        given = _counts(",".join(values))
-        judge.expect_true(
-            f"Batch-Summary is a dictionary of integers ({batch.what})",
-            given is not None,
-            repr(values),
-            "ok=N, failed=N, ...",
-            TRAILER_RULE,
-        )
+        values, given = summary
         if given is None:
             continue
         # MB-STATUS-15: "each count it gives MUST be the number of parts of the same response

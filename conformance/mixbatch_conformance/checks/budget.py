@@ -40,6 +40,13 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from mixbatch_conformance.checks._shared.budget_load import (
+    BUDGET,
+    CONCURRENT_LOAD,
+    SETTLE_S,
+    probed_budget,
+    slow_part,
+)
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -50,22 +57,10 @@ from mixbatch_conformance.transport.http import Exchange
 
 __all__: list[str] = []
 
-#: The limit's name, as the capabilities document spells it.
-BUDGET = "max_batches_in_flight"
-#: Milliseconds each held batch's slow part takes: long enough to send one more batch while
-#: every held one still runs, short enough that the check takes about a second.
-HOLD_MS = 1000
-#: Seconds the held batches get to be admitted before the one beyond the budget is sent.
-SETTLE_S = 0.25
 #: The largest budget the check fills: it opens at most this many connections plus one.
 MAX_HELD = 32
-#: Batches the unpublished-budget probe holds at once (plus one sent after them).
-MAX_PROBED = 32
 BOUNDARY = "mb-budget-7d3f09a1c4e6b258"
 JSON_FIELDS = (("Content-Type", "application/json"),)
-CONCURRENT_LOAD = (
-    "an intermediary may queue concurrent requests or spread them over its own connections"
-)
 
 
 def _budget(ctx: Context, judge: Judge) -> int:
@@ -89,10 +84,7 @@ def _budget(ctx: Context, judge: Judge) -> int:
 def excess_batch_refused(ctx: Context, judge: Judge) -> None:
     budget = _budget(ctx, judge)
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= HOLD_MS + 1000:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    delay = slow_part(ctx, judge)
     run = secrets.token_hex(6)
     markers = [f"mb-suite-budget-{run}-{i}" for i in range(budget + 1)]
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
@@ -159,12 +151,8 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
     direct_only=CONCURRENT_LOAD,
 )
 def refusal_retry_after(ctx: Context, judge: Judge) -> None:
-    delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= HOLD_MS + 1000:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    published = ctx.limit(BUDGET)
-    held = MAX_PROBED if published is None else max(1, min(published, MAX_PROBED))
+    delay = slow_part(ctx, judge)
+    held = probed_budget(ctx)
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     request = ctx.raw_request(
         "POST", ctx.batch_path, head, compose_batch([SubRequest("GET", delay)], BOUNDARY)

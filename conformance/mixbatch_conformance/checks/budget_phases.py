@@ -38,62 +38,31 @@ from __future__ import annotations
 import select
 import socket
 import time
-from concurrent.futures import ThreadPoolExecutor
 
+from mixbatch_conformance.checks._shared.budget_load import (
+    CONCURRENT_LOAD,
+    MAX_PROBED,
+    PROBE_STEP_S,
+    PROBE_UNTIL_S,
+    RELEASE_S,
+    RELEASE_STEP_S,
+    SETTLE_S,
+    beyond_running,
+    hold_partly_sent,
+    slow_part,
+)
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_retry_after
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.transport.http import Exchange, connect
 
 __all__: list[str] = []
 
-#: Batches held at once in each phase (plus the one sent after them): twice the 16 a small
-#: server commonly holds, and a bound on the connections the check opens.
-MAX_PROBED = 32
-#: Milliseconds each running batch's slow part takes: long enough to send one more batch while
-#: every held one still runs.
-HOLD_MS = 1000
-#: Seconds the held batches get to reach the server before the one beyond them is sent.
-SETTLE_S = 0.25
-#: Seconds after the held batches were sent until which a processed batch beyond them is sent
-#: again (a loaded server may admit the held ones late); well inside `HOLD_MS`.
-PROBE_UNTIL_S = 0.7
-#: Seconds between two batches sent beyond the held ones.
-PROBE_STEP_S = 0.1
-#: Seconds the server gets, once the partly sent batches are closed, to process a batch again.
-RELEASE_S = 3.0
-#: Seconds between two batches sent while waiting for the server to let batches in again.
-RELEASE_STEP_S = 0.05
 BOUNDARY = "mb-phases-5b8e2d0a97c4f163"
-CONCURRENT_LOAD = (
-    "an intermediary may queue concurrent requests or spread them over its own connections"
-)
 
 
 def _status_of(ctx: Context, judge: Judge, request: bytes) -> int:
     return ctx.send(judge, request).status
-
-
-def _hold_receiving(ctx: Context, request: bytes, content: int) -> list[socket.socket]:
-    """`MAX_PROBED` connections, each having sent `request` less the second half of its
-    `content` octets of content."""
-    held: list[socket.socket] = []
-    cut = len(request) - content // 2
-    try:
-        for _ in range(MAX_PROBED):
-            sock = connect(ctx.host, ctx.port, ctx.timeout, ctx.tls)
-            held.append(sock)
-            sock.sendall(request[:cut])
-    except OSError:
-        for sock in held:
-            sock.close()
-        raise
-    return held
-
-
-def _processed(ex: Exchange) -> bool:
-    return ex.response is not None and ex.response.status == 200
 
 
 def _answered(held: list[socket.socket]) -> int:
@@ -119,17 +88,14 @@ def budget_holds_running_batches(ctx: Context, judge: Judge) -> None:
     if ctx.settings.http2:
         judge.not_applicable("the partly sent batches are written on HTTP/1.1 connections")
     ok = ctx.path(ctx.resource(judge, "ok"))
-    delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= HOLD_MS + 1000:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    delay = slow_part(ctx, judge)
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     small_body = compose_batch([SubRequest("GET", ok)], BOUNDARY)
     small = ctx.raw_request("POST", ctx.batch_path, head, small_body)
 
     # Phase 1: batches being received.
     try:
-        held = _hold_receiving(ctx, small, len(small_body))
+        held = hold_partly_sent(ctx, small, len(small_body), MAX_PROBED)
     except OSError as exc:
         judge.setup_error(f"could not hold {MAX_PROBED} connections: {exc}")
     try:
@@ -167,15 +133,7 @@ def budget_holds_running_batches(ctx: Context, judge: Judge) -> None:
         head,
         compose_batch([SubRequest("GET", ok), SubRequest("GET", delay)], BOUNDARY),
     )
-    with ThreadPoolExecutor(MAX_PROBED, thread_name_prefix="mixbatch-phases") as pool:
-        held_at = time.monotonic()
-        futures = [pool.submit(ctx.send_many, judge, [slow]) for _ in range(MAX_PROBED)]
-        time.sleep(SETTLE_S)
-        last = ctx.send_many(judge, [small])[0]
-        while _processed(last) and time.monotonic() - held_at < PROBE_UNTIL_S:
-            time.sleep(PROBE_STEP_S)
-            last = ctx.send_many(judge, [small])[0]
-        answers: list[Exchange] = [f.result()[0] for f in futures]
+    last, answers = beyond_running(ctx, judge, slow, small, MAX_PROBED, "mixbatch-phases")
     if last.response is None:
         judge.setup_error(f"the batch sent beyond the running ones got no answer: {last.error}")
     statuses = sorted(ex.response.status if ex.response else 0 for ex in answers)

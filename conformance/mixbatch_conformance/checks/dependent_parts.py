@@ -30,7 +30,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
+from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -58,16 +58,6 @@ class Probe:
     sub: SubRequest
     #: "old", "new", "deleted", "head", "without" or "with" (a listing).
     expects: str
-
-
-def _create(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
-    resp = ctx.alone(
-        judge, SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    )
-    location = resp.get("Location")
-    if resp.status != 201 or not location:
-        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
-    return ctx.resolve(location) if not location.startswith("/") else location
 
 
 def _read(
@@ -103,8 +93,8 @@ def safe_parts_see_earlier_writes(ctx: Context, judge: Judge) -> None:
         old = f"mb-suite-old-{secrets.token_hex(6)}"
         new = f"mb-suite-new-{secrets.token_hex(6)}"
         made = f"mb-suite-created-{secrets.token_hex(6)}"
-        m1 = _create(ctx, judge, coll, old)
-        m2 = _create(ctx, judge, coll, old) if deletes else ""
+        m1 = created_member(ctx, judge, coll, old)
+        m2 = created_member(ctx, judge, coll, old) if deletes else ""
         head_before = ctx.alone(judge, SubRequest("HEAD", m1)).status
         # A target that declares ETag volatile gives no tag to compare (spec 3.2.4).
         tag_before = ctx.alone(judge, SubRequest("GET", m1)).get("ETag") if stable_tags else None

@@ -18,23 +18,14 @@ from __future__ import annotations
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import MULTISTATUS_FORMS, answers_in_every_form
+from mixbatch_conformance.core.representations import (
+    DROPPED_FIELDS,
+    MULTISTATUS_FORMS,
+    answers_in_every_form,
+)
 
 __all__: list[str] = []
 
-#: MB-RESP-4's drop list: the connection-specific and framing fields no part carries.
-FRAMING_FIELDS = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "transfer-encoding",
-        "upgrade",
-        "trailer",
-        "content-length",
-    }
-)
 #: Octets of the echoed body: large enough that a handler may stream or chunk it.
 ECHO_OCTETS = 2000
 
@@ -57,7 +48,7 @@ def entries_without_framing_fields(ctx: Context, judge: Judge) -> None:
     ]
     for media, _, entries in answers_in_every_form(ctx, judge, subs)[1:]:
         for entry in entries:
-            listed = [n for n, _ in entry.fields if n.lower() in FRAMING_FIELDS]
+            listed = [n for n, _ in entry.fields if n.lower() in DROPPED_FIELDS]
             # Spec 6.1 (MB-MULTI-5): a part's own `Content-Length` "frames the multipart form
             # and is not one of them, so the XML and JSON forms do not list it".
             judge.expect(

@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 from mixbatch_conformance.checks._shared.counted_batches import COUNTED, counted_batches
 from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.context import Context, SubRequest, json_object
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
@@ -274,14 +274,6 @@ def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
             )
 
 
-def _problem(body: bytes) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
 @checker(
     "batch-abort-in-every-form",
     ("MB-MULTI-12", "MB-STATUS-14", "MB-SEC-1", "MB-MULTI-4"),
@@ -308,7 +300,7 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
         entry = entries[-1]
         answered = len(entries) - 1
         judge.expect(f"{accept} entries before the abort", answered, ABORT_INDEXES, "MB-STATUS-6")
-        doc = _problem(entry.body)
+        doc = json_object(entry.body)
         part_index = doc.get("part_index") if doc else None
         status = doc.get("status") if doc else None
         # MB-STATUS-14: "the 5xx status ... and `part_index`, the first part not answered";

@@ -18,6 +18,7 @@ admitting no batch form): every 4xx or 5xx is a problem document, whatever Accep
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -44,9 +45,6 @@ REFUSAL_ACCEPTS: tuple[str | None, ...] = (
 REFUSAL_BOUNDARY = "mb-neg-2b7e1a90c4d3f658"
 #: The largest max_part_header_bytes the refusal check goes over (one field line that long).
 MAX_FILLER = 1_000_000
-#: A content coding no server supports (RFC 9110 §8.4.1: codings are registered tokens, and
-#: this one is not), so a batch that names it cannot be decoded by any target.
-UNKNOWN_CODING = "x-mb-suite-unknown-coding"
 #: The status each form is answered with (spec 6.1's table).
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
 

@@ -25,6 +25,13 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from mixbatch_conformance.checks._shared.budget_load import (
+    PROBE_STEP_S,
+    PROBE_UNTIL_S,
+    SETTLE_S,
+    probed_budget,
+    slow_part,
+)
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -32,18 +39,6 @@ from mixbatch_conformance.transport.http import Exchange
 
 __all__: list[str] = []
 
-#: The limit's name, as the capabilities document spells it.
-BUDGET = "max_batches_in_flight"
-#: Batches held at once when the target publishes no budget (plus the one beyond them).
-MAX_PROBED = 32
-#: Milliseconds each held batch's slow part takes.
-HOLD_MS = 1000
-#: Seconds the held batches get to reach the server before the one beyond them is sent.
-SETTLE_S = 0.25
-#: Seconds after the held batches were sent until which a processed batch is sent again.
-PROBE_UNTIL_S = 0.7
-#: Seconds between two pipelines sent beyond the held batches.
-PROBE_STEP_S = 0.1
 BOUNDARY = "mb-pipe-busy-4c1e7a93d0b2f856"
 DIRECT_ONLY = (
     "an intermediary may de-pipeline, or queue concurrent requests and spread them over its "
@@ -66,12 +61,8 @@ def _status(ex: Exchange) -> int | None:
 )
 def pipelining_behind_budget_refusal(ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
-    delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= HOLD_MS + 1000:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    published = ctx.limit(BUDGET)
-    held = MAX_PROBED if published is None else max(1, min(published, MAX_PROBED))
+    delay = slow_part(ctx, judge)
+    held = probed_budget(ctx)
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     slow = ctx.raw_request(
         "POST", ctx.batch_path, head, compose_batch([SubRequest("GET", delay)], BOUNDARY)

@@ -67,6 +67,23 @@ FRAMING = (
 )
 
 
+def _every_form(
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    resp: Response,
+    fields: tuple[tuple[str, str], ...] = (),
+) -> list[tuple[str, Response]]:
+    """(form, answer): `resp`, the multipart answer to the batch `subs` sent with `fields`, then
+    the same batch's answer in each multistatus form the target claims."""
+    answers = [("multipart/mixed", resp)]
+    for claimed, accept, _, _ in MULTISTATUS_FORMS:
+        if ctx.target.claims(claimed):
+            more = (*fields, ("Accept", accept))
+            answers.append((accept, ctx.batch(judge, subs, headers=more)))
+    return answers
+
+
 @checker(
     "response-boundary-valid",
     ("MB-WIRE-3",),
@@ -265,10 +282,7 @@ def sub_response_fields_not_at_top(ctx: Context, judge: Judge) -> None:
         env = expect_processed(ctx, judge, resp, [s.content_id for s in order])
         carried = {(n.lower(), v.strip()) for part in env.parts for n, v in part.fields}
         carried -= {("content-id", p.get("Content-Id") or "") for p in env.parts}
-        answers = [("multipart/mixed", resp)]
-        for claimed, accept, _, _ in MULTISTATUS_FORMS:
-            if ctx.target.claims(claimed):
-                answers.append((accept, ctx.batch(judge, order, headers=(("Accept", accept),))))
+        answers = _every_form(ctx, judge, order, resp)
         for form, answer in answers:
             # MB-SEC-2: "A server MUST NOT copy a header field of a sub-response into the
             # header section of the batch response."
@@ -286,7 +300,8 @@ def _modes_with_fields(
     ctx: Context, judge: Judge
 ) -> list[tuple[str, tuple[tuple[str, str], ...], list[SubRequest]]]:
     """(what, fields, parts) of each batch under a policy or mode the target offers, its parts
-    the field-carrying ones that succeed, then, for the failing batches, a miss and an ok."""
+    the field-carrying ones that succeed, then, for the failing batches, a miss and an ok (N/A
+    where the target offers neither)."""
     ok, nf = ok_and_not_found(ctx, judge)
     carriers = [s for s in _field_parts(ctx, judge) if s.target != nf.target]
     out: list[tuple[str, tuple[tuple[str, str], ...], list[SubRequest]]] = []
@@ -297,6 +312,8 @@ def _modes_with_fields(
         atomic = (("Batch-Mode", "atomic"),)
         out.append(("atomic, committed", atomic, carriers))
         out.append(("atomic, failed", atomic, [*carriers, nf, ok]))
+    if not out:
+        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
     return out
 
 
@@ -308,8 +325,6 @@ def _modes_with_fields(
 )
 def sub_response_fields_not_at_top_in_every_mode(ctx: Context, judge: Judge) -> None:
     modes = _modes_with_fields(ctx, judge)
-    if not modes:
-        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
     _, nf = ok_and_not_found(ctx, judge)
     for what, fields, subs in modes:
         # What the server puts at the top of such a batch of its own accord, learnt from one
@@ -319,11 +334,7 @@ def sub_response_fields_not_at_top_in_every_mode(ctx: Context, judge: Judge) -> 
         env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
         carried = {(n.lower(), v.strip()) for part in env.parts for n, v in part.fields}
         carried -= {("content-id", p.get("Content-Id") or "") for p in env.parts}
-        answers = [("multipart/mixed", resp)]
-        for claimed, accept, _, _ in MULTISTATUS_FORMS:
-            if ctx.target.claims(claimed):
-                more = (*fields, ("Accept", accept))
-                answers.append((accept, ctx.batch(judge, subs, headers=more)))
+        answers = _every_form(ctx, judge, subs, resp, fields)
         for form, answer in answers:
             # MB-SEC-2: "A server MUST NOT copy a header field of a sub-response into the
             # header section of the batch response", however long it held the answer.
@@ -341,16 +352,10 @@ def sub_response_fields_not_at_top_in_every_mode(ctx: Context, judge: Judge) -> 
 )
 def no_transform_in_every_mode(ctx: Context, judge: Judge) -> None:
     modes = _modes_with_fields(ctx, judge)
-    if not modes:
-        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
     for what, fields, subs in modes:
         resp = ctx.batch(judge, subs, headers=fields)
         expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-        answers = [("multipart/mixed", resp)]
-        for claimed, accept, _, _ in MULTISTATUS_FORMS:
-            if ctx.target.claims(claimed):
-                more = (*fields, ("Accept", accept))
-                answers.append((accept, ctx.batch(judge, subs, headers=more)))
+        answers = _every_form(ctx, judge, subs, resp, fields)
         for form, answer in answers:
             cache = answer.get_all("Cache-Control")
             # MB-INTER-4 (SHOULD): "include `Cache-Control: no-transform` ... in batch

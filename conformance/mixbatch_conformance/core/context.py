@@ -51,7 +51,7 @@ from mixbatch_conformance.transport.http import (
 from mixbatch_conformance.transport.tls import client_context
 from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
-__all__ = ["Context", "SubRequest", "compose_batch", "problem_of"]
+__all__ = ["Context", "SubRequest", "compose_batch", "json_object", "problem_of"]
 
 CRLF = b"\r\n"
 #: A response part that reports a creation (spec 3.3: Http-Status-Code carries the status).
@@ -104,15 +104,20 @@ def compose_batch(
     return bytes(out)
 
 
+def json_object(data: bytes) -> dict[str, Any] | None:
+    """`data` read as a JSON object; None when it is not JSON or not an object."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
 def problem_of(resp: Response) -> dict[str, Any] | None:
     """The problem+json document of a response, or None when it is not one."""
     if resp.media_type != "application/problem+json":
         return None
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
+    return json_object(resp.body)
 
 
 @dataclass

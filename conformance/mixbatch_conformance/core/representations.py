@@ -41,6 +41,7 @@ from mixbatch_conformance.core.validator import Envelope
 from mixbatch_conformance.transport.http import Response
 
 __all__ = [
+    "DROPPED_FIELDS",
     "ENTRY_COUNT_REQUIREMENT",
     "JSON_FORM",
     "MULTISTATUS_FORMS",
@@ -62,21 +63,26 @@ NOT_RUN = frozenset({"skipped", "aborted"})
 #: Outcomes of a part that ran: its own status in every form (MB-PROC-8: "with its real
 #: status"); None is a part with no Batch-Outcome.
 RAN = frozenset({None, "rolled-back"})
+#: MB-RESP-4's drop list: "except the connection-specific and framing fields `Connection`,
+#: `Keep-Alive`, `Proxy-Connection`, `TE`, `Transfer-Encoding`, `Upgrade`, `Trailer` and
+#: `Content-Length`", which no part carries.
+DROPPED_FIELDS = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "transfer-encoding",
+        "upgrade",
+        "trailer",
+        "content-length",
+    }
+)
 #: Left out of every comparison (spec 3.2.4: "equal header fields after leaving out the fields
 #: MB-RESP-4 drops, `Date` and the declared volatile fields"), with the part fields the batch
 #: itself adds (Http-Status-Code, Content-Id, Batch-Outcome; MB-MULTI-5 compares those apart).
 IGNORED = {
-    # MB-RESP-4: "except the connection-specific and framing fields `Connection`,
-    # `Keep-Alive`, `Proxy-Connection`, `TE`, `Transfer-Encoding`, `Upgrade`, `Trailer` and
-    # `Content-Length`".
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "transfer-encoding",
-    "upgrade",
-    "trailer",
-    "content-length",
+    *DROPPED_FIELDS,
     "date",
     "http-status-code",
     "content-id",

@@ -11,7 +11,7 @@ import secrets
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["MARKER_PREFIX", "marked_member", "marked_post"]
+__all__ = ["MARKER_PREFIX", "created_member", "marked_member", "marked_post", "posted_member"]
 
 #: How every marker begins: a value no sandbox holds unless one of these writes ran.
 MARKER_PREFIX = "mb-suite-must-not-exist-"
@@ -37,3 +37,25 @@ def marked_post(ctx: Context, judge: Judge, coll: str) -> tuple[str, SubRequest]
     marker = f"{MARKER_PREFIX}{secrets.token_hex(6)}"
     body = marked_member(ctx, judge, marker)
     return marker, SubRequest("POST", coll, (("Content-Type", "application/json"),), body)
+
+
+def posted_member(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
+    """The Location a POST alone to the sandbox collection `coll` of a member marked with
+    `marker` answers (a setup error unless it answers 201 with a Location)."""
+    resp = ctx.alone(
+        judge,
+        SubRequest(
+            "POST", coll, (("Content-Type", "application/json"),), marked_member(ctx, judge, marker)
+        ),
+    )
+    location = resp.get("Location")
+    if resp.status != 201 or not location:
+        judge.setup_error(f"POST {coll} answered {resp.status} without a Location to use")
+    return location
+
+
+def created_member(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
+    """A new sandbox member marked with `marker`, created alone; its path (the Location,
+    resolved against the target unless it is a path already)."""
+    location = posted_member(ctx, judge, coll, marker)
+    return ctx.resolve(location) if not location.startswith("/") else location

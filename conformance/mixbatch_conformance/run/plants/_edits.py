@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mixbatch_conformance.core.context import json_object
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.run.mutations import FieldList, write_parts
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -35,6 +36,7 @@ __all__ = [
     "all_of",
     "body_has",
     "boundary_of",
+    "edit_problem",
     "fake_processed",
     "field_of",
     "header_has",
@@ -45,9 +47,12 @@ __all__ = [
     "map_xml",
     "parts_of",
     "problem",
+    "problem_doc",
     "refuses",
     "set_field",
+    "stops_at_unresolved",
     "target_has",
+    "unread_as_next_request",
     "without_field",
 ]
 
@@ -90,6 +95,19 @@ def set_field(fields: FieldList, name: str, value: str) -> FieldList:
     return [(n, value if n.lower() == name.lower() else v) for n, v in fields]
 
 
+def stops_at_unresolved(parts: list[Part]) -> list[Part]:
+    """Every part after one whose reference went unresolved (its problem names MB-PROC-20)
+    skipped, as if it had failed under stop."""
+    out: list[Part] = []
+    stopped = False
+    for f, b in parts:
+        if stopped and field_of(f, "Batch-Outcome") is None:
+            f = [*without_field(f, "Http-Status-Code"), ("Batch-Outcome", "skipped")]
+        stopped = stopped or b"MB-PROC-20" in b
+        out.append((f, b))
+    return out
+
+
 # -- predicates on the request as sent -----------------------------------------------------------
 def is_batch(req: RelayRequest) -> bool:
     return req.method == "POST" and (req.get("Content-Type") or "").lower().startswith("multip")
@@ -122,6 +140,41 @@ def problem(resp: RelayResponse, status: int, requirement: str = "MB-STATUS-2") 
     doc: dict[str, object] = {"type": "about:blank", "title": "planted refusal", "status": status}
     doc["requirement"] = requirement
     resp.body = json.dumps(doc).encode()
+
+
+def problem_doc(resp: RelayResponse) -> dict[str, Any] | None:
+    """The problem document `resp` carries, read; None without one (not problem+json, not
+    JSON, or not an object)."""
+    if "problem+json" not in (resp.get("Content-Type") or ""):
+        return None
+    return json_object(resp.body)
+
+
+def edit_problem(resp: RelayResponse, fn: Callable[[dict[str, Any]], None]) -> None:
+    """Edit the problem document `resp` carries with `fn`, if it carries one."""
+    doc = problem_doc(resp)
+    if doc is not None:
+        fn(doc)
+        resp.body = json.dumps(doc).encode()
+
+
+def unread_as_next_request(
+    refused: Callable[[RelayRequest, RelayResponse], bool],
+) -> RespEdit:
+    """A server that leaves the content of a batch it refused (`refused`) unread: the next
+    request on the connection is that content, a request line it cannot parse, answered 400."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if req.connection.pop("unread", None):
+            doc = {"type": "about:blank", "title": "Bad Request", "status": 400}
+            resp.status = 400
+            resp.headers = [("Content-Type", "application/problem+json")]
+            resp.body = json.dumps(doc).encode()
+            return
+        if refused(req, resp):
+            req.connection["unread"] = True
+
+    return edit
 
 
 def fake_processed(req: RelayRequest, resp: RelayResponse) -> None:

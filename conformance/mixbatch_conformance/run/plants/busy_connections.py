@@ -12,10 +12,8 @@ passing the held batches on to the upstream side by side.
 
 from __future__ import annotations
 
-import json
-
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch
+from mixbatch_conformance.run.plants._edits import is_batch, unread_as_next_request
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -32,19 +30,6 @@ def _close_after_busy(req: RelayRequest, resp: RelayResponse) -> None:
         resp.close = True
 
 
-def _busy_content_as_next_request(req: RelayRequest, resp: RelayResponse) -> None:
-    """After a busy refusal, the next request on the connection is the refused batch's unread
-    content: a request line the server cannot parse, answered 400."""
-    if req.connection.pop("unread", None):
-        doc = {"type": "about:blank", "title": "Bad Request", "status": 400}
-        resp.status = 400
-        resp.headers = [("Content-Type", "application/problem+json")]
-        resp.body = json.dumps(doc).encode()
-        return
-    if _busy(req, resp):
-        req.connection["unread"] = True
-
-
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "busy-refusal-closes-connection",
@@ -56,6 +41,6 @@ PLANTS: tuple[Mutation, ...] = (
         "busy-refusal-content-read-as-next-request",
         "MB-PIPE-1 the budget's 503 given unread, its content read as the next request",
         _CATCHERS,
-        on_response=_busy_content_as_next_request,
+        on_response=unread_as_next_request(_busy),
     ),
 )

@@ -12,37 +12,16 @@ and If-Match that never matches, not even the exact current tag.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
 from email.utils import format_datetime, parsedate_to_datetime
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation
-from mixbatch_conformance.run.plants._edits import Part, field_of, is_batch
-from mixbatch_conformance.transport.relay import RelayRequest
+from mixbatch_conformance.run.plants._preconditions import NO_MATCH, FieldsEdit, everywhere
 
 __all__ = ["PLANTS"]
 
-#: What the edited server's failed precondition reads as: a tag no resource carries.
-NO_MATCH = '"mb-plant-no-match"'
 #: The date preconditions.
 DATE_FIELDS = frozenset({"if-modified-since", "if-unmodified-since"})
-
-FieldsEdit = Callable[[str, FieldList], FieldList]
-
-
-def _everywhere(
-    edit: FieldsEdit,
-) -> tuple[Callable[[RelayRequest], None], Callable[[list[Part]], list[Part]]]:
-    """The same edit of a request's fields alone (by its method) and of each part's."""
-
-    def alone(req: RelayRequest) -> None:
-        if not is_batch(req):
-            req.headers = edit(req.method, req.headers)
-
-    def parts(ps: list[Part]) -> list[Part]:
-        return [(edit((field_of(f, "Http-Method") or "GET").upper(), f), b) for f, b in ps]
-
-    return alone, parts
 
 
 def _head_inm_as_unsafe(method: str, fields: FieldList) -> FieldList:
@@ -81,7 +60,7 @@ def _if_match_never_matches(method: str, fields: FieldList) -> FieldList:
 
 
 def _plant(name: str, breaks: str, catchers: tuple[str, ...], edit: FieldsEdit) -> Mutation:
-    alone, parts = _everywhere(edit)
+    alone, parts = everywhere(edit)
     return Mutation(name, breaks, catchers, on_request=alone, on_request_parts=parts)
 
 

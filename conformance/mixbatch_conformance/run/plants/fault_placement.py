@@ -20,6 +20,7 @@ from mixbatch_conformance.run.plants._edits import (
     all_of,
     boundary_of,
     header_has,
+    problem_doc,
     refuses,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -75,14 +76,11 @@ def _first_lines_malformed(req: RelayRequest) -> bool:
 
 def _last_index_one_past(req: RelayRequest, resp: RelayResponse) -> None:
     """A problem document naming the last of several parts names one past it instead."""
-    if resp.status < 400 or "problem+json" not in (resp.get("Content-Type") or ""):
+    doc = problem_doc(resp) if resp.status >= 400 else None
+    if doc is None:
         return
     count = len(_raw_parts(req))
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if count >= 2 and isinstance(doc, dict) and doc.get("part_index") == count - 1:
+    if count >= 2 and doc.get("part_index") == count - 1:
         doc["part_index"] = count
         resp.body = json.dumps(doc).encode()
 

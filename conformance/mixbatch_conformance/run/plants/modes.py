@@ -28,6 +28,7 @@ from mixbatch_conformance.run.plants._edits import (
     parts_of,
     refuses,
     set_field,
+    stops_at_unresolved,
     without_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -93,18 +94,6 @@ def _unresolved_as_424(parts: list[Part]) -> list[Part]:
     for f, b in parts:
         if field_of(f, "Batch-Outcome") == "skipped" and b"MB-PROC-20" in b:
             f = [*without_field(f, "Batch-Outcome"), ("Http-Status-Code", "424")]
-        out.append((f, b))
-    return out
-
-
-def _unresolved_stops(parts: list[Part]) -> list[Part]:
-    """Every part after an unresolved one skipped, as if it had failed under stop."""
-    out: list[Part] = []
-    stopped = False
-    for f, b in parts:
-        if stopped and field_of(f, "Batch-Outcome") is None:
-            f = [*without_field(f, "Http-Status-Code"), ("Batch-Outcome", "skipped")]
-        stopped = stopped or b"MB-PROC-20" in b
         out.append((f, b))
     return out
 
@@ -384,7 +373,7 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-20 an unresolved part taken as failing",
         ("references-unresolved-skipped",),
         on_response=map_parts(
-            _unresolved_stops, all_of(_REFERENCES, header_has("Prefer", r"(?i)stop"))
+            stops_at_unresolved, all_of(_REFERENCES, header_has("Prefer", r"(?i)stop"))
         ),
     ),
     P(

@@ -122,14 +122,7 @@ class _OutsideHold:
         if resp.status == 207 and "json" in (resp.get("Content-Type") or ""):
             resp.body = _json_as_read(resp.body, seen)
             return
-        rb = boundary_of(resp)
-        answered = parts_of(resp.body, rb) if rb else None
-        if answered is None:
-            return
-        for i, doc in seen.items():
-            if i < len(answered):
-                answered[i] = _as_read(answered[i], doc)
-        resp.body = write_parts(answered, rb or "")
+        _parts_as_read(resp, seen)
 
 
 def _committed(resp: RelayResponse) -> bool:
@@ -204,14 +197,7 @@ class _EarlySnapshot:
                 for i, (f, _) in enumerate(parts)
                 if _method(f) == "GET" and _target(f) in self.restored
             }
-        rb = boundary_of(resp)
-        answered = parts_of(resp.body, rb) if rb and seen else None
-        if answered is None:
-            return
-        for i, doc in seen.items():
-            if i < len(answered):
-                answered[i] = _as_read(answered[i], doc)
-        resp.body = write_parts(answered, rb or "")
+        _parts_as_read(resp, seen)
 
     def _read_alone(self, req: RelayRequest, resp: RelayResponse) -> None:
         if req.method != "GET":
@@ -245,6 +231,19 @@ def _json_as_read(body: bytes, seen: dict[int, bytes | None]) -> bytes:
             entry["body"] = member.decode("utf-8", "replace") if member is not None else ""
             entry["headers"] = [["Content-Type", "application/json"]] if member is not None else []
     return json.dumps(doc).encode()
+
+
+def _parts_as_read(resp: RelayResponse, seen: dict[int, bytes | None]) -> None:
+    """The multipart answer's parts at the indexes of `seen` show what was read there (nothing
+    when `seen` is empty)."""
+    rb = boundary_of(resp)
+    answered = parts_of(resp.body, rb) if rb and seen else None
+    if answered is None:
+        return
+    for i, doc in seen.items():
+        if i < len(answered):
+            answered[i] = _as_read(answered[i], doc)
+    resp.body = write_parts(answered, rb or "")
 
 
 def _as_read(part: Part, doc: bytes | None) -> Part:
@@ -316,48 +315,54 @@ _FIRST = _SafeFirst(lambda req: not _atomic(req) and not _stop(req))
 _FIRST_STOP = _SafeFirst(lambda req: not _atomic(req) and _stop(req))
 
 P = Mutation
+
+
+def _stateful(
+    name: str,
+    breaks: str,
+    catchers: tuple[str, ...],
+    server: _OutsideHold | _EarlySnapshot | _SafeFirst,
+) -> Mutation:
+    """A plant whose request and response edits are those of one planted server's state."""
+    return P(name, breaks, catchers, on_request=server.request, on_response=server.response)
+
+
 PLANTS: tuple[Mutation, ...] = (
-    P(
+    _stateful(
         "batch-parts-outside-atomic-hold",
         "MB-PROC-15 a batch's GET part sees a running atomic batch's write",
         ("atomic-rollback-unseen-by-every-reader",),
-        on_request=_BATCH_READER.request,
-        on_response=_BATCH_READER.response,
+        _BATCH_READER,
     ),
-    P(
+    _stateful(
         "json-reader-outside-atomic-hold",
         "MB-PROC-15 a batch answered in the JSON form sees a running atomic batch's write",
         ("atomic-rollback-unseen-by-every-reader",),
-        on_request=_JSON_READER.request,
-        on_response=_JSON_READER.response,
+        _JSON_READER,
     ),
-    P(
+    _stateful(
         "atomic-reader-outside-atomic-hold",
         "MB-PROC-15 an atomic batch's GET part sees another running atomic batch's write",
         ("atomic-rollback-unseen-by-every-reader",),
-        on_request=_ATOMIC_READER.request,
-        on_response=_ATOMIC_READER.response,
+        _ATOMIC_READER,
     ),
-    P(
+    _stateful(
         "atomic-snapshot-before-hold",
         "MB-PROC-15 a rolled-back atomic batch puts back another atomic batch's rolled-back writes",
         ("atomic-batches-queued-undo-only-their-own",),
-        on_request=_EARLY_SNAPSHOT.request,
-        on_response=_EARLY_SNAPSHOT.response,
+        _EARLY_SNAPSHOT,
     ),
-    P(
+    _stateful(
         "safe-parts-started-first",
         "MB-PROC-2 safe parts run before the writes placed ahead of them",
         ("safe-parts-see-earlier-writes",),
-        on_request=_FIRST.request,
-        on_response=_FIRST.response,
+        _FIRST,
     ),
-    P(
+    _stateful(
         "safe-parts-started-first-stop",
         "MB-PROC-2 safe parts run first under batch-on-error=stop",
         ("safe-parts-see-earlier-writes",),
-        on_request=_FIRST_STOP.request,
-        on_response=_FIRST_STOP.response,
+        _FIRST_STOP,
     ),
     P(
         "get-head-part-content-dropped",

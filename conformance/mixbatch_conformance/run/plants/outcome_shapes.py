@@ -32,6 +32,7 @@ from mixbatch_conformance.run.plants._edits import (
     header_has,
     is_batch,
     map_parts,
+    unread_as_next_request,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -79,17 +80,9 @@ def _status_twice(parts: list[Part]) -> list[Part]:
     return out
 
 
-def _unread_content_as_next_request(req: RelayRequest, resp: RelayResponse) -> None:
-    """After a limit refusal, the next request on the connection is the refused batch's
-    unread rest: a request line the server cannot parse, answered 400."""
-    if req.connection.pop("unread", None):
-        doc = {"type": "about:blank", "title": "Bad Request", "status": 400}
-        resp.status = 400
-        resp.headers = [("Content-Type", "application/problem+json")]
-        resp.body = json.dumps(doc).encode()
-        return
-    if is_batch(req) and resp.status in (413, 431):
-        req.connection["unread"] = True
+def _limit_refusal(req: RelayRequest, resp: RelayResponse) -> bool:
+    """A limit refusal of a batch: 413 or 431."""
+    return is_batch(req) and resp.status in (413, 431)
 
 
 _ROLLED_BACK = re.compile(rb"(?im)^batch-outcome:[ \t]*rolled-back[ \t]*\r?$")
@@ -143,7 +136,7 @@ PLANTS: tuple[Mutation, ...] = (
         "limit-refusal-content-read-as-next-request",
         "MB-PIPE-1 a limit refusal's unread content read as the next request",
         ("pipelining-behind-limit-refusals",),
-        on_response=_unread_content_as_next_request,
+        on_response=unread_as_next_request(_limit_refusal),
     ),
     Mutation(
         "rolled-back-answer-closes-connection",

@@ -50,6 +50,7 @@ from mixbatch_conformance.run.plants._edits import (
     parts_of,
     without_field,
 )
+from mixbatch_conformance.run.plants._preconditions import NO_MATCH, FieldsEdit, everywhere
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -57,31 +58,12 @@ __all__ = ["PLANTS"]
 #: The date preconditions, and the date an unreadable one is planted to mean.
 DATE_FIELDS = frozenset({"if-modified-since", "if-unmodified-since"})
 EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
-#: What the edited server's failed precondition reads as: a tag no resource carries.
-NO_MATCH = '"mb-plant-no-match"'
 _STOP = header_has("Prefer", r"(?i)batch-on-error\s*=\s*\"?stop")
 _ATOMIC = header_has("Batch-Mode", r"(?i)\batomic\b")
 #: The preconditions that can fail a GET with 412 (RFC 9110 §13.1.1, §13.1.4).
 _FAILING_FIELDS = ("if-match", "if-unmodified-since")
 #: Marks a batch whose mode the relay withheld from the server: the field to put back.
 _WITHHELD = "X-Plant-Mode-Withheld"
-
-FieldsEdit = Callable[[str, FieldList], FieldList]
-
-
-def _everywhere(
-    edit: FieldsEdit,
-) -> tuple[Callable[[RelayRequest], None], Callable[[list[Part]], list[Part]]]:
-    """The same edit of a request's fields alone (by its method) and of each part's."""
-
-    def alone(req: RelayRequest) -> None:
-        if not is_batch(req):
-            req.headers = edit(req.method, req.headers)
-
-    def parts(ps: list[Part]) -> list[Part]:
-        return [(edit((field_of(f, "Http-Method") or "GET").upper(), f), b) for f, b in ps]
-
-    return alone, parts
 
 
 def _names(fields: FieldList) -> set[str]:
@@ -150,7 +132,7 @@ def _inm_strong_on_writes(method: str, fields: FieldList) -> FieldList:
 
 
 def _plant(name: str, breaks: str, catchers: tuple[str, ...], edit: FieldsEdit) -> Mutation:
-    alone, parts = _everywhere(edit)
+    alone, parts = everywhere(edit)
     return Mutation(name, breaks, catchers, on_request=alone, on_request_parts=parts)
 
 

@@ -7,12 +7,11 @@ ones write a refusal as plain text when the request's Accept does not name probl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import RespEdit, boundary_of
+from mixbatch_conformance.run.plants._edits import RespEdit, boundary_of, edit_problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -22,15 +21,7 @@ def _problem_edit(fn: Callable[[dict[str, Any]], None]) -> RespEdit:
     """A server whose problem documents `fn` edits."""
 
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        if "problem+json" not in (resp.get("Content-Type") or ""):
-            return
-        try:
-            doc = json.loads(resp.body)
-        except ValueError:
-            return
-        if isinstance(doc, dict):
-            fn(doc)
-            resp.body = json.dumps(doc).encode()
+        edit_problem(resp, fn)
 
     return edit
 

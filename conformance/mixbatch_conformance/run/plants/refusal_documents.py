@@ -17,25 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import Part, field_of, set_field
+from mixbatch_conformance.run.plants._edits import Part, edit_problem, field_of, set_field
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
 #: The JSON form's media type, as a request's Accept names it.
 _JSON_FORM = "application/vnd.mixbatch.multistatus+json"
-
-
-def _edit_problem(resp: RelayResponse, fn: Callable[[dict[str, Any]], None]) -> None:
-    if "problem+json" not in (resp.get("Content-Type") or ""):
-        return
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if isinstance(doc, dict):
-        fn(doc)
-        resp.body = json.dumps(doc).encode()
 
 
 def _drop(*members: str) -> Callable[[dict[str, Any]], None]:
@@ -49,26 +37,26 @@ def _drop(*members: str) -> Callable[[dict[str, Any]], None]:
 def _negotiation_document_by_hand(req: RelayRequest, resp: RelayResponse) -> None:
     """The 406 written by the negotiation code: status, detail and requirement only."""
     if resp.status == 406:
-        _edit_problem(resp, _drop("type", "title"))
+        edit_problem(resp, _drop("type", "title"))
 
 
 def _json_form_refusal_untyped(req: RelayRequest, resp: RelayResponse) -> None:
     """The JSON form's code path refuses a faulty envelope with a document lacking `type`."""
     if resp.status == 400 and _JSON_FORM in (req.get("Accept") or ""):
-        _edit_problem(resp, _drop("type"))
+        edit_problem(resp, _drop("type"))
 
 
 def _atomic_refusal_untitled(req: RelayRequest, resp: RelayResponse) -> None:
     """The atomic mode validates the envelope again in its own code and writes a document
     with no title."""
     if resp.status == 400 and (req.get("Batch-Mode") or "").strip() == "atomic":
-        _edit_problem(resp, _drop("title"))
+        edit_problem(resp, _drop("title"))
 
 
 def _mode_refusal_title_empty(req: RelayRequest, resp: RelayResponse) -> None:
     """Titles come from a table of statuses that has no row for 501."""
     if resp.status == 501:
-        _edit_problem(resp, lambda doc: doc.update(title=""))
+        edit_problem(resp, lambda doc: doc.update(title=""))
 
 
 def _limit_value_reached(req: RelayRequest, resp: RelayResponse) -> None:
@@ -79,7 +67,7 @@ def _limit_value_reached(req: RelayRequest, resp: RelayResponse) -> None:
             doc["value"] += 1
 
     if resp.status in (413, 431):
-        _edit_problem(resp, edit)
+        edit_problem(resp, edit)
 
 
 def _abort_document_by_hand(parts: list[Part]) -> list[Part]:

@@ -14,13 +14,11 @@ takes `/batch/` for the batch endpoint while the nesting test compares the liter
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.run.plants._edits import edit_problem, is_batch, problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -31,18 +29,6 @@ _OTHER_CASE_FORBIDDEN = re.compile(rb"(?im)^Http-Method:[ \t]*(trace|connect)[ \
 _OPAQUE_SCHEME = re.compile(rb"(?im)^Content-Id:[ \t]*<(a:b|mailto:[^>]*)>")
 #: The statuses of faults outside the content (method, Accept, Content-Type, Batch-Mode).
 _UNLOCATED_STATUSES = frozenset({405, 406, 415, 501})
-
-
-def _edit_problem(resp: RelayResponse, fn: Callable[[dict[str, Any]], None]) -> None:
-    if "problem+json" not in (resp.get("Content-Type") or ""):
-        return
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if isinstance(doc, dict):
-        fn(doc)
-        resp.body = json.dumps(doc).encode()
 
 
 def _other_case_method_refused(req: RelayRequest, resp: RelayResponse) -> None:
@@ -63,13 +49,13 @@ def _method_refusal_as_text(req: RelayRequest, resp: RelayResponse) -> None:
 def _get_content_names_envelope(req: RelayRequest, resp: RelayResponse) -> None:
     """The 400 to a GET with content names the envelope rule, not MB-METHOD-3."""
     if req.method == "GET" and resp.status == 400:
-        _edit_problem(resp, lambda doc: doc.update(requirement="MB-STATUS-2"))
+        edit_problem(resp, lambda doc: doc.update(requirement="MB-STATUS-2"))
 
 
 def _opaque_scheme_named_malformed(req: RelayRequest, resp: RelayResponse) -> None:
     """A URI parser that fails on `a:b` or `mailto:`: another scheme named MB-PART-4."""
     if resp.status == 400 and _OPAQUE_SCHEME.search(req.body):
-        _edit_problem(resp, lambda doc: doc.update(requirement="MB-PART-4"))
+        edit_problem(resp, lambda doc: doc.update(requirement="MB-PART-4"))
 
 
 def _malformed_target_named_other_origin(req: RelayRequest, resp: RelayResponse) -> None:
@@ -80,19 +66,19 @@ def _malformed_target_named_other_origin(req: RelayRequest, resp: RelayResponse)
             doc["requirement"] = "MB-SUB-2"
 
     if resp.status == 400 and re.search(rb"(?im)^Content-Id:[ \t]*<", req.body):
-        _edit_problem(resp, edit)
+        edit_problem(resp, edit)
 
 
 def _limit_named_framing(req: RelayRequest, resp: RelayResponse) -> None:
     """A generic malformed-request path: a limit's 413 or 431 names MB-WIRE-17."""
     if resp.status in (413, 431):
-        _edit_problem(resp, lambda doc: doc.update(requirement="MB-WIRE-17"))
+        edit_problem(resp, lambda doc: doc.update(requirement="MB-WIRE-17"))
 
 
 def _located_at_start(req: RelayRequest, resp: RelayResponse) -> None:
     """Every refusal carries part_index 0 and byte_offset 0 unless the parser set them."""
     if resp.status in _UNLOCATED_STATUSES:
-        _edit_problem(resp, lambda doc: doc.update(part_index=0, byte_offset=0))
+        edit_problem(resp, lambda doc: doc.update(part_index=0, byte_offset=0))
 
 
 def _trailing_slash_routed(req: RelayRequest) -> None:

@@ -30,6 +30,7 @@ from mixbatch_conformance.run.plants._edits import (
     header_has,
     is_batch,
     map_parts,
+    problem_doc,
     refuses,
     set_field,
 )
@@ -43,13 +44,8 @@ _PART_TARGET_REFUSALS = frozenset({"MB-SUB-2", "MB-SUB-3", "MB-SUB-4", "MB-SUB-8
 
 def _target_refusals_unlocated(req: RelayRequest, resp: RelayResponse) -> None:
     """A refusal of a part's target or method without the part's index or offset."""
-    if "problem+json" not in (resp.get("Content-Type") or ""):
-        return
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if isinstance(doc, dict) and doc.get("requirement") in _PART_TARGET_REFUSALS:
+    doc = problem_doc(resp)
+    if doc is not None and doc.get("requirement") in _PART_TARGET_REFUSALS:
         doc.pop("part_index", None)
         doc.pop("byte_offset", None)
         resp.body = json.dumps(doc).encode()
@@ -69,13 +65,10 @@ def _coding_refusal_names_server_rule(req: RelayRequest, resp: RelayResponse) ->
     """The 415 for a content coding names the server's rule (MB-INTER-6) in its problem
     document, where spec 5.3 names MB-WIRE-2."""
     coded = any(n.lower() == "content-encoding" for n, _ in req.headers)
-    if resp.status != 415 or not coded or "problem+json" not in (resp.get("Content-Type") or ""):
+    if resp.status != 415 or not coded:
         return
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        return
-    if isinstance(doc, dict) and doc.get("requirement") == "MB-WIRE-2":
+    doc = problem_doc(resp)
+    if doc is not None and doc.get("requirement") == "MB-WIRE-2":
         doc["requirement"] = "MB-INTER-6"
         resp.body = json.dumps(doc).encode()
 
