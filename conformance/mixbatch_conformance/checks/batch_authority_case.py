@@ -14,6 +14,7 @@ It writes nothing.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.host_names import case_spellings, host_name
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -24,18 +25,15 @@ from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 __all__: list[str] = []
 
 BOUNDARY = "mb-authority-case-3d91"
-#: Loopback addresses and the host name of the same machine.
-HOST_ALIASES = {"127.0.0.1": "localhost", "::1": "localhost"}
 
 
 def _spellings(ctx: Context) -> list[str]:
     """The batch's host name in upper and in mixed case, with the port as the suite sends it."""
-    name = ctx.host if any(c.isalpha() for c in ctx.host) else HOST_ALIASES.get(ctx.host, "")
-    if not name or name.startswith("["):
+    name = host_name(ctx)
+    if name is None:
         return []
     port = "" if ctx.port == DEFAULT_PORTS[ctx.scheme] else f":{ctx.port}"
-    mixed = "".join(c.upper() if i % 2 == 0 else c.lower() for i, c in enumerate(name))
-    return [f"{spelled}{port}" for spelled in dict.fromkeys((name.upper(), mixed))]
+    return [f"{spelled}{port}" for spelled in case_spellings(name) if spelled != name.lower()]
 
 
 @checker(

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import gzip
 
-from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING, accepted_codings
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import list_members
 
 __all__: list[str] = []
 
@@ -97,9 +96,7 @@ def content_coding_names_any_case(ctx: Context, judge: Judge) -> None:
             "POST", ctx.batch_path, [ctype, ("Content-Encoding", UNKNOWN_CODING)], body
         ),
     )
-    decoded = {
-        m.split(";", 1)[0].strip().lower() for m in list_members(refusal.get_all("Accept-Encoding"))
-    }
+    decoded = set(accepted_codings(refusal))
     tries: list[tuple[tuple[str, ...], bytes]] = [(lines, body) for lines in IDENTITY_SPELLINGS]
     if "gzip" in decoded:
         tries += [((name,), gzip.compress(body)) for name in GZIP_SPELLINGS]

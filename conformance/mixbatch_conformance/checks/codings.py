@@ -22,13 +22,13 @@ registered coding the suite cannot make (br, zstd, ...) is noted and left untrie
 
 from __future__ import annotations
 
-import gzip
-import zlib
-from collections.abc import Callable
-
 from mixbatch_conformance.checks._shared.alone import role_of
 from mixbatch_conformance.checks._shared.chunking import CHUNK_OCTETS, chunked_content
-from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
+from mixbatch_conformance.checks._shared.content_codings import (
+    ENCODERS,
+    UNKNOWN_CODING,
+    accepted_codings,
+)
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found, sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -37,7 +37,6 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import comparable_fields
-from mixbatch_conformance.core.validator import list_members
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -48,13 +47,6 @@ BOUNDARY = "mb-coding-7d1e04b9a2c85f63"
 FRAMING_LOOKALIKE = b"line one\r\n--\r\n--not-the-boundary\r\n0\r\n\r\n-- last line\r\n"
 #: The large body: more than one chunk, so the batch spans several.
 LARGE_OCTETS = CHUNK_OCTETS + 4099
-#: Content codings the suite makes with the standard library (RFC 9110 §8.4.1: gzip and
-#: x-gzip are the gzip format, deflate the zlib format).
-ENCODERS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": gzip.compress,
-    "x-gzip": gzip.compress,
-    "deflate": zlib.compress,
-}
 #: Registered content codings (the HTTP Content Coding Registry) the suite cannot make: a server
 #: naming one is taken at its word.
 UNMADE_CODINGS = frozenset(
@@ -178,32 +170,12 @@ def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
         _named_codings_decoded(ctx, judge, resp)
 
 
-def _weight(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _named_codings(resp: Response) -> list[str]:
-    """The codings an Accept-Encoding names, lower-cased, without those weighted q=0."""
-    names: list[str] = []
-    for member in list_members(resp.get_all("Accept-Encoding")):
-        name, *params = (p.strip() for p in member.split(";"))
-        weights = [p.split("=", 1)[1].strip() for p in params if p.lower().startswith("q=")]
-        if weights and _weight(weights[0]) == 0:
-            continue  # RFC 9110 §12.5.3: "q=0" names a coding as not acceptable.
-        if name and name.lower() not in NOT_A_CODING:
-            names.append(name.lower())
-    return names
-
-
 def _named_codings_decoded(ctx: Context, judge: Judge, refusal: Response) -> None:
     """Each coding the 415 names is decoded: a batch in it is processed, not refused 415."""
     subs = list(ok_and_not_found(ctx, judge))
     body = compose_batch(subs, BOUNDARY)
     cids = [s.content_id for s in subs]
-    for name in dict.fromkeys(_named_codings(refusal)):
+    for name in dict.fromkeys(n for n in accepted_codings(refusal) if n not in NOT_A_CODING):
         if name in UNMADE_CODINGS:
             judge.note(f"Accept-Encoding names {name!r}, a coding the suite cannot make: untried")
             continue

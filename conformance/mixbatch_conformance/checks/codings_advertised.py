@@ -15,56 +15,25 @@ checks of that refusal). The batches only read.
 
 from __future__ import annotations
 
-import gzip
-import zlib
-from collections.abc import Callable
-
-from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
+from mixbatch_conformance.checks._shared.content_codings import (
+    ENCODERS,
+    UNKNOWN_CODING,
+    accepted_codings,
+)
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import list_members
-from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
 BOUNDARY = "mb-coding-advertised-5c09e7a1"
-#: Content codings the standard library makes (RFC 9110 §8.4.1: gzip and x-gzip are the gzip
-#: format, deflate the zlib format).
-ENCODERS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": gzip.compress,
-    "x-gzip": gzip.compress,
-    "deflate": zlib.compress,
-}
 #: The names under which an Accept-Encoding names a decoded coding (RFC 9110 §8.4.1.3).
 SPELLINGS: dict[str, frozenset[str]] = {
     "gzip": frozenset({"gzip", "x-gzip"}),
     "x-gzip": frozenset({"gzip", "x-gzip"}),
     "deflate": frozenset({"deflate"}),
 }
-
-
-def _weight(params: list[str]) -> float:
-    for p in params:
-        name, _, value = p.partition("=")
-        if name.strip().lower() == "q":
-            try:
-                return float(value.strip())
-            except ValueError:
-                return 1.0
-    return 1.0
-
-
-def _named(resp: Response) -> set[str]:
-    """The codings an Accept-Encoding names, lower-cased, without those weighted q=0
-    (RFC 9110 §12.5.3: "q=0" names a coding as not acceptable)."""
-    names: set[str] = set()
-    for member in list_members(resp.get_all("Accept-Encoding")):
-        name, *params = (p.strip() for p in member.split(";"))
-        if name and _weight(params) != 0:
-            names.add(name.lower())
-    return names
 
 
 @checker(
@@ -89,7 +58,7 @@ def decoded_codings_advertised(ctx: Context, judge: Judge) -> None:
         "an Accept-Encoding field",
         "MB-INTER-6",
     )
-    named = _named(refusal)
+    named = set(accepted_codings(refusal))
     for name, encode in ENCODERS.items():
         head = [ctype, ("Content-Encoding", name)]
         resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, encode(body)))

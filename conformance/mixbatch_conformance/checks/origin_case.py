@@ -13,6 +13,7 @@ answer a batch addressed by that name (a virtual host it does not serve) makes t
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.host_names import case_spellings, host_name
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -21,15 +22,7 @@ from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
 __all__: list[str] = []
 
-#: Loopback addresses and the host name that names the same machine.
-LOOPBACK_NAMES = {"127.0.0.1": "localhost", "[::1]": "localhost", "::1": "localhost"}
 BOUNDARY = "mb-origin-case-5f1c9a2e7b"
-
-
-def case_spellings(host: str) -> tuple[str, ...]:
-    """`host` in lower case, upper case and alternating case, each once."""
-    mixed = "".join(c.upper() if i % 2 else c.lower() for i, c in enumerate(host))
-    return tuple(dict.fromkeys((host.lower(), host.upper(), mixed)))
 
 
 @checker(
@@ -39,8 +32,8 @@ def case_spellings(host: str) -> tuple[str, ...]:
     state=State.READ_ONLY,
 )
 def same_origin_host_in_any_case(ctx: Context, judge: Judge) -> None:
-    name = ctx.host if any(c.isalpha() for c in ctx.host) else LOOPBACK_NAMES.get(ctx.host)
-    if name is None or name.startswith("["):
+    name = host_name(ctx)
+    if name is None:
         judge.not_applicable(f"the target's host {ctx.host} has no host name to spell in case")
     ok = ctx.path(ctx.resource(judge, "ok"))
     port = "" if ctx.port == DEFAULT_PORTS[ctx.scheme] else f":{ctx.port}"
