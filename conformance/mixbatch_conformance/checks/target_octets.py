@@ -28,8 +28,6 @@ delimiter is not removed.
 
 from __future__ import annotations
 
-from urllib.parse import urljoin, urlsplit
-
 from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
 from mixbatch_conformance.checks._shared.limit_cases import (
     envelope,
@@ -38,6 +36,7 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     sent,
     within,
 )
+from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -64,10 +63,7 @@ QUERIES = (
 def _resolved(ctx: Context, ref: str) -> str:
     """The origin-form target RFC 3986 §5.2 gives `ref` against the batch request's URI: its
     path (`/` when empty, RFC 9112 §3.2.1) and its query, kept when defined though empty."""
-    base = f"{ctx.scheme}://{ctx.authority}{ctx.batch_path}"
-    url = urlsplit(urljoin(base, ref))
-    query = ref.split("?", 1)[1] if "?" in ref else None
-    return (url.path or "/") + (f"?{query}" if query is not None else "")
+    return resolve(ctx.batch_path, ref)
 
 
 @checker(
