@@ -88,10 +88,11 @@ def build(go: str, patch: Path | None, work: Path, cache: Path) -> Path:
 
 
 @contextmanager
-def serving(binary: Path) -> Iterator[str]:
-    """Start the server on a free loopback port; yields its URL."""
+def serving(binary: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start the server on a free loopback port (with `env`, when given); yields its URL."""
     proc = subprocess.Popen(
         [str(binary), "-addr", "127.0.0.1:0"],
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

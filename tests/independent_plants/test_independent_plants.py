@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.independent_plants import run_plants
+from tests.independent_plants import go_coverage, run_plants
 
 HERE = Path(__file__).resolve().parent
 
@@ -63,3 +63,63 @@ def test_every_recorded_catch_still_holds(folder: Path, tmp_path: Path, mixbatch
         if v["caught_by_requirement"] and not now[v["id"]]["caught_by_requirement"]
     ]
     assert lost == [], f"plants no longer caught: {lost}"
+
+
+def test_coverage_allowances_name_existing_blocks() -> None:
+    """Each allowance names a line of source that still stands in the function it names, with
+    a reason; an allowance for code that was removed would hide nothing and mislead."""
+    allowed = json.loads(go_coverage.ALLOWED.read_text())["allowed"]
+    assert allowed, "the allowance list is empty"
+    for entry in allowed:
+        lines = (run_plants.SERVER_DIR / entry["file"]).read_text().splitlines()
+        where = [
+            i for i, line in enumerate(lines, 1)
+            if line.strip() == entry["text"]
+            and go_coverage.enclosing_function(lines, i) == entry["function"]
+        ]  # fmt: skip
+        assert where, entry
+        assert entry["reason"].strip(), entry
+
+
+def test_coverage_profile_is_read_by_block(tmp_path: Path) -> None:
+    """A block with count 0 is listed under its function; counted statements are totalled."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text(
+        "package main\n\nfunc f(x int) int {\n\tif x > 0 {\n\t\treturn 1\n\t}\n\treturn 0\n}\n"
+    )
+    profile = tmp_path / "p.txt"
+    profile.write_text(
+        "mode: set\n"
+        "example/a.go:3.20,4.11 1 1\n"
+        "example/a.go:4.11,6.3 1 0\n"
+        "example/a.go:7.2,7.10 1 1\n"
+    )
+    total, covered, blocks = go_coverage.read_blocks(profile, src)
+    assert (total, covered) == (3, 2)
+    assert [(b.function, b.first, b.text) for b in blocks] == [("f", 4, "if x > 0 {")]
+    unexplained, stale = go_coverage.compare(
+        blocks, [{"file": "a.go", "function": "f", "text": "return 0", "reason": "r"}]
+    )
+    assert [b.first for b in unexplained] == [4]
+    assert stale == [{"file": "a.go", "function": "f", "text": "return 0", "reason": "r"}]
+
+
+#: Seconds for the covered server's one standard-tier run and its build.
+COVERAGE_TIMEOUT_S = 900
+
+
+@pytest.mark.deep
+@pytest.mark.timeout(COVERAGE_TIMEOUT_S)
+def test_standard_tier_reaches_every_reachable_block(tmp_path: Path, mixbatch_tier: str) -> None:
+    """Every block of the Go server that a request can reach is executed by the standard tier:
+    a block no check reaches is an input no check sends, where any planted mistake passes."""
+    if mixbatch_tier != "deep":
+        pytest.skip("the covered server runs with --mixbatch-tier deep (make deep)")
+    if run_plants.find_go() is None:
+        pytest.skip("no go binary on PATH or at /usr/local/go/bin/go")
+    out = tmp_path / "coverage.json"
+    code = go_coverage.main(["--check", "--out", str(out)])
+    found = json.loads(out.read_text())
+    unexplained = [u for u in found["unexecuted"] if u["allowed"] is None]
+    assert code == 0, (unexplained, found["stale_allowances"])
