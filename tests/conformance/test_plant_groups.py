@@ -77,6 +77,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
 - busy connections: the connection closed after the budget's 503, or the refused batch's
   content read as the next request (MB-PIPE-1, slow).
+- targets and hosts: a Content-Id with a bad scheme, a fragment holding # or brackets or a query
+  holding a bracket taken (MB-PART-4) or refused at part 0 (MB-STATUS-4), dot segments climbing
+  above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets or a
+  reg-name delimiter taken, a valid IP-literal or encoded Host refused (MB-PART-5), an absolute
+  target naming an IP-literal Host taken for another origin (MB-SUB-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -126,6 +131,7 @@ from mixbatch_conformance.run.plants import (
     resolution,
     sandbox_inputs,
     summary_counts,
+    targets_and_hosts,
     valid_inputs,
     write_kinds,
 )
@@ -305,6 +311,18 @@ GROUPS = (
             "unlocated-refusals-carry-no-location",
             "nesting-routed-spellings-refused",
             "limit-parts-one-over",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        "targets-and-hosts",
+        _names(targets_and_hosts.PLANTS),
+        (
+            "part-faults-refused-in-every-position",
+            "refusal-names-broken-requirement",
+            "dot-segments-removed-in-every-reference-form",
+            "batch-host-invalid-refused",
+            "batch-host-valid-literals-as-origin",
         ),
         ("FAIL",),
     ),

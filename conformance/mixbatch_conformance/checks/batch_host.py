@@ -14,13 +14,33 @@ invalid; the spec leaves open whether the batch request is refused for it, but f
 absolute part target with an empty host means (spec 8.3: "an empty host (`http:///x`)
 matches no batch request"). So the batch under an empty Host whose part names
 `http:///<ok path>` is 400 either way: for its Host, or under MB-SUB-2 for its target.
+
+The invalid Hosts also hold userinfo before the target's own authority, each character outside
+reg-name that an HTTP library may let through or refuse itself (`^`, `{`, `|`, `` ` ``), a `%`
+not followed by two hex digits, and `[`/`]` outside an IP-literal or around no IP address, so
+that some reach a server's own Host test whichever library it sits on.
+
+`batch-host-valid-literals-as-origin` sends the other side: a Host that is an IP-literal
+(`[::1]:port`) and one whose reg-name is percent-encoded (`%6Cocalhost:port`) are valid
+(RFC 3986 §3.2.2), and spec 3.2.2 builds the base URI from the Host "as RFC 9110 §7.1 says".
+Whether a server serves a Host at all is its own business, so each is first sent alone (a GET
+of the echo); a Host the server serves alone then addresses a batch whose parts name the echo
+by a path, a relative reference and an absolute URI with exactly that Host as authority. Each
+is processed (MB-PART-5, MB-SUB-2: the absolute target's authority is the batch request's own),
+reaches the echo with the resolved target and the authority the request alone was addressed to
+(MB-PART-13).
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.host_names import host_name
+from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
@@ -28,6 +48,30 @@ BOUNDARY = "mb-batch-host-3e8d51c0a7"
 #: Host values that are not `uri-host [ ":" port ]` (RFC 9110 §7.2; RFC 3986 §3.2.2, §3.2.3):
 #: a space in the host, a port that is not digits, and userinfo, which Host never carries.
 INVALID_HOSTS = ("a b", "x:y:z", "u@h")
+
+
+def invalid_hosts(ctx: Context) -> list[str]:
+    """INVALID_HOSTS, and Hosts built on the target's own authority that RFC 3986 §3.2.2 also
+    refuses: userinfo before it, a character outside reg-name (`^`, `{`, `|`, a backquote), a
+    `%` without two hex digits, `[`/`]` outside an IP-literal, an IP-literal holding no
+    address, text after an IP-literal's `]`, an IP-literal left open."""
+    port = f":{ctx.port}"
+    return [
+        *INVALID_HOSTS,
+        f"u@{ctx.authority}",
+        f"{ctx.host}^{port}",
+        f"mb{{host}}{port}",
+        f"mb|host{port}",
+        f"mb`host{port}",
+        f"mb%zzhost{port}",
+        f"mb-host%4{port}",
+        f"mb[host]{port}",
+        f"[zz]{port}",
+        f"[::1]x{port}",
+        f"[::1{port}",
+    ]
+
+
 #: Stands in for the Host line while the request is built, so it can be written empty.
 _PLACEHOLDER = "mb-host-placeholder.invalid"
 
@@ -46,14 +90,14 @@ def _post(ctx: Context, judge: Judge, target: str, host: str | None) -> int:
 @checker(
     "batch-host-invalid-refused",
     ("MB-PART-5", "MB-SUB-2"),
-    "A batch request whose Host is not uri-host [':' port] is answered 400, and one with an empty Host whose part names http:///path is answered 400.",
+    "A batch request whose Host is not uri-host [':' port] (a space, userinfo, a character outside reg-name, a bad percent-escape, misplaced brackets, an IP-literal holding no address or left open) is answered 400, and one with an empty Host whose part names http:///path is answered 400.",
     state=State.READ_ONLY,
 )
 def batch_host_invalid_refused(ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
     if _post(ctx, judge, ok, ctx.authority) != 200:
         judge.not_applicable("the valid one-part batch under the target's own Host is not 200")
-    for host in INVALID_HOSTS:
+    for host in invalid_hosts(ctx):
         # Spec 3.2.2 (MB-PART-5 resolves "against the batch request's target URI"): "a batch
         # request without a valid `Host` is already a bad HTTP/1.1 request (RFC 9112 §3.2) and
         # is answered 400 before mixbatch has anything to resolve".
@@ -65,3 +109,86 @@ def batch_host_invalid_refused(ctx: Context, judge: Judge) -> None:
     # "an empty host (`http:///x`) matches no batch request".
     status = _post(ctx, judge, f"http://{ok}", "")
     judge.expect("empty Host, part <http:///ok>", status, {400}, "MB-SUB-2")
+
+
+def valid_literal_hosts(ctx: Context) -> list[str]:
+    """Valid Hosts that name the target's port on this machine in a form a Host test may get
+    wrong: an IP-literal, and a reg-name with its first letter percent-encoded."""
+    literal = ctx.host if ctx.host.startswith("[") else "[::1]"
+    out = [f"{literal}:{ctx.port}"]
+    name = host_name(ctx)
+    if name is not None:
+        out.append(f"%{ord(name[0]):02X}{name[1:]}:{ctx.port}")
+    return out
+
+
+def _batch_under(ctx: Context, judge: Judge, host: str, subs: list[SubRequest]) -> Response:
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    body = compose_batch(subs, BOUNDARY)
+    return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body, authority=host))
+
+
+@checker(
+    "batch-host-valid-literals-as-origin",
+    ("MB-PART-5", "MB-SUB-2", "MB-PART-13"),
+    "Under a Host the server serves alone that is an IP-literal ([::1]:port) or a percent-encoded reg-name, a batch whose parts name the echo by a path, a relative reference and an absolute URI with exactly that Host as authority is processed, each part reaching the echo with its resolved target and the Host's authority.",
+    state=State.READ_ONLY,
+)
+def batch_host_valid_literals_as_origin(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    tried = 0
+    for host in valid_literal_hosts(ctx):
+        alone = ctx.send(judge, ctx.raw_request("GET", f"{echo}?mb-host=alone", authority=host))
+        single = read_echo(alone.body) if alone.status == 200 else None
+        if single is None or not single.authority:
+            # Spec 3.2.2 says what an invalid Host gets, not which valid ones a server serves.
+            judge.note(f"Host {host}: a GET of the echo alone answered {alone.status}")
+            continue
+        tried += 1
+        batches = (
+            # MB-PART-5: "resolve the reference ... against the batch request's target URI
+            # (RFC 9110 §7.1)", built from this valid Host.
+            (
+                "MB-PART-5",
+                [f"{echo}?mb-host=path", f"{ctx.ref(echo, 'relative')}?mb-host=relative"],
+            ),
+            # MB-SUB-2 refuses an authority "other than the batch request's own": this one is
+            # the batch request's Host as written.
+            ("MB-SUB-2", [f"{ctx.scheme}://{host}{echo}?mb-host=absolute"]),
+        )
+        for requirement, refs in batches:
+            subs = [SubRequest("GET", ref) for ref in refs]
+            resp = _batch_under(ctx, judge, host, subs)
+            shown = ", ".join(f"<{r}>" for r in refs)
+            judge.note(f"Host {host}, {shown}: {resp.status}")
+            if not judge.expect(
+                f"Host {host}, {shown}: top-level status", resp.status, {200}, requirement
+            ):
+                continue
+            env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), requirement)
+            for i, ref in enumerate(refs):
+                label = f"Host {host}, part {i} <{ref}>"
+                if not judge.expect(f"{label} status", part_status(env, i), {200}, requirement):
+                    continue
+                seen = read_echo(env.parts[i].body)
+                if seen is None:
+                    judge.expect_true(
+                        label, False, "no echo description", "the echo's", "MB-TEST-2"
+                    )
+                    continue
+                # MB-PART-5: "use the result as the sub-request's target URI".
+                judge.expect(
+                    f"{label} target received",
+                    seen.target,
+                    {resolve(ctx.batch_path, ref)},
+                    "MB-PART-5",
+                )
+                # MB-PART-13: "give each sub-request the batch request's authority".
+                judge.expect(
+                    f"{label} authority received",
+                    (seen.authority or "").lower(),
+                    {single.authority.lower()},
+                    "MB-PART-13",
+                )
+    if not tried:
+        judge.not_applicable("the server serves none of the IP-literal or encoded Hosts alone")

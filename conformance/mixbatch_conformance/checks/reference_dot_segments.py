@@ -11,6 +11,13 @@ sent), each with a query of its own that holds `/../` and `/./` (text of the que
 step of the resolution touches), and reads from the echo the target each part's resource
 received: the result of `checks._shared.resolution.resolve`, computed by the suite, never what
 the server under test says. It writes nothing.
+
+Dot segments may also climb above the root: RFC 3986 §5.2.4 drops a `..` that has no segment
+left to remove ("/../a" is "/a"), so `</../echo>`, `</mb-a/../../echo>`, the same paths in an
+absolute URI on the batch's origin and a relative path with one `..` more than the batch
+endpoint's directory has segments all resolve to the echo's own path. They are sent in the same
+batch: a receiver that refuses such a reference as leaving the origin, or routes it with the
+excess `..` kept, fails the echo's target.
 """
 
 from __future__ import annotations
@@ -31,6 +38,23 @@ DETOURS = ("mb-a/../", "./", "mb-a/mb-b/../../", "mb-a/./../")
 QUERY_DOTS = "mb-q=/mb-a/../mb-b/./c/.."
 #: The reference forms spec 3.2.2 allows (its table), as `Context.ref` writes them.
 FORMS = ("absolute-path", "relative", "absolute-uri")
+#: Detours put before an absolute path's first segment that climb above the root: a `..` with
+#: nothing left to remove, two of them, and one after a segment it removes.
+ABOVE_ROOT = ("../", "../../", "mb-a/../../")
+
+
+def above_root(ctx: Context, echo: str) -> list[tuple[str, str]]:
+    """(form, reference) for the echo's path with dot segments that climb above the root, in
+    each reference form: RFC 3986 §5.2.4 drops the excess `..`, so each resolves to `echo`."""
+    rest = echo.lstrip("/")
+    origin = f"{ctx.scheme}://{ctx.authority}"
+    out = [("absolute-path", f"/{d}{rest}") for d in ABOVE_ROOT]
+    out += [("absolute-uri", f"{origin}/{d}{rest}") for d in ABOVE_ROOT]
+    # The batch endpoint's directory has batch_path.count("/") - 1 segments: one `..` more
+    # than that climbs above the root whatever its depth.
+    climb = "../" * ctx.batch_path.count("/")
+    out += [("relative", f"{climb}{rest}"), ("relative", f"mb-a/../{climb}../{rest}")]
+    return out
 
 
 def _spelled(ctx: Context, echo: str, form: str, detour: str) -> str:
@@ -43,7 +67,7 @@ def _spelled(ctx: Context, echo: str, form: str, detour: str) -> str:
 @checker(
     "dot-segments-removed-in-every-reference-form",
     ("MB-PART-5",),
-    "A reference to the echo resource holding dot segments, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the path's dot segments removed and its query as written.",
+    "A reference to the echo resource holding dot segments, some climbing above the root, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the path's dot segments removed (an excess .. dropped) and its query as written.",
     state=State.READ_ONLY,
 )
 def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> None:
@@ -55,7 +79,16 @@ def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> 
             ref = f"{_spelled(ctx, echo, form, detour)}?mb-dots={form}-{n}&{QUERY_DOTS}"
             subs.append(SubRequest("GET", ref))
             wanted.append(resolve(ctx.batch_path, ref))
-    env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
+    for n, (form, spelled) in enumerate(above_root(ctx, echo)):
+        ref = f"{spelled}?mb-dots=above-{form}-{n}"
+        subs.append(SubRequest("GET", ref))
+        # RFC 3986 §5.2.4 drops the `..` that finds no segment to remove: the echo's own path.
+        wanted.append(resolve(ctx.batch_path, ref))
+    resp = ctx.batch(judge, subs)
+    # MB-PART-5: every reference here resolves, dot segments and all, to the echo on the
+    # batch's origin (RFC 3986 §5.2.4 drops a `..` above the root), so nothing is refused.
+    judge.require("top-level status", resp.status, {200}, "MB-PART-5")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-PART-5")
     for i, (sub, target) in enumerate(zip(subs, wanted, strict=True)):
         label = f"part {i} <{sub.target}>"
         # MB-PART-5: "MUST use the result as the sub-request's target URI"; the result has no

@@ -13,11 +13,21 @@ with its own problem documents. `envelope-refusal-names-broken-requirement` does
 faults of the batch as a whole: its media type (415), its content coding (415, whose document
 names MB-WIRE-2 as spec 5.3 says), its framing (400) and a mode the target does not implement
 (501).
+
+`malformed-target-refusal-named-and-located` sends Content-Id values that hold only characters a
+URI allows yet are no URI-reference by RFC 3986's structure (spec 3.2.2: "the RFC 3986 grammar,
+applied exactly"): a scheme that starts with a digit or holds an underscore (§3.1), a relative
+reference whose first segment holds a colon (`<:a>`, which path-noscheme forbids, §4.2), a
+fragment holding `#` or brackets (§3.5), brackets in a path or query. Each is answered 400 under
+MB-PART-4, and the problem document names MB-PART-4 (or MB-PART-3), not the other-origin rule a
+parser that splits by Appendix B alone reaches, with `part_index` 1 and, when it gives one, the
+`byte_offset` of the Content-Id line's first octet (spec 5.3), under every Accept.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
+from mixbatch_conformance.checks._shared.part_faults import malformed_targets
 from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
@@ -35,6 +45,8 @@ MALFORMED_TARGET_TAILS = (
     ("a bad percent-encoding", "%zz"),
     ("a non-ASCII octet", "\xe9"),
     ("brackets in its path", "[1]"),
+    ("brackets in its fragment", "#[1]"),
+    ("a bracket in its query", "?a]"),
 )
 
 
@@ -262,3 +274,65 @@ def envelope_refusal_names_broken_requirement(ctx: Context, judge: Judge) -> Non
             {"MB-WIRE-2"},
             "MB-STATUS-4",
         )
+
+
+@checker(
+    "malformed-target-refusal-named-and-located",
+    ("MB-PART-4", "MB-STATUS-4"),
+    "A Content-Id of URI characters that is no URI-reference (a scheme starting with a digit or holding an underscore, <:a>, a fragment holding # or brackets, brackets in a path or query) is answered 400 naming MB-PART-4, part_index 1 and the Content-Id line's offset, under every Accept the target offers.",
+    state=State.READ_ONLY,
+)
+def malformed_target_refusal_named_and_located(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    d = f"--{BOUNDARY}"
+    first = f"{d}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n"
+    # The Content-Id line's first octet in part 1 (spec 5.3: "a fault in one header field line
+    # (..., a rejected target): the offset of the line's first octet").
+    line_at = len(first) + len(f"{d}\r\nHttp-Method: GET\r\n")
+    accepts: list[str | None] = [None] + [
+        accept for profile, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)
+    ]
+    cases = [
+        *malformed_targets(ok),
+        ("a relative reference whose first segment holds a colon", ":a"),
+    ]
+    for what, ref in cases:
+        section = f"Http-Method: GET\r\nContent-Id: <{ref}>\r\n"
+        body = f"{first}{d}\r\n{section}\r\n\r\n{d}--".encode("latin-1")
+        for accept in accepts:
+            head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+            if accept is not None:
+                head.append(("Accept", accept))
+            resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+            asked = f"<{ref}> ({what})" + (f" with Accept {accept}" if accept else "")
+            judge.note(f"{asked}: {resp.status}")
+            # MB-PART-4: "answer 400 to a batch request in which any request part has ... one
+            # that is not `"<" URI-reference ">"`".
+            if not judge.expect(f"{asked}: top-level status", resp.status, {400}, "MB-PART-4"):
+                continue
+            expect_rejected(judge, resp, {400}, "MB-PART-4")
+            doc = problem_of(resp) or {}
+            # MB-STATUS-4: "a `requirement` member naming the ID of the requirement the request
+            # broke": no scheme, authority or fragment can be read from what is no reference.
+            judge.expect(
+                f"{asked}: problem requirement",
+                doc.get("requirement"),
+                {"MB-PART-4", "MB-PART-3"},
+                "MB-STATUS-4",
+            )
+            index = doc.get("part_index")
+            judge.expect_true(
+                f"{asked}: problem part_index",
+                _is_count(index) and index == 1,
+                repr(index),
+                "the integer 1, the refused part's index",
+                "MB-STATUS-4",
+            )
+            offset = doc.get("byte_offset")
+            judge.expect_true(
+                f"{asked}: problem byte_offset",
+                offset is None or (_is_count(offset) and offset == line_at),
+                repr(offset),
+                f"absent or {line_at}, the first octet of part 1's Content-Id line",
+                "MB-STATUS-4",
+            )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PartFault", "part_faults"]
+__all__ = ["PartFault", "malformed_targets", "part_faults"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,19 @@ class PartFault:
     section: str
     #: The part's body.
     body: str = ""
+
+
+def malformed_targets(ok: str) -> list[tuple[str, str]]:
+    """(what, reference) for Content-Id values that are not `"<" URI-reference ">"` (RFC 3986
+    §4.1) by their structure, every character being one a URI allows."""
+    return [
+        ("whose scheme starts with a digit", f"1a:{ok}"),
+        ("whose scheme holds an underscore", f"a_b://mb-host{ok}"),
+        ("whose fragment holds a second #", f"{ok}#a#b"),
+        ("whose fragment holds brackets", f"{ok}#[x]"),
+        ("whose query holds a bracket", f"{ok}?a]"),
+        ("whose path holds brackets", f"{ok}[x]"),
+    ]
 
 
 def part_faults(ok: str) -> list[PartFault]:
@@ -56,6 +69,17 @@ def part_faults(ok: str) -> list[PartFault]:
             "a Content-Id without brackets",
             "MB-PART-4",
             f"Http-Method: GET\r\nContent-Id: {ok}\r\n",
+        ),
+        # MB-PART-4 with spec 3.2.2 ("not `"<" URI-reference ">"`" means the RFC 3986 grammar,
+        # applied exactly): a scheme is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1) and a
+        # relative reference's first segment holds no colon (§4.2), so `1a:/x` and `a_b://...`
+        # are neither; a fragment holds no `#` (§3.5), and "a `[` or `]` outside an IP-literal
+        # is rejected under MB-PART-4".
+        *(
+            PartFault(
+                f"a Content-Id {what}", "MB-PART-4", f"Http-Method: GET\r\nContent-Id: <{ref}>\r\n"
+            )
+            for what, ref in malformed_targets(ok)
         ),
         # MB-PART-10: a field MB-PART-9 forbids.
         PartFault("a Host field", "MB-PART-10", f"{get}Host: example.invalid\r\n"),

@@ -70,6 +70,7 @@ from mixbatch_conformance.run.plants import (
     summary_counts,
     summary_trailer,
     targets,
+    targets_and_hosts,
     valid_inputs,
     wire,
     write_kinds,
@@ -103,6 +104,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_documents.PLANTS
     + parts.PLANTS
     + targets.PLANTS
+    + targets_and_hosts.PLANTS
     + responses.PLANTS
     + retrievals.PLANTS
     + forms.PLANTS
