@@ -27,6 +27,7 @@ from mixbatch.codec import (
     MixbatchError,
     PartEnd,
     Role,
+    is_uri_reference,
     parse_batch_content_type,
 )
 from mixbatch.codec._accelerator import SCAN, UNAVAILABLE_REASON
@@ -474,3 +475,35 @@ def test_fast_path_takes_limits_beyond_a_machine_word(monkeypatch: pytest.Monkey
         _, error = same_outcome(seed, "bb", role, limits)
         assert error is None
     assert sum(taken) == 4
+
+
+# -- Content-Id syntax beyond the character set -----------------------------------------------
+
+#: (reference, a URI-reference?) beside RFC 3986's grammar: a colon before the first "/", "?"
+#: or "#" ends a scheme, and a fragment holds no "#" (spec 3.2.2, MB-PART-4).
+REFERENCES = [
+    (":a", False),
+    ("1a:/books/1", False),
+    ("a_b://mb-host/x", False),
+    ("/x#a#b", False),
+    ("/a:b", True),
+    ("a/b:c", True),
+    ("./a:b", True),
+    ("?a:b", True),
+    ("#a:b", True),
+    ("/x#f", True),
+    ("http://h/x", True),
+    ("urn:x", True),
+]
+
+
+@pytest.mark.parametrize(("reference", "valid"), REFERENCES)
+def test_content_id_syntax_is_read_alike_by_both_paths(reference: str, valid: bool) -> None:
+    assert is_uri_reference(reference) is valid
+    wire = f"--b\r\nHttp-Method: GET\r\nContent-Id: <{reference}>\r\n\r\n--b--\r\n".encode()
+    _, error = same_outcome(wire, "b", Role.REQUEST, Limits(), [])
+    if valid:
+        assert error is None, error
+    else:
+        assert error is not None
+        assert error[2] == "MB-PART-4", error

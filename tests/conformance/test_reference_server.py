@@ -20,13 +20,7 @@ from mixbatch_conformance.run.runner import run_checks
 #: fixed so far: reject-content-length-repeated (two equal Content-Length lines were accepted,
 #: MB-WIRE-20), top-level-fields (no Cache-Control: no-transform, MB-INTER-4) and
 #: error-policy-stop-any-spelling (Batch-On-Error="STOP" was not recognised, MB-PROC-13).
-KNOWN_SERVER_BUGS: dict[str, str] = {
-    "malformed-target-refusal-named-and-located": (
-        "its URI-reference test (codec is_uri_reference and the C fast path's accel_uri_chars) "
-        "is a character set: <:a> is run as a target (MB-PART-4), and <1a:/x>, <a_b://h/x> and "
-        "<x#a#b> are refused naming MB-SUB-2 rather than MB-PART-4 (MB-STATUS-4)"
-    ),
-}
+KNOWN_SERVER_BUGS: dict[str, str] = {}
 #: standard-tier check id -> the same kind of server bug, found by a property check.
 KNOWN_STANDARD_SERVER_BUGS: dict[str, str] = {}
 

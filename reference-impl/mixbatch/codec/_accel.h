@@ -86,13 +86,33 @@ accel_brackets_placed(const char *v, Py_ssize_t len)
     return 1;
 }
 
+/* A ":" before the first "/", "?" or "#" of v ends a scheme: ALPHA *( ALPHA / DIGIT / "+" /
+ * "-" / "." ); a relative reference's first segment holds no colon (RFC 3986 §3.1, §4.2). */
+static inline int
+accel_scheme_placed(const char *v, Py_ssize_t len)
+{
+    Py_ssize_t k = 0;
+    while (k < len && v[k] != ':' && v[k] != '/' && v[k] != '?' && v[k] != '#')
+        k++;
+    if (k == len || v[k] != ':')
+        return 1;
+    if (k == 0 || !accel_is_alpha(v[0]))
+        return 0;
+    for (Py_ssize_t i = 1; i < k; i++)
+        if (!(accel_is_alpha(v[i]) || accel_is_digit(v[i]) || v[i] == '+' || v[i] == '-' ||
+              v[i] == '.'))
+            return 0;
+    return 1;
+}
+
 /* RFC 3986 URI-reference characters and %-escapes over all of v[0..len) (none: 1), with "["
- * and "]" only around an IP-literal. The checks of a part's Content-Id and the writer's fast
- * path both read a target this way. */
+ * and "]" only around an IP-literal, a colon before the first "/", "?" or "#" only after a
+ * scheme, and one "#" at most (MB-PART-4). The checks of a part's Content-Id and the writer's
+ * fast path both read a target this way, as is_uri_reference in _target.py does. */
 static inline int
 accel_uri_chars(const unsigned char *octets, const char *v, Py_ssize_t len)
 {
-    int brackets = 0;
+    int brackets = 0, hashes = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)v[i];
         if (c == '%') {
@@ -105,8 +125,10 @@ accel_uri_chars(const unsigned char *octets, const char *v, Py_ssize_t len)
             return 0;
         else if (c == '[' || c == ']')
             brackets = 1;
+        else if (c == '#' && ++hashes > 1)
+            return 0;
     }
-    return !brackets || accel_brackets_placed(v, len);
+    return (!brackets || accel_brackets_placed(v, len)) && accel_scheme_placed(v, len);
 }
 
 typedef struct {

@@ -33,6 +33,8 @@ _URI_REFERENCE = re.compile(r"(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-
 # RFC 3986 Appendix B.
 _SPLIT = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*")
+#: The first character that ends a scheme or the first path segment (RFC 3986 §3, §4.2).
+_FIRST_DELIMITER = re.compile(r"[:/?#]")
 
 
 #: RFC 3986 §3.2.2: "[" and "]" appear only around an IP-literal host (spec 3.2.2, MB-PART-4).
@@ -45,10 +47,15 @@ _BRACKETS_PLACED = re.compile(
 def is_uri_reference(text: str) -> bool:
     """True if ``text`` is a non-empty RFC 3986 URI-reference (character set and % escapes).
 
-    The character set is the test, with one structural rule: "[" and "]" only around an
-    IP-literal host. Otherwise the Appendix B expression splits every string, so it adds nothing
-    here; resolution (``resolve_target``) judges the components."""
-    if _URI_REFERENCE.fullmatch(text) is None:
+    Beside the character set, three structural rules of the grammar (spec 3.2.2, MB-PART-4):
+    "[" and "]" only around an IP-literal host; a ":" before the first "/", "?" or "#" ends a
+    scheme, which is ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), since a relative reference's
+    first segment holds no colon (path-noscheme); and one "#" at most, since a fragment holds
+    none. Resolution (``resolve_target``) judges the components."""
+    if _URI_REFERENCE.fullmatch(text) is None or text.count("#") > 1:
+        return False
+    head = _FIRST_DELIMITER.search(text)
+    if head is not None and head[0] == ":" and _SCHEME.fullmatch(text[: head.start()]) is None:
         return False
     return ("[" not in text and "]" not in text) or _BRACKETS_PLACED.fullmatch(text) is not None
 
