@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.independent_plants import go_coverage, run_plants
+from tests.independent_plants import go_coverage, go_mutants, run_plants
 
 HERE = Path(__file__).resolve().parent
 
@@ -123,3 +123,30 @@ def test_standard_tier_reaches_every_reachable_block(tmp_path: Path, mixbatch_ti
     found = json.loads(out.read_text())
     unexplained = [u for u in found["unexecuted"] if u["allowed"] is None]
     assert code == 0, (unexplained, found["stale_allowances"])
+
+
+def test_mutants_change_code_not_strings_or_comments(tmp_path: Path) -> None:
+    """A mutant changes one token of code; text inside literals and comments stays as it is,
+    lines the standard tier never ran are left alone, and the draw is repeatable."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text(
+        "package main\n"
+        "func f(x int) bool {\n"
+        '\tif x == 2 && s != "a == b" { // x == 3\n'
+        "\t\treturn true\n"
+        "\t}\n"
+        '\th.Set("Vary", "Accept")\n'
+        "\treturn x < 5\n"
+        "}\n"
+    )
+    found = go_mutants.candidates(src, unexecuted={("a.go", 7)})
+    made = {(m.line, m.operator, m.after.strip()) for m in found}
+    assert (3, "eq-to-ne", 'if x != 2 && s != "a == b" { // x == 3') in made
+    assert (3, "int-plus-one", 'if x == 3 && s != "a == b" { // x == 3') in made
+    assert (3, "and-to-or", 'if x == 2 || s != "a == b" { // x == 3') in made
+    assert (4, "true-to-false", "return false") in made
+    assert (6, "drop-field", '// h.Set("Vary", "Accept")') in made
+    assert all(m.line != 7 for m in found)
+    assert all('"a == b"' in m.after and "// x == 3" in m.after for m in found if m.line == 3)
+    assert list(go_mutants.draw(found, 2, 5)) == list(go_mutants.draw(found, 2, 5))
