@@ -1,6 +1,9 @@
 package main
 
-import "strings"
+import (
+	"net"
+	"strings"
+)
 
 // validHost reports whether a request's Host is uri-host [ ":" port ] (RFC 9110 section 7.2)
 // with a host that is not empty: an http URI with an empty host is invalid (section 4.2.1), and
@@ -56,15 +59,27 @@ func regName(s string) bool {
 	return true
 }
 
+// ipLiteral is what RFC 3986 3.2.2 allows inside the brackets: an IPv6address, or an IPvFuture
+// ("v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ), the "v" in either case).
 func ipLiteral(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(isHex(c) || c == ':' || c == '.' || c == 'v' || c == 'V') {
+	if s != "" && (s[0] == 'v' || s[0] == 'V') {
+		dot := strings.IndexByte(s, '.')
+		if dot < 2 || dot == len(s)-1 {
 			return false
 		}
+		for i := 1; i < dot; i++ {
+			if !isHex(s[i]) {
+				return false
+			}
+		}
+		for i := dot + 1; i < len(s); i++ {
+			c := s[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+				strings.IndexByte("-._~!$&'()*+,;=:", c) >= 0) {
+				return false
+			}
+		}
+		return true
 	}
-	return true
+	return strings.IndexByte(s, ':') >= 0 && net.ParseIP(s) != nil
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mixbatch._http.config import HostConfig
-from mixbatch._http.origin import Origin, parse_public_origin, request_origin
+from mixbatch._http.origin import Origin, host_fault, parse_public_origin, request_origin
 from mixbatch.codec import Fields
 
 PUBLIC = parse_public_origin("https://api.example.test")
@@ -77,3 +77,24 @@ def test_origin_keeps_its_authority_as_written() -> None:
     assert parse_public_origin("https://API.example.test:8443/") == Origin(
         "https", "API.example.test:8443"
     )
+
+
+@pytest.mark.parametrize(
+    ("host", "valid"),
+    [
+        ("[::1]:8080", True),
+        ("[::ffff:1.2.3.4]", True),
+        ("[v7.a:b]:8080", True),
+        ("[V1.x]", True),
+        ("[:::]", False),
+        ("[1.2.3.4]", False),
+        ("[v1.]", False),
+        ("[fe80::1%25eth0]", False),
+        ("127.0.0.1:8080", True),
+        ("%6Cocalhost", True),
+        ("u@127.0.0.1", False),
+    ],
+)
+def test_host_field_ip_literals(host: str, valid: bool) -> None:
+    """RFC 3986 §3.2.2: inside brackets an IPv6address or an IPvFuture, whose "v" is either case."""
+    assert (host_fault([host]) is None) is valid

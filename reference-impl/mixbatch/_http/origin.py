@@ -20,6 +20,7 @@ Pure functions: fields in, an origin out.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ _HOSTPORT = re.compile(r"(\[[^\]]*\]|[^:]*)(?::(\d*))?")
 #: brackets, or a reg-name of unreserved, pct-encoded and sub-delims characters, which also
 #: spells every IPv4address); port = *DIGIT.
 _HOST_FIELD = re.compile(
-    r"(?:\[(?:[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[A-Za-z0-9._~!$&'()*+,;=:-]+)\]"
+    r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|\[[vV][0-9A-Fa-f]+\.[A-Za-z0-9._~!$&'()*+,;=:-]+\]"
     r"|(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)"
     r"(?::[0-9]*)?"
 )
@@ -100,9 +101,19 @@ def host_fault(values: list[str]) -> str | None:
     value = values[0].strip(" \t")
     if not value or value.startswith(":"):
         return "the Host field names no host, so the target URI is invalid (RFC 9110 §4.2.1)"
-    if _HOST_FIELD.fullmatch(value) is None:
+    match = _HOST_FIELD.fullmatch(value)
+    if match is None or (match["ipv6"] is not None and not _is_ipv6(match["ipv6"])):
         return f'the Host field {value!r} is not uri-host [ ":" port ] (RFC 9110 §7.2)'
     return None
+
+
+def _is_ipv6(text: str) -> bool:
+    """True if ``text`` is an RFC 3986 IPv6address (no zone)."""
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _last(values: list[str]) -> str | None:
