@@ -67,6 +67,9 @@ def invalid_hosts(ctx: Context) -> list[str]:
         f"mb-host%4{port}",
         f"mb[host]{port}",
         f"[zz]{port}",
+        f"[:::]{port}",
+        f"[127.0.0.1]{port}",
+        f"[v1.]{port}",
         f"[::1]x{port}",
         f"[::1{port}",
     ]
@@ -113,9 +116,10 @@ def batch_host_invalid_refused(ctx: Context, judge: Judge) -> None:
 
 def valid_literal_hosts(ctx: Context) -> list[str]:
     """Valid Hosts that name the target's port on this machine in a form a Host test may get
-    wrong: an IP-literal, and a reg-name with its first letter percent-encoded."""
+    wrong: an IP-literal, an IPvFuture literal (RFC 3986 §3.2.2, "v" in either case), and a
+    reg-name with its first letter percent-encoded."""
     literal = ctx.host if ctx.host.startswith("[") else "[::1]"
-    out = [f"{literal}:{ctx.port}"]
+    out = [f"{literal}:{ctx.port}", f"[V7.mb-host:1]:{ctx.port}"]
     name = host_name(ctx)
     if name is not None:
         out.append(f"%{ord(name[0]):02X}{name[1:]}:{ctx.port}")
