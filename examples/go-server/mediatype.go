@@ -141,7 +141,8 @@ type acceptRange struct {
 func parseAccept(values []string) []acceptRange {
 	var out []acceptRange
 	for _, v := range values {
-		for _, member := range strings.Split(v, ",") {
+		// A comma inside a parameter's quoted-string separates no member (RFC 9110 §5.6.4).
+		for _, member := range splitOutsideQuotes(v) {
 			member = trimOWS(member)
 			if member == "" {
 				continue

@@ -38,3 +38,20 @@ def test_accepts_multipart_lets_the_most_specific_range_decide(
     accept: str | None, admitted: bool
 ) -> None:
     assert accepts_multipart(accept) is admitted
+
+
+@pytest.mark.parametrize(
+    ("accept", "admitted"),
+    [
+        ('text/html; x="a, multipart/mixed, b"', False),
+        ('text/html; x="a\\", multipart/mixed, b=\\"c"', False),
+        ('text/html; x="a\\"b", multipart/mixed', True),
+        ('text/html; x="a\\\\", multipart/mixed', True),
+        ('multipart/mixed; x="a;q=0"', True),
+    ],
+)
+def test_a_quoted_parameter_value_holds_commas_and_quoted_pairs(
+    accept: str, admitted: bool
+) -> None:
+    # RFC 9110 §5.6.4, §5.6.6: a comma or `;q=0` inside a quoted-string separates nothing.
+    assert accepts_multipart(accept) is admitted

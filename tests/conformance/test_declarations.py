@@ -141,6 +141,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-member-outlives-batches",
         "sandbox-member-sizes-read-back",
         "sandbox-members-all-retrieved",
+        "sandbox-write-without-content-type",
         "sandbox-octets-read-back",
         "sandbox-writes-any-framing",
         "safe-parts-see-earlier-writes",

@@ -6,7 +6,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
   (MB-PROC-9);
-- field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), a client field of the
+- field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), its quoted-strings
+  ended at an escaped quote or at a quote after an escaped backslash (MB-PROC-5, MB-PROC-6), a
+  client field of the
   batch applied to its parts (MB-SUB-6), a batch rule applied to a part's own field (MB-PART-8);
 - list and tag readings: a Batch-Mode list answered 501 unless it is one mode on one line
   (MB-PROC-17), a strong aggregate ETag over member tags only (MB-METHOD-7);
@@ -19,7 +21,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - further ways to break what a sub-request receives and what its part carries (MB-SEC-2,
   MB-WIRE-15, MB-SUB-5, MB-PART-13, MB-METHOD-7);
 - input classes: a part's Content-* or empty fields, query-only references, forwarding fields,
-  targets validated in an earlier batch, sandbox inputs;
+  targets validated in an earlier batch, sandbox inputs (a PUT part without Content-Type given
+  application/json, MB-PART-8);
 - advertised and counted: a created resource's Location at the top (MB-SEC-2), gzip decoded
   but left out of Accept-Encoding (MB-INTER-6), a declared-length 413 without its limit
   (MB-LIMIT-4), field lines with blank values uncounted (MB-LIMIT-5);
@@ -76,7 +79,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
 - busy connections: the connection closed after the budget's 503, or the refused batch's
-  content read as the next request (MB-PIPE-1, slow).
+  content read as the next request (MB-PIPE-1, slow);
+- parameter readings: a batch Content-Type with an empty parameter refused, its quoted
+  parameter values ended at an escaped quote, at a quote after an escaped backslash or not
+  read as quoted at all, a boundary holding a backslash accepted (MB-WIRE-4), Accept split
+  inside a quoted value or ended at an escaped quote (MB-STATUS-9, MB-MULTI-1), an Accept
+  member that is no media range taken to refuse every form (MB-MULTI-1);
 - targets and hosts: a Content-Id with a bad scheme, a fragment holding # or brackets or a query
   holding a bracket taken (MB-PART-4) or refused at part 0 (MB-STATUS-4), dot segments climbing
   above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets or a
@@ -123,6 +131,7 @@ from mixbatch_conformance.run.plants import (
     octet_units,
     order_and_isolation,
     outcome_shapes,
+    parameter_readings,
     part_security,
     precondition_order,
     reference_substitution,
@@ -181,6 +190,7 @@ GROUPS = (
             "client-fields-not-inherited",
             "part-batch-rule-fields-as-alone",
             "continue-whatever-other-preferences",
+            "prefer-several-preferences",
         ),
         ("FAIL",),
     ),
@@ -257,6 +267,7 @@ GROUPS = (
     Group(
         "input-classes",
         _names((*field_kinds.PLANTS, *resolution.PLANTS, *sandbox_inputs.PLANTS)),
+        ("sandbox-write-without-content-type",),
         each_catcher=False,
         tier="slow",
     ),
@@ -435,6 +446,23 @@ GROUPS = (
             "batch-abort-under-stop",
         ),
         slow_plants=("abort-document-by-hand",),
+    ),
+    Group(
+        "parameter-readings",
+        _names(parameter_readings.PLANTS),
+        (
+            "accept-media-type-empty-parameter-before-boundary",
+            "accept-media-type-empty-parameter-after-boundary",
+            "accept-media-type-empty-parameters-with-ows",
+            "accept-boundary-after-quoted-pair-quote-parameter",
+            "accept-boundary-after-quoted-pair-backslash-parameter",
+            "reject-boundary-inside-quoted-parameter",
+            "reject-boundary-inside-quoted-parameter-after-quoted-pair",
+            "reject-boundary-quoted-pair-backslash",
+            "accept-quality-values",
+            "accept-unparsed-member-beside-valid",
+        ),
+        ("FAIL",),
     ),
     Group(
         "collection-conditionals",

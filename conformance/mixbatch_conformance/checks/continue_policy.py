@@ -8,7 +8,8 @@ server skip a part, and each check here sends the inputs a server might mistake 
   batch-on-error (handling=strict and lenient, return=minimal and representation,
   respond-async, wait, unknown ones, names that begin or end like batch-on-error), alone and
   together, and batch-on-error written as a parameter of another preference or inside a
-  quoted value (RFC 7240 §2 grammar: neither is a batch-on-error preference), over batches
+  quoted value, also after a quoted-pair `\\"` that does not end it (RFC 7240 §2 grammar,
+  RFC 9110 §5.6.4: neither is a batch-on-error preference), over batches
   whose first part fails, whose failing parts are 4xx and 5xx, and whose later part targets
   what an earlier failing part targeted; in every form the target declares.
   Every part is answered with the status it gets alone (MB-TEST-1, MB-TEST-6) and no outcome,
@@ -65,6 +66,11 @@ OTHER_PREFERENCES: tuple[tuple[str, ...], ...] = (
     ('mb-suite="a, batch-on-error=stop, b"',),
     ('mb-suite="a; batch-on-error=stop"',),
     ('return=minimal; mb-suite="batch-on-error=stop"',),
+    # RFC 9110 §5.6.4: a quoted-pair `\"` does not end the quoted-string, so what follows it
+    # up to the unescaped quote is still text.
+    ('mb-suite="a\\"b, batch-on-error=stop"',),
+    ('mb-suite="a\\", batch-on-error=stop, b=\\"c"',),
+    ('return=minimal; mb-suite="a\\"; batch-on-error=stop"',),
 )
 
 

@@ -7,7 +7,14 @@ spec allows for it, computed from the profiles the target claims (a form it does
 never expected); a form the target does not offer at all leaves 406 (MB-STATUS-9). The
 status follows the form chosen: 200 for multipart/mixed, even when Accept also names a 207 form
 below it (MB-MULTI-2), 207 for the others.
+A media range's quoted parameter value holds commas and quoted-pairs that separate no member
+(RFC 9110 §5.6.4, §5.6.6), so `multipart/mixed` written inside one is text, not a range.
 Each Accept that lists several ranges is also sent split over field lines, one range each.
+`accept-unparsed-member-beside-valid` puts a member that is no media range (`mb-suite-word`,
+`text/`, `/mixed`) beside valid ones: RFC 9110 fixes no reading of it, so the answer must be
+one the same server gives the valid members alone, or no Accept at all (the field
+disregarded), or a 400, and the same when the members come on separate field lines
+(MB-MULTI-1).
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
 sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements, a part
@@ -24,6 +31,7 @@ from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import list_members
 
 __all__: list[str] = []
 
@@ -100,6 +108,13 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
     cases.append(("*/*;q=0", {"406"}))
     # application/* admits the XML and JSON forms, never multipart/mixed; where both are
     # offered and tie, "the server chooses between them".
+    # A quoted-string parameter value holds commas and quoted-pairs that separate no member
+    # (RFC 9110 §5.6.6, §5.6.4): multipart/mixed inside text/html's quoted value is text, so
+    # the field admits no form; after a value holding `\"` or ending in `\\` it is a member.
+    cases.append(('text/html; mb-suite="a, multipart/mixed, b"', {"406"}))
+    cases.append(('text/html; mb-suite="a\\", multipart/mixed, b=\\"c"', {"406"}))
+    cases.append((f'text/html; mb-suite="a\\"b", {MULTIPART}', {MULTIPART}))
+    cases.append((f'text/html; mb-suite="a\\\\", {MULTIPART}', {MULTIPART}))
     cases.append(("application/*", others or {"406"}))
     cases.append((f"application/*;q=0.9, {MULTIPART};q=0.5", others or {MULTIPART}))
     if xml:
@@ -120,10 +135,11 @@ def accept_quality_values(ctx: Context, judge: Judge) -> None:
     sendings: list[tuple[str, tuple[tuple[str, str], ...], set[str]]] = []
     for accept, allowed in _cases(_offered(ctx)):
         sendings.append((accept, (("Accept", accept),), allowed))
-        if "," in accept:
+        members = list_members([accept])
+        if len(members) > 1:
             # Field lines of one name are one list (RFC 9110 5.3): the same Accept split over
             # lines, one member each, chooses the same form.
-            lines = tuple(("Accept", m.strip()) for m in accept.split(","))
+            lines = tuple(("Accept", m) for m in members)
             sendings.append((f"{accept} on {len(lines)} lines", lines, allowed))
     for accept, head, allowed in sendings:
         resp = ctx.batch(judge, [ok], headers=head)
@@ -169,6 +185,59 @@ def vary_in_every_form(ctx: Context, judge: Judge) -> None:
             repr(resp.get_all("Vary")),
             "Vary naming Accept (SHOULD)",
         )
+
+
+#: Accept members that are no media range (RFC 9110 §12.5.1: `media-range = ( "*/*" / ( type
+#: "/*" ) / ( type "/" subtype ) ) parameters`): a bare word, a type without its subtype, a
+#: subtype without its type.
+UNPARSED_MEMBERS = ("mb-suite-word", "text/", "/mixed")
+
+
+def _answer(ctx: Context, judge: Judge, head: tuple[tuple[str, str], ...]) -> str:
+    """How a one-part batch with the fields `head` is answered: 406, 400 or the media type."""
+    ok, _ = ok_and_not_found(ctx, judge)
+    resp = ctx.batch(judge, [ok], headers=head)
+    return str(resp.status) if resp.status in (400, 406) else resp.media_type or str(resp.status)
+
+
+@checker(
+    "accept-unparsed-member-beside-valid",
+    ("MB-MULTI-1",),
+    "An Accept member that is no media range, beside valid ones on one field line or on separate lines, is answered as the valid members alone are, as no Accept is, or 400, the same on either spelling.",
+    state=State.READ_ONLY,
+)
+def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
+    offered = _offered(ctx)
+    valid_lists = [[MULTIPART], [f"{MULTIPART};q=0.5", *offered[1:]], [f"{MULTIPART};q=0"]]
+    absent = _answer(ctx, judge, ())
+    for bad in UNPARSED_MEMBERS:
+        for valid in valid_lists:
+            alone = _answer(ctx, judge, (("Accept", ", ".join(valid)),))
+            for members in ([bad, *valid], [*valid, bad]):
+                one = ", ".join(members)
+                got = _answer(ctx, judge, (("Accept", one),))
+                # MB-MULTI-1: the form is chosen "by the request's `Accept` field (RFC 9110
+                # §12.5.1)", which says nothing of a member that is no media range: a server
+                # may skip it (the valid members choose), disregard the field (as absent: MB-MULTI-1's
+                # multipart/mixed) or refuse the request as malformed; it may not read it as
+                # some other form, nor as refusing the forms the valid members admit.
+                judge.expect(
+                    f"answer for Accept {one!r}",
+                    got,
+                    {alone, absent, "400"},
+                    "MB-MULTI-1",
+                    allowed_text=f"{alone!r} (the valid members alone), {absent!r} (no Accept) or 400",
+                )
+                lines = tuple(("Accept", m) for m in members)
+                # RFC 9110 §5.3: field lines of one name combine into one list "without
+                # changing the semantics", so the lines are answered as the one line is.
+                judge.expect(
+                    f"answer for Accept {one!r} on {len(lines)} lines",
+                    _answer(ctx, judge, lines),
+                    {got},
+                    "MB-MULTI-1",
+                    allowed_text=f"{got!r}, as on one line",
+                )
 
 
 def _admits_a_form(accept: str | None, offered: list[str]) -> bool:

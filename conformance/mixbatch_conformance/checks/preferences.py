@@ -5,7 +5,9 @@ several field lines, which RFC 9110 §5.3 lets a recipient combine. MB-PROC-6's 
 must be honoured wherever in that list batch-on-error stands, so a server that reads only the
 first preference, or only the first field line, is caught, as is one that reads only one
 spelling: name and value in any case, quoted or not, with BWS around "=" (MB-PROC-13), after
-or with a quoted-string holding commas and semicolons (RFC 7240 §2: they separate nothing), and
+or with a quoted-string holding commas and semicolons (RFC 7240 §2: they separate nothing) or
+quoted-pairs (an escaped quote does not end the string, an escaped backslash before a quote
+does: RFC 9110 §5.6.4), and
 writes Preference-Applied other than lower case and unquoted. Each case sends [not_found, ok]:
 with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
 every form the target declares.
@@ -37,6 +39,12 @@ CASES: tuple[tuple[str, ...], ...] = (
     # preference: batch-on-error after one, and with one as its own parameter, is read.
     ('mb-suite="a, b; c", batch-on-error=stop',),
     ('batch-on-error=stop; mb-suite="x, batch-on-error=continue"',),
+    # RFC 9110 §5.6.4: in a quoted-string a backslash starts a quoted-pair, so `\"` does not
+    # end the string and `\\` is one backslash, after which `"` does end it: batch-on-error
+    # follows a string that holds an escaped quote, or ends in an escaped backslash.
+    ('mb-suite="a\\"b", batch-on-error=stop',),
+    ('mb-suite="a\\\\", batch-on-error=stop',),
+    ('batch-on-error=stop; mb-suite="a\\", batch-on-error=continue"',),
 )
 
 

@@ -18,6 +18,11 @@ requirements say; each check here sends the input that tells it apart.
   (MB-TEST-3 "creating a new member", MB-TEST-4).
 - `sandbox-member-outlives-batches`: a member written by a part reads back the same after later
   batches whose preamble and parts fill the same octets with others (MB-TEST-4).
+- `sandbox-write-without-content-type`: a PUT without Content-Type, which MB-TEST-3 lets a
+  sandbox store or refuse, to an existing member and to an absent one is answered in a part as
+  alone (MB-PART-8); a member it stored reads back with the same status and media type whichever
+  wrote it, the part getting no Content-Type it did not carry (MB-PART-8), and its octets
+  (MB-TEST-4).
 - `sandbox-members-all-retrieved`: members written with empty, one-octet and JSON content
   each have a part in the sandbox's collection retrieval, when it offers one (MB-METHOD-4:
   "one part per member of the collection").
@@ -456,3 +461,75 @@ def sandbox_members_all_retrieved(ctx: Context, judge: Judge) -> None:
     finally:
         for _, loc in made:
             ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+#: Content written without a Content-Type: octets that are no JSON document, so a sandbox that
+#: stores them keeps them as some other media type (MB-TEST-4: "the same octets").
+UNTYPED = b"mb-suite content sent without a media type\n"
+
+
+def _untyped_put(loc: str, content: bytes) -> SubRequest:
+    return SubRequest("PUT", loc, (), content)
+
+
+@checker(
+    "sandbox-write-without-content-type",
+    ("MB-PART-8", "MB-TEST-4"),
+    "A PUT without Content-Type to an existing sandbox member and to an absent one gets the same status in a part as alone; a member it stored reads back with the same status and media type whichever wrote it, and its octets when the sandbox reads back.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_write_without_content_type(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    made = [_create(ctx, judge, coll, _tagged(member, "untyped"))]
+    loc = made[0]
+    try:
+        # Content with no media type is no member document, so MB-TEST-3 lets the sandbox
+        # store it or refuse it; a check "judges only what a sandbox that stored it answers",
+        # and how a part is answered beside the same request alone.
+        alone = ctx.alone(judge, _untyped_put(loc, UNTYPED)).status
+        read = ctx.alone(judge, SubRequest("GET", loc)) if alone in REPLACED else None
+        content = UNTYPED[::-1]
+        put = _untyped_put(loc, content)
+        env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
+        # MB-PART-8: a part's header fields are the sub-request's, none added, so a part
+        # without Content-Type is the PUT alone without one, and is answered as it is.
+        judge.expect(
+            "PUT of an existing member in a part", part_status(env, 0), {alone}, "MB-PART-8"
+        )
+        if read is not None and part_status(env, 0) in REPLACED:
+            again = ctx.alone(judge, SubRequest("GET", loc))
+            # MB-PART-8: what the part wrote is what the request alone wrote, media type
+            # included: a server that gives the part a Content-Type stores another.
+            judge.expect(
+                "GET after the part's PUT: status and media type",
+                (again.status, again.media_type),
+                {(read.status, read.media_type)},
+                "MB-PART-8",
+                allowed_text="as after the same PUT alone",
+            )
+            if ctx.target.sandbox_reads_back:
+                for what, got, want in (("alone", read, UNTYPED), ("by a part", again, content)):
+                    # MB-TEST-4: "for any other media type, the same octets".
+                    judge.expect_true(
+                        f"member written {what} without Content-Type, read back",
+                        got.status == 200 and got.body == want,
+                        f"{got.status} with {len(got.body)} octets: {got.body[:60]!r}",
+                        f"200 with the {len(want)} octets written",
+                        "MB-TEST-4",
+                    )
+        # A PUT to absent members (MB-TEST-3's ids: letters, digits, - and _).
+        absent = [f"{coll.rstrip('/')}/mb{secrets.token_hex(6)}-untyped_{n}" for n in (0, 1)]
+        if any(ctx.alone(judge, SubRequest("GET", a)).status not in (404, 410) for a in absent):
+            judge.note("a fresh member id is in use; the PUT to absent members is not sent")
+            return
+        first = ctx.alone(judge, _untyped_put(absent[0], UNTYPED)).status
+        put = _untyped_put(absent[1], UNTYPED)
+        env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
+        made.extend(
+            a for a, st in zip(absent, (first, part_status(env, 0)), strict=True) if st == 201
+        )
+        # MB-PART-8: the part is the same request as alone (to another absent member).
+        judge.expect("PUT of an absent member in a part", part_status(env, 0), {first}, "MB-PART-8")
+    finally:
+        for gone in made:
+            ctx.alone(judge, SubRequest("DELETE", gone))

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;[^,]*)?)$")
+_RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;.*)?)$", re.S)
 _QVALUE = re.compile(r"(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)")
 
 MediaRange = tuple[str, str, float]
@@ -47,7 +47,8 @@ def accept_of(headers: Fields) -> str | None:
 def parse_accept(value: str) -> list[MediaRange]:
     """The media ranges of an Accept value as ``(type, subtype, q)``, lower-cased."""
     ranges: list[MediaRange] = []
-    for member in value.split(","):
+    # A comma inside a parameter's quoted-string separates no member (RFC 9110 §5.6.4).
+    for member in _outside_quotes(value, ","):
         if not member.strip():
             continue
         match = _RANGE.match(member)
@@ -57,7 +58,7 @@ def parse_accept(value: str) -> list[MediaRange]:
         if kind == "*" and sub != "*":
             continue
         quality = 1.0
-        for param in params.split(";")[1:]:
+        for param in _outside_quotes(params, ";")[1:]:
             name, _, raw = param.partition("=")
             if name.strip().lower() == "q":
                 raw = raw.strip()

@@ -49,6 +49,7 @@ from mixbatch_conformance.run.plants import (
     octet_units,
     order_and_isolation,
     outcome_shapes,
+    parameter_readings,
     part_grammar,
     part_security,
     parts,
@@ -150,6 +151,7 @@ PLANTS: tuple[Mutation, ...] = (
     + mode_paths.PLANTS
     + endpoint_resource.PLANTS
     + outcome_shapes.PLANTS
+    + parameter_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

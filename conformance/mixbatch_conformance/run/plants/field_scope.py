@@ -5,6 +5,9 @@
   parameter `batch-on-error=stop` runs the batch under stop (MB-PROC-5), and split at commas
   inside quoted-strings, so a quoted value holding it does (MB-PROC-5), or a quoted
   `batch-on-error=continue` in a parameter undoes the stop before it (MB-PROC-6);
+- a quoted-string in Prefer ended at an escaped quote `\\"`, so the text after it reads as a
+  preference (MB-PROC-5) or a stop after the string is swallowed (MB-PROC-6), or a quote
+  after an escaped backslash `\\\\` taken for an escaped one, swallowing the stop (MB-PROC-6);
 - a field the client writes on every request (User-Agent, Referer, Origin) applied to each
   part without one of its own, like Authorization and Cookie (MB-SUB-6);
 - a batch rule applied to a part's own fields: a part carrying a content coding refused 415,
@@ -67,6 +70,56 @@ def _quoted_member_overrides(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
 
 
+def _split_quoted(value: str, sep: str, escapes: str) -> list[str]:
+    """`value` split at each `sep` outside quoted-strings, the quotes read one of three ways:
+    "pair" as RFC 9110 §5.6.4 reads them (a backslash escapes the next character), "none"
+    (every `"` opens or closes a string) and "lookbehind" (a `"` after a backslash is text,
+    even when that backslash is itself escaped)."""
+    pieces, start, quoted, escaped = [], 0, False, False
+    for i, c in enumerate(value):
+        if escaped:
+            escaped = False
+        elif quoted and c == "\\" and escapes == "pair":
+            escaped = True
+        elif c == '"' and not (escapes == "lookbehind" and quoted and value[i - 1] == "\\"):
+            quoted = not quoted
+        elif c == sep and not quoted:
+            pieces.append(value[start:i])
+            start = i + 1
+    pieces.append(value[start:])
+    return pieces
+
+
+def _asks_stop(values: list[str], escapes: str) -> bool:
+    """Whether a preference (not a parameter) of the Prefer lines is batch-on-error=stop, the
+    first batch-on-error winning (RFC 7240 §2), with quoted-strings read as `escapes` says."""
+    for v in values:
+        for pref in _split_quoted(v, ",", escapes):
+            head = _split_quoted(pref, ";", escapes)[0]
+            if head.partition("=")[0].strip(" \t").lower() == "batch-on-error":
+                return _stop_member(head)
+    return False
+
+
+def _prefer_read_with(escapes: str, *, finds: bool) -> Callable[[RelayRequest], None]:
+    """A Prefer reader whose quoted-strings end as `escapes` says. With `finds`, where it finds
+    stop and RFC 9110's reading does not, the reference server is asked for stop; without,
+    where RFC 9110's reading finds stop and it does not, the reference server hears no
+    preference."""
+
+    def edit(req: RelayRequest) -> None:
+        values = [v for n, v in req.headers if n.lower() == "prefer"]
+        if not is_batch(req) or not values:
+            return
+        planted, right = _asks_stop(values, escapes), _asks_stop(values, "pair")
+        if finds and planted and not right:
+            req.headers.append(("Prefer", "batch-on-error=stop"))
+        elif not finds and right and not planted:
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
+
+    return edit
+
+
 def _inherit(name: str) -> Callable[[RelayRequest], None]:
     def edit(req: RelayRequest) -> None:
         b = boundary_of(req)
@@ -124,6 +177,24 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 a batch-on-error inside a quoted parameter overrides the stop before it",
         ("prefer-several-preferences",),
         on_request=_quoted_member_overrides,
+    ),
+    P(
+        "prefer-escaped-quote-ends-string",
+        "MB-PROC-5 Prefer's quoted-string ended at an escaped quote, its text read as a preference",
+        ("continue-whatever-other-preferences",),
+        on_request=_prefer_read_with("none", finds=True),
+    ),
+    P(
+        "prefer-escaped-quote-swallows-stop",
+        "MB-PROC-6 Prefer's quoted-string ended at an escaped quote, the stop after it unread",
+        ("prefer-several-preferences",),
+        on_request=_prefer_read_with("none", finds=False),
+    ),
+    P(
+        "prefer-escaped-backslash-escapes-quote",
+        "MB-PROC-6 a quote after an escaped backslash read as escaped, the stop after it unread",
+        ("prefer-several-preferences",),
+        on_request=_prefer_read_with("lookbehind", finds=False),
     ),
     *(
         P(

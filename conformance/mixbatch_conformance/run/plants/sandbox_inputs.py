@@ -3,8 +3,9 @@
 Covers a sandbox that refuses member ids longer than 16 characters with 400 (MB-TEST-3), stores
 the first 64 KiB of what a PUT sends (MB-TEST-4), names two members created in one batch alike
 (MB-TEST-3), lets a later batch overwrite a member's stored octets (MB-TEST-4), and a collection
-retrieval that leaves out members whose content is empty (MB-METHOD-4). The relay's reference
-server keeps its sandbox at /books.
+retrieval that leaves out members whose content is empty (MB-METHOD-4), and a batch that gives a
+part without Content-Type the JSON media type its parts usually carry (MB-PART-8). The relay's
+reference server keeps its sandbox at /books.
 """
 
 from __future__ import annotations
@@ -12,8 +13,15 @@ from __future__ import annotations
 import json
 import re
 
-from mixbatch_conformance.run.mutations import FieldList, Mutation
-from mixbatch_conformance.run.plants._edits import field_of, is_batch, map_parts, problem
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    field_of,
+    is_batch,
+    map_parts,
+    parts_of,
+    problem,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -77,6 +85,21 @@ def _is_retrieval(req: RelayRequest) -> bool:
     return req.method == "GET" and req.target == "/books"
 
 
+def _untyped_parts_given_json(req: RelayRequest) -> None:
+    """A PUT part with content and no Content-Type given `Content-Type: application/json`."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if parts is None or b is None:
+        return
+    out: list[tuple[FieldList, bytes]] = []
+    for fields, body in parts:
+        put = (field_of(fields, "Http-Method") or "").upper() == "PUT"
+        if put and body and field_of(fields, "Content-Type") is None:
+            fields = [*fields, ("Content-Type", "application/json")]
+        out.append((fields, body))
+    req.body = write_parts(out, b)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -108,5 +131,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 a collection retrieval leaves out members with empty content",
         ("sandbox-members-all-retrieved",),
         on_response=map_parts(_empty_members_left_out, _is_retrieval),
+    ),
+    P(
+        "untyped-part-given-json",
+        "MB-PART-8 a PUT part without Content-Type given application/json",
+        ("sandbox-write-without-content-type",),
+        on_request=_untyped_parts_given_json,
     ),
 )
