@@ -103,6 +103,43 @@ func (c collections) create(col string) http.HandlerFunc {
 	}
 }
 
+// conditions puts in front of the routes the preconditions that concern a collection as a
+// whole, which neither the POST handler nor the retrieval sees:
+//   - the target of a POST is the collection itself (RFC 9110 §9.3.3), which has a current
+//     representation, so If-None-Match: * is false (§13.1.2) and so is an If-Match naming none
+//     of its tags (§13.1.1): 412, and nothing is created (MB-PROC-9 for a part). The tags are
+//     those of the representation a GET with the same Accept selects;
+//   - a collection without members has no modification date (MB-METHOD-5 takes it from the
+//     members), so If-Modified-Since and If-Unmodified-Since are ignored (§13.1.3, §13.1.4)
+//     rather than compared with the zero time: an empty collection stays 204 (MB-STATUS-11).
+func (c collections) conditions(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		members, ok := c.store.list(r.URL.Path[min(1, len(r.URL.Path)):])
+		if !ok {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		if len(members) == 0 {
+			r = r.Clone(r.Context())
+			r.Header.Del("If-Modified-Since")
+			r.Header.Del("If-Unmodified-Since")
+		}
+		// Only where a POST is routed: elsewhere it is 405 whatever its conditions (§13.2.1).
+		if _, pattern := mux.Handler(r); r.Method == http.MethodPost && pattern == "POST "+r.URL.Path {
+			kind := "json"
+			if negotiate(r.Header.Values("Accept"), []string{"application/json", mediaMultipart}) == mediaMultipart {
+				kind = "multipart"
+			}
+			sum, latest := aggregate(kind, members)
+			if st := precondition(r, `"`+kind[:1]+sum[:24]+`"`, latest, true); st != 0 {
+				w.WriteHeader(st)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
 // created answers 201 with the new member's URI in Location (MB-RESP-7 for parts).
 func (c collections) created(w http.ResponseWriter, col string, m *Member) {
 	href := "/" + col + "/" + m.ID

@@ -28,9 +28,10 @@ var offeredProfiles = []string{
 // requests do (MB-SUB-1).
 func newHandler(lim Limits, timeout time.Duration) http.Handler {
 	store := newStore()
-	resources := http.NewServeMux()
-	collections{store: store}.routes(resources)
-	testResources(resources)
+	mux := http.NewServeMux()
+	collections{store: store}.routes(mux)
+	testResources(mux)
+	resources := collections{store: store}.conditions(mux)
 	batch := &batchEndpoint{
 		path: batchPath, limits: lim, timeout: timeout, handler: resources, store: store,
 		profiles: offeredProfiles, inflight: make(chan struct{}, maxBatchesInFlight),

@@ -115,6 +115,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-unsafe-parts",
         "conditional-rfc-writes",
         "conditional-parts-after-writes",
+        "conditional-post-to-collection",
         "content-coded-batch-runs-nothing",
         "collection-parts-are-members-alone",
         "continue-after-failed-write",

@@ -78,6 +78,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
+- collection preconditions: a POST to the collection that ignores If-None-Match: * or a foreign
+  If-Match (MB-PROC-9), an empty collection's If-Modified-Since compared with the zero time,
+  alone (MB-STATUS-11) or in a part (MB-PROC-9);
 - busy connections: the connection closed after the budget's 503, or the refused batch's
   content read as the next request (MB-PIPE-1, slow);
 - parameter readings: a batch Content-Type with an empty parameter refused, its quoted
@@ -119,6 +122,7 @@ from mixbatch_conformance.run.plants import (
     boundaries_and_empty_lines,
     busy_connections,
     collection_conditionals,
+    collection_preconditions,
     conditional_evaluations,
     endpoint_resource,
     fault_placement,
@@ -473,6 +477,16 @@ GROUPS = (
             "collection-retrieval-in-part",
             "conditional-parts-after-writes",
             "collection-get-with-content",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        "collection-preconditions",
+        _names(collection_preconditions.PLANTS),
+        (
+            "conditional-post-to-collection",
+            "collection-head-and-empty-conditional",
+            "collection-retrieval-in-part",
         ),
         ("FAIL",),
     ),

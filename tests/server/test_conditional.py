@@ -142,3 +142,62 @@ def test_preconditions_are_ignored_for_missing_resource(client: HttpClient) -> N
     # RFC 9110 §13.2.1: the response would not be 2xx without them, so 404, not 412.
     assert client.request("GET", "/books/42", [("If-Match", '"x"')]).status == 404
     assert client.request("DELETE", "/books/42", [("If-Match", "*")]).status == 404
+
+
+BOOK = json.dumps({"title": "t", "author": "a", "year": 2000}).encode()
+
+
+def _count(client: HttpClient) -> int:
+    listing = json.loads(client.request("GET", "/books", [("Accept", "application/json")]).body)
+    assert isinstance(listing, list)
+    return len(listing)
+
+
+@pytest.mark.parametrize(
+    "field",
+    [("If-None-Match", "*"), ("If-Match", '"not-the-collection"'), ("If-Match", 'W/"x"')],
+)
+def test_post_whose_collection_precondition_fails_is_412_and_creates_nothing(
+    client: HttpClient, field: tuple[str, str]
+) -> None:
+    # RFC 9110 §9.3.3: a POST's target is the collection, which has a current representation,
+    # so If-None-Match: * is false (§13.1.2) and so is an If-Match naming none of its tags.
+    before = _count(client)
+    reply = client.request("POST", "/books", [("Content-Type", "application/json"), field], BOOK)
+    assert reply.status == 412
+    assert reply.header("Location") is None
+    assert _count(client) == before
+
+
+def test_post_precondition_is_judged_before_the_content(client: HttpClient) -> None:
+    # RFC 9110 §13.2.1: preconditions come before the content is processed: 412, not 415.
+    reply = client.request("POST", "/books", [("If-None-Match", "*")], b"text")
+    assert reply.status == 412
+
+
+@pytest.mark.parametrize("accept", ["application/json", "multipart/mixed"])
+def test_post_whose_collection_precondition_holds_creates(client: HttpClient, accept: str) -> None:
+    # If-Match: * and the current tag of the representation a GET with the same Accept selects
+    # hold; If-None-Match with that tag fails.
+    head = [("Content-Type", "application/json"), ("Accept", accept)]
+
+    def tag() -> str:
+        etag = client.request("GET", "/books", [("Accept", accept)]).header("ETag")
+        assert etag is not None
+        return etag
+
+    assert client.request("POST", "/books", [*head, ("If-Match", "*")], BOOK).status == 201
+    assert client.request("POST", "/books", [*head, ("If-Match", tag())], BOOK).status == 201
+    assert client.request("POST", "/books", [*head, ("If-None-Match", tag())], BOOK).status == 412
+
+
+def test_empty_collection_retrieval_ignores_an_old_if_modified_since(client: HttpClient) -> None:
+    # An empty collection has no member to take a date from: the epoch leaves it 204.
+    epoch = "Thu, 01 Jan 1970 00:00:00 GMT"
+    for method in ("GET", "HEAD"):
+        reply = client.request(
+            method,
+            "/collections/empty",
+            [("Accept", "multipart/mixed"), ("If-Modified-Since", epoch)],
+        )
+        assert reply.status == 204, method

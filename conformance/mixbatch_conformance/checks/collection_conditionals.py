@@ -8,16 +8,28 @@ cacheable, conditional" (4.2), and HEAD is GET without content (RFC 9110 §9.3.2
 ETag GET gives) and asks the empty collection conditionally: its 204 carries an aggregate ETag
 (5.2), so If-None-Match with that tag in either strength, or in a list, is 304 and a foreign
 tag leaves it 204 (RFC 9110 §13.1.2, weak comparison), each 304 with the ETag and
-`Vary: Accept` the 204 carries (4.2). `collection-retrieval-in-part` sends collection
+`Vary: Accept` the 204 carries (4.2). An empty collection has no member to take a modification
+date from (MB-METHOD-5), so If-Modified-Since is ignored or compared with a date of the
+collection's own (RFC 9110 §13.1.3): with the epoch it is 204 either way, on GET and HEAD, for
+the declared empty collection and for the sandbox when a retrieval shows it empty (a shared
+sandbox is judged empty only when seen so); a 204 that names a Last-Modified is 304 for it.
+Whether a 204 without Last-Modified may still be 304 for a later date (a server that keeps the
+time its collection last changed) the spec leaves open, so no such date is sent. `collection-retrieval-in-part` sends collection
 retrievals as parts (spec 8.4: "A part may still retrieve a collection with `Accept:
 multipart/mixed`"): plain, with a matching and a foreign If-None-Match, with HEAD, and of the
-empty collection, in every declared form. Each part gets the status, the ETag and the members
-the same request gets alone (MB-SUB-1, MB-RESP-4; MB-PROC-9 for the conditional ones), the
+empty collection, in every declared form; when the empty collection answers 204 alone, GET
+and HEAD parts of it with If-Modified-Since of the epoch are 204 by RFC 9110 §13.1.3 itself
+(MB-PROC-9 binds the evaluation, not only the agreement with alone). Each part gets the
+status, the ETag and the members the same request gets alone (MB-SUB-1, MB-RESP-4; MB-PROC-9
+for the conditional ones), the
 members compared as the parsed parts of the inner multipart, since a server may draw a fresh
 boundary for each retrieval (MB-METHOD-7).
 """
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -29,6 +41,8 @@ from mixbatch_conformance.transport.http import Response
 __all__: list[str] = []
 
 RETRIEVAL = ("Accept", "multipart/mixed")
+#: A date before any modification a collection could have.
+EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
 #: An entity tag no collection carries.
 FOREIGN_TAG = '"mb-suite-no-such-aggregate-tag"'
 
@@ -44,7 +58,7 @@ def _other_strength(etag: str) -> str:
 @checker(
     "collection-head-and-empty-conditional",
     ("MB-STATUS-7", "MB-STATUS-11", "MB-METHOD-4"),
-    "HEAD of a collection, of an empty collection and of a missing one, with Accept multipart/mixed, gets the status GET gets with no content and GET's aggregate ETag; an empty collection's retrieval is 304 on GET and HEAD when If-None-Match names its tag in either strength or in a list, 204 for a foreign tag, each 304 with the 204's ETag and Vary: Accept.",
+    "HEAD of a collection, of an empty collection and of a missing one, with Accept multipart/mixed, gets the status GET gets with no content and GET's aggregate ETag; an empty collection's retrieval is 304 on GET and HEAD when If-None-Match names its tag in either strength or in a list, 204 for a foreign tag, each 304 with the 204's ETag and Vary: Accept; a collection seen empty (the declared one, or the sandbox when it answers 204) stays 204 on GET and HEAD for an If-Modified-Since of the epoch, and is 304 for the Last-Modified its 204 names, if any.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -74,11 +88,20 @@ def collection_head_and_empty_conditional(ctx: Context, judge: Judge) -> None:
             )
         if role == "empty_collection" and got.status == 204:
             empty = got
+    sandbox = ctx.target.resource("sandbox_collection")
+    if sandbox:
+        # The sandbox is shared and may hold members, so its empty state is only judged when
+        # a retrieval shows it (MB-TEST-3: a check never relies on the number of members).
+        path = ctx.path(sandbox)
+        got = ctx.send(judge, ctx.raw_request("GET", path, [RETRIEVAL]))
+        if got.status == 204:
+            _judge_empty_dates(ctx, judge, path, got)
     etag = ((empty.get("ETag") if empty else None) or "").strip()
     if empty is None or not etag:
         judge.note("no empty collection answered 204 with an ETag; its conditionals not sent")
         return
     path = ctx.path(ctx.resource(judge, "empty_collection"))
+    _judge_empty_dates(ctx, judge, path, empty)
     cases = (
         ("its tag's other strength", _other_strength(etag), 304),
         ("a list ending with its tag", f"{FOREIGN_TAG}, {etag}", 304),
@@ -110,6 +133,49 @@ def collection_head_and_empty_conditional(ctx: Context, judge: Judge) -> None:
                     f"ETag {etag} and Vary naming Accept",
                     "MB-METHOD-4",
                 )
+
+
+def _empty_date_cases(empty: Response) -> list[tuple[str, str, int]]:
+    """(what, If-Modified-Since value, status) for a collection whose retrieval answered
+    `empty`, a 204.
+
+    RFC 9110 §13.1.3: If-Modified-Since is false, and a GET or HEAD 304, only when "the
+    selected representation's last modification date is earlier or equal to the date
+    provided"; "A recipient MUST ignore If-Modified-Since if ... the resource does not have a
+    modification date available". An empty collection has no member to take a date from
+    (MB-METHOD-5 derives the aggregate one from the members): whether it has no date or a date
+    of its own, the epoch is no date it has not changed since, so the retrieval stays 204. A
+    204 that names its own Last-Modified is 304 for that date.
+    """
+    cases = [(f"the epoch ({EPOCH})", EPOCH, 204)]
+    modified = empty.get("Last-Modified")
+    try:
+        when = parsedate_to_datetime(modified or "")
+    except (TypeError, ValueError):
+        return cases
+    if when.tzinfo is not None and when <= datetime.now(UTC):
+        cases.append(("the 204's own Last-Modified", modified or "", 304))
+    return cases
+
+
+def _judge_empty_dates(ctx: Context, judge: Judge, path: str, empty: Response) -> None:
+    """A retrieval of `path`, seen empty (`empty`, its 204), asked with If-Modified-Since on
+    GET and HEAD: 204 unless the date is one the collection has not changed since."""
+    for method in ("GET", "HEAD"):
+        for what, value, want in _empty_date_cases(empty):
+            got = ctx.send(
+                judge, ctx.raw_request(method, path, [RETRIEVAL, ("If-Modified-Since", value)])
+            )
+            # MB-STATUS-11 (spec 5.2): "A conditional retrieval is evaluated as RFC 9110
+            # §13.2.2 evaluates any GET, against the aggregate validators, before either status
+            # is chosen"; an If-Modified-Since that does not hold leaves an empty collection 204,
+            # and MB-STATUS-7 gives 304 for one the collection has not changed since.
+            judge.expect(
+                f"{method} {path} (empty) with If-Modified-Since: {what}",
+                got.status,
+                {want},
+                "MB-STATUS-7" if want == 304 else "MB-STATUS-11",
+            )
 
 
 def _members(content_type: str | None, body: bytes) -> list[tuple[object, ...]] | None:
@@ -146,7 +212,7 @@ def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
 @checker(
     "collection-retrieval-in-part",
     ("MB-SUB-1", "MB-RESP-4", "MB-PROC-9"),
-    "Collection retrievals sent as parts (plain, with HEAD, with a matching and a foreign If-None-Match, of the empty collection) are answered in every declared form with the status, aggregate ETag and members the same requests get alone.",
+    "Collection retrievals sent as parts (plain, with HEAD, with a matching and a foreign If-None-Match, of the empty collection) are answered in every declared form with the status, aggregate ETag and members the same requests get alone; GET and HEAD parts of an empty collection with an If-Modified-Since of the epoch are 204.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -163,11 +229,21 @@ def collection_retrieval_in_part(ctx: Context, judge: Judge) -> None:
         SubRequest("HEAD", coll, (RETRIEVAL,)),
     ]
     empty = ctx.target.resource("empty_collection")
+    conditional = {1, 2}
+    #: Parts whose status RFC 9110 §13 fixes whatever the same request gets alone.
+    rfc: dict[int, int] = {}
     if empty:
         subs.append(SubRequest("GET", ctx.path(empty), (RETRIEVAL,)))
         subs.append(SubRequest("GET", coll, (RETRIEVAL,)))
+        if ctx.alone(judge, subs[-2]).status == 204:
+            # Seen empty: If-Modified-Since with the epoch leaves it 204 (RFC 9110 §13.1.3: no
+            # date to compare, or one later than the epoch), on GET and HEAD alike.
+            for method in ("GET", "HEAD"):
+                since = ("If-Modified-Since", EPOCH)
+                subs.append(SubRequest(method, ctx.path(empty), (RETRIEVAL, since)))
+                conditional.add(len(subs) - 1)
+                rfc[len(subs) - 1] = 204
     alone = [ctx.alone(judge, s) for s in subs]
-    conditional = {1, 2}
     for media, _, entries in answers_in_every_form(ctx, judge, subs):
         for i, (sub, entry, single) in enumerate(zip(subs, entries, alone, strict=True)):
             label = f"{media}: part {i} ({sub.method} {sub.target} {dict(sub.headers)})"
@@ -181,6 +257,12 @@ def collection_retrieval_in_part(ctx: Context, judge: Judge) -> None:
                 {single.status},
                 "MB-PROC-9" if i in conditional else "MB-SUB-1",
             )
+            if i in rfc:
+                # MB-PROC-9: the evaluation is "the one RFC 9110 §13 defines", so a part is
+                # held to it even where the same request alone is answered otherwise.
+                judge.expect(
+                    f"{label}: status by RFC 9110 §13.1.3", entry.status, {rfc[i]}, "MB-PROC-9"
+                )
             # MB-RESP-4: the sub-response's header fields go in the part, its aggregate ETag
             # among them (on the 304 as on the 200, spec 4.2).
             judge.expect(

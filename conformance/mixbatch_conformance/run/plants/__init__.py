@@ -28,6 +28,7 @@ from mixbatch_conformance.run.plants import (
     busy_connections,
     codings,
     collection_conditionals,
+    collection_preconditions,
     conditional_evaluations,
     connections,
     continue_policy,
@@ -139,6 +140,7 @@ PLANTS: tuple[Mutation, ...] = (
     + conditional_evaluations.PLANTS
     + valid_inputs.PLANTS
     + collection_conditionals.PLANTS
+    + collection_preconditions.PLANTS
     + refusal_readings.PLANTS
     + refusal_members.PLANTS
     + reference_substitution.PLANTS

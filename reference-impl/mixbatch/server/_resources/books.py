@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +49,8 @@ SEED_BOOKS: tuple[dict[str, Any], ...] = (
     {"title": "Weaving the Web", "author": "Tim Berners-Lee", "year": 1999},
 )
 _FIELDS = {"title": str, "author": str, "year": int}
+#: The precondition fields (RFC 9110 §13.1) a POST to the collection is evaluated for.
+_CONDITIONAL = ("If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +182,29 @@ def _validate(document: Any, *, partial: bool) -> str | None:
     return None
 
 
+def _members(books: Sequence[Book]) -> list[_collection.Member]:
+    """The books as the members of a collection retrieval."""
+    return [
+        _collection.Member(book.path, book.validators, _book_headers(book), book.body)
+        for book in books
+    ]
+
+
+def _listing(books: Sequence[Book]) -> bytes:
+    """The JSON representation of the collection: the books in a list."""
+    return b"[" + b",".join(book.body for book in books) + b"]"
+
+
+def _collection_validators(books: Sequence[Book], chosen: str | None, now: float) -> Validators:
+    """The validators of the representation of ``/books`` that ``chosen`` names: the
+    collection retrieval's aggregate ETag for ``multipart/mixed``, the JSON list's otherwise;
+    its Last-Modified is the latest book's (now, for a collection without books)."""
+    modified = max((b.validators.last_modified for b in books), default=float(int(now)))
+    if chosen == _collection.MEDIA_TYPE:
+        return Validators(_collection.aggregate_etag(_members(books)), modified)
+    return Validators(_etag(_listing(books)), modified)
+
+
 def _book_headers(book: Book) -> list[tuple[str, str]]:
     return [
         ("Content-Type", JSON_TYPE),
@@ -256,18 +281,13 @@ def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
         books = await store.db.read(store.all_in)
         chosen = choose(accept_of(request.headers), (JSON_TYPE, _collection.MEDIA_TYPE))
         if chosen == _collection.MEDIA_TYPE:
-            members = [
-                _collection.Member(book.path, book.validators, _book_headers(book), book.body)
-                for book in books
-            ]
-            return _collection.retrieve(request, members, now=clock())
+            return _collection.retrieve(request, _members(books), now=clock())
         if chosen is None:
             return problem(
                 406, "not-acceptable", f"/books is available as {JSON_TYPE} or multipart/mixed"
             )
-        body = b"[" + b",".join(book.body for book in books) + b"]"
-        modified = max((b.validators.last_modified for b in books), default=float(int(clock())))
-        current = Validators(_etag(body), modified)
+        body = _listing(books)
+        current = _collection_validators(books, chosen, clock())
         vary = [("Vary", "Accept")]
         status = evaluate(request.method, request.headers, current, clock())
         if status == 304:
@@ -279,25 +299,41 @@ def routes(store: BookStore, clock: Callable[[], float]) -> list[Route]:
             [
                 ("Content-Type", JSON_TYPE),
                 ("ETag", current.etag),
-                ("Last-Modified", format_http_date(modified)),
+                ("Last-Modified", format_http_date(current.last_modified)),
                 *vary,
             ],
             body,
         )
 
     async def create_book(request: Request, params: Mapping[str, str]) -> Response:
+        # The content is read first (a handler may not wait inside a transaction), and judged
+        # after the preconditions, as a standalone request meets them: 412, then 415/400/422.
         document = await _read_document(request, (JSON_TYPE,))
-        if isinstance(document, Response):
-            return document
-        fault = _validate(document, partial=False)
-        if fault is not None:
-            return problem(422, "invalid-book", fault)
+        conditional = any(request.headers.get(name) is not None for name in _CONDITIONAL)
+        chosen = choose(accept_of(request.headers), (JSON_TYPE, _collection.MEDIA_TYPE))
+
+        def create(conn: sqlite3.Connection) -> Response:
+            if conditional:
+                # RFC 9110 §9.3.3: the target of a POST is the collection, which exists, so its
+                # preconditions are evaluated against the collection's current representation
+                # (the one a GET with the same Accept selects): If-None-Match: * is false
+                # (§13.1.2) and an If-Match naming none of its tags is false (§13.1.1), 412.
+                current = _collection_validators(store.all_in(conn), chosen, clock())
+                if evaluate(request.method, request.headers, current, clock()) is not None:
+                    return _precondition_failed(request)
+            if isinstance(document, Response):
+                return document
+            fault = _validate(document, partial=False)
+            if fault is not None:
+                return problem(422, "invalid-book", fault)
+            book = store.create_in(conn, document)
+            # MB-RESP-7: "A created resource's URI is given in the part's Location field".
+            return Response(201, [("Location", book.path), *_book_headers(book)], book.body)
+
         try:
-            book = await store.db.write(lambda conn: store.create_in(conn, document))
+            return await store.db.write(create)
         except StoreBusy as exc:
             return _busy(exc)
-        # MB-RESP-7: "A created resource's URI is given in the part's Location field".
-        return Response(201, [("Location", book.path), *_book_headers(book)], book.body)
 
     async def get_book(request: Request, params: Mapping[str, str]) -> Response:
         book_id = _book_id(params)

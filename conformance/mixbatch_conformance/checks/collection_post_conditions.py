@@ -1,0 +1,169 @@
+"""Conditional POST parts to the sandbox collection (spec 7.6, RFC 9110 §13.1.1, §13.1.2).
+
+Theory of operation: the target of a POST is the collection itself, not the member it creates
+(RFC 9110 §9.3.3), and a collection that answers GET with 200 or 204 has a current
+representation. RFC 9110 §13.1.2: If-None-Match `*` "is false if the origin server has a
+current representation for the target resource", and §13.1.1: If-Match is false when none of
+its tags matches, `*` being true where a representation exists; a false condition on a method
+other than GET or HEAD is answered 412 and "the origin server MUST NOT perform the requested
+method". MB-PROC-9 holds a part to that evaluation ("exactly as for the standalone request",
+RFC 9110 §13's own, even where the server makes the same mistake alone), so a POST part with
+If-None-Match: * or with an If-Match naming a tag no representation carries is 412 and creates
+no member, and one with If-Match: * creates one (201, MB-TEST-3).
+
+The check builds its own state: it creates a member of its own first, so the collection holds
+at least one member and a GET of it answers 200 (or 204), which it confirms. Each POST writes
+the target's `sandbox.member` with a fresh marker in its string members; after the batches a
+collection retrieval of the sandbox must hold the marker of every POST that was to run and none
+of those that were to be refused (when the listing shows no marker of the POSTs that ran, it
+cannot show creation, and only the statuses are judged). The batches are sent in every
+declared form, plain, under batch-on-error=stop and atomic: a 412 is a failing part there
+(spec 7.4), so each refused POST is sent in a batch of its own in those modes.
+
+Which of the collection's representations an If-Match naming a current tag is compared with
+(its JSON listing's tag, its collection retrieval's aggregate tag) the spec does not say, so no
+case names a tag the collection carries. A conditional POST sent alone is outside the spec
+(MB-PROC-9 binds parts); its status is noted, not judged.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin, urlsplit
+
+from mixbatch_conformance.checks._shared.requests import new_member
+from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
+
+__all__: list[str] = []
+
+#: An entity tag no representation of any collection carries.
+FOREIGN_TAG = '"mb-suite-no-such-collection-tag"'
+#: (what, the fields, the status RFC 9110 §13 gives a POST to an existing collection). Every
+#: representation the collection has is a current one, whichever an Accept would select.
+CASES: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...] = (
+    ("If-None-Match: *", (("If-None-Match", "*"),), 412),
+    (
+        "If-None-Match: * and Accept: multipart/mixed",
+        (("Accept", "multipart/mixed"), ("If-None-Match", "*")),
+        412,
+    ),
+    ("If-Match: a foreign tag", (("If-Match", FOREIGN_TAG),), 412),
+    ("If-Match: *", (("If-Match", "*"),), 201),
+)
+
+
+def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
+    return next((v for n, v in fields if n.lower() == name.lower()), None)
+
+
+def _modes(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    modes: list[tuple[str, tuple[tuple[str, str], ...]]] = [("plain", ())]
+    if ctx.target.claims("error-policy"):
+        modes.append(("stop", (("Prefer", "batch-on-error=stop"),)))
+    if ctx.target.claims("atomic"):
+        modes.append(("atomic", (("Batch-Mode", "atomic"),)))
+    return modes
+
+
+def _post(
+    ctx: Context, judge: Judge, coll: str, fields: tuple[tuple[str, str], ...]
+) -> tuple[str, SubRequest]:
+    """A marked POST of sandbox.member to `coll` carrying the conditional `fields`."""
+    marker, post = marked_post(ctx, judge, coll)
+    return marker, SubRequest("POST", coll, (*post.headers, *fields), post.body)
+
+
+@checker(
+    "conditional-post-to-collection",
+    ("MB-PROC-9",),
+    "POST parts to the sandbox collection, holding a member of its own, are 412 and create nothing with If-None-Match: * (whatever the Accept) or an If-Match naming a foreign tag, and create a member (201) with If-Match: *, in every declared form, plain, under batch-on-error=stop and atomic.",
+    profile="conditional",
+    state=State.WRITES_IN_SANDBOX,
+)
+def conditional_post_to_collection(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    new_member(ctx, judge)
+    shown = [
+        ctx.send(judge, ctx.raw_request("GET", coll, list(accept))).status
+        for accept in ((("Accept", "multipart/mixed"),), ())
+    ]
+    if not any(s in (200, 204) for s in shown):
+        judge.not_applicable(
+            f"GET {coll} answered {shown}: the collection shows no current representation"
+        )
+    made: list[str] = []
+    try:
+        _judge_posts(ctx, judge, coll, made)
+    finally:
+        # MB-TEST-3: "A suite deletes every member it creates before it finishes"; the runner
+        # deletes what multipart answers created, this what the 207 forms' entries name.
+        for location in made:
+            path = urlsplit(urljoin(coll, location)).path
+            if path:
+                ctx.alone(judge, SubRequest("DELETE", path))
+
+
+def _judge_posts(ctx: Context, judge: Judge, coll: str, made: list[str]) -> None:
+    """Send the conditional POSTs in every mode and form, judge them and the members they
+    left; `made` gathers the Location of every entry answered 201."""
+    ran: list[str] = []
+    refused: list[str] = []
+    for mode, head in _modes(ctx):
+        batches: list[list[tuple[str, str, int, SubRequest]]] = []
+        if mode == "plain":
+            batch = []
+            for what, fields, want in CASES:
+                marker, sub = _post(ctx, judge, coll, fields)
+                batch.append((what, marker, want, sub))
+            batches.append(batch)
+        else:
+            # A 412 fails the batch under stop and atomic (spec 7.4): one refused POST a batch.
+            for what, fields, want in CASES:
+                if want == 412:
+                    marker, sub = _post(ctx, judge, coll, fields)
+                    batches.append([(what, marker, want, sub)])
+        for batch in batches:
+            subs = [sub for *_, sub in batch]
+            for media, _, entries in answers_in_every_form(ctx, judge, subs, head):
+                for (what, _, want, _), entry in zip(batch, entries, strict=True):
+                    location = _field(entry.fields, "Location")
+                    if entry.status == 201 and location and media != "multipart/mixed":
+                        made.append(location)
+                    # MB-PROC-9 (RFC 9110 §13.1.1, §13.1.2): the collection, the POST's target,
+                    # has a current representation, so If-None-Match: * and an If-Match naming
+                    # no current tag are false (412), and If-Match: * is true.
+                    judge.expect(
+                        f"{mode}, {media}: POST part with {what}",
+                        entry.status,
+                        {want},
+                        "MB-PROC-9",
+                    )
+            for _, marker, want, _ in batch:
+                (ran if want == 201 else refused).append(marker)
+    alone_marker, alone = _post(ctx, judge, coll, (("If-None-Match", "*"),))
+    status = ctx.alone(judge, alone).status
+    if status != 412:
+        judge.note(f"POST {coll} with If-None-Match: * alone answered {status} (not judged)")
+    retrieval = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+    if retrieval.status not in (200, 204):
+        judge.note(f"GET {coll} answered {retrieval.status}: creation not judged")
+        return
+    listing = retrieval.body
+    if ran and not any(m.encode() in listing for m in ran):
+        judge.note(f"the retrieval of {coll} shows no member a POST wrote: creation not judged")
+        return
+    for marker in refused:
+        # RFC 9110 §13.1.1, §13.1.2: when the condition is false the server "MUST NOT perform
+        # the requested method"; a 412 that created the member breaks MB-PROC-9 all the same.
+        judge.expect_true(
+            f"member written by the refused POST {marker}",
+            marker.encode() not in listing,
+            "created" if marker.encode() in listing else "not created",
+            "not created",
+            "MB-PROC-9",
+        )
+    if alone_marker.encode() in listing:
+        judge.note(f"POST {coll} with If-None-Match: * alone created a member (not judged)")
