@@ -74,18 +74,37 @@ class Block:
     last: int
     statements: int
     text: str
+    #: How many earlier lines of the same function read the same (0 for the first).
+    nth: int = 0
 
-    def key(self) -> tuple[str, str, str]:
-        return (self.file, self.function, self.text)
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.file, self.function, self.text, self.nth)
+
+
+def allowance_key(entry: dict[str, Any]) -> tuple[str, str, str, int]:
+    """The block an allowance names: its file, function, first line of text and occurrence."""
+    return (entry["file"], entry["function"], entry["text"], int(entry.get("nth", 0)))
 
 
 def enclosing_function(lines: list[str], line: int) -> str:
     """The name of the top-level func declared at or above `line` (1-based)."""
+    return _function_at(lines, line)[0]
+
+
+def _function_at(lines: list[str], line: int) -> tuple[str, int]:
+    """The top-level func declared at or above `line` (1-based), and the line it starts on."""
     for i in range(line - 1, -1, -1):
         found = FUNC_START.match(lines[i])
         if found:
-            return found.group(1)
-    return "(package)"
+            return found.group(1), i + 1
+    return "(package)", 1
+
+
+def occurrence(lines: list[str], line: int) -> int:
+    """How many lines of the function holding `line`, above it, read as it does (stripped)."""
+    _, start = _function_at(lines, line)
+    text = lines[line - 1].strip()
+    return sum(1 for i in range(start, line) if lines[i - 1].strip() == text)
 
 
 def read_blocks(profile: Path, src: Path) -> tuple[int, int, list[Block]]:
@@ -105,7 +124,8 @@ def read_blocks(profile: Path, src: Path) -> tuple[int, int, list[Block]]:
         lines = sources.setdefault(name, (src / name).read_text().splitlines())
         text = lines[int(first) - 1].strip()
         function = enclosing_function(lines, int(first))
-        blocks.append(Block(name, function, int(first), int(last), int(stmts), text))
+        nth = occurrence(lines, int(first))
+        blocks.append(Block(name, function, int(first), int(last), int(stmts), text, nth))
     blocks.sort(key=lambda b: (b.file, b.first))
     return total, covered, blocks
 
@@ -142,10 +162,10 @@ def compare(
     blocks: list[Block], allowed: list[dict[str, str]]
 ) -> tuple[list[Block], list[dict[str, str]]]:
     """Unexecuted blocks no entry allows, and entries that allow no unexecuted block."""
-    keys = {(a["file"], a["function"], a["text"]) for a in allowed}
+    keys = {allowance_key(a) for a in allowed}
     unexplained = [b for b in blocks if b.key() not in keys]
     present = {b.key() for b in blocks}
-    stale = [a for a in allowed if (a["file"], a["function"], a["text"]) not in present]
+    stale = [a for a in allowed if allowance_key(a) not in present]
     return unexplained, stale
 
 
@@ -162,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         total, covered, blocks, failed = measure(go, Path(tmp))
     allowed: list[dict[str, str]] = json.loads(ALLOWED.read_text())["allowed"]
     unexplained, stale = compare(blocks, allowed)
-    reasons = {(a["file"], a["function"], a["text"]): a["reason"] for a in allowed}
+    reasons = {allowance_key(a): a["reason"] for a in allowed}
     out: dict[str, Any] = {
         "statements": total,
         "executed": covered,

@@ -76,6 +76,7 @@ def test_coverage_allowances_name_existing_blocks() -> None:
             i for i, line in enumerate(lines, 1)
             if line.strip() == entry["text"]
             and go_coverage.enclosing_function(lines, i) == entry["function"]
+            and go_coverage.occurrence(lines, i) == entry.get("nth", 0)
         ]  # fmt: skip
         assert where, entry
         assert entry["reason"].strip(), entry
