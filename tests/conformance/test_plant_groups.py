@@ -85,7 +85,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   content read as the next request (MB-PIPE-1, slow);
 - parameter readings: a batch Content-Type with an empty parameter refused, its quoted
   parameter values ended at an escaped quote, at a quote after an escaped backslash or not
-  read as quoted at all, a boundary holding a backslash accepted (MB-WIRE-4), Accept split
+  read as quoted at all, a boundary holding a backslash accepted, a parameter without `=` or
+  without a name skipped (MB-WIRE-4), Accept split
   inside a quoted value or ended at an escaped quote (MB-STATUS-9, MB-MULTI-1), an Accept
   member that is no media range taken to refuse every form (MB-MULTI-1);
 - targets and hosts: a Content-Id with a bad scheme, a fragment holding # or brackets or a query
@@ -466,6 +467,10 @@ GROUPS = (
             "accept-quality-values",
             "accept-unparsed-member-beside-valid",
         ),
+            "reject-media-type-parameter-without-equals-after-boundary",
+            "reject-media-type-parameter-without-equals-before-boundary",
+            "reject-media-type-parameter-without-name",
+            "reject-media-type-parameter-without-name-after-boundary",
         ("FAIL",),
     ),
     Group(
