@@ -11,7 +11,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   client field of the
   batch applied to its parts (MB-SUB-6), a batch rule applied to a part's own field (MB-PART-8);
 - list and tag readings: a Batch-Mode list answered 501 unless it is one mode on one line
-  (MB-PROC-17), a strong aggregate ETag over member tags only (MB-METHOD-7);
+  (MB-PROC-17), a lookalike value cut at `;` or compared without case, a Batch-Mode holding no
+  element run as if absent (MB-PROC-12), a strong aggregate ETag over member tags only
+  (MB-METHOD-7);
 - octet units: a section or body one octet over its limit let through when it holds multi-octet
   characters (MB-STATUS-3);
 - refusal readings: target refusals without `part_index` (MB-STATUS-4), a Content-Encoding list
