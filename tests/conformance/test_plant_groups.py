@@ -93,8 +93,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   member that is no media range taken to refuse every form (MB-MULTI-1);
 - targets and hosts: a Content-Id with a bad scheme, a fragment holding # or brackets or a query
   holding a bracket taken (MB-PART-4) or refused at part 0 (MB-STATUS-4), dot segments climbing
-  above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets or a
-  reg-name delimiter taken, a valid IP-literal or encoded Host refused (MB-PART-5), an absolute
+  above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets, a
+  reg-name delimiter or an IPvFuture with a version that is not hex or a character outside its
+  set taken, a valid IP-literal or encoded Host refused (MB-PART-5), an absolute
   target naming an IP-literal Host taken for another origin (MB-SUB-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
@@ -466,13 +467,13 @@ GROUPS = (
             "reject-boundary-inside-quoted-parameter",
             "reject-boundary-inside-quoted-parameter-after-quoted-pair",
             "reject-boundary-quoted-pair-backslash",
-            "accept-quality-values",
-            "accept-unparsed-member-beside-valid",
-        ),
             "reject-media-type-parameter-without-equals-after-boundary",
             "reject-media-type-parameter-without-equals-before-boundary",
             "reject-media-type-parameter-without-name",
             "reject-media-type-parameter-without-name-after-boundary",
+            "accept-quality-values",
+            "accept-unparsed-member-beside-valid",
+        ),
         ("FAIL",),
     ),
     Group(
