@@ -11,7 +11,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   client field of the
   batch applied to its parts (MB-SUB-6), a batch rule applied to a part's own field (MB-PART-8);
 - list and tag readings: a Batch-Mode list answered 501 unless it is one mode on one line
-  (MB-PROC-17), a strong aggregate ETag over member tags only (MB-METHOD-7);
+  (MB-PROC-17), a lookalike value cut at `;` or compared without case, a Batch-Mode holding no
+  element run as if absent (MB-PROC-12), a strong aggregate ETag over member tags only
+  (MB-METHOD-7);
 - octet units: a section or body one octet over its limit let through when it holds multi-octet
   characters (MB-STATUS-3);
 - refusal readings: target refusals without `part_index` (MB-STATUS-4), a Content-Encoding list
@@ -85,13 +87,15 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   content read as the next request (MB-PIPE-1, slow);
 - parameter readings: a batch Content-Type with an empty parameter refused, its quoted
   parameter values ended at an escaped quote, at a quote after an escaped backslash or not
-  read as quoted at all, a boundary holding a backslash accepted (MB-WIRE-4), Accept split
+  read as quoted at all, a boundary holding a backslash accepted, a parameter without `=` or
+  without a name skipped (MB-WIRE-4), Accept split
   inside a quoted value or ended at an escaped quote (MB-STATUS-9, MB-MULTI-1), an Accept
   member that is no media range taken to refuse every form (MB-MULTI-1);
 - targets and hosts: a Content-Id with a bad scheme, a fragment holding # or brackets or a query
   holding a bracket taken (MB-PART-4) or refused at part 0 (MB-STATUS-4), dot segments climbing
-  above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets or a
-  reg-name delimiter taken, a valid IP-literal or encoded Host refused (MB-PART-5), an absolute
+  above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets, a
+  reg-name delimiter or an IPvFuture with a version that is not hex or a character outside its
+  set taken, a valid IP-literal or encoded Host refused (MB-PART-5), an absolute
   target naming an IP-literal Host taken for another origin (MB-SUB-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
@@ -463,6 +467,10 @@ GROUPS = (
             "reject-boundary-inside-quoted-parameter",
             "reject-boundary-inside-quoted-parameter-after-quoted-pair",
             "reject-boundary-quoted-pair-backslash",
+            "reject-media-type-parameter-without-equals-after-boundary",
+            "reject-media-type-parameter-without-equals-before-boundary",
+            "reject-media-type-parameter-without-name",
+            "reject-media-type-parameter-without-name-after-boundary",
             "accept-quality-values",
             "accept-unparsed-member-beside-valid",
         ),

@@ -17,8 +17,11 @@ matches no batch request"). So the batch under an empty Host whose part names
 
 The invalid Hosts also hold userinfo before the target's own authority, each character outside
 reg-name that an HTTP library may let through or refuse itself (`^`, `{`, `|`, `` ` ``), a `%`
-not followed by two hex digits, and `[`/`]` outside an IP-literal or around no IP address, so
-that some reach a server's own Host test whichever library it sits on.
+not followed by two hex digits, `[`/`]` outside an IP-literal or around no IP address, and
+IPvFuture literals that break `"v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )` (a version
+that is not hex, `[vz.x]`, and a `%` after the dot, `[v1.%41]`: Go's net/http refuses an `@`
+in Host itself, but lets `%` through to the server's own test), so that some reach a server's
+own Host test whichever library it sits on.
 
 `batch-host-valid-literals-as-origin` sends the other side: a Host that is an IP-literal
 (`[::1]:port`) and one whose reg-name is percent-encoded (`%6Cocalhost:port`) are valid
@@ -54,7 +57,9 @@ def invalid_hosts(ctx: Context) -> list[str]:
     """INVALID_HOSTS, and Hosts built on the target's own authority that RFC 3986 §3.2.2 also
     refuses: userinfo before it, a character outside reg-name (`^`, `{`, `|`, a backquote), a
     `%` without two hex digits, `[`/`]` outside an IP-literal, an IP-literal holding no
-    address, text after an IP-literal's `]`, an IP-literal left open."""
+    address, an IPvFuture whose version is not hex or that holds a character outside
+    `unreserved / sub-delims / ":"` after its dot, text after an IP-literal's `]`, an
+    IP-literal left open."""
     port = f":{ctx.port}"
     return [
         *INVALID_HOSTS,
@@ -70,6 +75,12 @@ def invalid_hosts(ctx: Context) -> list[str]:
         f"[:::]{port}",
         f"[127.0.0.1]{port}",
         f"[v1.]{port}",
+        # RFC 3986 §3.2.2: `IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )`,
+        # so a version that is not hex and a `%` after the dot (no pct-encoded there, and `%`
+        # passes the Host test of HTTP libraries that refuse `@` themselves) break it; spec
+        # 3.2.2: "a batch request without a valid `Host` ... is answered 400".
+        f"[vz.x]{port}",
+        f"[v1.%41]{port}",
         f"[::1]x{port}",
         f"[::1{port}",
     ]
@@ -93,7 +104,7 @@ def _post(ctx: Context, judge: Judge, target: str, host: str | None) -> int:
 @checker(
     "batch-host-invalid-refused",
     ("MB-PART-5", "MB-SUB-2"),
-    "A batch request whose Host is not uri-host [':' port] (a space, userinfo, a character outside reg-name, a bad percent-escape, misplaced brackets, an IP-literal holding no address or left open) is answered 400, and one with an empty Host whose part names http:///path is answered 400.",
+    "A batch request whose Host is not uri-host [':' port] (a space, userinfo, a character outside reg-name, a bad percent-escape, misplaced brackets, an IP-literal holding no address or left open, an IPvFuture with a version that is not hex or a character outside its set) is answered 400, and one with an empty Host whose part names http:///path is answered 400.",
     state=State.READ_ONLY,
 )
 def batch_host_invalid_refused(ctx: Context, judge: Judge) -> None:

@@ -23,7 +23,12 @@ comma-separated list of modes". Two checks follow from that, over every mode of 
   `mode-value` the server implements, so it is answered 501 (MB-PROC-12). A server that cuts
   the value at `;` or compares it without case runs the batch in that mode.
 
-A list with no element at all (`Batch-Mode: ,`) breaks the `1#` rule and is not judged here.
+  The same check sends `Batch-Mode` fields whose value holds no element: empty, only commas,
+  only commas and whitespace, on one field line and on two. `1#mode-value` asks for one
+  element, so such a field names no mode and is answered 501 (MB-PROC-12), never run as if the
+  field were absent. A server that drops empty elements and then reads an empty list as no
+  `Batch-Mode` runs the batch.
+
 Every batch only reads, so the checks run against any target.
 """
 
@@ -140,12 +145,23 @@ def unimplemented_mode_list_forms_refused(ctx: Context, judge: Judge) -> None:
 #: carries them, RFC 7240 §2), a second word, a quoted string, and the mode in other case
 #: (mode-value is a case-sensitive token, spec 3.4).
 NEAR_MODES = ("{m};strict", "{m}; x=1", "{m};", "{m} strict", '"{m}"', "{M}", "{C}")
+#: Batch-Mode fields whose value holds no element, each a tuple of field lines: empty, one
+#: comma, commas with whitespace between, and the same on two field lines (RFC 9110 §5.6.1:
+#: the lines of a list field are one list, so two empty lines still list nothing).
+NO_ELEMENT_LINES: tuple[tuple[str, ...], ...] = (
+    ("",),
+    (",",),
+    (", ,",),
+    (" ,\t, ,",),
+    ("", ""),
+    (",", ","),
+)
 
 
 @checker(
     "mode-lookalike-values-refused",
     ("MB-PROC-12", "MB-PROC-17"),
-    "A Batch-Mode value that is a mode with parameters, a second word, quotes or another case is no mode the server implements and is answered 501 before any part runs.",
+    "A Batch-Mode value that is a mode with parameters, a second word, quotes or another case, or a Batch-Mode field holding no element (empty, only commas, on one line or two), is no mode the server implements and is answered 501 before any part runs.",
     state=State.READ_ONLY,
 )
 def mode_lookalike_values_refused(ctx: Context, judge: Judge) -> None:
@@ -160,3 +176,11 @@ def mode_lookalike_values_refused(ctx: Context, judge: Judge) -> None:
             # server MUST answer a batch request whose `Batch-Mode` value it does not implement
             # with 501 before any part runs" (spec 7.5 says so of a value that is no token).
             expect_rejected(judge, resp, {501}, "MB-PROC-12")
+    for empty in NO_ELEMENT_LINES:
+        lines = tuple(("Batch-Mode", line) for line in empty)
+        resp = ctx.batch(judge, [ok], headers=lines)
+        judge.note(f"Batch-Mode lines {list(empty)!r} -> {resp.status}")
+        # MB-PROC-12: "Nor does a `Batch-Mode` field whose value holds no element (empty, or
+        # only commas and whitespace, as in `Batch-Mode: ,`): `1#mode-value` asks for one, so it
+        # is answered 501, not run as if the field were absent."
+        expect_rejected(judge, resp, {501}, "MB-PROC-12")

@@ -8,7 +8,9 @@ strong aggregate ETag of a collection retrieval hashes the members' ids and ETag
 each part also carries the member's `Last-Modified`, so a member rewritten with the same
 content changes the octets under the same tag (MB-METHOD-7). Two more read a lookalike value
 as a mode: one cuts each element at `;`, so `atomic;strict` runs atomic, and one compares
-modes without case, so `ATOMIC` does (MB-PROC-12).
+modes without case, so `ATOMIC` does (MB-PROC-12). One more drops the empty elements of the
+list and reads a field left with none (`Batch-Mode: ,`, or empty) as no Batch-Mode at all, so
+the batch runs in no mode where MB-PROC-12 answers it 501.
 """
 
 from __future__ import annotations
@@ -59,6 +61,17 @@ def _mode_read_loosely(*, cut_parameters: bool, fold_case: bool) -> Callable[[Re
     return edit
 
 
+def _empty_list_as_absent(req: RelayRequest) -> None:
+    """A server that drops empty list elements and then treats a Batch-Mode with none left as
+    absent: the reference server is shown the batch without the field."""
+    lines = [v for n, v in req.headers if n.lower() == "batch-mode"]
+    if not lines or not is_batch(req):
+        return
+    if any(e.strip(" \t") for v in lines for e in v.split(",")):
+        return
+    req.headers = [(n, v) for n, v in req.headers if n.lower() != "batch-mode"]
+
+
 def _tag_over_member_tags(req: RelayRequest, resp: RelayResponse) -> None:
     """A collection retrieval whose strong ETag is a hash of each part's Content-Id and ETag:
     it stays when a member's Last-Modified, which its part carries, moves."""
@@ -93,6 +106,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-12 a Batch-Mode value compared with the modes in any case",
         ("mode-lookalike-values-refused",),
         on_request=_mode_read_loosely(cut_parameters=False, fold_case=True),
+    ),
+    Mutation(
+        "batch-mode-empty-list-as-absent",
+        "MB-PROC-12 a Batch-Mode field holding no element run as if the field were absent",
+        ("mode-lookalike-values-refused",),
+        on_request=_empty_list_as_absent,
     ),
     Mutation(
         "aggregate-etag-over-member-tags-only",

@@ -9,6 +9,9 @@
   or doubled (MB-WIRE-4);
 - a quoted boundary whose quoted-pair gives a backslash, which is no bchar, accepted
   (MB-WIRE-4);
+- a parameter without `=` (`; x`) or without a name (`; =x`) skipped, so the batch is read by
+  the boundary beside it, where MB-WIRE-4 answers a Content-Type that breaks RFC 9110 §5.6.6's
+  grammar 400 (MB-WIRE-4);
 - Accept split at every comma, or with quoted-strings that end at an escaped quote, so a
   media range written inside a quoted parameter value is read as a member, or a member after
   such a value is lost (MB-STATUS-9, MB-MULTI-1);
@@ -102,6 +105,29 @@ def _empty_parameter(req: RelayRequest) -> bool:
     return is_batch(req) and any(not p.strip(" \t") for p in _split(ctype, ";", "pair")[1:])
 
 
+def _malformed_parameter(piece: str) -> bool:
+    """Whether a piece between semicolons breaks `parameter = parameter-name "=" parameter-value`
+    (RFC 9110 §5.6.6): it is not empty (an empty parameter is valid) and has no `=`, or no name
+    before it."""
+    text = piece.strip(" \t")
+    name, eq, _ = text.partition("=")
+    return bool(text) and (not eq or not name.strip(" \t"))
+
+
+def _malformed_parameters_skipped(req: RelayRequest) -> None:
+    """A Content-Type reader that skips each parameter it cannot split into a name and a value,
+    as lenient parsers do: the reference server is shown the Content-Type without them."""
+    ctype = req.get("Content-Type")
+    if not is_batch(req) or ctype is None:
+        return
+    pieces = _split(ctype, ";", "pair")
+    kept = [p for p in pieces[1:] if not _malformed_parameter(p)]
+    if len(kept) == len(pieces) - 1:
+        return
+    req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-type"]
+    req.headers.append(("Content-Type", ";".join([pieces[0], *kept])))
+
+
 def _backslash_boundary(req: RelayRequest) -> bool:
     try:
         _, params = parse_media_type(req.get("Content-Type") or "")
@@ -183,6 +209,17 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-4 a boundary holding a backslash, from a quoted-pair, taken as valid",
         ("reject-boundary-quoted-pair-backslash",),
         on_response=accepts(_backslash_boundary),
+    ),
+    P(
+        "content-type-malformed-parameter-skipped",
+        "MB-WIRE-4 a batch Content-Type parameter without = or without a name skipped, not refused",
+        (
+            "reject-media-type-parameter-without-equals-after-boundary",
+            "reject-media-type-parameter-without-equals-before-boundary",
+            "reject-media-type-parameter-without-name",
+            "reject-media-type-parameter-without-name-after-boundary",
+        ),
+        on_request=_malformed_parameters_skipped,
     ),
     P(
         "accept-quoted-commas-split",

@@ -6,9 +6,11 @@ whose scheme starts with a digit or holds an underscore, a fragment holding a se
 brackets, or a query holding a bracket as a target (MB-PART-4), or refuses one with the part
 index of the batch's first part (MB-STATUS-4). A resolver that refuses a reference whose dot
 segments climb above the root, or keeps the excess `..` in the target it routes (MB-PART-5). A
-Host test that lets through a `%` without two hex digits or brackets around no IP address
-(MB-PART-5), and one that refuses a valid IP-literal or percent-encoded Host (MB-PART-5), or
-compares an absolute target naming an IP-literal Host as another origin (MB-SUB-2).
+Host test that lets through a `%` without two hex digits or brackets around no IP address, or
+an IPvFuture literal whose version is not hex or that holds a character outside
+`unreserved / sub-delims / ":"` after its dot (MB-PART-5), and one that refuses a valid
+IP-literal or percent-encoded Host (MB-PART-5), or compares an absolute target naming an
+IP-literal Host as another origin (MB-SUB-2).
 """
 
 from __future__ import annotations
@@ -189,6 +191,18 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_host_taken_when(
             r"^[^\[]+[\[\]]|^\[[^\]]*[^0-9A-Fa-f:.\]][^\]]*\]|^\[[^\]]*$|\][^:]"
         ),
+    ),
+    P(
+        "host-ipvfuture-version-unchecked",
+        "MB-PART-5 a batch Host whose IPvFuture version is not hex taken as the base authority",
+        ("batch-host-invalid-refused",),
+        on_request=_host_taken_when(r"^\[[vV][0-9A-Fa-f]*[^0-9A-Fa-f.\]]"),
+    ),
+    P(
+        "host-ipvfuture-characters-unchecked",
+        "MB-PART-5 a batch Host whose IPvFuture holds a character outside its set taken",
+        ("batch-host-invalid-refused",),
+        on_request=_host_taken_when(r"^\[[vV][0-9A-Fa-f]+\.[^\]]*[^A-Za-z0-9._~!$&'()*+,;=:\]-]"),
     ),
     P(
         "host-reg-name-delimiters-taken",
