@@ -96,7 +96,13 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets, a
   reg-name delimiter or an IPvFuture with a version that is not hex or a character outside its
   set taken, a valid IP-literal or encoded Host refused (MB-PART-5), an absolute
-  target naming an IP-literal Host taken for another origin (MB-SUB-2).
+  target naming an IP-literal Host taken for another origin (MB-SUB-2);
+- lookalike readings: a delimiter line ending in -- taken for the close delimiter, a boundary
+  beginning or ending in hyphens not found, one ending in = or : refused (MB-WIRE-4); a part
+  without Content-Id, or with an empty one or <>, given the target of a Content-Location,
+  Location, Content-Base, Http-Target, Content-Disposition name, Message-Id or a field named
+  like Content-Id (MB-PART-4, MB-SUB-4); a missing close delimiter placed at the last body's,
+  header section's or delimiter line's start, or in the part before the last (MB-STATUS-4).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -134,6 +140,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     hosts_and_entries,
     list_and_tag_readings,
+    lookalike_readings,
     mode_paths,
     mode_writers,
     octet_units,
@@ -545,6 +552,55 @@ GROUPS = (
         ("FAIL",),
         # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
         slow_plants=_names(busy_connections.PLANTS),
+    ),
+    Group(
+        "lookalike-readings",
+        _names(lookalike_readings.PLANTS),
+        (
+            "accept-boundary-beginning-with-hyphen",
+            "accept-boundary-beginning-with-two-hyphens",
+            "accept-boundary-ending-in-colon",
+            "accept-boundary-ending-in-equals",
+            "accept-boundary-ending-in-hyphen",
+            "accept-boundary-ending-in-hyphens-body-lines",
+            "accept-boundary-ending-in-two-hyphens",
+            "accept-boundary-ending-in-two-hyphens-padded",
+            "accept-boundary-ending-in-two-hyphens-quoted",
+            "accept-boundary-one-hyphen",
+            "accept-boundary-one-special-char",
+            "accept-boundary-seventy-hyphens",
+            "accept-boundary-three-hyphens",
+            "accept-boundary-two-hyphens",
+            "reject-content-id-empty-beside-content-location",
+            "reject-content-id-empty-reference-beside-content-location",
+            "reject-content-id-missing-beside-bracketed-content-location",
+            "reject-content-id-missing-beside-content-base",
+            "reject-content-id-missing-beside-content-id-suffixed",
+            "reject-content-id-missing-beside-content-location",
+            "reject-content-id-missing-beside-content-underscore-id",
+            "reject-content-id-missing-beside-contentid",
+            "reject-content-id-missing-beside-disposition-name",
+            "reject-content-id-missing-beside-http-target",
+            "reject-content-id-missing-beside-location",
+            "reject-content-id-missing-beside-message-id",
+            "reject-content-id-missing-in-later-part-beside-content-location",
+            "reject-missing-close-delimiter",
+            "reject-unclosed-after-dash-boundary",
+            "reject-unclosed-after-delimiter-line",
+            "reject-unclosed-after-first-delimiter-line",
+            "reject-unclosed-after-one-hyphen",
+            "reject-unclosed-after-transport-padding",
+            "reject-unclosed-in-body",
+            "reject-unclosed-in-body-after-boundary-prefix",
+            "reject-unclosed-in-body-ending-in-crlf",
+            "reject-unclosed-in-header-section",
+            "reject-unclosed-in-later-body",
+            "reject-unclosed-in-later-header-section",
+            "reject-unclosed-inside-part-body",
+            "reject-unclosed-inside-part-header",
+            "reject-unclosed-short-content-length",
+        ),
+        ("FAIL",),
     ),
 )
 

@@ -116,9 +116,12 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def expect_located(judge: Judge, resp: Response, part_index: int, byte_offset: int) -> list[str]:
+def expect_located(
+    judge: Judge, resp: Response, part_index: int | None, byte_offset: int
+) -> list[str]:
     """The problem document places the fault at `part_index` and `byte_offset`, each member
-    judged when present (a JSON integer, 0 included); returns the members it leaves out.
+    judged when present (a JSON integer, 0 included); returns the members it leaves out. A
+    `part_index` of None is not judged: the part a fault belongs to is not always fixed.
 
     MB-STATUS-4: "with `part_index` (from 0) and `byte_offset` (octets from the start of the
     request content) members when the server knows them"; spec 5.3 fixes the values ("a fault
@@ -128,6 +131,8 @@ def expect_located(judge: Judge, resp: Response, part_index: int, byte_offset: i
         return []
     missing = []
     for member, expected in zip(LOCATION_MEMBERS, (part_index, byte_offset), strict=True):
+        if expected is None:
+            continue
         value = doc.get(member)
         if value is None:
             missing.append(member)

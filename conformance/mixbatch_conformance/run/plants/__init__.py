@@ -44,6 +44,7 @@ from mixbatch_conformance.run.plants import (
     lengths,
     limits,
     list_and_tag_readings,
+    lookalike_readings,
     mode_paths,
     mode_writers,
     modes,
@@ -154,6 +155,7 @@ PLANTS: tuple[Mutation, ...] = (
     + endpoint_resource.PLANTS
     + outcome_shapes.PLANTS
     + parameter_readings.PLANTS
+    + lookalike_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
