@@ -142,3 +142,54 @@ def test_https_target_is_tested_when_trusted(
     )
     assert code == EXIT_CONFORMANT, err
     assert took < BOUND_S
+
+
+def _problem(status: int, reason: str, doc: dict[str, object]) -> bytes:
+    body = json.dumps(doc).encode()
+    return (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/problem+json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def test_a_batch_endpoint_refusing_a_valid_batch_fails_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A problem document naming one of the spec's requirements says the endpoint is a batch
+    endpoint: its 400 to the well-formed one-part batch is a FAIL of MB-STATUS-1, and the
+    checks still run, since they send other batches."""
+    report = tmp_path / "report"
+    octets = _problem(400, "Bad Request", {"title": "Bad boundary", "requirement": "MB-WIRE-4"})
+    with _outside.answering(octets) as url:
+        argv = ["--target", url, "--report", str(report), "--only", "reject-missing-close"]
+        code, _, took = _run(argv, capsys)
+    assert code == EXIT_NONCONFORMANT
+    doc = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    first, *rest = doc["results"]
+    assert first["check_id"] == "preflight"
+    assert first["verdict"] == "FAIL"
+    assert first["requirements"] == ["MB-STATUS-1"]
+    assert "MB-WIRE-4" in first["message"]
+    assert rest, "the checks did not run after the preflight's FAIL"
+    assert took < BOUND_S
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "doc"),
+    [
+        (503, "Service Unavailable", {"title": "Busy", "requirement": "MB-LIMIT-6"}),
+        (400, "Bad Request", {"title": "Bad request"}),
+        (400, "Bad Request", {"title": "Bad request", "requirement": "RFC 9112"}),
+    ],
+)
+def test_other_refusals_of_the_preflight_stop_the_run(
+    status: int, reason: str, doc: dict[str, object], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A busy batch endpoint, or a refusal that names none of the spec's requirements, says
+    nothing about conformance: the run stops, and cannot test."""
+    report = tmp_path / "report"
+    with _outside.answering(_problem(status, reason, doc)) as url:
+        code, err, _ = _run(["--target", url, "--report", str(report)], capsys)
+    assert code == EXIT_HARNESS
+    assert "could not test" in _diagnosis(err)

@@ -193,12 +193,13 @@ def main(argv: list[str] | None = None) -> int:
                 **asdict(m),
                 "killed_by": failing,
                 "killed": bool(failing),
-                "untestable": not results,
+                "untestable": not results or code == run_plants.CANNOT_TEST,
                 "exit_code": code,
                 "seconds": round(time.monotonic() - t0, 1),
                 **({"could_not_test": said} if not results else {}),
             }
-            mark = "killed" if failing else "untestable" if not results else "SURVIVED"
+            untestable = not results or code == run_plants.CANNOT_TEST
+            mark = "killed" if failing else "untestable" if untestable else "SURVIVED"
             print(f"{m.id}: {mark} {failing[:3]}", flush=True)
             return verdict
 

@@ -47,6 +47,9 @@ START_TIMEOUT_S = 10
 # server's time budget takes longer: round 7's plant 29 (results matched by a repeated Content-Id)
 # takes about 470 s, and is caught.
 SUITE_TIMEOUT_S = 900
+#: The suite's exit status when it could not test the server (the preflight found no batch
+#: endpoint answering a one-part batch).
+CANNOT_TEST = 3
 #: The exit status recorded for a suite run stopped at SUITE_TIMEOUT_S (timeout(1)'s).
 SUITE_TIMED_OUT = 124
 # Verdicts that say a check judged the target non-conformant.

@@ -8,7 +8,10 @@ endpoint, with a short timeout, and reads what comes back:
 - an HTTP answer that is not a batch response (200 multipart/mixed): wrong endpoint, missing
   credentials, or no batch support; the target cannot be tested as described (exit 3);
 - octets that are not an HTTP/1.1 response at all: a FAIL of MB-STATUS-1 (a well-formed
-  batch is answered 200), with the octets kept (exit 1).
+  batch is answered 200), with the octets kept (exit 1);
+- a 400 or a 5xx other than 503 whose problem document names one of the spec's requirements:
+  the endpoint is a batch endpoint (it speaks the spec's refusals) and it refused a well-formed
+  batch, a FAIL of MB-STATUS-1; the run goes on, since the other checks send other batches.
 Each outcome is one `Preflight` with a one-line diagnosis saying what was sent, what came
 back and what to check in the target file; `as_result` makes it a report entry, so that the
 request and response octets are saved like any failing check's.
@@ -16,6 +19,8 @@ request and response octets are saved like any failing check's.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -24,7 +29,7 @@ from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import CheckResult
-from mixbatch_conformance.transport.http import Exchange, TargetUnreachable, pipeline
+from mixbatch_conformance.transport.http import Exchange, Response, TargetUnreachable, pipeline
 from mixbatch_conformance.transport.tls import TlsFailure
 
 __all__ = ["PREFLIGHT", "PREFLIGHT_TIMEOUT_S", "Preflight", "preflight"]
@@ -41,6 +46,8 @@ _NO_ENDPOINT = {
 }
 
 EXIT_OK, EXIT_NONCONFORMANT, EXIT_CANNOT_TEST = 0, 1, 3
+#: A requirement ID as the spec's index spells them (MB-AREA-N).
+_REQUIREMENT_ID = re.compile(r"MB-[A-Z]+-[0-9]+")
 
 
 def _never(ctx: Context, judge: Judge) -> None:
@@ -67,6 +74,8 @@ class Preflight:
     exit_code: int
     diagnosis: str
     exchanges: list[Exchange] = field(default_factory=list)
+    #: The finding is a FAIL, and the checks still run (a batch endpoint that refused it).
+    goes_on: bool = False
 
     @property
     def ok(self) -> bool:
@@ -75,6 +84,15 @@ class Preflight:
     def as_result(self) -> CheckResult:
         judge = Judge("MB-STATUS-1")
         judge.exchanges.extend(self.exchanges)
+        if self.goes_on:
+            # MB-STATUS-1: a well-formed batch is answered 200.
+            judge.expect_true(
+                "status of a well-formed one-part batch",
+                False,
+                self.diagnosis,
+                "200 with multipart/mixed content",
+            )
+            return CheckResult(PREFLIGHT, Verdict.FAIL, self.diagnosis, judge, 0.0)
         if self.exit_code == EXIT_NONCONFORMANT:
             judge.expect_true(
                 "response is HTTP/1.1",
@@ -142,6 +160,17 @@ def preflight(target: Target, settings: RunSettings) -> Preflight:
         # A multipart answer with another 2xx (207, say) is a batch endpoint answering with the
         # wrong status: the checks judge it (MB-STATUS-1, MB-MULTI-2), the run goes on.
         return Preflight(EXIT_OK, f"sent {sent}; answered {got}", [ex])
+    named = _named_requirement(resp)
+    if named is not None and (
+        resp.status == 400 or (500 <= resp.status <= 599 and resp.status != 503)
+    ):
+        return Preflight(
+            EXIT_NONCONFORMANT,
+            f"sent {sent}; it answered {got} naming {named}: a batch endpoint refused a "
+            "well-formed batch, which MB-STATUS-1 answers 200; the other checks still run",
+            [ex],
+            goes_on=True,
+        )
     if resp.status in _NO_ENDPOINT:
         hint = (
             f"{_NO_ENDPOINT[resp.status]}: is batch_endpoint ({target.batch_endpoint!r}) right, "
@@ -157,3 +186,16 @@ def preflight(target: Target, settings: RunSettings) -> Preflight:
             f"resource ({ok or 'none declared'}) answers GET with 200"
         )
     return Preflight(EXIT_CANNOT_TEST, f"sent {sent}; it answered {got}; {hint}", [ex])
+
+
+def _named_requirement(resp: Response) -> str | None:
+    """The requirement a problem document names (`requirement`, an ID of this spec's form),
+    or None when the answer is no such document."""
+    if resp.media_type != "application/problem+json":
+        return None
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return None
+    named = doc.get("requirement") if isinstance(doc, dict) else None
+    return named if isinstance(named, str) and _REQUIREMENT_ID.fullmatch(named) else None

@@ -104,7 +104,7 @@ def run_suite(
     started = dt.datetime.now(dt.UTC)
     t0 = time.monotonic()
     first = preflight(target, settings)
-    if not first.ok:
+    if not first.ok and not first.goes_on:
         return _stopped_at_preflight(target, settings, first.as_result(), started, t0, index)
     if skipped:
         print(f"--read-only: {skipped} checks that write were left out", file=sys.stderr)
@@ -115,6 +115,9 @@ def run_suite(
             results = run_checks(
                 chosen, ctx, on_start=bar.start, on_result=bar.result, outcome=outcome
             )
+        if first.goes_on:
+            # The preflight's FAIL is reported beside the checks it did not stop.
+            results = [first.as_result(), *results]
     finally:
         leftovers = [*ctx.leftovers, *ctx.clean_up()]
     info = RunInfo(
