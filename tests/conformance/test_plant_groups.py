@@ -102,7 +102,14 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   without Content-Id, or with an empty one or <>, given the target of a Content-Location,
   Location, Content-Base, Http-Target, Content-Disposition name, Message-Id or a field named
   like Content-Id (MB-PART-4, MB-SUB-4); a missing close delimiter placed at the last body's,
-  header section's or delimiter line's start, or in the part before the last (MB-STATUS-4).
+  header section's or delimiter line's start, or in the part before the last (MB-STATUS-4);
+- origin ports: under a Host naming the scheme's default port, the default written on one side
+  and absent on the other, an empty port or one with a leading zero compared as text, and an
+  IP-literal's brackets stripped only before a port (MB-SUB-2);
+- document fields: a miss's X-Content-Type-Options copied to the header section of the JSON
+  and XML forms, the miss carrying it alone too (MB-SEC-2);
+- refusal connections: every 413 and 431 closing the connection, also once the content was read
+  whole (MB-PIPE-1, slow: it holds content back for a second per refusal).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -134,6 +141,7 @@ from mixbatch_conformance.run.plants import (
     collection_conditionals,
     collection_preconditions,
     conditional_evaluations,
+    document_fields,
     endpoint_resource,
     fault_placement,
     field_kinds,
@@ -145,11 +153,13 @@ from mixbatch_conformance.run.plants import (
     mode_writers,
     octet_units,
     order_and_isolation,
+    origin_ports,
     outcome_shapes,
     parameter_readings,
     part_security,
     precondition_order,
     reference_substitution,
+    refusal_connections,
     refusal_documents,
     refusal_readings,
     resolution,
@@ -601,6 +611,27 @@ GROUPS = (
             "reject-unclosed-short-content-length",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "origin-ports",
+        _names(origin_ports.PLANTS),
+        ("same-origin-default-port-spellings",),
+        ("FAIL",),
+    ),
+    Group(
+        "document-fields",
+        _names(document_fields.PLANTS),
+        ("top-level-fields-independent-of-parts", "sub-response-fields-not-at-top"),
+        ("FAIL",),
+    ),
+    Group(
+        "refusal-connections",
+        _names(refusal_connections.PLANTS),
+        ("pipelining-behind-limit-refusals-read-whole",),
+        ("FAIL",),
+        # Holds the content of each size refusal back for a second, and sends a part body over
+        # max_part_bytes (16 MiB on the reference server), unplanted and planted.
+        tier="slow",
     ),
 )
 

@@ -16,9 +16,33 @@ exception: "an answer a server gives before it has read the request's content wh
 close`", so a 413 or 431 that says so may leave the GET unanswered; any other status, or a
 close not marked, may not (the refusals of other kinds are `pipelining-behind-every-answer`'s,
 with no exception). An intermediary may de-pipeline, so the check runs direct only.
+
+`pipelining-behind-limit-refusals-read-whole` learns which side of that exception a refusal
+falls on. The check cannot see when a server read the content, but it can hold the content
+back: for each size refusal a bounded batch can reach (a part field line taking a header
+section over `max_part_header_bytes`, framed by Content-Length and chunked; a part over
+`max_part_fields`, likewise; a delimiter line opening a part over `max_parts`; a part body
+without a Content-Length of its own running over `max_part_bytes`), it sends the head and the
+content up to just past the offending element, then waits. A refusal that arrives while the
+rest is held back was given before the content was read whole, and may close the connection:
+that kind is noted and not judged. A server that answers nothing until the content is complete
+read it whole first; the rest of the content is then sent in one write with a plain GET of
+`ok` behind it, and the GET is answered 200 after the refusal (MB-PIPE-1: only "an answer a
+server gives before it has read the request's content whole" may end the connection). The
+wait is learnt too: three times what the same batch, sent whole, takes to be refused, at least
+a second; a kind that takes so long that the wait would pass two seconds is not judged, and
+the check is N/A when no kind could be learnt. A batch over `max_batch_bytes` is left out: its
+declared Content-Length lets a server refuse it before it reads any content, which the
+exception always allows.
 """
 
 from __future__ import annotations
+
+import contextlib
+import select
+import socket
+import time
+from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
@@ -32,6 +56,13 @@ from mixbatch_conformance.checks._shared.limit_cases import (
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import (
+    Exchange,
+    Response,
+    ResponseError,
+    connect,
+    read_response,
+)
 
 __all__: list[str] = []
 
@@ -139,3 +170,187 @@ def pipelining_behind_limit_refusals(ctx: Context, judge: Judge) -> None:
         # MB-PIPE-1 again, and MB-TEST-1 fixes 200 for ok: the GET behind the refusal is
         # answered in its turn, not read out of the refused batch's unread octets.
         judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
+
+
+#: The shortest wait for an early refusal, in seconds.
+HOLD_MIN_S = 1.0
+#: The longest: a refusal slower than a third of it cannot be told early or late.
+HOLD_MAX_S = 2.0
+#: How many times the time a whole batch takes to be refused the check waits for an early one.
+HOLD_FACTOR = 3
+#: Seconds the GET behind the refusal gets to be answered once the refusal has arrived.
+FOLLOWER_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBatch:
+    """A batch over a limit cut just past its offending element: `head` (the request's head
+    and the content up to there) and `rest` (the content after it, as the framing sends it)."""
+
+    what: str
+    head: bytes
+    rest: bytes
+
+
+def _held_batches(ctx: Context, judge: Judge) -> list[HeldBatch]:
+    """A batch for each size refusal the target's published limits allow, cut just past its
+    offending element."""
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    mixed = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    dash = f"--{BOUNDARY}\r\n".encode()
+    fields_limit = ctx.limit("max_part_fields")
+    header_limit = ctx.limit("max_part_header_bytes")
+    small = part(header_section(ok, fields=2))
+    out: list[HeldBatch] = []
+
+    def cut(what: str, body: bytes, at: int, chunked: bool = True) -> None:
+        """`body` sent by Content-Length, and chunked when `chunked`, held back from `at`."""
+        if not _fits(ctx, body):
+            return
+        whole = ctx.raw_request("POST", ctx.batch_path, mixed, body)
+        out.append(HeldBatch(what, whole[: len(whole) - len(body) + at], body[at:]))
+        if chunked:
+            head = ctx.raw_request(
+                "POST", ctx.batch_path, [*mixed, ("Transfer-Encoding", "chunked")]
+            )
+            first = b"%x\r\n%s\r\n" % (at, body[:at])
+            rest = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body) - at, body[at:])
+            out.append(HeldBatch(f"{what}, chunked", head + first, rest))
+
+    fits_fields = fields_limit is None or fields_limit >= 3
+    if header_limit is not None and header_limit <= MAX_HEADER_SENT and fits_fields:
+        # The section's last field line takes it over the limit; the empty line after it,
+        # and the part after that, are held back.
+        section = header_section(ok, octets=header_limit + 1)
+        body = envelope([part(section), small])
+        cut(
+            "a field line taking a header section over max_part_header_bytes",
+            body,
+            len(dash) + len(section),
+        )
+    if fields_limit is not None and fields_limit <= 10_000:
+        section = header_section(ok, fields=fields_limit + 1)
+        if header_limit is None or len(section) <= header_limit:
+            body = envelope([part(section), small])
+            cut("a field line over max_part_fields", body, len(dash) + len(section))
+    parts = ctx.limit("max_parts")
+    if parts is not None and parts + 1 <= MAX_PARTS_SENT:
+        body = envelope([small] * (parts + 1))
+        # Up to the delimiter line that opens the first part over the limit (spec 5.3).
+        opening = len(dash) + parts * len(small + b"\r\n" + dash)
+        cut("the delimiter line of a part over max_parts", body, opening, chunked=False)
+    part_limit = ctx.limit("max_part_bytes")
+    if part_limit is not None and part_limit + 1 <= MAX_PART_SENT:
+        echo = ctx.path(ctx.resource(judge, "echo"))
+        # No Content-Length in the part: the server finds the body over the limit by reading it.
+        section = f"Http-Method: PUT\r\nContent-Id: <{echo}>\r\n".encode()
+        body = envelope([part(section, b"b" * (part_limit + 2)), small])
+        at = len(dash) + len(section) + 2 + part_limit + 1
+        cut("a part body without Content-Length over max_part_bytes", body, at, chunked=False)
+    return out
+
+
+def _readable(sock: socket.socket, seconds: float) -> bool:
+    """Whether the peer sent something (or closed) within `seconds`."""
+    pending = getattr(sock, "pending", None)
+    if pending is not None and pending():
+        return True
+    ready, _, _ = select.select([sock], [], [], seconds)
+    return bool(ready)
+
+
+def _read(reader: object, method: str) -> tuple[Response | None, str | None]:
+    try:
+        return read_response(reader, method), None  # type: ignore[arg-type]
+    except (ResponseError, OSError) as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _send_held(
+    ctx: Context, held: HeldBatch, follower: bytes, hold: float
+) -> tuple[bool, Exchange, Exchange | None]:
+    """Send `held.head`, wait up to `hold` seconds; then `held.rest` and `follower` in one
+    write. (early, the batch's exchange, the follower's or None when the batch was answered
+    before its rest was sent)."""
+    request = held.head + held.rest
+    sock = connect(ctx.host, ctx.port, ctx.timeout, ctx.tls)
+    try:
+        # An early answer may stop the server reading the head; it is read below.
+        with contextlib.suppress(OSError):
+            sock.sendall(held.head)
+        reader = sock.makefile("rb")
+        if _readable(sock, hold):
+            resp, err = _read(reader, "POST")
+            return True, Exchange(held.head, resp, err), None
+        try:
+            sock.sendall(held.rest + follower)
+        except OSError as exc:
+            return False, Exchange(request, None, f"send failed: {exc}"), None
+        resp, err = _read(reader, "POST")
+        first = Exchange(request, resp, err)
+        sock.settimeout(FOLLOWER_S)
+        after, err = _read(reader, "GET")
+        if err is not None and "timed out" in err:
+            err = f"no answer within {FOLLOWER_S} s after the refusal"
+        return False, first, Exchange(follower, after, err)
+    finally:
+        sock.close()
+
+
+@checker(
+    "pipelining-behind-limit-refusals-read-whole",
+    ("MB-PIPE-1", "MB-STATUS-3"),
+    "For each size refusal (a field line over max_part_header_bytes or max_part_fields, by Content-Length and chunked; a part over max_parts; a part body over max_part_bytes), a server that answers only once the content held back past the offending element is sent, having read it whole, answers a GET pipelined behind it 200.",
+    profile="pipelining",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+)
+def pipelining_behind_limit_refusals_read_whole(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("the content is held back on an HTTP/1.1 connection")
+    batches = _held_batches(ctx, judge)
+    if not batches:
+        judge.not_applicable("the target publishes no part limit a bounded batch can exceed")
+    follower = ctx.raw_request("GET", ctx.path(ctx.resource(judge, "ok")))
+    judged = 0
+    for held in batches:
+        started = time.monotonic()
+        alone = ctx.send(judge, held.head + held.rest)
+        took = time.monotonic() - started
+        # MB-STATUS-3: a batch over a limit is answered 413, or 431 for a header section.
+        if not judge.expect(f"{held.what} alone", alone.status, {413, 431}, "MB-STATUS-3"):
+            continue
+        hold = max(HOLD_MIN_S, HOLD_FACTOR * took)
+        if hold > HOLD_MAX_S:
+            judge.note(f"{held.what}: refused in {took:.2f} s alone, too slow to tell early")
+            continue
+        early, first, second = _send_held(ctx, held, follower, hold)
+        judge.record(first)
+        if early:
+            # Spec 11: "an answer a server gives before it has read the request's content
+            # whole, a 413 or 431 ... at a limit reached while reading" may close the
+            # connection; the rest was never sent, so nothing more is judged.
+            got = first.response.status if first.response else first.error
+            judge.note(f"{held.what}: answered {got} before the rest was sent (may close)")
+            continue
+        judged += 1
+        got = first.response.status if first.response else None
+        # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
+        # them": the refusal first, as it is answered alone.
+        judge.expect(
+            f"{held.what}: status once the content was whole", got, {alone.status}, "MB-PIPE-1"
+        )
+        assert second is not None
+        judge.record(second)
+        after = second.response.status if second.response else None
+        connection = first.response.get("Connection") if first.response else None
+        judge.note(
+            f"{held.what}: {got} (Connection: {connection}), then the GET: {after or second.error}"
+        )
+        # MB-PIPE-1's prose: "The one exception is an answer a server gives before it has read
+        # the request's content whole"; this refusal came only once the content was complete,
+        # so the GET behind it is answered in its turn (MB-TEST-1 fixes 200 for ok).
+        judge.expect(f"status of the GET behind {held.what}", after, {200}, "MB-PIPE-1")
+    if not judged:
+        judge.not_applicable("no size refusal waited for the whole content within the bound")

@@ -19,14 +19,18 @@ Theory of operation: three things the framing check does not read.
   §15.4.5), so its part body is empty (MB-RESP-4: "its content as the part body"), whatever
   the handler tried to write.
 - `sub-response-fields-not-at-top`: each part kind the target's resources give (the echo's,
-  a member's validators, a collection's, a HEAD's, a miss's, a 204's, a 301's) stands first
-  once; no field line a part carries appears at the top of the batch response in any declared
-  form unless the server puts it there for a batch of one miss too (MB-SEC-2).
-- `sub-response-fields-not-at-top-in-every-mode`: the same parts, the miss left out, in a
+  a member's validators, a collection's, a HEAD's, a miss's, a 204's, a 301's, and the
+  router's own miss for a path no resource is routed at, which a framework answers with fields
+  of its own) stands first once; no field line a part carries appears at the top of the batch
+  response in any declared form unless the server puts it there for a batch of one plain part
+  (`not_found` or `ok`) that does not carry that line alone (MB-SEC-2): a line learnt from a
+  batch whose part carries it would hide the copy it is meant to tell apart.
+- `sub-response-fields-not-at-top-in-every-mode`: the same parts, the misses left out, in a
   batch under stop that fails at a miss after them, and in atomic batches that commit and that
-  fail at a miss after them: a server that buffers such a batch's answer until the outcome is
-  known has the parts' fields in hand before it writes its header section, where a streaming
-  server has not; none of them reaches the top in any declared form (MB-SEC-2).
+  fail at a miss after them, the miss being `not_found` and then the router's miss: a server
+  that buffers such a batch's answer until the outcome is known has the parts' fields in hand
+  before it writes its header section, where a streaming server has not; none of them reaches
+  the top in any declared form (MB-SEC-2).
 - `no-transform-in-every-mode`: those batches' answers each carry `Cache-Control: no-transform`
   in every declared form, as the plain batch's do (MB-INTER-4, a SHOULD).
 - `every-part-kind-content-length`: parts with content, HEAD, 204, 304, skipped and rolled-back
@@ -38,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 
-from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
+from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, unrouted
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -260,21 +264,36 @@ def _field_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
     status = ctx.target.resource("status")
     if status:
         subs += [SubRequest("GET", ctx.path(status.replace("{code}", c))) for c in ("204", "301")]
+    # The router's own miss: a framework may answer it with fields no resource writes.
+    subs.append(unrouted(ctx))
     return subs
+
+
+def _own_pairs(
+    ctx: Context, judge: Judge, fields: tuple[tuple[str, str], ...] = ()
+) -> set[tuple[str, str]]:
+    """The field lines the server puts at the top of a batch (sent with `fields`) of its own
+    accord: those at the top of a batch of one plain part (`not_found`, then `ok`) that the
+    part's answer alone does not carry. A line a part carries alone is the server's own only
+    where a batch of a part without it shows it too."""
+    own: set[tuple[str, str]] = set()
+    for plain in ok_and_not_found(ctx, judge)[::-1]:
+        alone = {(n.lower(), v.strip()) for n, v in ctx.alone(judge, plain).headers}
+        own |= _top_pairs(ctx.batch(judge, [plain], headers=fields)) - alone
+    return own
 
 
 @checker(
     "sub-response-fields-not-at-top",
     ("MB-SEC-2",),
-    "No field line of any sub-response, whichever part carries it and wherever it stands, reaches the batch response's header section in any form.",
+    "No field line of any sub-response (the router's miss's included), whichever part carries it and wherever it stands, reaches the batch response's header section in any form.",
     state=State.READ_ONLY,
 )
 def sub_response_fields_not_at_top(ctx: Context, judge: Judge) -> None:
     subs = _field_parts(ctx, judge)
-    # What the server puts at the top of a batch of its own accord, learnt from a batch whose
-    # only part is a miss; a field line found there is the server's, not a copy.
-    _, nf = ok_and_not_found(ctx, judge)
-    own = _top_pairs(ctx.batch(judge, [nf]))
+    # What the server puts at the top of a batch of its own accord, learnt from batches of one
+    # plain part that does not carry it; a field line found there is the server's, not a copy.
+    own = _own_pairs(ctx, judge)
     # Every part first once: a server may copy from the first part only, or from the last.
     orders = [subs[i:] + subs[:i] for i in range(len(subs))]
     for order in orders:
@@ -303,15 +322,18 @@ def _modes_with_fields(
     the field-carrying ones that succeed, then, for the failing batches, a miss and an ok (N/A
     where the target offers neither)."""
     ok, nf = ok_and_not_found(ctx, judge)
-    carriers = [s for s in _field_parts(ctx, judge) if s.target != nf.target]
+    miss = unrouted(ctx)
+    carriers = [s for s in _field_parts(ctx, judge) if s.target not in (nf.target, miss.target)]
     out: list[tuple[str, tuple[tuple[str, str], ...], list[SubRequest]]] = []
     if ctx.target.claims("error-policy"):
         stop = (("Prefer", "batch-on-error=stop"),)
         out.append(("stopped under batch-on-error=stop", stop, [*carriers, nf, ok]))
+        out.append(("stopped at the router's miss", stop, [*carriers, miss, ok]))
     if ctx.target.claims("atomic"):
         atomic = (("Batch-Mode", "atomic"),)
         out.append(("atomic, committed", atomic, carriers))
         out.append(("atomic, failed", atomic, [*carriers, nf, ok]))
+        out.append(("atomic, failed at the router's miss", atomic, [*carriers, miss, ok]))
     if not out:
         judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
     return out
@@ -320,16 +342,15 @@ def _modes_with_fields(
 @checker(
     "sub-response-fields-not-at-top-in-every-mode",
     ("MB-SEC-2",),
-    "No field line of a sub-response reaches the header section of a batch that stopped under batch-on-error=stop, of an atomic batch that committed or of one that failed, in any form.",
+    "No field line of a sub-response reaches the header section of a batch that stopped under batch-on-error=stop, of an atomic batch that committed or of one that failed, at a resource's miss or at the router's, in any form.",
     state=State.READ_ONLY,
 )
 def sub_response_fields_not_at_top_in_every_mode(ctx: Context, judge: Judge) -> None:
     modes = _modes_with_fields(ctx, judge)
-    _, nf = ok_and_not_found(ctx, judge)
     for what, fields, subs in modes:
-        # What the server puts at the top of such a batch of its own accord, learnt from one
-        # whose only part is a miss, under the same policy or mode.
-        own = _top_pairs(ctx.batch(judge, [nf], headers=fields))
+        # What the server puts at the top of such a batch of its own accord, learnt from
+        # batches of one plain part that does not carry it, under the same policy or mode.
+        own = _own_pairs(ctx, judge, fields)
         resp = ctx.batch(judge, subs, headers=fields)
         env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
         carried = {(n.lower(), v.strip()) for part in env.parts for n, v in part.fields}

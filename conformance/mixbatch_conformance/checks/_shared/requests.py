@@ -2,8 +2,9 @@
 
 Theory of operation: a check names the resources it needs through `Context.resource`, which
 makes it N/A when the target declares none; the helpers here are the few requests more than
-one topic sends (a GET of `ok` and of `not_found`, a standalone precondition, the current
-ETag of `etag_resource`, a new sandbox member, the listing of the sandbox collection).
+one topic sends (a GET of `ok` and of `not_found`, a GET of a path no resource is routed
+at, a standalone precondition, the current ETag of `etag_resource`, a new sandbox member,
+the listing of the sandbox collection).
 """
 
 from __future__ import annotations
@@ -14,7 +15,19 @@ from urllib.parse import urlsplit
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["etag_of", "new_member", "ok_and_not_found", "require_alone", "sandbox_listing"]
+__all__ = [
+    "UNROUTED_PATH",
+    "etag_of",
+    "new_member",
+    "ok_and_not_found",
+    "require_alone",
+    "sandbox_listing",
+    "unrouted",
+]
+
+#: A path under the base URL that no declared resource names: the router's own miss, which a
+#: framework answers with fields of its own (Go's net/http adds X-Content-Type-Options).
+UNROUTED_PATH = "/mb-unrouted-3c9f1e7a/x"
 
 
 def ok_and_not_found(ctx: Context, judge: Judge) -> tuple[SubRequest, SubRequest]:
@@ -22,6 +35,11 @@ def ok_and_not_found(ctx: Context, judge: Judge) -> tuple[SubRequest, SubRequest
     ok = ctx.path(ctx.resource(judge, "ok"))
     nf = ctx.path(ctx.resource(judge, "not_found"))
     return SubRequest("GET", ok), SubRequest("GET", nf)
+
+
+def unrouted(ctx: Context) -> SubRequest:
+    """A GET of a path no resource is routed at, answered by the router's miss."""
+    return SubRequest("GET", ctx.path(UNROUTED_PATH))
 
 
 def require_alone(ctx: Context, judge: Judge, sub: SubRequest, statuses: set[int]) -> None:

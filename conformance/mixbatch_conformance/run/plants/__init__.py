@@ -32,6 +32,7 @@ from mixbatch_conformance.run.plants import (
     conditional_evaluations,
     connections,
     continue_policy,
+    document_fields,
     endpoint_resource,
     fault_placement,
     field_forms,
@@ -50,6 +51,7 @@ from mixbatch_conformance.run.plants import (
     modes,
     octet_units,
     order_and_isolation,
+    origin_ports,
     outcome_shapes,
     parameter_readings,
     part_grammar,
@@ -59,6 +61,7 @@ from mixbatch_conformance.run.plants import (
     problems,
     processing,
     reference_substitution,
+    refusal_connections,
     refusal_documents,
     refusal_members,
     refusal_readings,
@@ -156,6 +159,9 @@ PLANTS: tuple[Mutation, ...] = (
     + outcome_shapes.PLANTS
     + parameter_readings.PLANTS
     + lookalike_readings.PLANTS
+    + origin_ports.PLANTS
+    + document_fields.PLANTS
+    + refusal_connections.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
