@@ -33,6 +33,7 @@ from mixbatch_conformance.run.plants import (
     connections,
     continue_policy,
     endpoint_resource,
+    exact_values,
     fault_placement,
     field_forms,
     field_kinds,
@@ -154,6 +155,7 @@ PLANTS: tuple[Mutation, ...] = (
     + endpoint_resource.PLANTS
     + outcome_shapes.PLANTS
     + parameter_readings.PLANTS
+    + exact_values.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
