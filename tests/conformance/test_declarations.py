@@ -121,6 +121,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "continue-after-failed-write",
         "created-fields-every-form",
         "created-location",
+        "entity-tags-compared-exactly",
         "error-policy-skipped-parts-do-not-run",
         "field-octets-every-form",
         "late-fault-batch-runs-nothing",

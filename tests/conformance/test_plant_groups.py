@@ -59,6 +59,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   router's 405 in plain text (MB-STATUS-4), OPTIONS with a query not routed or a capabilities
   document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
   delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
+- exact values: a status code with no name, or a rarely named one, reported as the x00 code
+  of its class in a part (MB-RESP-2), in DAV:status (MB-MULTI-6) or in the JSON status
+  (MB-MULTI-4); a rolled-back part's outcome left out of the XML form (MB-MULTI-6) or null in
+  the JSON form (MB-MULTI-4); entity tags compared case-insensitively, with whitespace inside
+  their quotes trimmed, without quotes, with `w/` as the weakness indicator or by prefix or
+  suffix, in a part (MB-PROC-9) and on a collection retrieval (MB-STATUS-7);
 - part security: a forbidden field dropped when its value reads as a no-op (MB-PART-10), a
   part's own Cookie kept for the parts after it or one Authorization line of several inherited
   (MB-SUB-5), a target's host compared as an IP
@@ -143,6 +149,7 @@ from mixbatch_conformance.run.plants import (
     conditional_evaluations,
     document_fields,
     endpoint_resource,
+    exact_values,
     fault_placement,
     field_kinds,
     field_scope,
@@ -546,6 +553,23 @@ GROUPS = (
             "limit-refusal-content-read-as-next-request",
             "rolled-back-answer-closes-connection",
         ),
+    ),
+    Group(
+        "exact-values",
+        _names(exact_values.PLANTS),
+        (
+            "status-codes-reported-exactly",
+            "multistatus-status-codes",
+            "atomic-failure-outcomes",
+            "outcome-shapes-at-every-position",
+            "atomic-failing-edges",
+            "atomic-with-stop-preference",
+            "rolled-back-validators-kept",
+            "stop-at-failing-precondition",
+            "entity-tags-compared-exactly",
+            "collection-entity-tags-compared-exactly",
+        ),
+        ("FAIL",),
     ),
     Group(
         "summary-counts",

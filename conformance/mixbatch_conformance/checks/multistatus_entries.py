@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 from mixbatch_conformance.checks._shared.counted_batches import COUNTED, counted_batches
 from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.status_parts import require_status_code
 from mixbatch_conformance.core.context import Context, SubRequest, json_object
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
@@ -123,7 +124,7 @@ STATUS_CODES = (200, 204, 226, 299, 304, 399, 404, 418, 425, 499, 500, 599)
 
 @checker(
     "multistatus-status-codes",
-    ("MB-MULTI-6", "MB-MULTI-5", "MB-MULTI-4"),
+    ("MB-MULTI-6", "MB-MULTI-5", "MB-MULTI-4", "MB-RESP-2", "MB-TEST-6"),
     "Parts answered with codes from 200 to 599, registered or not, carry their codes in every form, each XML DAV:status written as HTTP/1.1, the code, a space and a reason phrase that may be empty.",
     state=State.READ_ONLY,
 )
@@ -135,9 +136,12 @@ def multistatus_status_codes(ctx: Context, judge: Judge) -> None:
     subs = [SubRequest("GET", ctx.path(template.replace("{code}", str(c)))) for c in codes]
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
     base = entries_from_multipart(env)
-    judge.require(
-        "multipart statuses", [e.status for e in base], [list(codes)], "MB-TEST-6"
-    )  # fmt: skip
+    for sub, code, entry in zip(subs, codes, base, strict=True):
+        # MB-RESP-2: "exactly one `Http-Status-Code` field holding the sub-response's
+        # three-digit status code", where the resource alone answers the code (MB-TEST-6).
+        require_status_code(
+            ctx, judge, f"multipart status of {sub.target}", sub, entry.status, code
+        )
     for accept, reader, requirement in forms:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
         judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
@@ -149,10 +153,11 @@ def multistatus_status_codes(ctx: Context, judge: Judge) -> None:
             f"{accept} entry count", len(entries), {len(subs)}, ENTRY_COUNT_REQUIREMENT[accept]
         )
         for code, entry in zip(codes, entries, strict=True):
-            # MB-MULTI-5: "carry the same information in every representation of one batch
-            # result: for each part, in order, its status".
+            # MB-MULTI-6: the XML form's "`DAV:status` (`HTTP/1.1 NNN`, ...)"; MB-MULTI-4: the
+            # JSON entry's status is "The sub-response status" (MB-MULTI-5: "carry the same
+            # information in every representation of one batch result: ... its status").
             judge.expect(f"{accept} status of the part answered {code}", entry.status, {code},
-                         "MB-MULTI-5")  # fmt: skip
+                         requirement)  # fmt: skip
 
 
 def _summary(

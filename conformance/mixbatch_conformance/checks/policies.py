@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.status_parts import require_status_code
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
@@ -353,7 +354,7 @@ def _status_part(ctx: Context, judge: Judge, code: int) -> SubRequest:
 
 @checker(
     "error-policy-stop-failing-edges",
-    ("MB-PROC-6",),
+    ("MB-PROC-6", "MB-RESP-2", "MB-MULTI-6", "MB-MULTI-4", "MB-TEST-6"),
     "Under batch-on-error=stop a part answered 400, 499, 500 or 599 stops the batch and one answered 399 does not, and Preference-Applied names stop either way, in every declared form.",
     profile="error-policy",
     state=State.READ_ONLY,
@@ -364,7 +365,9 @@ def error_policy_stop_edges(ctx: Context, judge: Judge) -> None:
         subs = [_status_part(ctx, judge, code), ok]
         prefer = (("Prefer", "batch-on-error=stop"),)
         for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
-            judge.require(f"{media} part 0 status", entries[0].status, {code}, "MB-TEST-6")
+            require_status_code(
+                ctx, judge, f"{media} part 0 status", subs[0], entries[0].status, code, media
+            )
             # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
             # skipped`"; spec 7.4: "A part fails when its status is 400 or above".
             want = ("skipped", None) if fails else (None, 200)

@@ -43,6 +43,7 @@ from mixbatch_conformance.transport.http import Response
 __all__ = [
     "DROPPED_FIELDS",
     "ENTRY_COUNT_REQUIREMENT",
+    "FORM_REQUIREMENT",
     "JSON_FORM",
     "MULTISTATUS_FORMS",
     "XML_FORM",
@@ -54,6 +55,7 @@ __all__ = [
     "entries_from_json",
     "entries_from_multipart",
     "entries_from_xml",
+    "entry_requirement",
 ]
 
 MB_NS = "https://mixbatch.dev/ns/multistatus"
@@ -344,6 +346,29 @@ MULTISTATUS_FORMS: tuple[tuple[str, str, Reader, str], ...] = (
 ENTRY_COUNT_REQUIREMENT = {XML_FORM: "MB-MULTI-3", JSON_FORM: "MB-MULTI-4"}
 
 
+#: The requirement that says what each 207 form writes for a part: MB-MULTI-6 for the XML
+#: form ("`DAV:status` ... exactly when the part ran; `mb:index` with the part index;
+#: `mb:content-id` with the URI reference between the angle brackets ...; `mb:outcome` when the
+#: part has a `Batch-Outcome`"), MB-MULTI-4 for the JSON form, whose schema gives each entry's
+#: `index`, `content_id`, `status` ("The sub-response status") and `outcome` ("The
+#: Batch-Outcome: null when the sub-request ran normally").
+FORM_REQUIREMENT = {XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-4"}
+
+
+def entry_requirement(media: str, decided_right: bool, fallback: str) -> str:
+    """The requirement an entry of form `media` breaks when its status or outcome is not the
+    one the spec gives the part.
+
+    When the multipart form of the same batch carries what the spec gives (`decided_right`),
+    the server decided the part's fate right and wrote the 207 form wrong: the form's own
+    requirement (FORM_REQUIREMENT). Otherwise, and for the multipart form, `fallback`, the
+    requirement that fixes the status or outcome itself (MB-PROC-6, MB-PROC-8, ...).
+    """
+    if decided_right and media in FORM_REQUIREMENT:
+        return FORM_REQUIREMENT[media]
+    return fallback
+
+
 def answers_in_every_form(
     ctx: Context,
     judge: Judge,
@@ -400,7 +425,16 @@ def _expect_entries_name_their_parts(
         )
         if "$(" in subs[i].target:
             continue  # a reference resolves afresh in each batch sent
-        # MB-MULTI-5: "for each part, in order, its status or outcome, its `Content-Id` echo".
+        # MB-MULTI-6: "`mb:content-id` with the URI reference between the angle brackets of the
+        # request part's `Content-Id`"; the JSON schema's content_id: "The request part's
+        # Content-Id value between the angle brackets, as written". MB-MULTI-5 makes it the
+        # multipart form's echo too ("its `Content-Id` echo").
         judge.expect(
-            f"{accept} entry {i} content-id", entry.content_id, {want.content_id}, "MB-MULTI-5"
+            f"{accept} entry {i} content-id", entry.content_id, {subs[i].target}, requirement
+        )
+        judge.expect(
+            f"{accept} entry {i} content-id as in multipart/mixed",
+            entry.content_id,
+            {want.content_id},
+            "MB-MULTI-5",
         )

@@ -34,6 +34,7 @@ from mixbatch_conformance.run.plants import (
     continue_policy,
     document_fields,
     endpoint_resource,
+    exact_values,
     fault_placement,
     field_forms,
     field_kinds,
@@ -162,6 +163,7 @@ PLANTS: tuple[Mutation, ...] = (
     + origin_ports.PLANTS
     + document_fields.PLANTS
     + refusal_connections.PLANTS
+    + exact_values.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
