@@ -361,6 +361,7 @@ GROUPS = (
         "targets-and-hosts",
         _names(targets_and_hosts.PLANTS),
         (
+            "reject-target-fragment-only",
             "part-faults-refused-in-every-position",
             "refusal-names-broken-requirement",
             "dot-segments-removed-in-every-reference-form",

@@ -85,6 +85,8 @@ def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
             f"Http-Method: GET\r\nContent-Id: <//elsewhere.invalid{ok}>\r\n",
         ),
         ("a fragment", ("MB-SUB-2",), f"Http-Method: GET\r\nContent-Id: <{ok}#f>\r\n"),
+        # RFC 3986 §4.4: a reference that is a fragment alone still carries a fragment.
+        ("a fragment alone", ("MB-SUB-2",), "Http-Method: GET\r\nContent-Id: <#f>\r\n"),
         (
             "userinfo on the batch's own authority",
             ("MB-SUB-2",),

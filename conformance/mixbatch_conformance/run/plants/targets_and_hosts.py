@@ -39,6 +39,8 @@ __all__ = ["PLANTS"]
 _BAD_SCHEME = re.compile(rb"(?im)^Content-Id:[ \t]*<(?:[0-9+.\-][^:/?#>]*|[^:/?#>]*_[^:/?#>]*):")
 #: A Content-Id whose fragment holds a second "#" or a bracket.
 _BAD_FRAGMENT = re.compile(rb"(?im)^Content-Id:[ \t]*<[^#>\r\n]*#[^>\r\n]*[#\[\]][^>\r\n]*>")
+#: A Content-Id that is a fragment alone ("#" first), which a split at "#" found after index 0 misses.
+_FRAGMENT_ONLY = re.compile(rb"(?im)^Content-Id:[ \t]*<#")
 #: A Content-Id whose query holds a bracket.
 _QUERY_BRACKET = re.compile(rb"(?im)^Content-Id:[ \t]*<[^?#>\r\n]*\?[^#>\r\n]*[\[\]]")
 #: The authority a planted server puts in place of a Host it should have refused.
@@ -142,6 +144,12 @@ def _literal_target_other_origin(req: RelayRequest, resp: RelayResponse) -> None
 
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
+    P(
+        "fragment-only-target-accepted",
+        "MB-SUB-2 a Content-Id that is a fragment alone (<#f>) run as a target",
+        ("reject-target-fragment-only",),
+        on_response=accepts(_matches(_FRAGMENT_ONLY)),
+    ),
     P(
         "content-id-bad-scheme-accepted",
         "MB-PART-4 a Content-Id whose scheme starts with a digit or holds an underscore taken",
