@@ -30,7 +30,7 @@ from mixbatch_conformance.run.input_sweep import (
 from mixbatch_conformance.run.input_sweep import _sweep as sweep_module
 from mixbatch_conformance.run.input_sweep._catalog import never_sent, unswept_reason
 from mixbatch_conformance.run.input_sweep._plants import PLANT_KINDS
-from mixbatch_conformance.run.input_sweep._slots import target_shapes
+from mixbatch_conformance.run.input_sweep._slots import TARGET, target_shapes
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 BOUNDARY = "in-sweep-0123"
@@ -462,3 +462,16 @@ def test_every_input_the_checks_send_is_verified(mixbatch_tier: str) -> None:
     outcomes = sweep_reference()
     missed = [f"{o.slot} {o.how}: {o.status}" for o in outcomes if o.status in FAILING_STATUSES]
     assert missed == []
+
+
+def test_a_target_urllib_cannot_split_is_recorded_without_a_shape() -> None:
+    """Checks send brackets around no IP address on purpose; the recorder must not fail on
+    them (urllib raises ValueError), since the relay would then drop the connection."""
+    body = b"--b\r\nHttp-Method: GET\r\nContent-Id: <http://[mb-host]/x>\r\n\r\n--b--\r\n"
+    req = RelayRequest(
+        "POST", "/batch",
+        [("Host", "[V7.mb-host:1]:80"), ("Content-Type", "multipart/mixed; boundary=b")],
+        body,
+    )  # fmt: skip
+    slots = request_slots(req, "/batch")
+    assert not any(s.kind == TARGET for s in slots)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.core.validator import (
     Envelope,
     list_members,
@@ -239,7 +240,7 @@ def target_shapes(ref: str, host: str = "", base: str = "") -> list[str]:
         shapes.append("reference")
     if shapes[0] in ("absolute-uri", "network-path") and host:
         shapes += authority_features(ref, host)
-    if base and urlsplit(urljoin(f"http://{host or 'h'}{base}", ref)).path == base:
+    if base and resolve(base, ref).partition("?")[0] == base:
         shapes.append("batch-endpoint")
     return shapes
 
@@ -341,8 +342,14 @@ def request_slots(req: RelayRequest, endpoint: str, whole: bool = True) -> set[S
             ref = target_of(cid)
             if ref is None:
                 continue
-            shapes = target_shapes(ref, host, urlsplit(req.target).path)
+            try:
+                shapes = target_shapes(ref, host, urlsplit(req.target).path)
+                case_differs = host_case_differs(ref, host)
+            except ValueError:
+                # urllib refuses brackets around no IP address, which checks send on purpose
+                # (MB-PART-4, MB-PART-5); such a reference has no shape the sweep can plant.
+                shapes, case_differs = [], False
             found |= {Slot(TARGET, shape) for shape in shapes}
-            if host_case_differs(ref, host):
+            if case_differs:
                 found.add(Slot(TARGET, "absolute-uri", "host-case"))
     return found
