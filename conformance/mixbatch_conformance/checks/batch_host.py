@@ -69,6 +69,9 @@ def invalid_hosts(ctx: Context) -> list[str]:
         f"mb|host{port}",
         f"mb`host{port}",
         f"mb%zzhost{port}",
+        # A bad escape right after a good one: a reader that skips one octet too many after
+        # "%XX" never looks at the second "%".
+        f"mb%41%zzhost{port}",
         f"mb-host%4{port}",
         f"mb[host]{port}",
         f"[zz]{port}",

@@ -57,6 +57,9 @@ QUERIES = (
     ":@!$&'()*+,;=",
     # Empty keys and values.
     "==&&;;",
+    # Every unreserved character (RFC 3986 §2.3): a character-class test off by one at an end
+    # of a range ("Z", "z", "9", "~") refuses a valid target.
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZ=abcdefghijklmnopqrstuvwxyz&d=0123456789-._~",
 )
 
 
@@ -69,7 +72,7 @@ def _resolved(ctx: Context, ref: str) -> str:
 @checker(
     "target-query-octets-reach-resource",
     ("MB-PART-4", "MB-PART-5", "MB-PART-6"),
-    "Parts whose queries hold percent-encoded NUL, percent, slash and high octets, a second question mark and slashes, every sub-delim, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written.",
+    "Parts whose queries hold percent-encoded NUL, percent, slash and high octets, a second question mark and slashes, every sub-delim, every unreserved character, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written.",
     state=State.READ_ONLY,
 )
 def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
