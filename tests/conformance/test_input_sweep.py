@@ -475,3 +475,4 @@ def test_a_target_urllib_cannot_split_is_recorded_without_a_shape() -> None:
     )  # fmt: skip
     slots = request_slots(req, "/batch")
     assert not any(s.kind == TARGET for s in slots)
+    assert target_shapes("http://[mb-host]/x", "[V7.mb-host:1]:80", "/batch") == []

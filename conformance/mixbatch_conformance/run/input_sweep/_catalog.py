@@ -41,6 +41,24 @@ UNSWEPT: dict[str, str] = {
         "MB-METHOD-2: the endpoint need not support HEAD; unsupported, it is answered 405 like "
         "any method the endpoint does not support"
     ),
+    "top-method:TRACE": "MB-METHOD-2: answered 405 like any method the endpoint does not support",
+    **{
+        f"part-field:{name}{case}": (
+            "a field a receiver could take for a target, sent only beside a missing Content-Id: "
+            "the part is refused for the missing Content-Id whatever the field says (MB-PART-4), "
+            "so a server that ignores the field answers alike"
+        )
+        for name in (
+            "content-base",
+            "content-id-x",
+            "content_id",
+            "contentid",
+            "http-target",
+            "location",
+            "message-id",
+        )
+        for case in ("", "@name-case")
+    },
     "part-field:content-length": (
         "a part's Content-Length, when right, says what the delimiters say (MB-WIRE-16) and the "
         "sub-request's length is the body's whether or not the part carries it (MB-PART-13); "

@@ -216,7 +216,16 @@ def target_of(value: str) -> str | None:
 
 def target_shapes(ref: str, host: str = "", base: str = "") -> list[str]:
     """The form of a target reference and each feature it has (see TARGET_FORMS/FEATURES);
-    `host` (the batch's Host) and `base` (its target path) reveal the features that compare."""
+    `host` (the batch's Host) and `base` (its target path) reveal the features that compare.
+    Empty for a reference urllib cannot split (brackets around no IP address, which checks send
+    on purpose under MB-PART-4 and MB-PART-5): the sweep has no plant for such a shape."""
+    try:
+        return _target_shapes(ref, host, base)
+    except ValueError:
+        return []
+
+
+def _target_shapes(ref: str, host: str, base: str) -> list[str]:
     if ref.startswith("//"):
         shapes = ["network-path"]
     elif SCHEME.match(ref):
@@ -342,14 +351,8 @@ def request_slots(req: RelayRequest, endpoint: str, whole: bool = True) -> set[S
             ref = target_of(cid)
             if ref is None:
                 continue
-            try:
-                shapes = target_shapes(ref, host, urlsplit(req.target).path)
-                case_differs = host_case_differs(ref, host)
-            except ValueError:
-                # urllib refuses brackets around no IP address, which checks send on purpose
-                # (MB-PART-4, MB-PART-5); such a reference has no shape the sweep can plant.
-                shapes, case_differs = [], False
+            shapes = target_shapes(ref, host, urlsplit(req.target).path)
             found |= {Slot(TARGET, shape) for shape in shapes}
-            if case_differs:
+            if shapes and host_case_differs(ref, host):
                 found.add(Slot(TARGET, "absolute-uri", "host-case"))
     return found
