@@ -95,6 +95,9 @@ def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:
         # Spec 3.2.2: "A reference such as `<a:b>` is not malformed: it parses as an absolute
         # URI with the scheme `a`, and MB-SUB-2 rejects it as another scheme".
         ("the scheme a", ("MB-SUB-2",), "Http-Method: GET\r\nContent-Id: <a:b>\r\n"),
+        # A scheme at the far ends of its character ranges (RFC 3986 §3.1: ALPHA *( ALPHA /
+        # DIGIT / "+" / "-" / "." )) is still a scheme, another than the batch's.
+        ("the scheme zZ9+.-", ("MB-SUB-2",), "Http-Method: GET\r\nContent-Id: <zZ9+.-:b>\r\n"),
         ("the scheme mailto", ("MB-SUB-2",), "Http-Method: GET\r\nContent-Id: <mailto:x@y>\r\n"),
         (
             "the batch's own authority under another scheme",
