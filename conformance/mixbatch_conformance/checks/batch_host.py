@@ -36,8 +36,8 @@ reaches the echo with the resolved target and the authority the request alone wa
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.echo_reached import expect_echo_reached
 from mixbatch_conformance.checks._shared.host_names import host_name
-from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -188,25 +188,8 @@ def batch_host_valid_literals_as_origin(ctx: Context, judge: Judge) -> None:
                 label = f"Host {host}, part {i} <{ref}>"
                 if not judge.expect(f"{label} status", part_status(env, i), {200}, requirement):
                     continue
-                seen = read_echo(env.parts[i].body)
-                if seen is None:
-                    judge.expect_true(
-                        label, False, "no echo description", "the echo's", "MB-TEST-2"
-                    )
-                    continue
-                # MB-PART-5: "use the result as the sub-request's target URI".
-                judge.expect(
-                    f"{label} target received",
-                    seen.target,
-                    {resolve(ctx.batch_path, ref)},
-                    "MB-PART-5",
-                )
-                # MB-PART-13: "give each sub-request the batch request's authority".
-                judge.expect(
-                    f"{label} authority received",
-                    (seen.authority or "").lower(),
-                    {single.authority.lower()},
-                    "MB-PART-13",
+                expect_echo_reached(
+                    judge, label, env.parts[i], ctx.batch_path, ref, single.authority
                 )
     if not tried:
         judge.not_applicable("the server serves none of the IP-literal or encoded Hosts alone")

@@ -30,8 +30,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
+from mixbatch_conformance.checks._shared.echo_reached import expect_echo_reached
 from mixbatch_conformance.checks._shared.host_names import LOOPBACK_NAMES, host_name
-from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -155,26 +155,8 @@ def same_origin_default_port_spellings(ctx: Context, judge: Judge) -> None:
                 )
                 if not judge.expect(f"{label} status", part_status(env, 0), {200}, "MB-SUB-2"):
                     continue
-                seen = read_echo(env.parts[0].body)
-                if seen is None:
-                    judge.expect_true(
-                        label, False, "no echo description", "the echo's", "MB-TEST-2"
-                    )
-                    continue
-                # MB-PART-5: "use the result as the sub-request's target URI".
-                judge.expect(
-                    f"{label} target received",
-                    seen.target,
-                    {resolve(ctx.batch_path, ref)},
-                    "MB-PART-5",
-                )
-                # MB-PART-13: "give each sub-request the batch request's authority", as the
-                # same Host alone reached the echo (case aside, RFC 3986 §6.2.2.1).
-                judge.expect(
-                    f"{label} authority received",
-                    (seen.authority or "").lower(),
-                    {single.authority.lower()},
-                    "MB-PART-13",
+                expect_echo_reached(
+                    judge, label, env.parts[0], ctx.batch_path, ref, single.authority
                 )
             for target in other_port_targets(ctx.scheme, kind.host, default, echo):
                 resp = _batch(ctx, judge, host, target)
