@@ -50,6 +50,7 @@ __all__ = [
     "problem_doc",
     "refuses",
     "set_field",
+    "split_quoted",
     "stops_at_unresolved",
     "target_has",
     "unread_as_next_request",
@@ -109,6 +110,30 @@ def stops_at_unresolved(parts: list[Part]) -> list[Part]:
 
 
 # -- predicates on the request as sent -----------------------------------------------------------
+
+
+def split_quoted(value: str, sep: str, quotes: str) -> list[str]:
+    """`value` split at each `sep` outside quoted-strings, read as `quotes` says: "pair" as
+    RFC 9110 §5.6.4 (a backslash escapes the next character), "none" (every `"` opens or
+    closes a string), "lookbehind" (a `"` after a backslash is text, even an escaped one),
+    "ignored" (no quoting at all). The misreadings are the ones planted servers make."""
+    if quotes == "ignored":
+        return value.split(sep)
+    pieces, start, quoted, escaped = [], 0, False, False
+    for i, c in enumerate(value):
+        if escaped:
+            escaped = False
+        elif quoted and c == "\\" and quotes == "pair":
+            escaped = True
+        elif c == '"' and not (quotes == "lookbehind" and quoted and value[i - 1] == "\\"):
+            quoted = not quoted
+        elif c == sep and not quoted:
+            pieces.append(value[start:i])
+            start = i + 1
+    pieces.append(value[start:])
+    return pieces
+
+
 def is_batch(req: RelayRequest) -> bool:
     return req.method == "POST" and (req.get("Content-Type") or "").lower().startswith("multip")
 

@@ -29,6 +29,7 @@ from mixbatch_conformance.run.plants._edits import (
     is_batch,
     parts_of,
     problem,
+    split_quoted,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -70,32 +71,12 @@ def _quoted_member_overrides(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
 
 
-def _split_quoted(value: str, sep: str, escapes: str) -> list[str]:
-    """`value` split at each `sep` outside quoted-strings, the quotes read one of three ways:
-    "pair" as RFC 9110 §5.6.4 reads them (a backslash escapes the next character), "none"
-    (every `"` opens or closes a string) and "lookbehind" (a `"` after a backslash is text,
-    even when that backslash is itself escaped)."""
-    pieces, start, quoted, escaped = [], 0, False, False
-    for i, c in enumerate(value):
-        if escaped:
-            escaped = False
-        elif quoted and c == "\\" and escapes == "pair":
-            escaped = True
-        elif c == '"' and not (escapes == "lookbehind" and quoted and value[i - 1] == "\\"):
-            quoted = not quoted
-        elif c == sep and not quoted:
-            pieces.append(value[start:i])
-            start = i + 1
-    pieces.append(value[start:])
-    return pieces
-
-
 def _asks_stop(values: list[str], escapes: str) -> bool:
     """Whether a preference (not a parameter) of the Prefer lines is batch-on-error=stop, the
     first batch-on-error winning (RFC 7240 §2), with quoted-strings read as `escapes` says."""
     for v in values:
-        for pref in _split_quoted(v, ",", escapes):
-            head = _split_quoted(pref, ";", escapes)[0]
+        for pref in split_quoted(v, ",", escapes):
+            head = split_quoted(pref, ";", escapes)[0]
             if head.partition("=")[0].strip(" \t").lower() == "batch-on-error":
                 return _stop_member(head)
     return False

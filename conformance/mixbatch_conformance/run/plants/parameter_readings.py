@@ -28,7 +28,13 @@ from collections.abc import Callable
 
 from mixbatch_conformance.core.validator import list_members, parse_media_type
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import accepts, is_batch, problem, refuses
+from mixbatch_conformance.run.plants._edits import (
+    accepts,
+    is_batch,
+    problem,
+    refuses,
+    split_quoted,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -38,33 +44,11 @@ _RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})")
 _QUALITY = re.compile(r";\s*q\s*=\s*([0-9.]+)", re.I)
 
 
-def _split(value: str, sep: str, quotes: str) -> list[str]:
-    """`value` split at each `sep` outside quoted-strings, read as `quotes` says: "pair" as
-    RFC 9110 §5.6.4 (a backslash escapes the next character), "none" (every `"` opens or
-    closes a string), "lookbehind" (a `"` after a backslash is text, even an escaped one),
-    "ignored" (no quoting at all)."""
-    if quotes == "ignored":
-        return value.split(sep)
-    pieces, start, quoted, escaped = [], 0, False, False
-    for i, c in enumerate(value):
-        if escaped:
-            escaped = False
-        elif quoted and c == "\\" and quotes == "pair":
-            escaped = True
-        elif c == '"' and not (quotes == "lookbehind" and quoted and value[i - 1] == "\\"):
-            quoted = not quoted
-        elif c == sep and not quoted:
-            pieces.append(value[start:i])
-            start = i + 1
-    pieces.append(value[start:])
-    return pieces
-
-
 def _boundaries(ctype: str, quotes: str) -> list[str]:
     """The values of the boundary parameters of `ctype` as a reader with `quotes` finds them,
     unquoted (a backslash dropped before the character it escapes)."""
     found: list[str] = []
-    for piece in _split(ctype, ";", quotes)[1:]:
+    for piece in split_quoted(ctype, ";", quotes)[1:]:
         name, eq, value = piece.partition("=")
         if eq and name.strip(" \t").lower() == "boundary":
             value = value.strip(" \t")
@@ -102,7 +86,7 @@ def _content_type_read_with(quotes: str) -> Callable[[RelayRequest], None]:
 
 def _empty_parameter(req: RelayRequest) -> bool:
     ctype = req.get("Content-Type") or ""
-    return is_batch(req) and any(not p.strip(" \t") for p in _split(ctype, ";", "pair")[1:])
+    return is_batch(req) and any(not p.strip(" \t") for p in split_quoted(ctype, ";", "pair")[1:])
 
 
 def _malformed_parameter(piece: str) -> bool:
@@ -120,7 +104,7 @@ def _malformed_parameters_skipped(req: RelayRequest) -> None:
     ctype = req.get("Content-Type")
     if not is_batch(req) or ctype is None:
         return
-    pieces = _split(ctype, ";", "pair")
+    pieces = split_quoted(ctype, ";", "pair")
     kept = [p for p in pieces[1:] if not _malformed_parameter(p)]
     if len(kept) == len(pieces) - 1:
         return
@@ -155,7 +139,7 @@ def _accept_read_with(quotes: str) -> Callable[[RelayRequest], None]:
         values = [v for n, v in req.headers if n.lower() == "accept"]
         if not is_batch(req) or not values:
             return
-        planted = [m.strip(" \t") for v in values for m in _split(v, ",", quotes)]
+        planted = [m.strip(" \t") for v in values for m in split_quoted(v, ",", quotes)]
         if [m for m in planted if m] == list_members(values):
             return
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]

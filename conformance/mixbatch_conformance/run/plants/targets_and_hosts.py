@@ -20,6 +20,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.resolution import remove_dot_segments
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
     accepts,
@@ -60,21 +61,18 @@ def _refusal_at_part_zero(req: RelayRequest, resp: RelayResponse) -> None:
         edit_problem(resp, lambda doc: doc.update(part_index=0))
 
 
+#: A first path segment no reference holds (a NUL is no URI character).
+_SENTINEL = "/\x00"
+
+
 def _climbs_above_root(ref: str, batch_path: str) -> bool:
-    """Whether RFC 3986 §5.2.4 drops a `..` of `ref`'s path, resolved against `batch_path`."""
+    """Whether RFC 3986 §5.2.4 drops a `..` of `ref`'s path, resolved against `batch_path`:
+    removed under a sentinel first segment, such a path takes the sentinel with it."""
     split = urlsplit(ref)
     path = split.path
     if not split.scheme and not split.netloc and not path.startswith("/"):
         path = posixpath.dirname(batch_path).rstrip("/") + "/" + path
-    depth = 0
-    for segment in path.split("/")[1:]:
-        if segment == "..":
-            if depth == 0:
-                return True
-            depth -= 1
-        elif segment != ".":
-            depth += 1
-    return False
+    return not remove_dot_segments(_SENTINEL + path).startswith(_SENTINEL)
 
 
 def _refs(req: RelayRequest) -> list[str]:
