@@ -13,6 +13,7 @@ core.representations.
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -256,3 +257,75 @@ def multistatus_json_body_members(ctx: Context, judge: Judge) -> None:
             # member holds those octets themselves: invalid octets written as text (replaced
             # by U+FFFD, or dropped) come back as a different count.
             judge.expect(f"entry {i} ({sub.target}) octets", len(entry.body), {n}, "MB-MULTI-7")
+
+
+#: Contents that are valid UTF-8 however little they look like text: every C0 control and DEL
+#: (a JSON string escapes them), NUL alone, a byte order mark, U+0085, U+2028 and U+2029, a
+#: noncharacter and a four-octet character. Each goes in `body`.
+UTF8_CONTENTS = (
+    bytes(range(0x20)) + b"\x7f",
+    b"\x00",
+    b"\x1b[0m",
+    "\ufeffa".encode(),
+    "a\u0085b\u2028c\u2029".encode(),
+    "\uffff\ufffe".encode(),
+    "\U0001f600 caf\u00e9".encode(),
+)
+#: Contents that look close to UTF-8 and are not: an encoded surrogate, an overlong `/`, a lone
+#: continuation octet, a sequence cut short, and a code point above U+10FFFF. Each goes in
+#: `body_base64`.
+NOT_UTF8_CONTENTS = (b"\xed\xa0\x80", b"\xc0\xaf", b"a\x80b", b"\xe2\x82", b"\xf4\x90\x80\x80")
+
+
+@checker(
+    "multistatus-json-body-members-chosen-octets",
+    ("MB-MULTI-7", "MB-MULTI-4"),
+    "The JSON form carries in body every valid UTF-8 body, control characters, NUL, a byte order mark and noncharacters included, and in body_base64 the octets that only look like UTF-8 (an encoded surrogate, an overlong form, a cut sequence): bodies written to a sandbox member as octets and read back by a part.",
+    profile="json",
+    state=State.WRITES_IN_SANDBOX,
+)
+def multistatus_json_body_members_chosen_octets(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    member = ctx.target.sandbox_member
+    if member is None or not ctx.target.sandbox_reads_back:
+        judge.not_applicable("the target declares no sandbox member that reads back")
+    made = ctx.alone(
+        judge,
+        SubRequest(
+            "POST", coll, (("Content-Type", "application/json"),), json.dumps(member).encode()
+        ),
+    )
+    location = made.get("Location")
+    if made.status != 201 or not location:
+        judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
+    assert location is not None
+    loc = urlsplit(location).path
+    judged = 0
+    try:
+        for octets in (*UTF8_CONTENTS, *NOT_UTF8_CONTENTS):
+            put = SubRequest("PUT", loc, (("Content-Type", "application/octet-stream"),), octets)
+            get = SubRequest("GET", loc)
+            resp = ctx.batch(judge, [put, get], headers=(("Accept", JSON_FORM),))
+            judge.require("status", resp.status, {207}, "MB-MULTI-2")
+            # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid UTF-8
+            # ...; otherwise in `body_base64`"; spec 6.4: "The rule depends on the octets
+            # alone". The reader refuses an entry whose member the octets do not choose.
+            entries, problem = entries_from_json(resp.body)
+            require_readable(judge, f"JSON document for {octets!r}", problem, "MB-MULTI-7")
+            judge.require("entry count", len(entries), {2}, "MB-MULTI-4")
+            if entries[0].status not in (200, 204) or entries[1].status != 200:
+                # MB-TEST-3 lets a sandbox refuse content that is not a member document.
+                continue
+            # The member read alone: the octets the part's entry must carry (MB-TEST-4 makes
+            # them the octets written; the check compares with what the server answers alone).
+            alone = ctx.alone(judge, get)
+            if alone.status != 200:
+                continue
+            judge.expect(f"entry body for {octets!r}", entries[1].body, {alone.body}, "MB-MULTI-7")
+            judged += 1
+    finally:
+        ctx.alone(judge, SubRequest("DELETE", loc))
+    if not judged:
+        judge.not_applicable(
+            "the sandbox stored none of the contents as octets (MB-TEST-3 lets it refuse them)"
+        )
