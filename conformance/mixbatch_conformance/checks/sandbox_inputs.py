@@ -533,3 +533,47 @@ def sandbox_write_without_content_type(ctx: Context, judge: Judge) -> None:
     finally:
         for gone in made:
             ctx.alone(judge, SubRequest("DELETE", gone))
+
+
+@checker(
+    "sandbox-member-ids-case-distinct",
+    ("MB-TEST-3", "MB-TEST-4"),
+    "Two sandbox member ids that differ only in letter case name two members: a PUT to the second after one created the first is answered as a PUT to an absent member (201, 404 or 405), and each member created reads back its own document.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_member_ids_case_distinct(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    upper = f"mbCase{secrets.token_hex(6).upper()}"
+    twins = [f"{coll.rstrip('/')}/{ident}" for ident in (upper, upper.lower())]
+    for loc in twins:
+        if ctx.alone(judge, SubRequest("GET", loc)).status not in (404, 410):
+            # MB-TEST-3: a suite "touches no member it did not create".
+            judge.not_applicable(f"{loc} names a member already")
+    docs = [_tagged(member, f"case twin {n}") for n in range(2)]
+    created: list[str] = []
+    try:
+        first = ctx.alone(judge, _json(docs[0], "PUT", twins[0])).status
+        if first != 201:
+            judge.not_applicable(f"a PUT to an absent member with capitals answered {first}")
+        created.append(twins[0])
+        # MB-TEST-3: "a `PUT` to a member that does not exist with 201 ... or with 404 or 405";
+        # spec 14.4: a member id is "1 to 64 characters of `A-Z a-z 0-9 - _`", so an id in
+        # other letter case is another id, and its member does not exist yet.
+        second = ctx.alone(judge, _json(docs[1], "PUT", twins[1])).status
+        judge.expect(f"PUT to {twins[1]} after {twins[0]}", second, PUT_ABSENT, "MB-TEST-3")
+        if second == 201:
+            created.append(twins[1])
+        for loc, doc in zip(created, docs, strict=False):
+            body = ctx.alone(judge, SubRequest("GET", loc)).body
+            # MB-TEST-4: "a representation of what was last written to it".
+            if ctx.target.sandbox_reads_back:
+                judge.expect_true(
+                    f"GET {loc}",
+                    _holds(body, doc),
+                    f"{body[:80]!r}",
+                    "the document written to this id",
+                    "MB-TEST-4",
+                )
+    finally:
+        for loc in created:
+            ctx.alone(judge, SubRequest("DELETE", loc))
