@@ -92,7 +92,7 @@ func preferStop(values []string) bool {
 			}
 			val = trimOWS(val)
 			if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' {
-				val = val[1 : len(val)-1]
+				val = unquoteString(val)
 			}
 			switch {
 			case strings.EqualFold(val, "stop"):

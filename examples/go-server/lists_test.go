@@ -53,3 +53,14 @@ func TestValidHost(t *testing.T) {
 		}
 	}
 }
+
+func TestPreferValueQuotedPairsRead(t *testing.T) {
+	for _, v := range []string{`batch-on-error="st\op"`, `batch-on-error="\s\t\o\p"`, `batch-on-error="stop"`} {
+		if !preferStop([]string{v}) {
+			t.Errorf("%s: a quoted-string standing for stop was not read as stop (MB-PROC-13)", v)
+		}
+	}
+	if preferStop([]string{`batch-on-error="st\\op"`}) {
+		t.Error(`"st\\op" stands for st\op, not stop`)
+	}
+}
