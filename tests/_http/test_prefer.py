@@ -24,6 +24,10 @@ from mixbatch._http.negotiation import batch_on_error, parse_prefer
         (['x="a; batch-on-error=stop"'], None),
         (['x="a\\", batch-on-error=stop"'], None),
         (["batch-on-error=sideways"], None),
+        # A quoted-pair stands for the character after its backslash (RFC 9110 §5.6.4).
+        (['batch-on-error="st\\op"'], "stop"),
+        (['batch-on-error="\\C\\o\\n\\t\\i\\n\\u\\e"'], "continue"),
+        (['batch-on-error="st\\\\op"'], None),
         ([], None),
     ],
 )

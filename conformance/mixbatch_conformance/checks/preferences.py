@@ -45,12 +45,16 @@ CASES: tuple[tuple[str, ...], ...] = (
     ('mb-suite="a\\"b", batch-on-error=stop',),
     ('mb-suite="a\\\\", batch-on-error=stop',),
     ('batch-on-error=stop; mb-suite="a\\", batch-on-error=continue"',),
+    # MB-PROC-13 lets the value be a quoted-string, and RFC 9110 §5.6.4 reads a quoted-pair as
+    # the octet after its backslash: "st\op" and "\s\t\o\p" are both stop.
+    ('batch-on-error="st\\op"',),
+    ('wait=5, Batch-On-Error="\\S\\t\\o\\P"',),
 )
 
 
 @checker(
     "prefer-several-preferences",
-    ("MB-PROC-6",),
+    ("MB-PROC-6", "MB-PROC-13"),
     "Prefer batch-on-error=stop is honoured when other preferences come before or after it, in one field line or several, in every declared form.",
     profile="error-policy",
     state=State.READ_ONLY,

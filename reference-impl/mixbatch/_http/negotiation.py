@@ -127,6 +127,15 @@ def _outside_quotes(value: str, sep: str) -> list[str]:
     return pieces
 
 
+def _word(raw: str) -> str:
+    """The value a ``word`` stands for (RFC 7240 §2): a token as written, a quoted-string
+    without its quotes and with each quoted-pair read as the character after its backslash
+    (RFC 9110 §5.6.4), so ``"st\\op"`` is ``stop``."""
+    if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
+        return raw
+    return re.sub(r"\\(.)", r"\1", raw[1:-1], flags=re.S)
+
+
 def parse_prefer(values: Sequence[str]) -> dict[str, str]:
     """Preferences of RFC 7240 Prefer fields as ``{lower-cased name: value}``; first wins.
 
@@ -142,7 +151,7 @@ def parse_prefer(values: Sequence[str]) -> dict[str, str]:
             name, _, raw = token.partition("=")
             name = name.strip().lower()
             if name and name not in preferences:
-                preferences[name] = raw.strip().strip('"')
+                preferences[name] = _word(raw.strip())
     return preferences
 
 

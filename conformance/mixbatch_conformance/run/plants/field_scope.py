@@ -39,11 +39,15 @@ __all__ = ["PLANTS"]
 CLIENT_FIELDS = ("User-Agent", "Referer", "Origin")
 
 
-def _stop_member(member: str) -> bool:
+def _stop_member(member: str, *, pairs_read: bool = True) -> bool:
+    """Whether `member` is batch-on-error=stop, a quoted value's quoted-pairs read as RFC 9110
+    §5.6.4 reads them or, without `pairs_read`, kept with their backslashes."""
     name, _, value = member.partition("=")
-    return name.strip(" \t").lower() == "batch-on-error" and (
-        value.strip(" \t").strip('"').lower() == "stop"
-    )
+    word = value.strip(" \t")
+    if len(word) > 1 and word[0] == word[-1] == '"':
+        word = word[1:-1]
+        word = re.sub(r"\\(.)", r"\1", word) if pairs_read else word
+    return name.strip(" \t").lower() == "batch-on-error" and word.lower() == "stop"
 
 
 def _prefer_split(pattern: str) -> Callable[[RelayRequest], None]:
@@ -71,15 +75,24 @@ def _quoted_member_overrides(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
 
 
-def _asks_stop(values: list[str], escapes: str) -> bool:
+def _asks_stop(values: list[str], escapes: str, *, pairs_read: bool = True) -> bool:
     """Whether a preference (not a parameter) of the Prefer lines is batch-on-error=stop, the
     first batch-on-error winning (RFC 7240 §2), with quoted-strings read as `escapes` says."""
     for v in values:
         for pref in split_quoted(v, ",", escapes):
             head = split_quoted(pref, ";", escapes)[0]
             if head.partition("=")[0].strip(" \t").lower() == "batch-on-error":
-                return _stop_member(head)
+                return _stop_member(head, pairs_read=pairs_read)
     return False
+
+
+def _value_pairs_kept(req: RelayRequest) -> None:
+    """A reader that drops a quoted value's quotes and keeps its quoted-pairs: where RFC 9110
+    reads stop (`"st\\op"`) and it does not, the reference server hears no preference."""
+    values = [v for n, v in req.headers if n.lower() == "prefer"]
+    right = _asks_stop(values, "pair")
+    if is_batch(req) and right and not _asks_stop(values, "pair", pairs_read=False):
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
 
 
 def _prefer_read_with(escapes: str, *, finds: bool) -> Callable[[RelayRequest], None]:
@@ -176,6 +189,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 a quote after an escaped backslash read as escaped, the stop after it unread",
         ("prefer-several-preferences",),
         on_request=_prefer_read_with("lookbehind", finds=False),
+    ),
+    P(
+        "prefer-value-quoted-pairs-kept",
+        'MB-PROC-13 a quoted batch-on-error value\'s quoted-pairs kept, so "st\\op" is not stop',
+        ("prefer-several-preferences",),
+        on_request=_value_pairs_kept,
     ),
     *(
         P(
