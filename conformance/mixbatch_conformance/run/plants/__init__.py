@@ -30,6 +30,7 @@ from mixbatch_conformance.run.plants import (
     collection_conditionals,
     collection_preconditions,
     conditional_evaluations,
+    content_extent,
     connections,
     continue_policy,
     document_fields,
@@ -164,6 +165,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + exact_values.PLANTS
+    + content_extent.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
