@@ -210,7 +210,7 @@ def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
     # body. Its header section alone is judged, since a server may write the CRLF that ends
     # the empty body only with the next delimiter.
     head_ok = SubRequest("HEAD", ok.target)
-    request = ctx.raw_request("POST", ctx.batch_path, [ctype], compose_batch([head_ok, slow], BOUNDARY))
-    _expect_streamed(
-        ctx, judge, request, "a HEAD part first: ", "MB-PROC-4", part0_head_complete
+    request = ctx.raw_request(
+        "POST", ctx.batch_path, [ctype], compose_batch([head_ok, slow], BOUNDARY)
     )
+    _expect_streamed(ctx, judge, request, "a HEAD part first: ", "MB-PROC-4", part0_head_complete)

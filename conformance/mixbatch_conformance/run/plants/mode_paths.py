@@ -323,7 +323,7 @@ def _head_first(req: RelayRequest) -> bool:
     """A batch whose first part is a HEAD: its response part has no content."""
     b = boundary_of(req)
     parts = parts_of(req.body, b) if b and is_batch(req) else None
-    return bool(parts) and field_of(parts[0][0], "Http-Method") == "HEAD"
+    return parts is not None and bool(parts) and field_of(parts[0][0], "Http-Method") == "HEAD"
 
 
 def _stopping(req: RelayRequest) -> bool:
