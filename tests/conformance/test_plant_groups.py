@@ -50,7 +50,7 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - mode paths: a rule kept on the plain batch and broken under stop, in an atomic batch, in a
   chunked batch or in the batch after it on the same connection (MB-PROC-5, MB-SUB-5,
   MB-SUB-6, MB-PROC-1, MB-SEC-2, MB-INTER-4), atomic and stop asked together (MB-PROC-8, MB-PROC-6),
-  its answer held whole (MB-PROC-4, slow);
+  its answer held whole, or held after a part without content (MB-PROC-4, slow);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -115,7 +115,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - document fields: a miss's X-Content-Type-Options copied to the header section of the JSON
   and XML forms, the miss carrying it alone too (MB-SEC-2);
 - refusal connections: every 413 and 431 closing the connection, also once the content was read
-  whole (MB-PIPE-1, slow: it holds content back for a second per refusal).
+  whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
+- content extent: the epilogue or the preamble left out of the count held against
+  max_batch_bytes (MB-STATUS-3, slow: each case sends max_batch_bytes).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -133,6 +135,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from mixbatch_conformance.checks.limit_batch_extent import CASES as EXTENT_CASES
 from mixbatch_conformance.checks.limit_octets import CASES as OCTET_CASES
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
@@ -147,6 +150,7 @@ from mixbatch_conformance.run.plants import (
     collection_conditionals,
     collection_preconditions,
     conditional_evaluations,
+    content_extent,
     document_fields,
     endpoint_resource,
     exact_values,
@@ -453,6 +457,7 @@ GROUPS = (
             "answer-held-under-stop",
             "answer-held-for-writes",
             "answer-held-for-chunked-batch",
+            "answer-held-after-bodyless-part",
         ),
     ),
     Group(
@@ -656,6 +661,14 @@ GROUPS = (
         ("FAIL",),
         # Holds the content of each size refusal back for a second, and sends a part body over
         # max_part_bytes (16 MiB on the reference server), unplanted and planted.
+        tier="slow",
+    ),
+    Group(
+        "content-extent",
+        _names(content_extent.PLANTS),
+        tuple(slug for slug, *_ in EXTENT_CASES),
+        ("FAIL",),
+        # Sends max_batch_bytes (64 MiB on the reference server) per case.
         tier="slow",
     ),
 )

@@ -13,10 +13,13 @@ part, so it is in the standard tier.
 
 `parts-streamed-on-every-path` asks the same of the batch under `Prefer: batch-on-error=stop`
 (where the target offers the error-policy profile), of the batch whose quick part is a POST to
-the echo resource (a write by its method, though the echo keeps no state) and of the batch sent
-chunked: a server that holds its answer on one of those paths (waiting for the outcome as an
+the echo resource (a write by its method, though the echo keeps no state), of the batch sent
+chunked and of the batch whose quick part is a HEAD of `ok`, whose response part has no
+content: a server that holds its answer on one of those paths (waiting for the outcome as an
 atomic batch must, or for a transaction, or for the end of the request's chunks before it
-starts writing) breaks the recommendation there alone.
+starts writing, or pushing a part out only when it writes a body) breaks the recommendation
+there alone. The HEAD part is complete once its header section has arrived, whatever framing
+field it carries.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import re
 import socket
 import time
+from collections.abc import Callable
 
 import h11
 
@@ -42,8 +46,12 @@ BOUNDARY = "mb-stream-4c1e9a7f02d3b658"
 BUFFERING_INTERMEDIARY = "an intermediary may buffer a whole response before it forwards any of it"
 
 
-def _timed_read(ctx: Context, request: bytes) -> tuple[bytes, float | None, float | None]:
-    """The content received, and the seconds until part 0 was complete and until the end."""
+def _timed_read(
+    ctx: Context, request: bytes, complete: Callable[[bytes, bytes], bool] | None = None
+) -> tuple[bytes, float | None, float | None]:
+    """The content received, and the seconds until part 0 was complete (by `complete`,
+    `part0_complete` unless given) and until the end."""
+    complete = complete or part0_complete
     started = time.monotonic()
     conn = h11.Connection(h11.CLIENT)
     content = bytearray()
@@ -72,7 +80,7 @@ def _timed_read(ctx: Context, request: bytes) -> tuple[bytes, float | None, floa
             elif isinstance(event, h11.Data):
                 content += event.data
                 now = time.monotonic() - started
-                if first is None and dash and part0_complete(bytes(content), dash):
+                if first is None and dash and complete(bytes(content), dash):
                     first = now
                 if dash and (b"\r\n" + dash + b"--") in content:
                     last = now
@@ -100,12 +108,24 @@ def part0_complete(content: bytes, dash: bytes) -> bool:
     return len(content) - (head_end + 4) >= int(lengths[0])
 
 
+def part0_head_complete(content: bytes, dash: bytes) -> bool:
+    """Whether the header section of the first part of `content` has arrived whole: all of a
+    part whose body is empty by its method (HEAD), whatever framing field it carries."""
+    start = content.find(dash)
+    return start >= 0 and content.find(b"\r\n\r\n", start) >= 0
+
+
 def _expect_streamed(
-    ctx: Context, judge: Judge, request: bytes, label: str = "", requirement: str | None = None
+    ctx: Context,
+    judge: Judge,
+    request: bytes,
+    label: str = "",
+    requirement: str | None = None,
+    complete: Callable[[bytes, bytes], bool] | None = None,
 ) -> None:
     """Send `request`, a batch whose part 0 is quick and whose part 1 takes `DELAY_MS`, and
     expect its part 0 written before the slow part finished (`label` begins each line)."""
-    data, first, last = _timed_read(ctx, request)
+    data, first, last = _timed_read(ctx, request, complete)
     judge.require_true(
         f"{label}complete answer",
         first is not None and last is not None,
@@ -155,7 +175,7 @@ def parts_streamed(ctx: Context, judge: Judge) -> None:
 @checker(
     "parts-streamed-on-every-path",
     ("MB-PROC-4",),
-    "A quick part is written before a slower later part finishes in a batch under batch-on-error=stop, in one whose quick part is a POST, and in one sent chunked.",
+    "A quick part is written before a slower later part finishes in a batch under batch-on-error=stop, in one whose quick part is a POST, in one sent chunked, and in one whose quick part is a HEAD, whose response part has no content.",
     tier="standard",
     state=State.READ_ONLY,
     direct_only=BUFFERING_INTERMEDIARY,
@@ -185,3 +205,12 @@ def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
         # content; only an atomic batch waits (spec 7.3).
         request = ctx.raw_request("POST", ctx.batch_path, head, body)
         _expect_streamed(ctx, judge, request, f"{what}: ", "MB-PROC-4")
+    # A response part without content (RFC 9110 §9.3.2: a HEAD response has none) is complete
+    # once its header section is written: MB-PROC-4 asks the same of it as of a part with a
+    # body. Its header section alone is judged, since a server may write the CRLF that ends
+    # the empty body only with the next delimiter.
+    head_ok = SubRequest("HEAD", ok.target)
+    request = ctx.raw_request(
+        "POST", ctx.batch_path, [ctype], compose_batch([head_ok, slow], BOUNDARY)
+    )
+    _expect_streamed(ctx, judge, request, "a HEAD part first: ", "MB-PROC-4", part0_head_complete)

@@ -31,6 +31,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     conditional_evaluations,
     connections,
+    content_extent,
     continue_policy,
     document_fields,
     endpoint_resource,
@@ -164,6 +165,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + exact_values.PLANTS
+    + content_extent.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

@@ -30,6 +30,9 @@ after it on the same connection wrong.
                                         commits at the end (MB-PROC-4)
     answer-held-for-chunked-batch       the answer to a chunked batch written only once it is
                                         complete (MB-PROC-4)
+    answer-held-after-bodyless-part     a response part without content left in the buffer
+                                        until a part with a body is written, so a batch whose
+                                        first part is a HEAD is answered whole (MB-PROC-4)
     atomic-answer-takes-part-validators an atomic batch's answer, built once the outcome is
                                         known, given its parts' validators and caching fields
                                         (MB-SEC-2)
@@ -316,6 +319,13 @@ def _chunked(req: RelayRequest) -> bool:
     return bool(req.chunks)
 
 
+def _head_first(req: RelayRequest) -> bool:
+    """A batch whose first part is a HEAD: its response part has no content."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    return parts is not None and bool(parts) and field_of(parts[0][0], "Http-Method") == "HEAD"
+
+
 def _stopping(req: RelayRequest) -> bool:
     return is_batch(req) and _STOP.search(_fields(req, "Prefer")) is not None
 
@@ -393,6 +403,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("parts-streamed-on-every-path",),
         caught_by=("WARN", "FAIL", "FLAKY"),
         behaviour=Behaviour(hold=lambda req: is_batch(req) and bool(req.chunks)),
+    ),
+    Mutation(
+        "answer-held-after-bodyless-part",
+        "MB-PROC-4 a response part without content held until a later one",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=_head_first),
     ),
     Mutation(
         "atomic-answer-takes-part-validators",
