@@ -426,7 +426,7 @@ OBS_TEXT_PARAMETER = '; mb-note="caf\xe9 \x80 \xff"'
 
 @checker(
     "field-octets-every-form",
-    ("MB-MULTI-5",),
+    ("MB-MULTI-5", "MB-MULTI-6", "MB-MULTI-4"),
     "Header field values holding obs-text octets, read back from a sandbox member written with them, are carried octet for octet in the multipart, XML and JSON forms alike.",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -457,10 +457,12 @@ def field_octets_every_form(ctx: Context, judge: Judge) -> None:
             require_readable(judge, f"{accept} readable", problem, requirement)
             for i, (entry, want) in enumerate(zip(entries, base, strict=False)):
                 # MB-MULTI-5: "carry the same information in every representation of one batch
-                # result: for each part ... its header fields"; spec 6.4: field values map
-                # "one octet to one character", so 0xE9 is U+00E9, never U+FFFD.
+                # result: for each part ... its header fields"; the form's own section says how:
+                # 6.3 maps field values "to XML text one octet to one character (ISO-8859-1)"
+                # and 6.4 "octet to character as in the XML form", so 0xE9 is U+00E9, never
+                # U+FFFD. A form that maps otherwise breaks its own requirement.
                 got = comparable_fields(entry.fields, volatile)
-                judge.expect(f"{accept} {subs[i].method} member fields", got, [want], "MB-MULTI-5")
+                judge.expect(f"{accept} {subs[i].method} member fields", got, [want], requirement)
     finally:
         # MB-TEST-3: "A suite deletes every member it creates before it finishes".
         ctx.alone(judge, SubRequest("DELETE", path))
