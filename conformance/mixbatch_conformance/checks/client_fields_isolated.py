@@ -5,12 +5,14 @@ Theory of operation: MB-SUB-5 passes on Authorization and Cookie, and MB-SUB-6 n
 fields a server is most tempted to pass on are those real clients write on every request
 (User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, the Sec-Fetch and
 client-hint fields, the forwarding and request-id fields), because a resource's logs and
-negotiation read them. The suite writes none of them by default, on the batch or alone, so a
+negotiation read them; and the batch's own Content-Type, which a server may take for the type of
+a part's content that names none. The suite writes none of them by default, on the batch or alone, so a
 server that copies one into its parts is only seen when the batch carries it and the request
 alone does not. Each is sent here, with a value no server makes up, on the batch only; echo
 parts without any of them, and a part with its own value of some, must each receive what the
 same request alone receives (spec 3.2.4): no line of the batch's, whatever the part carries,
-and only what the request alone receives besides its own lines.
+and only what the request alone receives besides its own lines. One echo part carries content
+and no Content-Type.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ OWN_FIELDS = (
 @checker(
     "client-fields-not-inherited",
     ("MB-SUB-6", "MB-PART-8"),
-    "User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, Sec-Fetch and client-hint fields, forwarding, request-id, trace and caching fields on the batch request only reach no part: echo parts without them and with their own values of some receive what the same request alone receives.",
+    "User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, Sec-Fetch and client-hint fields, forwarding, request-id, trace and caching fields on the batch request only reach no part: echo parts without them, with their own values of some, and with content but no Content-Type receive what the same request alone receives.",
     state=State.READ_ONLY,
 )
 def client_fields_not_inherited(ctx: Context, judge: Judge) -> None:
@@ -101,6 +103,9 @@ def client_fields_not_inherited(ctx: Context, judge: Judge) -> None:
         ),
         SubRequest("GET", f"{echo}?mb-client=own", OWN_FIELDS),
         SubRequest("DELETE", f"{echo}?mb-client=delete"),
+        # Content without a Content-Type: the batch's own Content-Type describes the envelope,
+        # not this content, and the part gets none of it (spec 8.2).
+        SubRequest("POST", f"{echo}?mb-client=untyped", (), b"mb-suite untyped content"),
     ]
     alone = [ctx.alone(judge, s).body for s in subs]
     resp = ctx.batch(judge, subs, headers=CLIENT_FIELDS)

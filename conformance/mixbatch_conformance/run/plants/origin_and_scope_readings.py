@@ -3,11 +3,11 @@
 
 A same-origin test that normalises the host's percent-encoding (RFC 3986 §6.2.2.2) or reads the
 port into 16 bits; a server that passes on, with the batch's Cookie, the anti-CSRF token that
-goes with it; one that takes chunked content to have had its content coding removed with its
-transfer coding; one that ends the connection after a refusal of section 8, its content read
-whole; an endpoint that matches its methods whatever their case; and a collection whose
-aggregate validator, kept up to date by every write, survives an atomic rollback that restores
-the members.
+goes with it, or the batch's media type to a part whose content names none; one that takes
+chunked content to have had its content coding removed with its transfer coding; one that ends
+the connection after a refusal of section 8, its content read whole; an endpoint that matches
+its methods whatever their case; and a collection whose aggregate validator, kept up to date by
+every write, survives an atomic rollback that restores the members.
 """
 
 from __future__ import annotations
@@ -59,6 +59,23 @@ def _csrf_with_cookie(req: RelayRequest) -> None:
                 if value is not None and field_of(fields, name) is None:
                     fields = set_field(fields, name, value)
         out.append((fields, body))
+    req.body = write_parts(out, b)
+
+
+def _batch_type_for_untyped_content(req: RelayRequest) -> None:
+    """Give each part with content and no Content-Type the batch's media type, less its
+    parameters."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if parts is None or b is None:
+        return
+    media = (req.get("Content-Type") or "").split(";")[0].strip()
+    out: list[Part] = [
+        (set_field(fields, "Content-Type", media), body)
+        if body and field_of(fields, "Content-Type") is None
+        else (fields, body)
+        for fields, body in parts
+    ]
     req.body = write_parts(out, b)
 
 
@@ -131,6 +148,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-6 the batch's anti-CSRF token given to every part that inherits its Cookie",
         ("credential-companion-fields-not-inherited",),
         on_request=_csrf_with_cookie,
+    ),
+    Mutation(
+        "batch-media-type-given-to-untyped-content",
+        "MB-SUB-6 a part with content and no Content-Type given the batch's media type",
+        ("client-fields-not-inherited",),
+        on_request=_batch_type_for_untyped_content,
     ),
     Mutation(
         "content-coding-ignored-when-chunked",
