@@ -43,10 +43,10 @@ import time
 
 from mixbatch_conformance.checks._shared.requests import new_member
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.outcomes import expect_processed, part_status
-from mixbatch_conformance.core.validator import Part
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import Part
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []

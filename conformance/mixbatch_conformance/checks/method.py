@@ -201,7 +201,11 @@ def method_other_case_not_supported(ctx: Context, judge: Judge) -> None:
         if resp.status == 405:
             listed = {a.upper() for a in _allow(resp)}
             judge.expect_true(
-                f"{method} Allow", "POST" in listed, repr(sorted(listed)), "names POST", "MB-METHOD-2"
+                f"{method} Allow",
+                "POST" in listed,
+                repr(sorted(listed)),
+                "names POST",
+                "MB-METHOD-2",
             )
 
 
