@@ -1,5 +1,5 @@
 """Planted readings of the batch's origin, scope and connection (spec 4.1, 4.2, 8.2, 8.3, 10.1,
-11: MB-SUB-2, MB-SUB-6, MB-INTER-6, MB-PIPE-1, MB-METHOD-2, MB-METHOD-7).
+11, 12: MB-SUB-2, MB-SUB-6, MB-INTER-6, MB-PIPE-1, MB-METHOD-2, MB-METHOD-7, MB-SEC-2).
 
 A same-origin test that normalises the host's percent-encoding (RFC 3986 §6.2.2.2) or reads the
 port into 16 bits; a server that passes on, with the batch's Cookie, the anti-CSRF token that
@@ -7,7 +7,8 @@ goes with it, or the batch's media type to a part whose content names none; one 
 chunked content to have had its content coding removed with its transfer coding; one that ends
 the connection after a refusal of section 8, its content read whole; an endpoint that matches
 its methods whatever their case; and a collection whose aggregate validator, kept up to date by
-every write, survives an atomic rollback that restores the members.
+every write, survives an atomic rollback that restores the members; and a committed atomic
+batch that points at the one resource it created from its header section.
 """
 
 from __future__ import annotations
@@ -100,6 +101,23 @@ def _method_case_folded(req: RelayRequest) -> None:
         req.method = req.method.upper()
 
 
+def _atomic_creation_at_top(req: RelayRequest, resp: RelayResponse) -> None:
+    """A committed atomic batch that created one resource points at it from its header
+    section."""
+    if not is_batch(req) or (req.get("Batch-Mode") or "").strip() != "atomic":
+        return
+    b = boundary_of(resp)
+    parts = (parts_of(resp.body, b) or []) if b else []
+    created = [
+        field_of(fields, "Location")
+        for fields, _ in parts
+        if (field_of(fields, "Http-Status-Code") or "").strip() == "201"
+        and field_of(fields, "Batch-Outcome") is None
+    ]
+    if len(created) == 1 and created[0]:
+        resp.headers.append(("Location", created[0]))
+
+
 def _tag_kept_through_rollback() -> Mutation:
     """The aggregate ETag a rolled-back part's collection retrieval carried, kept for that
     collection and sent again on the retrievals after the rollback."""
@@ -174,6 +192,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-2 the batch endpoint's POST and OPTIONS matched whatever their case",
         ("method-other-case-not-supported",),
         on_request=_method_case_folded,
+    ),
+    Mutation(
+        "atomic-creation-location-at-top",
+        "MB-SEC-2 a committed atomic batch that created one resource carries its Location in "
+        "the batch response's header section",
+        ("top-level-fields-without-created-resource",),
+        on_response=_atomic_creation_at_top,
     ),
     _tag_kept_through_rollback(),
 )
