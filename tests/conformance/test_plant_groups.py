@@ -114,6 +114,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   IP-literal's brackets stripped only before a port (MB-SUB-2);
 - document fields: a miss's X-Content-Type-Options copied to the header section of the JSON
   and XML forms, the miss carrying it alone too (MB-SEC-2);
+- origin and scope readings: a target's host compared once percent-decoded or its port read
+  into 16 bits (MB-SUB-2), the anti-CSRF token passed on with the batch's Cookie or the batch's
+  media type given to untyped content (MB-SUB-6), a chunked batch's content coding ignored
+  (MB-INTER-6), a refusal of section 8 closing the connection (MB-PIPE-1), the endpoint's
+  methods matched in any case (MB-METHOD-2), an aggregate tag kept through an atomic rollback
+  (MB-METHOD-7), a committed atomic batch's one creation pointed at from the top (MB-SEC-2);
 - refusal connections: every 413 and 431 closing the connection, also once the content was read
   whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
 - content extent: the epilogue or the preamble left out of the count held against
@@ -164,6 +170,7 @@ from mixbatch_conformance.run.plants import (
     mode_writers,
     octet_units,
     order_and_isolation,
+    origin_and_scope_readings,
     origin_ports,
     outcome_shapes,
     parameter_readings,
@@ -652,6 +659,23 @@ GROUPS = (
         "document-fields",
         _names(document_fields.PLANTS),
         ("top-level-fields-independent-of-parts", "sub-response-fields-not-at-top"),
+        ("FAIL",),
+    ),
+    Group(
+        "origin-and-scope-readings",
+        _names(origin_and_scope_readings.PLANTS),
+        (
+            "reject-target-host-percent-encoded",
+            "reject-target-port-plus-2-16",
+            "reject-target-port-plus-2-32",
+            "credential-companion-fields-not-inherited",
+            "client-fields-not-inherited",
+            "content-coded-batch-runs-nothing",
+            "pipelining-behind-every-answer",
+            "method-other-case-not-supported",
+            "sandbox-collection-strong-etag-across-rollback",
+            "top-level-fields-without-created-resource",
+        ),
         ("FAIL",),
     ),
     Group(

@@ -5,12 +5,14 @@ Theory of operation: MB-SUB-5 passes on Authorization and Cookie, and MB-SUB-6 n
 fields a server is most tempted to pass on are those real clients write on every request
 (User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, the Sec-Fetch and
 client-hint fields, the forwarding and request-id fields), because a resource's logs and
-negotiation read them. The suite writes none of them by default, on the batch or alone, so a
+negotiation read them; and the batch's own Content-Type, which a server may take for the type of
+a part's content that names none. The suite writes none of them by default, on the batch or alone, so a
 server that copies one into its parts is only seen when the batch carries it and the request
 alone does not. Each is sent here, with a value no server makes up, on the batch only; echo
 parts without any of them, and a part with its own value of some, must each receive what the
 same request alone receives (spec 3.2.4): no line of the batch's, whatever the part carries,
-and only what the request alone receives besides its own lines.
+and only what the request alone receives besides its own lines. One echo part carries content
+and no Content-Type.
 """
 
 from __future__ import annotations
@@ -55,6 +57,24 @@ CLIENT_FIELDS = (
     ("X-Mb-Batch-Probe", "mb-batch-only"),
 )
 
+#: Fields that travel with a client's credentials: anti-CSRF tokens read beside a session
+#: cookie, API keys and session or auth tokens read beside Authorization, and the credential
+#: fields of other schemes. A server may pass one on only where it passes on the batch's
+#: credentials, so they are sent with Authorization and Cookie on the batch.
+CREDENTIAL_COMPANIONS = (
+    ("X-CSRF-Token", "mb-batch-csrf-token"),
+    ("X-XSRF-Token", "mb-batch-xsrf-token"),
+    ("X-CSRFToken", "mb-batch-csrftoken"),
+    ("X-Requested-By", "mb-batch-requested-by"),
+    ("X-Api-Key", "mb-batch-api-key"),
+    ("X-Auth-Token", "mb-batch-auth-token"),
+    ("X-Session-Id", "mb-batch-session-id"),
+    ("X-Access-Token", "mb-batch-access-token"),
+    ("X-Amz-Security-Token", "mb-batch-security-token"),
+    ("Proxy-Authorization", "Basic bWItYmF0Y2g6cHJveHk="),
+    ("Cookie2", '$Version="1"'),
+)
+
 #: A part's own values of some of those fields: the part keeps them, and gets no batch line
 #: besides (a replacement, as MB-SUB-5 makes it for credentials, is no licence to merge).
 OWN_FIELDS = (
@@ -68,7 +88,7 @@ OWN_FIELDS = (
 @checker(
     "client-fields-not-inherited",
     ("MB-SUB-6", "MB-PART-8"),
-    "User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, Sec-Fetch and client-hint fields, forwarding, request-id, trace and caching fields on the batch request only reach no part: echo parts without them and with their own values of some receive what the same request alone receives.",
+    "User-Agent, Accept-Language, Accept-Encoding, Referer, Origin, From, DNT, Sec-Fetch and client-hint fields, forwarding, request-id, trace and caching fields on the batch request only reach no part: echo parts without them, with their own values of some, and with content but no Content-Type receive what the same request alone receives.",
     state=State.READ_ONLY,
 )
 def client_fields_not_inherited(ctx: Context, judge: Judge) -> None:
@@ -83,6 +103,9 @@ def client_fields_not_inherited(ctx: Context, judge: Judge) -> None:
         ),
         SubRequest("GET", f"{echo}?mb-client=own", OWN_FIELDS),
         SubRequest("DELETE", f"{echo}?mb-client=delete"),
+        # Content without a Content-Type: the batch's own Content-Type describes the envelope,
+        # not this content, and the part gets none of it (spec 8.2).
+        SubRequest("POST", f"{echo}?mb-client=untyped", (), b"mb-suite untyped content"),
     ]
     alone = [ctx.alone(judge, s).body for s in subs]
     resp = ctx.batch(judge, subs, headers=CLIENT_FIELDS)
@@ -108,3 +131,52 @@ def client_fields_not_inherited(ctx: Context, judge: Judge) -> None:
         # MB-SUB-6 with spec 3.2.4: the sub-request is the same request as the part sent
         # alone, whose fields are the part's own (MB-PART-8) and nothing of the batch's.
         expect_same_request(ctx, judge, label, seen, single_seen, "MB-SUB-6")
+
+
+@checker(
+    "credential-companion-fields-not-inherited",
+    ("MB-SUB-6",),
+    "On a batch that carries Authorization and Cookie, the fields that travel with credentials (anti-CSRF tokens, API keys, session and auth tokens, Proxy-Authorization, Cookie2) reach no part: not a part that inherits the batch's credentials, not an unsafe one, not one with its own Cookie or Authorization.",
+    state=State.READ_ONLY,
+)
+def credential_companion_fields_not_inherited(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    configured = {n.lower(): v for n, v in ctx.target.credentials}
+    outer = (
+        ("Authorization", configured.get("authorization", "Bearer mb-suite-outer-companion")),
+        ("Cookie", configured.get("cookie", "mb-suite-outer=companion")),
+    )
+    subs = [
+        SubRequest("GET", f"{echo}?mb-companion=inherits"),
+        SubRequest(
+            "POST",
+            f"{echo}?mb-companion=unsafe",
+            (("Content-Type", "text/plain"),),
+            b"mb-suite companion fields",
+        ),
+        SubRequest("GET", f"{echo}?mb-companion=own-cookie", (("Cookie", "mb-suite-part=own"),)),
+        SubRequest(
+            "DELETE",
+            f"{echo}?mb-companion=own-authorization",
+            (("Authorization", "Bearer mb-suite-part-own"),),
+        ),
+    ]
+    resp = ctx.batch(judge, subs, headers=(*outer, *CREDENTIAL_COMPANIONS))
+    env = expect_processed(
+        ctx, judge, resp, [s.content_id for s in subs], [{200}] * len(subs), "MB-SUB-6"
+    )
+    for i, sub in enumerate(subs):
+        (seen,) = readable_echoes(judge, env.parts[i].body)
+        label = f"part {i} ({sub.method} {sub.target})"
+        for name, value in CREDENTIAL_COMPANIONS:
+            # MB-SUB-6: "A server MUST NOT apply any other header field of the batch request
+            # to a sub-request"; spec 8.2: "The two fields that carry identity are therefore
+            # inherited ... Nothing else is inherited", whether the part inherits those two
+            # or carries its own.
+            judge.expect_true(
+                f"{label} received the batch's {name}",
+                value not in seen.get_all(name),
+                repr(seen.get_all(name)),
+                f"not the batch's {value!r}",
+                "MB-SUB-6",
+            )

@@ -13,7 +13,9 @@ which keeps nothing.
 MB-INTER-6 makes a batch in a content coding the server does not decode answered 415 "before
 any part runs". `content-coded-batch-runs-nothing` sends a batch naming a coding no server
 supports whose content, read as it stands, writes a marked member into the sandbox, and expects
-the 415 and the marker absent from the sandbox listing afterwards. The 415's `Accept-Encoding`
+the 415 and the marker absent from the sandbox listing afterwards; it sends that batch framed by
+Content-Length and again chunked, since removing the chunked transfer coding leaves the content
+coding in place and MB-INTER-5 answers chunked content as the same content framed by length. The 415's `Accept-Encoding`
 names "the codings it does decode", so each coding it names other than `identity` and `*` is then
 tried: a batch of two GETs in that coding (gzip and deflate made with the standard library) must
 be processed, and a name that is no registered coding must at least not be refused 415. A
@@ -131,43 +133,54 @@ def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None
 @checker(
     "content-coded-batch-runs-nothing",
     ("MB-INTER-6",),
-    "A batch in a content coding no server supports, whose content as it stands writes a marked member into the sandbox, is answered 415 with Accept-Encoding and the write has not run.",
+    "A batch in a content coding no server supports, whose content as it stands writes a marked member into the sandbox, is answered 415 with Accept-Encoding and the write has not run, framed by Content-Length and sent chunked alike.",
     state=State.WRITES_IN_SANDBOX,
 )
 def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    marker, post = marked_post(ctx, judge, coll)
-    before = sandbox_listing(ctx, judge, coll)
-    if marker.encode() in before:
-        judge.setup_error("the marker is already in the sandbox listing")
-    head = [
-        ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
-        ("Content-Encoding", UNKNOWN_CODING),
-    ]
-    body = compose_batch([post], BOUNDARY)
-    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-    # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings it does
-    # decode" (its problem document is judged by refusals-are-problems-under-every-accept).
-    expect_rejected(judge, resp, {415}, "MB-INTER-6", problem=False)
-    if resp.status == 415:
+    refusal: Response | None = None
+    # MB-INTER-5: chunked content is answered "as it answers the same content framed by
+    # `Content-Length`": the chunked transfer coding is no content coding, and removing it
+    # leaves the content coding in place.
+    for chunked in (False, True):
+        framing = "chunked" if chunked else "Content-Length"
+        marker, post = marked_post(ctx, judge, coll)
+        before = sandbox_listing(ctx, judge, coll)
+        if marker.encode() in before:
+            judge.setup_error("the marker is already in the sandbox listing")
+        head = [
+            ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+            ("Content-Encoding", UNKNOWN_CODING),
+        ]
+        body = compose_batch([post], BOUNDARY)
+        if chunked:
+            body, _ = chunked_content(body)
+            head.append(("Transfer-Encoding", "chunked"))
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
+        judge.note(f"a batch in {UNKNOWN_CODING!r} framed by {framing}: {resp.status}")
+        # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings it
+        # does decode" (its problem document is judged by refusals-are-problems-under-every-accept).
+        expect_rejected(judge, resp, {415}, "MB-INTER-6", problem=False)
+        if resp.status == 415:
+            judge.expect_true(
+                f"Accept-Encoding on the 415 for a content coding ({framing})",
+                resp.get("Accept-Encoding") is not None,
+                "no Accept-Encoding field",
+                "an Accept-Encoding field",
+                "MB-INTER-6",
+            )
+            refusal = refusal or resp
+        ran = marker.encode() in sandbox_listing(ctx, judge, coll)
+        # MB-INTER-6: "... before any part runs".
         judge.expect_true(
-            "Accept-Encoding on the 415 for a content coding",
-            resp.get("Accept-Encoding") is not None,
-            "no Accept-Encoding field",
-            "an Accept-Encoding field",
+            f"the POST in a content-coded batch ({framing})",
+            not ran,
+            "the POST part ran" if ran else "not created",
+            "the POST part did not run",
             "MB-INTER-6",
         )
-    ran = marker.encode() in sandbox_listing(ctx, judge, coll)
-    # MB-INTER-6: "... before any part runs".
-    judge.expect_true(
-        "the POST in a content-coded batch",
-        not ran,
-        "the POST part ran" if ran else "not created",
-        "the POST part did not run",
-        "MB-INTER-6",
-    )
-    if resp.status == 415:
-        _named_codings_decoded(ctx, judge, resp)
+    if refusal is not None:
+        _named_codings_decoded(ctx, judge, refusal)
 
 
 def _named_codings_decoded(ctx: Context, judge: Judge, refusal: Response) -> None:

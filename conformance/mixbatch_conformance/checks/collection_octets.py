@@ -22,19 +22,31 @@ the tag and changes the octets. Other clients may write to the sandbox between t
 retrievals, so a changed tag is never a fault; the check touches only the member it created
 (spec 14.4, MB-TEST-3) and deletes it at the end.
 
-The wait for the next second costs each check half a second on average, a second at most, so
-they run in the standard tier.
+`sandbox-collection-strong-etag-across-rollback` judges it across an atomic rollback, which
+must "undo the effects of every part that ran" (MB-PROC-8): an atomic batch POSTs the target's
+sandbox member document, retrieves the sandbox collection in a part (the state with the new
+member), then fails on `not_found`. Retrievals before the batch, after it and once more must
+each, where two carry the same strong tag, carry the same octets, and so must the rolled-back
+part's retrieval beside each of them. A server that keeps its aggregate validator up to date on
+every write and restores the members but not the validator on rollback answers the collection,
+back as it was, under the tag of the state the rollback undid.
+
+The wait for the next second costs the first two checks half a second on average, a second at
+most, so they run in the standard tier.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import time
 
 from mixbatch_conformance.checks._shared.requests import new_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import Part
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -154,6 +166,79 @@ def _judge_same_tag_same_octets(judge: Judge, what: str, one: Response, other: R
         "the same octets whenever the strong tag is the same, boundary included",
         "MB-METHOD-7",
     )
+
+
+@checker(
+    "sandbox-collection-strong-etag-across-rollback",
+    ("MB-METHOD-7",),
+    "Retrievals of the sandbox collection before and after an atomic batch that POSTs a member, retrieves the collection in a part and fails, and that part's retrieval, carry the same octets wherever two carry the same strong aggregate ETag.",
+    profile="atomic",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_strong_etag_across_rollback(ctx: Context, judge: Judge) -> None:
+    if not ctx.target.claims("collection-get"):
+        judge.not_applicable("the target does not declare the collection-get profile")
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    nf = ctx.path(ctx.resource(judge, "not_found"))
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    doc = json.dumps(member).encode()
+    before = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+    if _strong_tag(before) is None:
+        judge.not_applicable(
+            f"GET {coll} with Accept: multipart/mixed answered {before.status} "
+            f"{before.media_type!r} with ETag {before.get('ETag')!r}: no collection "
+            "retrieval under a strong tag"
+        )
+    subs = [
+        SubRequest("POST", coll, (("Content-Type", "application/json"),), doc),
+        SubRequest("GET", coll, (("Accept", "multipart/mixed"),)),
+        SubRequest("GET", nf),
+    ]
+    resp = ctx.batch(judge, subs, headers=(("Batch-Mode", "atomic"),))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    if part_status(env, 2) != 404 or part_status(env, 0) != 201:
+        judge.setup_error(
+            f"the atomic batch's parts answered {[part_status(env, i) for i in range(3)]}, "
+            "not a 201 for the POST and a 404 for not_found"
+        )
+    after = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+    again = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
+    inside = _retrieval_of(env.parts[1]) if part_status(env, 1) == 200 else None
+    answers = [("before the batch", before), ("after it", after), ("once more", again)]
+    for (was, one), (now, other) in itertools.combinations(answers, 2):
+        _judge_same_tag_same_octets(judge, f"{was} and {now}", one, other)
+    if inside is None:
+        judge.note(f"the part retrieving {coll} answered {part_status(env, 1)}: not compared")
+        return
+    tag, body = inside
+    for now, other in answers:
+        same_tag = tag is not None and _strong_tag(other) == tag
+        # MB-METHOD-7: "a weak validator (`W/"..."`) unless every octet of the representation,
+        # boundary included, is a function of the collection's state"; MB-PROC-8 undoes the
+        # member the batch created, so a tag it answered with names that state alone.
+        judge.expect_true(
+            f"the rolled-back part's retrieval and the one {now}, under the strong tags "
+            f"{tag} and {_strong_tag(other)}",
+            not same_tag or body == other.body,
+            "the same octets"
+            if body == other.body
+            else f"different octets from offset {_first_difference(body, other.body)}"
+            if same_tag
+            else "a different tag: nothing promised",
+            "the same octets whenever the strong tag is the same, boundary included",
+            "MB-METHOD-7",
+        )
+
+
+def _retrieval_of(part: Part) -> tuple[str | None, bytes]:
+    """The strong ETag (None unless a multipart/mixed retrieval's) and content of a part that
+    answered a collection retrieval."""
+    etag = (part.get("ETag") or "").strip()
+    media = (part.get("Content-Type") or "").split(";")[0].strip().lower()
+    strong = etag if etag and not etag.startswith("W/") and media == "multipart/mixed" else None
+    return strong, part.body
 
 
 def _first_difference(a: bytes, b: bytes) -> int:

@@ -44,8 +44,9 @@ PROBE_PART = "--{b}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n"
 #: How far from the target's port the other-port case's port is (MB-SUB-2).
 OTHER_PORT_STEP = 1000
 TOKENS = re.compile(
-    r"\{(b|ok|nf|batch|authority|host|host_upper|host_alias|port|other_port|other_scheme"
-    r"|scheme|scheme_upper|scheme_title|echo|len[0-9]+)\}"
+    r"\{(b|ok|nf|batch|authority|host|host_upper|host_alias|host_pct|port|other_port"
+    r"|port_wrapped16|port_wrapped32|other_scheme|scheme|scheme_upper|scheme_title|echo"
+    r"|len[0-9]+)\}"
 )
 
 
@@ -101,6 +102,15 @@ def render_body(case: dict[str, Any], values: dict[str, str]) -> bytes:
 HOST_ALIASES = {"127.0.0.1": "localhost", "localhost": "127.0.0.1", "[::1]": "localhost"}
 
 
+def _host_pct(host: str) -> str:
+    """`host` with its first letter or digit percent-encoded: the same octets once decoded,
+    but another spelling, which MB-SUB-2 does not normalise."""
+    for i, c in enumerate(host):
+        if c.isalnum():
+            return f"{host[:i]}%{ord(c):02X}{host[i + 1 :]}"
+    return host
+
+
 def _other_port(port: int) -> int:
     return port + OTHER_PORT_STEP if port + OTHER_PORT_STEP <= 65535 else port - OTHER_PORT_STEP
 
@@ -133,6 +143,13 @@ def _values(ctx: Context, judge: Judge, case: dict[str, Any]) -> dict[str, str]:
         # however many ports the server listens on. A port far off, not the next one, so that it
         # is not the origin's own behind a front end that took the port next to it.
         "other_port": f"{ctx.host}:{_other_port(ctx.port)}",
+        # The batch's host with one character percent-encoded: MB-SUB-2 folds the case of a
+        # host and nothing else ("Nothing else is normalised"), so it is another host.
+        "host_pct": _host_pct(ctx.host),
+        # The port plus 2^16 and plus 2^32: the port's number read into 16 or 32 bits, but
+        # another number ("A port compares as a decimal number").
+        "port_wrapped16": str(ctx.port + (1 << 16)),
+        "port_wrapped32": str(ctx.port + (1 << 32)),
         # A scheme that is not the target's own: https for a target reached over http, and
         # http for one reached over https (MB-SUB-2: another scheme is another origin).
         "other_scheme": "http" if ctx.scheme == "https" else "https",

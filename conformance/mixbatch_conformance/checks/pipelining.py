@@ -14,8 +14,9 @@ failed, a refusal). So `pipelining-behind-every-answer` sends one plain GET pipe
 each kind of batch answer the target can give, in every form it declares: parts that failed,
 parts skipped under the stop policy, parts rolled back in an atomic batch (the failing part
 in the middle and last), an abort, a refused batch (415 and 400 problems, an Accept
-no form satisfies, an unknown Batch-Mode, an atomic batch the target does not offer), a HEAD of the batch endpoint and a batch holding a
-HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
+no form satisfies, an unknown Batch-Mode, an atomic batch the target does not offer, and the
+400s found in content read whole: each refusal of section 8 and a forbidden part field), a HEAD
+and a PUT of the batch endpoint and a batch holding a HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
 200, 304, 204 and 400 (chunked content on the GET). Each leading request is first sent
 alone, and pipelined it must get the same status, with the GET behind it answered 200.
 """
@@ -126,7 +127,23 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     if not ctx.target.claims("atomic"):
         # MB-PROC-7: 501 for `Batch-Mode: atomic` from a server without the atomic profile.
         out.append(("an atomic batch the target does not offer", batch([ok], atomic)))
+    # Refusals found in the content once it was read whole: section 8's (another origin, a
+    # fragment, TRACE, a nested batch, the asterisk: MB-SUB-2, -3, -4, -8) and a part field
+    # MB-PART-10 refuses. Spec 11 lets a server close only after an answer given before it read
+    # the content whole, so each leaves the connection answering.
+    refused_parts = (
+        ("a part for another origin", SubRequest("GET", f"http://elsewhere.invalid{ok.target}")),
+        ("a part with a fragment", SubRequest("GET", f"{ok.target}#mb-pipe")),
+        ("a TRACE part", SubRequest("TRACE", ok.target)),
+        ("a nested batch", SubRequest("POST", ctx.batch_path)),
+        ("an asterisk target", SubRequest("OPTIONS", "*")),
+        ("a forbidden part field", SubRequest("GET", ok.target, (("Expect", "100-continue"),))),
+    )
+    out += [(f"a batch refused for {what}", batch([ok, sub])) for what, sub in refused_parts]
     out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
+    # MB-METHOD-2: 405 for a method the endpoint does not support, its content read or not.
+    put = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    out.append(("a PUT to the batch endpoint", ctx.raw_request("PUT", ctx.batch_path, put, plain)))
     # MB-METHOD-3 refuses a GET with content (400, or 405 under MB-METHOD-2): a server that
     # answers before reading that content would read it as the next request.
     get_content = [("Content-Type", "text/plain")]
@@ -178,7 +195,7 @@ def _aborts(ctx: Context) -> bool:
 @checker(
     "pipelining-behind-every-answer",
     ("MB-PIPE-1",),
-    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a refused batch, a HEAD, a GET with content), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a GET with content), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,

@@ -9,12 +9,15 @@ It POSTs the target's `sandbox.member` document alone to learn which fields a cr
 answers with, then sends, in every form the target declares, a batch of one `ok` GET twice
 (the server's own top-level values, a value changing between the two left unjudged) and the
 same batch with the POST as one more part, and as its only part: for every field the
-creation answers with, the top-level values must be those of the batch without the POST.
-The members it creates are deleted when the check ends.
+creation answers with, the top-level values must be those of the batch without the POST. Each
+form is sent plain, under batch-on-error=stop and as an atomic batch where the target declares
+them: an atomic batch that commits is one transaction, and a server may take its one creation
+for the batch's own. The members it creates are deleted when the check ends.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from urllib.parse import urljoin
 
@@ -35,6 +38,17 @@ OWN_FIELDS = frozenset(
 CREATION_FIELDS = ("location", "content-location", "etag", "last-modified")
 
 
+def _modes(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    """The processing modes the target declares: plain, the stop policy, atomic. A batch
+    that commits as one transaction is no more a single write than a plain one."""
+    out: list[tuple[str, tuple[tuple[str, str], ...]]] = [("plain", ())]
+    if ctx.target.claims("error-policy"):
+        out.append(("stop", (("Prefer", "batch-on-error=stop"),)))
+    if ctx.target.claims("atomic"):
+        out.append(("atomic", (("Batch-Mode", "atomic"),)))
+    return out
+
+
 def _top(resp: Response, name: str) -> tuple[str, ...]:
     return tuple(v for n, v in resp.headers if n.lower() == name)
 
@@ -42,7 +56,7 @@ def _top(resp: Response, name: str) -> tuple[str, ...]:
 @checker(
     "top-level-fields-without-created-resource",
     ("MB-SEC-2",),
-    "A batch whose one part created a resource (201) carries none of that part's Location, Content-Location, ETag or Last-Modified in its header section, in every declared form: the top-level values are those of the same batch without the POST.",
+    "A batch whose one part created a resource (201) carries none of that part's Location, Content-Location, ETag or Last-Modified in its header section, in every declared form, plain, under the stop policy and atomic: the top-level values are those of the same batch without the POST.",
     state=State.WRITES_IN_SANDBOX,
 )
 def top_level_fields_without_created_resource(ctx: Context, judge: Judge) -> None:
@@ -63,9 +77,9 @@ def top_level_fields_without_created_resource(ctx: Context, judge: Judge) -> Non
     accepts: list[str | None] = [None] + [
         accept for profile, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)
     ]
-    for accept in accepts:
-        head = (("Accept", accept),) if accept else ()
-        form = accept or "multipart/mixed"
+    for (mode, mode_head), accept in itertools.product(_modes(ctx), accepts):
+        head = (*mode_head, *((("Accept", accept),) if accept else ()))
+        form = f"{mode}, {accept or 'multipart/mixed'}"
         bases = [ctx.batch(judge, [ok], headers=head) for _ in range(2)]
         for parts, shape in (([ok, post], "beside a GET"), ([post], "as the only part")):
             resp = ctx.batch(judge, parts, headers=head)

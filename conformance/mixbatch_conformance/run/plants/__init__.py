@@ -53,6 +53,7 @@ from mixbatch_conformance.run.plants import (
     modes,
     octet_units,
     order_and_isolation,
+    origin_and_scope_readings,
     origin_ports,
     outcome_shapes,
     parameter_readings,
@@ -166,6 +167,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_connections.PLANTS
     + exact_values.PLANTS
     + content_extent.PLANTS
+    + origin_and_scope_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
