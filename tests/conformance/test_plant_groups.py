@@ -169,6 +169,7 @@ from mixbatch_conformance.run.plants import (
     refusal_connections,
     refusal_documents,
     refusal_readings,
+    request_spellings,
     resolution,
     sandbox_inputs,
     summary_counts,
@@ -657,6 +658,16 @@ GROUPS = (
         # Holds the content of each size refusal back for a second, and sends a part body over
         # max_part_bytes (16 MiB on the reference server), unplanted and planted.
         tier="slow",
+    ),
+    Group(
+        "request-spellings",
+        _names(request_spellings.PLANTS),
+        (
+            "http10-batch-in-every-form",
+            "echo-target-path-octets-as-received",
+            "nesting-unrouted-lookalikes-run",
+        ),
+        ("FAIL",),
     ),
 )
 

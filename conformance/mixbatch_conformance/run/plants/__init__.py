@@ -66,6 +66,7 @@ from mixbatch_conformance.run.plants import (
     refusal_documents,
     refusal_members,
     refusal_readings,
+    request_spellings,
     resolution,
     resources,
     responses,
@@ -164,6 +165,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + exact_values.PLANTS
+    + request_spellings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
