@@ -115,7 +115,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - document fields: a miss's X-Content-Type-Options copied to the header section of the JSON
   and XML forms, the miss carrying it alone too (MB-SEC-2);
 - refusal connections: every 413 and 431 closing the connection, also once the content was read
-  whole (MB-PIPE-1, slow: it holds content back for a second per refusal).
+  whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
+- request spellings: the XML form's DAV:status written with an HTTP/1.0 batch's version
+  (MB-MULTI-6), a router decoding encoded unreserved characters whose echo reports the decoded
+  path (MB-TEST-2), a nesting test trimming a trailing slash or folding case so a part naming a
+  path routed elsewhere refuses the batch (MB-SUB-4).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
