@@ -124,6 +124,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
 - content extent: the epilogue or the preamble left out of the count held against
   max_batch_bytes (MB-STATUS-3, slow: each case sends max_batch_bytes).
+- request spellings: the XML form's DAV:status written with an HTTP/1.0 batch's version
+  (MB-MULTI-6), a router decoding encoded unreserved characters whose echo reports the decoded
+  path (MB-TEST-2), a nesting test trimming a trailing slash or folding case so a part naming a
+  path routed elsewhere refuses the batch (MB-SUB-4).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -180,6 +184,7 @@ from mixbatch_conformance.run.plants import (
     refusal_connections,
     refusal_documents,
     refusal_readings,
+    request_spellings,
     resolution,
     sandbox_inputs,
     summary_counts,
@@ -694,6 +699,16 @@ GROUPS = (
         ("FAIL",),
         # Sends max_batch_bytes (64 MiB on the reference server) per case.
         tier="slow",
+    ),
+    Group(
+        "request-spellings",
+        _names(request_spellings.PLANTS),
+        (
+            "http10-batch-in-every-form",
+            "echo-target-path-octets-as-received",
+            "nesting-unrouted-lookalikes-run",
+        ),
+        ("FAIL",),
     ),
 )
 

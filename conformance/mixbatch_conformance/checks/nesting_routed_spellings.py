@@ -10,13 +10,28 @@ whose router forgives a trailing slash, case, a path parameter or a doubled slas
 nesting test compares the literal path, runs a nested batch. Which spellings a server routes
 to its batch endpoint is learnt from the same server: each is sent a valid batch alone, and
 only those answered as a batch are then named by a part, which must be refused.
+
+The converse is judged too: spec 8.4 ends "A target that the server would route elsewhere, to a
+404 or a redirect, is an ordinary sub-request". A nesting test that trims a trailing slash,
+folds case, drops a path parameter or an extra segment, or decodes a reserved octet before
+comparing refuses a batch whose part names a path the router sends elsewhere.
+`nesting-unrouted-lookalikes-run` sends each lookalike of the endpoint's path (those above,
+plus an extra segment, a suffix, a trailing dot and percent-encoded reserved octets) a valid
+batch alone; each not answered as a batch is then named by a GET part and by a POST part
+carrying a batch as its content, which must run (MB-SUB-4) and be answered as the same requests
+alone (MB-SUB-1), under continue and, when claimed, stop and atomic, and in every form the
+target offers. A path that differs from the endpoint's only by percent-encoded unreserved
+characters is the endpoint whatever the router does (spec 8.4), so none is sent here.
 """
 
 from __future__ import annotations
 
-from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
+from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 
 __all__: list[str] = []
 
@@ -82,3 +97,97 @@ def nesting_routed_spellings(ctx: Context, judge: Judge) -> None:
             {"MB-SUB-4"},
             "MB-STATUS-4",
         )
+
+
+def lookalikes(batch_path: str) -> list[str]:
+    """Paths that look like `batch_path` and that a router may send elsewhere: the spellings
+    above, an extra segment, a suffix, a trailing dot, and percent-encoded reserved octets
+    (a slash, a semicolon, a question mark) appended."""
+    out = [
+        *spellings(batch_path),
+        f"{batch_path}/mb-suite",
+        f"{batch_path}x",
+        f"{batch_path}.",
+        f"{batch_path}%2F",
+        f"{batch_path}%3Bmb=1",
+        f"{batch_path}%3F",
+    ]
+    return [s for i, s in enumerate(out) if s != batch_path and s not in out[:i]]
+
+
+def _modes(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    """The error policies and modes the target implements, with the fields that ask for each."""
+    out: list[tuple[str, tuple[tuple[str, str], ...]]] = [("continue", ())]
+    if ctx.target.claims("error-policy"):
+        out.append(("stop", (("Prefer", "batch-on-error=stop"),)))
+    if ctx.target.claims("atomic"):
+        out.append(("atomic", (("Batch-Mode", "atomic"),)))
+    return out
+
+
+@checker(
+    "nesting-unrouted-lookalikes-run",
+    ("MB-SUB-4", "MB-SUB-1"),
+    "A GET part, and a POST part carrying a batch, whose target looks like the batch endpoint (a trailing slash, another case, a path parameter, an extra segment, a suffix, an encoded reserved octet) but which the server does not answer as a batch when sent one alone, run as ordinary sub-requests answered as alone, under continue, stop and atomic, in every form.",
+    state=State.READ_ONLY,
+)
+def nesting_unrouted_lookalikes_run(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    own = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, _batch(ok)))
+    judge.require("the probe batch at the batch endpoint: status", own.status, {200}, "MB-STATUS-1")
+    unrouted: list[tuple[str, SubRequest, SubRequest]] = []
+    alone = {}
+    for spelling in lookalikes(ctx.batch_path):
+        ref = f"{ctx.target.base_url}{spelling}" if spelling.startswith("//") else spelling
+        post = SubRequest("POST", ref, tuple(head), _batch(ok))
+        get = SubRequest("GET", ref)
+        probe = ctx.alone(judge, post)
+        judge.note(f"a batch sent alone to {spelling}: {probe.status} {probe.media_type}")
+        if probe.status == 200 and probe.media_type == "multipart/mixed":
+            continue  # the batch endpoint: nesting-routed-spellings-refused judges it
+        single = ctx.alone(judge, get)
+        alone[ref] = {"POST": (probe.status, probe.headers, probe.body)}
+        alone[ref]["GET"] = (single.status, single.headers, single.body)
+        unrouted.append((spelling, get, post))
+    if not unrouted:
+        judge.not_applicable("the server answers every lookalike of its endpoint as a batch")
+    # Each lookalike alone in a batch of its own: a refusal names the one that was refused.
+    for spelling, get, post in unrouted:
+        resp = ctx.batch(judge, [get, post])
+        # MB-SUB-4 (spec 8.4): "A target that the server would route elsewhere, to a 404 or a
+        # redirect, is an ordinary sub-request": not a nested batch, so not refused.
+        judge.expect(
+            f"parts naming {spelling}, which the server does not route to a batch endpoint: status",
+            resp.status,
+            {200},
+            "MB-SUB-4",
+        )
+    subs = [sub for _, get, post in unrouted for sub in (get, post)]
+    for mode, fields in _modes(ctx)[1:]:
+        resp = ctx.batch(judge, subs, headers=fields)
+        if not judge.expect(
+            f"{mode} batch naming them all: status", resp.status, {200}, "MB-SUB-4"
+        ):
+            continue
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-SUB-4")
+        # Under stop and atomic the first part runs whatever follows; spec 3.2.4: it is
+        # answered as the same request alone.
+        first = subs[0]
+        judge.expect(
+            f"{mode} batch part 0 ({first.method} <{first.target}>) status",
+            part_status(env, 0),
+            {alone[first.target][first.method][0]},
+            "MB-SUB-1",
+        )
+    for media, _, entries in answers_in_every_form(ctx, judge, subs):
+        for i, (sub, entry) in enumerate(zip(subs, entries, strict=True)):
+            # Spec 3.2.4: an ordinary sub-request is answered as the same request alone.
+            expect_same_as_alone(
+                ctx,
+                judge,
+                f"{media} part {i} ({sub.method} <{sub.target}>)",
+                sub,
+                (entry.status, entry.fields, entry.body),
+                alone[sub.target][sub.method],
+            )

@@ -120,6 +120,10 @@ class RelayRequest:
     #: The trailer fields of a chunked request as the client sent them (empty otherwise); the
     #: relay does not forward them.
     trailers: list[tuple[str, str]] = field(default_factory=list)
+    #: The HTTP version of the client's request line ("1.1", "1.0"); the relay forwards
+    #: every request as HTTP/1.1, so a plant that models a server writing something by the
+    #: request's version reads it here.
+    version: str = "1.1"
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -342,6 +346,7 @@ class Relay:
                             (n.decode("latin-1"), v.decode("latin-1"))
                             for n, v in event.headers.raw_items()
                         ],
+                        head.http_version.decode("ascii"),
                     )
                 elif isinstance(event, h11.ConnectionClosed):
                     return None

@@ -68,6 +68,7 @@ from mixbatch_conformance.run.plants import (
     refusal_documents,
     refusal_members,
     refusal_readings,
+    request_spellings,
     resolution,
     resources,
     responses,
@@ -168,6 +169,7 @@ PLANTS: tuple[Mutation, ...] = (
     + exact_values.PLANTS
     + content_extent.PLANTS
     + origin_and_scope_readings.PLANTS
+    + request_spellings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

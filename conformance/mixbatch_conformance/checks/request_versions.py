@@ -1,0 +1,144 @@
+"""A batch sent over HTTP/1.0, answered in every form as over HTTP/1.1 (spec 3.3, 6.3, 6.4).
+
+Theory of operation: the spec says nothing of the batch request's HTTP version. A server may
+refuse an HTTP/1.0 request (RFC 9110 §2.5 leaves a server free to answer in the highest minor
+version it supports, RFC 9112 §2.3 free to refuse a version with 505), so whether an HTTP/1.0
+batch is answered as a batch is learnt from the server, form by form, and a form not answered
+as a batch is not judged. A form that is answered as a batch is the batch result, and the
+values in it that name a version are fixed by the spec, not by the request's version:
+MB-MULTI-6 writes each `DAV:status` as "`HTTP/1.1 NNN`, a space and a reason phrase", the
+JSON form carries the status as an integer (MB-MULTI-4's schema), and a multipart response
+part carries "the sub-response's three-digit status code" (MB-RESP-2). A server that writes
+its 207 status lines the way it writes its own status line, with the request's version,
+answers an HTTP/1.0 client with `HTTP/1.0 200 OK`.
+
+`http10-batch-in-every-form` sends one batch per mode the target implements (continue, and
+stop and atomic when claimed, each with a part that fails so that skipped and rolled-back
+entries are written too) over HTTP/1.1 and over HTTP/1.0, in each form the target offers;
+each HTTP/1.0 answer that is a batch answer must be the form asked for (MB-MULTI-1), be read
+by the same strict readers as any other (the XML reader refuses a `DAV:status` that is not
+`HTTP/1.1 NNN ...`, under MB-MULTI-6), and carry for each part the status, outcome and
+Content-Id echo the same batch gets over HTTP/1.1: the parts' requests are the same whatever
+the version of the envelope that carried them (MB-SUB-1).
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import (
+    ENTRY_COUNT_REQUIREMENT,
+    FORM_REQUIREMENT,
+    MULTISTATUS_FORMS,
+    Entry,
+    entries_from_multipart,
+    require_readable,
+)
+from mixbatch_conformance.transport.http import Response
+
+__all__: list[str] = []
+
+BOUNDARY = "mb-suite-version-5e0c"
+MULTIPART = "multipart/mixed"
+#: The media types a batch result comes in (spec 6.1's table).
+BATCH_MEDIA = frozenset({MULTIPART, *(accept for _, accept, _, _ in MULTISTATUS_FORMS)})
+
+
+def _modes(
+    ctx: Context, judge: Judge
+) -> list[tuple[str, list[SubRequest], tuple[tuple[str, str], ...]]]:
+    """(name, parts, header fields) of each error policy and mode the target implements,
+    each batch with a failing part so that every kind of entry is written."""
+    ok, nf = ok_and_not_found(ctx, judge)
+    out: list[tuple[str, list[SubRequest], tuple[tuple[str, str], ...]]] = [
+        ("continue", [ok, nf, ok], ())
+    ]
+    if ctx.target.claims("error-policy"):
+        out.append(("stop", [ok, nf, ok], (("Prefer", "batch-on-error=stop"),)))
+    if ctx.target.claims("atomic"):
+        out.append(("atomic", [ok, nf, ok], (("Batch-Mode", "atomic"),)))
+    return out
+
+
+def _send(
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    head: tuple[tuple[str, str], ...],
+    version: str,
+) -> Response:
+    """The batch `subs` with `head`, sent with a request line of HTTP `version`."""
+    fields = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"), *head]
+    request = ctx.raw_request("POST", ctx.batch_path, fields, compose_batch(subs, BOUNDARY))
+    line, rest = request.split(b"\r\n", 1)
+    line = line.rsplit(b" ", 1)[0] + f" HTTP/{version}".encode("ascii")
+    return ctx.send(judge, line + b"\r\n" + rest)
+
+
+def _entries(
+    ctx: Context, judge: Judge, label: str, accept: str, resp: Response, subs: list[SubRequest]
+) -> list[Entry]:
+    """The entries of `resp`, a batch answer in the form `accept`, read strictly."""
+    if accept == MULTIPART:
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-RESP-1")
+        return entries_from_multipart(env)
+    reader, requirement = next((r, q) for _, a, r, q in MULTISTATUS_FORMS if a == accept)
+    # MB-MULTI-2: a 207 form is answered 207.
+    judge.require(f"{label}: status", resp.status, {207}, "MB-MULTI-2")
+    entries, problem = reader(resp.body)
+    # MB-MULTI-6: "`DAV:status` (`HTTP/1.1 NNN`, a space and a reason phrase ...)"; the XML
+    # reader refuses any other text, the JSON reader any document the schema does not admit.
+    require_readable(judge, f"{label}: readable", problem, requirement)
+    count = ENTRY_COUNT_REQUIREMENT[accept]
+    judge.require(f"{label}: entry count", len(entries), {len(subs)}, count)
+    return entries
+
+
+@checker(
+    "http10-batch-in-every-form",
+    ("MB-MULTI-6", "MB-MULTI-4", "MB-RESP-2", "MB-MULTI-1", "MB-SUB-1"),
+    "A batch sent over HTTP/1.0 (continue, stop, atomic, each with a failing part) that the server answers as a batch is answered in the form asked for, its XML DAV:status lines written HTTP/1.1 NNN, its JSON statuses integers and its multipart parts three-digit Http-Status-Code fields, each part with the status, outcome and Content-Id echo the same batch gets over HTTP/1.1.",
+    state=State.READ_ONLY,
+)
+def http10_batch_in_every_form(ctx: Context, judge: Judge) -> None:
+    forms = [MULTIPART] + [a for p, a, _, _ in MULTISTATUS_FORMS if ctx.target.claims(p)]
+    judged = 0
+    for mode, subs, head in _modes(ctx, judge):
+        for accept in forms:
+            asked = (*head, ("Accept", accept))
+            base_label = f"{mode} batch, Accept: {accept}, over HTTP/1.1"
+            base = _entries(
+                ctx, judge, base_label, accept, _send(ctx, judge, subs, asked, "1.1"), subs
+            )
+            label = f"{mode} batch, Accept: {accept}, over HTTP/1.0"
+            resp = _send(ctx, judge, subs, asked, "1.0")
+            if resp.status not in (200, 207) or resp.media_type not in BATCH_MEDIA:
+                # Nothing in the spec makes a server take an HTTP/1.0 batch: a refusal is not
+                # judged.
+                judge.note(f"{label}: answered {resp.status} {resp.media_type}, not as a batch")
+                continue
+            judged += 1
+            # MB-MULTI-1: "choose the representation of a batch result by the request's
+            # `Accept` field"; the request's version is not named as overriding it.
+            if not judge.expect(f"{label}: media type", resp.media_type, {accept}, "MB-MULTI-1"):
+                continue
+            entries = _entries(ctx, judge, label, accept, resp, subs)
+            for i, (got, want) in enumerate(zip(entries, base, strict=True)):
+                # MB-SUB-1: each part is the same request over either version, so its status
+                # and outcome are those of the same batch over HTTP/1.1.
+                judge.expect(f"{label}: part {i} status", got.status, {want.status}, "MB-SUB-1")
+                judge.expect(f"{label}: part {i} outcome", got.outcome, {want.outcome}, "MB-SUB-1")
+                if accept != MULTIPART:
+                    # MB-MULTI-6 / MB-MULTI-4: the Content-Id echo, as over HTTP/1.1 (the
+                    # multipart reader holds each part's echo to its request part already).
+                    judge.expect(
+                        f"{label}: part {i} content-id",
+                        got.content_id,
+                        {want.content_id},
+                        FORM_REQUIREMENT[accept],
+                    )
+    if not judged:
+        judge.not_applicable("the server answers no HTTP/1.0 batch as a batch")
