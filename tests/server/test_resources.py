@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mixbatch._http.conditional import format_http_date
 
 from ._client import FIXED_NOW, HttpClient, RunningServer
@@ -177,6 +179,20 @@ def test_echo_reflects_method_target_headers_and_body(client: HttpClient) -> Non
 def test_echo_base64_encodes_binary_content(client: HttpClient) -> None:
     document = json.loads(client.request("POST", "/echo", [], b"\xff\x00").body)
     assert document["body_base64"] == "/wA="
+
+
+@pytest.mark.parametrize("method", ["PROPFIND", "MB-EXT", "get"])
+def test_echo_answers_any_method_a_sub_request_may_carry(client: HttpClient, method: str) -> None:
+    reply = client.request(method, "/echo", [], b"x")
+    assert reply.status == 200
+    assert json.loads(reply.body)["method"] == method
+
+
+@pytest.mark.parametrize("method", ["TRACE", "CONNECT"])
+def test_echo_refuses_methods_no_sub_request_may_carry(client: HttpClient, method: str) -> None:
+    reply = client.request(method, "/echo", [], b"")
+    assert reply.status == 405
+    assert "TRACE" not in (reply.header("Allow") or "")
 
 
 def test_status_answers_requested_code(client: HttpClient) -> None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import set_request_field
+from mixbatch_conformance.run.plants._edits import problem, set_request_field
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -30,6 +30,17 @@ def _echo(fn: Callable[[dict[str, object]], None]) -> Callable[[RelayRequest, Re
 
 def _drop_method(doc: dict[str, object]) -> None:
     doc.pop("method", None)
+
+
+#: The methods of RFC 9110 §9 and PATCH: the methods a router registers one by one.
+_REGISTERED = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+
+
+def _echo_registered_only(req: RelayRequest, resp: RelayResponse) -> None:
+    """An echo routed for the registered methods only: an extension method is 405."""
+    if req.target.startswith("/echo") and req.method not in _REGISTERED:
+        problem(resp, 405, "MB-TEST-2")
+        resp.headers.append(("Allow", ", ".join(sorted(_REGISTERED))))
 
 
 def _delete_as_get(req: RelayRequest) -> None:
@@ -74,6 +85,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2",
         ("test-resource-echo",),
         on_response=_echo(_drop_method),
+    ),
+    P(
+        "echo-extension-methods-refused",
+        "MB-TEST-2 the echo routed for RFC 9110's methods and PATCH only, PROPFIND answered 405",
+        ("test-resource-echo",),
+        on_response=_echo_registered_only,
     ),
     P(
         "sandbox-delete-kept-member",

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mixbatch._http.messages import Request, Response
+from mixbatch._http.problems import problem
 
 from .._router import Route
 
@@ -42,7 +43,27 @@ async def _echo(request: Request, params: Mapping[str, str]) -> Response:
     return Response(200, [("Content-Type", "application/json")], body)
 
 
+#: Methods no sub-request may carry (MB-SUB-3), so the echo has no reason to answer them.
+NOT_ECHOED = frozenset({"CONNECT", "TRACE"})
+
+
+async def _echo_extension(request: Request, params: Mapping[str, str]) -> Response:
+    """MB-TEST-2: the echo answers "every request ... whose method a sub-request may carry",
+    which is any method token but CONNECT and TRACE: PROPFIND or an unregistered one alike."""
+    if request.method in NOT_ECHOED:
+        allow = ", ".join(sorted({*_METHODS, "HEAD"}))
+        return problem(
+            405,
+            "method-not-allowed",
+            f"{request.method} is not allowed on {request.path!r}",
+            headers=[("Allow", allow)],
+        )
+    return await _echo(request, params)
+
+
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "QUERY", "OPTIONS")
+
+
 def routes() -> list[Route]:
     """The /echo route, answering every method a sub-request may carry."""
-    methods = ("GET", "POST", "PUT", "PATCH", "DELETE", "QUERY", "OPTIONS")
-    return [Route("/echo", dict.fromkeys(methods, _echo))]
+    return [Route("/echo", dict.fromkeys(_METHODS, _echo), on_unlisted=_echo_extension)]
