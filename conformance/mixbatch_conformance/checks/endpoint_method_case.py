@@ -44,7 +44,7 @@ def _allow(resp: Response) -> list[str]:
 
 def _modes(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """(label, request fields) for each 207 form, error policy and mode the target claims."""
-    out = [
+    out: list[tuple[str, tuple[tuple[str, str], ...]]] = [
         (f"Accept {accept}", (("Accept", accept),))
         for profile, accept, _, _ in MULTISTATUS_FORMS
         if ctx.target.claims(profile)
