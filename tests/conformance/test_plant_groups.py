@@ -25,6 +25,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - input classes: a part's Content-* or empty fields, query-only references, forwarding fields,
   targets validated in an earlier batch, sandbox inputs (a PUT part without Content-Type given
   application/json, MB-PART-8);
+- coding lookalikes: MIME transfer encodings, the transfer coding chunked, identity with a
+  parameter or quoted, or lookalikes under a 207 form or mode taken for identity (MB-INTER-6);
+- budget client fields: a batch's time budget lengthened by Prefer: wait or respond-async,
+  Keep-Alive or Timeout, in multipart, JSON and an atomic batch (MB-SEC-1, slow);
 - advertised and counted: a created resource's Location at the top (MB-SEC-2), gzip decoded
   but left out of Accept-Encoding (MB-INTER-6), a declared-length 413 without its limit
   (MB-LIMIT-4), field lines with blank values uncounted (MB-LIMIT-5);
@@ -55,7 +59,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
   (MB-PROC-6, MB-PROC-8);
-- endpoint and resource edges: TRACE on the batch endpoint answered 501 (MB-METHOD-2), a
+- endpoint and resource edges: TRACE on the batch endpoint answered 501, its methods matched
+  without letter case or a lower-case method refused 400 (MB-METHOD-2), a
   router's 405 in plain text (MB-STATUS-4), OPTIONS with a query not routed or a capabilities
   document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
   delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
@@ -427,6 +432,30 @@ GROUPS = (
     ),
     Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
     Group(
+        "coding-lookalikes",
+        (
+            "mime-unencoded-names-as-identity",
+            "transfer-coding-name-as-identity",
+            "identity-parameters-ignored",
+            "coding-lookalikes-skipped-in-modes",
+        ),
+        ("content-coding-lookalikes-refused",),
+        ("FAIL",),
+    ),
+    Group(
+        "budget-client-fields",
+        (
+            "budget-lengthened-by-prefer-wait",
+            "budget-lengthened-by-respond-async",
+            "budget-lengthened-by-timeout-fields",
+            "budget-lengthened-by-wait-in-atomic",
+        ),
+        ("batch-budget-not-raised-by-client-fields",),
+        ("WARN",),
+        # Each run waits out the server's time budget a few times.
+        tier="slow",
+    ),
+    Group(
         "order-and-isolation",
         _names(order_and_isolation.PLANTS),
         (
@@ -482,6 +511,7 @@ GROUPS = (
             "test-resource-random",
             "test-resource-delay",
             "chunked-batch-trailers-and-extensions",
+            "endpoint-methods-other-case-refused",
         ),
     ),
     Group(

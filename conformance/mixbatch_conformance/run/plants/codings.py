@@ -71,6 +71,49 @@ def _names_coding(extra: str) -> Callable[[RelayRequest, RelayResponse], None]:
     return edit
 
 
+#: MIME transfer encodings that leave the octets as they are (RFC 2045 §6.1).
+_MIME_UNENCODED = frozenset({"binary", "8bit", "7bit"})
+#: Names like no coding, and codings of other registries, a server might skip.
+_LOOKALIKES = frozenset({*_MIME_UNENCODED, "quoted-printable", "base64", "chunked", "x-identity"})
+
+
+def _members(value: str) -> list[str]:
+    return [m.strip(" \t") for m in value.split(",") if m.strip(" \t")]
+
+
+def _skips_codings(
+    skipped: Callable[[str], bool], when: Callable[[RelayRequest], bool] = is_batch
+) -> Callable[[RelayRequest], None]:
+    """A server that takes each Content-Encoding member `skipped` selects for no coding: the
+    field is dropped when every member is one of those or identity, so the batch runs."""
+
+    def edit(req: RelayRequest) -> None:
+        if _coding(req) is None or not when(req):
+            return
+        lines = [v for n, v in req.headers if n.lower() == "content-encoding"]
+        members = [m for line in lines for m in _members(line)]
+        if members and all(m.lower() == "identity" or skipped(m) for m in members):
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
+
+    return edit
+
+
+def _identity_with_parameters(member: str) -> bool:
+    """identity read past a parameter or quotes: `identity; q=1`, `"identity"`."""
+    return member.split(";")[0].strip(' \t"').lower() == "identity"
+
+
+def _in_mode_or_form(req: RelayRequest) -> bool:
+    """A request asking for a 207 form, an error policy or a mode."""
+    accept = (req.get("Accept") or "").lower()
+    return (
+        "xml" in accept
+        or "multistatus" in accept
+        or req.get("Batch-Mode") is not None
+        or "batch-on-error" in (req.get("Prefer") or "")
+    )
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-INTER-5: chunked batch content is accepted and answered as Content-Length content.
@@ -117,5 +160,29 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-6 the 415 names a coding that does not exist",
         ("content-coded-batch-runs-nothing",),
         on_response=_names_coding("identityx"),
+    ),
+    P(
+        "mime-unencoded-names-as-identity",
+        "MB-INTER-6 binary, 8bit and 7bit taken for identity",
+        ("content-coding-lookalikes-refused",),
+        on_request=_skips_codings(lambda m: m.lower() in _MIME_UNENCODED),
+    ),
+    P(
+        "transfer-coding-name-as-identity",
+        "MB-INTER-6 chunked in Content-Encoding taken for the transfer coding, already undone",
+        ("content-coding-lookalikes-refused",),
+        on_request=_skips_codings(lambda m: m.lower() == "chunked"),
+    ),
+    P(
+        "identity-parameters-ignored",
+        "MB-INTER-6 identity with a parameter or in quotes read as identity",
+        ("content-coding-lookalikes-refused",),
+        on_request=_skips_codings(_identity_with_parameters),
+    ),
+    P(
+        "coding-lookalikes-skipped-in-modes",
+        "MB-INTER-6 coding lookalikes taken for identity in the 207 forms and modes",
+        ("content-coding-lookalikes-refused",),
+        on_request=_skips_codings(lambda m: m.lower() in _LOOKALIKES, _in_mode_or_form),
     ),
 )

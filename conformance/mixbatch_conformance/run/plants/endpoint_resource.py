@@ -18,11 +18,20 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
     chunked-trailer-refused         a chunked batch ending in a trailer section refused 400, as
                                     by a chunk reader that expects the empty line right after
                                     the last chunk (MB-INTER-5)
+    endpoint-post-any-case          the batch endpoint's method matched without case, so a batch
+                                    sent as post or Post runs (MB-METHOD-2)
+    endpoint-options-any-case       options or Options on the batch endpoint answered with the
+                                    capabilities document (MB-METHOD-2)
+    endpoint-post-any-case-in-modes the method matched without case on the paths of the 207
+                                    forms and the modes only (MB-METHOD-2)
+    endpoint-lower-case-method-400  a method in lower case on the batch endpoint refused 400 as
+                                    malformed, not 405 or 501 (MB-METHOD-2)
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import is_batch, problem
@@ -87,6 +96,34 @@ def _trailer_refused(req: RelayRequest, resp: RelayResponse) -> None:
         problem(resp, 400, "MB-STATUS-2")
 
 
+def _folds_case(
+    method: str, when: Callable[[RelayRequest], bool] = lambda req: True
+) -> Callable[[RelayRequest], None]:
+    """A server that matches the batch endpoint's `method` whatever the letter case."""
+
+    def edit(req: RelayRequest) -> None:
+        if _on_batch_path(req) and req.method.upper() == method and when(req):
+            req.method = method
+
+    return edit
+
+
+def _in_mode_or_form(req: RelayRequest) -> bool:
+    """A request asking for a 207 form, an error policy or a mode."""
+    accept = (req.get("Accept") or "").lower()
+    return (
+        "xml" in accept
+        or "multistatus" in accept
+        or req.get("Batch-Mode") is not None
+        or "batch-on-error" in (req.get("Prefer") or "")
+    )
+
+
+def _lower_case_400(req: RelayRequest, resp: RelayResponse) -> None:
+    if _on_batch_path(req) and req.method != req.method.upper():
+        problem(resp, 400, "MB-STATUS-2")
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation("trace-answered-501", "MB-METHOD-2", ("method-not-allowed",), on_response=_trace_501),
     Mutation(
@@ -116,5 +153,29 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-5",
         ("chunked-batch-trailers-and-extensions",),
         on_response=_trailer_refused,
+    ),
+    Mutation(
+        "endpoint-post-any-case",
+        "MB-METHOD-2 post taken for POST",
+        ("endpoint-methods-other-case-refused",),
+        on_request=_folds_case("POST"),
+    ),
+    Mutation(
+        "endpoint-options-any-case",
+        "MB-METHOD-2 options taken for OPTIONS",
+        ("endpoint-methods-other-case-refused",),
+        on_request=_folds_case("OPTIONS"),
+    ),
+    Mutation(
+        "endpoint-post-any-case-in-modes",
+        "MB-METHOD-2 post taken for POST in a 207 form or a mode",
+        ("endpoint-methods-other-case-refused",),
+        on_request=_folds_case("POST", _in_mode_or_form),
+    ),
+    Mutation(
+        "endpoint-lower-case-method-400",
+        "MB-METHOD-2 a method in lower case refused as malformed",
+        ("endpoint-methods-other-case-refused",),
+        on_response=_lower_case_400,
     ),
 )

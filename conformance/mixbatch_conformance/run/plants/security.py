@@ -8,6 +8,7 @@ copied to the top, a part field name that is not a token, and a batch response w
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
@@ -15,6 +16,7 @@ from mixbatch_conformance.run.plants._edits import (
     Part,
     boundary_of,
     field_of,
+    header_has,
     is_batch,
     map_json,
     map_parts,
@@ -45,6 +47,39 @@ def _never_aborts_multipart(parts: list[Part]) -> list[Part]:
             f, b = [*f, ("Content-Length", "0")], b""
         out.append((f, b))
     return out
+
+
+def _runs_on_when(
+    pred: Callable[[RelayRequest], bool],
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    """A server that lets a batch whose request `pred` selects run past its time budget, as if
+    a field the client sent set the bound: no abort part or abort entry in its answer."""
+    parts = map_parts(_never_aborts_multipart, pred)
+    document = map_json(_never_aborts, pred)
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        parts(req, resp)
+        document(req, resp)
+
+    return edit
+
+
+def _asks_wait(req: RelayRequest) -> bool:
+    return is_batch(req) and header_has("Prefer", r"(?i)\bwait\s*=")(req)
+
+
+def _asks_async(req: RelayRequest) -> bool:
+    return is_batch(req) and header_has("Prefer", r"(?i)\brespond-async\b")(req)
+
+
+def _names_a_timeout(req: RelayRequest) -> bool:
+    return is_batch(req) and (
+        header_has("Keep-Alive", r"(?i)timeout")(req) or req.get("Timeout") is not None
+    )
+
+
+def _atomic_with_wait(req: RelayRequest) -> bool:
+    return _asks_wait(req) and req.get("Batch-Mode") == "atomic"
 
 
 def _bad_field_name(parts: list[Part]) -> list[Part]:
@@ -100,6 +135,34 @@ PLANTS: tuple[Mutation, ...] = (
         ("batch-budget-spans-every-part",),
         caught_by=("WARN", "FAIL"),
         on_response=map_parts(_never_aborts_multipart),
+    ),
+    P(
+        "budget-lengthened-by-prefer-wait",
+        "MB-SEC-1 the time budget lengthened to a client's Prefer: wait",
+        ("batch-budget-not-raised-by-client-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_runs_on_when(_asks_wait),
+    ),
+    P(
+        "budget-lengthened-by-respond-async",
+        "MB-SEC-1 a batch asking respond-async run without a time bound",
+        ("batch-budget-not-raised-by-client-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_runs_on_when(_asks_async),
+    ),
+    P(
+        "budget-lengthened-by-timeout-fields",
+        "MB-SEC-1 the time budget lengthened to a Keep-Alive or Timeout field's time",
+        ("batch-budget-not-raised-by-client-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_runs_on_when(_names_a_timeout),
+    ),
+    P(
+        "budget-lengthened-by-wait-in-atomic",
+        "MB-SEC-1 an atomic batch's time budget lengthened to a client's Prefer: wait",
+        ("batch-budget-not-raised-by-client-fields",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_runs_on_when(_atomic_with_wait),
     ),
     # MB-SEC-2: no sub-response field at the top.
     P(
