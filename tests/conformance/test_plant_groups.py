@@ -707,7 +707,7 @@ GROUPS = (
             "client-fields-not-inherited",
             "content-coded-batch-runs-nothing",
             "pipelining-behind-every-answer",
-            "method-other-case-not-supported",
+            "endpoint-methods-other-case-refused",
             "sandbox-collection-strong-etag-across-rollback",
             "top-level-fields-without-created-resource",
         ),

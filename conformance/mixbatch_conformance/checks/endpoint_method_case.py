@@ -82,6 +82,8 @@ def _judge_refused(judge: Judge, label: str, resp: Response) -> None:
     ("MB-METHOD-2",),
     "A valid batch sent to the batch endpoint as post, Post or pOST (also in every 207 form and mode claimed), OPTIONS as options, Options or oPTIONS, and get, put, patch and delete are answered 405 with an Allow naming POST, or 501: methods are case-sensitive.",
     state=State.READ_ONLY,
+    direct_only="an intermediary may refuse a method outside its own table, or forward it in "
+    "upper case",
 )
 def endpoint_methods_other_case_refused(ctx: Context, judge: Judge) -> None:
     body = compose_batch(list(ok_and_not_found(ctx, judge)), BOUNDARY)

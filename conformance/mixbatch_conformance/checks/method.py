@@ -169,46 +169,6 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
             )
 
 
-#: The batch endpoint's own methods in another case: methods are case-sensitive (RFC 9110
-#: §9.1), so each is a method the endpoint does not support, and no batch runs under it.
-OTHER_CASE_METHODS = ("post", "Post", "pOST", "options", "Options")
-
-
-@checker(
-    "method-other-case-not-supported",
-    ("MB-METHOD-2",),
-    "The batch endpoint's POST and OPTIONS in another case (post, Post, options ...), with a valid batch as content, are methods it does not support: answered 405 with an Allow naming POST (or 501), never run as a batch or answered with the capabilities document.",
-    state=State.READ_ONLY,
-    direct_only="an intermediary may refuse a method outside its own table, or forward it in "
-    "upper case",
-)
-def method_other_case_not_supported(ctx: Context, judge: Judge) -> None:
-    ok = ctx.path(ctx.resource(judge, "ok"))
-    boundary = "mb-method-case-5b0e2d"
-    head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
-    body = (
-        f"--{boundary}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n--{boundary}--"
-    ).encode()
-    for method in OTHER_CASE_METHODS:
-        resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, head, body))
-        judge.note(f"{method}: {resp.status} {resp.media_type or ''}")
-        # MB-METHOD-2: "answer a request to a batch endpoint with any method it does not
-        # support there with 405 ... and an `Allow` field"; spec 4.1: a method the server does
-        # not recognise "may [be answered] 501". RFC 9110 §9.1: "The method token is
-        # case-sensitive", so `post` is not POST.
-        if not judge.expect(f"{method} status", resp.status, {405, 501}, "MB-METHOD-2"):
-            continue
-        if resp.status == 405:
-            listed = {a.upper() for a in _allow(resp)}
-            judge.expect_true(
-                f"{method} Allow",
-                "POST" in listed,
-                repr(sorted(listed)),
-                "names POST",
-                "MB-METHOD-2",
-            )
-
-
 @checker(
     "batch-endpoint-get-with-content",
     ("MB-METHOD-3", "MB-METHOD-2"),

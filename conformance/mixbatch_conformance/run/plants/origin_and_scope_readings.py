@@ -190,7 +190,7 @@ PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "endpoint-method-case-folded",
         "MB-METHOD-2 the batch endpoint's POST and OPTIONS matched whatever their case",
-        ("method-other-case-not-supported",),
+        ("endpoint-methods-other-case-refused",),
         on_request=_method_case_folded,
     ),
     Mutation(
