@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,11 +21,28 @@ from tests.independent_plants import go_coverage, go_mutants, run_plants
 HERE = Path(__file__).resolve().parent
 
 
-#: Every set of plants: the first in this folder, each later one in its own.
-SETS = sorted([HERE, *(d for d in HERE.glob("round*") if (d / "plants.json").is_file())])
+#: Every set of plants: the first in this folder, each later blind one in its own, and the
+#: red-team sets under redteam/.
+SETS = sorted(
+    [
+        HERE,
+        *(d for d in HERE.glob("round*") if (d / "plants.json").is_file()),
+        *(d for d in HERE.glob("redteam/*") if (d / "plants.json").is_file()),
+    ]
+)
 
 
-@pytest.mark.parametrize("folder", SETS, ids=[d.name for d in SETS])
+def recorded_catches(recorded: dict[str, Any]) -> set[str]:
+    """The plants a set's results.json records as caught by a citing check: in its measurement,
+    or in the run after the fixes (`after_fixes`) where the set has one."""
+    runs = [recorded]
+    after = recorded.get("after_fixes")
+    if isinstance(after, dict):
+        runs.append(after)
+    return {v["id"] for run in runs for v in run.get("plants", []) if v["caught_by_requirement"]}
+
+
+@pytest.mark.parametrize("folder", SETS, ids=[str(d.relative_to(HERE)) for d in SETS])
 def test_index_names_existing_patches_and_requirements(folder: Path) -> None:
     plants = json.loads((folder / "plants.json").read_text())
     index = json.loads((HERE.parents[1] / "spec" / "requirements.json").read_text())
@@ -42,7 +60,7 @@ DEEP_TIMEOUT_S = 3600
 
 @pytest.mark.deep
 @pytest.mark.timeout(DEEP_TIMEOUT_S)
-@pytest.mark.parametrize("folder", SETS, ids=[d.name for d in SETS])
+@pytest.mark.parametrize("folder", SETS, ids=[str(d.relative_to(HERE)) for d in SETS])
 def test_every_recorded_catch_still_holds(folder: Path, tmp_path: Path, mixbatch_tier: str) -> None:
     if mixbatch_tier != "deep":
         pytest.skip("the planted servers run with --mixbatch-tier deep (make deep)")
@@ -56,13 +74,21 @@ def test_every_recorded_catch_still_holds(folder: Path, tmp_path: Path, mixbatch
     code = run_plants.main(["--jobs", "2", "--index", index, "--results", str(out)])
     fresh = json.loads(out.read_text())
     assert code == 0, fresh["summary"]["clean_false_failures"]
-    now = {v["id"]: v for v in fresh["plants"]}
-    lost = [
-        v["id"]
-        for v in recorded["plants"]
-        if v["caught_by_requirement"] and not now[v["id"]]["caught_by_requirement"]
-    ]
+    now = {v["id"] for v in fresh["plants"] if v["caught_by_requirement"]}
+    lost = sorted(recorded_catches(recorded) - now)
     assert lost == [], f"plants no longer caught: {lost}"
+
+
+def test_recorded_catches_include_the_runs_after_fixes() -> None:
+    recorded = {
+        "plants": [
+            {"id": "a", "caught_by_requirement": []},
+            {"id": "b", "caught_by_requirement": ["x"]},
+        ],
+        "after_fixes": {"plants": [{"id": "a", "caught_by_requirement": ["y"]}]},
+    }
+    assert recorded_catches(recorded) == {"a", "b"}
+    assert recorded_catches({"plants": [{"id": "a", "caught_by_requirement": []}]}) == set()
 
 
 def test_coverage_allowances_name_existing_blocks() -> None:
