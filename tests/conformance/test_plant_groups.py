@@ -127,6 +127,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-METHOD-7), a committed atomic batch's one creation pointed at from the top (MB-SEC-2);
 - refusal connections: every 413 and 431 closing the connection, also once the content was read
   whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
+- early refusal connections: a 405, 406, 415 or 501 of 65,536 octets of content closing the
+  connection, and one of longer content closing it without `Connection: close` (MB-PIPE-1);
 - content extent: the epilogue or the preamble left out of the count held against
   max_batch_bytes (MB-STATUS-3, slow: each case sends max_batch_bytes).
 - request spellings: the XML form's DAV:status written with an HTTP/1.0 batch's version
@@ -167,6 +169,7 @@ from mixbatch_conformance.run.plants import (
     conditional_evaluations,
     content_extent,
     document_fields,
+    early_refusal_connections,
     endpoint_resource,
     exact_values,
     fault_placement,
@@ -721,6 +724,12 @@ GROUPS = (
         # Holds the content of each size refusal back for a second, and sends a part body over
         # max_part_bytes (16 MiB on the reference server), unplanted and planted.
         tier="slow",
+    ),
+    Group(
+        "early-refusal-connections",
+        _names(early_refusal_connections.PLANTS),
+        ("pipelining-behind-early-refusals-of-long-content",),
+        ("FAIL",),
     ),
     Group(
         "content-extent",

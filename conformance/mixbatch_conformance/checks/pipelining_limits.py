@@ -34,6 +34,20 @@ a second; a kind that takes so long that the wait would pass two seconds is not 
 the check is N/A when no kind could be learnt. A batch over `max_batch_bytes` is left out: its
 declared Content-Length lets a server refuse it before it reads any content, which the
 exception always allows.
+
+`pipelining-behind-early-refusals-of-long-content` covers the refusals of other statuses that
+spec 11 lets come before the content is read: "a 405, 406, 415 or 501 decided from the header
+section alone". For each one the target gives (a batch typed `text/plain`, one with a content
+coding no server supports, one whose Accept admits no batch form, one with a Batch-Mode no
+server defines, a PUT to the batch endpoint), the same request with a small batch is sent alone
+to learn its status; one not refused with the status of its kind is noted and not judged. The
+request is then sent with content of exactly `DISCARDED_OCTETS` (65,536) and a GET of `ok`
+pipelined behind it on one connection: both are answered, the GET 200, as "it does so for
+content of up to 64 KiB (65,536 octets) at least". Then with `LONGER_OCTETS` of content: a GET
+left unanswered is allowed only behind a refusal marked `Connection: close`. The content is a
+well-formed batch behind a preamble (ignored under MB-WIRE-9), so a server that reads it whole
+before refusing is served as well as one that discards it. Over HTTP/2 the content has no
+connection to confuse, so that check is N/A there.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ import time
 from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.limit_cases import (
     BOUNDARY,
@@ -354,3 +369,149 @@ def pipelining_behind_limit_refusals_read_whole(ctx: Context, judge: Judge) -> N
         judge.expect(f"status of the GET behind {held.what}", after, {200}, "MB-PIPE-1")
     if not judged:
         judge.not_applicable("no size refusal waited for the whole content within the bound")
+
+
+#: The content length spec 11 has a server read and discard behind an early refusal "at least".
+DISCARDED_OCTETS = 65_536
+#: A content length over that, which a server may close the connection rather than discard.
+LONGER_OCTETS = 300_000
+#: Octets per preamble line of the padding (62 letters and CRLF).
+PAD_LINE = b"p" * 62 + b"\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class EarlyRefusal:
+    """A request refused from its header section alone: `method` and `fields` to the batch
+    endpoint, and the one status of its kind (`status`)."""
+
+    what: str
+    method: str
+    fields: tuple[tuple[str, str], ...]
+    status: int
+
+
+def _early_refusals() -> tuple[EarlyRefusal, ...]:
+    mixed = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    return (
+        # MB-WIRE-2: 415 for "a batch request whose media type is not multipart/mixed".
+        EarlyRefusal("a batch typed text/plain", "POST", (("Content-Type", "text/plain"),), 415),
+        # MB-INTER-6: 415 for "a batch request with a content coding it does not support".
+        EarlyRefusal(
+            "a batch with an unsupported content coding",
+            "POST",
+            (mixed, ("Content-Encoding", UNKNOWN_CODING)),
+            415,
+        ),
+        # MB-STATUS-9 and RFC 9110 §15.5.7: 406 for an Accept no batch form satisfies.
+        EarlyRefusal(
+            "a batch whose Accept admits no batch form",
+            "POST",
+            (mixed, ("Accept", "text/plain")),
+            406,
+        ),
+        # MB-PROC-12: 501 for "a batch request whose Batch-Mode value it does not implement".
+        EarlyRefusal(
+            "a batch with an unknown Batch-Mode",
+            "POST",
+            (mixed, ("Batch-Mode", "mb-suite-undefined")),
+            501,
+        ),
+        # MB-METHOD-2: 405 for "any method it does not support there".
+        EarlyRefusal("a PUT to the batch endpoint", "PUT", (mixed,), 405),
+    )
+
+
+def _padded_batch(ok: str, octets: int) -> bytes:
+    """A batch of one GET of `ok`, exactly `octets` long: padding lines as its preamble."""
+    batch = compose_batch([SubRequest("GET", ok)], BOUNDARY)
+    pad = octets - len(batch) - 2
+    lines, rest = divmod(pad, len(PAD_LINE))
+    return PAD_LINE * lines + b"p" * rest + b"\r\n" + batch
+
+
+def _send_behind(
+    ctx: Context, leader: bytes, method: str, follower: bytes
+) -> tuple[Exchange, Exchange]:
+    """Write `leader` and `follower` on one connection; read the leader's answer within the
+    target's timeout, then the follower's within `FOLLOWER_S`."""
+    sock = connect(ctx.host, ctx.port, ctx.timeout, ctx.tls)
+    try:
+        # A server that answers and closes before reading all the content makes the write
+        # fail; its answer is still read below.
+        with contextlib.suppress(OSError):
+            sock.sendall(leader + follower)
+        reader = sock.makefile("rb")
+        resp, err = _read(reader, method)
+        first = Exchange(leader, resp, err)
+        sock.settimeout(FOLLOWER_S)
+        after, err = _read(reader, "GET")
+        if err is not None and "timed out" in err:
+            err = f"no answer within {FOLLOWER_S} s after the refusal"
+        return first, Exchange(follower, after, err)
+    finally:
+        sock.close()
+
+
+@checker(
+    "pipelining-behind-early-refusals-of-long-content",
+    ("MB-PIPE-1",),
+    "A GET pipelined behind a 405, 406, 415 or 501 decided from the header section (a batch typed text/plain, an unsupported content coding, an Accept admitting no batch form, an unknown Batch-Mode, a PUT) with 65,536 octets of content is answered 200; behind 300,000 octets it may go unanswered only when the refusal carries Connection: close.",
+    profile="pipelining",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+)
+def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("the content is discarded on an HTTP/1.1 connection")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    follower = ctx.raw_request("GET", ok)
+    small = compose_batch([SubRequest("GET", ok)], BOUNDARY)
+    judged = 0
+    for refusal in _early_refusals():
+        alone = ctx.send(
+            judge, ctx.raw_request(refusal.method, ctx.batch_path, refusal.fields, small)
+        )
+        if alone.status != refusal.status:
+            judge.note(f"{refusal.what}: answered {alone.status} alone, not {refusal.status}")
+            continue
+        judged += 1
+        for octets in (DISCARDED_OCTETS, LONGER_OCTETS):
+            body = _padded_batch(ok, octets)
+            leader = ctx.raw_request(refusal.method, ctx.batch_path, refusal.fields, body)
+            first, second = _send_behind(ctx, leader, refusal.method, follower)
+            judge.record(first)
+            judge.record(second)
+            what = f"{refusal.what} of {octets:,} octets"
+            got = first.response.status if first.response else None
+            connection = first.response.get("Connection") if first.response else None
+            after = second.response.status if second.response else None
+            judge.note(
+                f"{what}: {got} (Connection: {connection}), then the GET: {after or second.error}"
+            )
+            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it
+            # received them": the refusal first, as it is answered alone.
+            judge.expect(f"status of {what}, pipelined", got, {alone.status}, "MB-PIPE-1")
+            if octets <= DISCARDED_OCTETS:
+                # MB-PIPE-1: "it does so for content of up to 64 KiB (65,536 octets) at least:
+                # a request pipelined behind such a refusal of content that long is answered"
+                # (MB-TEST-1 fixes 200 for ok).
+                judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
+                continue
+            if after is None:
+                # MB-PIPE-1: "Content beyond what the server is prepared to discard, over 64 KiB,
+                # may end the connection as the 413 above does, the answer marked `Connection:
+                # close`."
+                judge.expect_true(
+                    f"Connection of {what}, the GET behind it unanswered",
+                    _closes(connection),
+                    f"Connection: {connection or '(none)'}; the GET: {second.error}",
+                    "Connection: close",
+                    "MB-PIPE-1",
+                )
+                continue
+            # MB-PIPE-1: "a request pipelined behind such a refusal ... is answered": once the
+            # server answers the GET, it answers it as sent, not out of the refused content.
+            judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
+    if not judged:
+        judge.not_applicable("no request was refused 405, 406, 415 or 501 from its header section")

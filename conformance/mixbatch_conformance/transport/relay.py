@@ -149,6 +149,9 @@ class RelayResponse:
     #: Close the client connection after this answer (Connection: close), unread requests
     #: pipelined behind it left unanswered.
     close: bool = False
+    #: Close the client connection after this answer without saying so (no Connection:
+    #: close), unread requests pipelined behind it left unanswered.
+    close_unmarked: bool = False
 
     @classmethod
     def from_upstream(cls, resp: Response) -> RelayResponse:
@@ -253,8 +256,8 @@ class Relay:
                 req = await self._read_request(conn, reader, state)
                 if req is None:
                     break
-                await self._answer(conn, req, writer, self.mutation)
-                if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                ends = await self._answer(conn, req, writer, self.mutation)
+                if ends or conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     break
                 conn.start_next_cycle()
         except (h11.ProtocolError, ConnectionError, TimeoutError):
@@ -359,13 +362,14 @@ class Relay:
         req: RelayRequest,
         writer: asyncio.StreamWriter,
         mutation: MutationLike | None,
-    ) -> None:
+    ) -> bool:
+        """Write the answer to `req`; whether the connection ends after it unmarked."""
         if req.busy:
             fields = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
             refusal = RelayResponse(503, fields, b'{"title": "Service Unavailable", "status": 503}')
             writer.write(self._frame(conn, req, refusal))
             await writer.drain()
-            return
+            return False
         streams = mutation is None or (
             mutation.behaviour.stream
             and not mutation.behaviour.queue_when_busy
@@ -376,9 +380,11 @@ class Relay:
             if mutation is not None:
                 mutation.request(req)
             await self._stream(conn, req, writer)
-            return
-        writer.write(self._frame(conn, req, await self._forward(req, mutation)))
+            return False
+        resp = await self._forward(req, mutation)
+        writer.write(self._frame(conn, req, resp))
         await writer.drain()
+        return resp.close_unmarked
 
     # -- the upstream side ---------------------------------------------------------------------
     async def _forward(self, req: RelayRequest, mutation: MutationLike | None) -> RelayResponse:

@@ -34,6 +34,7 @@ from mixbatch_conformance.run.plants import (
     content_extent,
     continue_policy,
     document_fields,
+    early_refusal_connections,
     endpoint_resource,
     exact_values,
     fault_placement,
@@ -166,6 +167,7 @@ PLANTS: tuple[Mutation, ...] = (
     + origin_ports.PLANTS
     + document_fields.PLANTS
     + refusal_connections.PLANTS
+    + early_refusal_connections.PLANTS
     + exact_values.PLANTS
     + content_extent.PLANTS
     + origin_and_scope_readings.PLANTS
