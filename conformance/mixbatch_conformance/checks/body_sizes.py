@@ -10,7 +10,8 @@ carry exactly that many (MB-RESP-4: "its content as the part body"; MB-TEST-5). 
 (a 4xx alone), is left out rather than judged. `random-bodies-every-form` asks the random
 resource for every count from 1 to 17 and for the edges of 32, 64, 128 and 64 KiB, in each form
 the target declares: each part, entry or response carries exactly that many octets, whether the
-form writes them as multipart content, base64 or a JSON string (MB-MULTI-5, MB-MULTI-7).
+form writes them as multipart content (MB-RESP-4), base64 (MB-MULTI-6) or a JSON string
+(MB-MULTI-7).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM, answers_in_every_form
 
 __all__: list[str] = []
 
@@ -101,9 +102,13 @@ def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
 FORM_SIZES = (*range(1, 18), 31, 32, 33, 63, 64, 65, 127, 128, 129, 65_535, 65_536, 65_537)
 
 
+#: The requirement whose sentence makes each form carry a part's body octets.
+BODY_REQUIREMENT = {"multipart/mixed": "MB-RESP-4", XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-7"}
+
+
 @checker(
     "random-bodies-every-form",
-    ("MB-MULTI-5", "MB-MULTI-7", "MB-TEST-5"),
+    ("MB-MULTI-5", "MB-MULTI-7", "MB-TEST-5", "MB-MULTI-6", "MB-RESP-4"),
     "Random bodies of every count from 1 to 17 octets and either side of 32, 64, 128 and 64 KiB come back with exactly that many octets in the multipart, XML and JSON forms.",
     state=State.READ_ONLY,
 )
@@ -121,7 +126,11 @@ def random_bodies_every_form(ctx: Context, judge: Judge) -> None:
     subs = [SubRequest("GET", random.replace("{n}", str(n))) for n in sizes]
     for media, _, entries in answers_in_every_form(ctx, judge, subs):
         for n, entry in zip(sizes, entries, strict=True):
-            # MB-TEST-5: "exactly *n* octets of content"; MB-MULTI-5: every representation
-            # carries the same "body"; MB-MULTI-7: `body` "when the body octets are valid
-            # UTF-8 ... otherwise in `body_base64`", so the member decodes to those octets.
-            judge.expect(f"{media} random body of {n} octets", len(entry.body), {n}, "MB-MULTI-5")
+            # MB-TEST-5: "exactly *n* octets of content", which each form carries by its own
+            # sentence: MB-RESP-4 "its content as the part body" in multipart/mixed; MB-MULTI-6
+            # "one `mb:body` element ... holding the body in base64" in the XML form;
+            # MB-MULTI-7 `body` "when the body octets are valid UTF-8 ... otherwise in
+            # `body_base64`" in the JSON form, so the member decodes to those octets.
+            judge.expect(
+                f"{media} random body of {n} octets", len(entry.body), {n}, BODY_REQUIREMENT[media]
+            )

@@ -266,7 +266,10 @@ def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
         # origin-form"; the JSON schema's href is "null only for an aborted entry". A skipped
         # part has its target as much as one that ran (parts 0 and 3 are the same GET).
         judge.expect(f"{accept} skipped entry href", entries[3].href, {subs[3].target}, requirement)
-        judge.expect(f"{accept} empty body", entries[1].body, {b""}, "MB-MULTI-7")
+        # MB-MULTI-7: the JSON form writes an empty body "as `\"\"`"; MB-MULTI-6: the XML form's
+        # `mb:body` is "empty for an empty body".
+        empty = "MB-MULTI-7" if accept == JSON_FORM else requirement
+        judge.expect(f"{accept} empty body", entries[1].body, {b""}, empty)
         for i, (got, want) in enumerate(zip(entries, base, strict=True)):
             judge.expect(
                 f"{accept} entry {i}", got.comparable(volatile), {want.comparable(volatile)},

@@ -312,7 +312,9 @@ def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
     for i, item in enumerate(doc["responses"]):
         data, problem = _json_body(item)
         if problem is not None:
-            return [], f"entry {i}: {problem}"
+            # The requirement stays at the start, where `broken_by` reads it: MB-MULTI-7.
+            requirement, _, rest = problem.partition(": ")
+            return [], f"{requirement}: entry {i}: {rest}"
         out.append(
             Entry(
                 item["index"],
