@@ -98,7 +98,7 @@ def multistatus_content_ids(ctx: Context, judge: Judge) -> None:
     resolved = [ctx.ref(ok_path), ctx.ref(ok_path), nf, query]
     for accept, reader, requirement in _forms(ctx, judge):
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
-        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
         entries, problem = reader(resp.body)
         require_readable(judge, f"{accept} readable", problem, requirement)
         judge.require(
@@ -144,7 +144,7 @@ def multistatus_status_codes(ctx: Context, judge: Judge) -> None:
         )
     for accept, reader, requirement in forms:
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
-        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
         entries, problem = reader(resp.body)
         # The XML reader holds each DAV:status to MB-MULTI-6: "`HTTP/1.1 NNN`, a space and a
         # reason phrase, which may be empty for a code that has none".
@@ -171,7 +171,7 @@ def _summary(
     if prefer:
         headers.append(("Prefer", prefer))
     resp = ctx.batch(judge, subs, headers=tuple(headers))
-    judge.require("status", resp.status, {207}, "MB-MULTI-2")
+    judge.require("status", resp.status, {207}, "MB-STATUS-1")
     _entries, problem = entries_from_json(resp.body)
     judge.require(
         "JSON document",
@@ -254,7 +254,7 @@ def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
     volatile = ctx.target.volatile_headers
     for accept, reader, requirement in _forms(ctx, judge):
         resp = ctx.batch(judge, subs, headers=(("Accept", accept), prefer))
-        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
         entries, problem = reader(resp.body)
         require_readable(judge, f"{accept} readable", problem, requirement)
         judge.require(
@@ -382,7 +382,7 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
                 entries = entries_from_multipart(env)
             else:
                 resp = ctx.batch(judge, [sub], headers=(("Accept", accept),))
-                judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+                judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
                 entries, problem = reader(resp.body)
                 judge.require(
                     f"{accept} readable",
@@ -455,7 +455,7 @@ def field_octets_every_form(ctx: Context, judge: Judge) -> None:
         base = [comparable_fields(e.fields, volatile) for e in entries_from_multipart(env)]
         for accept, reader, requirement in forms:
             resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
-            judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+            judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
             entries, problem = reader(resp.body)
             require_readable(judge, f"{accept} readable", problem, requirement)
             for i, (entry, want) in enumerate(zip(entries, base, strict=False)):

@@ -466,6 +466,11 @@ def error_policy_default(ctx: Context, judge: Judge) -> None:
 #: Part statuses whose batch must still be answered as processed: every part a client error,
 #: every part a server error (the edges of the 5xx class among them), and a mix with a success.
 PART_STATUS_SETS: tuple[tuple[int, ...], ...] = (
+    # Every part succeeding: the batch is answered as processed all the same, not with a status
+    # kept for batches whose parts fared alike or differently.
+    (200,),
+    (200, 204, 299),
+    (301, 304),
     (400, 404, 499),
     (500, 502, 503, 599),
     (200, 500),

@@ -65,7 +65,7 @@ def _representation(ctx: Context, judge: Judge, accept: str) -> tuple[list[SubRe
     subs = [ok, nf]
     resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
     judge.require(
-        "status", resp.status, {207}, "MB-MULTI-2" if accept != "multipart/mixed" else None
+        "status", resp.status, {207}, "MB-STATUS-1" if accept != "multipart/mixed" else None
     )
     judge.expect_true(
         "207 does not carry multipart",
@@ -239,7 +239,7 @@ def _random_count(ctx: Context, sub: SubRequest) -> int | None:
 def multistatus_json_body_members(ctx: Context, judge: Judge) -> None:
     subs = _body_parts(ctx, judge)
     resp = ctx.batch(judge, subs, headers=(("Accept", JSON_FORM),))
-    judge.require("status", resp.status, {207}, "MB-MULTI-2")
+    judge.require("status", resp.status, {207}, "MB-STATUS-1")
     # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid UTF-8 (an
     # empty body included, as `""`); otherwise in `body_base64`". The reader judges every
     # entry by that rule; spec 6.4: "The rule depends on the octets alone, not on the
@@ -306,7 +306,7 @@ def multistatus_json_body_members_chosen_octets(ctx: Context, judge: Judge) -> N
             put = SubRequest("PUT", loc, (("Content-Type", "application/octet-stream"),), octets)
             get = SubRequest("GET", loc)
             resp = ctx.batch(judge, [put, get], headers=(("Accept", JSON_FORM),))
-            judge.require("status", resp.status, {207}, "MB-MULTI-2")
+            judge.require("status", resp.status, {207}, "MB-STATUS-1")
             # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid UTF-8
             # ...; otherwise in `body_base64`"; spec 6.4: "The rule depends on the octets
             # alone". The reader refuses an entry whose member the octets do not choose.

@@ -86,8 +86,9 @@ def _entries(
         env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-RESP-1")
         return entries_from_multipart(env)
     reader, requirement = next((r, q) for _, a, r, q in MULTISTATUS_FORMS if a == accept)
-    # MB-MULTI-2: a 207 form is answered 207.
-    judge.require(f"{label}: status", resp.status, {207}, "MB-MULTI-2")
+    # MB-STATUS-1: "with 207 for the representations of section 6, whatever the statuses of
+    # its parts".
+    judge.require(f"{label}: status", resp.status, {207}, "MB-STATUS-1")
     entries, problem = reader(resp.body)
     # MB-MULTI-6: "`DAV:status` (`HTTP/1.1 NNN`, a space and a reason phrase ...)"; the XML
     # reader refuses any other text, the JSON reader any document the schema does not admit.

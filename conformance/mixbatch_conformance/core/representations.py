@@ -392,7 +392,7 @@ def answers_in_every_form(
         if not ctx.target.claims(profile):
             continue
         resp = ctx.batch(judge, subs, headers=(*headers, ("Accept", accept)))
-        judge.require(f"{accept} status", resp.status, {207}, "MB-MULTI-2")
+        judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
         entries, problem = reader(resp.body)
         require_readable(judge, f"{accept} readable", problem, requirement)
         count = ENTRY_COUNT_REQUIREMENT[accept]

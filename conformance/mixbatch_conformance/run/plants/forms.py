@@ -91,18 +91,33 @@ def _wildcard_zero_excludes_all(accept: str) -> str | None:
     return ", ".join(kept) or None
 
 
-def _document_502_when_all_5xx(req: RelayRequest, resp: RelayResponse) -> None:
-    """A 207 form answered 502 when every part that ran answered 5xx."""
-    if not is_batch(req) or resp.status != 207:
-        return
+def _ran_statuses(resp: RelayResponse) -> list[int]:
+    """The statuses of the parts that ran, read from a 207 form's entries."""
     ctype = resp.get("Content-Type") or ""
     if "json" in ctype:
         statuses = [e.get("status") for e in json.loads(resp.body).get("responses", [])]
     else:
         statuses = [int(c) for c in re.findall(rb"HTTP/1\.1 (\d{3})", resp.body)]
-    ran = [s for s in statuses if isinstance(s, int)]
+    return [s for s in statuses if isinstance(s, int)]
+
+
+def _document_502_when_all_5xx(req: RelayRequest, resp: RelayResponse) -> None:
+    """A 207 form answered 502 when every part that ran answered 5xx."""
+    if not is_batch(req) or resp.status != 207:
+        return
+    ran = _ran_statuses(resp)
     if ran and all(s >= 500 for s in ran):
         resp.status = 502
+
+
+def _document_200_when_all_succeed(req: RelayRequest, resp: RelayResponse) -> None:
+    """A 207 form answered 200 when every part ran and succeeded: 207 read as saying that the
+    parts fared differently."""
+    if not is_batch(req) or resp.status != 207:
+        return
+    ran = _ran_statuses(resp)
+    if ran and all(s < 400 for s in ran):
+        resp.status = 200
 
 
 def _closes_after(pred: Callable[[RelayRequest, RelayResponse], bool]) -> RespEdit:
@@ -259,6 +274,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-5 207 forms",
         ("batch-status-whatever-parts",),
         on_response=_document_502_when_all_5xx,
+    ),
+    P(
+        "document-200-when-all-parts-succeed",
+        "MB-STATUS-5 207 forms answered 200 when no part failed",
+        ("batch-status-whatever-parts",),
+        on_response=_document_200_when_all_succeed,
     ),
     # MB-PIPE-1: a request pipelined behind any kind of batch answer is answered.
     P(
