@@ -546,6 +546,7 @@ GROUPS = (
             "reject-media-type-parameter-without-equals-before-boundary",
             "reject-media-type-parameter-without-name",
             "reject-media-type-parameter-without-name-after-boundary",
+            *parameter_readings.EQUALS_WHITESPACE_CASES,
             "accept-quality-values",
             "accept-unparsed-member-beside-valid",
         ),

@@ -37,7 +37,17 @@ from mixbatch_conformance.run.plants._edits import (
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
-__all__ = ["PLANTS"]
+__all__ = ["EQUALS_WHITESPACE_CASES", "PLANTS"]
+
+#: Envelope cases whose Content-Type has whitespace around a parameter's `=`.
+EQUALS_WHITESPACE_CASES = (
+    "reject-media-type-parameter-space-before-equals",
+    "reject-media-type-parameter-space-after-equals",
+    "reject-media-type-parameter-spaces-around-equals",
+    "reject-media-type-parameter-spaces-around-equals-quoted",
+    "reject-media-type-parameter-tab-before-equals",
+    "reject-media-type-parameter-spaces-around-equals-other-parameter",
+)
 
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})")
@@ -110,6 +120,22 @@ def _malformed_parameters_skipped(req: RelayRequest) -> None:
         return
     req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-type"]
     req.headers.append(("Content-Type", ";".join([pieces[0], *kept])))
+
+
+def _equals_whitespace_trimmed(req: RelayRequest) -> None:
+    """A Content-Type reader that trims whitespace around each parameter's `=` (the BWS some
+    other grammars allow there): the reference server is shown the parameters without it."""
+    ctype = req.get("Content-Type")
+    if not is_batch(req) or ctype is None:
+        return
+    pieces = split_quoted(ctype, ";", "pair")
+    trimmed = [pieces[0]]
+    for piece in pieces[1:]:
+        name, eq, value = piece.partition("=")
+        trimmed.append(f"{name.rstrip(' \t')}={value.lstrip(' \t')}" if eq else piece)
+    if trimmed != pieces:
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-type"]
+        req.headers.append(("Content-Type", ";".join(trimmed)))
 
 
 def _backslash_boundary(req: RelayRequest) -> bool:
@@ -204,6 +230,12 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-media-type-parameter-without-name-after-boundary",
         ),
         on_request=_malformed_parameters_skipped,
+    ),
+    P(
+        "content-type-equals-whitespace-trimmed",
+        "MB-WIRE-4 whitespace around a batch Content-Type parameter's = trimmed, not refused",
+        EQUALS_WHITESPACE_CASES,
+        on_request=_equals_whitespace_trimmed,
     ),
     P(
         "accept-quoted-commas-split",
