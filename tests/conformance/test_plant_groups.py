@@ -511,6 +511,7 @@ GROUPS = (
             "method-not-allowed",
             "method-refusal-names-requirement",
             "options-capabilities",
+            "options-with-content-answered",
             "test-resource-random",
             "test-resource-delay",
             "chunked-batch-trailers-and-extensions",

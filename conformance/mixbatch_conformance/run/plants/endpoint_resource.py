@@ -124,6 +124,12 @@ def _lower_case_400(req: RelayRequest, resp: RelayResponse) -> None:
         problem(resp, 400, "MB-STATUS-2")
 
 
+def _options_content_400(req: RelayRequest, resp: RelayResponse) -> None:
+    """OPTIONS with content refused as a GET with content is (MB-METHOD-3's rule carried over)."""
+    if _on_batch_path(req) and req.method == "OPTIONS" and (req.body or req.chunks):
+        problem(resp, 400, "MB-METHOD-3")
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation("trace-answered-501", "MB-METHOD-2", ("method-not-allowed",), on_response=_trace_501),
     Mutation(
@@ -131,6 +137,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4",
         ("method-refusal-names-requirement",),
         on_response=_framework_405,
+    ),
+    Mutation(
+        "options-with-content-refused",
+        "MB-LIMIT-2",
+        ("options-with-content-answered",),
+        on_response=_options_content_400,
     ),
     Mutation(
         "options-with-query-not-found",
