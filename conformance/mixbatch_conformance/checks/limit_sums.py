@@ -55,10 +55,28 @@ def _envelope(sections: list[bytes]) -> bytes:
     return b"".join(dash + b"\r\n" + s + b"\r\n\r\n" for s in sections) + dash + b"--"
 
 
+#: Client fields of the batch request that its parts inherit (spec 8.2). A part's limits count
+#: the part header section as written, so a part at a limit stays at it whatever it inherits.
+INHERITED = (("Authorization", "Bearer mb-suite-limit-token"), ("Cookie", "mb-suite=1; mb-b=2"))
+
+
+def _inherited(ctx: Context) -> tuple[tuple[str, str], ...]:
+    """INHERITED, less the fields the target's own credentials already send."""
+    own = {n.lower() for n, _ in ctx.target.credentials}
+    return tuple((n, v) for n, v in INHERITED if n.lower() not in own)
+
+
 def _send_within(
-    ctx: Context, judge: Judge, what: str, body: bytes, cids: list[str], requirement: str
+    ctx: Context,
+    judge: Judge,
+    what: str,
+    body: bytes,
+    cids: list[str],
+    requirement: str,
+    batch_fields: tuple[tuple[str, str], ...] = (),
 ) -> None:
-    """Send `body` when it keeps to the batch-wide limits; it must be processed."""
+    """Send `body`, with `batch_fields` on the batch request, when it keeps to the batch-wide
+    limits; it must be processed."""
     parts = ctx.limit("max_parts")
     batch = ctx.limit("max_batch_bytes")
     if len(body) > MAX_SEND_BYTES:
@@ -66,7 +84,7 @@ def _send_within(
     if (parts is not None and len(cids) > parts) or (batch is not None and len(body) > batch):
         judge.not_applicable(f"{what} needs {len(cids)} parts in {len(body)} octets")
     judge.note(f"sent {what}: {len(cids)} parts, {len(body)} octets")
-    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"), *batch_fields]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
     judge.require(f"status of {what}", resp.status, {200}, requirement)
     expect_processed(ctx, judge, resp, cids, (), requirement)
@@ -75,7 +93,7 @@ def _send_within(
 @checker(
     "part-fields-counted-per-part",
     ("MB-LIMIT-5",),
-    "Batches whose parts each keep within max_part_fields, together holding far more field lines, are processed: the limit counts one part header section.",
+    "Batches whose parts each keep within max_part_fields, together holding far more field lines, are processed, and so is a part at the limit in a batch sent with Authorization and Cookie: the limit counts one part header section as written.",
     state=State.READ_ONLY,
 )
 def part_fields_counted_per_part(ctx: Context, judge: Judge) -> None:
@@ -94,6 +112,17 @@ def part_fields_counted_per_part(ctx: Context, judge: Judge) -> None:
             [f"<{ok}>"] * 2,
             "MB-LIMIT-5",
         )
+        # MB-LIMIT-5 counts "the number of field lines in one part header section": the lines
+        # a part inherits from the batch request (spec 8.2) are not in it.
+        _send_within(
+            ctx,
+            judge,
+            f"a part of {limit} field lines, the batch sent with Authorization and Cookie",
+            _envelope([at_limit]),
+            [f"<{ok}>"],
+            "MB-LIMIT-5",
+            _inherited(ctx),
+        )
     count = limit // BASE_FIELDS + 1
     small = _section(ok, fields=BASE_FIELDS)
     _send_within(
@@ -109,7 +138,7 @@ def part_fields_counted_per_part(ctx: Context, judge: Judge) -> None:
 @checker(
     "part-header-bytes-counted-per-part",
     ("MB-LIMIT-1", "MB-STATUS-3"),
-    "Batches whose parts each keep within max_part_header_bytes, together holding far more header octets, are processed: the limit counts one part header section.",
+    "Batches whose parts each keep within max_part_header_bytes, together holding far more header octets, are processed, and so is a part at the limit in a batch sent with Authorization and Cookie: the limit counts one part header section as written.",
     state=State.READ_ONLY,
 )
 def part_header_bytes_counted_per_part(ctx: Context, judge: Judge) -> None:
@@ -132,6 +161,17 @@ def part_header_bytes_counted_per_part(ctx: Context, judge: Judge) -> None:
             _envelope([at_limit] * 2),
             [f"<{ok}>"] * 2,
             "MB-LIMIT-1",
+        )
+        # MB-LIMIT-1 counts "the octets of a part header section": what a part inherits from
+        # the batch request (spec 8.2) is not written in it.
+        _send_within(
+            ctx,
+            judge,
+            f"a header section of {limit} octets, the batch sent with Authorization and Cookie",
+            _envelope([at_limit]),
+            [f"<{ok}>"],
+            "MB-LIMIT-1",
+            _inherited(ctx),
         )
     tenth = max(limit // 10, len(_section(ok, fields=BASE_FIELDS)) + len(b"X-Fill: \r\n"))
     count = limit // tenth + 2

@@ -52,6 +52,34 @@ def _body_bytes(fields: list[tuple[str, str]], body: bytes) -> int:
     return len(body)
 
 
+#: The client fields a part inherits from the batch request (spec 8.2).
+_INHERITED = ("authorization", "cookie")
+
+
+def _with_inherited(fields: list[tuple[str, str]], req: RelayRequest) -> list[tuple[str, str]]:
+    """A part's field lines with the batch request's inherited fields it lacks added, as a
+    server that counts a sub-request's fields instead of its part header section sees them."""
+    own = {n.lower() for n, _ in fields}
+    extra = [(n, v) for n, v in req.headers if n.lower() in _INHERITED and n.lower() not in own]
+    return [*fields, *extra]
+
+
+def _inherited_over(
+    measure: Callable[[list[tuple[str, str]], bytes], int], limit: int
+) -> Callable[[RelayRequest], bool]:
+    """A batch with a part within `limit` that its inherited fields take over it."""
+
+    def pred(req: RelayRequest) -> bool:
+        b = boundary_of(req)
+        parts = parts_of(req.body, b) if b and is_batch(req) else None
+        return any(
+            measure(list(f), body) <= limit < measure(_with_inherited(list(f), req), body)
+            for f, body in parts or []
+        )
+
+    return pred
+
+
 class _SlotKeptByRefusals:
     """A server that gives a batch's slot back only after the batch has run: each refusal
     keeps one, and once the budget is spent every batch is answered 503."""
@@ -86,6 +114,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-1 header octets counted over the batch",
         ("part-header-bytes-counted-per-part",),
         on_response=refuses(_summed(_header_bytes, PART_HEADER_BYTES), 431, "MB-STATUS-3"),
+    ),
+    P(
+        "part-fields-counted-with-inherited",
+        "MB-LIMIT-5 a part's inherited Authorization and Cookie counted against max_part_fields",
+        ("part-fields-counted-per-part",),
+        on_response=refuses(_inherited_over(_fields, PART_FIELDS), 431, "MB-LIMIT-5"),
+    ),
+    P(
+        "part-header-bytes-counted-with-inherited",
+        "MB-LIMIT-1 a part's inherited Authorization and Cookie counted against its header octets",
+        ("part-header-bytes-counted-per-part",),
+        on_response=refuses(_inherited_over(_header_bytes, PART_HEADER_BYTES), 431, "MB-STATUS-3"),
     ),
     P(
         "part-bytes-counted-over-batch",
