@@ -64,3 +64,17 @@ func TestPreferValueQuotedPairsRead(t *testing.T) {
 		t.Error(`"st\\op" stands for st\op, not stop`)
 	}
 }
+
+func TestOriginFormOfAbsoluteTargets(t *testing.T) {
+	for in, want := range map[string]string{
+		"/mirror?a=1":                   "/mirror?a=1",
+		"http://127.0.0.1:9/mirror?a=1": "/mirror?a=1",
+		"http://h:1?a=1":                "/?a=1",
+		"HTTP://h/mirr%6Fr":             "/mirr%6Fr",
+		"http://h":                      "/",
+	} {
+		if got := originForm(in); got != want {
+			t.Errorf("originForm(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ const (
 )
 
 func testResources(mux *http.ServeMux) {
-	mux.HandleFunc("/mirror", mirror)
+	mux.HandleFunc("/mirror", originFormTarget(mirror))
 	mux.HandleFunc("/code/{code}", statusCode)
 	mux.HandleFunc("GET /sleep/{ms}", sleep)
 	mux.HandleFunc("POST /sleep/{ms}", sleep)

@@ -317,3 +317,23 @@ def delay_resource(ctx: Context, judge: Judge) -> None:
         # MB-TEST-7: "for every *ms* up to the largest it accepts, and with a 4xx status for
         # any larger *ms*": a delay clamped to the largest is a 200 sooner than asked.
         judge.expect(f"GET {ms}", resp.status, set(range(400, 500)), allowed_text="a 4xx status")
+
+
+@checker(
+    "test-resource-echo-absolute-form",
+    ("MB-TEST-2",),
+    "The declared echo resource, sent a request in absolute-form (RFC 9112 §3.2.2), reports the origin-form target (path and query), not the absolute URI.",
+    state=State.READ_ONLY,
+    direct_only="an intermediary rewrites the request target into origin-form before the origin "
+    "sees it",
+)
+def echo_absolute_form(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    origin_form = f"{echo}?mb-test=absolute-form&q=a%20b"
+    sub = SubRequest("GET", origin_form, ECHO_FIELDS)
+    absolute = f"{ctx.scheme}://{ctx.authority}{origin_form}"
+    resp = ctx.send(judge, ctx.raw_request("GET", absolute, ECHO_FIELDS))
+    # MB-TEST-2: "`target`, the origin-form request target (path and query) as received"; RFC
+    # 9112 §3.2.2: "a server MUST accept the absolute-form in requests", and the origin-form
+    # of such a request is its path and query.
+    _judge_echo(judge, "absolute-form GET", sub, resp.status, resp.media_type, resp.body)

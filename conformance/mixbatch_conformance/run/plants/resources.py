@@ -43,6 +43,14 @@ def _echo_registered_only(req: RelayRequest, resp: RelayResponse) -> None:
         resp.headers.append(("Allow", ", ".join(sorted(_REGISTERED))))
 
 
+def _absolute_target_echoed(req: RelayRequest, resp: RelayResponse) -> None:
+    """An echo that reports the request target as received, absolute-form included."""
+    if "://" in req.target and "/echo" in req.target and resp.status == 200:
+        doc = json.loads(resp.body)
+        doc["target"] = req.target
+        resp.body = json.dumps(doc).encode()
+
+
 def _delete_as_get(req: RelayRequest) -> None:
     """A sandbox DELETE that reports success and deletes nothing."""
     if req.method == "DELETE" and req.target.startswith("/books/"):
@@ -91,6 +99,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo routed for RFC 9110's methods and PATCH only, PROPFIND answered 405",
         ("test-resource-echo",),
         on_response=_echo_registered_only,
+    ),
+    P(
+        "echo-absolute-form-target-as-received",
+        "MB-TEST-2 the echo reporting an absolute-form request's target as the absolute URI",
+        ("test-resource-echo-absolute-form",),
+        on_response=_absolute_target_echoed,
     ),
     P(
         "sandbox-delete-kept-member",
