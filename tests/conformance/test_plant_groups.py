@@ -170,7 +170,6 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     conditional_evaluations,
     content_extent,
-    continue_policy,
     document_fields,
     early_refusal_connections,
     endpoint_resource,
