@@ -119,6 +119,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-unsafe-parts",
         "content-coded-batch-runs-nothing",
         "continue-after-failed-write",
+        "continue-write-after-every-failing-status",
         "created-fields-every-form",
         "created-location",
         "entity-tags-compared-exactly",

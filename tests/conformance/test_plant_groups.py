@@ -4,6 +4,8 @@ the requirement it breaks.
 
 One row of `GROUPS` per family of plants (`run.plants.<module>`):
 
+- continue after failing statuses: a part answered 401, 403, 409, 429, 503 and the like ends a
+  batch under the continue policy (MB-PROC-5);
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
   (MB-PROC-9);
 - field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), its quoted-strings
@@ -234,6 +236,12 @@ class Group:
 
 GROUPS = (
     Group(
+        "continue-after-failing-statuses",
+        ("fatal-looking-status-stops-batch",),
+        ("continue-after-every-failing-status", "continue-write-after-every-failing-status"),
+        ("FAIL",),
+    ),
+    Group(
         "conditional-evaluations",
         _names(conditional_evaluations.PLANTS),
         ("conditional-rfc-reads", "conditional-rfc-writes"),
@@ -257,6 +265,7 @@ GROUPS = (
             "forbidden-fields-any-value-refused",
             "credentials-inherited",
             "credentials-every-outer-line-inherited",
+            "credentials-inherited-every-reference-form",
             "same-origin-address-spellings-refused",
             "nested-batch-origin-spellings-refused",
         ),

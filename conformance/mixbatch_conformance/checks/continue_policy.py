@@ -25,6 +25,7 @@ server skip a part, and each check here sends the inputs a server might mistake 
 
 from __future__ import annotations
 
+import json
 import secrets
 
 from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
@@ -192,3 +193,145 @@ def continue_after_failed_write(ctx: Context, judge: Judge) -> None:
             # target an earlier failing write named is no exception.
             judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
             judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
+
+
+#: Failing statuses of the status resource (MB-TEST-6: every code 200-599 is answered with that
+#: status), across both classes: those a server might take for the batch's credentials or
+#: request being unfit (401, 403, 407, 431, 511), for a conflict or a precondition that later
+#: parts would meet too (409, 412, 428), for the server being unable to go on (5xx), and the
+#: edges of each class.
+FAILING_CODES: tuple[int, ...] = (
+    400,
+    401,
+    403,
+    404,
+    405,
+    407,
+    408,
+    409,
+    410,
+    412,
+    413,
+    415,
+    422,
+    428,
+    429,
+    431,
+    451,
+    499,
+    500,
+    501,
+    502,
+    503,
+    504,
+    505,
+    511,
+    599,
+)
+#: Failing parts per batch: each followed by a part that must run, so each is judged alone.
+GROUP = 5
+#: Prefer values that leave the continue policy: none, and continue asked for.
+CONTINUE_ASKED: tuple[tuple[tuple[str, str], ...], ...] = (
+    (),
+    (("Prefer", "batch-on-error=continue"),),
+)
+
+
+def _produced(ctx: Context, judge: Judge) -> list[int]:
+    """The FAILING_CODES the status resource answers with that code when its GET is sent alone
+    (a code refused alone shows nothing about a batch, so it is noted and left out)."""
+    out = []
+    for code in FAILING_CODES:
+        alone = ctx.alone(judge, _status(ctx, judge, code)).status
+        if alone == code:
+            out.append(code)
+        else:
+            judge.note(f"GET of the status resource for {code} alone answered {alone}")
+    if not out:
+        judge.not_applicable("the status resource produced none of the failing codes alone")
+    return out
+
+
+@checker(
+    "continue-after-every-failing-status",
+    ("MB-PROC-5",),
+    "Without a preference and with batch-on-error=continue, a part answered any failing status (4xx and 5xx, 401, 403, 407, 409, 412, 429, 431, 451, 511 among them) is followed by parts that run and are answered 200, in every declared form.",
+    state=State.READ_ONLY,
+)
+def continue_after_every_failing_status(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    ctx.resource(judge, "status")
+    codes = _produced(ctx, judge)
+    for start in range(0, len(codes), GROUP):
+        group = codes[start : start + GROUP]
+        subs: list[SubRequest] = []
+        wants: list[int] = []
+        for code in group:
+            subs += [_status(ctx, judge, code), ok]
+            wants += [code, 200]
+        for prefer in CONTINUE_ASKED:
+            asked = f" with Prefer {prefer[0][1]!r}" if prefer else " without Prefer"
+            for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+                for i, want in enumerate(wants):
+                    what = f"{media}{asked}: part {i} ({'after ' + str(wants[i - 1]) if i % 2 else want})"
+                    # MB-PROC-5: "Without a preference, the error policy is continue: every
+                    # part runs whatever earlier parts returned": no failing status, whatever
+                    # it says of the request or the server, ends the batch.
+                    judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
+                    judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
+                judge.expect_true(
+                    f"{media}{asked}: Preference-Applied",
+                    not _applied_stop(resp),
+                    repr(resp.get_all("Preference-Applied")),
+                    "no batch-on-error=stop",
+                    "MB-PROC-5",
+                )
+
+
+@checker(
+    "continue-write-after-every-failing-status",
+    ("MB-PROC-5", "MB-TEST-3"),
+    "Without a preference and with batch-on-error=continue, a POST to the sandbox collection after a part answered any failing status (4xx and 5xx) runs and creates its member (201), in every declared form.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def continue_write_after_every_failing_status(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    ctx.resource(judge, "status")
+    member = ctx.target.sandbox_member
+    if member is None:
+        judge.not_applicable("the target declares no sandbox.member document to write")
+    post = SubRequest(
+        "POST", coll, (("Content-Type", "application/json"),), json.dumps(member).encode()
+    )
+    created = ctx.alone(judge, post)
+    if created.status != 201:
+        judge.setup_error(f"POST {coll} alone answered {created.status}, not 201")
+    codes = _produced(ctx, judge)
+    for start in range(0, len(codes), GROUP):
+        group = codes[start : start + GROUP]
+        subs: list[SubRequest] = []
+        wants: list[int] = []
+        for code in group:
+            subs += [_status(ctx, judge, code), post]
+            wants += [code, 201]
+        for prefer in CONTINUE_ASKED:
+            asked = f" with Prefer {prefer[0][1]!r}" if prefer else " without Prefer"
+            for media, _, entries in answers_in_every_form(ctx, judge, subs, prefer):
+                for i, want in enumerate(wants):
+                    what = f"{media}{asked}: part {i} ({'POST after ' + str(wants[i - 1]) if i % 2 else want})"
+                    # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-3:
+                    # the sandbox collection "creates members on POST (201 + Location)".
+                    judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
+                    judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
+                if media != "multipart/mixed":
+                    continue
+                for i in range(1, len(subs), 2):
+                    location = dict((n.lower(), v) for n, v in entries[i].fields).get("location")
+                    if entries[i].status != 201 or not location:
+                        continue
+                    path = ctx.resolve(location) if not location.startswith("/") else location
+                    # The write happened: the member the part created is there (MB-TEST-3).
+                    got = ctx.alone(judge, SubRequest("GET", path)).status
+                    judge.expect(
+                        f"{media}{asked}: GET of part {i}'s member", got, {200}, "MB-PROC-5"
+                    )

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import secrets
 
+from mixbatch_conformance.checks._shared.origins import origin_spellings
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import answers_in_every_form
 
 __all__: list[str] = []
 
@@ -182,3 +184,82 @@ def credentials_every_outer_line_inherited(ctx: Context, judge: Judge) -> None:
         # order"; a part's own Cookie replaces the batch's.
         judge.expect(f"part {i} Authorization", seen.get_all("Authorization"), [auth], "MB-SUB-5")
         judge.expect(f"part {i} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")
+
+
+def _reference_forms(ctx: Context, judge: Judge, echo: str) -> list[str]:
+    """The echo resource referenced in every form the suite writes: relative, with a dot
+    segment, path-absolute, absolute URI, each with a query, through dot segments, and the
+    batch's origin in the other spellings MB-SUB-2 makes its own that the server runs alone."""
+    full = ctx.path(echo)
+    relative = ctx.ref(echo, "relative")
+    absolute = ctx.ref(echo, "absolute-uri")
+    parent, _, name = full.rpartition("/")
+    dotted = f"{parent}/./mb-suite-dot/../{name}"
+    origin = absolute[: len(absolute) - len(full)]
+    refs = [
+        relative,
+        f"./{relative}",
+        full,
+        absolute,
+        f"{relative}?mb-ref=relative",
+        f"{full}?mb-ref=path",
+        f"{absolute}?mb-ref=uri",
+        dotted,
+        f"{origin}{dotted}",
+    ]
+    for spelled in origin_spellings(ctx):
+        probe = ctx.batch(judge, [SubRequest("GET", f"{spelled}{full}")])
+        judge.note(f"<{spelled}{full}> alone: {probe.status}")
+        if probe.status == 200:
+            refs.append(f"{spelled}{full}")
+    return refs
+
+
+@checker(
+    "credentials-inherited-every-reference-form",
+    ("MB-SUB-5",),
+    "A part addressing the echo resource by a relative reference, a dot segment, a path, an absolute URI (also on the batch's origin spelled otherwise), each with and without a query, sees the batch's Authorization and Cookie when it carries none, and only its own when it carries one, in every declared form and mode.",
+    state=State.READ_ONLY,
+)
+def credentials_inherited_every_reference_form(ctx: Context, judge: Judge) -> None:
+    echo = ctx.resource(judge, "echo")
+    refs = _reference_forms(ctx, judge, echo)
+    nonce = secrets.token_hex(6)
+    outer_auth = _configured(ctx, "Authorization") or f"Bearer mb-suite-outer-{nonce}"
+    outer_cookie = _configured(ctx, "Cookie") or f"mb-suite-outer={nonce}"
+    own_auth, own_cookie = f"Bearer mb-suite-part-{nonce}", f"mb-suite-part={nonce}"
+    subs: list[SubRequest] = []
+    wanted: list[tuple[list[str], list[str]]] = []
+    for ref in refs:
+        subs.append(SubRequest("GET", ref))
+        wanted.append(([outer_auth], [outer_cookie]))
+        if not ctx.target.credentials:
+            # A part's own field replaces the batch's, whatever form its target takes.
+            subs.append(SubRequest("GET", ref, (("Authorization", own_auth),)))
+            wanted.append(([own_auth], [outer_cookie]))
+            subs.append(SubRequest("GET", ref, (("Cookie", own_cookie),)))
+            wanted.append(([outer_auth], [own_cookie]))
+    outer = (("Authorization", outer_auth), ("Cookie", outer_cookie))
+    modes: list[tuple[str, tuple[tuple[str, str], ...]]] = [("", ())]
+    if ctx.target.claims("atomic"):
+        modes.append((", Batch-Mode: atomic", (("Batch-Mode", "atomic"),)))
+    for label, fields in modes:
+        for media, _, entries in answers_in_every_form(ctx, judge, subs, (*outer, *fields)):
+            for i, (sub, (auth, cookie)) in enumerate(zip(subs, wanted, strict=True)):
+                what = f"{media}{label}: part {i} <{sub.target}>"
+                if sub.headers:
+                    what += f" with its own {sub.headers[0][0]}"
+                judge.require(f"{what} status", entries[i].status, {200}, "MB-SUB-5")
+                seen = read_echo(entries[i].body)
+                if seen is None:
+                    judge.not_applicable(
+                        "the echo resource does not describe the request it received"
+                    )
+                # MB-SUB-5: "apply the batch request's `Authorization` and `Cookie` fields to
+                # each sub-request whose part carries no field of the same name, and ... use
+                # a part's own `Authorization` or `Cookie` instead of the batch request's":
+                # no reference form, relative or absolute, is an exception.
+                judge.expect(
+                    f"{what} Authorization", seen.get_all("Authorization"), [auth], "MB-SUB-5"
+                )
+                judge.expect(f"{what} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")

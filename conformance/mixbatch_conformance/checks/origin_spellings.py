@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from mixbatch_conformance.checks._shared.origins import origin_spellings
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
@@ -83,17 +84,6 @@ def same_origin_address_spellings_refused(ctx: Context, judge: Judge) -> None:
         # a host name is not compared with the address it resolves to": only case is folded,
         # so another spelling of the address is another host.
         expect_rejected(judge, resp, {400}, "MB-SUB-2")
-
-
-def origin_spellings(ctx: Context) -> list[str]:
-    """`scheme://authority` written the ways MB-SUB-2 makes equal to the batch's own."""
-    default = ctx.port == DEFAULT_PORTS[ctx.scheme]
-    out = [f"{ctx.scheme}://{ctx.host}:0{ctx.port}", f"{ctx.scheme}://{ctx.host}:00{ctx.port}"]
-    if default:
-        out += [f"{ctx.scheme}://{ctx.host}:", f"{ctx.scheme}://{ctx.host}:{ctx.port}"]
-    if any(c.isalpha() for c in ctx.host.strip("[]")):
-        out.append(f"{ctx.scheme}://{ctx.host.upper()}{'' if default else f':{ctx.port}'}")
-    return out
 
 
 def endpoint_spellings(batch_path: str) -> list[str]:

@@ -4,11 +4,15 @@ something other than a batch-on-error preference as a reason to skip parts.
 One plant reads any other preference (handling=strict, return=minimal, an unknown one) as a
 request for stop; another stops a batch when a part targets what an earlier unsafe part
 targeted, as if the later part depended on it; a third takes a part's own Prefer field for the
-batch's preference. Each turns the request into a stop batch before
+batch's preference; a fourth takes a part answered with a status that speaks of the
+batch's credentials, a conflict or the server's state (401, 403, 407, 409, 429, 431, 451,
+503, 511) as the end of the batch, under no preference or an explicit continue. Each turns the request into a stop batch before
 the reference server sees it, so later parts after a failing one come back skipped.
 """
 
 from __future__ import annotations
+
+import re
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import boundary_of, field_of, is_batch, parts_of
@@ -60,6 +64,26 @@ def _part_preference_as_batch(req: RelayRequest) -> None:
         _stop(req)
 
 
+#: A part of the status resource answered with a status a server might take as fatal to the
+#: batch rather than to the part.
+_FATAL_LOOKING = re.compile(rb"/status/(401|403|407|409|429|431|451|503|511)\b")
+
+
+def _fatal_looking_status_stops(req: RelayRequest) -> None:
+    """A batch with a part of a credential, conflict or overload status runs under stop, the
+    batch's continue preference, if any, dropped."""
+    if not is_batch(req) or not _FATAL_LOOKING.search(req.body):
+        return
+    if any("stop" in v.lower() for v in _prefers(req) if "batch-on-error" in v.lower()):
+        return
+    req.headers[:] = [
+        (n, v)
+        for n, v in req.headers
+        if not (n.lower() == "prefer" and "batch-on-error" in v.lower())
+    ]
+    _stop(req)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -79,5 +103,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-5 a part's Prefer field taken as the batch's preference",
         ("continue-whatever-parts-prefer",),
         on_request=_part_preference_as_batch,
+    ),
+    P(
+        "fatal-looking-status-stops-batch",
+        "MB-PROC-5 a part answered 401, 403, 409, 429, 503 and the like ends a continue batch",
+        ("continue-after-every-failing-status", "continue-write-after-every-failing-status"),
+        on_request=_fatal_looking_status_stops,
     ),
 )

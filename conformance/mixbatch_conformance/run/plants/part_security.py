@@ -5,7 +5,9 @@
   `Expect: 100-continue`, `Connection: keep-alive` or `close`, and any forbidden field whose
   value is empty (MB-PART-10);
 - a part's own Cookie stored where the batch's is kept, so the parts after it inherit it, and
-  only the first of the batch's Authorization lines inherited (MB-SUB-5);
+  only the first of the batch's Authorization lines inherited, and the batch's credentials
+  withheld from parts addressed by an absolute URI, or by a relative, query or dot-segment
+  reference (MB-SUB-5);
 - an absolute target's host parsed as an IP address, WHATWG style, and compared as one:
   `127.1`, `2130706433` or `[::ffff:127.0.0.1]` taken for `127.0.0.1` (MB-SUB-2);
 - the nesting test run on an absolute target only when its authority is the batch's Host as
@@ -102,6 +104,44 @@ def _first_authorization_only(req: RelayRequest) -> None:
         ],
         b,
     )
+
+
+def _credentials_withheld(
+    withheld: Callable[[str], bool],
+) -> Callable[[RelayRequest], None]:
+    """The batch's Authorization and Cookie withheld from parts whose Content-Id reference
+    `withheld` accepts: the batch's lines are taken off it and given, as their own, to every
+    other part lacking them, so only those parts go without."""
+
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        outer = [(n, v) for n, v in req.headers if n.lower() in ("authorization", "cookie")]
+        parts = parts_of(req.body, b) if b and is_batch(req) and outer else None
+        if parts is None or b is None:
+            return
+        if not any(withheld((field_of(f, "Content-Id") or "<>")[1:-1]) for f, _ in parts):
+            return
+        out = []
+        for f, body in parts:
+            if not withheld((field_of(f, "Content-Id") or "<>")[1:-1]):
+                names = {n.lower() for n, _ in f}
+                f = [*f, *((n, v) for n, v in outer if n.lower() not in names)]
+            out.append((f, body))
+        req.headers[:] = [(n, v) for n, v in req.headers if (n, v) not in outer]
+        req.body = write_parts(out, b)
+
+    return edit
+
+
+def _is_absolute_uri(ref: str) -> bool:
+    return re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", ref) is not None
+
+
+def _is_unusual_reference(ref: str) -> bool:
+    """A reference with a query or a dot segment, or a relative one (no leading slash)."""
+    path = ref.split("?", 1)[0]
+    segments = path.split("/")
+    return "?" in ref or "." in segments or ".." in segments or not ref.startswith(("/", "http"))
 
 
 def _as_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -242,6 +282,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-5 a part's own Cookie stored as the batch's, inherited by the parts after it",
         ("credentials-inherited",),
         on_request_parts=_own_cookie_kept,
+    ),
+    P(
+        "absolute-target-credentials-withheld",
+        "MB-SUB-5 the batch's Authorization and Cookie withheld from parts with an absolute URI",
+        ("credentials-inherited-every-reference-form",),
+        on_request=_credentials_withheld(_is_absolute_uri),
+    ),
+    P(
+        "unusual-reference-credentials-withheld",
+        "MB-SUB-5 the batch's credentials withheld from relative, query or dot-segment references",
+        ("credentials-inherited-every-reference-form",),
+        on_request=_credentials_withheld(_is_unusual_reference),
     ),
     P(
         "first-authorization-line-inherited",
