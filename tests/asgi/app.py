@@ -37,6 +37,7 @@ from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from mixbatch.asgi import BatchMiddleware
 
@@ -123,6 +124,17 @@ def _etag(body: bytes) -> str:
     return '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
 
 
+class _AnyMethod:
+    """A request handler served as an ASGI app: Starlette passes it every method."""
+
+    def __init__(self, handler: Callable[[Request], Awaitable[Response]]) -> None:
+        self.handler = handler
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await self.handler(Request(scope, receive))
+        await response(scope, receive, send)
+
+
 def make_app(gates: Gates | None = None) -> Starlette:
     """The plain application, with its own fresh state."""
     gates = gates or Gates()
@@ -198,7 +210,9 @@ def make_app(gates: Gates | None = None) -> Starlette:
         return JSONResponse(
             {
                 "method": request.method,
-                "target": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
+                # MB-TEST-2: the target "as received": the raw path, not the decoded one.
+                "target": request.scope["raw_path"].decode("latin-1")
+                + (f"?{request.url.query}" if request.url.query else ""),
                 "authority": request.headers.get("host", ""),
                 "headers": [
                     [k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw
@@ -262,7 +276,9 @@ def make_app(gates: Gates | None = None) -> Starlette:
     routes = [
         Route("/books", list_books, methods=["GET", "POST"]),
         Route("/books/{id}", one_book, methods=["GET", "PUT", "DELETE"]),
-        Route("/echo", echo, methods=every),
+        # MB-TEST-2: the echo answers every method a sub-request may carry, so it is mounted as
+        # an ASGI app, which Starlette routes whatever the method.
+        Route("/echo", _AnyMethod(echo)),
         Route("/status/{code}", status, methods=every),
         Route("/delay/{ms:int}", delay, methods=["GET", "POST"]),
         Route("/random/{n:int}", random),

@@ -273,7 +273,12 @@ def test_forbidden_method_of_another_case_is_answered_in_its_part(
         "POST", "/batch", [("Content-Type", "multipart/mixed; boundary=b")], body
     )
     assert reply.status == 200
-    assert parse_batch(reply)[0].status in (405, 501)
+    part = parse_batch(reply)[0]
+    # The echo answers every method a sub-request may carry (MB-TEST-2), and `trace` is
+    # another method than TRACE: described as sent, never read as TRACE.
+    assert part.status in (200, 405, 501)
+    if part.status == 200:
+        assert json.loads(part.body)["method"] == method
 
 
 def test_batch_over_octet_limit_is_413_before_any_part_runs(make_server: Any) -> None:

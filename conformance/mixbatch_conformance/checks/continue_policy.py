@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
@@ -304,8 +305,23 @@ def continue_write_after_every_failing_status(ctx: Context, judge: Judge) -> Non
         "POST", coll, (("Content-Type", "application/json"),), json.dumps(member).encode()
     )
     created = ctx.alone(judge, post)
-    if created.status != 201:
-        judge.setup_error(f"POST {coll} alone answered {created.status}, not 201")
+    made = [created.get("Location")]
+    try:
+        if created.status != 201:
+            judge.setup_error(f"POST {coll} alone answered {created.status}, not 201")
+        _writes_after_failures(ctx, judge, post, made)
+    finally:
+        # MB-TEST-3: "A suite deletes every member it creates before it finishes".
+        for location in {m for m in made if m}:
+            path = ctx.resolve(location) if not location.startswith("/") else location
+            ctx.alone(judge, SubRequest("DELETE", urlsplit(path).path or path))
+
+
+def _writes_after_failures(
+    ctx: Context, judge: Judge, post: SubRequest, made: list[str | None]
+) -> None:
+    """Batches of failing parts each followed by `post`, in every form; each Location made is
+    added to `made`."""
     codes = _produced(ctx, judge)
     for start in range(0, len(codes), GROUP):
         group = codes[start : start + GROUP]
@@ -317,6 +333,7 @@ def continue_write_after_every_failing_status(ctx: Context, judge: Judge) -> Non
         for prefer in CONTINUE_ASKED:
             asked = f" with Prefer {prefer[0][1]!r}" if prefer else " without Prefer"
             for media, _, entries in answers_in_every_form(ctx, judge, subs, prefer):
+                made += [dict((n.lower(), v) for n, v in e.fields).get("location") for e in entries]
                 for i, want in enumerate(wants):
                     what = f"{media}{asked}: part {i} ({'POST after ' + str(wants[i - 1]) if i % 2 else want})"
                     # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-3:

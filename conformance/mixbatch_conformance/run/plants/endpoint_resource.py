@@ -24,8 +24,6 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
                                     capabilities document (MB-METHOD-2)
     endpoint-post-any-case-in-modes the method matched without case on the paths of the 207
                                     forms and the modes only (MB-METHOD-2)
-    endpoint-lower-case-method-400  a method in lower case on the batch endpoint refused 400 as
-                                    malformed, not 405 or 501 (MB-METHOD-2)
 """
 
 from __future__ import annotations
@@ -119,11 +117,6 @@ def _in_mode_or_form(req: RelayRequest) -> bool:
     )
 
 
-def _lower_case_400(req: RelayRequest, resp: RelayResponse) -> None:
-    if _on_batch_path(req) and req.method != req.method.upper():
-        problem(resp, 400, "MB-STATUS-2")
-
-
 def _options_content_400(req: RelayRequest, resp: RelayResponse) -> None:
     """OPTIONS with content refused as a GET with content is (MB-METHOD-3's rule carried over)."""
     if _on_batch_path(req) and req.method == "OPTIONS" and (req.body or req.chunks):
@@ -183,11 +176,5 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-2 post taken for POST in a 207 form or a mode",
         ("endpoint-methods-other-case-refused",),
         on_request=_folds_case("POST", _in_mode_or_form),
-    ),
-    Mutation(
-        "endpoint-lower-case-method-400",
-        "MB-METHOD-2 a method in lower case refused as malformed",
-        ("endpoint-methods-other-case-refused",),
-        on_response=_lower_case_400,
     ),
 )
