@@ -23,12 +23,12 @@ atomic mode it claims, since a refusal written on one code path can be missing o
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.claimed_variants import claimed_variants
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING, accepted_codings
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 
 __all__: list[str] = []
 
@@ -68,23 +68,6 @@ MALFORMED_IDENTITY: tuple[str, ...] = (
 )
 #: Names sent again in every 207 form and policy the target claims.
 ACROSS_MODES: tuple[str, ...] = ("binary", "7bit", "base64", "chunked")
-
-
-def _modes(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
-    """(label, extra request fields) for each 207 form, error policy and mode the target claims."""
-    out: list[tuple[str, tuple[tuple[str, str], ...]]] = [
-        (f"Accept {accept}", (("Accept", accept),))
-        for profile, accept, _, _ in MULTISTATUS_FORMS
-        if ctx.target.claims(profile)
-    ]
-    if ctx.target.claims("error-policy"):
-        out += [
-            (f"batch-on-error={policy}", (("Prefer", f"batch-on-error={policy}"),))
-            for policy in ("continue", "stop")
-        ]
-    if ctx.target.claims("atomic"):
-        out.append(("Batch-Mode: atomic", (("Batch-Mode", "atomic"),)))
-    return out
 
 
 @checker(
@@ -149,7 +132,7 @@ def content_coding_lookalikes_refused(ctx: Context, judge: Judge) -> None:
         # refused as a malformed field (400) or as a coding not supported (MB-INTER-6, 415);
         # a server that reads it as identity runs a batch it cannot say is uncoded.
         judge.expect(f"Content-Encoding {value}: status", status, {400, 415}, "MB-INTER-6")
-    for label, extra in _modes(ctx):
+    for label, extra in claimed_variants(ctx):
         for name in ACROSS_MODES:
             if declared((name,)):
                 continue

@@ -19,11 +19,11 @@ read, so a server that runs one changes nothing.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.claimed_variants import claimed_variants
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -40,23 +40,6 @@ CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
 
 def _allow(resp: Response) -> list[str]:
     return [a.strip() for a in ",".join(resp.get_all("Allow")).split(",") if a.strip()]
-
-
-def _modes(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
-    """(label, request fields) for each 207 form, error policy and mode the target claims."""
-    out: list[tuple[str, tuple[tuple[str, str], ...]]] = [
-        (f"Accept {accept}", (("Accept", accept),))
-        for profile, accept, _, _ in MULTISTATUS_FORMS
-        if ctx.target.claims(profile)
-    ]
-    if ctx.target.claims("error-policy"):
-        out += [
-            (f"batch-on-error={p}", (("Prefer", f"batch-on-error={p}"),))
-            for p in ("continue", "stop")
-        ]
-    if ctx.target.claims("atomic"):
-        out.append(("Batch-Mode: atomic", (("Batch-Mode", "atomic"),)))
-    return out
 
 
 def _judge_refused(judge: Judge, label: str, resp: Response) -> None:
@@ -95,7 +78,7 @@ def endpoint_methods_other_case_refused(ctx: Context, judge: Judge) -> None:
     ]
     sent += [
         (f"a batch sent as post, {label}", "post", (mixed, *extra), body)
-        for label, extra in _modes(ctx)
+        for label, extra in claimed_variants(ctx)
     ]
     sent += [
         (f"{m} asking for the capabilities document", m, (("Accept", CAPABILITIES),), None)
