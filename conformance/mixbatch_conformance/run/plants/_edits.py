@@ -40,6 +40,7 @@ __all__ = [
     "fake_processed",
     "field_of",
     "header_has",
+    "in_mode_or_form",
     "is_batch",
     "map_json",
     "map_parts",
@@ -132,6 +133,17 @@ def split_quoted(value: str, sep: str, quotes: str) -> list[str]:
             start = i + 1
     pieces.append(value[start:])
     return pieces
+
+
+def in_mode_or_form(req: RelayRequest) -> bool:
+    """A request asking for a 207 form, an error policy or a mode."""
+    accept = (req.get("Accept") or "").lower()
+    return (
+        "xml" in accept
+        or "multistatus" in accept
+        or req.get("Batch-Mode") is not None
+        or "batch-on-error" in (req.get("Prefer") or "")
+    )
 
 
 def is_batch(req: RelayRequest) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, problem, refuses
+from mixbatch_conformance.run.plants._edits import in_mode_or_form, is_batch, problem, refuses
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -103,17 +103,6 @@ def _identity_with_parameters(member: str) -> bool:
     return member.split(";")[0].strip(' \t"').lower() == "identity"
 
 
-def _in_mode_or_form(req: RelayRequest) -> bool:
-    """A request asking for a 207 form, an error policy or a mode."""
-    accept = (req.get("Accept") or "").lower()
-    return (
-        "xml" in accept
-        or "multistatus" in accept
-        or req.get("Batch-Mode") is not None
-        or "batch-on-error" in (req.get("Prefer") or "")
-    )
-
-
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-INTER-5: chunked batch content is accepted and answered as Content-Length content.
@@ -183,6 +172,6 @@ PLANTS: tuple[Mutation, ...] = (
         "coding-lookalikes-skipped-in-modes",
         "MB-INTER-6 coding lookalikes taken for identity in the 207 forms and modes",
         ("content-coding-lookalikes-refused",),
-        on_request=_skips_codings(lambda m: m.lower() in _LOOKALIKES, _in_mode_or_form),
+        on_request=_skips_codings(lambda m: m.lower() in _LOOKALIKES, in_mode_or_form),
     ),
 )

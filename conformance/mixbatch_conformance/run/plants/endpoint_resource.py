@@ -32,7 +32,7 @@ import json
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.run.plants._edits import in_mode_or_form, is_batch, problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -106,17 +106,6 @@ def _folds_case(
     return edit
 
 
-def _in_mode_or_form(req: RelayRequest) -> bool:
-    """A request asking for a 207 form, an error policy or a mode."""
-    accept = (req.get("Accept") or "").lower()
-    return (
-        "xml" in accept
-        or "multistatus" in accept
-        or req.get("Batch-Mode") is not None
-        or "batch-on-error" in (req.get("Prefer") or "")
-    )
-
-
 def _options_content_400(req: RelayRequest, resp: RelayResponse) -> None:
     """OPTIONS with content refused as a GET with content is (MB-METHOD-3's rule carried over)."""
     if _on_batch_path(req) and req.method == "OPTIONS" and (req.body or req.chunks):
@@ -175,6 +164,6 @@ PLANTS: tuple[Mutation, ...] = (
         "endpoint-post-any-case-in-modes",
         "MB-METHOD-2 post taken for POST in a 207 form or a mode",
         ("endpoint-methods-other-case-refused",),
-        on_request=_folds_case("POST", _in_mode_or_form),
+        on_request=_folds_case("POST", in_mode_or_form),
     ),
 )
