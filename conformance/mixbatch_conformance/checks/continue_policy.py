@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
@@ -34,7 +35,7 @@ from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.core.representations import Entry, answers_in_every_form
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -262,31 +263,41 @@ def _produced(ctx: Context, judge: Judge) -> list[int]:
 def continue_after_every_failing_status(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
     ctx.resource(judge, "status")
+    for media, asked, resp, entries, wants in _after_each_failure(ctx, judge, ok, 200):
+        for i, want in enumerate(wants):
+            what = f"{media}{asked}: part {i} ({'after ' + str(wants[i - 1]) if i % 2 else want})"
+            # MB-PROC-5: "Without a preference, the error policy is continue: every part runs
+            # whatever earlier parts returned": no failing status, whatever it says of the
+            # request or the server, ends the batch.
+            judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
+            judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
+        judge.expect_true(
+            f"{media}{asked}: Preference-Applied",
+            not _applied_stop(resp),
+            repr(resp.get_all("Preference-Applied")),
+            "no batch-on-error=stop",
+            "MB-PROC-5",
+        )
+
+
+def _after_each_failure(
+    ctx: Context, judge: Judge, follower: SubRequest, follower_status: int
+) -> Iterator[tuple[str, str, Response, list[Entry], list[int]]]:
+    """Batches of parts answered each failing code the status resource produces, each failing
+    part followed by `follower`, sent without Prefer and with batch-on-error=continue in every
+    declared form: yields the form, a phrase naming the Prefer sent, the response, its entries
+    and the status each part wants."""
     codes = _produced(ctx, judge)
     for start in range(0, len(codes), GROUP):
-        group = codes[start : start + GROUP]
         subs: list[SubRequest] = []
         wants: list[int] = []
-        for code in group:
-            subs += [_status(ctx, judge, code), ok]
-            wants += [code, 200]
+        for code in codes[start : start + GROUP]:
+            subs += [_status(ctx, judge, code), follower]
+            wants += [code, follower_status]
         for prefer in CONTINUE_ASKED:
             asked = f" with Prefer {prefer[0][1]!r}" if prefer else " without Prefer"
             for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
-                for i, want in enumerate(wants):
-                    what = f"{media}{asked}: part {i} ({'after ' + str(wants[i - 1]) if i % 2 else want})"
-                    # MB-PROC-5: "Without a preference, the error policy is continue: every
-                    # part runs whatever earlier parts returned": no failing status, whatever
-                    # it says of the request or the server, ends the batch.
-                    judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
-                    judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
-                judge.expect_true(
-                    f"{media}{asked}: Preference-Applied",
-                    not _applied_stop(resp),
-                    repr(resp.get_all("Preference-Applied")),
-                    "no batch-on-error=stop",
-                    "MB-PROC-5",
-                )
+                yield media, asked, resp, entries, wants
 
 
 @checker(
@@ -322,33 +333,23 @@ def _writes_after_failures(
 ) -> None:
     """Batches of failing parts each followed by `post`, in every form; each Location made is
     added to `made`."""
-    codes = _produced(ctx, judge)
-    for start in range(0, len(codes), GROUP):
-        group = codes[start : start + GROUP]
-        subs: list[SubRequest] = []
-        wants: list[int] = []
-        for code in group:
-            subs += [_status(ctx, judge, code), post]
-            wants += [code, 201]
-        for prefer in CONTINUE_ASKED:
-            asked = f" with Prefer {prefer[0][1]!r}" if prefer else " without Prefer"
-            for media, _, entries in answers_in_every_form(ctx, judge, subs, prefer):
-                made += [dict((n.lower(), v) for n, v in e.fields).get("location") for e in entries]
-                for i, want in enumerate(wants):
-                    what = f"{media}{asked}: part {i} ({'POST after ' + str(wants[i - 1]) if i % 2 else want})"
-                    # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-3:
-                    # the sandbox collection "creates members on POST (201 + Location)".
-                    judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
-                    judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
-                if media != "multipart/mixed":
-                    continue
-                for i in range(1, len(subs), 2):
-                    location = dict((n.lower(), v) for n, v in entries[i].fields).get("location")
-                    if entries[i].status != 201 or not location:
-                        continue
-                    path = ctx.resolve(location) if not location.startswith("/") else location
-                    # The write happened: the member the part created is there (MB-TEST-3).
-                    got = ctx.alone(judge, SubRequest("GET", path)).status
-                    judge.expect(
-                        f"{media}{asked}: GET of part {i}'s member", got, {200}, "MB-PROC-5"
-                    )
+    for media, asked, _, entries, wants in _after_each_failure(ctx, judge, post, 201):
+        made += [dict((n.lower(), v) for n, v in e.fields).get("location") for e in entries]
+        for i, want in enumerate(wants):
+            what = (
+                f"{media}{asked}: part {i} ({'POST after ' + str(wants[i - 1]) if i % 2 else want})"
+            )
+            # MB-PROC-5: "every part runs whatever earlier parts returned"; MB-TEST-3: the
+            # sandbox collection "creates members on POST (201 + Location)".
+            judge.expect(f"{what} outcome", entries[i].outcome, {None}, "MB-PROC-5")
+            judge.expect(f"{what} status", entries[i].status, {want}, "MB-PROC-5")
+        if media != "multipart/mixed":
+            continue
+        for i in range(1, len(wants), 2):
+            location = dict((n.lower(), v) for n, v in entries[i].fields).get("location")
+            if entries[i].status != 201 or not location:
+                continue
+            path = ctx.resolve(location) if not location.startswith("/") else location
+            # The write happened: the member the part created is there (MB-TEST-3).
+            got = ctx.alone(judge, SubRequest("GET", path)).status
+            judge.expect(f"{media}{asked}: GET of part {i}'s member", got, {200}, "MB-PROC-5")
