@@ -65,7 +65,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   without letter case or a lower-case method refused 400 (MB-METHOD-2), a
   router's 405 in plain text (MB-STATUS-4), OPTIONS with a query not routed or a capabilities
   document naming another endpoint (MB-LIMIT-2), a random count capped at 1 MiB (MB-TEST-5), a
-  delay of 0 refused (MB-TEST-7), a chunked batch with a trailer section refused (MB-INTER-5).
+  delay of 0 refused or a delayed part's wait counted from its batch's arrival (MB-TEST-7), a
+  chunked batch with a trailer section refused (MB-INTER-5).
 - exact values: a status code with no name, or a rarely named one, reported as the x00 code
   of its class in a part (MB-RESP-2), in DAV:status (MB-MULTI-6) or in the JSON status
   (MB-MULTI-4); a rolled-back part's outcome left out of the XML form (MB-MULTI-6) or null in
@@ -523,6 +524,7 @@ GROUPS = (
             "options-with-content-answered",
             "test-resource-random",
             "test-resource-delay",
+            "test-resource-delay-counted-from-part-start",
             "chunked-batch-trailers-and-extensions",
             "endpoint-methods-other-case-refused",
         ),

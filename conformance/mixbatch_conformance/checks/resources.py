@@ -6,7 +6,10 @@ standalone requests, so that a resource that does not behave is reported against
 it breaks instead of surfacing as a puzzling failure elsewhere. A role the target does not
 declare makes its check N/A (spec 14.4: "a check that needs a role the target does not declare
 is not applicable"). The sandbox (MB-TEST-3, MB-TEST-4) is judged by the sandbox state machine,
-and the collections (MB-TEST-8) by the collection-get checks.
+and the collections (MB-TEST-8) by the collection-get checks. The echo and the delay are also
+sent as parts of a batch: the echo describes a sub-request as it does the same request alone,
+and a delayed part waits from the moment the server begins to run it, so two delayed parts kept
+apart by a write take the sum of their delays.
 """
 
 from __future__ import annotations
@@ -45,6 +48,15 @@ DELAY_MS = 300
 #: The shortest delay there is: MB-TEST-7's "every *ms* up to the largest it accepts" starts at
 #: zero, which a server reading the count as "a positive number" refuses.
 NO_DELAY_MS = 0
+#: Milliseconds of the two delayed parts of one batch, kept apart by a write: the second
+#: cannot begin before the first has finished (MB-PROC-2), so the batch takes their sum.
+SPLIT_DELAYS_MS = (300, 300)
+#: Milliseconds the batch may come in under that sum, for the granularity of a server's
+#: timers; far less than either delay, which a server counting both from the batch's arrival
+#: saves.
+CLOCK_SLACK_MS = 5
+#: Milliseconds a declared batch_timeout_ms must leave beyond the delays for the check to run.
+BUDGET_MARGIN_MS = 500
 #: Delays above any largest ms a test server accepts: a terabyte of milliseconds (31 years),
 #: 2^63 and 10^20. MB-TEST-7 asks a 4xx for each; a server that clamps them answers 200 sooner
 #: than asked, and one that waits is cut off by the request timeout.
@@ -318,6 +330,65 @@ def delay_resource(ctx: Context, judge: Judge) -> None:
         # MB-TEST-7: "for every *ms* up to the largest it accepts, and with a 4xx status for
         # any larger *ms*": a delay clamped to the largest is a 200 sooner than asked.
         judge.expect(f"GET {ms}", resp.status, set(range(400, 500)), allowed_text="a 4xx status")
+
+
+@checker(
+    "test-resource-delay-counted-from-part-start",
+    ("MB-TEST-7", "MB-PROC-2"),
+    "A batch of GET delay A, a POST to the echo resource and GET delay B is answered no sooner than A + B milliseconds after it was sent: a delayed part's wait counts from the moment the server begins to run it, which for the second is after the write before it finished, not from the batch's arrival.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def delay_counted_from_part_start(ctx: Context, judge: Judge) -> None:
+    template = ctx.target.resource("delay")
+    if not template:
+        judge.not_applicable("the target declares no delay resource")
+    echo = ctx.target.resource("echo")
+    if not echo:
+        # A write to the sandbox would do as well, but leaves a member to delete; the echo
+        # changes nothing (MB-TEST-2) and is unsafe all the same under POST.
+        judge.not_applicable("the target declares no echo resource to send an unsafe part to")
+    first, second = SPLIT_DELAYS_MS
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit < first + second + BUDGET_MARGIN_MS:
+        judge.not_applicable(
+            f"the delayed parts would outlast the declared batch_timeout_ms {limit}"
+        )
+    # MB-PROC-3 lets only "consecutive safe sub-requests" run concurrently, and "a write
+    # between two reads is a barrier": the POST cannot begin before the first delay has
+    # finished, nor the second delay before the POST has.
+    subs = [
+        SubRequest("GET", ctx.path(template.replace("{ms}", str(first)))),
+        SubRequest(
+            "POST",
+            f"{ctx.path(echo)}?mb-test=barrier",
+            (("Content-Type", "text/plain"),),
+            b"barrier",
+        ),
+        SubRequest("GET", ctx.path(template.replace("{ms}", str(second)))),
+    ]
+    # Timed from before the first octet is sent to after the last is read: the server
+    # receives the batch after the first and writes the last part's end before the last, so
+    # the time measured is never shorter than the server's own.
+    started = time.monotonic()
+    resp = ctx.batch(judge, subs)
+    elapsed_ms = (time.monotonic() - started) * 1000
+    # MB-TEST-7: "with 200 no sooner than *ms* milliseconds after it received the request".
+    env = expect_processed(
+        ctx, judge, resp, [s.content_id for s in subs], ({200}, None, {200}), "MB-TEST-7"
+    )
+    # "For a sub-request, the server MUST count the *ms* from the moment it begins to run that
+    # sub-request ..., not from the moment its batch request began or finished arriving".
+    judge.expect_true(
+        "delayed parts kept apart by a write",
+        elapsed_ms >= first + second - CLOCK_SLACK_MS,
+        f"the batch answered {elapsed_ms:.0f} ms after it was sent",
+        f"at least {first} + {second} ms: the second delay counts from the moment the server "
+        "begins to run its part (MB-TEST-7), after the first and the POST have finished "
+        "(MB-PROC-2)",
+        "MB-TEST-7",
+    )
+    judge.note(f"{len(env.parts)} parts in {elapsed_ms:.0f} ms")
 
 
 @checker(

@@ -15,6 +15,10 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
                                     with that for any larger count it accepts (MB-TEST-5)
     delay-zero-refused              the delay resource reads its count as a positive number and
                                     refuses 0 with 400 (MB-TEST-7)
+    delay-from-batch-arrival        a delayed part's wait counted from the moment its batch
+                                    arrived, not from the moment the part began to run, so a
+                                    delayed part after another answers that much sooner
+                                    (MB-TEST-7)
     chunked-trailer-refused         a chunked batch ending in a trailer section refused 400, as
                                     by a chunk reader that expects the empty line right after
                                     the last chunk (MB-INTER-5)
@@ -29,9 +33,10 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
-from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import in_mode_or_form, is_batch, problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
@@ -89,6 +94,37 @@ def _delay_zero(req: RelayRequest, resp: RelayResponse) -> None:
         problem(resp, 400, "MB-TEST-7")
 
 
+#: A part's Content-Id naming the delay resource: the path's count and what follows it.
+_DELAY_ID = re.compile(
+    r"<(?P<before>(?:[a-z][a-z0-9+.-]*://[^/>]*)?)/delay/(?P<ms>[0-9]+)(?P<after>[?#][^>]*)?>", re.I
+)
+
+
+def _delay_from_arrival(
+    parts: list[tuple[FieldList, bytes]],
+) -> list[tuple[FieldList, bytes]]:
+    """Each delayed part waits only what is left of its count since the batch arrived.
+
+    The reference server runs parts one after another (MB-PROC-2), and a part other than a
+    delay takes next to no time, so a delayed part begins when the delays before it have
+    passed: counting its delay from the batch's arrival leaves it the part of its count that
+    those have not used up."""
+    passed = 0
+    out: list[tuple[FieldList, bytes]] = []
+    for fields, body in parts:
+        edited: FieldList = []
+        for name, value in fields:
+            found = _DELAY_ID.fullmatch(value.strip()) if name.lower() == "content-id" else None
+            if found:
+                ms = int(found["ms"])
+                left = max(0, ms - passed)
+                passed = max(passed, ms)
+                value = f"<{found['before']}/delay/{left}{found['after'] or ''}>"
+            edited.append((name, value))
+        out.append((edited, body))
+    return out
+
+
 def _trailer_refused(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and req.trailers:
         problem(resp, 400, "MB-STATUS-2")
@@ -142,6 +178,12 @@ PLANTS: tuple[Mutation, ...] = (
         "random-capped-at-1mib", "MB-TEST-5", ("test-resource-random",), on_response=_random_capped
     ),
     Mutation("delay-zero-refused", "MB-TEST-7", ("test-resource-delay",), on_response=_delay_zero),
+    Mutation(
+        "delay-from-batch-arrival",
+        "MB-TEST-7 a part's delay counted from the batch's arrival",
+        ("test-resource-delay-counted-from-part-start",),
+        on_request_parts=_delay_from_arrival,
+    ),
     Mutation(
         "chunked-trailer-refused",
         "MB-INTER-5",
