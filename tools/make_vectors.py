@@ -609,6 +609,13 @@ def responses() -> None:
     ctx = {"status": 200, "fields": [["Preference-Applied", "batch-on-error=stop"]],
            "request": {"method": "POST", "target": "/batch", "fields": [["Prefer", "batch-on-error=stop"]]}}
     emit("stop-policy-skipped", "Under batch-on-error=stop the parts after the first 404 carry Batch-Outcome: skipped and no Http-Status-Code.", ["MB-PROC-6", "MB-RESP-5"], w, direction="response", context=ctx)
+    w = Wire("first-Rk6Tz3Wm").response(404, "books/999999", [("Content-Type", "application/problem+json")],
+                                        '{"title":"Not Found","status":404}', length=True)
+    w.response(None, "books/1", outcome="skipped", length=True).close()
+    ctx = {"status": 200, "fields": [["Preference-Applied", "batch-on-error=stop"]],
+           "request": {"method": "POST", "target": "/batch",
+                       "fields": [["Prefer", "batch-on-error=stop, batch-on-error=continue"]]}}
+    emit("stop-policy-first-preference", "Prefer names batch-on-error twice; only the first instance, stop, counts, so the part after the 404 is skipped and Preference-Applied names stop.", ["MB-PROC-13", "MB-PROC-6"], w, direction="response", context=ctx)
     w = Wire("atomic-Jw5Tb2Kf").response(201, "books", [("Location", "/books/17")], outcome="rolled-back", length=True)
     w.response(200, "books/1", json_type, '{"id":1}', outcome="rolled-back", length=True)
     w.response(409, "books/2", [("Content-Type", "application/problem+json")],

@@ -80,7 +80,8 @@ func (b *batchEndpoint) options(w http.ResponseWriter) {
 
 // preferStop reports whether the Prefer fields ask for batch-on-error=stop. The name and the
 // value match whatever their case, and the value may be quoted (MB-PROC-13); a value it does
-// not know is ignored, as if absent (MB-PROC-11, RFC 7240 §2).
+// not know is ignored, as if absent (MB-PROC-11, RFC 7240 §2). Only the first batch-on-error
+// in the field lines, read in order, counts; later ones are ignored (MB-PROC-13).
 func preferStop(values []string) bool {
 	stop := false
 	for _, v := range values {
@@ -100,6 +101,7 @@ func preferStop(values []string) bool {
 			case strings.EqualFold(val, "continue"):
 				stop = false
 			}
+			return stop
 		}
 	}
 	return stop

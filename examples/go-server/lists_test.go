@@ -43,6 +43,29 @@ func TestSplitOutsideQuotesKeepsQuotedCommas(t *testing.T) {
 	}
 }
 
+func TestPreferFirstBatchOnErrorCounts(t *testing.T) {
+	// MB-PROC-13, RFC 7240 §2: only the first batch-on-error instance counts, whatever the
+	// later ones say; an unrecognised first value leaves the preference absent (MB-PROC-11).
+	cases := []struct {
+		lines []string
+		want  bool
+	}{
+		{[]string{"batch-on-error=stop, batch-on-error=continue"}, true},
+		{[]string{"batch-on-error=continue, batch-on-error=stop"}, false},
+		{[]string{"batch-on-error=stop", "batch-on-error=continue"}, true},
+		{[]string{"batch-on-error=continue", "batch-on-error=stop"}, false},
+		{[]string{`Batch-On-Error="STOP", batch-on-error=continue`}, true},
+		{[]string{"batch-on-error=maybe, batch-on-error=stop"}, false},
+		{[]string{"batch-on-error=maybe", "batch-on-error=stop"}, false},
+		{[]string{"respond-async", "wait=5, batch-on-error=stop, batch-on-error=continue"}, true},
+	}
+	for _, c := range cases {
+		if got := preferStop(c.lines); got != c.want {
+			t.Errorf("preferStop(%q) = %v, want %v", c.lines, got, c.want)
+		}
+	}
+}
+
 func TestValidHost(t *testing.T) {
 	for host, want := range map[string]bool{
 		"example.org": true, "127.0.0.1:8080": true, "[::1]:80": true, "a%20b": true,

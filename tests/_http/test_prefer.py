@@ -39,3 +39,19 @@ def test_batch_on_error_reads_only_top_level_preferences(
 
 def test_the_first_instance_of_a_preference_counts() -> None:
     assert parse_prefer(["wait=10, wait=20"]).get("wait") == "10"
+
+
+@pytest.mark.parametrize(
+    ("lines", "policy"),
+    [
+        (["batch-on-error=stop, batch-on-error=continue"], "stop"),
+        (["batch-on-error=continue", "batch-on-error=stop"], "continue"),
+        (['Batch-On-Error="STOP", batch-on-error=continue'], "stop"),
+        # MB-PROC-13: an unrecognised first instance leaves the preference absent; the later
+        # stop is not read in its place.
+        (["batch-on-error=maybe, batch-on-error=stop"], None),
+        (["batch-on-error=maybe", "batch-on-error=stop"], None),
+    ],
+)
+def test_only_the_first_batch_on_error_counts(lines: list[str], policy: str | None) -> None:
+    assert batch_on_error(lines) == policy

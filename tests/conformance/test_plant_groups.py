@@ -8,7 +8,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   batch under the continue policy (MB-PROC-5);
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
   (MB-PROC-9);
-- field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), its quoted-strings
+- field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), of several
+  batch-on-error instances the last followed instead of the first (MB-PROC-13), its quoted-strings
   ended at an escaped quote or at a quote after an escaped backslash (MB-PROC-5, MB-PROC-6), a
   client field of the
   batch applied to its parts (MB-SUB-6), a batch rule applied to a part's own field (MB-PART-8);
@@ -256,6 +257,7 @@ GROUPS = (
             "part-batch-rule-fields-as-alone",
             "continue-whatever-other-preferences",
             "prefer-several-preferences",
+            "prefer-repeated-preference-first-counts",
         ),
         ("FAIL",),
     ),

@@ -11,6 +11,12 @@ does: RFC 9110 §5.6.4), and
 writes Preference-Applied other than lower case and unquoted. Each case sends [not_found, ok]:
 with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
 every form the target declares.
+
+batch-on-error named more than once, on one field line or several, counts by its first
+instance alone (MB-PROC-13, RFC 7240 §2): stop then continue runs under stop, continue then
+stop under continue, and an unrecognised first value leaves the preference absent, the later
+stop unread (MB-PROC-11), so a server that lets the last instance win, or reads on past an
+unrecognised first one, is caught.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
@@ -138,3 +145,82 @@ def prefer_stop_then_unknown(ctx: Context, judge: Judge) -> None:
                 [["batch-on-error=stop"]],
                 "MB-PROC-11",
             )
+
+
+#: Prefer field lines naming batch-on-error more than once, on one field line or several, each
+#: with the policy its first instance asks for: "stop", "continue", or None when the first
+#: instance's value is one no server knows (the preference is then absent).
+REPEATED: tuple[tuple[tuple[str, ...], str | None], ...] = (
+    (("batch-on-error=stop, batch-on-error=continue",), "stop"),
+    (("batch-on-error=continue, batch-on-error=stop",), "continue"),
+    (("batch-on-error=stop", "batch-on-error=continue"), "stop"),
+    (("batch-on-error=continue", "batch-on-error=stop"), "continue"),
+    (('Batch-On-Error="STOP", batch-on-error=continue',), "stop"),
+    (('batch-on-error=Continue, BATCH-ON-ERROR="stop"',), "continue"),
+    (
+        ("respond-async, batch-on-error=stop; mb-suite-param=1", "wait=5, batch-on-error=continue"),
+        "stop",
+    ),
+    (("batch-on-error=mb-suite-maybe, batch-on-error=stop",), None),
+    (("batch-on-error=mb-suite-maybe", "batch-on-error=stop"), None),
+)
+
+
+def _named_policies(resp: Response) -> list[str]:
+    """The batch-on-error members of Preference-Applied, lower-cased, without spaces."""
+    applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+    return [m for m in applied.split(",") if m.split("=")[0].split(";")[0] == "batch-on-error"]
+
+
+@checker(
+    "prefer-repeated-preference-first-counts",
+    ("MB-PROC-13", "MB-PROC-6", "MB-PROC-11"),
+    "Prefer naming batch-on-error more than once, on one field line or several and in any spelling, runs under its first instance whatever the later ones say, and under the default policy when the first has an unrecognised value, in every declared form.",
+    profile="error-policy",
+    state=State.READ_ONLY,
+)
+def prefer_repeated_first_counts(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [nf, ok]
+    for lines, policy in REPEATED:
+        prefer = tuple(("Prefer", v) for v in lines)
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, prefer):
+            what = f"{media} with Prefer {lines!r}"
+            named = _named_policies(resp)
+            # MB-PROC-13: "When the `Prefer` field (its field lines combined in order, RFC 9110
+            # §5.3) names `batch-on-error` more than once, the server MUST follow the first
+            # instance only (RFC 7240 §2), whatever the later ones say; when that first
+            # instance has a value the server does not recognise, the preference is absent
+            # ([MB-PROC-11]) and no later instance is read in its place."
+            if policy == "stop":
+                judge.expect(f"{what}: part 1 outcome", entries[1].outcome, {"skipped"})
+                # MB-PROC-6: under stop the server MUST "send `Preference-Applied:
+                # batch-on-error=stop`", and no other batch-on-error beside it.
+                judge.expect(
+                    f"{what}: batch-on-error in Preference-Applied",
+                    named,
+                    [["batch-on-error=stop"]],
+                    "MB-PROC-6",
+                )
+                continue
+            # The first instance asks for continue, or for nothing a server knows: either way
+            # the part after the failing one runs (MB-PROC-5: "every part runs whatever
+            # earlier parts returned"), because the later stop is not read.
+            judge.expect(f"{what}: part 1 outcome", entries[1].outcome, {None})
+            judge.expect(f"{what}: part 1 status", entries[1].status, {200})
+            judge.expect_true(
+                f"{what}: Preference-Applied",
+                "batch-on-error=stop" not in named,
+                repr(resp.get_all("Preference-Applied")),
+                "no batch-on-error=stop",
+            )
+            if policy is None:
+                # MB-PROC-11: a value it does not recognise the server "MUST leave it out of
+                # `Preference-Applied`".
+                judge.expect_true(
+                    f"{what}: unrecognised value in Preference-Applied",
+                    not any("mb-suite-maybe" in m for m in named),
+                    repr(resp.get_all("Preference-Applied")),
+                    "no batch-on-error=mb-suite-maybe",
+                    "MB-PROC-11",
+                )

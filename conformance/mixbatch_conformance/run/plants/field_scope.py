@@ -5,6 +5,9 @@
   parameter `batch-on-error=stop` runs the batch under stop (MB-PROC-5), and split at commas
   inside quoted-strings, so a quoted value holding it does (MB-PROC-5), or a quoted
   `batch-on-error=continue` in a parameter undoes the stop before it (MB-PROC-6);
+- of several batch-on-error instances the last one whose value it knows followed instead of
+  the first, so stop then continue runs under continue and an unrecognised value then stop
+  under stop (MB-PROC-13);
 - a quoted-string in Prefer ended at an escaped quote `\\"`, so the text after it reads as a
   preference (MB-PROC-5) or a stop after the string is swallowed (MB-PROC-6), or a quote
   after an escaped backslash `\\\\` taken for an escaped one, swallowing the stop (MB-PROC-6);
@@ -84,6 +87,39 @@ def _asks_stop(values: list[str], escapes: str, *, pairs_read: bool = True) -> b
             if head.partition("=")[0].strip(" \t").lower() == "batch-on-error":
                 return _stop_member(head, pairs_read=pairs_read)
     return False
+
+
+def _policies(values: list[str]) -> list[str]:
+    """The values of the batch-on-error preferences (not parameters) of the Prefer lines, in
+    order, unquoted as RFC 9110 §5.6.4 reads a quoted-string and lower-cased."""
+    out = []
+    for v in values:
+        for pref in split_quoted(v, ",", "pair"):
+            name, _, value = split_quoted(pref, ";", "pair")[0].partition("=")
+            if name.strip(" \t").lower() != "batch-on-error":
+                continue
+            word = value.strip(" \t")
+            if len(word) > 1 and word[0] == word[-1] == '"':
+                word = re.sub(r"\\(.)", r"\1", word[1:-1])
+            out.append(word.lower())
+    return out
+
+
+def _last_instance_wins(req: RelayRequest) -> None:
+    """A reader that walks every batch-on-error of the Prefer lines and keeps the last value it
+    knows, instead of the first instance alone (RFC 7240 §2): where that differs from the first
+    instance's policy, the reference server is asked for the last one."""
+    values = [v for n, v in req.headers if n.lower() == "prefer"]
+    policies = _policies(values)
+    if not is_batch(req) or len(policies) < 2:
+        return
+    known = ("stop", "continue")
+    right = policies[0] if policies[0] in known else None
+    planted = next((p for p in reversed(policies) if p in known), None)
+    if planted != right:
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
+        if planted is not None:
+            req.headers.append(("Prefer", f"batch-on-error={planted}"))
 
 
 def _value_pairs_kept(req: RelayRequest) -> None:
@@ -189,6 +225,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 a quote after an escaped backslash read as escaped, the stop after it unread",
         ("prefer-several-preferences",),
         on_request=_prefer_read_with("lookbehind", finds=False),
+    ),
+    P(
+        "prefer-last-instance-wins",
+        "MB-PROC-13 of several batch-on-error instances the last one it knows followed, not the first",
+        ("prefer-repeated-preference-first-counts",),
+        on_request=_last_instance_wins,
     ),
     P(
         "prefer-value-quoted-pairs-kept",
