@@ -139,6 +139,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-MULTI-6), a router decoding encoded unreserved characters whose echo reports the decoded
   path (MB-TEST-2), a nesting test trimming a trailing slash or folding case so a part naming a
   path routed elsewhere refuses the batch (MB-SUB-4).
+- versions, statuses and weights: the answer to an HTTP/1.0 batch held whole for a
+  Content-Length (MB-PROC-4, slow, a WARN unless strict) or its abort part left without the
+  close delimiter (MB-STATUS-6, slow), a 205 part's content dropped (MB-RESP-4), an Accept
+  weight read only where spelt `;q=` (MB-MULTI-1).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -202,6 +206,7 @@ from mixbatch_conformance.run.plants import (
     summary_counts,
     targets_and_hosts,
     valid_inputs,
+    versions_statuses_weights,
     write_kinds,
 )
 from mixbatch_conformance.transport.relay import Relay
@@ -763,6 +768,18 @@ GROUPS = (
             "nesting-unrouted-lookalikes-run",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "versions-statuses-weights",
+        _names(versions_statuses_weights.PLANTS),
+        (
+            "parts-streamed-over-http10",
+            "batch-abort-over-http10",
+            "statuses-carried-as-alone",
+            "accept-weight-spellings",
+        ),
+        # Each plant's own verdicts: a held answer breaks a SHOULD (WARN unless strict).
+        slow_plants=("http10-answer-held", "http10-abort-without-close-delimiter"),
     ),
 )
 

@@ -32,6 +32,13 @@ a server that starts the clock when the parts start, or when the content has arr
 whole. An intermediary may read the whole request before it forwards it, so that check runs
 direct only, over HTTP/1.1.
 
+`batch-abort-over-http10` sends the outlasting batch with an HTTP/1.0 request line, where the
+server answers an HTTP/1.0 batch as a multipart batch at all (learnt from a one-part batch
+first: the spec fixes nothing of the request's version, and RFC 9112 §2.3 lets a server refuse
+HTTP/1.0). Such an answer is delimited by the connection's close, not by chunks, but spec 5.4
+names no framing: the abort part and the close delimiter end it as over HTTP/1.1, and a server
+that cannot write them leaves the close delimiter missing, as MB-WIRE-14 lets a client see.
+
 Without a declared limit and a delay resource, or when the delay would not fit the suite's
 time per exchange, the checks are N/A. Each takes the declared limit plus a second, so they
 are in the standard tier.
@@ -50,6 +57,7 @@ from mixbatch_conformance.checks._shared.outlast import (
     FIRST_ABORT_INDEXES,
     outlasting_batch,
 )
+from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, json_object
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import part_status
@@ -164,6 +172,40 @@ def abort_after_timeout(ctx: Context, judge: Judge) -> None:
         FIRST_ABORT_INDEXES,
         "slow part first: ",
     )
+
+
+@checker(
+    "batch-abort-over-http10",
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    "A batch sent over HTTP/1.0 that the server answers as a multipart batch, and that outlasts the declared time limit after its response began, ends with the abort part of spec 5.4 and the close delimiter under a 200, its answer delimited by the connection's close.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def abort_over_http10(ctx: Context, judge: Judge) -> None:
+    subs = outlasting_batch(ctx, judge)
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    probe = ctx.send(judge, _http10_batch(ctx, [ok]))
+    if probe.status != 200 or probe.media_type != "multipart/mixed":
+        # Nothing in the spec makes a server take an HTTP/1.0 batch: a refusal is not judged.
+        judge.not_applicable(
+            f"the server answers an HTTP/1.0 batch {probe.status} {probe.media_type}, "
+            "not as a multipart batch"
+        )
+    start = time.monotonic()
+    resp = ctx.send(judge, _http10_batch(ctx, subs))
+    # MB-STATUS-6 binds "a server that must stop after its batch response has begun", whatever
+    # the framing of that response: an HTTP/1.0 answer ended by the close ends in the abort
+    # part and the close delimiter as a chunked one does.
+    answer = (resp, time.monotonic() - start)
+    _judge_stopped_batch(ctx, judge, subs, ABORT_INDEXES, "over HTTP/1.0: ", answer)
+
+
+def _http10_batch(ctx: Context, subs: list[SubRequest]) -> bytes:
+    """The batch `subs` with an HTTP/1.0 request line."""
+    boundary = "mb-suite-abort-10-7c2e"
+    head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
+    request = ctx.raw_request("POST", ctx.batch_path, head, compose_batch(subs, boundary))
+    return with_version(request, "1.0")
 
 
 def _sent_stopped(

@@ -15,6 +15,14 @@ Each Accept that lists several ranges is also sent split over field lines, one r
 one the same server gives the valid members alone, or no Accept at all (the field
 disregarded), or a 400, and the same when the members come on separate field lines
 (MB-MULTI-1).
+`accept-weight-spellings` spells the weights RFC 9110 §12.4.2 allows in every way its grammar
+admits (`weight = OWS ";" OWS "q=" qvalue`): spaces and tabs on either side of the semicolon,
+`Q=` (parameter names are case-insensitive, §5.6.6), qvalues of no to three decimals (`q=0.`,
+`q=0.100`, `q=1.000`, `q=1`), a parameter other than q before the weight, `*/*` and
+`application/*` with weights, each also split over field lines; each value weighs
+multipart/mixed against each 207 form the target declares so that only the weight as written
+decides (N/A when it declares none). A parameter before the weight sits on a range whose
+answer is the same whether media-range parameters narrow the match or not.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
 sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements, a part
@@ -162,6 +170,91 @@ def accept_quality_values(ctx: Context, judge: Judge) -> None:
                 {STATUS[got]},
                 "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
             )
+
+
+#: A parameter before a weight: one no representation carries, and the charset one may.
+OTHER_PARAMETERS = ("mb-suite=1", "charset=utf-8")
+
+
+def _weight_cases(forms: list[str]) -> list[tuple[str, set[str]]]:
+    """(Accept, the forms MB-MULTI-1 allows) for the weight spellings, given the declared 207
+    `forms`; each value makes the answer turn on how its weights are read."""
+    cases: list[tuple[str, set[str]]] = []
+    for form in forms:
+        cases += [
+            # OWS ";" OWS "q=": spaces and tabs on either side of the semicolon, and OWS
+            # before the comma (RFC 9110 §5.6.1).
+            (f"{MULTIPART}; q=0.1, {form}", {form}),
+            (f"{MULTIPART} ;q=0.1, {form}", {form}),
+            (f"{MULTIPART}\t;\tq=0.1, {form}", {form}),
+            (f"{MULTIPART} ; q=0.1 , {form}", {form}),
+            (f"{form}; q=0.9, {MULTIPART}; q=0.8", {form}),
+            # Parameter names are case-insensitive (RFC 9110 §5.6.6).
+            (f"{MULTIPART};Q=0.1, {form}", {form}),
+            (f"{form};Q=0.4, {MULTIPART};q=0.5", {MULTIPART}),
+            # qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
+            (f"{MULTIPART};q=0.100, {form};q=0.2", {form}),
+            (f"{form};q=1.000, {MULTIPART};q=0.999", {form}),
+            (f"{MULTIPART};q=0., {form};q=0.001", {form}),
+            (f"{form};q=0.5, {MULTIPART};q=0.50", {MULTIPART}),
+            (f"{form};q=1., {MULTIPART};q=1", {MULTIPART}),
+        ]
+        for param in OTHER_PARAMETERS:
+            # A parameter before the weight: multipart/mixed's range is below the form's
+            # whether or not its parameter narrows it, and the form's range is below
+            # multipart/mixed's whether or not it admits the form at all.
+            cases.append((f"{MULTIPART};{param};q=0.3, {form};q=0.6", {form}))
+            cases.append((f"{MULTIPART};q=0.5, {form};{param}; q=0.4", {MULTIPART}))
+    if forms:
+        everyone = set(forms)
+        # Ranges with weights: the most specific range that matches gives a type its quality
+        # (RFC 9110 §12.5.1); where the 207 forms tie "the server chooses between them".
+        cases += [
+            (f"*/*;q=0.5, {MULTIPART};q=0.4", everyone),
+            (f"*/*; q=0.9, {MULTIPART} ; q=0.95", {MULTIPART}),
+            (f"application/*; q=0.6, {MULTIPART}; q=0.5", everyone),
+            ("multipart/*;q=0.2, application/*;Q=0.3", everyone),
+            ("multipart/*\t; q=0.7, application/*; q=0.3", {MULTIPART}),
+        ]
+    return cases
+
+
+@checker(
+    "accept-weight-spellings",
+    ("MB-MULTI-1", "MB-MULTI-2"),
+    "Accept weights are read in every spelling RFC 9110 allows: OWS (spaces, tabs) around the semicolon, Q= in upper case, qvalues with no to three decimals, a parameter before q, weighted */* and application/* ranges, one line or several, each choosing the form its weights choose among multipart/mixed and the declared 207 forms.",
+    state=State.READ_ONLY,
+)
+def accept_weight_spellings(ctx: Context, judge: Judge) -> None:
+    forms = _offered(ctx)[1:]
+    if not forms:
+        judge.not_applicable("the target declares no 207 form to weigh multipart/mixed against")
+    ok, _ = ok_and_not_found(ctx, judge)
+    for accept, allowed in _weight_cases(forms):
+        members = list_members([accept])
+        spellings: list[tuple[str, tuple[tuple[str, str], ...]]] = [
+            (repr(accept), (("Accept", accept),))
+        ]
+        if len(members) > 1:
+            # RFC 9110 §5.3: field lines of one name are one list, read as the one line is.
+            lines = tuple(("Accept", m) for m in members)
+            spellings.append((f"{accept!r} on {len(lines)} lines", lines))
+        for shown, head in spellings:
+            resp = ctx.batch(judge, [ok], headers=head)
+            got = "406" if resp.status == 406 else resp.media_type
+            # MB-MULTI-1: "choose the representation of a batch result by the request's
+            # `Accept` field (RFC 9110 §12.5.1), and MUST choose `multipart/mixed` when ...
+            # [it] gives `multipart/mixed` a quality value at least as high as any other
+            # representation it offers"; RFC 9110 §12.4.2: `weight = OWS ";" OWS "q=" qvalue`.
+            judge.expect(f"form for Accept {shown}", got, allowed, "MB-MULTI-1")
+            if got in STATUS:
+                # MB-MULTI-2: "MUST NOT send a 207 response with `multipart/mixed` content".
+                judge.expect(
+                    f"status for Accept {shown}",
+                    resp.status,
+                    {STATUS[got]},
+                    "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
+                )
 
 
 @checker(

@@ -20,6 +20,16 @@ atomic batch must, or for a transaction, or for the end of the request's chunks 
 starts writing, or pushing a part out only when it writes a body) breaks the recommendation
 there alone. The HEAD part is complete once its header section has arrived, whatever framing
 field it carries.
+
+`parts-streamed-over-http10` sends the same [ok, delay] batch with an HTTP/1.0 request line.
+The spec fixes nothing of the batch request's version, and a server may refuse HTTP/1.0 (RFC
+9112 §2.3 lets it answer 505), so whether the server answers an HTTP/1.0 batch as a multipart
+batch is learnt from that answer, and one it does not is not judged. One it does answer is
+held to MB-PROC-4 as over HTTP/1.1: the recommendation names no version, and its prose names
+chunked transfer coding only as one way a response "needs no total length up front". An
+HTTP/1.0 response needs none either when the close of the connection ends it (RFC 9112 §6.3,
+the last rule), so a server that holds the answer whole to send it with a Content-Length,
+because its client cannot take the chunked coding, breaks the recommendation on that path.
 """
 
 from __future__ import annotations
@@ -28,10 +38,12 @@ import re
 import socket
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import h11
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
+from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -46,12 +58,27 @@ BOUNDARY = "mb-stream-4c1e9a7f02d3b658"
 BUFFERING_INTERMEDIARY = "an intermediary may buffer a whole response before it forwards any of it"
 
 
+class Timed(NamedTuple):
+    """An answer read as it arrived."""
+
+    #: The content received.
+    content: bytes
+    #: Seconds until part 0 was complete, and until the close delimiter (None: never).
+    first: float | None
+    last: float | None
+    #: The status and lower-cased media type of the answer (None when no head arrived).
+    status: int | None = None
+    media: str | None = None
+
+
 def _timed_read(
     ctx: Context, request: bytes, complete: Callable[[bytes, bytes], bool] | None = None
-) -> tuple[bytes, float | None, float | None]:
+) -> Timed:
     """The content received, and the seconds until part 0 was complete (by `complete`,
     `part0_complete` unless given) and until the end."""
     complete = complete or part0_complete
+    status: int | None = None
+    media: str | None = None
     started = time.monotonic()
     conn = h11.Connection(h11.CLIENT)
     content = bytearray()
@@ -70,10 +97,11 @@ def _timed_read(
                     break
                 continue
             if isinstance(event, h11.Response):
+                status = event.status_code
                 for name, value in event.headers:
                     if name == b"content-type":
                         try:
-                            params = parse_media_type(value.decode("latin-1"))[1]
+                            media, params = parse_media_type(value.decode("latin-1"))
                         except ValueError:
                             params = {}
                         dash = b"--" + params.get("boundary", "").encode("latin-1")
@@ -86,7 +114,7 @@ def _timed_read(
                     last = now
             else:
                 break
-    return bytes(content), first, last
+    return Timed(bytes(content), first, last, status, media)
 
 
 _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*([0-9]+)[ \t]*\r?$")
@@ -125,7 +153,12 @@ def _expect_streamed(
 ) -> None:
     """Send `request`, a batch whose part 0 is quick and whose part 1 takes `DELAY_MS`, and
     expect its part 0 written before the slow part finished (`label` begins each line)."""
-    data, first, last = _timed_read(ctx, request, complete)
+    _judge_timed(judge, _timed_read(ctx, request, complete), label, requirement)
+
+
+def _judge_timed(judge: Judge, timed: Timed, label: str, requirement: str | None) -> None:
+    """Expect the answer `timed` to have its part 0 complete before the slow part finished."""
+    data, first, last = timed.content, timed.first, timed.last
     judge.require_true(
         f"{label}complete answer",
         first is not None and last is not None,
@@ -214,3 +247,34 @@ def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
         "POST", ctx.batch_path, [ctype], compose_batch([head_ok, slow], BOUNDARY)
     )
     _expect_streamed(ctx, judge, request, "a HEAD part first: ", "MB-PROC-4", part0_head_complete)
+
+
+@checker(
+    "parts-streamed-over-http10",
+    ("MB-PROC-4",),
+    "A batch sent over HTTP/1.0 that the server answers in multipart/mixed has its quick part written before a slower later part finishes, the answer delimited by the connection's close rather than held for a Content-Length.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=BUFFERING_INTERMEDIARY,
+)
+def parts_streamed_over_http10(ctx: Context, judge: Judge) -> None:
+    if ctx.tls is not None or ctx.settings.http2:
+        judge.not_applicable("the timing is read from a plain HTTP/1.0 connection")
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit <= DELAY_MS + 500:
+        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    request = ctx.raw_request("POST", ctx.batch_path, head, compose_batch([ok, slow], BOUNDARY))
+    timed = _timed_read(ctx, with_version(request, "1.0"))
+    if timed.status != 200 or timed.media != "multipart/mixed":
+        # Nothing in the spec makes a server take an HTTP/1.0 batch (RFC 9112 §2.3 lets it
+        # refuse the version): an answer that is no multipart batch is not judged.
+        judge.not_applicable(
+            f"the server answers an HTTP/1.0 batch {timed.status} {timed.media}, "
+            "not as a multipart batch"
+        )
+    # MB-PROC-4 names no version: an HTTP/1.0 answer ended by the connection's close needs no
+    # total length up front (RFC 9112 §6.3), so it streams as a chunked one does.
+    _judge_timed(judge, timed, "over HTTP/1.0: ", "MB-PROC-4")

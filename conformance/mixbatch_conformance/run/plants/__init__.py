@@ -83,6 +83,7 @@ from mixbatch_conformance.run.plants import (
     targets,
     targets_and_hosts,
     valid_inputs,
+    versions_statuses_weights,
     wire,
     write_kinds,
     xml_form,
@@ -172,6 +173,7 @@ PLANTS: tuple[Mutation, ...] = (
     + content_extent.PLANTS
     + origin_and_scope_readings.PLANTS
     + request_spellings.PLANTS
+    + versions_statuses_weights.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
