@@ -139,6 +139,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-MULTI-6), a router decoding encoded unreserved characters whose echo reports the decoded
   path (MB-TEST-2), a nesting test trimming a trailing slash or folding case so a part naming a
   path routed elsewhere refuses the batch (MB-SUB-4).
+- absolute-form: a batch in absolute-form whose parts resolve against the request-target string
+  as a path, so a relative reference to the endpoint runs (MB-SUB-4), and an echo reporting an
+  absolute-form request's Host field line as its authority (MB-TEST-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -164,6 +167,7 @@ from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
     PLANTS,
+    absolute_form,
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
@@ -762,6 +766,12 @@ GROUPS = (
             "echo-target-path-octets-as-received",
             "nesting-unrouted-lookalikes-run",
         ),
+        ("FAIL",),
+    ),
+    Group(
+        "absolute-form",
+        _names(absolute_form.PLANTS),
+        ("batch-absolute-form-as-origin-form", "test-resource-echo-absolute-form-authority"),
         ("FAIL",),
     ),
 )

@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    absolute_form,
     advertised_and_counted,
     aggregate_dates,
     batch_wide,
@@ -172,6 +173,7 @@ PLANTS: tuple[Mutation, ...] = (
     + content_extent.PLANTS
     + origin_and_scope_readings.PLANTS
     + request_spellings.PLANTS
+    + absolute_form.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
