@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mixbatch._http import Response
-from mixbatch._http.targets import origin_form
+from mixbatch._http.targets import absolute_form_authority, origin_form
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,24 @@ def test_a_target_in_no_form_or_off_this_origin_is_a_400(target: str, slug: str)
     assert refused.status == 400
     assert isinstance(refused.body, bytes)
     assert json.loads(refused.body)["type"].endswith("/" + slug)
+
+
+@pytest.mark.parametrize(
+    ("target", "authority"),
+    [
+        ("http://127.0.0.1:8080/batch", "127.0.0.1:8080"),
+        ("HTTP://Test/books/1?x=1", "Test"),
+        ("http://test?x=1", "test"),
+        ("http://[::1]:80/echo", "[::1]:80"),
+        ("/batch", None),
+        ("*", None),
+        ("http:///batch", None),
+        ("http://user@test/batch", None),
+    ],
+)
+def test_an_absolute_form_target_names_the_authority_in_place_of_host(
+    target: str, authority: str | None
+) -> None:
+    # RFC 9112 §3.2.2: the origin server "MUST ignore the received Host header field (if any)
+    # and instead use the host information of the request-target".
+    assert absolute_form_authority(target) == authority

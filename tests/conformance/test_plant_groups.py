@@ -143,6 +143,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   Content-Length (MB-PROC-4, slow, a WARN unless strict) or its abort part left without the
   close delimiter (MB-STATUS-6, slow), a 205 part's content dropped (MB-RESP-4), an Accept
   weight read only where spelt `;q=` (MB-MULTI-1).
+- absolute-form: a batch in absolute-form whose parts resolve against the request-target string
+  as a path, so a relative reference to the endpoint runs (MB-SUB-4), and an echo reporting an
+  absolute-form request's Host field line as its authority (MB-TEST-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -168,6 +171,7 @@ from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
     PLANTS,
+    absolute_form,
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
@@ -780,6 +784,12 @@ GROUPS = (
         ),
         # Each plant's own verdicts: a held answer breaks a SHOULD (WARN unless strict).
         slow_plants=("http10-answer-held", "http10-abort-without-close-delimiter"),
+    ),
+    Group(
+        "absolute-form",
+        _names(absolute_form.PLANTS),
+        ("batch-absolute-form-as-origin-form", "test-resource-echo-absolute-form-authority"),
+        ("FAIL",),
     ),
 )
 

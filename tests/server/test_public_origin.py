@@ -3,6 +3,7 @@ fields, and only when the server is told so (MB-SUB-2, MB-PART-5)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -62,3 +63,23 @@ def test_serve_options_set_the_public_origin_and_trust() -> None:
     defaults = config_from_args(build_parser().parse_args(["serve"]))
     assert defaults.public_origin is None
     assert defaults.trust_forwarded is False
+
+
+def test_an_absolute_form_request_is_addressed_to_its_own_authority(make_server: Any) -> None:
+    # RFC 9112 §3.2.2: the server "MUST ignore the received Host header field (if any) and
+    # instead use the host information of the request-target".
+    running = make_server(ServerConfig(port=0))
+    with running.client() as http:
+        reply = http.request("GET", "http://api.example.test/echo?x=1", [("Host", "other.test")])
+        assert reply.status == 200
+        described = json.loads(reply.body)
+        assert (described["authority"], described["target"]) == ("api.example.test", "/echo?x=1")
+        content_type, body = build_batch([("GET", "http://api.example.test/echo")])
+        batch = http.request(
+            "POST",
+            "http://api.example.test/batch",
+            [("Host", "other.test"), ("Content-Type", content_type)],
+            body,
+        )
+    assert batch.status == 200
+    assert json.loads(parse_batch(batch)[0].body)["authority"] == "api.example.test"

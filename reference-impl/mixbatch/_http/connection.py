@@ -48,7 +48,7 @@ from .messages import (
 )
 from .origin import host_fault, parse_public_origin, request_origin
 from .problems import problem, reason
-from .targets import origin_form
+from .targets import absolute_form_authority, origin_form
 
 __all__ = ["SERVER_NAME", "HttpConnection"]
 
@@ -487,6 +487,15 @@ class HttpConnection(asyncio.Protocol):
         """Handle one request; True when the connection may carry another."""
         raw = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()]
         fields = Fields(raw)
+        # RFC 9112 §3.2.2: a server that receives the absolute-form "MUST ignore the received
+        # Host header field (if any) and instead use the host information of the
+        # request-target"; the origin is read from that authority as from a Host.
+        addressed = absolute_form_authority(head.target.decode("ascii"))
+        named = (
+            Fields([*((n, v) for n, v in raw if n.lower() != "host"), ("Host", addressed)])
+            if addressed is not None
+            else fields
+        )
         length_field = fields.get("Content-Length")
         length = int(length_field) if length_field is not None else None
         if length is None and fields.get("Transfer-Encoding") is None:
@@ -494,7 +503,7 @@ class HttpConnection(asyncio.Protocol):
         # The origin the client addressed: "http" and Host, unless the host was told how the
         # front end in front of it is reached (public_origin, trust_forwarded; see ``origin``).
         origin = request_origin(
-            fields,
+            named,
             scheme="http",
             public_origin=self._public_origin,
             trust_forwarded=self._config.trust_forwarded,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    absolute_form,
     advertised_and_counted,
     aggregate_dates,
     batch_wide,
@@ -174,6 +175,7 @@ PLANTS: tuple[Mutation, ...] = (
     + origin_and_scope_readings.PLANTS
     + request_spellings.PLANTS
     + versions_statuses_weights.PLANTS
+    + absolute_form.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
