@@ -143,6 +143,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   Content-Length (MB-PROC-4, slow, a WARN unless strict) or its abort part left without the
   close delimiter (MB-STATUS-6, slow), a 205 part's content dropped (MB-RESP-4), an Accept
   weight read only where spelt `;q=` (MB-MULTI-1).
+- discovery requests: the capabilities document's representations ranked by the OPTIONS
+  request's Accept or the document cut short for `Prefer: return=minimal` (MB-LIMIT-2), its
+  limits published higher to a request with credentials (MB-LIMIT-1).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -176,6 +179,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     conditional_evaluations,
     content_extent,
+    discovery_requests,
     document_fields,
     early_refusal_connections,
     endpoint_resource,
@@ -780,6 +784,12 @@ GROUPS = (
         ),
         # Each plant's own verdicts: a held answer breaks a SHOULD (WARN unless strict).
         slow_plants=("http10-answer-held", "http10-abort-without-close-delimiter"),
+    ),
+    Group(
+        "discovery-requests",
+        _names(discovery_requests.PLANTS),
+        ("capabilities-whatever-request-fields",),
+        ("FAIL",),
     ),
 )
 

@@ -33,6 +33,7 @@ from mixbatch_conformance.run.plants import (
     connections,
     content_extent,
     continue_policy,
+    discovery_requests,
     document_fields,
     early_refusal_connections,
     endpoint_resource,
@@ -174,6 +175,7 @@ PLANTS: tuple[Mutation, ...] = (
     + origin_and_scope_readings.PLANTS
     + request_spellings.PLANTS
     + versions_statuses_weights.PLANTS
+    + discovery_requests.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
