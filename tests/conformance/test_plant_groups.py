@@ -146,6 +146,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - absolute-form: a batch in absolute-form whose parts resolve against the request-target string
   as a path, so a relative reference to the endpoint runs (MB-SUB-4), and an echo reporting an
   absolute-form request's Host field line as its authority (MB-TEST-2).
+- discovery requests: the capabilities document's representations ranked by the OPTIONS
+  request's Accept or the document cut short for `Prefer: return=minimal` (MB-LIMIT-2), its
+  limits published higher to a request with credentials (MB-LIMIT-1).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -180,6 +183,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     conditional_evaluations,
     content_extent,
+    discovery_requests,
     document_fields,
     early_refusal_connections,
     endpoint_resource,
@@ -789,6 +793,11 @@ GROUPS = (
         "absolute-form",
         _names(absolute_form.PLANTS),
         ("batch-absolute-form-as-origin-form", "test-resource-echo-absolute-form-authority"),
+    ),
+    Group(
+        "discovery-requests",
+        _names(discovery_requests.PLANTS),
+        ("capabilities-whatever-request-fields",),
         ("FAIL",),
     ),
 )

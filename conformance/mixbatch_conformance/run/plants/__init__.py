@@ -34,6 +34,7 @@ from mixbatch_conformance.run.plants import (
     connections,
     content_extent,
     continue_policy,
+    discovery_requests,
     document_fields,
     early_refusal_connections,
     endpoint_resource,
@@ -176,6 +177,7 @@ PLANTS: tuple[Mutation, ...] = (
     + request_spellings.PLANTS
     + versions_statuses_weights.PLANTS
     + absolute_form.PLANTS
+    + discovery_requests.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
