@@ -35,6 +35,7 @@ from mixbatch_conformance.run.plants import (
     continue_policy,
     document_fields,
     early_refusal_connections,
+    element_and_preamble_readings,
     endpoint_resource,
     exact_values,
     fault_placement,
@@ -174,6 +175,7 @@ PLANTS: tuple[Mutation, ...] = (
     + origin_and_scope_readings.PLANTS
     + request_spellings.PLANTS
     + versions_statuses_weights.PLANTS
+    + element_and_preamble_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
