@@ -149,6 +149,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - discovery requests: the capabilities document's representations ranked by the OPTIONS
   request's Accept or the document cut short for `Prefer: return=minimal` (MB-LIMIT-2), its
   limits published higher to a request with credentials (MB-LIMIT-1).
+- element and preamble readings: a Batch-Mode or Content-Encoding list split at whitespace as
+  well as commas (MB-PROC-12, MB-INTER-6), a byte order mark, whitespace, NUL or a bare CR
+  dropped from the start of the content or the first dash-boundary taken wherever it lies, so
+  a part in the preamble runs (MB-WIRE-9), a line of the dash-boundary and more boundary
+  characters read as preamble (MB-WIRE-19).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -186,6 +191,7 @@ from mixbatch_conformance.run.plants import (
     discovery_requests,
     document_fields,
     early_refusal_connections,
+    element_and_preamble_readings,
     endpoint_resource,
     exact_values,
     fault_placement,
@@ -798,6 +804,22 @@ GROUPS = (
         "discovery-requests",
         _names(discovery_requests.PLANTS),
         ("capabilities-whatever-request-fields",),
+    ),
+    Group(
+        "element-and-preamble-readings",
+        _names(element_and_preamble_readings.PLANTS),
+        (
+            "mode-lookalike-values-refused",
+            "content-coding-lookalikes-refused",
+            *element_and_preamble_readings.LEADING_CASES,
+            "accept-byte-order-mark-then-dash-boundary-in-preamble",
+            "accept-utf16-byte-order-mark-then-dash-boundary-in-preamble",
+            "accept-hyphen-then-dash-boundary-in-preamble",
+            "reject-first-line-dash-boundary-then-bchar",
+            "reject-preamble-line-dash-boundary-then-bchar",
+            "accept-part-after-empty-epilogue-line",
+            "accept-byte-order-mark-then-part-in-epilogue",
+        ),
         ("FAIL",),
     ),
 )

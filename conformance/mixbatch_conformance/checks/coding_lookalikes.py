@@ -10,9 +10,10 @@ stand, and `quoted-printable` and `base64` (RFC 2045 §6.1), the transfer coding
 (RFC 9112 §7), and names that only resemble identity (`x-identity`, `none`, `*`). A server that
 takes one of them for identity parses content that a sender says is coded. Each is sent on a
 batch of two GETs (so a server that runs the batch changes nothing), alone and in another case,
-and listed beside identity; and `identity` written with a parameter or quoted, spellings the
-`content-coding = token` grammar does not give, must not be read as identity either (refused
-400 as malformed, or 415).
+and listed beside identity; and `identity` written with a parameter, quoted, or twice in one
+member split by whitespace (`identity identity`, which a reader splitting at whitespace as well
+as commas takes for identity twice), spellings the `content-coding = token` grammar does not
+give, must not be read as identity either (refused 400 as malformed, or 415).
 
 What the server decodes is learnt first: a batch in a coding no server supports is refused, and
 its 415's `Accept-Encoding` names "the codings it does decode"; a name listed there is the
@@ -60,11 +61,18 @@ LISTED: tuple[tuple[str, ...], ...] = (
     ("chunked", "identity"),
 )
 #: Spellings of identity the field's grammar (`content-coding = token`, RFC 9110 §8.4) does not
-#: give: a parameter, a weight, a quoted-string. Not the token identity, so not "no coding".
+#: give: a parameter, a weight, a quoted-string, and identity twice in one member, after a
+#: space, a tab or two spaces, alone or beside a valid member. Whitespace inside a member
+#: separates nothing (RFC 9110 §5.6.1 has commas separate members, OWS only around them), so
+#: `identity identity` is one member that is no token, not identity twice: not "no coding".
 MALFORMED_IDENTITY: tuple[str, ...] = (
     "identity; q=1",
     "identity;q=0.5",
     '"identity"',
+    "identity identity",
+    "identity\tidentity",
+    "identity  identity",
+    "identity, identity identity",
 )
 #: Names sent again in every 207 form and policy the target claims.
 ACROSS_MODES: tuple[str, ...] = ("binary", "7bit", "base64", "chunked")
@@ -73,7 +81,7 @@ ACROSS_MODES: tuple[str, ...] = ("binary", "7bit", "base64", "chunked")
 @checker(
     "content-coding-lookalikes-refused",
     ("MB-INTER-6",),
-    "A batch whose Content-Encoding names a MIME transfer encoding (binary, 8bit, 7bit, quoted-printable, base64), the transfer coding chunked, or a name like identity (x-identity, none, *), in any case, alone or beside identity, and in every 207 form and mode claimed, is answered 415 with Accept-Encoding unless the server names it among the codings it decodes; identity with a parameter or quoted is refused 400 or 415.",
+    "A batch whose Content-Encoding names a MIME transfer encoding (binary, 8bit, 7bit, quoted-printable, base64), the transfer coding chunked, or a name like identity (x-identity, none, *), in any case, alone or beside identity, and in every 207 form and mode claimed, is answered 415 with Accept-Encoding unless the server names it among the codings it decodes; identity with a parameter, quoted or twice in one member (split by a space or a tab) is refused 400 or 415.",
     state=State.READ_ONLY,
 )
 def content_coding_lookalikes_refused(ctx: Context, judge: Judge) -> None:
@@ -128,7 +136,8 @@ def content_coding_lookalikes_refused(ctx: Context, judge: Judge) -> None:
     for value in MALFORMED_IDENTITY:
         status = send((value,))
         # RFC 9110 §8.4: `Content-Encoding = #content-coding`, `content-coding = token`: a
-        # member with a parameter or in quotes is no token, so not the coding identity. It is
+        # member with a parameter, in quotes or holding whitespace between two words is no
+        # token, so not the coding identity. It is
         # refused as a malformed field (400) or as a coding not supported (MB-INTER-6, 415);
         # a server that reads it as identity runs a batch it cannot say is uncoded.
         judge.expect(f"Content-Encoding {value}: status", status, {400, 415}, "MB-INTER-6")

@@ -170,12 +170,26 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
     requirement = case["requirements"][0]
     if "parts" in expect:
         judge.require("top-level status", resp.status, set(expect["status"]), requirement)
-        request_cids = re.findall(rb"(?im)^content-id:[ \t]*([^\r\n]*?)[ \t]*\r?$", body)
-        expected = [c.decode("latin-1") for c in request_cids]
+        if "content_ids" in expect:
+            # The case names its parts' Content-Ids: its preamble or epilogue holds
+            # Content-Id lines of parts that are no parts.
+            expected = [_fill(c, values, {}) for c in expect["content_ids"]]
+        else:
+            request_cids = re.findall(rb"(?im)^content-id:[ \t]*([^\r\n]*?)[ \t]*\r?$", body)
+            expected = [c.decode("latin-1") for c in request_cids]
         if len(expected) != expect["parts"]:
             raise AssertionError(f"case {case['id']}: {len(expected)} Content-Id lines")
         env = expect_processed(
-            ctx, judge, resp, expected, [set(s) for s in expect.get("part_status", [])], requirement
+            ctx,
+            judge,
+            resp,
+            expected,
+            [set(s) for s in expect.get("part_status", [])],
+            requirement,
+            # A case that names its parts' Content-Ids holds the look of further parts in its
+            # preamble or epilogue: how many parts there are is the case's own rule (MB-WIRE-9:
+            # "A receiver MUST ignore the preamble ... and the epilogue").
+            count_requirement=requirement if "content_ids" in expect else "MB-RESP-1",
         )
         if expect.get("echo_body"):
             _expect_echoed_bodies(ctx, judge, body, case.get("boundary", DEFAULT_BOUNDARY), env)

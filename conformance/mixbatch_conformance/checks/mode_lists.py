@@ -2,8 +2,8 @@
 
 Theory of operation: `Batch-Mode` is `1#mode-value` (spec 3.4) under the list rules of RFC 9110
 §5.6.1, where "a recipient MUST parse and ignore a reasonable number of empty list elements".
-So `atomic,`, `, atomic`, `atomic, atomic`, OWS around a comma and two field lines `atomic`
-all list one mode, atomic, and MB-PROC-17 has the server "read `Batch-Mode` as a
+So `atomic,`, `, atomic`, `atomic, atomic`, OWS around a comma (`atomic ,atomic`), an empty
+element between two (`atomic,,atomic`) and two field lines `atomic` all list one mode, atomic, and MB-PROC-17 has the server "read `Batch-Mode` as a
 comma-separated list of modes". Two checks follow from that, over every mode of its class:
 
 - `implemented-mode-list-forms-run-as-plain`: for each mode the target implements, the check
@@ -21,7 +21,13 @@ comma-separated list of modes". Two checks follow from that, over every mode of 
 - `mode-lookalike-values-refused`: a defined mode with parameters (`atomic;strict`, as a
   preference would carry them), with a second word, quoted, or in another case is no
   `mode-value` the server implements, so it is answered 501 (MB-PROC-12). A server that cuts
-  the value at `;` or compares it without case runs the batch in that mode.
+  the value at `;` or compares it without case runs the batch in that mode. The second word
+  is also the mode itself or the other defined mode, after a space, a tab, two spaces or
+  both, alone or beside a valid element (`atomic atomic`, `atomic\tatomic`,
+  `atomic, atomic atomic`): whitespace inside an element does not separate list elements
+  (RFC 9110 §5.6.1 separates them by commas, OWS only around the comma), so such an element
+  is one value that is no token, and names no mode. A server that splits the list at
+  whitespace as well as at commas reads `atomic atomic` as atomic twice and runs it.
 
   The same check sends `Batch-Mode` fields whose value holds no element: empty, only commas,
   only commas and whitespace, on one field line and on two. `1#mode-value` asks for one
@@ -50,7 +56,8 @@ DEFINED_MODES = {"atomic": "atomic", "references": "references"}
 #: A mode no server implements.
 UNKNOWN_MODE = "mb-suite-no-such-mode"
 #: The list spellings of one mode `{m}`, each a tuple of field lines (RFC 9110 §5.6.1): empty
-#: elements before, after and between, the mode twice, OWS around the commas, two lines.
+#: elements before, after and between (`{m},,{m}`, and commas with whitespace between), the
+#: mode twice, OWS around the commas (before one alone, on both sides), two lines.
 LIST_FORMS: tuple[tuple[str, ...], ...] = (
     ("{m},",),
     (", {m}",),
@@ -59,6 +66,10 @@ LIST_FORMS: tuple[tuple[str, ...], ...] = (
     (",{m},,",),
     ("{m}", "{m}"),
     ("{m}", ","),
+    ("{m} ,{m}",),
+    ("{m},,{m}",),
+    ("{m}, ,\t,{m}",),
+    ("{m}", "{m} , {m}"),
 )
 
 #: How a batch was answered: the top-level status, then (status, Batch-Outcome) per part, or
@@ -86,7 +97,7 @@ def _shape(resp: Response) -> Shape:
 @checker(
     "implemented-mode-list-forms-run-as-plain",
     ("MB-PROC-17",),
-    "Each list spelling of a mode the target implements (empty elements, the mode twice, OWS around commas, two field lines) is answered as the plain value is: the same status, and per part the same status and Batch-Outcome.",
+    "Each list spelling of a mode the target implements (empty elements before, after and between, the mode twice, OWS around commas, two field lines) is answered as the plain value is: the same status, and per part the same status and Batch-Outcome.",
     state=State.READ_ONLY,
 )
 def implemented_mode_list_forms_run_as_plain(ctx: Context, judge: Judge) -> None:
@@ -143,8 +154,28 @@ def unimplemented_mode_list_forms_refused(ctx: Context, judge: Judge) -> None:
 
 #: Values that look like a mode `{m}` but are none: parameters after `;` (as a preference
 #: carries them, RFC 7240 §2), a second word, a quoted string, and the mode in other case
-#: (mode-value is a case-sensitive token, spec 3.4).
-NEAR_MODES = ("{m};strict", "{m}; x=1", "{m};", "{m} strict", '"{m}"', "{M}", "{C}")
+#: (mode-value is a case-sensitive token, spec 3.4). The second word is also the mode itself
+#: or the other defined mode `{o}`, after a space, a tab, two spaces or a space and a tab, in
+#: an element alone or beside a valid one: whitespace inside an element separates nothing
+#: (RFC 9110 §5.6.1 allows OWS only around the commas), so `atomic atomic` is one element that
+#: is no token, not atomic twice. A quoted element beside a valid one is no mode either.
+NEAR_MODES = (
+    "{m};strict",
+    "{m}; x=1",
+    "{m};",
+    "{m} strict",
+    '"{m}"',
+    "{M}",
+    "{C}",
+    "{m} {m}",
+    "{m}\t{m}",
+    "{m}  {m}",
+    "{m} \t{m}",
+    "{m} {o}",
+    "{m}, {m} {m}",
+    "{m}\t{m}, {m}",
+    '{m}, "{m}"',
+)
 #: Batch-Mode fields whose value holds no element, each a tuple of field lines: empty, one
 #: comma, commas with whitespace between, and the same on two field lines (RFC 9110 §5.6.1:
 #: the lines of a list field are one list, so two empty lines still list nothing).
@@ -161,20 +192,24 @@ NO_ELEMENT_LINES: tuple[tuple[str, ...], ...] = (
 @checker(
     "mode-lookalike-values-refused",
     ("MB-PROC-12", "MB-PROC-17"),
-    "A Batch-Mode value that is a mode with parameters, a second word, quotes or another case, or a Batch-Mode field holding no element (empty, only commas, on one line or two), is no mode the server implements and is answered 501 before any part runs.",
+    "A Batch-Mode value that is a mode with parameters, a second word (another, or the mode again after a space or a tab, alone or beside a valid element), quotes or another case, or a Batch-Mode field holding no element (empty, only commas, on one line or two), is no mode the server implements and is answered 501 before any part runs.",
     state=State.READ_ONLY,
 )
 def mode_lookalike_values_refused(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
     for mode in DEFINED_MODES:
         for form in NEAR_MODES:
-            value = form.format(m=mode, M=mode.upper(), C=mode.capitalize())
+            other = next(m for m in DEFINED_MODES if m != mode)
+            value = form.format(m=mode, o=other, M=mode.upper(), C=mode.capitalize())
             resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", value),))
             judge.note(f"Batch-Mode: {value} -> {resp.status}")
             # Spec 3.4: `mode-value = "atomic" / "references" / token`, case-sensitive; a value
             # that is no such token names no mode the server implements, and MB-PROC-12: "A
             # server MUST answer a batch request whose `Batch-Mode` value it does not implement
-            # with 501 before any part runs" (spec 7.5 says so of a value that is no token).
+            # with 501 before any part runs". Spec 7.5: "A value that is no `mode-value` token
+            # names no mode either: `atomic;strict` ..., `atomic strict`, `"atomic"` and
+            # `Atomic` ... are each answered 501, never run as the atomic mode"; an element
+            # holding whitespace between two words is no token, whatever the words are.
             expect_rejected(judge, resp, {501}, "MB-PROC-12")
     for empty in NO_ELEMENT_LINES:
         lines = tuple(("Batch-Mode", line) for line in empty)

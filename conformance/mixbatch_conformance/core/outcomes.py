@@ -178,10 +178,15 @@ def expect_processed(
     content_ids: Sequence[str],
     part_statuses: Sequence[Collection[int] | None] = (),
     requirement: str = "MB-PART-8",
+    count_requirement: str = "MB-RESP-1",
 ) -> Envelope:
-    """The response is a valid 200 multipart batch answering `content_ids` in order."""
+    """The response is a valid 200 multipart batch answering `content_ids` in order.
+
+    The part count is judged under `count_requirement`: MB-RESP-1 (one response part per
+    request part) unless what decides how many parts the request holds is another rule, such
+    as MB-WIRE-9 for content whose preamble holds a part's look."""
     env = ctx.read_batch(judge, resp)
-    judge.require("part count", len(env.parts), {len(content_ids)}, "MB-RESP-1")
+    judge.require("part count", len(env.parts), {len(content_ids)}, count_requirement)
     for i, (part, cid) in enumerate(zip(env.parts, content_ids, strict=True)):
         findings = response_part_findings(part, cid)
         for f in findings:

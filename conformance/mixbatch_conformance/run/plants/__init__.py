@@ -37,6 +37,7 @@ from mixbatch_conformance.run.plants import (
     discovery_requests,
     document_fields,
     early_refusal_connections,
+    element_and_preamble_readings,
     endpoint_resource,
     exact_values,
     fault_placement,
@@ -178,6 +179,7 @@ PLANTS: tuple[Mutation, ...] = (
     + versions_statuses_weights.PLANTS
     + absolute_form.PLANTS
     + discovery_requests.PLANTS
+    + element_and_preamble_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
