@@ -799,11 +799,13 @@ GROUPS = (
         "absolute-form",
         _names(absolute_form.PLANTS),
         ("batch-absolute-form-as-origin-form", "test-resource-echo-absolute-form-authority"),
+        ("FAIL",),
     ),
     Group(
         "discovery-requests",
         _names(discovery_requests.PLANTS),
         ("capabilities-whatever-request-fields",),
+        ("FAIL",),
     ),
     Group(
         "element-and-preamble-readings",
