@@ -118,6 +118,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   Location, Content-Base, Http-Target, Content-Disposition name, Message-Id or a field named
   like Content-Id (MB-PART-4, MB-SUB-4); a missing close delimiter placed at the last body's,
   header section's or delimiter line's start, or in the part before the last (MB-STATUS-4);
+- targets and hosts also hold a Content-Id naming an IP-literal host refused as malformed, its
+  brackets taken for characters outside the grammar (MB-PART-4);
+- running part at budget: the part still running when the time budget ends written
+  `Http-Status-Code: 200` with no content before its delay could have passed, the abort part
+  after it (MB-RESP-2, slow);
 - origin ports: under a Host naming the scheme's default port, the default written on one side
   and absent on the other, an empty port or one with a leading zero compared as text, and an
   IP-literal's brackets stripped only before a port (MB-SUB-2);
@@ -422,6 +427,8 @@ GROUPS = (
             "dot-segments-removed-in-every-reference-form",
             "batch-host-invalid-refused",
             "batch-host-valid-literals-as-origin",
+            "same-origin-default-port-spellings",
+            "valid-reference-spellings-accepted",
         ),
         ("FAIL",),
     ),
@@ -465,6 +472,14 @@ GROUPS = (
         ),
     ),
     Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
+    Group(
+        "running-part-at-budget",
+        ("running-part-answered-200-at-budget",),
+        ("batch-abort-after-timeout",),
+        ("FAIL",),
+        # The catcher waits out the server's time budget twice.
+        tier="slow",
+    ),
     Group(
         "coding-lookalikes",
         (

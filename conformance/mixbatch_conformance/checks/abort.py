@@ -17,7 +17,10 @@ as a part that "may have taken effect", so a 5xx after the budget is judged ther
 part 0 keeps its own answer, and an abort part carries `Batch-Outcome: aborted`, no
 `Http-Status-Code`, no `Content-Id`, a problem+json body whose `status` is 503 (the time budget's cause) and whose
 `part_index` is its own position (MB-STATUS-14), and is followed by the close delimiter and
-nothing else (MB-STATUS-6). `batch-abort-in-multistatus` asks for the same batch in the JSON
+nothing else (MB-STATUS-6). A part answered before the abort is a sub-response: a slow part
+written with the delay resource's 200 before its delay could have passed since the batch was
+sent whole (MB-TEST-7, MB-PROC-1) carries a status no sub-response had (MB-RESP-2), and one
+written 200 after it carries the content the resource answers alone (MB-RESP-4). `batch-abort-in-multistatus` asks for the same batch in the JSON
 (or XML) form and holds the abort entry to MB-MULTI-12. `batch-abort-under-stop` sends both
 batches under `Prefer: batch-on-error=stop`, at once: a spent budget is no failing part, so the
 abort part still ends them, never parts written `skipped`.
@@ -52,6 +55,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
+from mixbatch_conformance.checks._shared.delay_answers import (
+    delay_waits,
+    expect_delay_status_not_early,
+)
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
@@ -155,7 +162,7 @@ def _is_aborted(part: Part) -> bool:
 
 @checker(
     "batch-abort-after-timeout",
-    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15"),
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15", "MB-RESP-2"),
     "A batch that outlasts the server's declared time limit after its response began ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200.",
     tier="standard",
     state=State.READ_ONLY,
@@ -251,7 +258,11 @@ def _judge_stopped_batch(
     indexes: frozenset[int],
     label: str,
     answer: tuple[Response, float] | None = None,
+    sent_after_s: float = 0.0,
 ) -> None:
+    """Judge the answer to `subs`, a batch outlasting its budget. `elapsed` (of `answer`, or
+    of the exchange sent here) counts from before the request's first octet was sent, and the
+    request had not been sent whole until `sent_after_s` seconds after that."""
     resp, elapsed = answer if answer is not None else _sent_stopped(ctx, judge, subs)
     if label:
         _judge_started_first_part(ctx, judge, resp, elapsed, 200, label)
@@ -282,6 +293,25 @@ def _judge_stopped_batch(
             [[]],
             "MB-STATUS-6",
         )
+    for i, ms in delay_waits(ctx, judge, subs).items():
+        if i >= answered:
+            continue
+        # A part answered before the abort is its sub-response (spec 5.4: "parts 0 to k"):
+        # a slow part's 200 cannot have arrived before its delay had passed.
+        part = env.parts[i]
+        if not expect_delay_status_not_early(judge, label, part, i, ms, elapsed - sent_after_s):
+            continue
+        if part_status(env, i) == 200:
+            alone = ctx.alone(judge, subs[i])
+            if alone.status == 200:
+                # MB-RESP-4: "MUST put the sub-response's content in the part body"; spec
+                # 3.2.4: the sub-request is the same request as sent alone.
+                judge.expect(
+                    f"{label}part {i} (a {ms} ms delay) content as the resource's alone",
+                    part.body,
+                    {alone.body},
+                    "MB-RESP-4",
+                )
     for part in env.parts:
         # MB-WIRE-15 (SHOULD): "give each part a `Content-Length` field stating the length of
         # its body", the abort part as much as the parts answered before it.
@@ -543,7 +573,7 @@ def _trickled(ctx: Context, head: bytes, pieces: list[bytes], gap: float) -> tup
 
 @checker(
     "batch-budget-counts-arrival",
-    ("MB-SEC-1", "MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    ("MB-SEC-1", "MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-RESP-2"),
     "A batch whose content trickles in over most of the declared time limit, framed by Content-Length or chunked, and whose one part then waits past the rest of it, is aborted: the limit counts from the batch's first octet, not from when its parts start.",
     tier="standard",
     state=State.READ_ONLY,
@@ -606,6 +636,13 @@ def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
         # MB-SEC-1 (through expect_budget_abort): "abort ... a batch that exceeds its budget";
         # MB-TEST-7: the declared budget counts "from the moment its server begins to receive
         # the batch request, reception included", so this batch is over it while its part runs.
+        # Its last piece went out no sooner than `gap` after each of the others.
         _judge_stopped_batch(
-            ctx, judge, subs, FIRST_ABORT_INDEXES, label, answer=(ex.response, elapsed)
+            ctx,
+            judge,
+            subs,
+            FIRST_ABORT_INDEXES,
+            label,
+            answer=(ex.response, elapsed),
+            sent_after_s=gap * (len(pieces) - 1),
         )

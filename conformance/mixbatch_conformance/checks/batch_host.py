@@ -31,13 +31,15 @@ of the echo); a Host the server serves alone then addresses a batch whose parts 
 by a path, a relative reference and an absolute URI with exactly that Host as authority. Each
 is processed (MB-PART-5, MB-SUB-2: the absolute target's authority is the batch request's own),
 reaches the echo with the resolved target and the authority the request alone was addressed to
-(MB-PART-13).
+(MB-PART-13). Each Content-Id is a valid URI reference, an IP-literal authority included, so
+none is refused as malformed (MB-PART-4: a 400 whose problem names it).
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.echo_reached import expect_echo_reached
 from mixbatch_conformance.checks._shared.host_names import host_name
+from mixbatch_conformance.checks._shared.valid_references import expect_not_refused_for_syntax
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -148,7 +150,7 @@ def _batch_under(ctx: Context, judge: Judge, host: str, subs: list[SubRequest]) 
 
 @checker(
     "batch-host-valid-literals-as-origin",
-    ("MB-PART-5", "MB-SUB-2", "MB-PART-13"),
+    ("MB-PART-5", "MB-SUB-2", "MB-PART-13", "MB-PART-4"),
     "Under a Host the server serves alone that is an IP-literal ([::1]:port) or a percent-encoded reg-name, a batch whose parts name the echo by a path, a relative reference and an absolute URI with exactly that Host as authority is processed, each part reaching the echo with its resolved target and the Host's authority.",
     state=State.READ_ONLY,
 )
@@ -179,6 +181,9 @@ def batch_host_valid_literals_as_origin(ctx: Context, judge: Judge) -> None:
             resp = _batch_under(ctx, judge, host, subs)
             shown = ", ".join(f"<{r}>" for r in refs)
             judge.note(f"Host {host}, {shown}: {resp.status}")
+            # MB-PART-4: each of these Content-Ids is `"<" URI-reference ">"` (the IP-literal
+            # or percent-encoded authority included), so none is refused for its syntax.
+            expect_not_refused_for_syntax(judge, f"Host {host}, {shown}", resp)
             if not judge.expect(
                 f"Host {host}, {shown}: top-level status", resp.status, {200}, requirement
             ):

@@ -21,7 +21,8 @@ the scheme in upper case): each is the batch request's own origin, so each batch
 processed and its part reaches the echo with the resolved target (MB-PART-5) and the
 authority the Host alone reached it with (MB-PART-13). A target on another port of the same
 host (the default plus one, and the default with a digit after it) is another authority and
-its batch is answered 400 (MB-SUB-2). The check is N/A when the server serves none of the
+its batch is answered 400 (MB-SUB-2). No same-origin spelling, each a valid URI reference, is
+refused as malformed (MB-PART-4: a 400 whose problem names it). The check is N/A when the server serves none of the
 Hosts alone. It writes nothing.
 """
 
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.echo_reached import expect_echo_reached
 from mixbatch_conformance.checks._shared.host_names import LOOPBACK_NAMES, host_name
+from mixbatch_conformance.checks._shared.valid_references import expect_not_refused_for_syntax
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -120,7 +122,7 @@ def _batch(ctx: Context, judge: Judge, host: str, target: str) -> Response:
 
 @checker(
     "same-origin-default-port-spellings",
-    ("MB-SUB-2", "MB-PART-5", "MB-PART-13"),
+    ("MB-SUB-2", "MB-PART-5", "MB-PART-13", "MB-PART-4"),
     "Under a Host the server serves alone that names a host name, an IPv4 address or an IP-literal on the scheme's default port (the port written, absent, empty or with a leading zero), an absolute part target on that origin with its port absent, written, empty or with leading zeros, or its host or scheme in upper case, is processed and reaches the echo with its target and the Host's authority; a target on another port of that host is answered 400.",
     state=State.READ_ONLY,
     tier="standard",
@@ -144,6 +146,9 @@ def same_origin_default_port_spellings(ctx: Context, judge: Judge) -> None:
                 label = f"Host {host}, part <{ref}>"
                 resp = _batch(ctx, judge, host, ref)
                 judge.note(f"{label}: {resp.status}")
+                # MB-PART-4: every spelling here is `"<" URI-reference ">"` (an empty port is
+                # `port = *DIGIT`, an IP-literal is a host), so none is refused for its syntax.
+                expect_not_refused_for_syntax(judge, label, resp)
                 # MB-SUB-2: "an absent port equals the scheme's default", "A port compares as a
                 # decimal number, so `:08099` is port 8099 and an empty port (`host:`) is the
                 # default", "Scheme and host compare case-insensitively": this target's origin

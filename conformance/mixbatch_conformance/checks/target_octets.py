@@ -24,6 +24,14 @@ delimiter is not removed.
   within its limit on the part header section [...] with no separate limit per line", and spec
   9.1 says "a value at the limit is within it", so a receiver that caps a target's length as
   it would a request line's refuses a valid batch.
+- `valid-reference-spellings-accepted` sends one-part batches whose Content-Ids are valid URI
+  references in spellings a character-set or bracket test gets wrong: IP-literals (IPv6 in
+  full, zero-compressed, with an embedded IPv4 address; IPvFuture, `"v" 1*HEXDIG "." ...`), an
+  empty port (`port = *DIGIT`) or query, percent-encoded octets (brackets among them), every
+  sub-delim, an empty path segment. MB-PART-4 takes each "as the part's target whatever
+  characters of that grammar it holds", so none is refused with a problem naming MB-PART-4;
+  whether a literal naming another host is refused is MB-SUB-2's business, not judged here.
+  Userinfo is left out: MB-SUB-2 refuses it by name.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     within,
 )
 from mixbatch_conformance.checks._shared.resolution import resolve
+from mixbatch_conformance.checks._shared.valid_references import expect_not_refused_for_syntax
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -172,3 +181,44 @@ def content_id_at_header_limit(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the echo resource does not describe the request it received")
     # MB-PART-5: "use the result as the sub-request's target URI": the whole query.
     judge.expect("target received", seen.target, {target}, "MB-PART-5")
+
+
+def valid_spellings(ctx: Context, echo: str) -> list[str]:
+    """URI references (RFC 3986 §4.1) in spellings a character-set or bracket test gets wrong:
+    IP-literals (IPv6 in full, zero-compressed and with an embedded IPv4 address), IPvFuture
+    literals, an empty port and an empty query, percent-encoded octets (brackets among them),
+    every sub-delim in a path and a query, and an empty path segment."""
+    s, a = ctx.scheme, ctx.authority
+    port = f":{ctx.port}"
+    return [
+        f"{s}://[::1]{port}{echo}?mb-ref=v6",
+        f"{s}://[0:0:0:0:0:0:0:1]{port}{echo}",
+        f"{s}://[::ffff:127.0.0.1]{port}{echo}",
+        f"{s}://[2001:db8::7]{echo}",
+        f"{s}://[fe80::1:2]{port}{echo}",
+        f"{s}://[v7.mb-host:1]{port}{echo}",
+        f"{s}://[V1F.a!$&'()*+,;=:b]{echo}",
+        f"{s}://{ctx.host}:{echo}",
+        f"{s}://{a}{echo}?",
+        f"{echo}/%41%2f%25?q=%5B%5D",
+        f"{echo}/!$&'()*+,;=:@",
+        f"{echo}?!$&'()*+,;=:@/?",
+        f"{echo}//mb-ref",
+        f"{ctx.ref(echo, 'relative')};p=1",
+    ]
+
+
+@checker(
+    "valid-reference-spellings-accepted",
+    ("MB-PART-4",),
+    "A one-part batch whose Content-Id is a valid URI reference in a spelling a character or bracket test gets wrong (IPv6 literals in full, zero-compressed and with an embedded IPv4 address, IPvFuture literals, an empty port or query, percent-encoded octets, sub-delims, an empty path segment) is not refused as malformed.",
+    state=State.READ_ONLY,
+)
+def valid_reference_spellings_accepted(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    for ref in valid_spellings(ctx, echo):
+        resp = ctx.batch(judge, [SubRequest("GET", ref)])
+        # What each is answered otherwise is for the rules on what it names (MB-SUB-2 refuses
+        # another origin's literal): only a refusal for its syntax is judged here.
+        judge.note(f"<{ref}>: {resp.status}")
+        expect_not_refused_for_syntax(judge, f"<{ref}>", resp)

@@ -10,6 +10,10 @@ Each is a mistake a competent implementer makes where two features meet:
     spent-budget-under-stop-skips          under batch-on-error=stop, a spent time budget taken
                                            for a failing part: the running part and every later
                                            one written skipped, no abort part (MB-STATUS-6)
+    running-part-answered-200-at-budget    the part still running when the time budget ends
+                                           written Http-Status-Code: 200 with no content, the
+                                           abort part moved after it or left out, a status
+                                           its sub-request never produced (MB-RESP-2)
     stopping-part-written-as-problem       the part that stops a batch (stop policy, atomic)
                                            written as a problem document saying so, in place of
                                            its sub-response's fields and content (MB-RESP-4)
@@ -114,6 +118,32 @@ def _spent_budget_skips(req: RelayRequest, resp: RelayResponse) -> None:
     map_json(entries)(req, resp)
 
 
+def _running_part_answered_200(req: RelayRequest, resp: RelayResponse) -> None:
+    """The part an abort names, cut off by the budget, written as a 200 with no content; the
+    abort part then names the part after it, or is left out after the last part."""
+    if not is_batch(req):
+        return
+    ids = _request_ids(req)
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b else None
+    if not (b and parts and field_of(parts[-1][0], "Batch-Outcome") == "aborted"):
+        return
+    start = _abort_index(parts[-1][1])
+    if start is None or start >= len(ids):
+        return
+    answered: Part = (
+        [("Http-Status-Code", "200"), ("Content-Id", ids[start]), ("Content-Length", "0")],
+        b"",
+    )
+    tail: list[Part] = []
+    if start + 1 < len(ids):
+        doc = json.loads(parts[-1][1])
+        doc["part_index"] = start + 1
+        body = json.dumps(doc).encode()
+        tail = [(set_field(parts[-1][0], "Content-Length", str(len(body))), body)]
+    resp.body = write_parts([*parts[:-1], answered, *tail], b)
+
+
 def _as_problem(fields: list[tuple[str, str]]) -> Part:
     kept = [(n, v) for n, v in fields if n.lower() in ("http-status-code", "content-id")]
     kept = set_field(
@@ -161,6 +191,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-6 a spent budget under the stop policy written as skipped parts",
         ("batch-abort-under-stop", "batch-abort-in-multistatus"),
         on_response=_spent_budget_skips,
+    ),
+    Mutation(
+        "running-part-answered-200-at-budget",
+        "MB-RESP-2 the part running when the time budget ends written 200 with no content",
+        ("batch-abort-after-timeout",),
+        on_response=_running_part_answered_200,
     ),
     Mutation(
         "stopping-part-written-as-problem",

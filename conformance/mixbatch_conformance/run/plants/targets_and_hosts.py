@@ -4,7 +4,8 @@
 A receiver whose URI test is a character set and an Appendix B split: it takes a Content-Id
 whose scheme starts with a digit or holds an underscore, a fragment holding a second `#` or
 brackets, or a query holding a bracket as a target (MB-PART-4), or refuses one with the part
-index of the batch's first part (MB-STATUS-4). A resolver that refuses a reference whose dot
+index of the batch's first part (MB-STATUS-4), or refuses a valid one whose authority is an
+IP-literal, its brackets taken for characters outside the grammar (MB-PART-4). A resolver that refuses a reference whose dot
 segments climb above the root, or keeps the excess `..` in the target it routes (MB-PART-5). A
 Host test that lets through a `%` without two hex digits or brackets around no IP address, or
 an IPvFuture literal whose version is not hex or that holds a character outside
@@ -44,6 +45,8 @@ _BAD_FRAGMENT = re.compile(rb"(?im)^Content-Id:[ \t]*<[^#>\r\n]*#[^>\r\n]*[#\[\]
 _FRAGMENT_ONLY = re.compile(rb"(?im)^Content-Id:[ \t]*<#")
 #: A Content-Id whose query holds a bracket.
 _QUERY_BRACKET = re.compile(rb"(?im)^Content-Id:[ \t]*<[^?#>\r\n]*\?[^#>\r\n]*[\[\]]")
+#: A Content-Id holding a bracket anywhere, an IP-literal's included.
+_ANY_BRACKET = re.compile(rb"(?im)^Content-Id:[ \t]*<[^>\r\n]*[\[\]]")
 #: The authority a planted server puts in place of a Host it should have refused.
 _STAND_IN = "localhost"
 
@@ -132,6 +135,13 @@ def _host_refused_when(pattern: str) -> Any:
     return edit
 
 
+def _brackets_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    """A URI test that takes `[` and `]` out of the characters a Content-Id may hold, so a
+    target naming an IP-literal host is refused as malformed."""
+    if is_batch(req) and _ANY_BRACKET.search(req.body):
+        problem(resp, 400, "MB-PART-4")
+
+
 def _literal_target_other_origin(req: RelayRequest, resp: RelayResponse) -> None:
     """An origin test that splits the authority at its first colon, so an absolute target
     naming the batch's IP-literal Host is another origin."""
@@ -171,6 +181,16 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 a malformed fragment's refusal naming part 0, not the faulty part",
         ("part-faults-refused-in-every-position", "refusal-names-broken-requirement"),
         on_response=_refusal_at_part_zero,
+    ),
+    P(
+        "content-id-brackets-refused",
+        "MB-PART-4 a Content-Id naming an IP-literal host refused as malformed",
+        (
+            "valid-reference-spellings-accepted",
+            "batch-host-valid-literals-as-origin",
+            "same-origin-default-port-spellings",
+        ),
+        on_response=_brackets_refused,
     ),
     P(
         "dot-segments-above-root-refused",

@@ -1,0 +1,56 @@
+"""What a part answering a GET of the delay resource may carry, given when it arrived.
+
+MB-TEST-7 has the delay resource answer a `GET` for *ms* "with 200 no sooner than *ms*
+milliseconds after it received the request", counted for a sub-request "from the moment it
+begins to run that sub-request", and MB-PROC-1 runs no part "before it has received the whole
+batch request". So the delay resource's 200 for a part exists no sooner than *ms* after the
+batch request was sent whole. A response part that carries `Http-Status-Code: 200` for such a
+sub-request and arrived before then carries a status the sub-response could not yet have had:
+MB-RESP-2 gives a part "whose sub-request ran exactly one `Http-Status-Code` field holding the
+sub-response's three-digit status code", not a status the server made up for a sub-request it
+cut off (spec 5.4 leaves such a part unanswered, behind the abort part).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.validator import Part
+
+__all__ = ["delay_waits", "expect_delay_status_not_early"]
+
+
+def delay_waits(ctx: Context, judge: Judge, subs: list[SubRequest]) -> dict[int, int]:
+    """The index of each GET part of `subs` on the delay resource, and its *ms*."""
+    head, _, tail = ctx.path(ctx.resource(judge, "delay")).partition("{ms}")
+    pattern = re.compile(re.escape(head) + r"([0-9]+)" + re.escape(tail))
+    waits: dict[int, int] = {}
+    for i, sub in enumerate(subs):
+        found = pattern.fullmatch(sub.target)
+        if sub.method == "GET" and found:
+            waits[i] = int(found.group(1))
+    return waits
+
+
+def expect_delay_status_not_early(
+    judge: Judge, label: str, part: Part, index: int, ms: int, arrived_s: float
+) -> bool:
+    """Part `index`, a GET of the delay resource for `ms`, arrived no later than `arrived_s`
+    seconds after the batch request was sent whole: it carries the resource's 200 only if
+    `ms` had passed by then. Whether it held."""
+    statuses = [v.strip() for v in part.get_all("Http-Status-Code")]
+    early = statuses == ["200"] and arrived_s < ms / 1000
+    # MB-RESP-2: "exactly one `Http-Status-Code` field holding the sub-response's three-digit
+    # status code"; MB-TEST-7: the delay resource answers "with 200 no sooner than *ms*
+    # milliseconds after it received the request".
+    return judge.expect_true(
+        f"{label}part {index} (a {ms} ms delay) Http-Status-Code as the sub-response's",
+        not early,
+        f"Http-Status-Code: 200 within {arrived_s:.2f} s of the batch being sent whole, "
+        f"before the delay resource's 200 could exist",
+        f"no 200 before {ms} ms had passed: the sub-response's own status, or no part "
+        "(the abort part in its place)",
+        "MB-RESP-2",
+    )
