@@ -146,10 +146,28 @@ func (s *Store) remove(col, id string) bool {
 	return true
 }
 
-// newID returns a member id that has not been used in this process.
+// newID returns a member id that has not been used in this process and that names no member
+// of any collection: a PUT may have created a member under the name the counter reaches next
+// (MB-TEST-3 lets a PUT create a member it names), and a POST creates a new member, never
+// replacing that one.
 func (s *Store) newID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.next++
-	return "note-" + itoa(s.next)
+	for {
+		s.next++
+		id := "note-" + itoa(s.next)
+		if !s.taken(id) {
+			return id
+		}
+	}
+}
+
+// taken reports whether some collection has a member named id; s.mu is held.
+func (s *Store) taken(id string) bool {
+	for _, c := range s.cols {
+		if _, ok := c.Members[id]; ok {
+			return true
+		}
+	}
+	return false
 }
