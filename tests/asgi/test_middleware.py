@@ -74,6 +74,27 @@ def test_the_app_s_own_middleware_guards_every_part() -> None:
     assert alone.status_code == parts[0][0] == 401
 
 
+def test_a_post_never_takes_the_number_a_put_created() -> None:
+    # MB-TEST-3: a PUT may create the member it names, and a POST answers "by creating a new
+    # member": it skips the numbers PUTs took, alone and in a part, and leaves those books be.
+    app = make_batched_app()
+    json_type = {"Content-Type": "application/json"}
+    first = call(app, "POST", "/books", json_type, b'{"title":"first"}').headers["location"]
+    number = int(first.rsplit("/", 1)[1])
+    put = [f"/books/{number + k}" for k in range(1, 4)]
+    for path in put:
+        doc = json.dumps({"title": path}).encode()
+        assert call(app, "PUT", path, json_type, doc).status_code == 201
+    alone = call(app, "POST", "/books", json_type, b'{"title":"alone"}')
+    headers, body = batch(("POST", "/books", list(json_type.items()), b'{"title":"part"}'))
+    parts = parts_of(call(app, "POST", "/batch", headers, body))
+    created = [alone.headers["location"], parts[0][2]["location"]]
+    assert [alone.status_code, parts[0][0]] == [201, 201]
+    assert not set(created) & {first, *put}
+    assert len(set(created)) == 2
+    assert [call(app, "GET", path).json()["title"] for path in put] == put
+
+
 def test_authorize_part_refuses_a_part_with_403_before_the_app_sees_it() -> None:
     seen: list[str] = []
     inner = make_app()

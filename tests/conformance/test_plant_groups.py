@@ -159,6 +159,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   dropped from the start of the content or the first dash-boundary taken wherever it lies, so
   a part in the preamble runs (MB-WIRE-9), a line of the dash-boundary and more boundary
   characters read as preamble (MB-WIRE-19).
+- sandbox names: a POST to the sandbox naming its new member after one a PUT created, replacing
+  it (MB-TEST-3); its catcher is N/A on the reference server, whose sandbox refuses a PUT to an
+  absent member, so the group holds no check to pass there.
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -222,6 +225,7 @@ from mixbatch_conformance.run.plants import (
     request_spellings,
     resolution,
     sandbox_inputs,
+    sandbox_names,
     summary_counts,
     targets_and_hosts,
     valid_inputs,
@@ -838,6 +842,15 @@ GROUPS = (
             "accept-byte-order-mark-then-part-in-epilogue",
         ),
         ("FAIL",),
+    ),
+    Group(
+        "sandbox-names",
+        _names(sandbox_names.PLANTS),
+        # The reference server's sandbox refuses a PUT to an absent member (MB-TEST-3 allows
+        # 404), so the catcher is N/A on it and through the relay unplanted; the plant makes
+        # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
     ),
 )
 

@@ -23,6 +23,13 @@ requirements say; each check here sends the input that tells it apart.
   alone (MB-PART-8); a member it stored reads back with the same status and media type whichever
   wrote it, the part getting no Content-Type it did not carry (MB-PART-8), and its octets
   (MB-TEST-4).
+- `sandbox-post-never-takes-a-put-name`: PUTs create the members a POST would be named next
+  (the numbers after the first POST's, when its last segment ends in digits), and later POSTs,
+  alone and in a batch, still each create a new member: 201 with a Location naming none of the
+  PUT-created members, the first POST's or each other's, and each PUT-created member keeps its
+  own document (MB-TEST-3 "creating a new member"). A sandbox that refuses a PUT to an absent
+  member (404 or 405) makes the check N/A; one whose names end in no digits (a UUID) is judged
+  only on the POSTs naming no earlier member.
 - `sandbox-members-all-retrieved`: members written with empty, one-octet and JSON content
   each have a part in the sandbox's collection retrieval, when it offers one (MB-METHOD-4:
   "one part per member of the collection").
@@ -34,6 +41,7 @@ it creates before it finishes").
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -576,4 +584,131 @@ def sandbox_member_ids_case_distinct(ctx: Context, judge: Judge) -> None:
                 )
     finally:
         for loc in created:
+            ctx.alone(judge, SubRequest("DELETE", loc))
+
+
+#: How many names after the first POST's a PUT takes: more than the POSTs that follow, so a
+#: sandbox that names each by the next number of one counter meets a PUT-created name each time.
+NEXT_NAMES = 8
+#: POSTs sent alone after the PUTs, then POSTs sent together in one batch.
+POSTS_ALONE = 2
+POSTS_IN_BATCH = 3
+#: A member id a check may choose for a PUT (MB-TEST-3: "1 to 64 characters of `A-Z a-z 0-9 - _`").
+CHOOSABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+#: A last path segment ending in a number: what comes before it, and its digits.
+NUMBERED = re.compile(r"(.*?)([0-9]+)")
+
+
+def _next_names(loc: str) -> list[str]:
+    """The member paths a sandbox that counts may name next after `loc`: the next NEXT_NAMES
+    numbers in its last segment, zero padding kept; none when it ends in no digits."""
+    head, _, last = loc.rpartition("/")
+    m = NUMBERED.fullmatch(last)
+    if m is None:
+        return []
+    prefix, digits = m.groups()
+    names = [f"{prefix}{int(digits) + k:0{len(digits)}d}" for k in range(1, NEXT_NAMES + 1)]
+    return [f"{head}/{name}" for name in names if CHOOSABLE_ID.fullmatch(name)]
+
+
+def _resolved(coll: str, location: str | None) -> str | None:
+    """The path a Location names, resolved against the collection the POST went to."""
+    return urlsplit(urljoin(coll, location)).path if location else None
+
+
+@checker(
+    "sandbox-post-never-takes-a-put-name",
+    ("MB-TEST-3",),
+    "After PUTs create the sandbox members a POST would be named next (the eight numbers after the first POST's Location, zero padding kept), POSTs alone and in a batch each answer 201 with a Location naming none of them, no earlier member and no other POST's, and each PUT-created member still reads its own document; N/A when the sandbox refuses a PUT to an absent member.",
+    state=State.WRITES_IN_SANDBOX,
+)
+def sandbox_post_never_takes_a_put_name(ctx: Context, judge: Judge) -> None:
+    coll, member = _member(ctx, judge)
+    nonce = secrets.token_hex(4)
+    first = _create(ctx, judge, coll, _tagged(member, f"mb-suite first post {nonce}"))
+    made: list[str] = [first]
+    put: dict[str, dict[str, Any]] = {}
+    try:
+        names = _next_names(first)
+        if not names:
+            judge.note(
+                f"{first} ends in no number: only the POSTs naming no earlier member are judged"
+            )
+        for n, loc in enumerate(names):
+            if ctx.alone(judge, SubRequest("GET", loc)).status not in (404, 410):
+                # MB-TEST-3: a suite "touches no member it did not create".
+                continue
+            doc = _tagged(member, f"mb-suite put name {n} {nonce}")
+            status = ctx.alone(judge, _json(doc, "PUT", loc)).status
+            if status in (404, 405) and not put:
+                judge.not_applicable(
+                    f"the sandbox refuses a PUT to an absent member ({loc} answered {status}), "
+                    "so no member takes a name a POST may be given"
+                )
+            # MB-TEST-3: "a `PUT` to a member that does not exist with 201 (it created the
+            # member) or with 404 or 405 (it refused)".
+            judge.expect(f"PUT to absent member {loc}", status, PUT_ABSENT, "MB-TEST-3")
+            if status == 201:
+                put[loc] = doc
+                made.append(loc)
+        if names and not put:
+            judge.note("every name a POST may be given next is in use; no PUT was sent")
+        docs = [
+            _tagged(member, f"mb-suite post {i} {nonce}")
+            for i in range(POSTS_ALONE + POSTS_IN_BATCH)
+        ]
+        answers: list[tuple[int | None, str | None, str]] = []
+        for doc in docs[:POSTS_ALONE]:
+            resp = ctx.alone(judge, _json(doc, "POST", coll))
+            answers.append((resp.status, resp.get("Location"), "alone"))
+        posts = [_json(doc, "POST", coll) for doc in docs[POSTS_ALONE:]]
+        env = expect_processed(ctx, judge, ctx.batch(judge, posts), [p.content_id for p in posts])
+        answers.extend(
+            (part_status(env, i), env.parts[i].get("Location"), "in a batch")
+            for i in range(len(posts))
+        )
+        earlier = {first: "the first POST's member", **dict.fromkeys(put, "a PUT-created member")}
+        for n, (answered, location, where) in enumerate(answers):
+            named = _resolved(coll, location)
+            if answered == 201 and named and named not in made:
+                made.append(named)
+            # MB-TEST-3: "A server that declares a sandbox collection MUST answer a `POST` of a
+            # member document to it by creating a new member and answering 201 with a
+            # `Location` field naming it".
+            judge.expect_true(
+                f"POST {n} {where}",
+                answered == 201 and bool(named),
+                f"{answered} with Location {location!r}",
+                "201 with a Location",
+                "MB-TEST-3",
+            )
+            if answered != 201 or not named:
+                continue
+            # "creating a new member": not one a PUT created, the first POST's, or another
+            # POST's.
+            judge.expect_true(
+                f"POST {n} {where} names a new member",
+                named not in earlier,
+                f"Location {location!r} names {earlier.get(named, 'a new member')}",
+                "a member no earlier request created",
+                "MB-TEST-3",
+            )
+            earlier.setdefault(named, f"the member POST {n} {where} created")
+        for loc, doc in put.items():
+            got = ctx.alone(judge, SubRequest("GET", loc))
+            # MB-TEST-3: "a `GET` of a member with 200"; a POST that created a new member left
+            # the PUT-created one as it was.
+            judge.expect(f"GET {loc} after the POSTs", got.status, {200}, "MB-TEST-3")
+            if got.status == 200 and ctx.target.sandbox_reads_back:
+                # MB-TEST-3: a POST answers "by creating a new member", so it writes over none:
+                # the PUT-created member still reads what the PUT wrote.
+                judge.expect_true(
+                    f"{loc} still holds its PUT's document after the POSTs",
+                    _holds(got.body, doc),
+                    repr(got.body[:120]),
+                    f"an object holding {doc!r}",
+                    "MB-TEST-3",
+                )
+    finally:
+        for loc in made:
             ctx.alone(judge, SubRequest("DELETE", loc))

@@ -78,6 +78,7 @@ from mixbatch_conformance.run.plants import (
     responses,
     retrievals,
     sandbox_inputs,
+    sandbox_names,
     security,
     shared_buffers,
     stopping,
@@ -147,6 +148,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_kinds.PLANTS
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
+    + sandbox_names.PLANTS
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS
