@@ -162,6 +162,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - sandbox names: a POST to the sandbox naming its new member after one a PUT created, replacing
   it (MB-TEST-3); its catcher is N/A on the reference server, whose sandbox refuses a PUT to an
   absent member, so the group holds no check to pass there.
+- entry fields: the JSON or XML form listing in each entry the response part's header section,
+  its Content-Id, Http-Status-Code and Batch-Outcome among the sub-response's fields
+  (MB-MULTI-5).
+- echo octets: the echo writing field values decoded as UTF-8, so an obs-text octet reads
+  U+FFFD, or content that is not UTF-8 in `body` with its octets replaced, alone and in a part
+  (MB-TEST-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -199,8 +205,10 @@ from mixbatch_conformance.run.plants import (
     discovery_requests,
     document_fields,
     early_refusal_connections,
+    echo_octets,
     element_and_preamble_readings,
     endpoint_resource,
+    entry_fields,
     exact_values,
     fault_placement,
     field_kinds,
@@ -851,6 +859,18 @@ GROUPS = (
         # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
+    ),
+    Group(
+        "entry-fields",
+        _names(entry_fields.PLANTS),
+        ("multistatus-entry-fields-as-sub-response",),
+        ("FAIL",),
+    ),
+    Group(
+        "echo-octets",
+        _names(echo_octets.PLANTS),
+        ("echo-field-octets-as-sent",),
+        ("FAIL",),
     ),
 )
 

@@ -37,8 +37,10 @@ from mixbatch_conformance.run.plants import (
     discovery_requests,
     document_fields,
     early_refusal_connections,
+    echo_octets,
     element_and_preamble_readings,
     endpoint_resource,
+    entry_fields,
     exact_values,
     fault_placement,
     field_forms,
@@ -182,6 +184,8 @@ PLANTS: tuple[Mutation, ...] = (
     + absolute_form.PLANTS
     + discovery_requests.PLANTS
     + element_and_preamble_readings.PLANTS
+    + entry_fields.PLANTS
+    + echo_octets.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

@@ -1,0 +1,108 @@
+"""Planted violations of the echo's report of octets (MB-TEST-2).
+
+    echo-field-values-as-utf8     the echo writes each field value as its language's string,
+                                  decoding the octets as UTF-8: an obs-text octet such as 0xE9
+                                  shows as U+FFFD and 0xC3 0xA9 as one U+00E9, alone and in a
+                                  part
+    echo-content-always-text      the echo writes content that is not UTF-8 in `body`, each
+                                  invalid octet replaced by U+FFFD, alone and in a part
+
+MB-TEST-2 gives the echo's `headers` one character per octet (spec 14.4: "Field values map to
+JSON strings one octet to one character") and its content in `body` only when the octets are
+valid UTF-8, else in `body_base64`. The reference server's echo is at /echo; a part's echo is
+rewritten inside the multipart answer, its Content-Length set to the new body's length.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from typing import Any
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import Part, map_parts
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+DocEdit = Callable[[dict[str, Any]], None]
+
+
+def _echo_doc(body: bytes) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and {"method", "target", "headers"} <= doc.keys():
+        return doc
+    return None
+
+
+def _values_as_utf8(doc: dict[str, Any]) -> None:
+    doc["headers"] = [
+        [n, str(v).encode("latin-1", "replace").decode("utf-8", "replace")]
+        for n, v in doc["headers"]
+    ]
+
+
+def _content_as_text(doc: dict[str, Any]) -> None:
+    if isinstance(doc.get("body_base64"), str):
+        data = base64.b64decode(doc.pop("body_base64"))
+        doc["body"] = data.decode("utf-8", "replace")
+
+
+def _alone(fn: DocEdit) -> Callable[[RelayRequest, RelayResponse], None]:
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if req.target.startswith("/echo") and resp.status == 200:
+            doc = _echo_doc(resp.body)
+            if doc is not None:
+                fn(doc)
+                resp.body = json.dumps(doc).encode()
+
+    return edit
+
+
+def _in_parts(fn: DocEdit) -> Callable[[list[Part]], list[Part]]:
+    def edit(parts: list[Part]) -> list[Part]:
+        out: list[Part] = []
+        for fields, body in parts:
+            doc = _echo_doc(body)
+            if doc is not None:
+                fn(doc)
+                body = json.dumps(doc).encode()
+                fields = [
+                    (n, str(len(body)) if n.lower() == "content-length" else v) for n, v in fields
+                ]
+            out.append((fields, body))
+        return out
+
+    return edit
+
+
+def _everywhere(fn: DocEdit) -> Callable[[RelayRequest, RelayResponse], None]:
+    alone, parts = _alone(fn), map_parts(_in_parts(fn))
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        alone(req, resp)
+        parts(req, resp)
+
+    return edit
+
+
+P = Mutation
+_CATCHERS = ("echo-field-octets-as-sent",)
+PLANTS: tuple[Mutation, ...] = (
+    P(
+        "echo-field-values-as-utf8",
+        "MB-TEST-2 the echo's field values decoded as UTF-8, obs-text octets shown as U+FFFD",
+        _CATCHERS,
+        on_response=_everywhere(_values_as_utf8),
+    ),
+    P(
+        "echo-content-always-text",
+        "MB-TEST-2 the echo's content that is not UTF-8 written in body, octets replaced",
+        _CATCHERS,
+        on_response=_everywhere(_content_as_text),
+    ),
+)
