@@ -52,6 +52,7 @@ from mixbatch_conformance.run.plants import (
     limits,
     list_and_tag_readings,
     lookalike_readings,
+    mime_readings,
     mode_paths,
     mode_writers,
     modes,
@@ -182,6 +183,7 @@ PLANTS: tuple[Mutation, ...] = (
     + absolute_form.PLANTS
     + discovery_requests.PLANTS
     + element_and_preamble_readings.PLANTS
+    + mime_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
