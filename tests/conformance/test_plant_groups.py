@@ -137,7 +137,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - refusal connections: every 413 and 431 closing the connection, also once the content was read
   whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
 - early refusal connections: a 405, 406, 415 or 501 of 65,536 octets of content closing the
-  connection, and one of longer content closing it without `Connection: close` (MB-PIPE-1);
+  connection, one of longer content closing it without `Connection: close`, and one of small
+  chunked content, or of chunked content ending in a trailer section, closing it (MB-PIPE-1);
 - MIME readings: an RFC 2231 extended or continued boundary parameter taken as the boundary,
   comments removed from the batch Content-Type or an encoded-word boundary decoded (MB-WIRE-4),
   a part Content-Length read with comments removed, unquoted, decoded from an encoded-word or
@@ -788,7 +789,10 @@ GROUPS = (
     Group(
         "early-refusal-connections",
         _names(early_refusal_connections.PLANTS),
-        ("pipelining-behind-early-refusals-of-long-content",),
+        (
+            "pipelining-behind-early-refusals-of-long-content",
+            "pipelining-behind-early-refusals-of-chunked-content",
+        ),
         ("FAIL",),
     ),
     Group(
