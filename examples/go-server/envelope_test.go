@@ -286,6 +286,9 @@ func TestContentTypeBoundary(t *testing.T) {
 		{`multipart/mixed; boundary="unterminated`, "", true, false},
 		{"multipart/mixed; boundary=a; boundary=a", "", true, false},
 		{"multipart/mixed", "", true, false},
+		{"multipart/mixed (batch); boundary=abc", "", true, false},
+		{"multipart/mixed x; boundary=abc", "", true, false},
+		{"multipart/mixedx; boundary=abc", "abc", false, true},
 		{"text/plain; boundary=abc", "abc", false, true},
 	}
 	for _, c := range cases {

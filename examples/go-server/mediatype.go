@@ -18,6 +18,12 @@ type mediaType struct {
 // value does not follow the grammar; the type is still set when only the parameters are bad.
 func parseMediaType(v string) (mediaType, bool) {
 	v = trimOWS(v)
+	if t, after, found := leadingTypeSubtype(v); found && after != "" && after[0] != ';' {
+		// The subtype is a token: what follows it other than OWS and ";" breaks `parameters`
+		// (an RFC 822 comment, as in "multipart/mixed (batch); boundary=b", among them), so
+		// the value names that type with parameters that do not parse (MB-WIRE-4).
+		return mediaType{typ: strings.ToLower(t)}, false
+	}
 	semi := strings.IndexByte(v, ';')
 	head := v
 	rest := ""
@@ -205,4 +211,24 @@ func negotiate(accept []string, offers []string) string {
 		}
 	}
 	return choice
+}
+
+// leadingTypeSubtype reads `token "/" token` at the start of v: the type/subtype and what
+// follows it with its leading OWS removed; found is false when v does not begin so.
+func leadingTypeSubtype(v string) (string, string, bool) {
+	i := 0
+	for i < len(v) && isTchar(v[i]) {
+		i++
+	}
+	if i == 0 || i == len(v) || v[i] != '/' {
+		return "", "", false
+	}
+	j := i + 1
+	for j < len(v) && isTchar(v[j]) {
+		j++
+	}
+	if j == i+1 {
+		return "", "", false
+	}
+	return v[:j], strings.TrimLeft(v[j:], " \t"), true
 }

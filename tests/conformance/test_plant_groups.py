@@ -137,7 +137,14 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - refusal connections: every 413 and 431 closing the connection, also once the content was read
   whole (MB-PIPE-1, slow: it holds content back for a second per refusal);
 - early refusal connections: a 405, 406, 415 or 501 of 65,536 octets of content closing the
-  connection, and one of longer content closing it without `Connection: close` (MB-PIPE-1);
+  connection, one of longer content closing it without `Connection: close`, and one of small
+  chunked content, or of chunked content ending in a trailer section, closing it (MB-PIPE-1);
+- MIME readings: an RFC 2231 extended or continued boundary parameter taken as the boundary,
+  comments removed from the batch Content-Type or an encoded-word boundary decoded (MB-WIRE-4),
+  a part Content-Length read with comments removed, unquoted, decoded from an encoded-word or
+  with its spaces and plus sign dropped (MB-WIRE-20), an Http-Method read with comments removed
+  or decoded (MB-PART-2), a Content-Id read with comments outside its brackets removed or
+  decoded (MB-PART-4), a part Content-Type holding a comment refused (MB-PART-8);
 - content extent: the epilogue or the preamble left out of the count held against
   max_batch_bytes (MB-STATUS-3, slow: each case sends max_batch_bytes).
 - request spellings: the XML form's DAV:status written with an HTTP/1.0 batch's version
@@ -216,6 +223,7 @@ from mixbatch_conformance.run.plants import (
     hosts_and_entries,
     list_and_tag_readings,
     lookalike_readings,
+    mime_readings,
     mode_paths,
     mode_writers,
     octet_units,
@@ -789,7 +797,10 @@ GROUPS = (
     Group(
         "early-refusal-connections",
         _names(early_refusal_connections.PLANTS),
-        ("pipelining-behind-early-refusals-of-long-content",),
+        (
+            "pipelining-behind-early-refusals-of-long-content",
+            "pipelining-behind-early-refusals-of-chunked-content",
+        ),
         ("FAIL",),
     ),
     Group(
@@ -848,6 +859,37 @@ GROUPS = (
             "reject-preamble-line-dash-boundary-then-bchar",
             "accept-part-after-empty-epilogue-line",
             "accept-byte-order-mark-then-part-in-epilogue",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        "mime-readings",
+        _names(mime_readings.PLANTS),
+        (
+            "reject-boundary-extended-parameter",
+            "reject-boundary-extended-parameter-without-charset",
+            "reject-boundary-continued-parameter",
+            "accept-boundary-beside-extended-parameter",
+            "accept-boundary-after-extended-parameter-same-value",
+            "accept-boundary-beside-continued-parameter",
+            "reject-media-type-comment-after-subtype",
+            "reject-boundary-comment-after-value",
+            "reject-media-type-comment-before-parameter",
+            "accept-boundary-encoded-word-quoted",
+            "reject-content-length-trailing-comment",
+            "reject-content-length-leading-comment",
+            "reject-content-length-quoted",
+            "reject-content-length-encoded-word",
+            "reject-content-length-plus-inner-space",
+            "reject-content-length-inner-space",
+            "reject-content-length-signed",
+            "reject-http-method-trailing-comment",
+            "reject-http-method-leading-comment",
+            "reject-http-method-encoded-word",
+            "reject-content-id-leading-comment",
+            "reject-content-id-encoded-word",
+            "vector-content-id-with-comment",
+            "accept-part-content-type-with-comment",
         ),
         ("FAIL",),
     ),

@@ -48,6 +48,16 @@ left unanswered is allowed only behind a refusal marked `Connection: close`. The
 well-formed batch behind a preamble (ignored under MB-WIRE-9), so a server that reads it whole
 before refusing is served as well as one that discards it. Over HTTP/2 the content has no
 connection to confuse, so that check is N/A there.
+
+`pipelining-behind-early-refusals-of-chunked-content` sends the same refusals with a small batch
+framed by the chunked transfer coding, which MB-INTER-5 makes a server accept as it accepts
+content framed by Content-Length: plain chunks, chunks carrying chunk extensions (RFC 9112
+§7.1.1), and a last chunk followed by a trailer section (§7.1.2). Chunked content declares no
+length before it arrives, yet one that ends within 64 KiB is still content "of up to 64 KiB",
+so a server that closes the connection after such a refusal instead of reading the chunks to
+their end leaves the GET pipelined behind unanswered. Each framing is sent alone first to learn
+its status, then with a GET of `ok` behind it on one connection: the refusal is answered as
+alone and the GET 200.
 """
 
 from __future__ import annotations
@@ -515,3 +525,73 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
             judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
     if not judged:
         judge.not_applicable("no request was refused 405, 406, 415 or 501 from its header section")
+
+
+#: Octets per data chunk of the small chunked batches: several chunks for one small batch.
+SMALL_CHUNK_OCTETS = 16
+#: Ways to frame a small batch chunked: (what, extension of each data chunk, extension of the
+#: last chunk, trailer field lines). MB-INTER-5 has a server accept each (RFC 9112 §7.1).
+CHUNKED_FRAMINGS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("chunked", "", "", ()),
+    ("chunked with chunk extensions", ";mb-ext=1", ';mb-last="a b"', ()),
+    ("chunked with a trailer section", "", "", ("X-Mb-Suite-Sum: 1",)),
+)
+
+
+def _small_chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]) -> bytes:
+    """`body` as chunks of `SMALL_CHUNK_OCTETS` with `ext` on each, the last chunk with
+    `last_ext`, and the `trailer` field lines."""
+    step = SMALL_CHUNK_OCTETS
+    chunks = [body[i : i + step] for i in range(0, len(body), step)]
+    e, last = ext.encode("latin-1"), last_ext.encode("latin-1")
+    data = b"".join(b"%x%s\r\n%s\r\n" % (len(c), e, c) for c in chunks)
+    lines = b"".join(line.encode("latin-1") + b"\r\n" for line in trailer)
+    return data + b"0" + last + b"\r\n" + lines + b"\r\n"
+
+
+@checker(
+    "pipelining-behind-early-refusals-of-chunked-content",
+    ("MB-PIPE-1",),
+    "A GET pipelined behind a 405, 406, 415 or 501 decided from the header section (a batch typed text/plain, an unsupported content coding, an Accept admitting no batch form, an unknown Batch-Mode, a PUT) whose small content is chunked, with chunk extensions or with a trailer section, is answered 200.",
+    profile="pipelining",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+)
+def pipelining_behind_early_refusals_of_chunked_content(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("the content is discarded on an HTTP/1.1 connection")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    follower = ctx.raw_request("GET", ok)
+    small = compose_batch([SubRequest("GET", ok)], BOUNDARY)
+    judged = 0
+    for refusal in _early_refusals():
+        head = [*refusal.fields, ("Transfer-Encoding", "chunked")]
+        for framing, ext, last_ext, trailer in CHUNKED_FRAMINGS:
+            content = _small_chunked(small, ext, last_ext, trailer)
+            leader = ctx.raw_request(refusal.method, ctx.batch_path, head, content)
+            what = f"{refusal.what}, {len(small)} octets {framing}"
+            alone = ctx.send(judge, leader)
+            if alone.status != refusal.status:
+                judge.note(f"{what}: answered {alone.status} alone, not {refusal.status}")
+                continue
+            judged += 1
+            first, second = _send_behind(ctx, leader, refusal.method, follower)
+            judge.record(first)
+            judge.record(second)
+            got = first.response.status if first.response else None
+            connection = first.response.get("Connection") if first.response else None
+            after = second.response.status if second.response else None
+            judge.note(
+                f"{what}: {got} (Connection: {connection}), then the GET: {after or second.error}"
+            )
+            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it
+            # received them": the refusal first, as it is answered alone.
+            judge.expect(f"status of {what}, pipelined", got, {alone.status}, "MB-PIPE-1")
+            # MB-PIPE-1: "The server then reads and discards the content to find the next
+            # request, and it does so for content of up to 64 KiB (65,536 octets) at least: a
+            # request pipelined behind such a refusal of content that long is answered"; chunked
+            # content that ends within 64 KiB is such content (MB-TEST-1 fixes 200 for ok).
+            judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
+    if not judged:
+        judge.not_applicable("no chunked request was refused 405, 406, 415 or 501 from its header")

@@ -54,6 +54,7 @@ from mixbatch_conformance.run.plants import (
     limits,
     list_and_tag_readings,
     lookalike_readings,
+    mime_readings,
     mode_paths,
     mode_writers,
     modes,
@@ -186,6 +187,7 @@ PLANTS: tuple[Mutation, ...] = (
     + element_and_preamble_readings.PLANTS
     + entry_fields.PLANTS
     + echo_octets.PLANTS
+    + mime_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

@@ -8,6 +8,12 @@ after such a refusal of 65,536 octets of content, and one that closes it after s
 of longer content without saying so. The relay reads every request whole before it forwards
 it, so the upstream's refusal is the one the server behind it gives; the plant decides only
 what happens to the connection after it.
+
+Two more model a server that discards content by its declared length only: one that closes the
+connection, marked, after such a refusal of content framed by the chunked transfer coding,
+however short, since chunked content declares no length to skip by; and one that does so only
+when the chunked content ends in a trailer section, its discarding reader stopping at the last
+chunk.
 """
 
 from __future__ import annotations
@@ -33,6 +39,16 @@ def _close_unmarked_beyond(req: RelayRequest, resp: RelayResponse) -> None:
         resp.close_unmarked = True
 
 
+def _close_chunked(req: RelayRequest, resp: RelayResponse) -> None:
+    if resp.status in EARLY_REFUSALS and req.chunks:
+        resp.close = True
+
+
+def _close_after_trailer(req: RelayRequest, resp: RelayResponse) -> None:
+    if resp.status in EARLY_REFUSALS and req.chunks and req.trailers:
+        resp.close = True
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "early-refusal-closes-at-64-kib",
@@ -47,5 +63,19 @@ PLANTS: tuple[Mutation, ...] = (
         "without Connection: close",
         ("pipelining-behind-early-refusals-of-long-content",),
         on_response=_close_unmarked_beyond,
+    ),
+    Mutation(
+        "early-refusal-of-chunked-content-closes",
+        "MB-PIPE-1 a 405, 406, 415 or 501 of small chunked content closes the connection, "
+        "marked, the request behind it unanswered",
+        ("pipelining-behind-early-refusals-of-chunked-content",),
+        on_response=_close_chunked,
+    ),
+    Mutation(
+        "early-refusal-after-trailer-section-closes",
+        "MB-PIPE-1 a 405, 406, 415 or 501 of small chunked content with a trailer section "
+        "closes the connection, marked, the request behind it unanswered",
+        ("pipelining-behind-early-refusals-of-chunked-content",),
+        on_response=_close_after_trailer,
     ),
 )
