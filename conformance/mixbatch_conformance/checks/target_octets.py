@@ -211,7 +211,7 @@ def valid_spellings(ctx: Context, echo: str) -> list[str]:
 @checker(
     "valid-reference-spellings-accepted",
     ("MB-PART-4",),
-    "A one-part batch whose Content-Id is a valid URI reference in a spelling a character or bracket test gets wrong (IPv6 literals in full, zero-compressed and with an embedded IPv4 address, IPvFuture literals, an empty port or query, percent-encoded octets, sub-delims, an empty path segment) is not refused as malformed.",
+    "A one-part batch whose Content-Id is a valid URI reference in a spelling a naive character or bracket filter gets wrong (IPv6 literals in full, zero-compressed and with an embedded IPv4 address, IPvFuture literals, an empty port or query, percent-encoded octets, sub-delims, an empty path segment) is not refused as malformed.",
     state=State.READ_ONLY,
 )
 def valid_reference_spellings_accepted(ctx: Context, judge: Judge) -> None:
