@@ -221,6 +221,7 @@ from mixbatch_conformance.run.plants import (
     field_kinds,
     field_scope,
     hosts_and_entries,
+    http10_forms,
     list_and_tag_readings,
     lookalike_readings,
     mime_readings,
@@ -242,6 +243,7 @@ from mixbatch_conformance.run.plants import (
     resolution,
     sandbox_inputs,
     sandbox_names,
+    singleton_lists,
     summary_counts,
     targets_and_hosts,
     valid_inputs,
@@ -891,6 +893,42 @@ GROUPS = (
             "vector-content-id-with-comment",
             "accept-part-content-type-with-comment",
         ),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PART-2: "more than one, or one whose value is not a `token`"; MB-PART-4, MB-WIRE-20
+        # and MB-WIRE-4 fix Content-Id, a part Content-Length and the batch Content-Type to one
+        # value each, not a list.
+        "singleton-lists",
+        _names(singleton_lists.PLANTS),
+        (
+            "reject-http-method-list",
+            "reject-http-method-list-same-member",
+            "reject-http-method-list-trailing-comma",
+            "reject-http-method-list-leading-comma",
+            "reject-http-method-two-tokens",
+            "reject-http-method-parameter",
+            "reject-content-id-list",
+            "reject-content-id-list-same-member",
+            "reject-content-id-list-trailing-comma",
+            "reject-content-id-list-leading-comma",
+            "reject-content-length-list",
+            "reject-content-length-list-without-ows",
+            "reject-content-length-list-trailing-comma",
+            "reject-content-length-list-leading-comma",
+            "reject-media-type-list-after-batch-type",
+            "reject-media-type-list-batch-type-twice",
+            "reject-media-type-list-trailing-comma",
+            "reject-media-type-list-before-batch-type",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-MULTI-1: "MUST choose `multipart/mixed` when `Accept` is absent or empty", by the
+        # request's Accept, whatever its HTTP version.
+        "http10-forms",
+        _names(http10_forms.PLANTS),
+        ("http10-accept-chooses-as-over-http11",),
         ("FAIL",),
     ),
     Group(

@@ -41,7 +41,7 @@ from mixbatch_conformance.core.outcomes import expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import list_members
 
-__all__: list[str] = []
+__all__ = ["offered_forms", "quality_cases", "weight_cases"]
 
 MULTIPART = "multipart/mixed"
 XML = "application/xml"
@@ -65,7 +65,7 @@ MAX_FILLER = 1_000_000
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
 
 
-def _offered(ctx: Context) -> list[str]:
+def offered_forms(ctx: Context) -> list[str]:
     forms = [MULTIPART]
     if ctx.target.claims("xml"):
         forms.append(XML)
@@ -74,7 +74,7 @@ def _offered(ctx: Context) -> list[str]:
     return forms
 
 
-def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
+def quality_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
     """(Accept value, the forms the spec allows as the answer)."""
     xml = XML in offered
     json_ = JSON in offered
@@ -141,7 +141,7 @@ def _cases(offered: list[str]) -> list[tuple[str, set[str]]]:
 def accept_quality_values(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
     sendings: list[tuple[str, tuple[tuple[str, str], ...], set[str]]] = []
-    for accept, allowed in _cases(_offered(ctx)):
+    for accept, allowed in quality_cases(offered_forms(ctx)):
         sendings.append((accept, (("Accept", accept),), allowed))
         members = list_members([accept])
         if len(members) > 1:
@@ -176,7 +176,7 @@ def accept_quality_values(ctx: Context, judge: Judge) -> None:
 OTHER_PARAMETERS = ("mb-suite=1", "charset=utf-8")
 
 
-def _weight_cases(forms: list[str]) -> list[tuple[str, set[str]]]:
+def weight_cases(forms: list[str]) -> list[tuple[str, set[str]]]:
     """(Accept, the forms MB-MULTI-1 allows) for the weight spellings, given the declared 207
     `forms`; each value makes the answer turn on how its weights are read."""
     cases: list[tuple[str, set[str]]] = []
@@ -226,11 +226,11 @@ def _weight_cases(forms: list[str]) -> list[tuple[str, set[str]]]:
     state=State.READ_ONLY,
 )
 def accept_weight_spellings(ctx: Context, judge: Judge) -> None:
-    forms = _offered(ctx)[1:]
+    forms = offered_forms(ctx)[1:]
     if not forms:
         judge.not_applicable("the target declares no 207 form to weigh multipart/mixed against")
     ok, _ = ok_and_not_found(ctx, judge)
-    for accept, allowed in _weight_cases(forms):
+    for accept, allowed in weight_cases(forms):
         members = list_members([accept])
         spellings: list[tuple[str, tuple[tuple[str, str], ...]]] = [
             (repr(accept), (("Accept", accept),))
@@ -264,7 +264,7 @@ def accept_weight_spellings(ctx: Context, judge: Judge) -> None:
     state=State.READ_ONLY,
 )
 def vary_in_every_form(ctx: Context, judge: Judge) -> None:
-    offered = _offered(ctx)
+    offered = offered_forms(ctx)
     if len(offered) < 2:
         judge.not_applicable("the target offers one representation only")
     ok, _ = ok_and_not_found(ctx, judge)
@@ -300,7 +300,7 @@ def _answer(ctx: Context, judge: Judge, head: tuple[tuple[str, str], ...]) -> st
     state=State.READ_ONLY,
 )
 def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
-    offered = _offered(ctx)
+    offered = offered_forms(ctx)
     valid_lists = [[MULTIPART], [f"{MULTIPART};q=0.5", *offered[1:]], [f"{MULTIPART};q=0"]]
     absent = _answer(ctx, judge, ())
     for bad in UNPARSED_MEMBERS:
@@ -356,7 +356,7 @@ def _admits_a_form(accept: str | None, offered: list[str]) -> bool:
 )
 def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
-    offered = _offered(ctx)
+    offered = offered_forms(ctx)
     valid = compose_batch([ok], REFUSAL_BOUNDARY)
     mixed = f"multipart/mixed; boundary={REFUSAL_BOUNDARY}"
     # (what is sent, Content-Type, extra fields, body, the status it calls for or None).

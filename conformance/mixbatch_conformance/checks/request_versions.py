@@ -20,11 +20,21 @@ by the same strict readers as any other (the XML reader refuses a `DAV:status` t
 `HTTP/1.1 NNN ...`, under MB-MULTI-6), and carry for each part the status, outcome and
 Content-Id echo the same batch gets over HTTP/1.1: the parts' requests are the same whatever
 the version of the envelope that carried them (MB-SUB-1).
+
+`http10-accept-chooses-as-over-http11` sends each Accept value the HTTP/1.1 negotiation checks
+send (none, an empty one, `*/*`, `multipart/*`, each form alone, the quality and weight lists of
+`accept-quality-values` and `accept-weight-spellings`) on a one-part batch over HTTP/1.1 and
+over HTTP/1.0: the HTTP/1.0 answer must be the form the HTTP/1.1 one is (or, where the 207 forms
+tie, another the spec allows), and multipart/mixed for no Accept, an empty one and the ranges
+MB-MULTI-1 answers with it. A server that answers HTTP/1.0 with a Content-Length only may
+prefer a 207 form it can hold whole, but MB-MULTI-1 decides by Accept alone; whether the
+server answers HTTP/1.0 batches at all is learnt first, and N/A when it answers none.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks.negotiation import offered_forms, quality_cases, weight_cases
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
@@ -143,3 +153,86 @@ def http10_batch_in_every_form(ctx: Context, judge: Judge) -> None:
                     )
     if not judged:
         judge.not_applicable("the server answers no HTTP/1.0 batch as a batch")
+
+
+#: The Accept values whose answer MB-MULTI-1 fixes whatever the forms offered (None sends no
+#: Accept field), then the ranges that admit multipart/mixed among others.
+FIXED_ACCEPTS: tuple[str | None, ...] = (None, "", "*/*", "multipart/*", MULTIPART)
+
+
+def _answer(resp: Response) -> str:
+    """406, or the media type of a batch answer; another answer as its status and media type."""
+    if resp.status == 406:
+        return "406"
+    if resp.status in (200, 207) and resp.media_type in BATCH_MEDIA:
+        return resp.media_type or ""
+    return f"{resp.status} {resp.media_type}"
+
+
+def _accept_cases(offered: list[str]) -> list[tuple[str | None, set[str]]]:
+    """(Accept, the answers the spec allows) for the values the HTTP/1.1 negotiation checks
+    send: no Accept and the ranges MB-MULTI-1 answers with multipart/mixed, each 207 form alone,
+    and the quality and weight lists of `accept-quality-values` and `accept-weight-spellings`."""
+    cases: list[tuple[str | None, set[str]]] = [(a, {MULTIPART}) for a in FIXED_ACCEPTS]
+    cases += [(form, {form}) for form in offered[1:]]
+    cases += quality_cases(offered) + weight_cases(offered[1:])
+    out: dict[str | None, set[str]] = {}
+    for accept, allowed in cases:
+        out.setdefault(accept, allowed)
+    return list(out.items())
+
+
+@checker(
+    "http10-accept-chooses-as-over-http11",
+    ("MB-MULTI-1", "MB-MULTI-2", "MB-STATUS-9"),
+    "A one-part batch sent over HTTP/1.0, by a server that answers HTTP/1.0 batches, is answered in the form the same Accept chooses over HTTP/1.1 (no Accept, an empty one, */*, multipart/*, each 207 form, weighted lists): multipart/mixed with 200 when Accept is absent or empty.",
+    state=State.READ_ONLY,
+)
+def http10_accept_chooses_as_over_http11(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    offered = offered_forms(ctx)
+    # Whether the server answers an HTTP/1.0 batch at all is learnt by asking for each form it
+    # offers by name: nothing in the spec makes a server take one (RFC 9112 §2.3 lets it
+    # refuse the version), so a server that answers none as a batch is not judged.
+    taken = [
+        form
+        for form in offered
+        if _answer(_send(ctx, judge, [ok], (("Accept", form),), "1.0")) == form
+    ]
+    if not taken:
+        judge.not_applicable("the server answers no HTTP/1.0 batch as a batch")
+    judge.note(f"HTTP/1.0 batches answered in {', '.join(taken)}")
+    for accept, allowed in _accept_cases(offered):
+        head = () if accept is None else (("Accept", accept),)
+        shown = "no Accept" if accept is None else f"Accept {accept!r}"
+        over11 = _answer(_send(ctx, judge, [ok], head, "1.1"))
+        resp = _send(ctx, judge, [ok], head, "1.0")
+        got = _answer(resp)
+        if accept in FIXED_ACCEPTS:
+            # MB-MULTI-1: "MUST choose `multipart/mixed` when `Accept` is absent or empty, or
+            # gives `multipart/mixed` a quality value at least as high as any other
+            # representation it offers" - the request's version is no part of that rule.
+            judge.expect(f"form for {shown} over HTTP/1.0", got, {MULTIPART}, "MB-MULTI-1")
+            continue
+        # Where the 207 forms tie "the server chooses between them": the HTTP/1.1 answer is
+        # one choice, any the spec allows is another; elsewhere the spec fixes one answer, and
+        # the HTTP/1.1 answer is taken as the server's reading of it.
+        same = allowed if len(allowed) > 1 and over11 in allowed else {over11}
+        # MB-MULTI-1: "choose the representation of a batch result by the request's `Accept`
+        # field (RFC 9110 §12.5.1)": the same Accept over HTTP/1.0 chooses the same form.
+        judge.expect(
+            f"form for {shown} over HTTP/1.0",
+            got,
+            same,
+            "MB-STATUS-9" if same == {"406"} else "MB-MULTI-1",
+            allowed_text=f"{sorted(same)} (the answer over HTTP/1.1: {over11})",
+        )
+        if got in BATCH_MEDIA:
+            # MB-MULTI-2: "MUST NOT send a 207 response with `multipart/mixed` content"; the
+            # 207 forms are answered 207 (spec 6.1's table).
+            judge.expect(
+                f"status for {shown} over HTTP/1.0",
+                resp.status,
+                {200 if got == MULTIPART else 207},
+                "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
+            )

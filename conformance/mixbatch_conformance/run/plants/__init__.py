@@ -49,6 +49,7 @@ from mixbatch_conformance.run.plants import (
     forms,
     framing,
     hosts_and_entries,
+    http10_forms,
     json_form,
     lengths,
     limits,
@@ -84,6 +85,7 @@ from mixbatch_conformance.run.plants import (
     sandbox_names,
     security,
     shared_buffers,
+    singleton_lists,
     stopping,
     summary_counts,
     summary_trailer,
@@ -188,6 +190,8 @@ PLANTS: tuple[Mutation, ...] = (
     + entry_fields.PLANTS
     + echo_octets.PLANTS
     + mime_readings.PLANTS
+    + singleton_lists.PLANTS
+    + http10_forms.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
