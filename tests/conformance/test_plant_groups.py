@@ -95,6 +95,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
+- collection representations: Content-Ids made absolute with the request's Host, or a boundary
+  hashed from the request's Host and target, under a strong aggregate ETag (MB-METHOD-7); a
+  member written without content labelled 204 in a retrieval though its GET alone answers 200
+  (MB-METHOD-4);
 - collection preconditions: a POST to the collection that ignores If-None-Match: * or a foreign
   If-Match (MB-PROC-9), an empty collection's If-Modified-Since compared with the zero time,
   alone (MB-STATUS-11) or in a part (MB-PROC-9);
@@ -207,6 +211,7 @@ from mixbatch_conformance.run.plants import (
     busy_connections,
     collection_conditionals,
     collection_preconditions,
+    collection_representations,
     conditional_evaluations,
     content_extent,
     discovery_requests,
@@ -641,6 +646,15 @@ GROUPS = (
             "conditional-post-to-collection",
             "collection-head-and-empty-conditional",
             "collection-retrieval-in-part",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        "collection-representations",
+        _names(collection_representations.PLANTS),
+        (
+            "collection-retrieval-same-under-request-variants",
+            "sandbox-collection-unusual-members-as-alone",
         ),
         ("FAIL",),
     ),

@@ -30,6 +30,7 @@ from mixbatch_conformance.run.plants import (
     codings,
     collection_conditionals,
     collection_preconditions,
+    collection_representations,
     conditional_evaluations,
     connections,
     content_extent,
@@ -161,6 +162,7 @@ PLANTS: tuple[Mutation, ...] = (
     + valid_inputs.PLANTS
     + collection_conditionals.PLANTS
     + collection_preconditions.PLANTS
+    + collection_representations.PLANTS
     + refusal_readings.PLANTS
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
