@@ -969,14 +969,21 @@ GROUPS = (
 )
 
 
-def _plant_params() -> list[object]:
+#: The plants run in this many files, each taking every n-th plant: pytest-xdist keeps a file on
+#: one worker (--dist loadfile), so one file of every plant would hold one worker for most of the
+#: run while the others finish.
+PLANT_FILES = 2
+
+
+def plant_params(share: int) -> list[object]:
+    """Every PLANT_FILES-th (group, plant) from the `share`-th, each marked with its tier."""
     params: list[object] = []
     for group in GROUPS:
         for name in sorted(group.plants):
             tier = "slow" if name in group.slow_plants else group.tier
             marks = [getattr(pytest.mark, tier)] if tier else []
             params.append(pytest.param(group, name, marks=marks, id=f"{group.name}:{name}"))
-    return params
+    return params[share::PLANT_FILES]
 
 
 CHECK_PARAMS = sorted({check for group in GROUPS for check in group.checks})
@@ -993,12 +1000,18 @@ def test_check_passes_on_the_reference_server(check: str, reference: Target) -> 
     assert_passes(check, reference)
 
 
-@pytest.mark.parametrize(("group", "name"), _plant_params())
-def test_plant_is_caught_citing_its_requirement(
-    group: Group, name: str, relay: Relay, relayed: Context
-) -> None:
+def judge_plant(group: Group, name: str, relay: Relay, relayed: Context) -> None:
+    """The plant's catchers pass through the relay with nothing planted, and catch it planted,
+    citing its requirement."""
     plant = BY_NAME[name]
     assert_catchers_pass_unplanted(plant, relay, relayed, group.unplanted)
     assert_caught_under_requirement(
         plant, relay, relayed, group.verdicts or None, each_catcher=group.each_catcher
     )
+
+
+@pytest.mark.parametrize(("group", "name"), plant_params(0))
+def test_plant_is_caught_citing_its_requirement(
+    group: Group, name: str, relay: Relay, relayed: Context
+) -> None:
+    judge_plant(group, name, relay, relayed)
