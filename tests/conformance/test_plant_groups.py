@@ -204,6 +204,7 @@ from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
     PLANTS,
+    absent_conditionals,
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
@@ -951,6 +952,15 @@ GROUPS = (
         # The reference server's sandbox refuses a PUT to an absent member (MB-TEST-3 allows
         # 404), so the catcher is N/A on it and through the relay unplanted; the plant makes
         # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
+    ),
+    Group(
+        "absent-conditionals",
+        _names(absent_conditionals.PLANTS),
+        # The reference server's sandbox refuses a PUT to an absent member (MB-TEST-3 allows
+        # 404), so the catcher is N/A on it and through the relay unplanted; the plant makes
+        # the sandbox take such PUTs, and the catcher must fail citing MB-PROC-9.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
     ),

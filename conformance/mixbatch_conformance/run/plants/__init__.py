@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    absent_conditionals,
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
@@ -155,6 +156,7 @@ PLANTS: tuple[Mutation, ...] = (
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
     + sandbox_names.PLANTS
+    + absent_conditionals.PLANTS
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS
