@@ -233,6 +233,7 @@ from mixbatch_conformance.run.plants import (
     mime_readings,
     mode_paths,
     mode_writers,
+    no_transform_variants,
     octet_units,
     order_and_isolation,
     origin_and_scope_readings,
@@ -954,6 +955,12 @@ GROUPS = (
         # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
+    ),
+    Group(
+        "no-transform-variants",
+        _names(no_transform_variants.PLANTS),
+        # MB-INTER-4 is a SHOULD: a plant is caught by a WARN (FAIL under --strict).
+        ("no-transform-under-request-variants",),
     ),
     Group(
         "absent-conditionals",

@@ -61,6 +61,7 @@ from mixbatch_conformance.run.plants import (
     mode_paths,
     mode_writers,
     modes,
+    no_transform_variants,
     octet_units,
     order_and_isolation,
     origin_and_scope_readings,
@@ -157,6 +158,7 @@ PLANTS: tuple[Mutation, ...] = (
     + sandbox_inputs.PLANTS
     + sandbox_names.PLANTS
     + absent_conditionals.PLANTS
+    + no_transform_variants.PLANTS
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS
