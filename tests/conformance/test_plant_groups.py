@@ -242,6 +242,7 @@ from mixbatch_conformance.run.plants import (
     parameter_readings,
     part_security,
     precondition_order,
+    problem_schema,
     reference_substitution,
     refusal_connections,
     refusal_documents,
@@ -955,6 +956,14 @@ GROUPS = (
         # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
+    ),
+    Group(
+        "problem-schema",
+        _names(problem_schema.PLANTS),
+        ("budget-refusal-retry-after", "method-refusal-names-requirement"),
+        ("FAIL",),
+        # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
+        slow_plants=("busy-problem-names-budget",),
     ),
     Group(
         "no-transform-variants",

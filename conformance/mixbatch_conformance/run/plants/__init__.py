@@ -72,6 +72,7 @@ from mixbatch_conformance.run.plants import (
     part_security,
     parts,
     precondition_order,
+    problem_schema,
     problems,
     processing,
     reference_substitution,
@@ -159,6 +160,7 @@ PLANTS: tuple[Mutation, ...] = (
     + sandbox_names.PLANTS
     + absent_conditionals.PLANTS
     + no_transform_variants.PLANTS
+    + problem_schema.PLANTS
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS
