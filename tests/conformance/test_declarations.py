@@ -113,6 +113,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "budget-excess-batch-refused",
         "collection-last-modified-after-write",
         "collection-parts-are-members-alone",
+        "conditional-fields-on-absent-members",
         "conditional-parts-after-writes",
         "conditional-post-to-collection",
         "conditional-rfc-writes",

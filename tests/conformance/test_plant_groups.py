@@ -204,6 +204,7 @@ from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
     PLANTS,
+    absent_conditionals,
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
@@ -232,6 +233,7 @@ from mixbatch_conformance.run.plants import (
     mime_readings,
     mode_paths,
     mode_writers,
+    no_transform_variants,
     octet_units,
     order_and_isolation,
     origin_and_scope_readings,
@@ -240,6 +242,7 @@ from mixbatch_conformance.run.plants import (
     parameter_readings,
     part_security,
     precondition_order,
+    problem_schema,
     reference_substitution,
     refusal_connections,
     refusal_documents,
@@ -951,6 +954,29 @@ GROUPS = (
         # The reference server's sandbox refuses a PUT to an absent member (MB-TEST-3 allows
         # 404), so the catcher is N/A on it and through the relay unplanted; the plant makes
         # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
+    ),
+    Group(
+        "problem-schema",
+        _names(problem_schema.PLANTS),
+        ("budget-refusal-retry-after", "method-refusal-names-requirement"),
+        ("FAIL",),
+        # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
+        slow_plants=("busy-problem-names-budget",),
+    ),
+    Group(
+        "no-transform-variants",
+        _names(no_transform_variants.PLANTS),
+        # MB-INTER-4 is a SHOULD: a plant is caught by a WARN (FAIL under --strict).
+        ("no-transform-under-request-variants",),
+    ),
+    Group(
+        "absent-conditionals",
+        _names(absent_conditionals.PLANTS),
+        # The reference server's sandbox refuses a PUT to an absent member (MB-TEST-3 allows
+        # 404), so the catcher is N/A on it and through the relay unplanted; the plant makes
+        # the sandbox take such PUTs, and the catcher must fail citing MB-PROC-9.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
     ),

@@ -43,6 +43,7 @@ EXPECTED_NA = {
     "multistatus-json-body-members-chosen-octets": "its sandbox takes only application/json members",
     "sandbox-member-ids-case-distinct": "its sandbox names members by number, so no id has a case",
     "sandbox-post-never-takes-a-put-name": "its sandbox refuses a PUT to an absent member (404)",
+    "conditional-fields-on-absent-members": "its sandbox refuses a PUT to an absent member (404)",
 }
 
 

@@ -49,7 +49,7 @@ from mixbatch_conformance.checks._shared.budget_load import (
 )
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
-from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected, expect_retry_after
 from mixbatch_conformance.core.registry import State, checker
@@ -128,6 +128,17 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
         response = answers[i].response
         assert response is not None
         expect_retry_after(judge, response, f"batch {i} Retry-After")
+        # MB-STATUS-4: "A server MUST give each 4xx or 5xx response it makes to a batch request
+        # an `application/problem+json` body (RFC 9457)": the 503 carries one, whose schema
+        # validity (spec 5.3: the problem schema allows `limit` and `value` beside 413 and 431
+        # alone) Context judges for every answer to a batch request.
+        judge.expect_true(
+            f"batch {i}: problem document",
+            problem_of(response) is not None,
+            repr(response.get("Content-Type")),
+            "a JSON object as application/problem+json",
+            "MB-STATUS-4",
+        )
     listing = sandbox_listing(ctx, judge, coll) if refused else b""
     for i in refused:
         ran = markers[i].encode() in listing

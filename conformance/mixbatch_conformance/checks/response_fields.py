@@ -33,6 +33,12 @@ Theory of operation: three things the framing check does not read.
   the top in any declared form (MB-SEC-2).
 - `no-transform-in-every-mode`: those batches' answers each carry `Cache-Control: no-transform`
   in every declared form, as the plain batch's do (MB-INTER-4, a SHOULD).
+- `no-transform-under-request-variants`: the batch responses to batches carrying credentials
+  (Authorization, Cookie, both), sent over HTTP/1.0, with chunked content, with a Prefer the
+  server need not act on, and under each policy and mode offered, with credentials and without,
+  each carry `Cache-Control: no-transform` in every declared form (MB-INTER-4, a SHOULD). A
+  refusal of the whole batch is not a batch response (spec 10), so one is noted, not judged;
+  a collection retrieval answers no batch request, so it is not one either.
 - `every-part-kind-content-length`: parts with content, HEAD, 204, 304, skipped and rolled-back
   parts each carry one Content-Length equal to their body's length (MB-WIRE-15, a SHOULD).
 """
@@ -42,8 +48,10 @@ from __future__ import annotations
 import json
 import re
 
+from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, unrouted
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.checks._shared.versions import with_version
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -389,6 +397,97 @@ def no_transform_in_every_mode(ctx: Context, judge: Judge) -> None:
                 "no-transform (SHOULD)",
                 "MB-INTER-4",
             )
+
+
+#: Credentials a batch request may carry that the target does not ask for (its own are used
+#: where it declares them).
+BASIC = ("Authorization", "Basic bWItc3VpdGU6bWItc3VpdGU=")
+COOKIE = ("Cookie", "mb-suite=1")
+VARIANT_BOUNDARY = "mb-suite-variant-5e1c0a7d"
+
+
+def _credential_variants(ctx: Context) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    """(what, fields): Authorization, Cookie and both, the target's own values where declared."""
+    own = {n.lower(): (n, v) for n, v in ctx.target.credentials}
+    auth = own.get("authorization", BASIC)
+    cookie = own.get("cookie", COOKIE)
+    return [
+        ("with Authorization", (auth,)),
+        ("with Cookie", (cookie,)),
+        ("with Authorization and Cookie", (auth, cookie)),
+    ]
+
+
+def _judge_no_transform(judge: Judge, what: str, answer: Response) -> None:
+    if answer.status not in (200, 207):
+        # Spec 10: "A refusal of the whole batch ... is not a batch response", so its
+        # Cache-Control is no departure from MB-INTER-4.
+        judge.note(f"{what}: answered {answer.status}, a refusal of the whole batch, not judged")
+        return
+    cache = answer.get_all("Cache-Control")
+    # MB-INTER-4 (SHOULD): "A sender SHOULD include `Cache-Control: no-transform` ... in batch
+    # requests and batch responses": every batch response, whatever the batch request carried.
+    judge.expect_true(
+        f"{what}: Cache-Control",
+        "no-transform" in directive_names(cache),
+        repr(cache),
+        "no-transform (SHOULD)",
+        "MB-INTER-4",
+    )
+
+
+def _framed(ctx: Context, subs: list[SubRequest], fields: tuple[tuple[str, str], ...]) -> bytes:
+    head = [("Content-Type", f"multipart/mixed; boundary={VARIANT_BOUNDARY}"), *fields]
+    return ctx.raw_request("POST", ctx.batch_path, head, compose_batch(subs, VARIANT_BOUNDARY))
+
+
+def _chunked(ctx: Context, subs: list[SubRequest], fields: tuple[tuple[str, str], ...]) -> bytes:
+    framed, _ = chunked_content(compose_batch(subs, VARIANT_BOUNDARY), 16)
+    head = [
+        ("Content-Type", f"multipart/mixed; boundary={VARIANT_BOUNDARY}"),
+        ("Transfer-Encoding", "chunked"),
+        *fields,
+    ]
+    return ctx.raw_request("POST", ctx.batch_path, head, framed)
+
+
+@checker(
+    "no-transform-under-request-variants",
+    ("MB-INTER-4",),
+    "The batch response to a batch carrying Authorization, Cookie or both, sent over HTTP/1.0, with chunked content, with a Prefer the server need not act on, or under each policy and mode the target offers, carries Cache-Control: no-transform in every declared form, with the credentials and without.",
+    state=State.READ_ONLY,
+)
+def no_transform_under_request_variants(ctx: Context, judge: Judge) -> None:
+    ok, nf = ok_and_not_found(ctx, judge)
+    subs = [ok, nf]
+    credentials = _credential_variants(ctx)
+    both = credentials[-1][1]
+    variants: list[tuple[str, tuple[tuple[str, str], ...]]] = [
+        *credentials,
+        ("with Prefer: return=minimal", (("Prefer", "return=minimal"),)),
+        ("with Prefer: return=minimal and credentials", (("Prefer", "return=minimal"), *both)),
+    ]
+    if ctx.target.claims("error-policy"):
+        for policy in ("stop", "continue"):
+            prefer = (("Prefer", f"batch-on-error={policy}"),)
+            variants.append((f"under batch-on-error={policy}", prefer))
+            variants.append((f"under batch-on-error={policy} with credentials", (*prefer, *both)))
+    if ctx.target.claims("atomic"):
+        atomic = (("Batch-Mode", "atomic"),)
+        variants.append(("atomic", atomic))
+        variants.append(("atomic with credentials", (*atomic, *both)))
+        # An atomic batch that fails is answered with sub-responses too.
+        variants.append(("atomic, failed, with credentials", (*atomic, *both)))
+    for what, fields in variants:
+        parts = [ok] if what.startswith("atomic") and "failed" not in what else subs
+        resp = ctx.batch(judge, parts, headers=fields)
+        for form, answer in _every_form(ctx, judge, parts, resp, fields):
+            _judge_no_transform(judge, f"{what}, {form}", answer)
+    for what, fields in (("", ()), (" with credentials", both)):
+        http10 = ctx.send(judge, with_version(_framed(ctx, subs, fields), "1.0"))
+        _judge_no_transform(judge, f"over HTTP/1.0{what}", http10)
+        chunked = ctx.send(judge, _chunked(ctx, subs, fields))
+        _judge_no_transform(judge, f"with chunked content{what}", chunked)
 
 
 @checker(

@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
@@ -280,7 +281,48 @@ class Context:
             judge.record(ex)
             if ex.response is not None:
                 self._note_created(ex.request, ex.response)
+                self._judge_problem(judge, ex.request, ex.response)
         return exchanges
+
+    def _judge_problem(self, judge: Judge, request: bytes, resp: Response) -> None:
+        """Every problem document answering a batch request is one the problem schema allows.
+
+        MB-STATUS-4: "A server MUST give each 4xx or 5xx response it makes to a batch request
+        an `application/problem+json` body (RFC 9457)", and spec 5.3: "'A batch request' here
+        is every request to a batch endpoint, whatever its method or content, and a collection
+        retrieval ... The problem schema ([`spec/schemas/problem.schema.json`]) therefore
+        requires `type`, `title` and `status` only." Every response the suite receives goes
+        through here, so no refusal's document escapes the schema, whichever check asked;
+        only a broken document is recorded. Through an intermediary (--via) the answer may be
+        the intermediary's own, which MB-STATUS-4 does not bind."""
+        if (
+            self.settings.via is not None
+            or resp.status < 400
+            or resp.media_type != "application/problem+json"
+        ):
+            return
+        head = request.split(b"\r\n\r\n", 1)[0]
+        line = head.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
+        method, path = line[0], (line[1] if len(line) > 1 else "/").split("?")[0]
+        if path != self.batch_path and not self._retrieval(method, path, head):
+            return
+        error = problem_error(json_object(resp.body) if resp.body else None)
+        if error is not None:
+            judge.expect_true(
+                f"problem document of the {resp.status} answering {method} {path}",
+                False,
+                error,
+                "a document valid against problem.schema.json",
+                "MB-STATUS-4",
+            )
+
+    def _retrieval(self, method: str, path: str, head: bytes) -> bool:
+        """A GET of a declared collection whose Accept names multipart/mixed."""
+        if method != "GET" or b"multipart/mixed" not in head.lower():
+            return False
+        names = ("collection", "empty_collection", "sandbox_collection")
+        declared = {self.path(c) for c in map(self.target.resource, names) if c}
+        return path in declared
 
     def _answer(self, judge: Judge, ex: Exchange) -> Response:
         if ex.response is None:
@@ -296,6 +338,7 @@ class Context:
                 )
             judge.setup_error(f"no response: {ex.error}")
         self._note_created(ex.request, ex.response)
+        self._judge_problem(judge, ex.request, ex.response)
         return ex.response
 
     def _not_http(self, judge: Judge, ex: Exchange) -> None:

@@ -15,7 +15,7 @@ import jsonschema
 
 from mixbatch_conformance.core.requirements import spec_dir
 
-__all__ = ["load_schema", "validate_against"]
+__all__ = ["load_schema", "problem_error", "validate_against"]
 
 
 @functools.cache
@@ -39,3 +39,14 @@ def validate_against(name: str, document: object) -> str | None:
     first = errors[0]
     where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
     return f"{where}: {first.message}"
+
+
+def problem_error(document: object) -> str | None:
+    """None when `document` is a problem document the problem schema allows, else why not.
+
+    MB-STATUS-4: "an `application/problem+json` body (RFC 9457)"; spec 5.3: "The problem schema
+    ([`spec/schemas/problem.schema.json`]) therefore requires `type`, `title` and `status`
+    only" -- and allows `limit` and `value` only beside 413 and 431."""
+    if not isinstance(document, dict):
+        return "not a JSON object"
+    return validate_against("problem.schema.json", document)

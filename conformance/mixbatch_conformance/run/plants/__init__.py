@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    absent_conditionals,
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
@@ -60,6 +61,7 @@ from mixbatch_conformance.run.plants import (
     mode_paths,
     mode_writers,
     modes,
+    no_transform_variants,
     octet_units,
     order_and_isolation,
     origin_and_scope_readings,
@@ -70,6 +72,7 @@ from mixbatch_conformance.run.plants import (
     part_security,
     parts,
     precondition_order,
+    problem_schema,
     problems,
     processing,
     reference_substitution,
@@ -155,6 +158,9 @@ PLANTS: tuple[Mutation, ...] = (
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
     + sandbox_names.PLANTS
+    + absent_conditionals.PLANTS
+    + no_transform_variants.PLANTS
+    + problem_schema.PLANTS
     + list_and_tag_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS

@@ -1,0 +1,117 @@
+"""Planted violation of RFC 9110 §13's evaluation on a target with no current representation
+(MB-PROC-9).
+
+    unmodified-since-on-absent-member   a sandbox that creates members on PUT evaluates
+                                        If-Unmodified-Since where the member does not exist,
+                                        as if nothing there stayed unmodified, and answers 412,
+                                        alone as in a part (RFC 9110 §13.1.4 ignores the field
+                                        when there is no modification date)
+
+The relay's reference server keeps its sandbox at /books and refuses a PUT to a book that does
+not exist (404), which MB-TEST-3 allows; the plant models a sandbox that takes one instead. The
+relay keeps what such PUTs wrote and answers their GET and DELETE itself, alone and in the parts
+of a batch (which it reads in the order they were sent, as a plain multipart batch answers
+them). A PUT to a book that does not exist carrying If-Match is refused 412, as RFC 9110
+§13.1.1 says; one carrying If-Unmodified-Since is refused 412 too, which is the bug. What the
+relay kept is dropped once its member is deleted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    field_of,
+    is_batch,
+    parts_of,
+    set_field,
+    without_field,
+)
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+
+__all__ = ["PLANTS"]
+
+MEMBER = re.compile(r"/books/[^/?]+")
+#: Members a PUT created in the relay, by path, with the document it wrote.
+_KEPT: dict[str, bytes] = {}
+
+
+def _relay_answer(
+    method: str, target: str, fields: FieldList, body: bytes, status: int
+) -> tuple[int, bytes] | None:
+    """The relay's answer to a request the server answered `status`; None keeps the server's."""
+    if not MEMBER.fullmatch(target):
+        return None
+    if target in _KEPT:
+        if method in ("GET", "HEAD"):
+            return 200, _KEPT[target] if method == "GET" else b""
+        if method == "DELETE":
+            del _KEPT[target]
+            return 204, b""
+        if method == "PUT":
+            _KEPT[target] = body
+            return 204, b""
+        return None
+    if method != "PUT" or status != 404:
+        return None
+    if field_of(fields, "If-Match") is not None:
+        return 412, b""
+    if field_of(fields, "If-Unmodified-Since") is not None:
+        # The bug: no representation is taken for one modified after any date.
+        return 412, b""
+    _KEPT[target] = body
+    return 201, body
+
+
+def _target_of(fields: FieldList) -> str:
+    cid = (field_of(fields, "Content-Id") or "").strip()
+    return cid[1:-1] if cid.startswith("<") and cid.endswith(">") else cid
+
+
+def _answer(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req):
+        rb, sb = boundary_of(req), boundary_of(resp)
+        if not rb or not sb:
+            return
+        sent, answered = parts_of(req.body, rb), parts_of(resp.body, sb)
+        if sent is None or answered is None or len(sent) != len(answered):
+            return
+        out = []
+        for (qf, qb), (af, ab) in zip(sent, answered, strict=True):
+            method = (field_of(qf, "Http-Method") or "GET").upper()
+            code = field_of(af, "Http-Status-Code") or ""
+            got = _relay_answer(method, _target_of(qf), qf, qb, int(code) if code.isdigit() else 0)
+            if got is not None:
+                status, body = got
+                af = set_field(af, "Http-Status-Code", str(status))
+                af = without_field(without_field(af, "Content-Type"), "Content-Length")
+                if body:
+                    af = [*af, ("Content-Type", "application/json")]
+                af = [*af, ("Content-Length", str(len(body)))]
+                ab = body
+            out.append((af, ab))
+        resp.body = write_parts(out, sb)
+        return
+    got = _relay_answer(req.method, req.target, req.headers, req.body, resp.status)
+    if got is None:
+        return
+    status, body = got
+    resp.status = status
+    resp.headers = [(n, v) for n, v in resp.headers if n.lower() in ("date", "server")]
+    if body:
+        resp.headers.append(("Content-Type", "application/json"))
+    if status == 201:
+        resp.headers.append(("Location", req.target))
+    resp.body = body
+
+
+PLANTS: tuple[Mutation, ...] = (
+    Mutation(
+        "unmodified-since-on-absent-member",
+        "MB-PROC-9 If-Unmodified-Since evaluated where the member does not exist (412)",
+        ("conditional-fields-on-absent-members",),
+        on_response=_answer,
+    ),
+)
