@@ -33,6 +33,14 @@ admitting no batch form): every 4xx or 5xx is a problem document, whatever Accep
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.accept_cases import (
+    JSON,
+    MULTIPART,
+    XML,
+    offered_forms,
+    quality_cases,
+    weight_cases,
+)
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
@@ -41,11 +49,6 @@ from mixbatch_conformance.core.outcomes import expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import list_members
 
-__all__ = ["offered_forms", "quality_cases", "weight_cases"]
-
-MULTIPART = "multipart/mixed"
-XML = "application/xml"
-JSON = "application/vnd.mixbatch.multistatus+json"
 #: The Accept values a refusal is judged under (None sends no Accept field): absent, any, the
 #: batch form alone, and values that admit no batch representation, a problem document's
 #: own media type among them.
@@ -63,73 +66,6 @@ REFUSAL_BOUNDARY = "mb-neg-2b7e1a90c4d3f658"
 MAX_FILLER = 1_000_000
 #: The status each form is answered with (spec 6.1's table).
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
-
-
-def offered_forms(ctx: Context) -> list[str]:
-    forms = [MULTIPART]
-    if ctx.target.claims("xml"):
-        forms.append(XML)
-    if ctx.target.claims("json"):
-        forms.append(JSON)
-    return forms
-
-
-def quality_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
-    """(Accept value, the forms the spec allows as the answer)."""
-    xml = XML in offered
-    json_ = JSON in offered
-    cases: list[tuple[str, set[str]]] = [
-        # Quality values, not listing order: multipart/mixed ranks higher though listed last.
-        (f"{XML};q=0.5, {JSON};q=0.4, {MULTIPART};q=0.9", {MULTIPART}),
-        # A tie with multipart/mixed: "at least as high as any other" chooses multipart/mixed.
-        (f"{JSON};q=0.8, {XML};q=0.8, {MULTIPART};q=0.8", {MULTIPART}),
-        # A media range: multipart/* admits multipart/mixed.
-        ("multipart/*", {MULTIPART}),
-        # Media types are case-insensitive (RFC 9110 §8.3.1).
-        ("Multipart/Mixed;q=0.7, text/html", {MULTIPART}),
-        # A range that admits no form listed first: the list as a whole still admits one.
-        (f"text/html, {MULTIPART};q=0.5", {MULTIPART}),
-        # A 207 form named, but below multipart/mixed, before or after it: the answer is the
-        # multipart form, so its status is 200 whatever else Accept names (MB-MULTI-2).
-        (f"{MULTIPART}, {JSON};q=0.5", {MULTIPART}),
-        (f"{XML};q=0.1, {MULTIPART}", {MULTIPART}),
-        (f"{MULTIPART}, {XML};q=0.9, {JSON};q=0.9", {MULTIPART}),
-        (f"*/*;q=0.8, {MULTIPART}", {MULTIPART}),
-    ]
-    # MB-MULTI-1 prose: "A structured suffix is not a match, so `application/json` does not
-    # admit `application/vnd.mixbatch.multistatus+json`, and `text/xml` does not admit the XML
-    # form": alone they admit no form (406), beside multipart/mixed they leave it the only one.
-    cases.append(("application/json", {"406"}))
-    cases.append(("text/xml", {"406"}))
-    cases.append((f"application/json, text/xml, {MULTIPART};q=0.1", {MULTIPART}))
-    # The most specific range gives a type its quality (RFC 9110 §12.5.1): multipart/mixed
-    # keeps q=1 under a refused multipart/* or */*, and is refused under a welcome */*.
-    cases.append((f"multipart/*;q=0, {MULTIPART}", {MULTIPART}))
-    cases.append((f"*/*;q=0, {MULTIPART}", {MULTIPART}))
-    # q=0 is "not acceptable" (RFC 9110 §12.4.2): multipart/mixed is excluded, so the answer
-    # is another offered form, or 406 when none is offered.
-    others = {f for f, on in ((XML, xml), (JSON, json_)) if on}
-    cases.append((f"{MULTIPART};q=0, {XML}, {JSON}", others or {"406"}))
-    cases.append((f"*/*;q=0.1, {MULTIPART};q=0", others or {"406"}))
-    cases.append((f"{MULTIPART};q=0.000, */*", others or {"406"}))
-    # Everything refused: no form is acceptable (MB-STATUS-9).
-    cases.append(("*/*;q=0", {"406"}))
-    # application/* admits the XML and JSON forms, never multipart/mixed; where both are
-    # offered and tie, "the server chooses between them".
-    # A quoted-string parameter value holds commas and quoted-pairs that separate no member
-    # (RFC 9110 §5.6.6, §5.6.4): multipart/mixed inside text/html's quoted value is text, so
-    # the field admits no form; after a value holding `\"` or ending in `\\` it is a member.
-    cases.append(('text/html; mb-suite="a, multipart/mixed, b"', {"406"}))
-    cases.append(('text/html; mb-suite="a\\", multipart/mixed, b=\\"c"', {"406"}))
-    cases.append((f'text/html; mb-suite="a\\"b", {MULTIPART}', {MULTIPART}))
-    cases.append((f'text/html; mb-suite="a\\\\", {MULTIPART}', {MULTIPART}))
-    cases.append(("application/*", others or {"406"}))
-    cases.append((f"application/*;q=0.9, {MULTIPART};q=0.5", others or {MULTIPART}))
-    if xml:
-        cases.append((f"{MULTIPART};q=0.2, {XML};q=0.6", {XML}))
-    if json_:
-        cases.append((f"*/*;q=0.3, {JSON}", {JSON}))
-    return cases
 
 
 @checker(
@@ -170,53 +106,6 @@ def accept_quality_values(ctx: Context, judge: Judge) -> None:
                 {STATUS[got]},
                 "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
             )
-
-
-#: A parameter before a weight: one no representation carries, and the charset one may.
-OTHER_PARAMETERS = ("mb-suite=1", "charset=utf-8")
-
-
-def weight_cases(forms: list[str]) -> list[tuple[str, set[str]]]:
-    """(Accept, the forms MB-MULTI-1 allows) for the weight spellings, given the declared 207
-    `forms`; each value makes the answer turn on how its weights are read."""
-    cases: list[tuple[str, set[str]]] = []
-    for form in forms:
-        cases += [
-            # OWS ";" OWS "q=": spaces and tabs on either side of the semicolon, and OWS
-            # before the comma (RFC 9110 §5.6.1).
-            (f"{MULTIPART}; q=0.1, {form}", {form}),
-            (f"{MULTIPART} ;q=0.1, {form}", {form}),
-            (f"{MULTIPART}\t;\tq=0.1, {form}", {form}),
-            (f"{MULTIPART} ; q=0.1 , {form}", {form}),
-            (f"{form}; q=0.9, {MULTIPART}; q=0.8", {form}),
-            # Parameter names are case-insensitive (RFC 9110 §5.6.6).
-            (f"{MULTIPART};Q=0.1, {form}", {form}),
-            (f"{form};Q=0.4, {MULTIPART};q=0.5", {MULTIPART}),
-            # qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
-            (f"{MULTIPART};q=0.100, {form};q=0.2", {form}),
-            (f"{form};q=1.000, {MULTIPART};q=0.999", {form}),
-            (f"{MULTIPART};q=0., {form};q=0.001", {form}),
-            (f"{form};q=0.5, {MULTIPART};q=0.50", {MULTIPART}),
-            (f"{form};q=1., {MULTIPART};q=1", {MULTIPART}),
-        ]
-        for param in OTHER_PARAMETERS:
-            # A parameter before the weight: multipart/mixed's range is below the form's
-            # whether or not its parameter narrows it, and the form's range is below
-            # multipart/mixed's whether or not it admits the form at all.
-            cases.append((f"{MULTIPART};{param};q=0.3, {form};q=0.6", {form}))
-            cases.append((f"{MULTIPART};q=0.5, {form};{param}; q=0.4", {MULTIPART}))
-    if forms:
-        everyone = set(forms)
-        # Ranges with weights: the most specific range that matches gives a type its quality
-        # (RFC 9110 §12.5.1); where the 207 forms tie "the server chooses between them".
-        cases += [
-            (f"*/*;q=0.5, {MULTIPART};q=0.4", everyone),
-            (f"*/*; q=0.9, {MULTIPART} ; q=0.95", {MULTIPART}),
-            (f"application/*; q=0.6, {MULTIPART}; q=0.5", everyone),
-            ("multipart/*;q=0.2, application/*;Q=0.3", everyone),
-            ("multipart/*\t; q=0.7, application/*; q=0.3", {MULTIPART}),
-        ]
-    return cases
 
 
 @checker(

@@ -33,8 +33,12 @@ server answers HTTP/1.0 batches at all is learnt first, and N/A when it answers 
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.accept_cases import (
+    offered_forms,
+    quality_cases,
+    weight_cases,
+)
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.checks.negotiation import offered_forms, quality_cases, weight_cases
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
