@@ -963,7 +963,7 @@ GROUPS = (
         ("budget-refusal-retry-after", "method-refusal-names-requirement"),
         ("FAIL",),
         # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
-        slow_plants=("busy-problem-names-budget",),
+        slow_plants=("busy-problem-names-unknown-limit",),
     ),
     Group(
         "no-transform-variants",

@@ -129,9 +129,10 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
         assert response is not None
         expect_retry_after(judge, response, f"batch {i} Retry-After")
         # MB-STATUS-4: "A server MUST give each 4xx or 5xx response it makes to a batch request
-        # an `application/problem+json` body (RFC 9457)": the 503 carries one, whose schema
-        # validity (spec 5.3: the problem schema allows `limit` and `value` beside 413 and 431
-        # alone) Context judges for every answer to a batch request.
+        # an `application/problem+json` body (RFC 9457) ...; the document MUST be one the problem
+        # schema ([`spec/schemas/problem.schema.json`]) admits": the 503 carries one, whose
+        # schema validity Context judges for every answer to a batch request (spec 5.3: its
+        # `limit` "stands beside a 413, 431 or 503", naming a limit or `max_batches_in_flight`).
         judge.expect_true(
             f"batch {i}: problem document",
             problem_of(response) is not None,

@@ -44,9 +44,10 @@ def validate_against(name: str, document: object) -> str | None:
 def problem_error(document: object) -> str | None:
     """None when `document` is a problem document the problem schema allows, else why not.
 
-    MB-STATUS-4: "an `application/problem+json` body (RFC 9457)"; spec 5.3: "The problem schema
-    ([`spec/schemas/problem.schema.json`]) therefore requires `type`, `title` and `status`
-    only" -- and allows `limit` and `value` only beside 413 and 431."""
+    MB-STATUS-4: "an `application/problem+json` body (RFC 9457) ...; the document MUST be one
+    the problem schema ([`spec/schemas/problem.schema.json`]) admits"; spec 5.3: the schema
+    "therefore requires `type`, `title` and `status` only. Its `limit` stands beside a 413,
+    431 or 503"."""
     if not isinstance(document, dict):
         return "not a JSON object"
     return validate_against("problem.schema.json", document)

@@ -1,14 +1,18 @@
 """Planted problem documents the problem schema does not allow (MB-STATUS-4).
 
-    busy-problem-names-budget           the 503 for a batch beyond the budget of batches in
-                                        flight names the budget in `limit` and `value`, which
-                                        the problem schema allows only beside 413 and 431
+    busy-problem-names-unknown-limit    the 503 for a batch beyond the budget of batches in
+                                        flight names `max_connections` in `limit` and `value`,
+                                        a limit the capabilities document has no name for and
+                                        the problem schema's `limit` does not admit
     method-refusal-problem-without-type the 405 of the batch endpoint for a method it does not
                                         allow carries no `type` member, which the schema
                                         requires
 
-Spec 5.3: "The problem schema ([`spec/schemas/problem.schema.json`]) therefore requires `type`,
-`title` and `status` only", and its `limit` is "For a limit error (413 or 431)". The suite
+MB-STATUS-4: "the document MUST be one the problem schema
+([`spec/schemas/problem.schema.json`]) admits"; spec 5.3: "The problem schema ... therefore
+requires `type`, `title` and `status` only. Its `limit` stands beside a 413, 431 or 503 and
+names, besides the limits of MB-LIMIT-4, the budget of MB-LIMIT-6, `max_batches_in_flight`".
+The schema's `limit` is an enum of those names. The suite
 validates every problem document answering a batch request in one place, whichever check
 received it; each plant's catcher is a check that meets that refusal.
 """
@@ -23,18 +27,18 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
-#: The budget the edited 503 names: the reference server's default is not published.
-BUDGET = 16
+#: The value the edited 503 gives beside its limit.
+CONNECTIONS = 16
 
 
-def _name_budget(doc: dict[str, Any]) -> None:
-    doc["limit"] = "max_batches_in_flight"
-    doc["value"] = BUDGET
+def _name_unknown_limit(doc: dict[str, Any]) -> None:
+    doc["limit"] = "max_connections"
+    doc["value"] = CONNECTIONS
 
 
-def _busy_names_budget(req: RelayRequest, resp: RelayResponse) -> None:
+def _busy_names_unknown_limit(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and resp.status == 503 and resp.get("Retry-After") is not None:
-        edit_problem(resp, _name_budget)
+        edit_problem(resp, _name_unknown_limit)
 
 
 def _method_refusal_without_type(req: RelayRequest, resp: RelayResponse) -> None:
@@ -44,10 +48,10 @@ def _method_refusal_without_type(req: RelayRequest, resp: RelayResponse) -> None
 
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
-        "busy-problem-names-budget",
-        "MB-STATUS-4 the busy 503's problem document names the budget in limit and value",
+        "busy-problem-names-unknown-limit",
+        "MB-STATUS-4 the busy 503's problem document names max_connections in limit and value",
         ("budget-refusal-retry-after",),
-        on_response=_busy_names_budget,
+        on_response=_busy_names_unknown_limit,
     ),
     Mutation(
         "method-refusal-problem-without-type",
