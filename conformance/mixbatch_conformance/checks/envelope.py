@@ -185,7 +185,9 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
             resp,
             expected,
             [set(s) for s in expect.get("part_status", [])],
-            requirement,
+            # A part's status is the case's own rule unless the case names the requirement
+            # that fixes it (the echo's 200 is MB-TEST-2's, whatever the part carries).
+            expect.get("part_status_requirement", requirement),
             # A case that names its parts' Content-Ids holds the look of further parts in its
             # preamble or epilogue: how many parts there are is the case's own rule (MB-WIRE-9:
             # "A receiver MUST ignore the preamble ... and the epilogue").
