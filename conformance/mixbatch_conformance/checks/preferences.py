@@ -193,7 +193,9 @@ def prefer_repeated_first_counts(ctx: Context, judge: Judge) -> None:
             # instance has a value the server does not recognise, the preference is absent
             # ([MB-PROC-11]) and no later instance is read in its place."
             if policy == "stop":
-                judge.expect(f"{what}: part 1 outcome", entries[1].outcome, {"skipped"})
+                judge.expect(
+                    f"{what}: part 1 outcome", entries[1].outcome, {"skipped"}, "MB-PROC-13"
+                )
                 # MB-PROC-6: under stop the server MUST "send `Preference-Applied:
                 # batch-on-error=stop`", and no other batch-on-error beside it.
                 judge.expect(
@@ -206,13 +208,14 @@ def prefer_repeated_first_counts(ctx: Context, judge: Judge) -> None:
             # The first instance asks for continue, or for nothing a server knows: either way
             # the part after the failing one runs (MB-PROC-5: "every part runs whatever
             # earlier parts returned"), because the later stop is not read.
-            judge.expect(f"{what}: part 1 outcome", entries[1].outcome, {None})
-            judge.expect(f"{what}: part 1 status", entries[1].status, {200})
+            judge.expect(f"{what}: part 1 outcome", entries[1].outcome, {None}, "MB-PROC-13")
+            judge.expect(f"{what}: part 1 status", entries[1].status, {200}, "MB-PROC-13")
             judge.expect_true(
                 f"{what}: Preference-Applied",
                 "batch-on-error=stop" not in named,
                 repr(resp.get_all("Preference-Applied")),
                 "no batch-on-error=stop",
+                "MB-PROC-13",
             )
             if policy is None:
                 # MB-PROC-11: a value it does not recognise the server "MUST leave it out of

@@ -18,6 +18,7 @@ import json
 import re
 import time
 
+from mixbatch_conformance.checks._shared.delay_answers import CLOCK_SLACK_MS
 from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, read_echo
@@ -51,12 +52,12 @@ NO_DELAY_MS = 0
 #: Milliseconds of the two delayed parts of one batch, kept apart by a write: the second
 #: cannot begin before the first has finished (MB-PROC-2), so the batch takes their sum.
 SPLIT_DELAYS_MS = (300, 300)
-#: Milliseconds the batch may come in under that sum, for the granularity of a server's
-#: timers; far less than either delay, which a server counting both from the batch's arrival
-#: saves.
-CLOCK_SLACK_MS = 5
 #: Milliseconds a declared batch_timeout_ms must leave beyond the delays for the check to run.
 BUDGET_MARGIN_MS = 500
+#: Milliseconds a batching proxy's declared sub-request timeout must leave beyond the longest
+#: delay for the check to run: a proxy answers a part its origin is too slow for with 502 or
+#: 504 (MB-PROXY-2), and the time it takes to forward a part counts against that timeout too.
+UPSTREAM_MARGIN_MS = 500
 #: Delays above any largest ms a test server accepts: a terabyte of milliseconds (31 years),
 #: 2^63 and 10^20. MB-TEST-7 asks a 4xx for each; a server that clamps them answers 200 sooner
 #: than asked, and one that waits is cut off by the request timeout.
@@ -353,6 +354,20 @@ def delay_counted_from_part_start(ctx: Context, judge: Judge) -> None:
     if limit is not None and limit < first + second + BUDGET_MARGIN_MS:
         judge.not_applicable(
             f"the delayed parts would outlast the declared batch_timeout_ms {limit}"
+        )
+    upstream = ctx.target.proxy_timeout_ms
+    if (
+        ctx.target.proxy
+        and upstream is not None
+        and upstream <= max(first, second) + UPSTREAM_MARGIN_MS
+    ):
+        # MB-PROXY-2: a batching proxy reports "an upstream connection failure or timeout for
+        # a part as that part's response with status 502 (Bad Gateway) or 504 (Gateway
+        # Timeout)": a delayed part may rightly be answered 504, not the delay's 200.
+        judge.not_applicable(
+            f"the batching proxy's declared proxy.subrequest_timeout_ms {upstream} leaves no "
+            f"more than {UPSTREAM_MARGIN_MS} ms beyond a {max(first, second)} ms delay, so a "
+            "delayed part may be answered 504 (MB-PROXY-2)"
         )
     # MB-PROC-3 lets only "consecutive safe sub-requests" run concurrently, and "a write
     # between two reads is a barrier": the POST cannot begin before the first delay has
