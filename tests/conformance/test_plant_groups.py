@@ -163,8 +163,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   as a path, so a relative reference to the endpoint runs (MB-SUB-4), and an echo reporting an
   absolute-form request's Host field line as its authority (MB-TEST-2).
 - discovery requests: the capabilities document's representations ranked by the OPTIONS
-  request's Accept or the document cut short for `Prefer: return=minimal` (MB-LIMIT-2), its
-  limits published higher to a request with credentials (MB-LIMIT-1).
+  request's Accept, or the document cut short of members the schema requires for `Prefer:
+  return=minimal` (MB-LIMIT-2); limits that differ with credentials are allowed, not planted.
 - element and preamble readings: a Batch-Mode or Content-Encoding list split at whitespace as
   well as commas (MB-PROC-12, MB-INTER-6), a byte order mark, whitespace, NUL or a bare CR
   dropped from the start of the content or the first dash-boundary taken wherever it lies, so

@@ -34,7 +34,12 @@ authority reports that one either way).
 
 Both are learnt from the server first. A server that does not answer a plain GET in
 absolute-form as in origin-form makes them not applicable (`test-resource-echo-absolute-form`
-judges that). An ASGI or WSGI server hands its application the request's path and its Host
+judges that). Nor is anything sent under the other Host to a server that does not answer a
+plain GET alone in absolute-form with `Host: other.example` as in origin-form (the same status,
+and for the echo the same target): a server or a front end that refuses the mismatched Host
+breaks RFC 9112 §3.2.2, not MB-TEST-2, MB-PART-5 or MB-SUB-2; that is noted, the other-Host
+batches of `batch-absolute-form-as-origin-form` are left out, and
+`test-resource-echo-absolute-form-authority` is not applicable. An ASGI or WSGI server hands its application the request's path and its Host
 field, the absolute-form's authority dropped: when the echo alone and the echo in a part both
 report the Host field's authority, the whole server reads the request that way, no resource of
 the application can read it otherwise, and the checks judge nothing under that Host. A server
@@ -136,6 +141,29 @@ def _absolute_form_taken(ctx: Context, judge: Judge, path: str) -> tuple[bool, s
             f"{a_status} {a_echo and a_echo.target!r} in absolute-form"
         )
     return same, (o_echo.authority if o_echo and o_echo.authority else ctx.authority)
+
+
+def _other_host_taken(ctx: Context, judge: Judge, path: str) -> bool:
+    """Whether a plain GET of `path` alone in absolute-form under `Host: other.example` is
+    answered as the origin-form GET is: the same status, and for an echo the same target (the
+    authority it reports is what test-resource-echo-absolute-form-authority judges).
+
+    RFC 9112 §3.2.2 makes an origin server ignore the Host field of an absolute-form request; a
+    server or a stack in front of it that refuses the mismatched Host breaks that rule, not one
+    of mixbatch's, so the batches under that Host are not sent to it."""
+    o_status, o_echo = _alone_echo(ctx, judge, path)
+    a_status, a_echo = _alone_echo(ctx, judge, _absolute(ctx, path), OTHER)
+    same = o_status == a_status and (
+        o_echo is None or (a_echo is not None and a_echo.target == o_echo.target)
+    )
+    if not same:
+        judge.note(
+            f"GET {path} in absolute-form, Host: {OTHER}: {a_status} "
+            f"{a_echo and a_echo.target!r}, not as in origin-form ({o_status} "
+            f"{o_echo and o_echo.target!r}; RFC 9112 §3.2.2 has the Host field ignored): "
+            f"nothing sent under Host: {OTHER}"
+        )
+    return same
 
 
 def _host_field_read(
@@ -256,11 +284,10 @@ def batch_absolute_form_as_origin_form(ctx: Context, judge: Judge) -> None:
     if not _absolute_form_taken(ctx, judge, probe)[0]:
         judge.not_applicable("the server does not answer a GET in absolute-form as in origin-form")
     hosts = [ctx.authority]
-    if echo is not None:
-        if not _host_field_read(ctx, judge, echo)[2]:
-            hosts.append(OTHER)
-    else:
+    if echo is None:
         judge.note(f"no echo to learn which authority a Host: {OTHER} batch gets: not sent")
+    elif _other_host_taken(ctx, judge, probe) and not _host_field_read(ctx, judge, echo)[2]:
+        hosts.append(OTHER)
 
     for ref in _endpoint_refs(ctx):
         subs = [SubRequest("GET", ref)]
@@ -312,6 +339,11 @@ def echo_absolute_form_authority(ctx: Context, judge: Judge) -> None:
     taken, addressed = _absolute_form_taken(ctx, judge, echo)
     if not taken:
         judge.not_applicable("the server does not answer a GET in absolute-form as in origin-form")
+    if not _other_host_taken(ctx, judge, echo):
+        judge.not_applicable(
+            f"the server does not answer a GET in absolute-form under Host: {OTHER} as in "
+            "origin-form (RFC 9112 §3.2.2, not mixbatch, is what that breaks)"
+        )
     alone, part, host_read = _host_field_read(ctx, judge, echo)
     if host_read:
         judge.not_applicable(

@@ -1,5 +1,5 @@
 """Planted violations of the capabilities document written from fields of the discovery
-request (spec 9.2, MB-LIMIT-2, MB-LIMIT-1).
+request (spec 9.2, MB-LIMIT-2).
 
 Each is a mistake a competent implementer makes:
 
@@ -8,14 +8,15 @@ Each is a mistake a competent implementer makes:
                                             an Accept that puts the XML or JSON form first
                                             moves multipart/mixed from the head of the list
                                             (MB-LIMIT-2)
-    capabilities-limits-by-credentials      the limits written from the caller's quota tier:
-                                            an OPTIONS with credentials is shown doubled
-                                            max_parts and max_batch_bytes, though every batch
-                                            is held to the same limits (MB-LIMIT-1)
     capabilities-minimal-for-return-minimal `Prefer: return=minimal` honoured on OPTIONS: the
                                             document cut to its version and limits, without
                                             the profiles and representations the schema
-                                            requires (MB-LIMIT-2)
+                                            requires (MB-LIMIT-2); a minimal document that
+                                            kept every required member would be allowed
+                                            (RFC 7240 §4.2)
+
+Limits that differ for a request with credentials are not planted: no sentence of the spec
+forbids limits that differ by principal, so the check notes them.
 """
 
 from __future__ import annotations
@@ -85,18 +86,6 @@ def _when(
     return on_response
 
 
-def _credentialed(req: RelayRequest) -> bool:
-    return req.get("Authorization") is not None or req.get("Cookie") is not None
-
-
-def _doubled_limits(doc: dict[str, object]) -> None:
-    limits = doc.get("limits")
-    if isinstance(limits, dict):
-        for name in ("max_parts", "max_batch_bytes"):
-            if isinstance(limits.get(name), int):
-                limits[name] *= 2
-
-
 def _minimal_asked(req: RelayRequest) -> bool:
     return "return=minimal" in (req.get("Prefer") or "").replace(" ", "").lower()
 
@@ -116,14 +105,8 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=_by_accept,
     ),
     P(
-        "capabilities-limits-by-credentials",
-        "MB-LIMIT-1 limits published higher to a request with credentials",
-        ("capabilities-whatever-request-fields",),
-        on_response=_when(_credentialed, _doubled_limits),
-    ),
-    P(
         "capabilities-minimal-for-return-minimal",
-        "MB-LIMIT-2 document cut short for Prefer: return=minimal",
+        "MB-LIMIT-2 document cut short of required members for Prefer: return=minimal",
         ("capabilities-whatever-request-fields",),
         on_response=_when(_minimal_asked, _minimal),
     ),
