@@ -366,7 +366,11 @@ class Relay:
         """Write the answer to `req`; whether the connection ends after it unmarked."""
         if req.busy:
             fields = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
-            refusal = RelayResponse(503, fields, b'{"title": "Service Unavailable", "status": 503}')
+            body = (
+                b'{"type": "https://mixbatch.dev/problems/busy",'
+                b' "title": "Service Unavailable", "status": 503}'
+            )
+            refusal = RelayResponse(503, fields, body)
             writer.write(self._frame(conn, req, refusal))
             await writer.drain()
             return False

@@ -4,8 +4,10 @@
 reuses the reference server's connection handling (h11, keep-alive, pipelining order,
 back-pressure, timeouts) and adds only what a proxy does differently:
 
-    target in absolute-form   -> same scheme and authority as the proxy's own, else 400
-                                 (``_http.targets``: the proxy is no open forward proxy)
+    target in absolute-form   -> same scheme and authority as the proxy's own (its public
+                                 origin when one is set, else the authority the request is
+                                 addressed to, RFC 9112 §3.2.2), else 400 (``_http.targets``);
+                                 answered from the one origin, so no open forward proxy
     target in no form at all  -> 400 ("batch" is not "/batch"; ``_http.targets`` too)
     the batch path            -> OPTIONS: capabilities; POST: the batch (``_batch``);
                                  anything else 405 with Allow (MB-METHOD-2)
