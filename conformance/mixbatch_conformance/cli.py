@@ -29,6 +29,7 @@ from pathlib import Path
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.settings import DEFAULT_TIMEOUT_S, TIERS, RunSettings
 from mixbatch_conformance.core.target import ConfigError, Target, load_target, target_from_dict
+from mixbatch_conformance.core.variants import VARIANTS
 from mixbatch_conformance.run.discover import DiscoveryError, Draft, draft_for
 from mixbatch_conformance.run.preflight import preflight
 from mixbatch_conformance.run.selection import SelectionError, plan
@@ -165,6 +166,13 @@ def _parser() -> argparse.ArgumentParser:
         help="send every request on a new connection (default: a check's plainly framed "
         "requests share kept connections, as real clients' do); for a target behind "
         "something that cannot keep connections",
+    )
+    p.add_argument(
+        "--request-variants",
+        choices=("off", "mixed", *VARIANTS),
+        help="send batch requests rewritten in forms HTTP makes equivalent (absolute-form, "
+        "field-name case, field order, whitespace, chunked): 'mixed' sends a seeded half of "
+        "them so (the default above the smoke tier), a variant's name every one it fits",
     )
     p.add_argument("--strict", action="store_true", help="a broken SHOULD fails the run (exit 1)")
     p.add_argument("--list", action="store_true", help="list the selected checks and exit")
@@ -353,6 +361,7 @@ def _run(args: argparse.Namespace) -> int:
         http2=args.http2,
         fresh_connections=args.fresh_connections,
         strict=args.strict,
+        request_variants=args.request_variants or ("off" if args.tier == "smoke" else "mixed"),
     )
     if url is None and args.config is None:
         from mixbatch_conformance.core.target import reference_target

@@ -144,11 +144,13 @@ def pytest_collection_modifyitems(
     path = config.getoption("mixbatch_config")
     target = load_target(Path(path), url) if path else target_from_dict(discover(url))
     report = config.getoption("mixbatch_report")
+    tier = str(config.getoption("mixbatch_tier"))
     settings = RunSettings(
-        tier=str(config.getoption("mixbatch_tier")),
+        tier=tier,
         seed=secrets.randbits(32),
         replays=3,
         report_dir=Path(report) if report else None,
+        request_variants="off" if tier == "smoke" else "mixed",
     )
     ctx = Context(target, settings)
     config.stash[_STATE] = {"ctx": ctx, "results": []}

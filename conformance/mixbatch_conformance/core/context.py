@@ -39,6 +39,7 @@ from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
+from mixbatch_conformance.core.variants import rewrite, variant_for
 from mixbatch_conformance.transport import h2
 from mixbatch_conformance.transport.connections import KeptConnections, keeps
 from mixbatch_conformance.transport.http import (
@@ -57,6 +58,7 @@ __all__ = ["Context", "SubRequest", "compose_batch", "json_object", "problem_of"
 CRLF = b"\r\n"
 #: A response part that reports a creation (spec 3.3: Http-Status-Code carries the status).
 _CREATED_PART = re.compile(rb"(?im)^Http-Status-Code:[ \t]*201\b")
+_PART_STATUS = re.compile(rb"(?im)^Http-Status-Code:[ \t]*([0-9]{3})\b")
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,19 @@ def problem_of(resp: Response) -> dict[str, Any] | None:
     return json_object(resp.body)
 
 
+def _path_of(target: str) -> str:
+    """The path of a request-target in origin-form or absolute-form (RFC 9112 §3.2)."""
+    return urlsplit(target).path if "://" in target else target.split("?")[0]
+
+
+def _probe_answer(resp: Response | None) -> tuple[int, str, str] | None:
+    """What a variant probe compares: status, media type, the first part's status."""
+    if resp is None:
+        return None
+    m = _PART_STATUS.search(resp.body)
+    return resp.status, resp.media_type, (m.group(1).decode() if m else "")
+
+
 @dataclass
 class Context:
     """Per-run state shared by checks: target, run settings, derived addresses, capabilities."""
@@ -167,6 +182,9 @@ class Context:
         #: What closes them: at `release`, or when the Judge is collected, whichever is first.
         self._closers: dict[int, weakref.finalize[[int], Judge]] = {}
         self._kept_lock = threading.Lock()
+        #: Request variants the target was seen to answer as the request written (learned).
+        self._variant_taken: dict[str, bool] = {}
+        self._variant_lock = threading.Lock()
 
     # -- addresses -------------------------------------------------------------------------
     def path(self, path: str) -> str:
@@ -214,11 +232,69 @@ class Context:
         if origin is None:
             if self.settings.http2:
                 return h2.pipeline(self.host, self.port, [request], self.timeout, self.h2_tls)[0]
+            request = self._variant(judge, request)
             origin = (self.host, self.port, self.tls)
         host, port, tls = origin
         if self.settings.fresh_connections or not keeps(request):
             return pipeline(host, port, [request], self.timeout, tls)[0]
         return self._connections(judge, host, port, tls).exchange(request)
+
+    def _variant(self, judge: Judge, request: bytes) -> bytes:
+        """`request` as the run's request variants would send it (transport.variants).
+
+        Only a batch request sent direct is rewritten: through an intermediary the rewrite
+        would test the intermediary. Each variant is first learned from the target
+        (`_variant_taken`): one the target does not answer as it answers the request written
+        is not sent, since that fault is its own check's to judge, not every check's."""
+        mode = self.settings.request_variants
+        if mode == "off" or self.settings.via is not None:
+            return request
+        line = request.split(b"\r\n", 1)[0].split(b" ")
+        if len(line) != 3 or line[1].split(b"?")[0] != self.batch_path.encode("latin-1"):
+            return request
+        position = judge.variant_position
+        judge.variant_position += 1
+        variant = (
+            mode
+            if mode != "mixed"
+            else variant_for(
+                self.settings.seed, judge.check_id or judge.default_requirement, position
+            )
+        )
+        if variant is None:
+            return request
+        rewritten = rewrite(variant, request, self.scheme, self.authority)
+        if rewritten is None or not self._variant_taken_by_target(variant):
+            return request
+        judge.note(f"batch request {position + 1} sent in the {variant} variant")
+        return rewritten
+
+    def _variant_taken_by_target(self, variant: str) -> bool:
+        """Whether the target answers a one-part batch in `variant` as it answers it written."""
+        with self._variant_lock:
+            known = self._variant_taken.get(variant)
+            if known is None:
+                known = self._variant_taken[variant] = self._learn_variant(variant)
+            return known
+
+    def _learn_variant(self, variant: str) -> bool:
+        ok = self.target.resource("ok")
+        part = SubRequest("GET", self.path(ok)) if ok else SubRequest("OPTIONS", "/")
+        boundary = "mb-variant-probe-5c81e0a7"
+        head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
+        written = self.raw_request("POST", self.batch_path, head, compose_batch([part], boundary))
+        rewritten = rewrite(variant, written, self.scheme, self.authority)
+        if rewritten is None:
+            return False
+        try:
+            answers = [
+                pipeline(self.host, self.port, [r], self.timeout, self.tls)[0]
+                for r in (written, rewritten)
+            ]
+        except (TargetUnreachable, OSError):
+            return False
+        seen = [_probe_answer(ex.response) for ex in answers]
+        return seen[0] is not None and seen[0] == seen[1]
 
     def _connections(
         self, judge: Judge, host: str, port: int, tls: ssl.SSLContext | None
@@ -304,7 +380,7 @@ class Context:
             return
         head = request.split(b"\r\n\r\n", 1)[0]
         line = head.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
-        method, path = line[0], (line[1] if len(line) > 1 else "/").split("?")[0]
+        method, path = line[0], _path_of(line[1] if len(line) > 1 else "/")
         if method == "HEAD":
             return
         if path != self.batch_path and not self._retrieval(method, path, head):
@@ -356,7 +432,7 @@ class Context:
         resource must answer GET with its status (MB-TEST-1)."""
         line = ex.request.split(b"\r\n", 1)[0].decode("latin-1", "replace")
         target = line.split(" ")[1] if line.count(" ") >= 2 else ""
-        requirement = "MB-STATUS-1" if target.split("?")[0] == self.batch_path else "MB-TEST-1"
+        requirement = "MB-STATUS-1" if _path_of(target) == self.batch_path else "MB-TEST-1"
         judge.require_true(
             "response is HTTP/1.1",
             False,
@@ -376,7 +452,8 @@ class Context:
         if prefix is None:
             return
         line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
-        path = line[1] if len(line) > 1 else "/"
+        target = line[1] if len(line) > 1 else "/"
+        path = urlsplit(target).path + (f"?{urlsplit(target).query}" if "?" in target else "")
         if resp.status == 201:
             # A PUT that created its own target may name no Location: the target is the member.
             self._remember(prefix, path, resp.get("Location") or path)

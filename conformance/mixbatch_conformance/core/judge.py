@@ -83,6 +83,10 @@ class Judge:
     expectations: list[Expectation] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The check it judges (the runner sets it): what seeds the check's request variants.
+    check_id: str = ""
+    #: Requests of the check considered for a variant so far (transport.variants).
+    variant_position: int = 0
 
     def record(self, ex: Exchange) -> Exchange:
         self.exchanges.append(ex)

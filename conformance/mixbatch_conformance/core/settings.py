@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mixbatch_conformance.core.variants import VARIANTS
+
 __all__ = ["DEFAULT_TIMEOUT_S", "MAX_CONSECUTIVE_TIMEOUTS", "TIERS", "RunSettings"]
 
 #: The tiers, shallowest first; a tier runs its own checks and every shallower tier's.
@@ -64,6 +66,10 @@ class RunSettings:
     fresh_connections: bool = False
     #: A broken SHOULD fails the run (exit 1) instead of being a WARN it passes with (--strict).
     strict: bool = False
+    #: Which batch requests go rewritten in a form HTTP makes equivalent (transport.variants):
+    #: "off", "mixed" (a seeded half of them, each in one of the variants), or one variant's
+    #: name (every request it applies to). The command line runs "mixed" above the smoke tier.
+    request_variants: str = "off"
 
     def __post_init__(self) -> None:
         if self.tier not in TIERS:
@@ -76,6 +82,11 @@ class RunSettings:
             raise ValueError(f"replays must be >= 0, got {self.replays!r}")
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s must be > 0, got {self.timeout_s!r}")
+        if self.request_variants not in ("off", "mixed", *VARIANTS):
+            raise ValueError(
+                f"request_variants must be off, mixed or one of {VARIANTS}, "
+                f"got {self.request_variants!r}"
+            )
         if self.max_consecutive_timeouts < 1:
             raise ValueError(
                 f"max_consecutive_timeouts must be >= 1, got {self.max_consecutive_timeouts!r}"

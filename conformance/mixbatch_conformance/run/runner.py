@@ -152,7 +152,7 @@ def _not_applicable(check: Check, ctx: Context) -> str | None:
 
 def run_check(check: Check, ctx: Context, index: RequirementIndex | None = None) -> CheckResult:
     """Run one check once and classify it (no replays); its kept connections end with it."""
-    judge = Judge(check.requirements[0])
+    judge = Judge(check.requirements[0], check_id=check.id)
     try:
         return _run_once(check, ctx, judge, index or load_index())
     finally:

@@ -46,6 +46,7 @@ __all__ = [
     "map_parts",
     "map_response",
     "map_xml",
+    "part_field_read",
     "parts_of",
     "problem",
     "problem_doc",
@@ -325,5 +326,22 @@ def set_request_field(
             req.headers = [(n, v) for n, v in req.headers if n.lower() != name.lower()]
             if value is not None:
                 req.headers.append((name, value))
+
+    return edit
+
+
+def part_field_read(name: str, read: Callable[[str], str]) -> Callable[[RelayRequest], None]:
+    """A server that reads each part's `name` field value through `read`: the reference server
+    is shown the value it reads. Only field lines at the start of a line are rewritten, which is
+    where a part's header section has them."""
+    rx = re.compile(rb"(?im)^(" + re.escape(name.encode()) + rb"):([^\r\n]*)")
+
+    def rewrite(m: re.Match[bytes]) -> bytes:
+        value = m.group(2).decode("latin-1")
+        return m.group(1) + b": " + read(value).strip(" \t").encode("latin-1", "replace")
+
+    def edit(req: RelayRequest) -> None:
+        if is_batch(req):
+            req.body = rx.sub(rewrite, req.body)
 
     return edit

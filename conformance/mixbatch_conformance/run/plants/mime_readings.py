@@ -31,10 +31,14 @@ import base64
 import binascii
 import re
 import urllib.parse
-from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, refuses, split_quoted
+from mixbatch_conformance.run.plants._edits import (
+    is_batch,
+    part_field_read,
+    refuses,
+    split_quoted,
+)
 from mixbatch_conformance.transport.relay import RelayRequest
 
 __all__ = ["PLANTS", "decode_encoded_words", "without_comments"]
@@ -152,23 +156,6 @@ def _boundary_encoded_word_decoded(req: RelayRequest) -> None:
         _set_content_type(req, decode_encoded_words(ctype))
 
 
-def _part_field_read(name: str, read: Callable[[str], str]) -> Callable[[RelayRequest], None]:
-    """A server that reads each part's `name` field value through `read`: the reference server
-    is shown the value it reads. Only field lines at the start of a line are rewritten, which is
-    where a part's header section has them."""
-    rx = re.compile(rb"(?im)^(" + re.escape(name.encode()) + rb"):([^\r\n]*)")
-
-    def rewrite(m: re.Match[bytes]) -> bytes:
-        value = m.group(2).decode("latin-1")
-        return m.group(1) + b": " + read(value).strip(" \t").encode("latin-1", "replace")
-
-    def edit(req: RelayRequest) -> None:
-        if is_batch(req):
-            req.body = rx.sub(rewrite, req.body)
-
-    return edit
-
-
 def _unquoted(value: str) -> str:
     text = value.strip(" \t")
     return text[1:-1] if len(text) > 1 and text[0] == text[-1] == '"' else value
@@ -233,19 +220,19 @@ PLANTS: tuple[Mutation, ...] = (
         "part-content-length-comments-removed",
         "MB-WIRE-20 a part Content-Length read with RFC 822 comments removed",
         ("reject-content-length-trailing-comment", "reject-content-length-leading-comment"),
-        on_request=_part_field_read("Content-Length", without_comments),
+        on_request=part_field_read("Content-Length", without_comments),
     ),
     P(
         "part-content-length-unquoted",
         "MB-WIRE-20 a part Content-Length written as a quoted-string read unquoted",
         ("reject-content-length-quoted",),
-        on_request=_part_field_read("Content-Length", _unquoted),
+        on_request=part_field_read("Content-Length", _unquoted),
     ),
     P(
         "part-content-length-encoded-word-decoded",
         "MB-WIRE-20 a part Content-Length written as an RFC 2047 encoded-word decoded",
         ("reject-content-length-encoded-word",),
-        on_request=_part_field_read("Content-Length", decode_encoded_words),
+        on_request=part_field_read("Content-Length", decode_encoded_words),
     ),
     P(
         "part-content-length-sign-and-spaces-dropped",
@@ -255,31 +242,31 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-content-length-inner-space",
             "reject-content-length-signed",
         ),
-        on_request=_part_field_read("Content-Length", _sign_and_spaces_dropped),
+        on_request=part_field_read("Content-Length", _sign_and_spaces_dropped),
     ),
     P(
         "http-method-comments-removed",
         "MB-PART-2 an Http-Method read with RFC 822 comments removed",
         ("reject-http-method-trailing-comment", "reject-http-method-leading-comment"),
-        on_request=_part_field_read("Http-Method", without_comments),
+        on_request=part_field_read("Http-Method", without_comments),
     ),
     P(
         "http-method-encoded-word-decoded",
         "MB-PART-2 an Http-Method written as an RFC 2047 encoded-word decoded",
         ("reject-http-method-encoded-word",),
-        on_request=_part_field_read("Http-Method", decode_encoded_words),
+        on_request=part_field_read("Http-Method", decode_encoded_words),
     ),
     P(
         "content-id-outer-comments-removed",
         "MB-PART-4 a Content-Id read with RFC 822 comments outside its angle brackets removed",
         ("reject-content-id-leading-comment", "vector-content-id-with-comment"),
-        on_request=_part_field_read("Content-Id", _outer_comments_removed),
+        on_request=part_field_read("Content-Id", _outer_comments_removed),
     ),
     P(
         "content-id-encoded-word-decoded",
         "MB-PART-4 a Content-Id written as an RFC 2047 encoded-word decoded",
         ("reject-content-id-encoded-word",),
-        on_request=_part_field_read("Content-Id", decode_encoded_words),
+        on_request=part_field_read("Content-Id", decode_encoded_words),
     ),
     P(
         "part-content-type-comment-refused",

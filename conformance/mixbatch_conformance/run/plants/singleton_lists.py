@@ -23,10 +23,9 @@ Each shows the reference server the request as the planted reader understands it
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, split_quoted
+from mixbatch_conformance.run.plants._edits import part_field_read, split_quoted
 from mixbatch_conformance.transport.relay import RelayRequest
 
 __all__ = ["PLANTS", "list_members"]
@@ -49,22 +48,6 @@ def _first_member(value: str) -> str:
 def _leading_token(value: str) -> str:
     m = _TOKEN.match(value.strip(" \t"))
     return m.group(0) if m else value
-
-
-def _part_field_read(name: str, read: Callable[[str], str]) -> Callable[[RelayRequest], None]:
-    """A server that reads each part's `name` field value through `read`; only field lines at
-    the start of a line are rewritten, which is where a part's header section has them."""
-    rx = re.compile(rb"(?im)^(" + re.escape(name.encode()) + rb"):([^\r\n]*)")
-
-    def rewrite(m: re.Match[bytes]) -> bytes:
-        value = m.group(2).decode("latin-1")
-        return m.group(1) + b": " + read(value).strip(" \t").encode("latin-1", "replace")
-
-    def edit(req: RelayRequest) -> None:
-        if is_batch(req):
-            req.body = rx.sub(rewrite, req.body)
-
-    return edit
 
 
 def _posted_multipart(req: RelayRequest) -> str | None:
@@ -107,7 +90,7 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-http-method-list-trailing-comma",
             "reject-http-method-list-leading-comma",
         ),
-        on_request=_part_field_read("Http-Method", _first_member),
+        on_request=part_field_read("Http-Method", _first_member),
     ),
     P(
         "http-method-leading-token",
@@ -119,7 +102,7 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-http-method-two-tokens",
             "reject-http-method-parameter",
         ),
-        on_request=_part_field_read("Http-Method", _leading_token),
+        on_request=part_field_read("Http-Method", _leading_token),
     ),
     P(
         "content-id-first-list-member",
@@ -130,7 +113,7 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-content-id-list-trailing-comma",
             "reject-content-id-list-leading-comma",
         ),
-        on_request=_part_field_read("Content-Id", _first_member),
+        on_request=part_field_read("Content-Id", _first_member),
     ),
     P(
         "part-content-length-repeated-value-taken",
@@ -141,7 +124,7 @@ PLANTS: tuple[Mutation, ...] = (
             "reject-content-length-list-trailing-comma",
             "reject-content-length-list-leading-comma",
         ),
-        on_request=_part_field_read("Content-Length", _first_member),
+        on_request=part_field_read("Content-Length", _first_member),
     ),
     P(
         "batch-content-type-first-list-member",
