@@ -97,13 +97,72 @@ def test_absolute_form_names_the_authority_and_keeps_the_query() -> None:
     assert rewritten.startswith(f"POST https://{AUTHORITY}/batch?q=1 HTTP/1.1\r\n".encode())
 
 
-def test_field_order_keeps_lines_of_one_name_in_their_order() -> None:
-    request = _batch_request(PARTS, [("Cookie", "a=1"), ("Accept", "x"), ("Cookie", "b=2")])
-    rewritten = rewrite("field-order", request, "http", AUTHORITY)
+def test_absolute_form_spells_the_authority_as_the_host_field_does() -> None:
+    request = REQUEST.replace(AUTHORITY.encode(), b"LocalHost:8080", 1)
+    rewritten = rewrite("absolute-form", request, "http", "localhost:8080")
+    assert rewritten is not None
+    assert rewritten.startswith(b"POST http://LocalHost:8080/batch HTTP/1.1\r\n")
+
+
+def test_field_order_moves_only_the_framing_fields() -> None:
+    extra = [("Authorization", "Bearer x"), ("Cookie", "a=1"), ("Accept", "x"), ("Cookie", "b=2")]
+    rewritten = rewrite("field-order", _batch_request(PARTS, extra), "http", AUTHORITY)
     assert rewritten is not None
     head = rewritten.split(b"\r\n\r\n")[0].split(b"\r\n")[1:]
-    assert head.index(b"Cookie: a=1") + 1 == head.index(b"Cookie: b=2")
-    assert head[-1] == f"Host: {AUTHORITY}".encode()
+    names = [line.split(b":")[0] for line in head]
+    assert names == [
+        b"Content-Length",
+        b"Authorization",
+        b"Cookie",
+        b"Accept",
+        b"Cookie",
+        b"Content-Type",
+        b"Host",
+    ]
+
+
+def test_lines_a_variant_does_not_name_keep_their_octets() -> None:
+    request = REQUEST.replace(b"Prefer: respond-async", b"Prefer:respond-async  ", 1)
+    for variant in ("absolute-form", "field-order", "media-type-spelling", "chunked"):
+        rewritten = rewrite(variant, request, "http", AUTHORITY)
+        assert rewritten is not None
+        assert b"\r\nPrefer:respond-async  \r\n" in rewritten
+
+
+def test_the_case_variants_spell_both_cases() -> None:
+    lower = rewrite("field-name-case", REQUEST, "http", AUTHORITY)
+    upper = rewrite("field-name-case", REQUEST, "http", AUTHORITY, flip=True)
+    assert lower is not None
+    assert upper is not None
+    assert b"\r\nprefer: " in lower
+    assert b"\r\nPREFER: " in upper
+    parts = rewrite("part-field-name-case", REQUEST, "http", AUTHORITY, flip=True)
+    assert parts is not None
+    assert parts.index(b"HTTP-METHOD: GET") < parts.index(b"http-method: PUT")
+
+
+def _with_content(body: bytes, boundary: str = BOUNDARY) -> bytes:
+    head = f"POST /batch HTTP/1.1\r\nHost: {AUTHORITY}\r\n"
+    head += f"Content-Type: multipart/mixed; boundary={boundary}\r\n"
+    return f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def test_a_part_without_header_section_is_left_alone() -> None:
+    dash = f"--{BOUNDARY}".encode()
+    body = dash + b"\r\nHttp-Method: GET\r\nContent-Id: </a>\r\n\r\n\r\n"
+    body += dash + b"\r\n\r\nX-Body: 1\r\n\r\nmore\r\n" + dash + b"--"
+    rewritten = rewrite("part-field-name-case", _with_content(body), "http", AUTHORITY)
+    assert rewritten is not None
+    assert b"\r\nhttp-method: GET" in rewritten
+    assert b"\r\nX-Body: 1\r\n" in rewritten
+
+
+def test_a_boundary_that_needs_quoting_is_never_respelt() -> None:
+    body = compose_batch([SubRequest("GET", "/a")], "a:b")
+    request = _with_content(body, "a:b")
+    assert rewrite("media-type-spelling", request, "http", AUTHORITY) is None
+    assert rewrite("part-field-name-case", request, "http", AUTHORITY) is None
+    assert rewrite("absolute-form", request, "http", AUTHORITY) is not None
 
 
 @pytest.mark.parametrize(
@@ -144,7 +203,8 @@ def test_variant_for_is_seeded_and_sends_about_half_as_written() -> None:
     picks = [variant_for(7, "some-check", n) for n in range(2000)]
     assert picks == [variant_for(7, "some-check", n) for n in range(2000)]
     assert picks != [variant_for(8, "some-check", n) for n in range(2000)]
-    assert set(picks) == {None, *VARIANTS}
+    assert {p[0] for p in picks if p is not None} == set(VARIANTS)
+    assert {p[1] for p in picks if p is not None} == {False, True}
     share = picks.count(None) / len(picks)
     expected = PLAIN_SLOTS / (PLAIN_SLOTS + len(VARIANTS))
     assert abs(share - expected) < 0.05
@@ -153,16 +213,25 @@ def test_variant_for_is_seeded_and_sends_about_half_as_written() -> None:
 class _Server(http.server.ThreadingHTTPServer):
     refuse_absolute_form = False
     seen: list[str]
+    ports: list[int]
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    """A batch endpoint stand-in: one part answered 200, or 400 to absolute-form if told."""
+    """A batch endpoint stand-in: one part answered 200, or 400 to absolute-form if told;
+    connections persist."""
 
     server: _Server
+    protocol_version = "HTTP/1.1"
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.headers.get("Transfer-Encoding") == "chunked":
+            while size := int(self.rfile.readline().strip(), 16):
+                self.rfile.read(size + 2)
+            self.rfile.readline()
+        else:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.server.seen.append(self.requestline)
+        self.server.ports.append(self.client_address[1])
         refused = self.server.refuse_absolute_form and "://" in self.path
         body = b"--r\r\nHttp-Status-Code: 200\r\n\r\n\r\n--r--" if not refused else b"{}"
         self.send_response(400 if refused else 200)
@@ -180,6 +249,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 def server() -> Iterator[_Server]:
     srv = _Server(("127.0.0.1", 0), _Handler)
     srv.seen = []
+    srv.ports = []
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv
@@ -196,10 +266,20 @@ def _context(server: _Server, mode: str, via: str | None = None) -> Context:
     return Context(target, RunSettings(request_variants=mode, via=via))
 
 
-def _send(ctx: Context, path: str = "/batch") -> None:
+def _send(ctx: Context, path: str = "/batch", judge: Judge | None = None) -> None:
     body = compose_batch([SubRequest("GET", "/a")], BOUNDARY)
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
-    ctx.send(Judge("MB-STATUS-1", check_id="c"), ctx.raw_request("POST", path, head, body))
+    judge = judge or Judge("MB-STATUS-1", check_id="c")
+    ctx.send(judge, ctx.raw_request("POST", path, head, body))
+
+
+def test_a_request_in_a_variant_rides_the_kept_connection(server: _Server) -> None:
+    ctx = _context(server, "chunked")
+    judge = Judge("MB-STATUS-1", check_id="c")
+    _send(ctx, judge=judge)
+    _send(ctx, judge=judge)
+    assert "Transfer-Encoding: chunked" in judge.exchanges[0].request.decode()
+    assert server.ports[-1] == server.ports[-2]
 
 
 def test_a_variant_the_target_takes_is_sent(server: _Server) -> None:

@@ -462,6 +462,26 @@ def _send_behind(
         sock.close()
 
 
+def _behind_refusal(
+    ctx: Context, judge: Judge, what: str, leader: tuple[bytes, str, int], follower: bytes
+) -> tuple[Exchange, str | None, int | None]:
+    """Send `follower` behind the leading request (octets, method, its status alone) and judge
+    the leader's pipelined status; returns the follower's exchange, the leader's Connection
+    field and the follower's status."""
+    request, method, status_alone = leader
+    first, second = _send_behind(ctx, request, method, follower)
+    judge.record(first)
+    judge.record(second)
+    got = first.response.status if first.response else None
+    connection = first.response.get("Connection") if first.response else None
+    after = second.response.status if second.response else None
+    judge.note(f"{what}: {got} (Connection: {connection}), then the GET: {after or second.error}")
+    # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
+    # them": the refusal first, as it is answered alone.
+    judge.expect(f"status of {what}, pipelined", got, {status_alone}, "MB-PIPE-1")
+    return second, connection, after
+
+
 @checker(
     "pipelining-behind-early-refusals-of-long-content",
     ("MB-PIPE-1",),
@@ -489,19 +509,10 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
         for octets in (DISCARDED_OCTETS, LONGER_OCTETS):
             body = _padded_batch(ok, octets)
             leader = ctx.raw_request(refusal.method, ctx.batch_path, refusal.fields, body)
-            first, second = _send_behind(ctx, leader, refusal.method, follower)
-            judge.record(first)
-            judge.record(second)
             what = f"{refusal.what} of {octets:,} octets"
-            got = first.response.status if first.response else None
-            connection = first.response.get("Connection") if first.response else None
-            after = second.response.status if second.response else None
-            judge.note(
-                f"{what}: {got} (Connection: {connection}), then the GET: {after or second.error}"
+            second, connection, after = _behind_refusal(
+                ctx, judge, what, (leader, refusal.method, alone.status), follower
             )
-            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it
-            # received them": the refusal first, as it is answered alone.
-            judge.expect(f"status of {what}, pipelined", got, {alone.status}, "MB-PIPE-1")
             if octets <= DISCARDED_OCTETS:
                 # MB-PIPE-1: "it does so for content of up to 64 KiB (65,536 octets) at least:
                 # a request pipelined behind such a refusal of content that long is answered"
@@ -576,18 +587,9 @@ def pipelining_behind_early_refusals_of_chunked_content(ctx: Context, judge: Jud
                 judge.note(f"{what}: answered {alone.status} alone, not {refusal.status}")
                 continue
             judged += 1
-            first, second = _send_behind(ctx, leader, refusal.method, follower)
-            judge.record(first)
-            judge.record(second)
-            got = first.response.status if first.response else None
-            connection = first.response.get("Connection") if first.response else None
-            after = second.response.status if second.response else None
-            judge.note(
-                f"{what}: {got} (Connection: {connection}), then the GET: {after or second.error}"
+            _, _, after = _behind_refusal(
+                ctx, judge, what, (leader, refusal.method, alone.status), follower
             )
-            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it
-            # received them": the refusal first, as it is answered alone.
-            judge.expect(f"status of {what}, pipelined", got, {alone.status}, "MB-PIPE-1")
             # MB-PIPE-1: "The server then reads and discards the content to find the next
             # request, and it does so for content of up to 64 KiB (65,536 octets) at least: a
             # request pipelined behind such a refusal of content that long is answered"; chunked

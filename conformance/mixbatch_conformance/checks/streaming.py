@@ -179,6 +179,20 @@ def _judge_timed(judge: Judge, timed: Timed, label: str, requirement: str | None
     )
 
 
+def _quick_and_slow(
+    ctx: Context, judge: Judge, version: str = "HTTP/1.1"
+) -> tuple[SubRequest, SubRequest]:
+    """A quick part (a GET of `ok`) and a slow one (the delay resource for `DELAY_MS`), or N/A
+    when the timing cannot be read or the slow part would outlast the batch's time limit."""
+    if ctx.tls is not None or ctx.settings.http2:
+        judge.not_applicable(f"the timing is read from a plain {version} connection")
+    limit = ctx.target.batch_timeout_ms
+    if limit is not None and limit <= DELAY_MS + 500:
+        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
+    return SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))), slow
+
+
 @checker(
     "parts-streamed-in-order",
     ("MB-PROC-4",),
@@ -188,18 +202,7 @@ def _judge_timed(judge: Judge, timed: Timed, label: str, requirement: str | None
     direct_only=BUFFERING_INTERMEDIARY,
 )
 def parts_streamed(ctx: Context, judge: Judge) -> None:
-    if ctx.tls is not None or ctx.settings.http2:
-        judge.not_applicable("the timing is read from a plain HTTP/1.1 connection")
-    template = ctx.resource(judge, "delay")
-    ok = ctx.path(ctx.resource(judge, "ok"))
-    subs = [
-        SubRequest("GET", ok),
-        SubRequest("GET", ctx.path(template.replace("{ms}", str(DELAY_MS)))),
-    ]
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= DELAY_MS + 500:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    body = compose_batch(subs, BOUNDARY)
+    body = compose_batch(list(_quick_and_slow(ctx, judge)), BOUNDARY)
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     request = ctx.raw_request("POST", ctx.batch_path, head, body)
     _expect_streamed(ctx, judge, request)
@@ -214,13 +217,7 @@ def parts_streamed(ctx: Context, judge: Judge) -> None:
     direct_only=BUFFERING_INTERMEDIARY,
 )
 def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
-    if ctx.tls is not None or ctx.settings.http2:
-        judge.not_applicable("the timing is read from a plain HTTP/1.1 connection")
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= DELAY_MS + 500:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
-    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    ok, slow = _quick_and_slow(ctx, judge)
     echo = ctx.path(ctx.resource(judge, "echo"))
     post = SubRequest("POST", f"{echo}?mb-stream=post", (("Content-Type", "text/plain"),), b"mb")
     ctype = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
@@ -258,13 +255,7 @@ def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
     direct_only=BUFFERING_INTERMEDIARY,
 )
 def parts_streamed_over_http10(ctx: Context, judge: Judge) -> None:
-    if ctx.tls is not None or ctx.settings.http2:
-        judge.not_applicable("the timing is read from a plain HTTP/1.0 connection")
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= DELAY_MS + 500:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
-    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    ok, slow = _quick_and_slow(ctx, judge, "HTTP/1.0")
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     request = ctx.raw_request("POST", ctx.batch_path, head, compose_batch([ok, slow], BOUNDARY))
     timed = _timed_read(ctx, with_version(request, "1.0"))

@@ -232,15 +232,19 @@ class Context:
         if origin is None:
             if self.settings.http2:
                 return h2.pipeline(self.host, self.port, [request], self.timeout, self.h2_tls)[0]
-            request = self._variant(judge, request)
             origin = (self.host, self.port, self.tls)
+            plain = keeps(request)
+            request = self._variant(judge, request)
+        else:
+            plain = keeps(request)
         host, port, tls = origin
-        if self.settings.fresh_connections or not keeps(request):
+        # A request in a variant rides the connection it would have ridden as written.
+        if self.settings.fresh_connections or not plain:
             return pipeline(host, port, [request], self.timeout, tls)[0]
         return self._connections(judge, host, port, tls).exchange(request)
 
     def _variant(self, judge: Judge, request: bytes) -> bytes:
-        """`request` as the run's request variants would send it (transport.variants).
+        """`request` as the run's request variants would send it (core.variants).
 
         Only a batch request sent direct is rewritten: through an intermediary the rewrite
         would test the intermediary. Each variant is first learned from the target
@@ -254,16 +258,15 @@ class Context:
             return request
         position = judge.variant_position
         judge.variant_position += 1
-        variant = (
-            mode
-            if mode != "mixed"
-            else variant_for(
-                self.settings.seed, judge.check_id or judge.default_requirement, position
-            )
+        chosen = variant_for(
+            self.settings.seed, judge.check_id or judge.default_requirement, position
         )
-        if variant is None:
+        if mode != "mixed":
+            chosen = (mode, chosen[1] if chosen else position % 2 == 1)
+        if chosen is None:
             return request
-        rewritten = rewrite(variant, request, self.scheme, self.authority)
+        variant, flip = chosen
+        rewritten = rewrite(variant, request, self.scheme, self.authority, flip=flip)
         if rewritten is None or not self._variant_taken_by_target(variant):
             return request
         judge.note(f"batch request {position + 1} sent in the {variant} variant")
@@ -283,18 +286,22 @@ class Context:
         boundary = "mb-variant-probe-5c81e0a7"
         head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
         written = self.raw_request("POST", self.batch_path, head, compose_batch([part], boundary))
-        rewritten = rewrite(variant, written, self.scheme, self.authority)
-        if rewritten is None:
+        # Both cases of the case variants: either is a spelling the variant sends.
+        spellings = [
+            rewrite(variant, written, self.scheme, self.authority, flip=flip)
+            for flip in (False, True)
+        ]
+        probes = [written, *dict.fromkeys(s for s in spellings if s is not None)]
+        if len(probes) == 1:
             return False
         try:
             answers = [
-                pipeline(self.host, self.port, [r], self.timeout, self.tls)[0]
-                for r in (written, rewritten)
+                pipeline(self.host, self.port, [r], self.timeout, self.tls)[0] for r in probes
             ]
         except (TargetUnreachable, OSError):
             return False
         seen = [_probe_answer(ex.response) for ex in answers]
-        return seen[0] is not None and seen[0] == seen[1]
+        return seen[0] is not None and all(s == seen[0] for s in seen[1:])
 
     def _connections(
         self, judge: Judge, host: str, port: int, tls: ssl.SSLContext | None

@@ -85,7 +85,7 @@ class Judge:
     notes: list[str] = field(default_factory=list)
     #: The check it judges (the runner sets it): what seeds the check's request variants.
     check_id: str = ""
-    #: Requests of the check considered for a variant so far (transport.variants).
+    #: Requests of the check considered for a variant so far (core.variants).
     variant_position: int = 0
 
     def record(self, ex: Exchange) -> Exchange:

@@ -66,7 +66,7 @@ class RunSettings:
     fresh_connections: bool = False
     #: A broken SHOULD fails the run (exit 1) instead of being a WARN it passes with (--strict).
     strict: bool = False
-    #: Which batch requests go rewritten in a form HTTP makes equivalent (transport.variants):
+    #: Which batch requests go rewritten in a form HTTP makes equivalent (core.variants):
     #: "off", "mixed" (a seeded half of them, each in one of the variants), or one variant's
     #: name (every request it applies to). The command line runs "mixed" above the smoke tier.
     request_variants: str = "off"

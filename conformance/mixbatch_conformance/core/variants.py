@@ -11,9 +11,10 @@ forms, each one HTTP defines as the same request:
   server MUST accept the absolute-form in requests"; §3.3 builds the same target URI from it);
 - `field-name-case`: every field name in lower or upper case (RFC 9110 §5.1: "Field names are
   case-insensitive");
-- `field-order`: the field lines in reverse order, lines of one name kept in their order
-  (RFC 9110 §5.3: "The order in which field lines with differing field names are received in a
-  section is not significant");
+- `field-order`: `Content-Length` first and `Host` last, every other field line keeping its
+  place among the others (RFC 9110 §5.3: "The order in which field lines with differing field
+  names are received in a section is not significant"; spec 3.2.4 compares sub-requests'
+  fields as ordered lists, so the fields parts inherit keep their order);
 - `whitespace`: no space, or a space and a tab, around each value (RFC 9112 §5.1: the
   optional whitespace before and after a field value is not part of it);
 - `media-type-spelling`: the batch's `Content-Type` as `Multipart/Mixed;BOUNDARY="..."` (spec
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 
 from mixbatch_conformance.transport.connections import keeps
 
@@ -61,49 +63,76 @@ MAX_CHUNKED_CONTENT = 16 * 1024
 
 _FIELD = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*")
 _NAME = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+(?=:)")
-#: The batch media type as the suite writes it: the only spelling `media-type-spelling` rewrites.
-_PLAIN_BATCH_TYPE = re.compile(rb"multipart/mixed; boundary=([0-9A-Za-z'()+_,./:=?-]{1,70})")
+#: The batch media type as the suite writes it, its boundary of characters both a token's and a
+#: boundary's (RFC 9110 §5.6.2, RFC 2046 §5.1.1): the only spelling the rewrites read, since one
+#: whose boundary needs quoting is refused as written (MB-WIRE-3, MB-WIRE-4).
+_PLAIN_BATCH_TYPE = re.compile(rb"multipart/mixed; boundary=([0-9A-Za-z'+_.-]{1,70})")
+#: Fields `field-order` moves: those that frame the request. Every other field keeps its place
+#: among the others, since spec 3.2.4 compares a sub-request's fields "as ordered lists of name
+#: and value" and the inherited ones (MB-SUB-5) come from this section.
+_FRAMING_FIELDS = (b"content-length", b"content-type", b"host")
 
 
-def variant_for(seed: int, key: str, position: int) -> str | None:
-    """The variant of the `position`-th request of `key` in a run with `seed` (None: as written)."""
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One field line as written, with its name and value read."""
+
+    raw: bytes
+    name: bytes
+    value: bytes
+
+    @property
+    def key(self) -> bytes:
+        return self.name.lower()
+
+
+def variant_for(seed: int, key: str, position: int) -> tuple[str, bool] | None:
+    """The variant of the `position`-th request of `key` in a run with `seed`, and whether it
+    is flipped (upper case for the case variants); None: as written."""
     digest = hashlib.sha256(f"{seed}\0{key}\0{position}".encode()).digest()
     slot = int.from_bytes(digest[:4], "big") % (len(VARIANTS) + PLAIN_SLOTS)
-    return VARIANTS[slot] if slot < len(VARIANTS) else None
+    return (VARIANTS[slot], bool(digest[4] & 1)) if slot < len(VARIANTS) else None
 
 
-def rewrite(variant: str, request: bytes, scheme: str, authority: str) -> bytes | None:
-    """`request` in `variant`'s form, or None when the variant does not apply to it."""
+def rewrite(
+    variant: str, request: bytes, scheme: str, authority: str, *, flip: bool = False
+) -> bytes | None:
+    """`request` in `variant`'s form, or None when the variant does not apply to it. `flip`
+    chooses upper case over lower case for the case variants. Only what the variant names
+    changes: every other line keeps its octets."""
     if not keeps(request):
         return None
     head, _, body = request.partition(b"\r\n\r\n")
-    line, *lines = head.split(b"\r\n")
-    fields = [_split(f) for f in lines]
-    hosts = [v for n, v in fields if n.lower() == b"host"]
+    line, *raw_lines = head.split(b"\r\n")
+    fields = [_read(f) for f in raw_lines]
+    hosts = [f.value for f in fields if f.key == b"host"]
     if len(hosts) != 1 or hosts[0].lower() != authority.lower().encode("latin-1"):
         return None
     method, target, version = line.split(b" ")
     if not target.startswith(b"/"):
         return None
     if variant == "absolute-form":
-        line = b" ".join((method, f"{scheme}://{authority}".encode("latin-1") + target, version))
+        # The authority as the Host field spells it, which the target then replaces (RFC 9112
+        # §3.2.2), so that what the server reports as the authority is the same octets.
+        line = b" ".join((method, scheme.encode() + b"://" + hosts[0] + target, version))
     elif variant == "field-name-case":
-        upper = len(head) % 2 == 1
-        fields = [(n.upper() if upper else n.lower(), v) for n, v in fields]
+        fields = [_recased(f, upper=flip) for f in fields]
     elif variant == "field-order":
-        fields = _reversed_by_name(fields)
+        fields = _framing_moved(fields)
     elif variant == "whitespace":
-        lines = [
-            n + b":" + (v if i % 2 else b" \t" + v + b"\t ") for i, (n, v) in enumerate(fields)
+        fields = [
+            _Line(
+                f.name + b":" + (f.value if i % 2 else b" \t" + f.value + b"\t "), f.name, f.value
+            )
+            for i, f in enumerate(fields)
         ]
-        return _join(line, lines, body)
     elif variant == "media-type-spelling":
-        spelt = [_respelt(n, v) for n, v in fields]
+        spelt = [_respelt(f) for f in fields]
         if spelt == fields:
             return None
         fields = spelt
     elif variant == "part-field-name-case":
-        cased = _part_names_cased(fields, body)
+        cased = _part_names_cased(fields, body, flip=flip)
         if cased is None:
             return None
         body = cased
@@ -112,32 +141,49 @@ def rewrite(variant: str, request: bytes, scheme: str, authority: str) -> bytes 
         # is refused by its head or its content, which framing may decide.
         if method != b"POST" or not body or len(body) > MAX_CHUNKED_CONTENT:
             return None
-        fields = [(n, v) for n, v in fields if n.lower() != b"content-length"]
-        fields.append((b"Transfer-Encoding", b"chunked"))
+        fields = [f for f in fields if f.key != b"content-length"]
+        fields.append(_Line(b"Transfer-Encoding: chunked", b"Transfer-Encoding", b"chunked"))
         body = _chunked(body)
     else:
         raise ValueError(f"unknown request variant {variant!r}")
-    return _join(line, [n + b": " + v for n, v in fields], body)
+    return b"\r\n".join((line, *(f.raw for f in fields))) + b"\r\n\r\n" + body
 
 
-def _split(field_line: bytes) -> tuple[bytes, bytes]:
+def _read(field_line: bytes) -> _Line:
     m = _FIELD.fullmatch(field_line)
     if m is None:  # keeps() admitted it, so it matches
         raise ValueError(f"not a field line: {field_line!r}")
-    return m.group(1), m.group(2)
+    return _Line(field_line, m.group(1), m.group(2))
 
 
-def _respelt(name: bytes, value: bytes) -> tuple[bytes, bytes]:
-    m = _PLAIN_BATCH_TYPE.fullmatch(value)
-    if name.lower() != b"content-type" or m is None:
-        return name, value
-    return name, b'Multipart/Mixed;BOUNDARY="' + m.group(1) + b'"'
+def _recased(f: _Line, *, upper: bool) -> _Line:
+    name = f.name.upper() if upper else f.name.lower()
+    return _Line(name + f.raw[len(f.name) :], name, f.value)
 
 
-def _part_names_cased(fields: list[tuple[bytes, bytes]], body: bytes) -> bytes | None:
-    """`body` with the first part's field names in lower case, the second's in upper, and so on,
-    octet for octet as long; None when the content is not a plainly written batch."""
-    types = [v for n, v in fields if n.lower() == b"content-type"]
+def _respelt(f: _Line) -> _Line:
+    m = _PLAIN_BATCH_TYPE.fullmatch(f.value)
+    if f.key != b"content-type" or m is None:
+        return f
+    value = b'Multipart/Mixed;BOUNDARY="' + m.group(1) + b'"'
+    return _Line(f.name + b": " + value, f.name, value)
+
+
+def _framing_moved(fields: list[_Line]) -> list[_Line]:
+    """Content-Length first, then every other field in its order, then Content-Type, then Host
+    (RFC 9110 §5.3: "The order in which field lines with differing field names are received in
+    a section is not significant")."""
+    first = [f for f in fields if f.key == b"content-length"]
+    rest = [f for f in fields if f.key not in _FRAMING_FIELDS]
+    last = [f for f in fields if f.key == b"content-type"] + [f for f in fields if f.key == b"host"]
+    return first + rest + last
+
+
+def _part_names_cased(fields: list[_Line], body: bytes, *, flip: bool) -> bytes | None:
+    """`body` with the first part's field names in lower case (upper when `flip`), the
+    second's in the other case, and so on, octet for octet as long; None when the content is
+    not a plainly written batch."""
+    types = [f.value for f in fields if f.key == b"content-type"]
     m = _PLAIN_BATCH_TYPE.fullmatch(types[0]) if len(types) == 1 else None
     if m is None:
         return None
@@ -148,8 +194,10 @@ def _part_names_cased(fields: list[tuple[bytes, bytes]], body: bytes) -> bytes |
     for i in range(1, len(pieces) - 1):
         if not pieces[i].startswith(b"\r\n"):
             return None
+        if pieces[i].startswith(b"\r\n\r\n"):
+            continue  # no header section: nothing to case
         head, sep, rest = pieces[i][2:].partition(b"\r\n\r\n")
-        lines = [_cased(line, upper=i % 2 == 0) for line in head.split(b"\r\n")]
+        lines = [_cased(line, upper=(i % 2 == 0) != flip) for line in head.split(b"\r\n")]
         pieces[i] = b"\r\n" + b"\r\n".join(lines) + sep + rest
     cased = delimiter.join(pieces)[2:]
     return cased if cased != body and len(cased) == len(body) else None
@@ -163,16 +211,6 @@ def _cased(field_line: bytes, *, upper: bool) -> bytes:
     return name + field_line[m.end() :]
 
 
-def _reversed_by_name(fields: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """Field lines in reverse order of first appearance, lines of one name kept together in
-    their order (combining them is what RFC 9110 §5.3 allows a recipient to do)."""
-    names: list[bytes] = []
-    for n, _ in fields:
-        if n.lower() not in names:
-            names.append(n.lower())
-    return [(n, v) for name in reversed(names) for n, v in fields if n.lower() == name]
-
-
 def _chunked(body: bytes) -> bytes:
     """`body` as three chunks or fewer and the last chunk (RFC 9112 §7.1)."""
     size = max(1, -(-len(body) // 3))
@@ -181,7 +219,3 @@ def _chunked(body: bytes) -> bytes:
         chunk = body[start : start + size]
         out += f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
     return bytes(out + b"0\r\n\r\n")
-
-
-def _join(line: bytes, lines: list[bytes], body: bytes) -> bytes:
-    return b"\r\n".join((line, *lines)) + b"\r\n\r\n" + body
