@@ -214,6 +214,7 @@ class _Server(http.server.ThreadingHTTPServer):
     refuse_absolute_form = False
     seen: list[str]
     ports: list[int]
+    chunked = 0
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -225,6 +226,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         if self.headers.get("Transfer-Encoding") == "chunked":
+            self.server.chunked += 1
             while size := int(self.rfile.readline().strip(), 16):
                 self.rfile.read(size + 2)
             self.rfile.readline()
@@ -303,14 +305,16 @@ def test_a_variant_the_target_refuses_is_learned_and_not_sent(server: _Server) -
 
 @pytest.mark.parametrize(
     ("mode", "via", "path"),
-    [
-        ("off", None, "/batch"),
-        ("absolute-form", "tls", "/batch"),
-        ("absolute-form", None, "/other"),
-    ],
+    [("off", None, "/batch"), ("absolute-form", "tls", "/batch"), ("chunked", None, "/other")],
 )
-def test_no_variant_off_through_an_intermediary_or_off_the_endpoint(
+def test_no_variant_off_through_an_intermediary_or_for_a_batch_only_off_the_endpoint(
     server: _Server, mode: str, via: str | None, path: str
 ) -> None:
     _send(_context(server, mode, via), path)
     assert all(" http://" not in line for line in server.seen)
+    assert server.chunked == 0
+
+
+def test_a_request_off_the_endpoint_goes_in_the_variants_of_any_request(server: _Server) -> None:
+    _send(_context(server, "absolute-form"), "/other")
+    assert server.seen[-1].startswith("POST http://")

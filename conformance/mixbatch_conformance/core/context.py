@@ -39,7 +39,7 @@ from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
-from mixbatch_conformance.core.variants import rewrite, variant_for
+from mixbatch_conformance.core.variants import ANY_REQUEST_VARIANTS, rewrite, variant_for
 from mixbatch_conformance.transport import h2
 from mixbatch_conformance.transport.connections import KeptConnections, keeps
 from mixbatch_conformance.transport.http import (
@@ -183,7 +183,7 @@ class Context:
         self._closers: dict[int, weakref.finalize[[int], Judge]] = {}
         self._kept_lock = threading.Lock()
         #: Request variants the target was seen to answer as the request written (learned).
-        self._variant_taken: dict[str, bool] = {}
+        self._variant_taken: dict[tuple[str, bool], bool] = {}
         self._variant_lock = threading.Lock()
 
     # -- addresses -------------------------------------------------------------------------
@@ -246,16 +246,20 @@ class Context:
     def _variant(self, judge: Judge, request: bytes) -> bytes:
         """`request` as the run's request variants would send it (core.variants).
 
-        Only a batch request sent direct is rewritten: through an intermediary the rewrite
-        would test the intermediary. Each variant is first learned from the target
-        (`_variant_taken`): one the target does not answer as it answers the request written
-        is not sent, since that fault is its own check's to judge, not every check's."""
+        Only a request sent direct is rewritten: through an intermediary the rewrite would
+        test the intermediary. A batch request may go in any variant, any other request in
+        those HTTP makes the same for every request (`ANY_REQUEST_VARIANTS`). Each variant is
+        first learned from the target, for batches and for other requests apart
+        (`_variant_taken_by_target`): one the target does not answer as it answers the
+        request written is not sent, since that fault is its own check's to judge, not every
+        check's."""
         mode = self.settings.request_variants
         if mode == "off" or self.settings.via is not None:
             return request
         line = request.split(b"\r\n", 1)[0].split(b" ")
-        if len(line) != 3 or line[1].split(b"?")[0] != self.batch_path.encode("latin-1"):
+        if len(line) != 3:
             return request
+        batch = line[1].split(b"?")[0] == self.batch_path.encode("latin-1")
         position = judge.variant_position
         judge.variant_position += 1
         chosen = variant_for(
@@ -263,29 +267,37 @@ class Context:
         )
         if mode != "mixed":
             chosen = (mode, chosen[1] if chosen else position % 2 == 1)
-        if chosen is None:
+        if chosen is None or not (batch or chosen[0] in ANY_REQUEST_VARIANTS):
             return request
         variant, flip = chosen
         rewritten = rewrite(variant, request, self.scheme, self.authority, flip=flip)
-        if rewritten is None or not self._variant_taken_by_target(variant):
+        if rewritten is None or not self._variant_taken_by_target(variant, batch=batch):
             return request
-        judge.note(f"batch request {position + 1} sent in the {variant} variant")
+        what = "batch request" if batch else "request"
+        judge.note(f"{what} {position + 1} sent in the {variant} variant")
         return rewritten
 
-    def _variant_taken_by_target(self, variant: str) -> bool:
-        """Whether the target answers a one-part batch in `variant` as it answers it written."""
+    def _variant_taken_by_target(self, variant: str, *, batch: bool) -> bool:
+        """Whether the target answers a one-part batch (`batch`), or else a GET of the `ok`
+        resource, in `variant` as it answers it written."""
         with self._variant_lock:
-            known = self._variant_taken.get(variant)
+            known = self._variant_taken.get((variant, batch))
             if known is None:
-                known = self._variant_taken[variant] = self._learn_variant(variant)
+                known = self._variant_taken[(variant, batch)] = self._learn_variant(variant, batch)
             return known
 
-    def _learn_variant(self, variant: str) -> bool:
+    def _learn_variant(self, variant: str, batch: bool) -> bool:
         ok = self.target.resource("ok")
-        part = SubRequest("GET", self.path(ok)) if ok else SubRequest("OPTIONS", "/")
-        boundary = "mb-variant-probe-5c81e0a7"
-        head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
-        written = self.raw_request("POST", self.batch_path, head, compose_batch([part], boundary))
+        if batch:
+            part = SubRequest("GET", self.path(ok)) if ok else SubRequest("OPTIONS", "/")
+            boundary = "mb-variant-probe-5c81e0a7"
+            head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
+            body = compose_batch([part], boundary)
+            written = self.raw_request("POST", self.batch_path, head, body)
+        elif ok:
+            written = self.raw_request("GET", self.path(ok))
+        else:
+            return False
         # Both cases of the case variants: either is a spelling the variant sends.
         spellings = [
             rewrite(variant, written, self.scheme, self.authority, flip=flip)

@@ -28,11 +28,12 @@ forms, each one HTTP defines as the same request:
   coding (RFC 9112 §7.1) and answer it as it answers the same content framed by
   `Content-Length`").
 
-Only a request `connections.keeps` calls plainly framed is rewritten, and only one whose Host
-field names the authority the rewrite was given: a request made odd on purpose, or naming
-another host, says what it tests by its spelling and is sent as written. `variant_for` picks
-the variant from the run's seed, a key (the check) and the request's position, so that a
-check replayed sends the same octets. The module is pure: bytes in, bytes out.
+A request other than a batch goes only in the variants HTTP makes the same for every request
+(`ANY_REQUEST_VARIANTS`). Only a request `connections.keeps` calls plainly framed is rewritten,
+and only one whose Host field names the authority the rewrite was given: a request made odd
+on purpose, or naming another host, says what it tests by its spelling and is sent as
+written. `variant_for` picks the variant from the run's seed, a key (the check) and the
+request's position, so that a check replayed sends the same octets. The module is pure: bytes in, bytes out.
 """
 
 from __future__ import annotations
@@ -43,7 +44,14 @@ from dataclasses import dataclass
 
 from mixbatch_conformance.transport.connections import keeps
 
-__all__ = ["MAX_CHUNKED_CONTENT", "PLAIN_SLOTS", "VARIANTS", "rewrite", "variant_for"]
+__all__ = [
+    "ANY_REQUEST_VARIANTS",
+    "MAX_CHUNKED_CONTENT",
+    "PLAIN_SLOTS",
+    "VARIANTS",
+    "rewrite",
+    "variant_for",
+]
 
 #: The rewrites, in the order `variant_for` numbers them.
 VARIANTS = (
@@ -55,6 +63,10 @@ VARIANTS = (
     "part-field-name-case",
     "chunked",
 )
+#: The variants that are the same request whatever the request: a request other than a batch
+#: goes only in these. The others speak of a batch's content, or of field order, which the
+#: echo resource reports (MB-TEST-2: header fields "in the order received").
+ANY_REQUEST_VARIANTS = ("absolute-form", "field-name-case", "whitespace")
 #: Of every len(VARIANTS) + PLAIN_SLOTS requests, about PLAIN_SLOTS go as written: half.
 PLAIN_SLOTS = len(VARIANTS)
 #: Content larger than this keeps its Content-Length: a limit check's early refusal is
