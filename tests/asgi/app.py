@@ -194,7 +194,10 @@ def make_app(gates: Gates | None = None) -> Starlette:
             async with shelf.writing() as books:
                 created = book_id not in books
                 store(books, data, book_id)
-                return book_response(book_id, 201 if created else 200)
+                if created:
+                    # The part reports the member it created (MB-RESP-7).
+                    return book_response(book_id, 201, {"Location": f"/books/{book_id}"})
+                return book_response(book_id, 200)
         if request.method == "DELETE":
             async with shelf.writing() as books:
                 if book_id not in books:

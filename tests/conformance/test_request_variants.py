@@ -5,6 +5,7 @@ framed batch requests sent direct are rewritten."""
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 from collections.abc import Iterator
 from urllib.parse import urlsplit
@@ -17,7 +18,9 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import reference_target, target_from_dict
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
+from mixbatch_conformance.core.variant_probe import probe_answer
 from mixbatch_conformance.core.variants import PLAIN_SLOTS, VARIANTS, rewrite, variant_for
+from mixbatch_conformance.transport.http import Response
 
 AUTHORITY = "127.0.0.1:8080"
 BOUNDARY = "mb-variant-unit-3f9a"
@@ -285,7 +288,9 @@ def test_a_request_in_a_variant_rides_the_kept_connection(server: _Server) -> No
 
 
 def test_a_variant_the_target_takes_is_sent(server: _Server) -> None:
-    _send(_context(server, "absolute-form"))
+    ctx = _context(server, "absolute-form")
+    _send(ctx)
+    assert ctx.variants_not_taken() == ()
     # the probe's two requests, then the check's in absolute-form
     assert [line.split(" ")[1].startswith("http://") for line in server.seen] == [False, True, True]
 
@@ -301,6 +306,7 @@ def test_a_variant_the_target_refuses_is_learned_and_not_sent(server: _Server) -
         False,
         False,
     ]
+    assert ctx.variants_not_taken() == ("absolute-form (batch)",)
 
 
 @pytest.mark.parametrize(
@@ -318,3 +324,27 @@ def test_no_variant_off_through_an_intermediary_or_for_a_batch_only_off_the_endp
 def test_a_request_off_the_endpoint_goes_in_the_variants_of_any_request(server: _Server) -> None:
     _send(_context(server, "absolute-form"), "/other")
     assert server.seen[-1].startswith("POST http://")
+
+
+def _echo_batch(authority: str, name: str = "X-Mb-Variant-Probe") -> Response:
+    echo = json.dumps(
+        {
+            "method": "GET",
+            "target": "/echo?mb-variant-probe",
+            "authority": authority,
+            "headers": [[name, "mb variant probe"]],
+            "body": "",
+        }
+    ).encode()
+    body = b"--r\r\nHttp-Status-Code: 200\r\nContent-Type: application/json\r\n\r\n"
+    body += echo + b"\r\n--r--"
+    headers = (("Content-Type", "multipart/mixed; boundary=r"),)
+    return Response(200, "OK", headers, body, body)
+
+
+def test_the_probe_reads_the_request_the_echo_saw() -> None:
+    plain = probe_answer(_echo_batch("127.0.0.1:8080"))
+    assert plain is not None
+    # the name's case is outside spec 3.2.4's comparison; the value's octets are not
+    assert probe_answer(_echo_batch("127.0.0.1:8080", "x-mb-variant-probe")) == plain
+    assert probe_answer(_echo_batch("127.0.0.1:8080\t ")) != plain

@@ -39,6 +39,7 @@ from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
+from mixbatch_conformance.core.variant_probe import PROBE_FIELD, probe_answer
 from mixbatch_conformance.core.variants import ANY_REQUEST_VARIANTS, rewrite, variant_for
 from mixbatch_conformance.transport import h2
 from mixbatch_conformance.transport.connections import KeptConnections, keeps
@@ -58,7 +59,6 @@ __all__ = ["Context", "SubRequest", "compose_batch", "json_object", "problem_of"
 CRLF = b"\r\n"
 #: A response part that reports a creation (spec 3.3: Http-Status-Code carries the status).
 _CREATED_PART = re.compile(rb"(?im)^Http-Status-Code:[ \t]*201\b")
-_PART_STATUS = re.compile(rb"(?im)^Http-Status-Code:[ \t]*([0-9]{3})\b")
 
 
 @dataclass(frozen=True)
@@ -128,14 +128,6 @@ def _path_of(target: str) -> str:
     return urlsplit(target).path if "://" in target else target.split("?")[0]
 
 
-def _probe_answer(resp: Response | None) -> tuple[int, str, str] | None:
-    """What a variant probe compares: status, media type, the first part's status."""
-    if resp is None:
-        return None
-    m = _PART_STATUS.search(resp.body)
-    return resp.status, resp.media_type, (m.group(1).decode() if m else "")
-
-
 @dataclass
 class Context:
     """Per-run state shared by checks: target, run settings, derived addresses, capabilities."""
@@ -183,7 +175,8 @@ class Context:
         self._closers: dict[int, weakref.finalize[[int], Judge]] = {}
         self._kept_lock = threading.Lock()
         #: Request variants the target was seen to answer as the request written (learned).
-        self._variant_taken: dict[tuple[str, bool], bool] = {}
+        #: None: the target has nothing the probe could be sent to.
+        self._variant_taken: dict[tuple[str, bool], bool | None] = {}
         self._variant_lock = threading.Lock()
 
     # -- addresses -------------------------------------------------------------------------
@@ -277,27 +270,37 @@ class Context:
         judge.note(f"{what} {position + 1} sent in the {variant} variant")
         return rewritten
 
-    def _variant_taken_by_target(self, variant: str, *, batch: bool) -> bool:
-        """Whether the target answers a one-part batch (`batch`), or else a GET of the `ok`
-        resource, in `variant` as it answers it written."""
+    def variants_not_taken(self) -> tuple[str, ...]:
+        """The variants learned not taken, each with its kind: "whitespace (alone)"."""
         with self._variant_lock:
-            known = self._variant_taken.get((variant, batch))
-            if known is None:
-                known = self._variant_taken[(variant, batch)] = self._learn_variant(variant, batch)
-            return known
+            refused = [k for k, taken in self._variant_taken.items() if taken is False]
+        return tuple(f"{v} ({'batch' if batch else 'alone'})" for v, batch in sorted(refused))
 
-    def _learn_variant(self, variant: str, batch: bool) -> bool:
-        ok = self.target.resource("ok")
+    def _variant_taken_by_target(self, variant: str, *, batch: bool) -> bool:
+        """Whether the target answers a one-part batch (`batch`), or else a request alone, in
+        `variant` as it answers it written."""
+        with self._variant_lock:
+            key = (variant, batch)
+            if key not in self._variant_taken:
+                self._variant_taken[key] = self._learn_variant(variant, batch)
+            return self._variant_taken[key] is True
+
+    def _learn_variant(self, variant: str, batch: bool) -> bool | None:
+        """Send the probe (core.variant_probe) as written and in `variant`: a one-part batch
+        (`batch`) or a request alone, to the echo resource where the target declares one,
+        else to `ok`."""
+        echo, ok = self.target.resource("echo"), self.target.resource("ok")
+        probed = f"{self.path(echo)}?mb-variant-probe" if echo else self.path(ok) if ok else None
         if batch:
-            part = SubRequest("GET", self.path(ok)) if ok else SubRequest("OPTIONS", "/")
+            part = SubRequest("GET", probed) if probed else SubRequest("OPTIONS", "/")
             boundary = "mb-variant-probe-5c81e0a7"
-            head = [("Content-Type", f"multipart/mixed; boundary={boundary}")]
+            head = [("Content-Type", f"multipart/mixed; boundary={boundary}"), PROBE_FIELD]
             body = compose_batch([part], boundary)
             written = self.raw_request("POST", self.batch_path, head, body)
-        elif ok:
-            written = self.raw_request("GET", self.path(ok))
+        elif probed:
+            written = self.raw_request("GET", probed, [PROBE_FIELD])
         else:
-            return False
+            return None
         # Both cases of the case variants: either is a spelling the variant sends.
         spellings = [
             rewrite(variant, written, self.scheme, self.authority, flip=flip)
@@ -305,14 +308,15 @@ class Context:
         ]
         probes = [written, *dict.fromkeys(s for s in spellings if s is not None)]
         if len(probes) == 1:
-            return False
+            return None
         try:
             answers = [
                 pipeline(self.host, self.port, [r], self.timeout, self.tls)[0] for r in probes
             ]
         except (TargetUnreachable, OSError):
-            return False
-        seen = [_probe_answer(ex.response) for ex in answers]
+            return None
+        volatile = tuple(self.target.volatile_headers)
+        seen = [probe_answer(ex.response, volatile) for ex in answers]
         return seen[0] is not None and all(s == seen[0] for s in seen[1:])
 
     def _connections(

@@ -73,6 +73,9 @@ class RunInfo:
     #: The target description the run used, without credentials (saved with each case so
     #: that `replay` can judge the check again).
     description: dict[str, Any] | None = None
+    #: The request variants sent (off, mixed or one name), and those the target did not take.
+    request_variants: str = "off"
+    variants_not_taken: tuple[str, ...] = ()
 
 
 def coverage(checks: Iterable[Check], index: RequirementIndex) -> dict[str, list[str]]:
@@ -197,6 +200,10 @@ def build_report(
             "target": target,
             "started": info.started.isoformat(timespec="seconds"),
             "duration_s": round(info.duration_s, 3),
+            "request_variants": {
+                "mode": info.request_variants,
+                "not_taken": list(info.variants_not_taken),
+            },
         },
         "results": [_result_doc(r, index) for r in results],
         "coverage": coverage(all_checks, index),
@@ -381,6 +388,12 @@ def _html(
             "<h2>Members the suite created and could not delete</h2><ul>"
             + "".join(f"<li><code>{e(x)}</code></li>" for x in info.leftovers)
             + "</ul>"
+        )
+    if info.variants_not_taken:
+        notices += (
+            "<p><b>Request variants the target does not answer as the request written</b> "
+            "(HTTP makes each the same request; the run did not send them, and the checks "
+            f"that judge those forms say why): {e(', '.join(info.variants_not_taken))}</p>"
         )
     causes = _root_causes(results)
     if causes:

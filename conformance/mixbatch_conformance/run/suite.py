@@ -132,6 +132,8 @@ def run_suite(
         aborted=outcome.aborted,
         leftovers=tuple(leftovers),
         description=describe(target),
+        request_variants=settings.request_variants,
+        variants_not_taken=ctx.variants_not_taken(),
     )
     if settings.report_dir is not None:
         write_reports(settings.report_dir, results, info, index, all_checks())
@@ -153,6 +155,12 @@ def run_suite(
     report = settings.report_dir
     for left in leftovers:
         print(f"could not delete a member the suite created: {left}", file=sys.stderr)
+    if info.variants_not_taken and not quiet:
+        print(
+            "request variants the target does not answer as the request written (not sent): "
+            + ", ".join(info.variants_not_taken),
+            file=sys.stderr,
+        )
     if outcome.aborted:
         print(f"mixbatch conformance: run stopped: {outcome.aborted}", file=sys.stderr)
     shoulds = should_violations(results, index)
