@@ -220,9 +220,12 @@ def make_app(gates: Gates | None = None) -> Starlette:
                 # MB-TEST-2: the target "as received": the raw path, not the decoded one.
                 "target": request.scope["raw_path"].decode("latin-1")
                 + (f"?{request.url.query}" if request.url.query else ""),
-                "authority": request.headers.get("host", ""),
+                "authority": request.headers.get("host", "").strip(" \t"),
                 "headers": [
-                    [k.decode("latin-1"), v.decode("latin-1")] for k, v in request.headers.raw
+                    # Without the whitespace around the value, which some ASGI servers keep
+                    # (RFC 9112 §5.1 has a parser exclude it).
+                    [k.decode("latin-1"), v.decode("latin-1").strip(" \t")]
+                    for k, v in request.headers.raw
                 ],
                 **_echo_body(body),
             }

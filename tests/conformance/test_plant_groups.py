@@ -248,6 +248,7 @@ from mixbatch_conformance.run.plants import (
     refusal_documents,
     refusal_readings,
     request_spellings,
+    request_variants,
     resolution,
     sandbox_inputs,
     sandbox_names,
@@ -856,6 +857,12 @@ GROUPS = (
         "absolute-form",
         _names(absolute_form.PLANTS),
         ("batch-absolute-form-as-origin-form", "test-resource-echo-absolute-form-authority"),
+        ("FAIL",),
+    ),
+    Group(
+        "request-variants",
+        _names(request_variants.PLANTS),
+        ("request-variants-answered-as-written",),
         ("FAIL",),
     ),
     Group(

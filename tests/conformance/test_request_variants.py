@@ -44,6 +44,7 @@ PARTS = [
     SubRequest("DELETE", "/c"),
 ]
 REQUEST = _batch_request(PARTS, [("Authorization", "Bearer x"), ("Prefer", "respond-async")])
+GET = f"GET /echo?x=1 HTTP/1.1\r\nHost: {AUTHORITY}\r\nAccept: */*\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n".encode()
 
 
 def _parsed(request: bytes) -> tuple[bytes, str, dict[str, list[bytes]], bytes]:
@@ -78,13 +79,15 @@ def _parts(content: bytes) -> list[tuple[list[tuple[str, str]], bytes]]:
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_every_variant_is_the_same_request_to_h11(variant: str) -> None:
-    rewritten = rewrite(variant, REQUEST, "http", AUTHORITY)
+    request = REQUEST if variant != "http10" else GET
+    rewritten = rewrite(variant, request, "http", AUTHORITY)
     assert rewritten is not None
-    assert rewritten != REQUEST
-    method, target, fields, body = _parsed(REQUEST)
+    assert rewritten != request
+    method, target, fields, body = _parsed(request)
     method2, target2, fields2, body2 = _parsed(rewritten)
     assert (method2, target2, fields2) == (method, target, fields)
-    assert _parts(body2) == _parts(body)
+    if body:
+        assert _parts(body2) == _parts(body)
     if variant == "part-field-name-case":
         assert body2 != body
         assert len(body2) == len(body)

@@ -39,8 +39,13 @@ from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
-from mixbatch_conformance.core.variant_probe import PROBE_FIELD, probe_answer
-from mixbatch_conformance.core.variants import ANY_REQUEST_VARIANTS, rewrite, variant_for
+from mixbatch_conformance.core.variant_probe import PROBE_FIELDS, probe_answer
+from mixbatch_conformance.core.variants import (
+    ALONE_VARIANTS,
+    BATCH_VARIANTS,
+    rewrite,
+    variant_for,
+)
 from mixbatch_conformance.transport import h2
 from mixbatch_conformance.transport.connections import KeptConnections, keeps
 from mixbatch_conformance.transport.http import (
@@ -219,6 +224,8 @@ class Context:
         judge: Judge,
         request: bytes,
         origin: tuple[str, int, ssl.SSLContext | None] | None = None,
+        *,
+        as_written: bool = False,
     ) -> Exchange:
         """Send one request to the target (or `origin`): on the judge's kept connection when
         its framing is plain, else on a connection of its own; over HTTP/2 with --http2."""
@@ -227,7 +234,8 @@ class Context:
                 return h2.pipeline(self.host, self.port, [request], self.timeout, self.h2_tls)[0]
             origin = (self.host, self.port, self.tls)
             plain = keeps(request)
-            request = self._variant(judge, request)
+            if not as_written:
+                request = self._variant(judge, request)
         else:
             plain = keeps(request)
         host, port, tls = origin
@@ -240,8 +248,8 @@ class Context:
         """`request` as the run's request variants would send it (core.variants).
 
         Only a request sent direct is rewritten: through an intermediary the rewrite would
-        test the intermediary. A batch request may go in any variant, any other request in
-        those HTTP makes the same for every request (`ANY_REQUEST_VARIANTS`). Each variant is
+        test the intermediary. A batch request goes in `BATCH_VARIANTS`, any other request in
+        `ALONE_VARIANTS`. Each variant is
         first learned from the target, for batches and for other requests apart
         (`_variant_taken_by_target`): one the target does not answer as it answers the
         request written is not sent, since that fault is its own check's to judge, not every
@@ -260,7 +268,7 @@ class Context:
         )
         if mode != "mixed":
             chosen = (mode, chosen[1] if chosen else position % 2 == 1)
-        if chosen is None or not (batch or chosen[0] in ANY_REQUEST_VARIANTS):
+        if chosen is None or chosen[0] not in (BATCH_VARIANTS if batch else ALONE_VARIANTS):
             return request
         variant, flip = chosen
         rewritten = rewrite(variant, request, self.scheme, self.authority, flip=flip)
@@ -285,21 +293,24 @@ class Context:
                 self._variant_taken[key] = self._learn_variant(variant, batch)
             return self._variant_taken[key] is True
 
-    def _learn_variant(self, variant: str, batch: bool) -> bool | None:
-        """Send the probe (core.variant_probe) as written and in `variant`: a one-part batch
-        (`batch`) or a request alone, to the echo resource where the target declares one,
-        else to `ok`."""
+    def variant_probe(self, batch: bool) -> bytes | None:
+        """The probe (core.variant_probe) as written: a one-part batch (`batch`) or a GET
+        alone, of the echo resource where the target declares one, else of `ok`; None when
+        a request alone has neither to go to."""
         echo, ok = self.target.resource("echo"), self.target.resource("ok")
         probed = f"{self.path(echo)}?mb-variant-probe" if echo else self.path(ok) if ok else None
         if batch:
             part = SubRequest("GET", probed) if probed else SubRequest("OPTIONS", "/")
             boundary = "mb-variant-probe-5c81e0a7"
-            head = [("Content-Type", f"multipart/mixed; boundary={boundary}"), PROBE_FIELD]
+            head = [("Content-Type", f"multipart/mixed; boundary={boundary}"), *PROBE_FIELDS]
             body = compose_batch([part], boundary)
-            written = self.raw_request("POST", self.batch_path, head, body)
-        elif probed:
-            written = self.raw_request("GET", probed, [PROBE_FIELD])
-        else:
+            return self.raw_request("POST", self.batch_path, head, body)
+        return self.raw_request("GET", probed, PROBE_FIELDS) if probed else None
+
+    def _learn_variant(self, variant: str, batch: bool) -> bool | None:
+        """Send the probe as written and in `variant`; None when it cannot be sent so."""
+        written = self.variant_probe(batch)
+        if written is None:
             return None
         # Both cases of the case variants: either is a spelling the variant sends.
         spellings = [
@@ -366,12 +377,12 @@ class Context:
         ]
         return build_request(method, path, authority or self.authority, [*headers, *extra], body)
 
-    def send(self, judge: Judge, request: bytes) -> Response:
+    def send(self, judge: Judge, request: bytes, *, as_written: bool = False) -> Response:
         """Send one request. Octets that are not an HTTP/1.1 response, and a connection
         closed or reset without an answer after the whole request was written, are broken
         expectations (a FAIL under the check's requirement); no connection, or silence until
         the timeout, is a SETUP-ERROR or a TIMEOUT."""
-        ex = judge.record(self._one(judge, request))
+        ex = judge.record(self._one(judge, request, as_written=as_written))
         return self._answer(judge, ex)
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:

@@ -16,10 +16,11 @@ from mixbatch_conformance.core.echo import comparable_headers, read_echo
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.transport.http import Response
 
-__all__ = ["PROBE_FIELD", "probe_answer"]
+__all__ = ["PROBE_FIELDS", "probe_answer"]
 
-#: A field the probe sends beside the request's own, so that the echo reports a value.
-PROBE_FIELD = ("X-Mb-Variant-Probe", "mb variant probe")
+#: Fields the probe sends beside the request's own, so that the echo reports values, and two
+#: names whose order received is not their order by name.
+PROBE_FIELDS = (("X-Mb-Variant-Probe", "mb variant probe"), ("X-Mb-Probe-Order", "second"))
 
 _Seen = tuple[object, ...]
 

@@ -23,6 +23,8 @@ forms, each one HTTP defines as the same request:
 - `part-field-name-case`: every part's field names in lower or upper case, part by part (spec
   3.2.1: "Field names, by contrast, are case-insensitive"); the content keeps its length and
   every octet's offset, so a problem's `byte_offset` points where it did;
+- `http10`: a GET or HEAD sent as HTTP/1.0, Host kept (RFC 9110's semantics are the same in
+  every version; only a request other than a batch goes so);
 - `chunked`: a POST's content framed by the chunked transfer coding in place of
   `Content-Length` (MB-INTER-5: a server "MUST accept batch request content framed by the chunked transfer
   coding (RFC 9112 §7.1) and answer it as it answers the same content framed by
@@ -45,7 +47,9 @@ from dataclasses import dataclass
 from mixbatch_conformance.transport.connections import keeps
 
 __all__ = [
+    "ALONE_VARIANTS",
     "ANY_REQUEST_VARIANTS",
+    "BATCH_VARIANTS",
     "MAX_CHUNKED_CONTENT",
     "PLAIN_SLOTS",
     "VARIANTS",
@@ -62,11 +66,18 @@ VARIANTS = (
     "media-type-spelling",
     "part-field-name-case",
     "chunked",
+    "http10",
 )
 #: The variants that are the same request whatever the request: a request other than a batch
 #: goes only in these. The others speak of a batch's content, or of field order, which the
 #: echo resource reports (MB-TEST-2: header fields "in the order received").
 ANY_REQUEST_VARIANTS = ("absolute-form", "field-name-case", "whitespace")
+#: The variants of a request other than a batch: those of any request, and HTTP/1.0 for a GET
+#: or HEAD (RFC 9110's semantics do not depend on the version; a batch's answer does, since
+#: HTTP/1.0 has no trailer section for Batch-Summary).
+ALONE_VARIANTS = (*ANY_REQUEST_VARIANTS, "http10")
+#: The variants of a batch request.
+BATCH_VARIANTS = tuple(v for v in VARIANTS if v != "http10")
 #: Of every len(VARIANTS) + PLAIN_SLOTS requests, about PLAIN_SLOTS go as written: half.
 PLAIN_SLOTS = len(VARIANTS)
 #: Content larger than this keeps its Content-Length: a limit check's early refusal is
@@ -148,6 +159,10 @@ def rewrite(
         if cased is None:
             return None
         body = cased
+    elif variant == "http10":
+        if method not in (b"GET", b"HEAD") or body:
+            return None
+        line = b" ".join((method, target, b"HTTP/1.0"))
     elif variant == "chunked":
         # MB-INTER-5 speaks of batch request content: a POST's. Content on another method
         # is refused by its head or its content, which framing may decide.

@@ -332,4 +332,8 @@ def _declared(content_length: str | None) -> int | None:
 
 
 def _fields(scope: Scope) -> Fields:
-    return Fields((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", []))
+    """The request's fields, each value without the whitespace around it: RFC 9112 §5.1 has a
+    parser exclude it, and some ASGI servers hand it on (the whitespace after a value)."""
+    return Fields(
+        (k.decode("latin-1"), v.decode("latin-1").strip(" \t")) for k, v in scope.get("headers", [])
+    )

@@ -81,6 +81,7 @@ from mixbatch_conformance.run.plants import (
     refusal_members,
     refusal_readings,
     request_spellings,
+    request_variants,
     resolution,
     resources,
     responses,
@@ -193,6 +194,7 @@ PLANTS: tuple[Mutation, ...] = (
     + request_spellings.PLANTS
     + versions_statuses_weights.PLANTS
     + absolute_form.PLANTS
+    + request_variants.PLANTS
     + discovery_requests.PLANTS
     + element_and_preamble_readings.PLANTS
     + entry_fields.PLANTS
