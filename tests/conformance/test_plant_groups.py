@@ -431,6 +431,7 @@ GROUPS = (
         "refusal-members",
         (
             "other-case-forbidden-method-refused",
+            "other-case-method-refused-as-malformed",
             "method-refusal-as-text",
             "get-content-refusal-names-envelope",
             "opaque-scheme-named-malformed",

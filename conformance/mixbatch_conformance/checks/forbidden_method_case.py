@@ -11,7 +11,7 @@ part, and the same request alone tells which answer the part owes.
 
 from __future__ import annotations
 
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -24,7 +24,7 @@ OTHER_CASE_FORBIDDEN = ("trace", "connect", "Trace")
 
 @checker(
     "forbidden-method-other-case-answered-in-part",
-    ("MB-STATUS-5", "MB-SUB-1"),
+    ("MB-STATUS-5", "MB-SUB-1", "MB-SUB-3"),
     "A part whose Http-Method is trace, connect or Trace, which are not TRACE or CONNECT, is answered in its part as the same request alone is answered, and the batch is processed.",
     state=State.READ_ONLY,
 )
@@ -38,7 +38,11 @@ def forbidden_method_other_case(ctx: Context, judge: Judge) -> None:
         # part like any unknown method (typically 501 or 405); it is not an envelope error";
         # MB-STATUS-5: "a part that fails with a 4xx or 5xx status is reported in that part,
         # and the batch is still answered as processed". MB-SUB-3 names `CONNECT` and `TRACE`.
-        if not judge.expect(f"{method} part: top-level status", resp.status, {200}, "MB-STATUS-5"):
+        # A refusal whose problem document names MB-SUB-3 applied that rule to a method it
+        # does not name: MB-SUB-3 is what was read too wide.
+        doc = problem_of(resp) or {}
+        cited = "MB-SUB-3" if doc.get("requirement") == "MB-SUB-3" else "MB-STATUS-5"
+        if not judge.expect(f"{method} part: top-level status", resp.status, {200}, cited):
             continue
         env = expect_processed(ctx, judge, resp, [sub.content_id])
         got = part_status(env, 0)

@@ -15,6 +15,7 @@ takes `/batch/` for the batch endpoint while the nesting test compares the liter
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
@@ -31,11 +32,16 @@ _OPAQUE_SCHEME = re.compile(rb"(?im)^Content-Id:[ \t]*<(a:b|mailto:[^>]*)>")
 _UNLOCATED_STATUSES = frozenset({405, 406, 415, 501})
 
 
-def _other_case_method_refused(req: RelayRequest, resp: RelayResponse) -> None:
-    """A lower-case trace or connect part refuses the batch as a forbidden method."""
-    found = _OTHER_CASE_FORBIDDEN.findall(req.body) if is_batch(req) else []
-    if resp.status == 200 and any(m != m.upper() for m in found):
-        problem(resp, 400, "MB-SUB-3")
+def _other_case_method_refused(requirement: str) -> Callable[[RelayRequest, RelayResponse], None]:
+    """A lower-case trace or connect part refuses the batch as a forbidden method, the problem
+    document naming `requirement`."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        found = _OTHER_CASE_FORBIDDEN.findall(req.body) if is_batch(req) else []
+        if resp.status == 200 and any(m != m.upper() for m in found):
+            problem(resp, 400, requirement)
+
+    return edit
 
 
 def _method_refusal_as_text(req: RelayRequest, resp: RelayResponse) -> None:
@@ -92,9 +98,15 @@ PLANTS: tuple[Mutation, ...] = (
     # not an envelope error".
     Mutation(
         "other-case-forbidden-method-refused",
-        "MB-STATUS-5 a trace or connect part refusing the batch as TRACE or CONNECT would",
+        "MB-SUB-3 a trace or connect part refusing the batch as TRACE or CONNECT would",
         ("forbidden-method-other-case-answered-in-part",),
-        on_response=_other_case_method_refused,
+        on_response=_other_case_method_refused("MB-SUB-3"),
+    ),
+    Mutation(
+        "other-case-method-refused-as-malformed",
+        "MB-STATUS-5 a trace or connect part refusing the batch as a malformed one",
+        ("forbidden-method-other-case-answered-in-part",),
+        on_response=_other_case_method_refused("MB-STATUS-2"),
     ),
     Mutation(
         "method-refusal-as-text",
