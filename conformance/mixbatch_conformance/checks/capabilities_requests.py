@@ -11,7 +11,8 @@ meaning) as free to vary, then sends the same `OPTIONS` with each request varian
 `VARIANTS`: Accept lists that put the 207 forms first or weight them, `*/*`, the capabilities
 type alone, Accept-Language, Accept-Encoding: gzip (the answer decoded by its
 Content-Encoding), Prefer, Batch-Mode, credentials, Cache-Control: no-cache, an HTTP/1.0
-request line and a query on the target. Each answer must be the document of MB-LIMIT-2 (200,
+request line, a query on the target, the target in absolute-form (with and without a query)
+and field names in lower case. Each answer must be the document of MB-LIMIT-2 (200,
 its media type, Accept-Post naming multipart/mixed, Allow, valid against the schema with
 multipart/mixed the first representation and the limits published as integers), and equal to
 the plain one in every member that does not vary, with three allowances. Under `Prefer:
@@ -70,6 +71,11 @@ class Variant:
     #: Asks for a minimal response (RFC 7240 §4.2), which a server may honour by leaving out
     #: members: only the members both documents hold are compared.
     minimal: bool = False
+    #: The request-target in absolute-form (RFC 9112 §3.2.2: "A server MUST accept the
+    #: absolute-form in requests"; the target URI is the same).
+    absolute: bool = False
+    #: Every field name in lower case (RFC 9110 §5.1: field names are case-insensitive).
+    lower_case: bool = False
 
 
 VARIANTS = (
@@ -101,6 +107,9 @@ VARIANTS = (
     Variant("Cache-Control: no-cache", (("Cache-Control", "no-cache"), ("Pragma", "no-cache"))),
     Variant("an HTTP/1.0 request line", version="1.0"),
     Variant("a query on the target", query="mb-suite-discovery=variant"),
+    Variant("the request-target in absolute-form", absolute=True),
+    Variant("the target in absolute-form with a query", query="mb-q=1", absolute=True),
+    Variant("field names in lower case", (("Accept", CAPABILITIES),), lower_case=True),
 )
 
 #: Content codings the check undoes (RFC 9110 §8.4.1; x-gzip is gzip, §8.4.1.3).
@@ -138,11 +147,18 @@ def _document(body: bytes) -> dict[str, object] | None:
 
 def _fetch(ctx: Context, judge: Judge, variant: Variant) -> Response:
     target = f"{ctx.batch_path}?{variant.query}" if variant.query else ctx.batch_path
+    if variant.absolute:
+        target = f"{ctx.scheme}://{ctx.authority}{target}"
     # Every request carries the target's configured credentials, as the plain one does, but
     # for the names a variant sets itself: the credentials variant's Authorization and Cookie
     # are the suite's (raw_request adds the target's only for names the request lacks).
-    request = ctx.raw_request("OPTIONS", target, variant.headers)
-    return ctx.send(judge, with_version(request, variant.version))
+    request = with_version(ctx.raw_request("OPTIONS", target, variant.headers), variant.version)
+    if variant.lower_case:
+        head, sep, rest = request.partition(b"\r\n\r\n")
+        line, *fields = head.split(b"\r\n")
+        fields = [f.split(b":", 1)[0].lower() + b":" + f.split(b":", 1)[1] for f in fields]
+        request = b"\r\n".join((line, *fields)) + sep + rest
+    return ctx.send(judge, request, as_written=True)
 
 
 def _members(doc: dict[str, object]) -> dict[str, object]:
@@ -166,7 +182,7 @@ def _varying(first: dict[str, object], second: dict[str, object]) -> set[str]:
 @checker(
     "capabilities-whatever-request-fields",
     ("MB-LIMIT-2", "MB-LIMIT-1"),
-    "OPTIONS on the batch endpoint with Accept lists, weights and wildcards, Accept-Language, Accept-Encoding, Prefer, Batch-Mode, credentials, Cache-Control, over HTTP/1.0 (when the server takes it) or with a query answers the capabilities document, valid with multipart/mixed first, equal to the plain request's in every member that does not vary (under return=minimal in the members both hold; limits may differ with credentials).",
+    "OPTIONS on the batch endpoint with Accept lists, weights and wildcards, Accept-Language, Accept-Encoding, Prefer, Batch-Mode, credentials, Cache-Control, over HTTP/1.0 (when the server takes it), with a query, in absolute-form or with field names in lower case answers the capabilities document, valid with multipart/mixed first, equal to the plain request's in every member that does not vary (under return=minimal in the members both hold; limits may differ with credentials).",
     profile="limits",
     tier="standard",
     state=State.READ_ONLY,

@@ -96,6 +96,23 @@ def _minimal(doc: dict[str, object]) -> None:
             del doc[name]
 
 
+def _absolute_form(req: RelayRequest) -> bool:
+    return "://" in req.target.split("?")[0]
+
+
+def _endpoint_as_addressed(target: str) -> Callable[[dict[str, object]], None]:
+    def edit(doc: dict[str, object]) -> None:
+        doc["endpoint"] = target.split("?")[0]
+
+    return edit
+
+
+def _endpoint_from_target(req: RelayRequest, resp: RelayResponse) -> None:
+    """The document's endpoint written as the request addressed it, cut at any query."""
+    if _absolute_form(req):
+        map_capabilities(_endpoint_as_addressed(req.target))(req, resp)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -109,5 +126,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-2 document cut short of required members for Prefer: return=minimal",
         ("capabilities-whatever-request-fields",),
         on_response=_when(_minimal_asked, _minimal),
+    ),
+    P(
+        "capabilities-endpoint-as-addressed",
+        "MB-LIMIT-2 the document's endpoint the absolute-form request-target as addressed",
+        ("capabilities-whatever-request-fields",),
+        on_response=_endpoint_from_target,
     ),
 )
