@@ -96,7 +96,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
 - collection representations: Content-Ids made absolute with the request's Host, or a boundary
-  hashed from the request's Host and target, under a strong aggregate ETag (MB-METHOD-7); a
+  hashed from the request's Host and target, under a strong aggregate ETag, or the JSON listing
+  under that tag (MB-METHOD-7); a retrieval's If-None-Match or If-Match matched by another
+  representation's tag (MB-STATUS-7); a
   member written without content labelled 204 in a retrieval though its GET alone answers 200
   (MB-METHOD-4);
 - collection preconditions: a POST to the collection that ignores If-None-Match: * or a foreign
@@ -109,7 +111,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   read as quoted at all, a boundary holding a backslash accepted, a parameter without `=` or
   without a name skipped (MB-WIRE-4), Accept split
   inside a quoted value or ended at an escaped quote (MB-STATUS-9, MB-MULTI-1), an Accept
-  member that is no media range taken to refuse every form (MB-MULTI-1);
+  member that is no media range taken to refuse every form (MB-MULTI-1), Accept ranges matched
+  as glob patterns or as prefixes of a form (MB-STATUS-9);
 - targets and hosts: a Content-Id with a bad scheme, a fragment holding # or brackets or a query
   holding a bracket taken (MB-PART-4) or refused at part 0 (MB-STATUS-4), dot segments climbing
   above the root refused or kept (MB-PART-5), a Host with a bad escape, misplaced brackets, a
@@ -629,6 +632,7 @@ GROUPS = (
             *parameter_readings.EQUALS_WHITESPACE_CASES,
             "accept-quality-values",
             "accept-unparsed-member-beside-valid",
+            "accept-lookalike-ranges-admit-no-form",
         ),
         ("FAIL",),
     ),
@@ -660,6 +664,7 @@ GROUPS = (
         (
             "collection-retrieval-same-under-request-variants",
             "sandbox-collection-unusual-members-as-alone",
+            "collection-tag-per-representation",
         ),
         ("FAIL",),
     ),

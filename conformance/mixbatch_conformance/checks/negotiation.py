@@ -23,6 +23,14 @@ admits (`weight = OWS ";" OWS "q=" qvalue`): spaces and tabs on either side of t
 multipart/mixed against each 207 form the target declares so that only the weight as written
 decides (N/A when it declares none). A parameter before the weight sits on a range whose
 answer is the same whether media-range parameters narrow the match or not.
+`accept-lookalike-ranges-admit-no-form` sends Accept members that look like patterns over a
+batch form but are media types of their own (`application/*+json`, `multipart/*mixed`,
+`application/vnd.mixbatch.*`, a prefix such as `multipart/mix`, `app*/*`): RFC 9110 §12.5.1
+gives `*` a meaning only as a whole subtype or in `*/*`, and spec 6.1 matches ranges "by type
+and subtype, or by a wildcard", so each admits no form: alone it is 406 (MB-STATUS-9), and beside
+valid ranges it leaves the answer theirs (MB-MULTI-1). A member of type `*` with another subtype
+(`*/json`, `*/mixed`) names no range RFC 9110 defines, so a server may also skip it as a member
+it cannot read (alone: as no Accept, multipart/mixed) or refuse the request with 400.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
 sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements, a part
@@ -37,6 +45,7 @@ from mixbatch_conformance.checks._shared.accept_cases import (
     JSON,
     MULTIPART,
     XML,
+    lookalike_cases,
     offered_forms,
     quality_cases,
     weight_cases,
@@ -144,6 +153,37 @@ def accept_weight_spellings(ctx: Context, judge: Judge) -> None:
                     {STATUS[got]},
                     "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
                 )
+
+
+@checker(
+    "accept-lookalike-ranges-admit-no-form",
+    ("MB-STATUS-9", "MB-MULTI-1"),
+    "Accept members that look like patterns over a batch form (application/*+json, multipart/*mixed, application/vnd.mixbatch.*, */json, a prefix of a form) admit no form: alone the batch is 406, beside valid ranges the valid ranges choose.",
+    state=State.READ_ONLY,
+)
+def accept_lookalike_ranges_admit_no_form(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    for accept, allowed in lookalike_cases(offered_forms(ctx)):
+        resp = ctx.batch(judge, [ok], headers=(("Accept", accept),))
+        got = str(resp.status) if resp.status in (400, 406) else resp.media_type
+        # MB-MULTI-1: "Media ranges match as RFC 9110 §12.5.1 says: by type and subtype, or by
+        # a wildcard. A structured suffix is not a match"; MB-STATUS-9: "MUST answer 406 (Not
+        # Acceptable) to a batch request whose `Accept` field admits none of the batch
+        # representations the server offers".
+        judge.expect(
+            f"form for Accept {accept!r}",
+            got,
+            allowed,
+            "MB-STATUS-9" if "406" in allowed else "MB-MULTI-1",
+        )
+        if got in STATUS:
+            # MB-MULTI-2: "MUST NOT send a 207 response with `multipart/mixed` content".
+            judge.expect(
+                f"status for Accept {accept!r}",
+                resp.status,
+                {STATUS[got]},
+                "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
+            )
 
 
 @checker(

@@ -123,3 +123,49 @@ def weight_cases(forms: list[str]) -> list[tuple[str, set[str]]]:
             ("multipart/*\t; q=0.7, application/*; q=0.3", {MULTIPART}),
         ]
     return cases
+
+
+#: Accept members that look like patterns over a batch form's type or subtype but are media
+#: types of their own: RFC 9110 §12.5.1 gives `*` meaning only as a whole subtype (`type/*`) or
+#: in `*/*`, and `*`, `.` and `+` are token characters (§5.6.2), so `application/*+json` is the
+#: subtype `*+json`, which no batch form has. Each admits a form only to a reading as a glob,
+#: a regular expression or a prefix.
+LITERAL_LOOKALIKES = (
+    "application/*+json",
+    "application/vnd.mixbatch.*",
+    "application/vnd.mixbatch.multistatus+*",
+    "application/vnd.mixbatch.multistatus",
+    "application/x*",
+    "application/*ml",
+    "application/.*",
+    "app*/*",
+    "multipart/*mixed",
+    "multipart/mix*",
+    "multipart/mixed*",
+    "multipart/mix",
+    "multi*/*",
+)
+#: Members whose type is `*` with a subtype other than `*`: RFC 9110 §12.5.1 names `*/*` alone
+#: as the range of every type, so such a member either names a type `*` no form has or is no
+#: media range a server can read.
+STAR_TYPE_LOOKALIKES = ("*/json", "*/mixed", "*/xml", "*/*+xml", "*/*+json")
+
+
+def lookalike_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
+    """(Accept, the answers the spec allows: forms, "406" or "400") for each lookalike member,
+    alone and beside valid ranges whose answer it must not change, given the `offered` forms
+    (multipart/mixed first)."""
+    cases: list[tuple[str, set[str]]] = []
+    for member in (*LITERAL_LOOKALIKES, *STAR_TYPE_LOOKALIKES):
+        # A member of type `*` that a server cannot read may be skipped (the field then holds
+        # no range and counts as absent: multipart/mixed) or refuse the request (400), as for
+        # any member that is no media range; a literal lookalike is a media type, and admits
+        # nothing.
+        unread = {MULTIPART, "400"} if member in STAR_TYPE_LOOKALIKES else set()
+        extra = {"400"} if unread else set()
+        cases.append((member, {"406"} | unread))
+        cases.append((f"{member}, {MULTIPART};q=0.5", {MULTIPART} | extra))
+        cases.append((f"*/*;q=0.5, {member};q=0", {MULTIPART} | extra))
+        for form in offered[1:]:
+            cases.append((f"{form};q=0.5, {member}", {form} | extra))
+    return cases

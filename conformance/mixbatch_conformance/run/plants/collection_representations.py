@@ -1,11 +1,18 @@
 """Planted violations of a collection retrieval's representation (spec 4.2): octets that follow
-the request under a strong aggregate ETag (MB-METHOD-7), and a member without content written
-as a part that is not what its GET alone answers (MB-METHOD-4).
+the request under a strong aggregate ETag, or other representations under that tag
+(MB-METHOD-7), conditional fields matched by another representation's tag (MB-STATUS-7), and a
+member without content written as a part that is not what its GET alone answers (MB-METHOD-4).
 
     collection-content-ids-from-host      each part's Content-Id made absolute with the Host
                                           the retrieval was asked by, the tag left strong
     collection-boundary-from-request      the boundary hashed from the Host and request-target
                                           as well as the collection's state, the tag left strong
+    collection-tag-shared-by-listing      the collection's other representations (its JSON
+                                          listing) given the retrieval's strong aggregate ETag,
+                                          as a validator hashed from the members alone gives
+    collection-conditional-any-tag        If-None-Match and If-Match on a retrieval compared
+                                          with the tags of every representation of the
+                                          collection, not with the aggregate tag alone
     empty-member-part-204                 a sandbox that takes a PUT without content (the
                                           reference's refuses it: the relay keeps the member as
                                           it was and answers for it with no content), whose
@@ -36,6 +43,10 @@ __all__ = ["PLANTS"]
 MEMBER = re.compile(r"^/books/\d+$")
 #: Members the relay holds as written without content while its plant is in place.
 EMPTY_MEMBERS: set[str] = set()
+#: The last aggregate tag each collection path was retrieved under, and the tags its other
+#: representations were answered with, as the relay saw them.
+RETRIEVAL_TAGS: dict[str, str] = {}
+LISTING_TAGS: dict[str, set[str]] = {}
 
 
 def _retrieval(req: RelayRequest, resp: RelayResponse) -> list[Part] | None:
@@ -76,6 +87,65 @@ def _boundary_from_request(req: RelayRequest, resp: RelayResponse) -> None:
     new = f"{b[:40]}-{hashlib.sha256(salt).hexdigest()[:12]}"
     resp.set("Content-Type", f"multipart/mixed; boundary={new}")
     resp.body = write_parts(parts, new)
+
+
+def _is_retrieval(resp: RelayResponse) -> bool:
+    ctype = (resp.get("Content-Type") or "").lower()
+    return resp.status == 204 or (resp.status == 200 and ctype.startswith("multipart/mixed"))
+
+
+def _tag_shared_by_listing(req: RelayRequest, resp: RelayResponse) -> None:
+    """A collection's other representations answered under its retrieval's aggregate tag."""
+    if is_batch(req) or req.method not in ("GET", "HEAD"):
+        return
+    path = _path(req.target)
+    tag = resp.get("ETag")
+    if _is_retrieval(resp) and tag:
+        RETRIEVAL_TAGS[path] = tag
+    elif resp.status == 200 and path in RETRIEVAL_TAGS:
+        resp.set("ETag", RETRIEVAL_TAGS[path])
+
+
+def _opaque(tag: str) -> str:
+    tag = tag.strip()
+    return tag[2:] if tag.startswith("W/") else tag
+
+
+def _conditional_any_tag(req: RelayRequest) -> None:
+    """A retrieval's If-None-Match and If-Match matched by any representation's tag: one that
+    names another representation's tag is shown the server with the aggregate tag instead."""
+    path = _path(req.target)
+    listed = {_opaque(t) for t in LISTING_TAGS.get(path, set())}
+    aggregate = RETRIEVAL_TAGS.get(path)
+    if is_batch(req) or req.method not in ("GET", "HEAD") or aggregate is None or not listed:
+        return
+    out: list[tuple[str, str]] = []
+    for name, value in req.headers:
+        if name.lower() in ("if-none-match", "if-match"):
+            tags = [t.strip() for t in value.split(",")]
+            tags = [
+                ("W/" if t.startswith("W/") else "") + _opaque(aggregate)
+                if _opaque(t) in listed
+                else t
+                for t in tags
+            ]
+            value = ", ".join(tags)
+        out.append((name, value))
+    req.headers = out
+
+
+def _learn_tags(req: RelayRequest, resp: RelayResponse) -> None:
+    """Remember each collection's aggregate tag and its other representations' tags."""
+    if is_batch(req) or req.method != "GET" or req.get("If-None-Match") or req.get("If-Match"):
+        return
+    path = _path(req.target)
+    tag = resp.get("ETag")
+    if not tag:
+        return
+    if _is_retrieval(resp):
+        RETRIEVAL_TAGS[path] = tag
+    elif resp.status == 200:
+        LISTING_TAGS.setdefault(path, set()).add(tag)
 
 
 def _empty_put_taken(req: RelayRequest) -> None:
@@ -136,6 +206,21 @@ PLANTS: tuple[Mutation, ...] = (
         ("collection-retrieval-same-under-request-variants",),
         caught_by=("FAIL",),
         on_response=_boundary_from_request,
+    ),
+    Mutation(
+        "collection-tag-shared-by-listing",
+        "MB-METHOD-7 a collection's JSON listing answered under the retrieval's strong tag",
+        ("collection-tag-per-representation",),
+        caught_by=("FAIL",),
+        on_response=_tag_shared_by_listing,
+    ),
+    Mutation(
+        "collection-conditional-any-tag",
+        "MB-STATUS-7 a retrieval's conditional fields matched by another representation's tag",
+        ("collection-tag-per-representation",),
+        caught_by=("FAIL",),
+        on_request=_conditional_any_tag,
+        on_response=_learn_tags,
     ),
     Mutation(
         "empty-member-part-204",

@@ -15,7 +15,10 @@
 - Accept split at every comma, or with quoted-strings that end at an escaped quote, so a
   media range written inside a quoted parameter value is read as a member, or a member after
   such a value is lost (MB-STATUS-9, MB-MULTI-1);
-- an Accept member that is no media range taken to refuse every form (MB-MULTI-1).
+- an Accept member that is no media range taken to refuse every form (MB-MULTI-1);
+- Accept's ranges matched as glob patterns (`*` standing for any run of characters within
+  the type or the subtype), or as prefixes of a form's type/subtype, so `application/*+json`
+  or `multipart/mix` admits a batch form (MB-STATUS-9).
 
 Each reads the request as the client sent it and shows the reference server what the planted
 reader makes of it, or answers for it.
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from fnmatch import fnmatchcase
 
 from mixbatch_conformance.core.validator import list_members, parse_media_type
 from mixbatch_conformance.run.mutations import Mutation
@@ -181,6 +185,53 @@ def _unparsed_member_refuses_all(req: RelayRequest, resp: RelayResponse) -> None
         problem(resp, 406, "MB-STATUS-9")
 
 
+#: The batch forms the reference server offers, multipart/mixed first.
+BATCH_FORMS = (
+    "multipart/mixed",
+    "application/xml",
+    "application/vnd.mixbatch.multistatus+json",
+)
+
+
+def _glob_admits(kind: str, form: str) -> bool:
+    """Whether the range `kind`, read as a glob over type and subtype, admits `form`."""
+    r_type, _, r_sub = kind.partition("/")
+    f_type, _, f_sub = form.partition("/")
+    return fnmatchcase(f_type, r_type) and fnmatchcase(f_sub, r_sub)
+
+
+def _prefix_admits(kind: str, form: str) -> bool:
+    """Whether the range `kind`, read as a prefix of a form's type/subtype, admits `form`."""
+    return "/" in kind and form.startswith(kind)
+
+
+def _accept_ranges_read_as(admits: Callable[[str, str], bool]) -> Callable[[RelayRequest], None]:
+    """A server that reads an Accept range which is neither `*/*`, `type/*` nor a form's own
+    type/subtype with `admits`: the reference server is shown the form it admits instead."""
+
+    def edit(req: RelayRequest) -> None:
+        values = [v for n, v in req.headers if n.lower() == "accept"]
+        if not is_batch(req) or not values:
+            return
+        members = list_members(values)
+        out: list[str] = []
+        for member in members:
+            kind, sep, params = member.partition(";")
+            kind = kind.strip().lower()
+            wildcard = kind == "*/*" or (kind.endswith("/*") and "*" not in kind[:-2])
+            if not wildcard and kind not in BATCH_FORMS:
+                chosen = next((f for f in BATCH_FORMS if admits(kind, f)), None)
+                if chosen is not None:
+                    member = chosen + sep + params
+            out.append(member)
+        if out == members:
+            return
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+        req.headers.append(("Accept", ", ".join(out)))
+
+    return edit
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -254,5 +305,17 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 an Accept member that is no media range taken to refuse every form",
         ("accept-unparsed-member-beside-valid",),
         on_response=_unparsed_member_refuses_all,
+    ),
+    P(
+        "accept-ranges-matched-as-globs",
+        "MB-STATUS-9 Accept ranges matched as glob patterns, application/*+json admitting a form",
+        ("accept-lookalike-ranges-admit-no-form",),
+        on_request=_accept_ranges_read_as(_glob_admits),
+    ),
+    P(
+        "accept-ranges-matched-as-prefixes",
+        "MB-STATUS-9 an Accept range that begins a form's type/subtype taken to admit that form",
+        ("accept-lookalike-ranges-admit-no-form",),
+        on_request=_accept_ranges_read_as(_prefix_admits),
     ),
 )
