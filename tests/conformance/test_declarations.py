@@ -139,6 +139,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "references-location-in-field-value",
         "refused-patch-as-alone",
         "safe-parts-see-earlier-writes",
+        "sub-response-obs-text-fields-as-alone",
         "sandbox-collection-every-member-retrieved",
         "sandbox-collection-strong-etag-across-rollback",
         "sandbox-collection-strong-etag-same-octets",

@@ -237,6 +237,7 @@ from mixbatch_conformance.run.plants import (
     mode_paths,
     mode_writers,
     no_transform_variants,
+    obs_text,
     octet_units,
     order_and_isolation,
     origin_and_scope_readings,
@@ -1004,6 +1005,30 @@ GROUPS = (
         _names(echo_octets.PLANTS),
         ("echo-field-octets-as-sent",),
         ("FAIL",),
+    ),
+    Group(
+        "obs-text-readings",
+        tuple(n for n in _names(obs_text.PLANTS) if n != "sub-response-obs-text-fields-dropped"),
+        (
+            "accept-media-type-quoted-parameter-obs-text",
+            "accept-media-type-quoted-parameter-obs-text-before-boundary",
+            "accept-media-type-quoted-parameter-utf8-octets",
+            "accept-boundary-quoted-beside-obs-text-parameter",
+            "prefer-several-preferences",
+            "accept-quality-values",
+            "multistatus-json-body-members",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        "obs-text-sub-response-fields",
+        ("sub-response-obs-text-fields-dropped",),
+        # The reference server's sandbox answers every member as application/json, so the
+        # catcher is N/A on it and through the relay unplanted; the plant gives the member's
+        # answers alone the media type a part wrote it under, and the catcher must fail
+        # citing MB-RESP-4.
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
     ),
 )
 

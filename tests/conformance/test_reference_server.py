@@ -41,6 +41,7 @@ EXPECTED_NA = {
     "long-field-values-unfolded": "its members answer as application/json, so no long value returns",
     "sandbox-octets-read-back": "its sandbox takes only application/json members",
     "multistatus-json-body-members-chosen-octets": "its sandbox takes only application/json members",
+    "sub-response-obs-text-fields-as-alone": "its members answer as application/json, so no field holds obs-text",
     "sandbox-member-ids-case-distinct": "its sandbox names members by number, so no id has a case",
     "sandbox-post-never-takes-a-put-name": "its sandbox refuses a PUT to an absent member (404)",
     "conditional-fields-on-absent-members": "its sandbox refuses a PUT to an absent member (404)",

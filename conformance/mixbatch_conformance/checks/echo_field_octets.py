@@ -53,10 +53,11 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("X-Mb-Inner-Whitespace", "a b\tc  d\t\te \tf"),
 )
 #: Content of every octet (not valid UTF-8), and content of valid UTF-8 with multi-octet
-#: characters.
+#: characters, U+FFFD among them (valid UTF-8, though a decoder puts it for what it cannot
+#: decode).
 CONTENTS: tuple[tuple[str, bytes], ...] = (
     ("octets 0x00-0xFF", bytes(range(256))),
-    ("UTF-8 text", "caf\u00e9 \u00a0 \u2603 \U0001f600".encode()),
+    ("UTF-8 text", "caf\u00e9 \u00a0 \u2603 \U0001f600 \ufffd".encode()),
 )
 
 

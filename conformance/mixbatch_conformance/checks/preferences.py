@@ -7,7 +7,7 @@ first preference, or only the first field line, is caught, as is one that reads 
 spelling: name and value in any case, quoted or not, with BWS around "=" (MB-PROC-13), after
 or with a quoted-string holding commas and semicolons (RFC 7240 §2: they separate nothing) or
 quoted-pairs (an escaped quote does not end the string, an escaped backslash before a quote
-does: RFC 9110 §5.6.4), and
+does: RFC 9110 §5.6.4) or obs-text octets (valid qdtext and quoted-pair content), and
 writes Preference-Applied other than lower case and unquoted. Each case sends [not_found, ok]:
 with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
 every form the target declares.
@@ -56,6 +56,12 @@ CASES: tuple[tuple[str, ...], ...] = (
     # the octet after its backslash: "st\op" and "\s\t\o\p" are both stop.
     ('batch-on-error="st\\op"',),
     ('wait=5, Batch-On-Error="\\S\\t\\o\\P"',),
+    # RFC 9110 §5.6.4: `qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text` and
+    # `quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )`: a quoted value holding octets above
+    # 0x7F (one character per octet here), before stop or as its parameter, is valid.
+    ('mb-suite="caf\xe9", batch-on-error=stop',),
+    ('batch-on-error=stop; mb-suite="\x80 \\\xff"',),
+    ('mb-suite="caf\xc3\xa9"', "batch-on-error=stop"),
 )
 
 

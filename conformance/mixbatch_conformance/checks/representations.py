@@ -208,6 +208,13 @@ def _body_parts(ctx: Context, judge: Judge) -> list[SubRequest]:
         # An empty body with no Content-Type at all.
         code = ctx.path(ctx.resource(judge, "status").replace("{code}", "204"))
         subs.append(SubRequest("GET", code))
+    echo = ctx.target.resource("echo")
+    if echo:
+        # Content of valid UTF-8 holding U+FFFD (EF BF BD): the echo reports it in its
+        # description (MB-TEST-2), so the part's body is valid UTF-8 holding U+FFFD unless the
+        # echo escapes it; either way it goes in `body`.
+        replaced = "caf\ufffd \ufffd".encode()
+        subs.append(SubRequest("PUT", ctx.path(echo), (("Content-Type", "text/plain"),), replaced))
     if ctx.target.resource("random"):
         template = ctx.resource(judge, "random")
         # Octets under application/octet-stream or another binary type: empty (valid
@@ -232,7 +239,7 @@ def _random_count(ctx: Context, sub: SubRequest) -> int | None:
 @checker(
     "multistatus-json-body-members",
     ("MB-MULTI-7", "MB-MULTI-4"),
-    "The JSON form chooses body or body_base64 by the octets' UTF-8 validity, whatever the part's Content-Type: empty and valid UTF-8 bodies under binary types go in body.",
+    "The JSON form chooses body or body_base64 by the octets' UTF-8 validity, whatever the part's Content-Type: empty and valid UTF-8 bodies under binary types, and the echo's description of content holding U+FFFD, go in body.",
     profile="json",
     state=State.READ_ONLY,
 )
@@ -261,7 +268,8 @@ def multistatus_json_body_members(ctx: Context, judge: Judge) -> None:
 
 #: Contents that are valid UTF-8 however little they look like text: every C0 control and DEL
 #: (a JSON string escapes them), NUL alone, a byte order mark, U+0085, U+2028 and U+2029, a
-#: noncharacter and a four-octet character. Each goes in `body`.
+#: noncharacter, a four-octet character, and U+FFFD (EF BF BD), the character a decoder puts
+#: for octets it cannot decode, which is valid UTF-8 for all that. Each goes in `body`.
 UTF8_CONTENTS = (
     bytes(range(0x20)) + b"\x7f",
     b"\x00",
@@ -270,6 +278,8 @@ UTF8_CONTENTS = (
     "a\u0085b\u2028c\u2029".encode(),
     "\uffff\ufffe".encode(),
     "\U0001f600 caf\u00e9".encode(),
+    "\ufffd".encode(),
+    "caf\ufffd \ufffd\ufffd".encode(),
 )
 #: Contents that look close to UTF-8 and are not: an encoded surrogate, an overlong `/`, a lone
 #: continuation octet, a sequence cut short, and a code point above U+10FFFF. Each goes in
@@ -280,7 +290,7 @@ NOT_UTF8_CONTENTS = (b"\xed\xa0\x80", b"\xc0\xaf", b"a\x80b", b"\xe2\x82", b"\xf
 @checker(
     "multistatus-json-body-members-chosen-octets",
     ("MB-MULTI-7", "MB-MULTI-4"),
-    "The JSON form carries in body every valid UTF-8 body, control characters, NUL, a byte order mark and noncharacters included, and in body_base64 the octets that only look like UTF-8 (an encoded surrogate, an overlong form, a cut sequence): bodies written to a sandbox member as octets and read back by a part.",
+    "The JSON form carries in body every valid UTF-8 body, control characters, NUL, a byte order mark, noncharacters and U+FFFD included, and in body_base64 the octets that only look like UTF-8 (an encoded surrogate, an overlong form, a cut sequence): bodies written to a sandbox member as octets and read back by a part.",
     profile="json",
     state=State.WRITES_IN_SANDBOX,
 )

@@ -69,6 +69,13 @@ def quality_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
     cases.append(('text/html; mb-suite="a\\", multipart/mixed, b=\\"c"', {"406"}))
     cases.append((f'text/html; mb-suite="a\\"b", {MULTIPART}', {MULTIPART}))
     cases.append((f'text/html; mb-suite="a\\\\", {MULTIPART}', {MULTIPART}))
+    # qdtext and quoted-pair take obs-text (RFC 9110 §5.6.4), one character per octet here: a
+    # member whose quoted value holds 0xE9, or 0x80 and an escaped 0xFF, is a member like any
+    # other. The field is read past it, and multipart/mixed under q=0 after such a value is
+    # refused whether or not the parameter narrows the range (a range that does not match
+    # gives it no quality at all).
+    cases.append((f'text/html; mb-suite="caf\xe9", {MULTIPART}', {MULTIPART}))
+    cases.append((f'{MULTIPART}; mb-suite="\x80\\\xff"; q=0, {XML}, {JSON}', others or {"406"}))
     cases.append(("application/*", others or {"406"}))
     cases.append((f"application/*;q=0.9, {MULTIPART};q=0.5", others or {MULTIPART}))
     if xml:

@@ -62,6 +62,7 @@ from mixbatch_conformance.run.plants import (
     mode_writers,
     modes,
     no_transform_variants,
+    obs_text,
     octet_units,
     order_and_isolation,
     origin_and_scope_readings,
@@ -202,6 +203,7 @@ PLANTS: tuple[Mutation, ...] = (
     + mime_readings.PLANTS
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
+    + obs_text.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
