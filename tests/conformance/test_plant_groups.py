@@ -213,6 +213,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     boundaries_and_empty_lines,
     busy_connections,
+    chunked_connections,
     collection_conditionals,
     collection_preconditions,
     collection_representations,
@@ -584,6 +585,8 @@ GROUPS = (
             "answer-held-for-writes",
             "answer-held-for-chunked-batch",
             "answer-held-after-bodyless-part",
+            "gzip-answer-compressor-unflushed",
+            "deflate-answer-compressor-unflushed",
         ),
     ),
     Group(
@@ -819,6 +822,14 @@ GROUPS = (
         ("FAIL",),
         # Holds the content of each size refusal back for a second, and sends a part body over
         # max_part_bytes (16 MiB on the reference server), unplanted and planted.
+        tier="slow",
+    ),
+    Group(
+        "chunked-connections",
+        _names(chunked_connections.PLANTS),
+        ("pipelining-behind-every-answer",),
+        ("FAIL",),
+        # Pipelines every kind of batch answer in every form, an abort among them.
         tier="slow",
     ),
     Group(

@@ -17,12 +17,18 @@ in the middle and last), an abort, a refused batch (415 and 400 problems, an Acc
 no form satisfies, an unknown Batch-Mode, an atomic batch the target does not offer, and the
 400s found in content read whole: each refusal of section 8 and a forbidden part field), a HEAD
 and a PUT of the batch endpoint and a batch holding a HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
-200, 304, 204 and 400 (chunked content on the GET). Each leading request is first sent
+200, 304, 204 and 400 (chunked content on the GET). Content framed by the chunked transfer
+coding declares no length, and a server that cannot tell where it ended (a trailer section read
+with the content, chunk extensions) may give up the connection after it: so a batch that runs,
+in every declared form, and one refused for a TRACE part are also sent chunked, with plain
+chunks, with chunk extensions and with a trailer section (MB-INTER-5 has a server answer each
+as it answers the content framed by Content-Length). Each leading request is first sent
 alone, and pipelined it must get the same status, with the GET behind it answered 200.
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.chunking import CHUNKED_FRAMINGS, small_chunked
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.outlast import SLACK_S, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
@@ -79,7 +85,7 @@ def pipelining(ctx: Context, judge: Judge) -> None:
 def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     """(what, request) for each kind of answer a request pipelined behind must not be lost to."""
     ok, nf = ok_and_not_found(ctx, judge)
-    accepts = [("multipart", ())] + [
+    accepts: list[tuple[str, tuple[tuple[str, str], ...]]] = [("multipart", ())] + [
         (profile, (("Accept", accept),))
         for profile, accept, _, _ in MULTISTATUS_FORMS
         if ctx.target.claims(profile)
@@ -108,6 +114,7 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
                     batch([ok, nf], *accept, atomic),
                 )
             )
+    out += _chunked_leaders(ctx, judge, accepts)
     if _aborts(ctx):
         subs = outlasting_batch(ctx, judge)
         out += [(f"{form}: an abort", batch(subs, *accept)) for form, accept in accepts]
@@ -158,6 +165,35 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     return out
 
 
+def _chunked_leaders(
+    ctx: Context, judge: Judge, accepts: list[tuple[str, tuple[tuple[str, str], ...]]]
+) -> list[tuple[str, bytes]]:
+    """Batches whose content is chunked in each of `CHUNKED_FRAMINGS`: one that runs, in each
+    form of `accepts`, and one refused once its content was read whole (a TRACE part)."""
+    ok, nf = ok_and_not_found(ctx, judge)
+    head = [
+        ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+        ("Transfer-Encoding", "chunked"),
+    ]
+    ran = compose_batch([nf, ok], BOUNDARY)
+    refused = compose_batch([ok, SubRequest("TRACE", ok.target)], BOUNDARY)
+    out: list[tuple[str, bytes]] = []
+    for framing, ext, last_ext, trailer in CHUNKED_FRAMINGS:
+        # MB-INTER-5: a server MUST "answer it as it answers the same content framed by
+        # `Content-Length`", and spec 11: a refusal "leaves the connection answering the
+        # requests behind it, as a batch that ran does", whatever framed its content.
+        for form, accept in accepts:
+            content = small_chunked(ran, ext, last_ext, trailer)
+            request = ctx.raw_request("POST", ctx.batch_path, [*head, *accept], content)
+            out.append((f"{form}: a batch that ran, {framing}", request))
+        # MB-SUB-3: "answer 400 to a batch request in which any part's `Http-Method` is
+        # `CONNECT` or `TRACE`", found in the content read whole.
+        content = small_chunked(refused, ext, last_ext, trailer)
+        request = ctx.raw_request("POST", ctx.batch_path, head, content)
+        out.append((f"a batch refused for a TRACE part, {framing}", request))
+    return out
+
+
 def _retrievals(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     """Collection retrievals the target declares, answered 200, 304, 204 and 400 (content on a
     GET, chunked)."""
@@ -195,7 +231,7 @@ def _aborts(ctx: Context) -> bool:
 @checker(
     "pipelining-behind-every-answer",
     ("MB-PIPE-1",),
-    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a GET with content), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a GET with content, a batch that ran and one refused whose content came chunked, with chunk extensions or with a trailer section), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,

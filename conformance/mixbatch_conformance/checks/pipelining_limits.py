@@ -68,7 +68,11 @@ import socket
 import time
 from dataclasses import dataclass
 
-from mixbatch_conformance.checks._shared.chunking import chunked_content
+from mixbatch_conformance.checks._shared.chunking import (
+    CHUNKED_FRAMINGS,
+    chunked_content,
+    small_chunked,
+)
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.limit_cases import (
@@ -538,28 +542,6 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
         judge.not_applicable("no request was refused 405, 406, 415 or 501 from its header section")
 
 
-#: Octets per data chunk of the small chunked batches: several chunks for one small batch.
-SMALL_CHUNK_OCTETS = 16
-#: Ways to frame a small batch chunked: (what, extension of each data chunk, extension of the
-#: last chunk, trailer field lines). MB-INTER-5 has a server accept each (RFC 9112 §7.1).
-CHUNKED_FRAMINGS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("chunked", "", "", ()),
-    ("chunked with chunk extensions", ";mb-ext=1", ';mb-last="a b"', ()),
-    ("chunked with a trailer section", "", "", ("X-Mb-Suite-Sum: 1",)),
-)
-
-
-def _small_chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]) -> bytes:
-    """`body` as chunks of `SMALL_CHUNK_OCTETS` with `ext` on each, the last chunk with
-    `last_ext`, and the `trailer` field lines."""
-    step = SMALL_CHUNK_OCTETS
-    chunks = [body[i : i + step] for i in range(0, len(body), step)]
-    e, last = ext.encode("latin-1"), last_ext.encode("latin-1")
-    data = b"".join(b"%x%s\r\n%s\r\n" % (len(c), e, c) for c in chunks)
-    lines = b"".join(line.encode("latin-1") + b"\r\n" for line in trailer)
-    return data + b"0" + last + b"\r\n" + lines + b"\r\n"
-
-
 @checker(
     "pipelining-behind-early-refusals-of-chunked-content",
     ("MB-PIPE-1",),
@@ -579,7 +561,7 @@ def pipelining_behind_early_refusals_of_chunked_content(ctx: Context, judge: Jud
     for refusal in _early_refusals():
         head = [*refusal.fields, ("Transfer-Encoding", "chunked")]
         for framing, ext, last_ext, trailer in CHUNKED_FRAMINGS:
-            content = _small_chunked(small, ext, last_ext, trailer)
+            content = small_chunked(small, ext, last_ext, trailer)
             leader = ctx.raw_request(refusal.method, ctx.batch_path, head, content)
             what = f"{refusal.what}, {len(small)} octets {framing}"
             alone = ctx.send(judge, leader)

@@ -9,7 +9,13 @@ is not applicable"). The sandbox (MB-TEST-3, MB-TEST-4) is judged by the sandbox
 and the collections (MB-TEST-8) by the collection-get checks. The echo and the delay are also
 sent as parts of a batch: the echo describes a sub-request as it does the same request alone,
 and a delayed part waits from the moment the server begins to run it, so two delayed parts kept
-apart by a write take the sum of their delays.
+apart by a write take the sum of their delays, as do two delayed GETs, where the target offers
+references, the second of which refers to a field of the first's answer (spec 7.7: the
+reference is replaced before the part runs). Safe parts not kept apart that way give no such
+bound: MB-PROC-3 lets a server run them all at once, so a batch of more delayed GETs than the
+server runs together ends, for a server that runs them all, with its longest delay, and timing
+from outside cannot tell that server from one that queues some and counts their delays from
+before they began.
 """
 
 from __future__ import annotations
@@ -52,6 +58,9 @@ NO_DELAY_MS = 0
 #: Milliseconds of the two delayed parts of one batch, kept apart by a write: the second
 #: cannot begin before the first has finished (MB-PROC-2), so the batch takes their sum.
 SPLIT_DELAYS_MS = (300, 300)
+#: Fields of the delay resource's answer a later part may refer to (`$(0:name)`, spec 7.7), the
+#: first the answer carries exactly once.
+REFERABLE_FIELDS = ("Content-Type", "Content-Length")
 #: Milliseconds a declared batch_timeout_ms must leave beyond the delays for the check to run.
 BUDGET_MARGIN_MS = 500
 #: Milliseconds a batching proxy's declared sub-request timeout must leave beyond the longest
@@ -336,7 +345,7 @@ def delay_resource(ctx: Context, judge: Judge) -> None:
 @checker(
     "test-resource-delay-counted-from-part-start",
     ("MB-TEST-7", "MB-PROC-2"),
-    "A batch of GET delay A, a POST to the echo resource and GET delay B is answered no sooner than A + B milliseconds after it was sent: a delayed part's wait counts from the moment the server begins to run it, which for the second is after the write before it finished, not from the batch's arrival.",
+    "A batch of GET delay A, a POST to the echo resource and GET delay B is answered no sooner than A + B milliseconds after it was sent: a delayed part's wait counts from the moment the server begins to run it, which for the second is after the write before it finished, not from the batch's arrival; likewise, under Batch-Mode: references, a batch of GET delay A and GET delay B whose header field refers to part 0's answer.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -404,6 +413,53 @@ def delay_counted_from_part_start(ctx: Context, judge: Judge) -> None:
         "MB-TEST-7",
     )
     judge.note(f"{len(env.parts)} parts in {elapsed_ms:.0f} ms")
+    if ctx.target.claims("references"):
+        _delay_behind_reference(ctx, judge, template)
+
+
+def _delay_behind_reference(ctx: Context, judge: Judge, template: str) -> None:
+    """A delayed GET whose header field refers to the answer of a delayed GET before it, in a
+    batch under `Batch-Mode: references`: two safe parts a server may not run side by side."""
+    first, second = SPLIT_DELAYS_MS
+    # The field referred to is one the delay resource's answer carries exactly once as a part
+    # (MB-PROC-20 skips a part whose reference names a field absent or repeated), learnt from
+    # a batch of one GET of it.
+    quick = SubRequest("GET", ctx.path(template.replace("{ms}", str(NO_DELAY_MS))))
+    probe = expect_processed(
+        ctx, judge, ctx.batch(judge, [quick]), [quick.content_id], ({200},), "MB-TEST-7"
+    )
+    name = next((n for n in REFERABLE_FIELDS if len(probe.parts[0].get_all(n)) == 1), None)
+    if name is None:
+        judge.note(
+            f"references: the delay resource's answer as a part carries none of "
+            f"{', '.join(REFERABLE_FIELDS)} exactly once, so no part refers to it"
+        )
+        return
+    subs = [
+        SubRequest("GET", ctx.path(template.replace("{ms}", str(first)))),
+        SubRequest(
+            "GET",
+            ctx.path(template.replace("{ms}", str(second))),
+            (("X-Mb-After", f"$(0:{name})"),),
+        ),
+    ]
+    started = time.monotonic()
+    resp = ctx.batch(judge, subs, headers=(("Batch-Mode", "references"),))
+    elapsed_ms = (time.monotonic() - started) * 1000
+    # MB-TEST-7: "with 200 no sooner than *ms* milliseconds after it received the request".
+    expect_processed(ctx, judge, resp, [s.content_id for s in subs], ({200}, {200}), "MB-TEST-7")
+    # MB-PROC-18: a server "MUST replace each reference in a part's `Content-Id` and header
+    # field values with the value it names before that part runs", and part 0's field exists
+    # only once its delay has passed (MB-TEST-7); the second delay then counts "from the
+    # moment it begins to run that sub-request" (MB-TEST-7).
+    judge.expect_true(
+        "references: a delayed part referring to the delayed part before it",
+        elapsed_ms >= first + second - CLOCK_SLACK_MS,
+        f"the batch answered {elapsed_ms:.0f} ms after it was sent",
+        f"at least {first} + {second} ms: the second part runs only once the field of the "
+        "first it refers to exists (MB-PROC-18), and its delay counts from then (MB-TEST-7)",
+        "MB-TEST-7",
+    )
 
 
 @checker(

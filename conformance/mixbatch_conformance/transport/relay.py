@@ -28,6 +28,10 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     receive_budget    the relay counts the POSTs whose content it is receiving, and answers one
                       whose head arrives while that many are received 503 with Retry-After,
                       unforwarded: a budget that lets a batch go once it is received (MB-LIMIT-6)
+    compress          a function of the request naming a content coding (gzip, deflate): the
+                      streamed answer to it goes out in that coding, the compressor flushed
+                      after each piece of content, or with `compress_flush` off only at the
+                      end, as a server that never flushes its compressor does (MB-PROC-4)
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
@@ -48,6 +52,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -66,6 +71,8 @@ __all__ = [
     "RelayResponse",
 ]
 
+#: The wbits of `zlib.compressobj` for each content coding the relay can stream an answer in.
+_COMPRESS_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 #: The prefix of a header field a mutation means as a trailer field (the rest is its name).
 TRAILER_PREFIX = "x-mb-planted-trailer-"
 HOP_FIELDS = {"connection", "keep-alive", "transfer-encoding", "content-length", "trailer", "te"}
@@ -96,6 +103,11 @@ class Behaviour:
     receive_budget: int | None = None
     #: Hold the whole answer to a request it matches (read as the client sent it).
     hold: Callable[[RelayRequest], bool] | None = None
+    #: The content coding ("gzip" or "deflate") to stream a request's answer in (None: as the
+    #: upstream sent it), and whether the compressor is flushed after each piece of content
+    #: (False: what it holds comes out only with the end of the answer).
+    compress: Callable[[RelayRequest], str | None] | None = None
+    compress_flush: bool = True
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -381,9 +393,13 @@ class Relay:
             and not (mutation.behaviour.hold is not None and mutation.behaviour.hold(req))
         )
         if streams:
+            coding, flush = None, True
             if mutation is not None:
+                compress = mutation.behaviour.compress
+                coding = compress(req) if compress is not None else None
+                flush = mutation.behaviour.compress_flush
                 mutation.request(req)
-            await self._stream(conn, req, writer)
+            await self._stream(conn, req, writer, coding, flush)
             return False
         resp = await self._forward(req, mutation)
         writer.write(self._frame(conn, req, resp))
@@ -418,9 +434,17 @@ class Relay:
         return resp
 
     async def _stream(
-        self, conn: h11.Connection, req: RelayRequest, writer: asyncio.StreamWriter
+        self,
+        conn: h11.Connection,
+        req: RelayRequest,
+        writer: asyncio.StreamWriter,
+        coding: str | None = None,
+        flush: bool = True,
     ) -> None:
-        """Forward `req` and write its answer's content to the client as it arrives."""
+        """Forward `req` and write its answer's content to the client as it arrives, in the
+        content `coding` when one is named (the compressor flushed after each piece when
+        `flush`)."""
+        compressor = zlib.compressobj(wbits=_COMPRESS_WBITS[coding]) if coding is not None else None
         up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
         upstream = h11.Connection(h11.CLIENT)
         # The request goes out as the relay wrote it; h11 only has to know it was sent, to
@@ -452,12 +476,22 @@ class Relay:
                         writer.write(self._frame(conn, req, resp))
                         await writer.drain()
                         return
+                    if coding is not None:
+                        headers.append(("Content-Encoding", coding))
                     head = h11.Response(status_code=event.status_code, headers=headers)
                     writer.write(conn.send(head) or b"")
                     started = True
                 elif isinstance(event, h11.Data):
-                    writer.write(conn.send(h11.Data(data=event.data)) or b"")
+                    data = bytes(event.data)
+                    if compressor is not None:
+                        data = compressor.compress(data)
+                        if flush:
+                            data += compressor.flush(zlib.Z_SYNC_FLUSH)
+                    if data:
+                        writer.write(conn.send(h11.Data(data=data)) or b"")
                 elif isinstance(event, h11.EndOfMessage):
+                    if compressor is not None:
+                        writer.write(conn.send(h11.Data(data=compressor.flush())) or b"")
                     writer.write(conn.send(h11.EndOfMessage()) or b"")
                     await writer.drain()
                     return

@@ -1,14 +1,34 @@
 """Batch content framed as chunked transfer coding (RFC 9112 §7.1), for checks that send the
 same content framed by Content-Length and chunked: a limit or a validation binds the content
 whatever frames it.
+
+`CHUNKED_FRAMINGS` are the ways a small content may be chunked that MB-INTER-5 has a server
+accept as it accepts the content framed by Content-Length: plain chunks, chunks carrying chunk
+extensions (RFC 9112 §7.1.1), and a last chunk followed by a trailer section (§7.1.2);
+`small_chunked` writes a content in one of them.
 """
 
 from __future__ import annotations
 
-__all__ = ["CHUNK_OCTETS", "chunked_content"]
+__all__ = [
+    "CHUNKED_FRAMINGS",
+    "CHUNK_OCTETS",
+    "SMALL_CHUNK_OCTETS",
+    "chunked_content",
+    "small_chunked",
+]
 
 #: The chunk size: several chunks for every content but the smallest.
 CHUNK_OCTETS = 64 * 1024
+#: Octets per data chunk of the small chunked batches: several chunks for one small batch.
+SMALL_CHUNK_OCTETS = 16
+#: Ways to frame a small batch chunked: (what, extension of each data chunk, extension of the
+#: last chunk, trailer field lines). MB-INTER-5 has a server accept each (RFC 9112 §7.1).
+CHUNKED_FRAMINGS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("chunked", "", "", ()),
+    ("chunked with chunk extensions", ";mb-ext=1", ';mb-last="a b"', ()),
+    ("chunked with a trailer section", "", "", ("X-Mb-Suite-Sum: 1",)),
+)
 
 
 def chunked_content(body: bytes, size: int = CHUNK_OCTETS) -> tuple[bytes, int]:
@@ -16,3 +36,14 @@ def chunked_content(body: bytes, size: int = CHUNK_OCTETS) -> tuple[bytes, int]:
     chunks = [body[i : i + size] for i in range(0, len(body), size)]
     framed = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
     return framed, len(chunks)
+
+
+def small_chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]) -> bytes:
+    """`body` as chunks of `SMALL_CHUNK_OCTETS` with `ext` on each, the last chunk with
+    `last_ext`, and the `trailer` field lines."""
+    step = SMALL_CHUNK_OCTETS
+    chunks = [body[i : i + step] for i in range(0, len(body), step)]
+    e, last = ext.encode("latin-1"), last_ext.encode("latin-1")
+    data = b"".join(b"%x%s\r\n%s\r\n" % (len(c), e, c) for c in chunks)
+    lines = b"".join(line.encode("latin-1") + b"\r\n" for line in trailer)
+    return data + b"0" + last + b"\r\n" + lines + b"\r\n"

@@ -28,6 +28,7 @@ from mixbatch_conformance.run.plants import (
     boundaries_and_empty_lines,
     budget_phases,
     busy_connections,
+    chunked_connections,
     codings,
     collection_conditionals,
     collection_preconditions,
@@ -189,6 +190,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + early_refusal_connections.PLANTS
+    + chunked_connections.PLANTS
     + exact_values.PLANTS
     + content_extent.PLANTS
     + origin_and_scope_readings.PLANTS

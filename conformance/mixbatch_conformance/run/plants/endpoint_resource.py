@@ -19,6 +19,10 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
                                     arrived, not from the moment the part began to run, so a
                                     delayed part after another answers that much sooner
                                     (MB-TEST-7)
+    referring-delay-from-batch-arrival
+                                    the same, only in a batch under Batch-Mode: references,
+                                    whose parts wait for the answers they refer to before
+                                    they are handed to their resource (MB-TEST-7)
     chunked-trailer-refused         a chunked batch ending in a trailer section refused 400, as
                                     by a chunk reader that expects the empty line right after
                                     the last chunk (MB-INTER-5)
@@ -36,8 +40,14 @@ import json
 import re
 from collections.abc import Callable
 
-from mixbatch_conformance.run.mutations import FieldList, Mutation
-from mixbatch_conformance.run.plants._edits import in_mode_or_form, is_batch, problem
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    in_mode_or_form,
+    is_batch,
+    parts_of,
+    problem,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -125,6 +135,15 @@ def _delay_from_arrival(
     return out
 
 
+def _referring_delay_from_arrival(req: RelayRequest) -> None:
+    """`_delay_from_arrival` in a batch whose Batch-Mode lists references."""
+    modes = {m.strip().lower() for m in (req.get("Batch-Mode") or "").split(",")}
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) and "references" in modes else None
+    if b and parts is not None:
+        req.body = write_parts(_delay_from_arrival(parts), b)
+
+
 def _trailer_refused(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and req.trailers:
         problem(resp, 400, "MB-STATUS-2")
@@ -183,6 +202,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-7 a part's delay counted from the batch's arrival",
         ("test-resource-delay-counted-from-part-start",),
         on_request_parts=_delay_from_arrival,
+    ),
+    Mutation(
+        "referring-delay-from-batch-arrival",
+        "MB-TEST-7 a referring part's delay counted from the batch's arrival",
+        ("test-resource-delay-counted-from-part-start",),
+        on_request=_referring_delay_from_arrival,
     ),
     Mutation(
         "chunked-trailer-refused",

@@ -33,6 +33,10 @@ after it on the same connection wrong.
     answer-held-after-bodyless-part     a response part without content left in the buffer
                                         until a part with a body is written, so a batch whose
                                         first part is a HEAD is answered whole (MB-PROC-4)
+    gzip-answer-compressor-unflushed    the answer to a batch accepting gzip compressed, the
+                                        compressor never flushed: every part arrives with the
+                                        end of the answer (MB-PROC-4)
+    deflate-answer-compressor-unflushed the same for a batch accepting deflate (MB-PROC-4)
     atomic-answer-takes-part-validators an atomic batch's answer, built once the outcome is
                                         known, given its parts' validators and caching fields
                                         (MB-SEC-2)
@@ -330,6 +334,17 @@ def _stopping(req: RelayRequest) -> bool:
     return is_batch(req) and _STOP.search(_fields(req, "Prefer")) is not None
 
 
+def _accepting(coding: str) -> Callable[[RelayRequest], str | None]:
+    """`coding` for a batch whose Accept-Encoding names it, None for any other request."""
+
+    def named(req: RelayRequest) -> str | None:
+        listed = (req.get("Accept-Encoding") or "").split(",")
+        names = {member.split(";")[0].strip().lower() for member in listed}
+        return coding if is_batch(req) and coding in names else None
+
+    return named
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "stop-policy-kept-for-connection",
@@ -410,6 +425,20 @@ PLANTS: tuple[Mutation, ...] = (
         ("parts-streamed-on-every-path",),
         caught_by=("WARN", "FAIL", "FLAKY"),
         behaviour=Behaviour(hold=_head_first),
+    ),
+    Mutation(
+        "gzip-answer-compressor-unflushed",
+        "MB-PROC-4 the gzip answer's compressor flushed only at the end",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(compress=_accepting("gzip"), compress_flush=False),
+    ),
+    Mutation(
+        "deflate-answer-compressor-unflushed",
+        "MB-PROC-4 the deflate answer's compressor flushed only at the end",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(compress=_accepting("deflate"), compress_flush=False),
     ),
     Mutation(
         "atomic-answer-takes-part-validators",
