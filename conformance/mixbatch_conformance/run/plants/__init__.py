@@ -96,6 +96,7 @@ from mixbatch_conformance.run.plants import (
     summary_trailer,
     targets,
     targets_and_hosts,
+    trim_and_rule_readings,
     valid_inputs,
     versions_statuses_weights,
     wire,
@@ -202,6 +203,7 @@ PLANTS: tuple[Mutation, ...] = (
     + mime_readings.PLANTS
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
+    + trim_and_rule_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
