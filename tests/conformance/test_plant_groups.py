@@ -182,6 +182,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - echo octets: the echo writing field values decoded as UTF-8, so an obs-text octet reads
   U+FFFD, or content that is not UTF-8 in `body` with its octets replaced, alone and in a part
   (MB-TEST-2).
+- trim and rule readings: a Content-Id, Http-Method, part Content-Length or batch boundary read
+  with what a Unicode trim removes (a no-break space, NEL, VT, FF, U+3000, a byte order mark)
+  taken off (MB-PART-4, MB-PART-2, MB-WIRE-20, MB-WIRE-4) and part field values so trimmed
+  before they reach the resource (MB-PART-8); a part refused whose resolved, decoded path is
+  `/*` or whose value begins with `<*` (MB-SUB-8), or whose target decoded reads as a
+  network-path reference or a fragment, or holds an authority as a substring (MB-SUB-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -260,6 +266,7 @@ from mixbatch_conformance.run.plants import (
     singleton_lists,
     summary_counts,
     targets_and_hosts,
+    trim_and_rule_readings,
     valid_inputs,
     versions_statuses_weights,
     write_kinds,
@@ -1040,6 +1047,12 @@ GROUPS = (
         # citing MB-RESP-4.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
+    ),
+    Group(
+        "trim-and-rule-readings",
+        _names(trim_and_rule_readings.PLANTS),
+        tuple(sorted({c for p in trim_and_rule_readings.PLANTS for c in p.catchers})),
+        ("FAIL",),
     ),
 )
 

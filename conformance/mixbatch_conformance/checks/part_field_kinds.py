@@ -13,9 +13,12 @@ since RFC 9110 §5.5 makes it no part of the value.
 
 - `part-field-kinds-reach-resource`: Content-Language, Content-Location, Content-Disposition
   and Content-Description on GET and PUT parts; empty values and values of whitespace only,
-  alone and between other fields; a value of several kilobytes; obs-text octets; one name on
-  lines apart; and names that resemble the control fields (`Http-Method-Override`,
-  `Content-Ids`, `X-Content-Id`, `X-Http-Method`).
+  alone and between other fields; a value of several kilobytes; obs-text octets, and values
+  that open and end with octets a Unicode reader takes for whitespace (a no-break space, a next
+  line, an ideographic space, an en quad, a byte order mark, in UTF-8 and as 0xA0 and 0x85
+  alone), which are no optional whitespace (RFC 9110 §5.6.3: `OWS = *( SP / HTAB )`) and so
+  part of each value; one name on lines apart; and names that resemble the control fields
+  (`Http-Method-Override`, `Content-Ids`, `X-Content-Id`, `X-Http-Method`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,19 @@ CONTENT_FIELDS = (
 LONG_VALUE_OCTETS = 4000
 #: Octets 0x80-0xFF a field value may hold as obs-text (RFC 9110 §5.5), as latin-1 characters.
 OBS_TEXT = "caf\u00e9 \u00ff\u0080"
+#: Values that open and end with obs-text octets that are whitespace to a Unicode reader: a
+#: no-break space, a next line, an ideographic space, an en quad and a byte order mark in UTF-8,
+#: and 0xA0 and 0x85 alone (Latin-1). RFC 9110 §5.6.3 makes only SP and HTAB optional whitespace,
+#: so these octets are part of each value.
+UNICODE_SPACE_EDGES = (
+    ("X-Mb-Edge-C2-A0", "\xc2\xa0a\xc2\xa0"),
+    ("X-Mb-Edge-C2-85", "\xc2\x85b\xc2\x85"),
+    ("X-Mb-Edge-E3-80-80", "\xe3\x80\x80c\xe3\x80\x80"),
+    ("X-Mb-Edge-E2-80-80", "\xe2\x80\x80d\xe2\x80\x80"),
+    ("X-Mb-Edge-EF-BB-BF", "\xef\xbb\xbfe\xef\xbb\xbf"),
+    ("X-Mb-Edge-A0", "\xa0f\xa0"),
+    ("X-Mb-Edge-85", "\x85g\x85"),
+)
 #: Names that resemble the control fields and are not them (a name is matched whole).
 CONTROL_LOOKALIKES = (
     ("Http-Method-Override", "DELETE"),
@@ -63,6 +79,7 @@ def _kinds() -> list[tuple[str, tuple[tuple[str, str], ...]]]:
         ("an empty Accept-Language", (("Accept-Language", ""),)),
         ("a long value", (("X-Mb-Long", "v" * LONG_VALUE_OCTETS),)),
         ("obs-text octets", (("X-Mb-Obs-Text", OBS_TEXT),)),
+        ("values edged by Unicode whitespace", UNICODE_SPACE_EDGES),
         (
             "one name on lines apart",
             (("X-Mb-Twice", "1"), ("X-Mb-Between", "b"), ("x-mb-twice", "2")),
@@ -81,7 +98,7 @@ def _without_ows(sub: SubRequest) -> SubRequest:
 @checker(
     "part-field-kinds-reach-resource",
     ("MB-PART-8", "MB-SUB-1"),
-    "Content-Language, Content-Location, Content-Disposition and Content-Description, empty and whitespace-only values, a 4000-octet value, obs-text octets, one name on lines apart and names resembling the control fields reach the echo from GET and PUT parts as the same request alone receives them.",
+    "Content-Language, Content-Location, Content-Disposition and Content-Description, empty and whitespace-only values, a 4000-octet value, obs-text octets, values edged by octets a Unicode reader takes for whitespace, one name on lines apart and names resembling the control fields reach the echo from GET and PUT parts as the same request alone receives them.",
     state=State.READ_ONLY,
 )
 def part_field_kinds_reach_resource(ctx: Context, judge: Judge) -> None:

@@ -98,6 +98,7 @@ from mixbatch_conformance.run.plants import (
     summary_trailer,
     targets,
     targets_and_hosts,
+    trim_and_rule_readings,
     valid_inputs,
     versions_statuses_weights,
     wire,
@@ -206,6 +207,7 @@ PLANTS: tuple[Mutation, ...] = (
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
     + obs_text.PLANTS
+    + trim_and_rule_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
