@@ -179,6 +179,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - echo octets: the echo writing field values decoded as UTF-8, so an obs-text octet reads
   U+FFFD, or content that is not UTF-8 in `body` with its octets replaced, alone and in a part
   (MB-TEST-2).
+- refused preconditions: a part's preconditions evaluated where its request fails without them,
+  a method not routed (405) or a target that does not exist (404) answered 412, alone as in a
+  part (MB-PROC-9).
+- budget scope: while the budget of batches in flight is full, OPTIONS and the other methods of
+  the batch endpoint (MB-LIMIT-2), or a GET of another resource (MB-TEST-1), answered 503
+  (slow).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -209,6 +215,7 @@ from mixbatch_conformance.run.plants import (
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
+    budget_scope,
     busy_connections,
     collection_conditionals,
     collection_preconditions,
@@ -247,6 +254,7 @@ from mixbatch_conformance.run.plants import (
     refusal_connections,
     refusal_documents,
     refusal_readings,
+    refused_preconditions,
     request_spellings,
     request_variants,
     resolution,
@@ -999,6 +1007,20 @@ GROUPS = (
         _names(echo_octets.PLANTS),
         ("echo-field-octets-as-sent",),
         ("FAIL",),
+    ),
+    Group(
+        "refused-preconditions",
+        _names(refused_preconditions.PLANTS),
+        ("conditional-fields-on-refused-posts", "conditional-fields-where-the-request-fails"),
+        ("FAIL",),
+    ),
+    Group(
+        "budget-scope",
+        _names(budget_scope.PLANTS),
+        ("budget-full-non-batches-answered-as-idle",),
+        ("FAIL",),
+        # Holds the budget's batches for 1.5 s, each plant twice (unplanted, then planted).
+        tier="slow",
     ),
 )
 
