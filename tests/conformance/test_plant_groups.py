@@ -188,6 +188,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   before they reach the resource (MB-PART-8); a part refused whose resolved, decoded path is
   `/*` or whose value begins with `<*` (MB-SUB-8), or whose target decoded reads as a
   network-path reference or a fragment, or holds an authority as a substring (MB-SUB-2).
+- refused preconditions: a part's preconditions evaluated where its request fails without them,
+  a method not routed (405) or a target that does not exist (404) answered 412, alone as in a
+  part (MB-PROC-9).
+- budget scope: while the budget of batches in flight is full, OPTIONS and the other methods of
+  the batch endpoint (MB-LIMIT-2), or a GET of another resource (MB-TEST-1), answered 503
+  (slow).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -218,6 +224,7 @@ from mixbatch_conformance.run.plants import (
     advertised_and_counted,
     aggregate_dates,
     boundaries_and_empty_lines,
+    budget_scope,
     busy_connections,
     chunked_connections,
     collection_conditionals,
@@ -258,6 +265,7 @@ from mixbatch_conformance.run.plants import (
     refusal_connections,
     refusal_documents,
     refusal_readings,
+    refused_preconditions,
     request_spellings,
     request_variants,
     resolution,
@@ -1053,6 +1061,20 @@ GROUPS = (
         _names(trim_and_rule_readings.PLANTS),
         tuple(sorted({c for p in trim_and_rule_readings.PLANTS for c in p.catchers})),
         ("FAIL",),
+    ),
+    Group(
+        "refused-preconditions",
+        _names(refused_preconditions.PLANTS),
+        ("conditional-fields-on-refused-posts", "conditional-fields-where-the-request-fails"),
+        ("FAIL",),
+    ),
+    Group(
+        "budget-scope",
+        _names(budget_scope.PLANTS),
+        ("budget-full-non-batches-answered-as-idle",),
+        ("FAIL",),
+        # Holds the budget's batches for 1.5 s, each plant twice (unplanted, then planted).
+        tier="slow",
     ),
 )
 

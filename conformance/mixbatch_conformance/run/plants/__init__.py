@@ -27,6 +27,7 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     boundaries_and_empty_lines,
     budget_phases,
+    budget_scope,
     busy_connections,
     chunked_connections,
     codings,
@@ -82,6 +83,7 @@ from mixbatch_conformance.run.plants import (
     refusal_documents,
     refusal_members,
     refusal_readings,
+    refused_preconditions,
     request_spellings,
     request_variants,
     resolution,
@@ -202,6 +204,8 @@ PLANTS: tuple[Mutation, ...] = (
     + discovery_requests.PLANTS
     + element_and_preamble_readings.PLANTS
     + entry_fields.PLANTS
+    + refused_preconditions.PLANTS
+    + budget_scope.PLANTS
     + echo_octets.PLANTS
     + mime_readings.PLANTS
     + singleton_lists.PLANTS
