@@ -23,6 +23,8 @@ forms, each one HTTP defines as the same request:
 - `part-field-name-case`: every part's field names in lower or upper case, part by part (spec
   3.2.1: "Field names, by contrast, are case-insensitive"); the content keeps its length and
   every octet's offset, so a problem's `byte_offset` points where it did;
+- `accept-multipart`: a batch POST without `Accept` given `Accept: multipart/mixed` (MB-MULTI-1:
+  absent, or `multipart/mixed` ranked first, chooses the same representation);
 - `http10`: a GET or HEAD sent as HTTP/1.0, Host kept (RFC 9110's semantics are the same in
   every version; only a request other than a batch goes so);
 - `chunked`: a POST's content framed by the chunked transfer coding in place of
@@ -66,6 +68,7 @@ VARIANTS = (
     "media-type-spelling",
     "part-field-name-case",
     "chunked",
+    "accept-multipart",
     "http10",
 )
 #: The variants that are the same request whatever the request: a request other than a batch
@@ -159,6 +162,12 @@ def rewrite(
         if cased is None:
             return None
         body = cased
+    elif variant == "accept-multipart":
+        # MB-MULTI-1: a server "MUST choose `multipart/mixed` when `Accept` is absent or
+        # empty, or gives `multipart/mixed` a quality value at least as high as any other".
+        if method != b"POST" or any(f.key == b"accept" for f in fields):
+            return None
+        fields.append(_Line(b"Accept: multipart/mixed", b"Accept", b"multipart/mixed"))
     elif variant == "http10":
         if method not in (b"GET", b"HEAD") or body:
             return None
