@@ -96,9 +96,9 @@ def _judge_collection(ctx: Context, judge: Judge, coll: str) -> None:
             continue
         if _strong_match(aggregate, tag):
             same = _content(resp) == _content(plain)
-            # MB-METHOD-7: "A strong aggregate `ETag` MUST NOT also tag another representation
-            # of the collection (a listing in another media type, an empty collection's answer
-            # in another form) whose octets differ (RFC 9110 §8.8.1)".
+            # MB-METHOD-7: a server "MUST keep a strong aggregate `ETag` off every other
+            # representation of the collection (a listing in another media type, an empty
+            # collection's answer in another form) whose octets differ (RFC 9110 §8.8.1)".
             judge.expect_true(
                 f"GET {coll}, {shown}, under the retrieval's strong tag {tag}",
                 same,
