@@ -90,7 +90,9 @@ def test_the_atomic_and_references_checks_pass_at_the_standard_tier() -> None:
     checks = [c for c in select("standard") if c.profile in TRANSACTIONAL_PROFILES]
     with uvicorn_server(make_batched_app()) as url:
         target = target_from_dict({**json.loads(TARGET.read_text()), "base_url": url})
-        results = run_checks(checks, Context(target, RunSettings(tier="standard", seed=1)))
+        results = run_checks(
+            checks, Context(target, RunSettings(tier="standard", seed=1, request_variants="mixed"))
+        )
     failing = {
         r.check.id: f"{r.verdict.value}: {r.message[:200]}"
         for r in results

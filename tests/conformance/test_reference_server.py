@@ -81,7 +81,7 @@ def test_only_the_expected_checks_are_not_applicable(
 
 
 def test_reference_server_holds_the_standard_properties(reference: Target) -> None:
-    ctx = Context(reference, RunSettings(tier="standard", seed=20261121))
+    ctx = Context(reference, RunSettings(tier="standard", seed=20261121, request_variants="mixed"))
     standard = [c for c in select("standard") if c.tier == "standard"]
     assert standard, "the standard tier has property checks"
     results = run_checks(standard, ctx, replays=0)

@@ -41,7 +41,9 @@ def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> lis
         )
     else:
         target = target_from_dict({**target_dict, "base_url": url})
-    settings = RunSettings(tier=tier, seed=secrets.randbits(32), replays=1)
+    settings = RunSettings(
+        tier=tier, seed=secrets.randbits(32), replays=1, request_variants="mixed"
+    )
     code, results = run_suite(target, settings, progress=False, quiet=True)
     bad = [
         f"{r.check.id}: {r.message}"
