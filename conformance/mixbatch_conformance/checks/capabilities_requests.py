@@ -43,6 +43,7 @@ from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import list_members, names_media_type
+from mixbatch_conformance.core.variants import rewrite
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -154,10 +155,7 @@ def _fetch(ctx: Context, judge: Judge, variant: Variant) -> Response:
     # are the suite's (raw_request adds the target's only for names the request lacks).
     request = with_version(ctx.raw_request("OPTIONS", target, variant.headers), variant.version)
     if variant.lower_case:
-        head, sep, rest = request.partition(b"\r\n\r\n")
-        line, *fields = head.split(b"\r\n")
-        fields = [f.split(b":", 1)[0].lower() + b":" + f.split(b":", 1)[1] for f in fields]
-        request = b"\r\n".join((line, *fields)) + sep + rest
+        request = rewrite("field-name-case", request, ctx.scheme, ctx.authority) or request
     return ctx.send(judge, request, as_written=True)
 
 

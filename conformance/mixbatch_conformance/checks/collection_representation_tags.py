@@ -28,6 +28,7 @@ and is noted, not judged.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.collections import declared_collections
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -157,9 +158,5 @@ def _judge_conditionals(
     state=State.READ_ONLY,
 )
 def collection_tag_per_representation(ctx: Context, judge: Judge) -> None:
-    names = ("collection", "empty_collection", "sandbox_collection")
-    paths = [ctx.path(p) for p in dict.fromkeys(ctx.target.resource(n) for n in names) if p]
-    if not paths:
-        judge.not_applicable("the target declares no collection")
-    for coll in paths:
+    for coll in declared_collections(ctx, judge):
         _judge_collection(ctx, judge, coll)

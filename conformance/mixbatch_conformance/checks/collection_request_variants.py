@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.collections import declared_collections
 from mixbatch_conformance.checks._shared.host_names import LOOPBACK_NAMES, case_spellings
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context
@@ -277,9 +278,5 @@ def _judge_collection(ctx: Context, judge: Judge, coll: str) -> None:
     state=State.READ_ONLY,
 )
 def retrieval_same_under_request_variants(ctx: Context, judge: Judge) -> None:
-    names = ("collection", "empty_collection", "sandbox_collection")
-    paths = [ctx.path(p) for p in dict.fromkeys(ctx.target.resource(n) for n in names) if p]
-    if not paths:
-        judge.not_applicable("the target declares no collection")
-    for coll in paths:
+    for coll in declared_collections(ctx, judge):
         _judge_collection(ctx, judge, coll)

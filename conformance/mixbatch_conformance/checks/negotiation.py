@@ -77,6 +77,18 @@ MAX_FILLER = 1_000_000
 STATUS = {MULTIPART: 200, XML: 207, JSON: 207}
 
 
+def _expect_status_of_form(judge: Judge, accept: str, form: str, status: int) -> None:
+    """The status follows the form chosen, never whether Accept names a 207 form (MB-MULTI-2:
+    "MUST NOT send a 207 response with `multipart/mixed` content")."""
+    if form in STATUS:
+        judge.expect(
+            f"status for Accept {accept!r}",
+            status,
+            {STATUS[form]},
+            "MB-MULTI-2" if form == MULTIPART else "MB-MULTI-1",
+        )
+
+
 @checker(
     "accept-quality-values",
     ("MB-MULTI-1", "MB-STATUS-9"),
@@ -106,15 +118,7 @@ def accept_quality_values(ctx: Context, judge: Judge) -> None:
             allowed,
             "MB-STATUS-9" if allowed == {"406"} else "MB-MULTI-1",
         )
-        if got in STATUS:
-            # MB-MULTI-2: "MUST NOT send a 207 response with `multipart/mixed` content": the
-            # status follows the form chosen, never whether Accept names a 207 form.
-            judge.expect(
-                f"status for Accept {accept!r}",
-                resp.status,
-                {STATUS[got]},
-                "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
-            )
+        _expect_status_of_form(judge, accept, got, resp.status)
 
 
 @checker(
@@ -176,14 +180,7 @@ def accept_lookalike_ranges_admit_no_form(ctx: Context, judge: Judge) -> None:
             allowed,
             "MB-STATUS-9" if "406" in allowed else "MB-MULTI-1",
         )
-        if got in STATUS:
-            # MB-MULTI-2: "MUST NOT send a 207 response with `multipart/mixed` content".
-            judge.expect(
-                f"status for Accept {accept!r}",
-                resp.status,
-                {STATUS[got]},
-                "MB-MULTI-2" if got == MULTIPART else "MB-MULTI-1",
-            )
+        _expect_status_of_form(judge, accept, got, resp.status)
 
 
 @checker(

@@ -27,7 +27,7 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.variant_probe import probe_answer
-from mixbatch_conformance.core.variants import ALONE_VARIANTS, BATCH_VARIANTS, rewrite
+from mixbatch_conformance.core.variants import ALONE_VARIANTS, BATCH_VARIANTS, spellings
 
 __all__: list[str] = []
 
@@ -35,14 +35,12 @@ DIRECT_ONLY = "an intermediary may respell a request before the origin sees it"
 
 
 def _spellings(ctx: Context, variant: str, written: bytes) -> list[tuple[str, bytes]]:
-    """`written` in `variant`, in both cases for the case variants."""
-    out: dict[bytes, str] = {}
-    for flip in (False, True):
-        rewritten = rewrite(variant, written, ctx.scheme, ctx.authority, flip=flip)
-        if rewritten is not None and rewritten not in out:
-            case = (" (upper case)" if flip else " (lower case)") if "case" in variant else ""
-            out[rewritten] = variant + case
-    return [(what, request) for request, what in out.items()]
+    """`written` in `variant`, in both cases for the case variants, each with its label."""
+    out = []
+    for request, flip in spellings(variant, written, ctx.scheme, ctx.authority).items():
+        case = (" (upper case)" if flip else " (lower case)") if "case" in variant else ""
+        out.append((variant + case, request))
+    return out
 
 
 @checker(

@@ -44,6 +44,7 @@ from mixbatch_conformance.core.variants import (
     ALONE_VARIANTS,
     BATCH_VARIANTS,
     rewrite,
+    spellings,
     variant_for,
 )
 from mixbatch_conformance.transport import h2
@@ -229,15 +230,13 @@ class Context:
     ) -> Exchange:
         """Send one request to the target (or `origin`): on the judge's kept connection when
         its framing is plain, else on a connection of its own; over HTTP/2 with --http2."""
+        plain = keeps(request)
         if origin is None:
             if self.settings.http2:
                 return h2.pipeline(self.host, self.port, [request], self.timeout, self.h2_tls)[0]
             origin = (self.host, self.port, self.tls)
-            plain = keeps(request)
             if not as_written:
                 request = self._variant(judge, request)
-        else:
-            plain = keeps(request)
         host, port, tls = origin
         # A request in a variant rides the connection it would have ridden as written.
         if self.settings.fresh_connections or not plain:
@@ -313,11 +312,7 @@ class Context:
         if written is None:
             return None
         # Both cases of the case variants: either is a spelling the variant sends.
-        spellings = [
-            rewrite(variant, written, self.scheme, self.authority, flip=flip)
-            for flip in (False, True)
-        ]
-        probes = [written, *dict.fromkeys(s for s in spellings if s is not None)]
+        probes = [written, *spellings(variant, written, self.scheme, self.authority)]
         if len(probes) == 1:
             return None
         try:

@@ -56,6 +56,7 @@ __all__ = [
     "PLAIN_SLOTS",
     "VARIANTS",
     "rewrite",
+    "spellings",
     "variant_for",
 ]
 
@@ -183,6 +184,17 @@ def rewrite(
     else:
         raise ValueError(f"unknown request variant {variant!r}")
     return b"\r\n".join((line, *(f.raw for f in fields))) + b"\r\n\r\n" + body
+
+
+def spellings(variant: str, request: bytes, scheme: str, authority: str) -> dict[bytes, bool]:
+    """Every distinct spelling of `request` in `variant` (both cases for the case variants),
+    each with the `flip` that wrote it; empty when the variant does not apply."""
+    out: dict[bytes, bool] = {}
+    for flip in (False, True):
+        rewritten = rewrite(variant, request, scheme, authority, flip=flip)
+        if rewritten is not None:
+            out.setdefault(rewritten, flip)
+    return out
 
 
 def _read(field_line: bytes) -> _Line:
