@@ -9,6 +9,8 @@ The mutation score (caught/planted) is printed.
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from mixbatch_conformance.checks import all_checks
@@ -23,7 +25,7 @@ from mixbatch_conformance.run.selftest import (
     judge_mutation,
     one_per_requirement,
 )
-from mixbatch_conformance.transport.relay import Relay
+from mixbatch_conformance.transport.relay import Relay, RelayRequest, RelayResponse
 from tests.conformance.test_reference_server import KNOWN_SERVER_BUGS
 
 CHECKS = {c.id: c for c in all_checks()}
@@ -117,3 +119,25 @@ def test_every_planted_bug_is_caught(
     with capsys.disabled():
         print(f"\nmutation score: {len(PLANTS) - len(missed)}/{len(PLANTS)} planted bugs caught")
     assert missed == {}
+
+
+def test_relay_writes_obs_text_a_plant_puts_in_a_field(relay: Relay, reference_url: str) -> None:
+    """A plant's field value holding obs-text (RFC 9110 §5.5) leaves the relay as those octets,
+    not as a closed connection a check would read as the fault planted."""
+
+    def answer(_req: RelayRequest, resp: RelayResponse) -> None:
+        resp.headers.append(("X-Planted", 'text/plain; title="caf\xe9"'))
+
+    relay.mutation = Mutation("obs-text-field", "MB-RESP-4", (), on_response=answer)
+    try:
+        host, port = relay.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(f"GET /ok HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = sock.recv(4096)
+                assert chunk, "the relay closed the connection"
+                head += chunk
+    finally:
+        relay.mutation = None
+    assert b'\r\nX-Planted: text/plain; title="caf\xe9"\r\n' in head

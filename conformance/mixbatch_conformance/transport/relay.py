@@ -200,6 +200,12 @@ class MutationLike:
         """Change the response before it is sent back."""
 
 
+def _wire(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    """Fields as octets: the relay reads them as latin-1, so obs-text an answer carries (RFC
+    9110 §5.5) goes back out as the octets that came in (h11 encodes a str as ASCII only)."""
+    return [(n.encode("latin-1"), v.encode("latin-1")) for n, v in headers]
+
+
 def _no_content(req: RelayRequest, status: int) -> bool:
     return status in (204, 304) or req.method == "HEAD" or status < 200
 
@@ -478,7 +484,7 @@ class Relay:
                         return
                     if coding is not None:
                         headers.append(("Content-Encoding", coding))
-                    head = h11.Response(status_code=event.status_code, headers=headers)
+                    head = h11.Response(status_code=event.status_code, headers=_wire(headers))
                     writer.write(conn.send(head) or b"")
                     started = True
                 elif isinstance(event, h11.Data):
@@ -520,7 +526,7 @@ class Relay:
             headers.append(("Content-Length", str(len(resp.body))))
         if resp.close:
             headers.append(("Connection", "close"))
-        out = conn.send(h11.Response(status_code=resp.status, headers=headers)) or b""
+        out = conn.send(h11.Response(status_code=resp.status, headers=_wire(headers))) or b""
         if not no_body and resp.body:
             out += conn.send(h11.Data(data=resp.body)) or b""
         out += conn.send(h11.EndOfMessage()) or b""
@@ -540,7 +546,7 @@ class Relay:
         ]
         if resp.close:
             headers.append(("Connection", "close"))
-        out = conn.send(h11.Response(status_code=resp.status, headers=headers)) or b""
+        out = conn.send(h11.Response(status_code=resp.status, headers=_wire(headers))) or b""
         if resp.body:
             out += conn.send(h11.Data(data=resp.body)) or b""
-        return out + (conn.send(h11.EndOfMessage(headers=trailers)) or b"")
+        return out + (conn.send(h11.EndOfMessage(headers=_wire(trailers))) or b"")
