@@ -171,7 +171,8 @@ def _parser() -> argparse.ArgumentParser:
         "--request-variants",
         choices=("off", "mixed", *VARIANTS),
         help="send batch requests rewritten in forms HTTP makes equivalent (absolute-form, "
-        "field-name case, field order, whitespace, chunked): 'mixed' sends a seeded half of "
+        "field-name case, field order, whitespace, chunked, list fields split into lines or "
+        "with empty elements, empty media type parameters): 'mixed' sends a seeded half of "
         "them so (the default above the smoke tier), a variant's name every one it fits",
     )
     p.add_argument("--strict", action="store_true", help="a broken SHOULD fails the run (exit 1)")

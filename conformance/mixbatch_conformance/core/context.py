@@ -39,10 +39,11 @@ from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
-from mixbatch_conformance.core.variant_probe import PROBE_FIELDS, probe_answer
+from mixbatch_conformance.core.variant_probe import PROBE_FIELDS, VALUE_PROBE_ACCEPT, probe_answer
 from mixbatch_conformance.core.variants import (
     ALONE_VARIANTS,
     BATCH_VARIANTS,
+    VALUE_VARIANTS,
     rewrite,
     spellings,
     variant_for,
@@ -292,23 +293,36 @@ class Context:
                 self._variant_taken[key] = self._learn_variant(variant, batch)
             return self._variant_taken[key] is True
 
-    def variant_probe(self, batch: bool) -> bytes | None:
-        """The probe (core.variant_probe) as written: a one-part batch (`batch`) or a GET
-        alone, of the echo resource where the target declares one, else of `ok`; None when
-        a request alone has neither to go to."""
+    def variant_probe(self, batch: bool, variant: str | None = None) -> bytes | None:
+        """The probe (core.variant_probe) of `variant` as written: a one-part batch (`batch`)
+        or a GET alone, of the echo resource where the target declares one, else of `ok`;
+        None when a request alone has neither to go to. A value variant's probe also carries
+        a list to respell (`VALUE_PROBE_ACCEPT`)."""
         echo, ok = self.target.resource("echo"), self.target.resource("ok")
         probed = f"{self.path(echo)}?mb-variant-probe" if echo else self.path(ok) if ok else None
+        fields = list(PROBE_FIELDS)
+        if variant in VALUE_VARIANTS:
+            fields.append(("Accept", VALUE_PROBE_ACCEPT[batch]))
         if batch:
             part = SubRequest("GET", probed) if probed else SubRequest("OPTIONS", "/")
             boundary = "mb-variant-probe-5c81e0a7"
-            head = [("Content-Type", f"multipart/mixed; boundary={boundary}"), *PROBE_FIELDS]
+            head = [("Content-Type", f"multipart/mixed; boundary={boundary}"), *fields]
             body = compose_batch([part], boundary)
             return self.raw_request("POST", self.batch_path, head, body)
-        return self.raw_request("GET", probed, PROBE_FIELDS) if probed else None
+        return self.raw_request("GET", probed, fields) if probed else None
 
     def _learn_variant(self, variant: str, batch: bool) -> bool | None:
-        """Send the probe as written and in `variant`; None when it cannot be sent so."""
-        written = self.variant_probe(batch)
+        """Send the probe as written and in `variant`; None when it cannot be sent so. A
+        value variant of a batch is also learned from the GET of the echo alone: the batch's
+        own fields reach no part (MB-SUB-6), and the echo shows what the target's HTTP stack
+        made of them (a line lost, an empty element kept)."""
+        taken = self._probe_agrees(variant, batch)
+        if taken and batch and variant in VALUE_VARIANTS and self.target.resource("echo"):
+            return self._probe_agrees(variant, False) is not False
+        return taken
+
+    def _probe_agrees(self, variant: str, batch: bool) -> bool | None:
+        written = self.variant_probe(batch, variant)
         if written is None:
             return None
         # Both cases of the case variants: either is a spelling the variant sends.
@@ -322,7 +336,8 @@ class Context:
         except (TargetUnreachable, OSError):
             return None
         volatile = tuple(self.target.volatile_headers)
-        seen = [probe_answer(ex.response, volatile) for ex in answers]
+        lists = variant in VALUE_VARIANTS
+        seen = [probe_answer(ex.response, volatile, lists=lists) for ex in answers]
         return seen[0] is not None and all(s == seen[0] for s in seen[1:])
 
     def _connections(

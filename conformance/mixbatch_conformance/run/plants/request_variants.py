@@ -7,6 +7,13 @@ one that answers a batch framed by the chunked transfer coding 411, wanting a le
 that reports the fields of a request whose names all came in lower case sorted by name, as a
 server that falls back to its header map when it does not find the canonical spelling
 (MB-TEST-2).
+
+A server that reads a list field by its first line only (as Go's `Header.Get` does), which the
+batch's `Accept` split into lines shows in the representation it chooses (MB-MULTI-1) and the
+echo in the lines it reports (MB-TEST-2); one that refuses a batch whose list fields hold an
+empty element (MB-MULTI-1: the `Accept` RFC 9110 §5.6.1.2 reads is the one written); and one
+that refuses a batch media type with an empty parameter (MB-WIRE-4, spec 3.1.1: "An empty
+parameter is no fault").
 """
 
 from __future__ import annotations
@@ -56,6 +63,51 @@ def _sorted_for_lower_case_names(req: RelayRequest, resp: RelayResponse) -> None
         resp.body = json.dumps(doc).encode()
 
 
+#: The list fields a server reading only the first line of each loses the others of.
+_LIST_FIELDS = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "batch-mode",
+        "cache-control",
+        "if-match",
+        "if-none-match",
+        "prefer",
+    }
+)
+
+
+def _first_lines_only(req: RelayRequest) -> None:
+    """Of each list field, only the first line reaches the server."""
+    seen: set[str] = set()
+    kept = []
+    for name, value in req.headers:
+        key = name.lower()
+        if key in _LIST_FIELDS and key in seen:
+            continue
+        seen.add(key)
+        kept.append((name, value))
+    req.headers = kept
+
+
+def _empty_list_element(req: RelayRequest) -> bool:
+    """A batch whose list field has an element with nothing but OWS (outside quotes)."""
+    if not is_batch(req):
+        return False
+    for name, value in req.headers:
+        if name.lower() in _LIST_FIELDS:
+            unquoted = re.sub(r'"(?:[^"\\]|\\.)*"', '""', value)
+            if any(not m.strip(" \t") for m in unquoted.split(",")):
+                return True
+    return False
+
+
+def _empty_media_type_parameter(req: RelayRequest) -> bool:
+    """A batch whose media type has a `;` with no parameter after it."""
+    ctype = req.get("Content-Type") or ""
+    return is_batch(req) and re.search(r";[ \t]*(?:;|$)", ctype) is not None
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -75,5 +127,23 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo of a request whose field names are all lower case lists them sorted",
         ("request-variants-answered-as-written",),
         on_response=_sorted_for_lower_case_names,
+    ),
+    P(
+        "list-field-first-line-only",
+        "MB-MULTI-1 of each list field only the first field line is read",
+        ("request-variants-answered-as-written",),
+        on_request=_first_lines_only,
+    ),
+    P(
+        "empty-list-element-refused",
+        "MB-MULTI-1 a batch whose list field holds an empty element refused 400",
+        ("request-variants-answered-as-written",),
+        on_response=refuses(_empty_list_element, 400, "MB-STATUS-2"),
+    ),
+    P(
+        "empty-media-type-parameter-refused",
+        "MB-WIRE-4 a batch media type with an empty parameter refused 400",
+        ("request-variants-answered-as-written",),
+        on_response=refuses(_empty_media_type_parameter, 400, "MB-WIRE-4"),
     ),
 )
