@@ -193,6 +193,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   part (MB-PROC-9).
 - budget scope: while the budget of batches in flight is full, OPTIONS of the batch endpoint
   answered 503 (MB-LIMIT-2) (slow).
+- refusal list neighbours: a part refused for a method beside CONNECT and TRACE (TRACK, DEBUG,
+  a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
+  field, a name matching one by prefix or after an X- prefix, a name beginning like a control
+  field) (MB-PART-8).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -263,6 +267,7 @@ from mixbatch_conformance.run.plants import (
     reference_substitution,
     refusal_connections,
     refusal_documents,
+    refusal_list_neighbours,
     refusal_readings,
     refused_preconditions,
     request_spellings,
@@ -1074,6 +1079,14 @@ GROUPS = (
         ("FAIL",),
         # Holds the budget's batches for 1.5 s, each plant twice (unplanted, then planted).
         tier="slow",
+    ),
+    Group(
+        # MB-SUB-3 "MUST keep every other method ... out of this rule"; MB-PART-8 hands every
+        # field but the control fields on, and MB-PART-9 forbids eleven by name.
+        "refusal-list-neighbours",
+        _names(refusal_list_neighbours.PLANTS),
+        ("forbidden-method-neighbours-run", "unforbidden-part-fields-reach-resource"),
+        ("FAIL",),
     ),
 )
 

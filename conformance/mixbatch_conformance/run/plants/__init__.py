@@ -81,6 +81,7 @@ from mixbatch_conformance.run.plants import (
     reference_substitution,
     refusal_connections,
     refusal_documents,
+    refusal_list_neighbours,
     refusal_members,
     refusal_readings,
     refused_preconditions,
@@ -210,6 +211,7 @@ PLANTS: tuple[Mutation, ...] = (
     + mime_readings.PLANTS
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
+    + refusal_list_neighbours.PLANTS
     + obs_text.PLANTS
     + trim_and_rule_readings.PLANTS
 )
