@@ -276,6 +276,7 @@ from mixbatch_conformance.run.plants import (
     sandbox_inputs,
     sandbox_names,
     singleton_lists,
+    status_by_parts,
     summary_counts,
     targets_and_hosts,
     trim_and_rule_readings,
@@ -1086,6 +1087,14 @@ GROUPS = (
         "refusal-list-neighbours",
         _names(refusal_list_neighbours.PLANTS),
         ("forbidden-method-neighbours-run", "unforbidden-part-fields-reach-resource"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-STATUS-5: the top-level status "without regard to the statuses of its parts",
+        # judged wherever a batch answer is read, an atomic one rolled back included.
+        "status-by-parts",
+        _names(status_by_parts.PLANTS),
+        ("atomic-failing-edges", "status-codes-reported-exactly"),
         ("FAIL",),
     ),
 )

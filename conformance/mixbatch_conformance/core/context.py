@@ -580,6 +580,17 @@ class Context:
 
     def read_batch(self, judge: Judge, resp: Response, expect_status: int = 200) -> Envelope:
         """Judge a batch response's status and media type, then read its parts strictly."""
+        if 500 <= resp.status < 600 and expect_status < 500 and _holds_sub_responses(resp):
+            # MB-STATUS-5: "A server MUST choose the top-level status of a batch without regard
+            # to the statuses of its parts: a part that fails with a 4xx or 5xx status is
+            # reported in that part, and the batch is still answered as processed." A 5xx
+            # carrying response parts is a processed batch answered as a failed one.
+            judge.require(
+                "top-level status of a batch answered with its response parts",
+                resp.status,
+                {expect_status},
+                "MB-STATUS-5",
+            )
         judge.require("top-level status", resp.status, {expect_status}, "MB-STATUS-1")
         ctype = resp.get("Content-Type") or ""
         judge.require("response media type", resp.media_type, {"multipart/mixed"}, "MB-MULTI-1")
@@ -641,3 +652,16 @@ class Context:
             if isinstance(value, int):
                 return value
         return None
+
+
+def _holds_sub_responses(resp: Response) -> bool:
+    """Whether `resp` is a multipart body with at least one part carrying Http-Status-Code:
+    the answer of a batch that was processed, whatever its top-level status."""
+    if resp.media_type != "multipart/mixed":
+        return False
+    try:
+        _, params = parse_media_type(resp.get("Content-Type") or "")
+        parts = read_multipart(resp.body, params.get("boundary", "")).parts
+    except ValueError:
+        return False
+    return any(part.get("Http-Status-Code") is not None for part in parts)

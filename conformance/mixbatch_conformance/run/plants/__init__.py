@@ -96,6 +96,7 @@ from mixbatch_conformance.run.plants import (
     security,
     shared_buffers,
     singleton_lists,
+    status_by_parts,
     stopping,
     summary_counts,
     summary_trailer,
@@ -212,6 +213,7 @@ PLANTS: tuple[Mutation, ...] = (
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
     + refusal_list_neighbours.PLANTS
+    + status_by_parts.PLANTS
     + obs_text.PLANTS
     + trim_and_rule_readings.PLANTS
 )
