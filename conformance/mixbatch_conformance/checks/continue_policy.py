@@ -6,7 +6,8 @@ server skip a part, and each check here sends the inputs a server might mistake 
 
 - `continue-whatever-other-preferences`: every RFC 7240 preference that is not
   batch-on-error (handling=strict and lenient, return=minimal and representation,
-  respond-async, wait, unknown ones, names that begin or end like batch-on-error), alone and
+  respond-async, wait, unknown ones, names that begin or end like batch-on-error or miss it
+  by a letter or a character), alone and
   together, and batch-on-error written as a parameter of another preference or inside a
   quoted value, also after a quoted-pair `\\"` that does not end it (RFC 7240 §2 grammar,
   RFC 9110 §5.6.4: neither is a batch-on-error preference), over batches
@@ -54,6 +55,8 @@ OTHER_PREFERENCES: tuple[tuple[str, ...], ...] = (
     ("stop",),
     ("batch-on-error-mb-suite=stop",),
     ("mb-suite-batch-on-error=stop",),
+    ("batch-on-erro=stop",),
+    ("batch_on_error=stop",),
     ("handling=strict, return=minimal, respond-async, wait=1",),
     ("handling=strict", "return=minimal; mb-suite=stop"),
     # RFC 7240 §2: `preference = token [ BWS "=" BWS word ] *( OWS ";" [ OWS parameter ] )`,

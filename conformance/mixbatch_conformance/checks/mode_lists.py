@@ -19,9 +19,11 @@ comma-separated list of modes". Two checks follow from that, over every mode of 
   repeated element as something else, runs the batch.
 
 - `mode-lookalike-values-refused`: a defined mode with parameters (`atomic;strict`, as a
-  preference would carry them), with a second word, quoted, or in another case is no
-  `mode-value` the server implements, so it is answered 501 (MB-PROC-12). A server that cuts
-  the value at `;` or compares it without case runs the batch in that mode. The second word
+  preference would carry them), with a second word, quoted (with or without a space inside
+  the quotes), in another case, or with one character more or less (`atomic.`, `atomics`,
+  `atomi`) is no `mode-value` the server implements, so it is answered 501 (MB-PROC-12). A server that cuts
+  the value at `;`, compares it without case, by prefix or with trailing punctuation or
+  whitespace removed runs the batch in that mode. The second word
   is also the mode itself or the other defined mode, after a space, a tab, two spaces or
   both, alone or beside a valid element (`atomic atomic`, `atomic\tatomic`,
   `atomic, atomic atomic`): whitespace inside an element does not separate list elements
@@ -175,6 +177,13 @@ NEAR_MODES = (
     "{m}, {m} {m}",
     "{m}\t{m}, {m}",
     '{m}, "{m}"',
+    # Tokens next to the mode: a character more (one tchar allows) or less, and the mode
+    # quoted with a space inside the quotes. Each is another mode-value, not the mode.
+    "{m}.",
+    "{m}s",
+    "{m}-",
+    "{p}",
+    '"{m} "',
 )
 #: Batch-Mode fields whose value holds no element, each a tuple of field lines: empty, one
 #: comma, commas with whitespace between, and the same on two field lines (RFC 9110 §5.6.1:
@@ -192,7 +201,7 @@ NO_ELEMENT_LINES: tuple[tuple[str, ...], ...] = (
 @checker(
     "mode-lookalike-values-refused",
     ("MB-PROC-12", "MB-PROC-17"),
-    "A Batch-Mode value that is a mode with parameters, a second word (another, or the mode again after a space or a tab, alone or beside a valid element), quotes or another case, or a Batch-Mode field holding no element (empty, only commas, on one line or two), is no mode the server implements and is answered 501 before any part runs.",
+    "A Batch-Mode value that is a mode with parameters, a second word (another, or the mode again after a space or a tab, alone or beside a valid element), quotes, another case or a character more or less, or a Batch-Mode field holding no element (empty, only commas, on one line or two), is no mode the server implements and is answered 501 before any part runs.",
     state=State.READ_ONLY,
 )
 def mode_lookalike_values_refused(ctx: Context, judge: Judge) -> None:
@@ -200,7 +209,7 @@ def mode_lookalike_values_refused(ctx: Context, judge: Judge) -> None:
     for mode in DEFINED_MODES:
         for form in NEAR_MODES:
             other = next(m for m in DEFINED_MODES if m != mode)
-            value = form.format(m=mode, o=other, M=mode.upper(), C=mode.capitalize())
+            value = form.format(m=mode, o=other, M=mode.upper(), C=mode.capitalize(), p=mode[:-1])
             resp = ctx.batch(judge, [ok], headers=(("Batch-Mode", value),))
             judge.note(f"Batch-Mode: {value} -> {resp.status}")
             # Spec 3.4: `mode-value = "atomic" / "references" / token`, case-sensitive; a value

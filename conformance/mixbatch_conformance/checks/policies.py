@@ -189,13 +189,42 @@ UNRECOGNISED_VALUES: tuple[str, ...] = (
     "batch-on-error=stopped",
     "batch-on-error; stop",
     "batch-on-error;mb-suite=stop",
+    # Near neighbours of stop and of continue. A quoted-string stands for the octets between
+    # its quotes (RFC 9110 §5.6.4), so whitespace inside them, written as is or as a
+    # quoted-pair, is part of the value, not OWS: "stop " is no policy. Nor is a token that
+    # ends in a character tchar allows (".", a second "p"), a value in single quotes (a token,
+    # quotes included), a quoted list or parameter, a value quoted twice, or one beside a
+    # no-break space or a next-line octet (obs-text, valid in a quoted-string, and whitespace to
+    # many string libraries' trims). Case makes no neighbour: MB-PROC-13 recognises the value
+    # "whatever the case of its name and value", so STOP is stop.
+    'batch-on-error="stop "',
+    'batch-on-error=" stop"',
+    'batch-on-error="stop\t"',
+    'batch-on-error="\tstop"',
+    'batch-on-error=" stop "',
+    'batch-on-error="stop\\ "',
+    'batch-on-error="stop\xa0"',
+    'batch-on-error="\x85stop"',
+    "batch-on-error=stop.",
+    "batch-on-error=stopp",
+    "batch-on-error='stop'",
+    'batch-on-error="stop,continue"',
+    'batch-on-error="stop;x=1"',
+    'batch-on-error="\\"stop\\""',
+    'batch-on-error="continue "',
+    'batch-on-error=" continue"',
+    'batch-on-error="continue\t"',
+    "batch-on-error=continue.",
+    "batch-on-error=continuee",
+    "batch-on-error=continu",
+    'batch-on-error="continue,stop"',
 )
 
 
 @checker(
     "prefer-unknown-value",
     ("MB-PROC-11", "MB-PROC-5"),
-    "An unrecognised batch-on-error value (unknown, bare, empty, a prefix or extension of stop, stop as a parameter) is treated as absent: every part runs and it is not applied.",
+    "An unrecognised batch-on-error value (unknown, bare, empty, a prefix or extension of stop, stop as a parameter, or a near neighbour of stop or continue: padded inside its quotes, with a character more or less, in single quotes, quoted twice, a quoted list) is treated as absent: every part runs and it is not applied.",
     state=State.READ_ONLY,
 )
 def prefer_unknown(ctx: Context, judge: Judge) -> None:

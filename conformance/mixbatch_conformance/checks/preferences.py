@@ -53,9 +53,19 @@ CASES: tuple[tuple[str, ...], ...] = (
     ('mb-suite="a\\\\", batch-on-error=stop',),
     ('batch-on-error=stop; mb-suite="a\\", batch-on-error=continue"',),
     # MB-PROC-13 lets the value be a quoted-string, and RFC 9110 §5.6.4 reads a quoted-pair as
-    # the octet after its backslash: "st\op" and "\s\t\o\p" are both stop.
+    # the octet after its backslash: "st\op", "\s\t\o\p", "\stop" and "sto\p" are all
+    # stop, whatever the case (MB-PROC-13: "whatever the case of its name and value").
     ('batch-on-error="st\\op"',),
     ('wait=5, Batch-On-Error="\\S\\t\\o\\P"',),
+    ('batch-on-error="\\stop"',),
+    ('batch-on-error="sto\\p";mb-suite=1',),
+    # RFC 7240 §2: `*( OWS ";" [ OWS parameter ] )`, so parameters, even an empty one, may
+    # follow the value with or without whitespace; spec 7.4: "`batch-on-error=stop` is a
+    # preference ... in `Prefer: batch-on-error=stop; x=1`".
+    ("batch-on-error=stop;x=1",),
+    ('batch-on-error="stop";x=1',),
+    ("batch-on-error=stop;",),
+    ("batch-on-error=sTOP ;x",),
     # RFC 9110 §5.6.4: `qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text` and
     # `quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )`: a quoted value holding octets above
     # 0x7F (one character per octet here), before stop or as its parameter, is valid.

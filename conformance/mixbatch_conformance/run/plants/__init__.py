@@ -74,6 +74,7 @@ from mixbatch_conformance.run.plants import (
     part_grammar,
     part_security,
     parts,
+    policy_value_readings,
     precondition_order,
     problem_schema,
     problems,
@@ -170,6 +171,7 @@ PLANTS: tuple[Mutation, ...] = (
     + no_transform_variants.PLANTS
     + problem_schema.PLANTS
     + list_and_tag_readings.PLANTS
+    + policy_value_readings.PLANTS
     + write_kinds.PLANTS
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
