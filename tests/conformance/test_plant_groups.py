@@ -104,6 +104,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - collection preconditions: a POST to the collection that ignores If-None-Match: * or a foreign
   If-Match (MB-PROC-9), an empty collection's If-Modified-Since compared with the zero time,
   alone (MB-STATUS-11) or in a part (MB-PROC-9);
+- connection requests: a request's fields read from the last head on the connection with its
+  request line, the first batch's Accept, Prefer and Batch-Mode or boundary, the first request's
+  Host, and the previous request's fields or content, given to other requests on the connection
+  (MB-TEST-2, MB-MULTI-1, MB-PROC-6, MB-WIRE-4);
 - busy connections: the connection closed after the budget's 503, or the refused batch's
   content read as the next request (MB-PIPE-1, slow);
 - parameter readings: a batch Content-Type with an empty parameter refused, its quoted
@@ -234,6 +238,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     collection_representations,
     conditional_evaluations,
+    connection_requests,
     content_extent,
     discovery_requests,
     document_fields,
@@ -759,6 +764,12 @@ GROUPS = (
         ("FAIL",),
         # The relay drops the upstream's trailers, so unplanted the trailer check is N/A.
         unplanted=(Verdict.PASS, Verdict.NA),
+    ),
+    Group(
+        "connection-requests",
+        _names(connection_requests.PLANTS),
+        ("pipelined-requests-answered-apart", "kept-connection-requests-answered-apart"),
+        ("FAIL",),
     ),
     Group(
         "busy-connections",

@@ -32,6 +32,11 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       streamed answer to it goes out in that coding, the compressor flushed
                       after each piece of content, or with `compress_flush` off only at the
                       end, as a server that never flushes its compressor does (MB-PROC-4)
+    read_ahead        before answering a request the relay reads what else the client has
+                      sent (waiting `READ_AHEAD_S`), as an HTTP stack that buffers the next
+                      requests on the connection does, and keeps every octet read on the
+                      connection in its dict under `TAP`, for a mutation that models a server
+                      reading a request's head from such a tap of the connection
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
@@ -63,6 +68,7 @@ from mixbatch_conformance.transport.http import Response, exchange, split_url
 
 __all__ = [
     "STREAMING",
+    "TAP",
     "TRAILER_PREFIX",
     "Behaviour",
     "MutationLike",
@@ -76,6 +82,11 @@ _COMPRESS_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 #: The prefix of a header field a mutation means as a trailer field (the rest is its name).
 TRAILER_PREFIX = "x-mb-planted-trailer-"
 HOP_FIELDS = {"connection", "keep-alive", "transfer-encoding", "content-length", "trailer", "te"}
+#: The key of `RelayRequest.connection` under which a `read_ahead` relay keeps every octet
+#: read from the client connection.
+TAP = "tap"
+#: Seconds a `read_ahead` relay waits for more octets from the client before answering.
+READ_AHEAD_S = 0.05
 #: Seconds the relay waits for the upstream to answer (or to send the next octets of an answer).
 UPSTREAM_TIMEOUT_S = 30.0
 #: Upstream exchanges the relay runs at once: more than any check holds in flight (the batch
@@ -108,6 +119,8 @@ class Behaviour:
     #: (False: what it holds comes out only with the end of the answer).
     compress: Callable[[RelayRequest], str | None] | None = None
     compress_flush: bool = True
+    #: Read what else the client sent before answering, and tap the connection (`TAP`).
+    read_ahead: bool = False
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -208,6 +221,12 @@ def _wire(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
 
 def _no_content(req: RelayRequest, status: int) -> bool:
     return status in (204, 304) or req.method == "HEAD" or status < 200
+
+
+def _tap(state: dict[str, object], data: bytes) -> None:
+    """Add `data`, read from the client connection, to that connection's tap (`TAP`)."""
+    kept = state.get(TAP, b"")
+    state[TAP] = (kept if isinstance(kept, bytes) else b"") + data
 
 
 def _busy(resp: Response | None) -> bool:
@@ -327,12 +346,15 @@ class Relay:
         chunk_start = 0
         budget = self.mutation.behaviour.receive_budget if self.mutation else None
         held = busy = False
+        tap = self.mutation is not None and self.mutation.behaviour.read_ahead
         try:
             while True:
                 event = conn.next_event()
                 if event is h11.NEED_DATA:
                     data = await reader.read(READ_SIZE)
                     conn.receive_data(data)
+                    if tap:
+                        _tap(state, data)
                     if not data and head is None:
                         return None
                     continue
@@ -351,6 +373,8 @@ class Relay:
                         chunk_start = len(body)
                 elif isinstance(event, h11.EndOfMessage):
                     assert head is not None
+                    if tap:
+                        await self._read_ahead(conn, reader, state)
                     headers = [
                         (n.decode("latin-1"), v.decode("latin-1"))
                         for n, v in head.headers.raw_items()
@@ -373,6 +397,21 @@ class Relay:
                     return None
         finally:
             self._receiving -= int(held)
+
+    @staticmethod
+    async def _read_ahead(
+        conn: h11.Connection, reader: asyncio.StreamReader, state: dict[str, object]
+    ) -> None:
+        """Take in what the client has sent behind the request just read (what arrives within
+        `READ_AHEAD_S`), for h11 to read next and into the connection's tap."""
+        try:
+            data = await asyncio.wait_for(reader.read(READ_SIZE), READ_AHEAD_S)
+        except TimeoutError:
+            return
+        if data:
+            # The end of the stream is left for the next read to find.
+            conn.receive_data(data)
+            _tap(state, data)
 
     async def _answer(
         self,

@@ -35,6 +35,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     collection_representations,
     conditional_evaluations,
+    connection_requests,
     connections,
     content_extent,
     continue_policy,
@@ -160,6 +161,7 @@ PLANTS: tuple[Mutation, ...] = (
     + behaviour.PLANTS
     + budget_phases.PLANTS
     + connections.PLANTS
+    + connection_requests.PLANTS
     + stopping.PLANTS
     + aggregate_dates.PLANTS
     + continue_policy.PLANTS
