@@ -270,6 +270,7 @@ from mixbatch_conformance.run.plants import (
     resolution,
     sandbox_inputs,
     sandbox_names,
+    sandbox_sequences,
     singleton_lists,
     summary_counts,
     targets_and_hosts,
@@ -674,6 +675,12 @@ GROUPS = (
             "collection-head-and-empty-conditional",
             "collection-retrieval-in-part",
         ),
+        ("FAIL",),
+    ),
+    Group(
+        "sandbox-sequences",
+        _names(sandbox_sequences.PLANTS),
+        ("sandbox-collection-write-sequences", "property-sandbox-state-machine"),
         ("FAIL",),
     ),
     Group(
