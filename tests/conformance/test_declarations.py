@@ -145,6 +145,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-collection-strong-etag-across-rollback",
         "sandbox-collection-strong-etag-same-octets",
         "sandbox-collection-unusual-members-as-alone",
+        "sandbox-collection-write-sequences",
         "sandbox-creations-distinct",
         "sandbox-member-ids-case-distinct",
         "sandbox-json-values-read-back",

@@ -281,6 +281,7 @@ from mixbatch_conformance.run.plants import (
     resolution,
     sandbox_inputs,
     sandbox_names,
+    sandbox_sequences,
     singleton_lists,
     status_by_parts,
     summary_counts,
@@ -696,6 +697,12 @@ GROUPS = (
             "collection-head-and-empty-conditional",
             "collection-retrieval-in-part",
         ),
+        ("FAIL",),
+    ),
+    Group(
+        "sandbox-sequences",
+        _names(sandbox_sequences.PLANTS),
+        ("sandbox-collection-write-sequences", "property-sandbox-state-machine"),
         ("FAIL",),
     ),
     Group(

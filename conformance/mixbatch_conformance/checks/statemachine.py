@@ -6,7 +6,11 @@ through a batch: create (POST, 201 with Location: MB-TEST-3, MB-RESP-7), replace
 (DELETE), read (GET), and `sequence`, one batch that replaces, reads, deletes and reads the same
 member, whose results must be those of running the parts one at a time in order (MB-PROC-2).
 After each rule a read of every known member, alone, must agree with the model (MB-SUB-1: the
-batch had the effect the same requests have alone).
+batch had the effect the same requests have alone); where the sandbox collection answers a
+collection retrieval, one taken after each rule must name each member the model holds in one
+part and each it deleted in none (MB-METHOD-4: "one part per member of the collection"), and
+carry the octets of every earlier retrieval of the run under the same strong aggregate tag
+(MB-METHOD-7), whatever the sequence of creates, replaces, deletes and re-creations by PUT.
 
 What the spec leaves open is learned, not assumed. The member document is the target's
 `sandbox.member` (MB-TEST-3: "The member document is the target's `sandbox.member`, sent as
@@ -36,6 +40,10 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.collections import (
+    judge_member_parts,
+    retrieval_member_paths,
+)
 from mixbatch_conformance.checks._shared.property_runs import EXAMPLES, PropertyFailed
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -103,8 +111,8 @@ def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, A
 
 @checker(
     "property-sandbox-state-machine",
-    ("MB-PROC-2", "MB-RESP-7", "MB-SUB-1", "MB-TEST-3", "MB-TEST-4"),
-    "Batched creates, replaces, deletes and reads on the sandbox behave as the same requests run one at a time.",
+    ("MB-METHOD-4", "MB-METHOD-7", "MB-PROC-2", "MB-RESP-7", "MB-SUB-1", "MB-TEST-3", "MB-TEST-4"),
+    "Batched creates, replaces, deletes and reads on the sandbox behave as the same requests run one at a time, and a retrieval of the sandbox collection after each names every member once and carries the same octets under the same strong aggregate ETag.",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
     draws_examples=True,
@@ -144,6 +152,33 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
         def __init__(self) -> None:
             super().__init__()
             self.model: dict[str, dict[str, Any] | None] = {}
+            #: The content of each collection retrieval seen under a strong aggregate tag.
+            self.tagged: dict[str, bytes] = {}
+
+        def retrieved(self, j: Judge) -> None:
+            """A retrieval of the collection names each live member of the model once and each
+            deleted one in no part, and carries the octets an earlier one under its strong tag
+            carried; a sandbox not retrieved as a collection is not judged so."""
+            resp = ctx.send(j, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+            ctype = resp.get("Content-Type") or ""
+            paths = retrieval_member_paths(ctx, coll, resp.status, ctype, resp.body)
+            if paths is None:
+                return
+            known = {loc: doc is not None for loc, doc in self.model.items()}
+            judge_member_parts(j, f"GET {coll} (multipart/mixed)", paths, known)
+            tag = (resp.get("ETag") or "").strip(" \t")
+            if resp.status != 200 or not tag or tag.startswith("W/"):
+                return
+            before = self.tagged.setdefault(tag, resp.body)
+            # MB-METHOD-7: a strong aggregate tag "unless every octet of the representation,
+            # boundary included, is a function of the collection's state" (RFC 9110 §8.8.1).
+            j.expect_true(
+                f"GET {coll} (multipart/mixed) under the strong tag {tag}",
+                before == resp.body,
+                "the same octets" if before == resp.body else "different octets",
+                "the octets an earlier retrieval under that tag carried",
+                "MB-METHOD-7",
+            )
 
         @rule(target=members, tag=st.sampled_from(TAGS))
         def create(self, tag: str) -> str:
@@ -241,6 +276,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
         @invariant()
         def agrees_with_model(self) -> None:
             def body(j: Judge) -> None:
+                self.retrieved(j)
                 for loc, doc in self.model.items():
                     alone = ctx.alone(j, SubRequest("GET", loc))
                     if doc is None:

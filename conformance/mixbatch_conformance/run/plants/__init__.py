@@ -95,6 +95,7 @@ from mixbatch_conformance.run.plants import (
     retrievals,
     sandbox_inputs,
     sandbox_names,
+    sandbox_sequences,
     security,
     shared_buffers,
     singleton_lists,
@@ -169,6 +170,7 @@ PLANTS: tuple[Mutation, ...] = (
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
     + sandbox_names.PLANTS
+    + sandbox_sequences.PLANTS
     + absent_conditionals.PLANTS
     + no_transform_variants.PLANTS
     + problem_schema.PLANTS
