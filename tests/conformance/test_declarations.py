@@ -118,6 +118,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-parts-after-writes",
         "conditional-post-to-collection",
         "conditional-rfc-writes",
+        "conditional-tag-lists-on-writes",
         "conditional-unsafe-parts",
         "content-coded-batch-runs-nothing",
         "continue-after-failed-write",

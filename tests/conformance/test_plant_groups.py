@@ -8,6 +8,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   batch under the continue policy (MB-PROC-5);
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
   (MB-PROC-9);
+- tag list readings: If-Match and If-None-Match lists compared as one tag per field line, split
+  at commas inside quotes, read by their first member, refused for an empty element, or cut to
+  a part's last field line (MB-PROC-9, MB-STATUS-7);
 - field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), of several
   batch-on-error instances the last followed instead of the first (MB-PROC-13), its quoted-strings
   ended at an escaped quote or at a quote after an escaped backslash (MB-PROC-5, MB-PROC-6), a
@@ -285,6 +288,7 @@ from mixbatch_conformance.run.plants import (
     singleton_lists,
     status_by_parts,
     summary_counts,
+    tag_list_readings,
     targets_and_hosts,
     trim_and_rule_readings,
     valid_inputs,
@@ -334,6 +338,17 @@ GROUPS = (
         "conditional-evaluations",
         _names(conditional_evaluations.PLANTS),
         ("conditional-rfc-reads", "conditional-rfc-writes"),
+        ("FAIL",),
+    ),
+    Group(
+        # RFC 9110 §13.1.1/§13.1.2: If-Match and If-None-Match hold lists of entity-tags.
+        "tag-list-readings",
+        _names(tag_list_readings.PLANTS),
+        (
+            "conditional-tag-lists",
+            "conditional-tag-lists-on-writes",
+            "collection-conditional-tag-lists",
+        ),
         ("FAIL",),
     ),
     Group(

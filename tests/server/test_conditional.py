@@ -94,6 +94,15 @@ def test_parse_etags_rejects_unquoted_tags() -> None:
     assert parse_etags("abc") is None
 
 
+def test_parse_etags_reads_lists_as_rfc_9110_does() -> None:
+    # RFC 9110 §5.6.1.2: empty list elements and the whitespace around elements are ignored;
+    # a comma inside the quotes belongs to the opaque-tag (§8.8.3).
+    assert parse_etags(', "a" ,') == [(False, '"a"')]
+    assert parse_etags('"a" ,,\tW/"b"') == [(False, '"a"'), (True, '"b"')]
+    assert parse_etags('"a,b", "c"') == [(False, '"a,b"'), (False, '"c"')]
+    assert parse_etags('"a""b"') is None
+
+
 def test_get_with_matching_if_none_match_is_304_with_etag(client: HttpClient) -> None:
     etag = client.request("GET", "/books/1").header("ETag")
     assert etag is not None

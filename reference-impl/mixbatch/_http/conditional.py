@@ -23,7 +23,10 @@ from mixbatch.codec import Fields
 
 __all__ = ["Validators", "evaluate", "format_http_date", "parse_etags", "parse_http_date"]
 
-_ETAG = re.compile(r'\s*(W/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)')
+#: One element of an entity-tag list and the comma after it (or the end): RFC 9110 §5.6.1.2
+#: has a recipient "parse and ignore a reasonable number of empty list elements", so the
+#: element may be empty (`, "a" ,` lists one tag).
+_ETAG = re.compile(r'[ \t]*(?:(W/)?("[\x21\x23-\x7e\x80-\xff]*")[ \t]*)?(?:,|$)')
 
 #: RFC 9110 §5.6.7, the three forms of HTTP-date matched whole: IMF-fixdate, the obsolete
 #: rfc850-date and asctime-date. A value that is not one (a list of dates, a date with another
@@ -73,9 +76,10 @@ def parse_etags(value: str) -> list[tuple[bool, str]] | None:
     text = value.strip()
     while pos < len(text):
         match = _ETAG.match(text, pos)
-        if match is None:
+        if match is None or match.end() == pos:
             return None
-        tags.append((match.group(1) is not None, match.group(2)))
+        if match.group(2) is not None:
+            tags.append((match.group(1) is not None, match.group(2)))
         pos = match.end()
     return tags
 

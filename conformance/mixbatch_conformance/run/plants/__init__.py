@@ -103,6 +103,7 @@ from mixbatch_conformance.run.plants import (
     stopping,
     summary_counts,
     summary_trailer,
+    tag_list_readings,
     targets,
     targets_and_hosts,
     trim_and_rule_readings,
@@ -218,6 +219,7 @@ PLANTS: tuple[Mutation, ...] = (
     + mime_readings.PLANTS
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
+    + tag_list_readings.PLANTS
     + refusal_list_neighbours.PLANTS
     + status_by_parts.PLANTS
     + obs_text.PLANTS
