@@ -44,7 +44,7 @@ Which fields, per the HTTP rules that give each its meaning on a `POST`:
 `If-Match`, `If-None-Match` and `If-Unmodified-Since` are not sent: on a `POST` they are
 evaluated against the batch endpoint's own state (RFC 9110 §13.2.1), which the spec does not
 fix, so a 412 to one may be right; spec 7.6 keeps them from the parts, which the echo shows
-for a batch that carries one (`subrequests-isolated`).
+for a batch that carries one (`outer-fields-not-inherited`).
 """
 
 from __future__ import annotations
