@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import gzip
 import io
+import socket
+import threading
 
 import pytest
 
-from mixbatch_conformance.transport.http import ResponseError, build_request, read_response
+from mixbatch_conformance.transport.http import (
+    ResponseError,
+    build_request,
+    exchange_after_continue,
+    read_response,
+)
 
 
 def test_reads_content_length_body_and_keeps_raw_octets() -> None:
@@ -93,3 +100,52 @@ def test_says_whether_the_connection_persists_after_the_response(
     raw: bytes, persistent: bool
 ) -> None:
     assert read_response(io.BytesIO(raw), "GET").persistent is persistent
+
+
+def _one_shot_server(interim: bytes | None, early: bool) -> tuple[int, list[bytes]]:
+    """A server for one connection: it reads the head, then sends `interim` (when given) and
+    reads the content, or with `early` answers 417 before any content; what it read is kept."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    got: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn, listener:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(4096)
+            if early:
+                got.append(data)
+                conn.sendall(b"HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n")
+                return
+            if interim is not None:
+                conn.sendall(interim)
+            while not data.endswith(b"content"):
+                data += conn.recv(4096)
+            got.append(data)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+    threading.Thread(target=serve, daemon=True).start()
+    return port, got
+
+
+@pytest.mark.parametrize(
+    ("interim", "early", "came", "status"),
+    [
+        (b"HTTP/1.1 100 Continue\r\n\r\n", False, "100", 200),
+        (None, False, "nothing", 200),
+        (None, True, "final", 417),
+    ],
+)
+def test_sends_content_after_a_100_or_the_wait(
+    interim: bytes | None, early: bool, came: str, status: int
+) -> None:
+    port, got = _one_shot_server(interim, early)
+    request = build_request("POST", "/", "x", [("Expect", "100-continue")], b"content")
+    ex, before = exchange_after_continue("127.0.0.1", port, request, 0.3, timeout=5)
+    assert before == came
+    assert ex.response is not None
+    assert ex.response.status == status
+    assert ex.response.raw.startswith(interim or b"HTTP/1.1 ")
+    assert got[0].endswith(b"\r\n\r\n" if early else b"content")

@@ -4,6 +4,9 @@ the requirement it breaks.
 
 One row of `GROUPS` per family of plants (`run.plants.<module>`):
 
+- batch client fields: a batch carrying Expect refused 417, or answered 100 with its content
+  unread, Pragma refused, Range applied to the batch's answer (MB-STATUS-1), its
+  Cache-Control applied to the parts (MB-SUB-6);
 - continue after failing statuses: a part answered 401, 403, 409, 429, 503 and the like ends a
   batch under the continue policy (MB-PROC-5);
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
@@ -233,6 +236,7 @@ from mixbatch_conformance.run.plants import (
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
+    batch_client_fields,
     boundaries_and_empty_lines,
     budget_scope,
     busy_connections,
@@ -329,6 +333,12 @@ class Group:
 
 GROUPS = (
     Group(
+        "batch-client-fields",
+        _names(batch_client_fields.PLANTS),
+        ("batch-answered-whatever-client-fields", "client-fields-not-inherited"),
+        ("FAIL",),
+    ),
+    Group(
         "continue-after-failing-statuses",
         ("fatal-looking-status-stops-batch",),
         ("continue-after-every-failing-status", "continue-write-after-every-failing-status"),
@@ -355,6 +365,7 @@ GROUPS = (
         "field-scope",
         _names(field_scope.PLANTS),
         (
+            "batch-answered-whatever-client-fields",
             "client-fields-not-inherited",
             "part-batch-rule-fields-as-alone",
             "continue-whatever-other-preferences",

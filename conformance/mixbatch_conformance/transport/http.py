@@ -5,7 +5,9 @@ client writes the request bytes it is given unchanged and records the response b
 received, before any decoding. `read_response` frames one response from a buffered socket
 reader by RFC 9112 §6.3: no content for HEAD, 1xx, 204 and 304; chunked when
 Transfer-Encoding ends in chunked (trailer fields kept); Content-Length; else read to close.
-Interim 1xx responses are skipped and kept in the raw record. `pipeline` writes several
+Interim 1xx responses are skipped and kept in the raw record. `exchange_after_continue` sends
+a request's head alone and its content only after an interim 100 (Continue) or a bounded wait,
+as a client that sent `Expect: 100-continue` does (RFC 9110 §10.1.1). `pipeline` writes several
 requests back to back on one connection and reads the responses in order (MB-PIPE-1).
 A response says whether its connection may carry another request (`Response.persistent`, RFC
 9112 §9.3); transport.connections keeps such connections for the next request.
@@ -21,6 +23,7 @@ report can save them), TimeoutError from the socket when the target is silent.
 from __future__ import annotations
 
 import re
+import select
 import socket
 import ssl
 import zlib
@@ -40,6 +43,7 @@ __all__ = [
     "connect",
     "drain",
     "exchange",
+    "exchange_after_continue",
     "method_of",
     "pipeline",
     "read_response",
@@ -255,9 +259,15 @@ def read_response(reader: Source, request_method: str) -> Response:
         raise
 
 
-def _read_response(rec: _Recorder, request_method: str) -> Response:
+def _read_response(
+    rec: _Recorder,
+    request_method: str,
+    head: tuple[str, int, str, list[tuple[str, str]]] | None = None,
+) -> Response:
+    """Read one response; `head`, when given, is its first head, already read."""
     while True:
-        version, status, reason, headers = _read_head(rec)
+        version, status, reason, headers = head or _read_head(rec)
+        head = None
         if not 100 <= status < 200 or status == 101:
             break
     lowered = [(n.lower(), v) for n, v in headers]
@@ -377,6 +387,59 @@ def exchange(
 ) -> Exchange:
     """Send one request on a new connection and read one response."""
     return pipeline(host, port, [request], timeout, tls)[0]
+
+
+def _readable(sock: socket.socket, seconds: float) -> bool:
+    """Whether the peer sent something (or closed) within `seconds`."""
+    pending = getattr(sock, "pending", None)
+    if pending is not None and pending():
+        return True
+    ready, _, _ = select.select([sock], [], [], seconds)
+    return bool(ready)
+
+
+def exchange_after_continue(
+    host: str,
+    port: int,
+    request: bytes,
+    hold: float,
+    timeout: float = DEFAULT_TIMEOUT,
+    tls: ssl.SSLContext | None = None,
+) -> tuple[Exchange, str]:
+    """Send `request` (which carries `Expect: 100-continue`) on a new connection as a client
+    that waits for the interim answer: its head, then its content once a 100 (Continue)
+    arrives or `hold` seconds pass without an answer ("a client that sends a 100-continue
+    expectation is not required to wait for any specific length of time", RFC 9110 §10.1.1).
+
+    Returns the exchange, its raw record holding any interim answer, and what came before the
+    content: "100" (an interim 100), "nothing" (the wait ran out, the content sent anyway) or
+    "final" (a final answer; the content is then not sent and the exchange holds the head)."""
+    head, sep, body = request.partition(b"\r\n\r\n")
+    head += sep
+    sock = connect(host, port, timeout, tls)
+    reader = sock.makefile("rb")
+    rec = _Recorder(reader)
+    came = "nothing"
+    sent = request
+    try:
+        try:
+            sock.sendall(head)
+            first = _read_head(rec) if _readable(sock, hold) else None
+            if first is not None and 100 <= first[1] < 200 and first[1] != 101:
+                came = "100" if first[1] == 100 else str(first[1])
+            elif first is not None:
+                came, sent = "final", head
+            if came != "final":
+                sock.sendall(body)
+            resp = _read_response(rec, method_of(request), first)
+        except (ResponseError, OSError) as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            return Exchange(sent, None, error, raw=bytes(rec.seen)), came
+        finally:
+            reader.close()
+    finally:
+        sock.close()
+    return Exchange(sent, resp), came
 
 
 def pipeline(

@@ -32,6 +32,11 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       streamed answer to it goes out in that coding, the compressor flushed
                       after each piece of content, or with `compress_flush` off only at the
                       end, as a server that never flushes its compressor does (MB-PROC-4)
+    interim_continue  a request whose client waits for a 100 (Continue) (`Expect:
+                      100-continue` on HTTP/1.1) gets one as soon as its head is read, before
+                      the relay reads its content, as a server that sends the interim answer
+                      itself does (without it the relay sends none, and such a client sends
+                      its content when its own wait ends)
     read_ahead        before answering a request the relay reads what else the client has
                       sent (waiting `READ_AHEAD_S`), as an HTTP stack that buffers the next
                       requests on the connection does, and keeps every octet read on the
@@ -121,6 +126,8 @@ class Behaviour:
     compress_flush: bool = True
     #: Read what else the client sent before answering, and tap the connection (`TAP`).
     read_ahead: bool = False
+    #: Answer a client waiting for 100 (Continue) with one once the request's head is read.
+    interim_continue: bool = False
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -290,7 +297,7 @@ class Relay:
             conn = h11.Connection(h11.SERVER)
             state: dict[str, object] = {}
             while True:
-                req = await self._read_request(conn, reader, state)
+                req = await self._read_request(conn, reader, writer, state)
                 if req is None:
                     break
                 ends = await self._answer(conn, req, writer, self.mutation)
@@ -316,7 +323,7 @@ class Relay:
             conn = h11.Connection(h11.SERVER)
             if leftover:
                 conn.receive_data(leftover)
-            req = await self._read_request(conn, reader, state)
+            req = await self._read_request(conn, reader, writer, state)
             if req is None:
                 break
             leftover, closed = conn.trailing_data
@@ -338,7 +345,11 @@ class Relay:
             await writer.drain()
 
     async def _read_request(
-        self, conn: h11.Connection, reader: asyncio.StreamReader, state: dict[str, object]
+        self,
+        conn: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        state: dict[str, object],
     ) -> RelayRequest | None:
         head: h11.Request | None = None
         body = bytearray()
@@ -347,6 +358,7 @@ class Relay:
         budget = self.mutation.behaviour.receive_budget if self.mutation else None
         held = busy = False
         tap = self.mutation is not None and self.mutation.behaviour.read_ahead
+        interim = self.mutation is not None and self.mutation.behaviour.interim_continue
         try:
             while True:
                 event = conn.next_event()
@@ -362,6 +374,13 @@ class Relay:
                     return None
                 if isinstance(event, h11.Request):
                     head = event
+                    if interim and conn.they_are_waiting_for_100_continue:
+                        reason = b"Continue"
+                        continued = h11.InformationalResponse(
+                            status_code=100, headers=[], reason=reason
+                        )
+                        writer.write(conn.send(continued) or b"")
+                        await writer.drain()
                     if budget is not None and event.method == b"POST":
                         busy = self._receiving >= budget
                         held = not busy

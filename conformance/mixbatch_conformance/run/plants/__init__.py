@@ -23,6 +23,7 @@ from mixbatch_conformance.run.plants import (
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
+    batch_client_fields,
     batch_wide,
     behaviour,
     boundaries_and_empty_lines,
@@ -224,6 +225,7 @@ PLANTS: tuple[Mutation, ...] = (
     + status_by_parts.PLANTS
     + obs_text.PLANTS
     + trim_and_rule_readings.PLANTS
+    + batch_client_fields.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

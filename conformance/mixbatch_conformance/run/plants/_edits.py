@@ -41,6 +41,7 @@ __all__ = [
     "field_of",
     "header_has",
     "in_mode_or_form",
+    "inherited",
     "is_batch",
     "map_json",
     "map_parts",
@@ -171,6 +172,26 @@ def all_of(*preds: Pred) -> Pred:
 
 
 # -- answers ---------------------------------------------------------------------------------
+def inherited(name: str) -> Callable[[RelayRequest], None]:
+    """A batch request's `name` field applied to each of its parts that carries none."""
+
+    def edit(req: RelayRequest) -> None:
+        b = boundary_of(req)
+        value = req.get(name)
+        parts = parts_of(req.body, b) if b and value is not None and is_batch(req) else None
+        if parts is None or b is None or value is None:
+            return
+        req.body = write_parts(
+            [
+                (f if field_of(f, name) is not None else [*f, (name, value)], body)
+                for f, body in parts
+            ],
+            b,
+        )
+
+    return edit
+
+
 def problem(resp: RelayResponse, status: int, requirement: str = "MB-STATUS-2") -> None:
     resp.status = status
     resp.headers = [(n, v) for n, v in resp.headers if n.lower() in ("date", "server")]

@@ -25,10 +25,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
     boundary_of,
     field_of,
+    inherited,
     is_batch,
     parts_of,
     problem,
@@ -150,24 +151,6 @@ def _prefer_read_with(escapes: str, *, finds: bool) -> Callable[[RelayRequest], 
     return edit
 
 
-def _inherit(name: str) -> Callable[[RelayRequest], None]:
-    def edit(req: RelayRequest) -> None:
-        b = boundary_of(req)
-        value = req.get(name)
-        parts = parts_of(req.body, b) if b and value is not None and is_batch(req) else None
-        if parts is None or b is None or value is None:
-            return
-        req.body = write_parts(
-            [
-                (f if field_of(f, name) is not None else [*f, (name, value)], body)
-                for f, body in parts
-            ],
-            b,
-        )
-
-    return edit
-
-
 def _part_field_refused(
     name: str, matches: re.Pattern[str], status: int, requirement: str
 ) -> Callable[[RelayRequest, RelayResponse], None]:
@@ -242,8 +225,8 @@ PLANTS: tuple[Mutation, ...] = (
         P(
             f"{name.lower()}-inherited",
             f"MB-SUB-6 the batch request's {name} applied to parts",
-            ("client-fields-not-inherited",),
-            on_request=_inherit(name),
+            ("client-fields-not-inherited", "batch-answered-whatever-client-fields"),
+            on_request=inherited(name),
         )
         for name in CLIENT_FIELDS
     ),
