@@ -190,8 +190,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   its Content-Id, Http-Status-Code and Batch-Outcome among the sub-response's fields
   (MB-MULTI-5).
 - echo octets: the echo writing field values decoded as UTF-8, so an obs-text octet reads
-  U+FFFD, or content that is not UTF-8 in `body` with its octets replaced, alone and in a part
-  (MB-TEST-2).
+  U+FFFD, or content that is not UTF-8 in `body` with its octets replaced, alone and in a part;
+  its authority lower-cased alone or its port written as a number, its target's
+  percent-encodings or its method upper-cased (MB-TEST-2).
 - trim and rule readings: a Content-Id, Http-Method, part Content-Length or batch boundary read
   with what a Unicode trim removes (a no-break space, NEL, VT, FF, U+3000, a byte order mark)
   taken off (MB-PART-4, MB-PART-2, MB-WIRE-20, MB-WIRE-4) and part field values so trimmed
@@ -1089,7 +1090,13 @@ GROUPS = (
     Group(
         "echo-octets",
         _names(echo_octets.PLANTS),
-        ("echo-field-octets-as-sent",),
+        (
+            "echo-field-octets-as-sent",
+            "echo-authority-as-addressed",
+            "echo-method-case-as-received",
+            "echo-target-path-octets-as-received",
+            "test-resource-echo",
+        ),
         ("FAIL",),
     ),
     Group(

@@ -14,7 +14,9 @@ judged as the echo's.
 `echo-target-path-octets-as-received` spells the echo's path with one unreserved character
 percent-encoded in upper-case hex and in lower-case hex, with every character of its last
 segment encoded, and with encoded reserved octets (`%2F`, `%3B`, `%3F`, `%25`) appended, each
-with a query holding percent-encoding too:
+with a query holding percent-encoding too, in upper- and in lower-case hex; the echo's own path
+goes with the same query, so that the query's octets are judged on a server that routes none of
+the encoded paths to the echo:
 
 - alone, a spelling the server routes to the echo is reported with its target exactly as sent
   (MB-TEST-2);
@@ -38,8 +40,10 @@ from mixbatch_conformance.core.representations import answers_in_every_form
 
 __all__: list[str] = []
 
-#: The query each spelling carries: percent-encoded unreserved and reserved octets.
-QUERY = "a=%41&s=%2F"
+#: The query each spelling carries: percent-encoded unreserved and reserved octets, in upper-
+#: and in lower-case hex (RFC 3986 §6.2.2.1 makes the two equivalent; the echo reports the one
+#: received).
+QUERY = "a=%41&s=%2F&l=%2f%c3%a9"
 
 
 def _encoded(ch: str, lower: bool = False) -> str:
@@ -65,13 +69,15 @@ def spellings(echo: str) -> list[str]:
 @checker(
     "echo-target-path-octets-as-received",
     ("MB-TEST-2", "MB-PART-5", "MB-SUB-1"),
-    "The echo's path spelled with percent-encoded unreserved characters (upper- and lower-case hex, a whole segment) or with encoded reserved octets appended is reported by the echo, alone, with its target exactly as sent whenever the server routes it there; as parts (path and absolute URI) in every form, each reports its resolved reference octet for octet or is answered as alone.",
+    "The echo's own path, and its path spelled with percent-encoded unreserved characters (upper- and lower-case hex, a whole segment) or with encoded reserved octets appended, each with a query holding upper- and lower-case percent-encodings, is reported by the echo, alone, with its target exactly as sent whenever the server routes it there; as parts (path and absolute URI) in every form, each reports its resolved reference octet for octet or is answered as alone.",
     state=State.READ_ONLY,
 )
 def echo_target_path_octets_as_received(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     origin = f"{ctx.scheme}://{ctx.authority}"
-    targets = [f"{s}?{QUERY}" for s in spellings(echo)]
+    # The echo's own path first: its query alone holds percent-encodings, so the target is
+    # judged on a server that routes none of the encoded paths to the echo.
+    targets = [f"{s}?{QUERY}" for s in [echo, *spellings(echo)]]
     alone = {}
     reached: dict[str, bool] = {}
     for target in targets:

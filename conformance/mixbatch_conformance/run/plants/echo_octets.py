@@ -6,10 +6,24 @@
                                   part
     echo-content-always-text      the echo writes content that is not UTF-8 in `body`, each
                                   invalid octet replaced by U+FFFD, alone and in a part
+    echo-authority-lower-cased-alone
+                                  the echo of a request alone reports its authority
+                                  lower-cased (parts keep the batch's as written)
+    echo-authority-port-normalised
+                                  the echo reports its authority's port as a number: leading
+                                  zeros dropped, and an empty or default port left out, alone
+                                  and in a part
+    echo-target-percent-case-normalised
+                                  the echo reports its target with every percent-encoding in
+                                  upper-case hex, alone and in a part
+    echo-method-upper-cased       the echo reports its method upper-cased, alone and in a
+                                  part
 
 MB-TEST-2 gives the echo's `headers` one character per octet (spec 14.4: "Field values map to
 JSON strings one octet to one character") and its content in `body` only when the octets are
-valid UTF-8, else in `body_base64`. The reference server's echo is at /echo; a part's echo is
+valid UTF-8, else in `body_base64`; its `authority` is the one the request was addressed to and
+its `target` the one received and its `method` the request's, none in a normal form of its
+own. The reference server's echo is at /echo; a part's echo is
 rewritten inside the multipart answer, its Content-Length set to the new body's length.
 """
 
@@ -17,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +65,32 @@ def _content_as_text(doc: dict[str, Any]) -> None:
     if isinstance(doc.get("body_base64"), str):
         data = base64.b64decode(doc.pop("body_base64"))
         doc["body"] = data.decode("utf-8", "replace")
+
+
+def _authority_lower(doc: dict[str, Any]) -> None:
+    if isinstance(doc.get("authority"), str):
+        doc["authority"] = doc["authority"].lower()
+
+
+def _port_as_number(doc: dict[str, Any]) -> None:
+    authority = doc.get("authority")
+    if not isinstance(authority, str):
+        return
+    host, colon, port = authority.rpartition(":")
+    if not colon or host.endswith(":") or "]" in port:
+        return
+    number = port.lstrip("0") or ("0" if port else "")
+    doc["authority"] = host if number in ("", "80") else f"{host}:{number}"
+
+
+def _percent_upper(doc: dict[str, Any]) -> None:
+    if isinstance(doc.get("target"), str):
+        doc["target"] = re.sub(r"%[0-9A-Fa-f]{2}", lambda m: m.group().upper(), doc["target"])
+
+
+def _method_upper(doc: dict[str, Any]) -> None:
+    if isinstance(doc.get("method"), str):
+        doc["method"] = doc["method"].upper()
 
 
 def _alone(fn: DocEdit) -> Callable[[RelayRequest, RelayResponse], None]:
@@ -104,5 +145,29 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo's content that is not UTF-8 written in body, octets replaced",
         _CATCHERS,
         on_response=_everywhere(_content_as_text),
+    ),
+    P(
+        "echo-authority-lower-cased-alone",
+        "MB-TEST-2 the echo of a request alone reporting its authority lower-cased",
+        ("echo-authority-as-addressed",),
+        on_response=_alone(_authority_lower),
+    ),
+    P(
+        "echo-authority-port-normalised",
+        "MB-TEST-2 the echo reporting its authority's port without leading zeros, empty or default",
+        ("echo-authority-as-addressed",),
+        on_response=_everywhere(_port_as_number),
+    ),
+    P(
+        "echo-target-percent-case-normalised",
+        "MB-TEST-2 the echo reporting its target's percent-encodings in upper-case hex",
+        ("echo-target-path-octets-as-received", "test-resource-echo"),
+        on_response=_everywhere(_percent_upper),
+    ),
+    P(
+        "echo-method-upper-cased",
+        "MB-TEST-2 the echo reporting its method upper-cased, get as GET",
+        ("echo-method-case-as-received",),
+        on_response=_everywhere(_method_upper),
     ),
 )
