@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
+from mixbatch.codec import Limits
 from mixbatch.server import Request, Response, Server, ServerConfig, build_app
 from mixbatch_conformance.checks import all_checks
-from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge, Verdict
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target, reference_target
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
@@ -221,3 +222,148 @@ def test_a_batch_endpoint_elsewhere_still_rejects_every_nested_spelling(
     nested = sorted(c for c in CHECKS if c.startswith("vector-nested-batch"))
     assert len(nested) >= 4
     assert _verdicts(ctx, nested) == {}
+
+
+def _relative_locations(app: Any) -> None:
+    """Every `Location` a resource answers given as a relative reference to the request's own
+    target: `books/7` for a POST to `/books`, `7` for a PUT to `/books/7` (RFC 9110 §10.2.2,
+    which MB-RESP-7 cites: a relative reference is resolved against the target URI)."""
+    respond = app.router.respond
+
+    async def variant(request: Request) -> Response:
+        answer = respond(request)
+        response = answer if isinstance(answer, Response) else await answer
+        base = request.path.rsplit("/", 1)[0] + "/"
+        headers = [
+            (n, v[len(base) :] if n.lower() == "location" and v.startswith(base) else v)
+            for n, v in response.headers
+        ]
+        return replace(response, headers=headers)
+
+    app.router.respond = variant
+
+
+def test_sandbox_giving_relative_locations_passes(start_variant: Callable[..., str]) -> None:
+    url = start_variant(_relative_locations)
+    ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
+    coll = ctx.target.resource("sandbox_collection")
+    assert coll is not None
+    doc = json.dumps(ctx.target.sandbox_member).encode()
+    judge = Judge("MB-RESP-7")
+    created = ctx.send(
+        judge, ctx.raw_request("POST", coll, [("Content-Type", "application/json")], doc)
+    )
+    # The variant is what it claims to be: the Location is a relative reference.
+    location = created.get("Location") or "/"
+    assert created.status == 201
+    assert not location.startswith("/"), location
+    ctx.send(judge, ctx.raw_request("DELETE", f"{coll}/{location.rsplit('/', 1)[-1]}"))
+    assert (
+        _verdicts(
+            ctx,
+            [
+                "sandbox-collection-write-sequences",
+                "property-sandbox-state-machine",
+                "created-location",
+                "aggregate-etag-follows-members",
+                "collection-last-modified-after-write",
+                "sandbox-writes-any-framing",
+                "sandbox-json-values-read-back",
+                "atomic-rollback-every-write-kind",
+                "continue-write-after-every-failing-status",
+            ],
+        )
+        == {}
+    )
+
+
+def test_a_lower_published_max_parts_splits_the_batches(start_variant: Callable[..., str]) -> None:
+    url = start_variant(lambda app: None, limits=Limits(max_parts=8))
+    target = with_published_profiles(reference_target(url))
+    ctx = Context(target, RunSettings(tier="standard"))
+    assert ctx.limit("max_parts") == 8
+    assert (
+        _verdicts(
+            ctx,
+            [
+                "forbidden-method-neighbours-run",
+                "unforbidden-part-fields-reach-resource",
+                "sandbox-collection-write-sequences",
+            ],
+        )
+        == {}
+    )
+
+
+class _TopLevelRewrite(MutationLike):
+    """A relay rewrite of answers to requests sent on their own (batch answers untouched)."""
+
+    def __init__(self, rewrite: Callable[[RelayRequest, RelayResponse], None]) -> None:
+        self.rewrite = rewrite
+
+    def request(self, req: RelayRequest) -> None:
+        return None
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        self.rewrite(req, resp)
+
+
+#: The methods an HTTP parser in front of the resources knows (RFC 9110 §9 and PATCH).
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+
+
+def _parser_refuses_unknown_methods(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server whose HTTP parser refuses a method it does not know with 400 before any
+    resource sees it, while a batch, dispatched in process, runs the same method in its part
+    (spec 3.2.1: an unknown method "is answered in its part"; MB-TEST-2)."""
+    if req.method not in KNOWN_METHODS:
+        body = b'{"title":"Bad Request","status":400}'
+        resp.status = 400
+        resp.headers = [("Content-Type", "application/problem+json")]
+        resp.headers.append(("Content-Length", str(len(body))))
+        resp.body = body
+
+
+def _not_found_with_a_trace_id(not_found: str) -> Callable[[Any], None]:
+    """A `not_found` whose 404 content carries a trace id of its own each time, alone and in a
+    part (spec 14.4: a suite relies on nothing about a declared resource beyond MB-TEST-1's
+    statuses)."""
+    count = iter(range(1 << 30))
+
+    def patch(app: Any) -> None:
+        respond = app.router.respond
+
+        async def variant(request: Request) -> Response:
+            answer = respond(request)
+            response = answer if isinstance(answer, Response) else await answer
+            if request.path != not_found or response.status != 404:
+                return response
+            body = json.dumps({"status": 404, "trace": next(count)}).encode()
+            return replace(response, body=body)
+
+        app.router.respond = variant
+
+    return patch
+
+
+def test_parser_refusing_unknown_methods_alone_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_parser_refuses_unknown_methods)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["forbidden-method-neighbours-run"]) == {}
+
+
+def test_not_found_content_of_its_own_each_time_passes(
+    start_variant: Callable[..., str],
+) -> None:
+    not_found = reference_target("http://127.0.0.1").resource("not_found")
+    assert not_found is not None
+    url = start_variant(_not_found_with_a_trace_id(not_found))
+    ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
+    judge = Judge("MB-TEST-1")
+    bodies = {ctx.alone(judge, SubRequest("GET", not_found)).body for _ in range(2)}
+    # The variant is what it claims to be: the same request answers other content each time.
+    assert len(bodies) == 2
+    checks = ["kept-connection-requests-answered-apart", "pipelined-requests-answered-apart"]
+    assert _verdicts(ctx, checks) == {}

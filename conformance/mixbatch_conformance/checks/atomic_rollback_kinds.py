@@ -24,9 +24,9 @@ member the check created is deleted at the end (MB-TEST-3).
 from __future__ import annotations
 
 import secrets
-from urllib.parse import urlsplit
 
-from mixbatch_conformance.checks._shared.sandbox_marks import marked_member, posted_member
+from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -56,7 +56,7 @@ def rollback_every_write_kind(ctx: Context, judge: Judge) -> None:
     try:
         # Members that exist before the batch, each created alone.
         for _ in range(4):
-            made.append(urlsplit(posted_member(ctx, judge, coll, old)).path)
+            made.append(created_member(ctx, judge, coll, old))
         rewritten, deleted, twice, then_read = made
         absent = f"{coll.rstrip('/')}/mb-suite-absent-{nonce}"
         if ctx.alone(judge, SubRequest("GET", absent)).status not in GONE:
@@ -80,8 +80,10 @@ def rollback_every_write_kind(ctx: Context, judge: Judge) -> None:
         env = ctx.read_batch(judge, ctx.batch(judge, subs, headers=ATOMIC))
         post = env.parts[1] if len(env.parts) > 1 else None
         location = post.get("Location") if post is not None else None
-        if location:
-            made.append(urlsplit(location).path)
+        # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the POST part's target.
+        created = created_path(ctx, coll, location)
+        if created:
+            made.append(created)
         made.append(absent)
         # MB-PROC-8: "MUST undo the effects of every part that ran, the failing part included":
         # the batch fails whatever its parts were answered, so the sandbox is as it was.
@@ -92,8 +94,8 @@ def rollback_every_write_kind(ctx: Context, judge: Judge) -> None:
             ("written then read", then_read, True),
             ("created by a PUT", absent, False),
         ]
-        if location:
-            was.append(("created by a POST", urlsplit(location).path, False))
+        if created:
+            was.append(("created by a POST", created, False))
         for what, path, existed in was:
             after = ctx.alone(judge, SubRequest("GET", path))
             judge.expect(

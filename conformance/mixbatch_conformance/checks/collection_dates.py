@@ -24,6 +24,7 @@ import json
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.framing import judge_sender_findings
 from mixbatch_conformance.checks._shared.validators import http_date_seconds
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -213,14 +214,14 @@ def aggregate_etag_follows_members(ctx: Context, judge: Judge) -> None:
     json_type = (("Content-Type", "application/json"),)
     before = tag()
     made = ctx.alone(judge, SubRequest("POST", coll, json_type, _member(member, "first")))
-    loc = urlsplit(made.get("Location") or "").path
+    loc = created_path(ctx, coll, made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
     second: str | None = None
     try:
         now = after("added", before)
         made = ctx.alone(judge, SubRequest("POST", coll, json_type, _member(member, "second")))
-        second = urlsplit(made.get("Location") or "").path if made.status == 201 else None
+        second = created_path(ctx, coll, made.get("Location")) if made.status == 201 else None
         judge_listing_order(ctx, judge, coll)
         if second:
             now = tag()

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import time
-from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.validators import http_date_seconds
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -66,7 +66,7 @@ def collection_last_modified_after_write(ctx: Context, judge: Judge) -> None:
     if now is not None and any(d is not None and d >= now for d in older):
         time.sleep(NEXT_SECOND_S)
     made = ctx.alone(judge, SubRequest("POST", coll, JSON_TYPE, json.dumps(member).encode()))
-    loc = urlsplit(made.get("Location") or "").path
+    loc = created_path(ctx, coll, made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
     try:

@@ -17,10 +17,13 @@ a part carries; single writes leave them agreeing, sequences of writes are where
 
 The check creates its own members with POSTs of the target's `sandbox.member` (MB-TEST-3), and
 runs each sequence three ways: every write and a retrieval of the collection after it as parts
-of one batch, each write with its retrieval as a batch of its own, and each request alone. Every
-retrieval, in a part or alone, is held to its members: no member is named by two parts, each of
-the check's members that is there (created, not deleted since) is named by exactly one, and
-each it deleted by none, Content-Ids resolved against the collection's URI (MB-METHOD-6). Every
+of one batch (as few batches as a published `max_parts` allows, MB-LIMIT-3), each write with
+its retrieval as a batch of its own, and each request alone. Every retrieval, in a part or
+alone, is held to its members: no member is named by two parts, each of the check's members
+that is there (created, not deleted since) is named by exactly one, and each it deleted by
+none, Content-Ids resolved against the collection's URI (MB-METHOD-6) and a created member's
+`Location` against the POST's (MB-RESP-7, RFC 9110 §10.2.2: a relative reference resolves
+"against the target URI"). Every
 two retrievals under the same strong aggregate tag must carry the same octets. The members of
 other clients come and go in a shared sandbox: they are never counted, and a tag that changed
 promises nothing.
@@ -37,12 +40,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.collections import (
+    created_path,
     judge_member_parts,
     retrieval_member_paths,
 )
+from mixbatch_conformance.checks._shared.part_limits import within_max_parts
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -106,7 +110,8 @@ class _Sequences:
         made = self.ctx.alone(
             self.judge, SubRequest("POST", self.coll, (("Content-Type", JSON_TYPE),), self.doc)
         )
-        loc = urlsplit(made.get("Location") or "").path
+        # MB-RESP-7 (RFC 9110 §10.2.2): the Location is resolved against the POST's target.
+        loc = created_path(self.ctx, self.coll, made.get("Location"))
         if made.status != 201 or not loc:
             self.judge.setup_error(f"POST {self.coll} alone answered {made.status}")
         self.model[loc] = True
@@ -122,7 +127,8 @@ class _Sequences:
         """The model after `write` answered `status` (MB-TEST-3)."""
         method, path, _ = write
         if method == "POST":
-            loc = urlsplit(location or "").path
+            # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the POST's target, the collection.
+            loc = created_path(self.ctx, self.coll, location)
             if status == 201 and loc:
                 self.model[loc] = True
             return
@@ -160,7 +166,12 @@ class _Sequences:
         )
 
     def batch(self, what: str, writes: list[Write]) -> None:
-        """Each write followed by a retrieval, as the parts of one batch."""
+        """Each write followed by a retrieval, as the parts of one batch (of as few batches as
+        the published `max_parts` allows, MB-LIMIT-3)."""
+        for run in within_max_parts(self.ctx, self.judge, writes, per_item=2):
+            self._batch(what, run)
+
+    def _batch(self, what: str, writes: list[Write]) -> None:
         subs: list[SubRequest] = []
         for write in writes:
             subs += [self._sub(write), SubRequest("GET", self.coll, RETRIEVAL)]
@@ -254,6 +265,11 @@ def sandbox_collection_write_sequences(ctx: Context, judge: Judge) -> None:
     member = ctx.target.sandbox_member
     if member is None:
         judge.not_applicable("the target declares no sandbox.member document to write")
+    limit = ctx.limit("max_parts")
+    if limit is not None and limit < 2:
+        judge.not_applicable(
+            f"the published max_parts {limit} leaves no room for a write and a read"
+        )
     seq = _Sequences(ctx, judge, coll, json.dumps(member).encode())
     try:
         seq.create()

@@ -29,9 +29,9 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -327,8 +327,10 @@ def continue_write_after_every_failing_status(ctx: Context, judge: Judge) -> Non
     finally:
         # MB-TEST-3: "A suite deletes every member it creates before it finishes".
         for location in {m for m in made if m}:
-            path = ctx.resolve(location) if not location.startswith("/") else location
-            ctx.alone(judge, SubRequest("DELETE", urlsplit(path).path or path))
+            # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the POST's target.
+            path = created_path(ctx, coll, location)
+            if path:
+                ctx.alone(judge, SubRequest("DELETE", path))
 
 
 def _writes_after_failures(

@@ -46,6 +46,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.counted_batches import COUNTED, counted_batches
 from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
@@ -398,7 +399,7 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
     finally:
         # MB-TEST-3: "A suite deletes every member it creates before it finishes".
         for location in made:
-            path = urlsplit(location).path
+            path = created_path(ctx, coll, location)
             if path:
                 ctx.alone(judge, SubRequest("DELETE", path))
     if alone.status != 201 or not alone.get("Location"):
@@ -447,7 +448,8 @@ def field_octets_every_form(ctx: Context, judge: Judge) -> None:
         judge.not_applicable(
             f"POST {coll} with a Content-Type holding obs-text answered {made.status}"
         )
-    path = urlsplit(location).path
+    path = created_path(ctx, coll, location)
+    assert path is not None
     try:
         subs = [SubRequest("GET", path), SubRequest("HEAD", path)]
         env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])

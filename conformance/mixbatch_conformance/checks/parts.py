@@ -9,8 +9,8 @@ creates a sandbox member names it in Location (MB-RESP-7).
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found, require_alone
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -88,7 +88,7 @@ def created_location(ctx: Context, judge: Judge) -> None:
     sub = SubRequest("POST", coll, (("Content-Type", "application/json"),), doc)
     env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
     location = env.parts[0].get("Location")
-    made = urlsplit(location).path if location else ""
+    made = created_path(ctx, coll, location) or ""
     if made and part_status(env, 0) == 201:
         # MB-TEST-3: "A suite deletes every member it creates before it finishes".
         ctx.alone(judge, SubRequest("DELETE", made))

@@ -13,8 +13,8 @@ core.representations.
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -308,8 +308,8 @@ def multistatus_json_body_members_chosen_octets(ctx: Context, judge: Judge) -> N
     location = made.get("Location")
     if made.status != 201 or not location:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
-    assert location is not None
-    loc = urlsplit(location).path
+    loc = created_path(ctx, coll, location)
+    assert loc is not None
     judged = 0
     try:
         for octets in (*UTF8_CONTENTS, *NOT_UTF8_CONTENTS):

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -143,7 +143,7 @@ def sandbox_writes_any_framing(ctx: Context, judge: Judge) -> None:
             json.dumps(_tagged(member, "framing")).encode(),
             None,
         )
-        loc = urlsplit(first.get("Location") or "").path
+        loc = created_path(ctx, coll, first.get("Location"))
         if first.status != 201 or not loc:
             judge.setup_error(f"POST {coll} alone answered {first.status} without a Location")
         made.append(loc)
@@ -162,7 +162,7 @@ def sandbox_writes_any_framing(ctx: Context, judge: Judge) -> None:
             if put.status in REPLACED and reads_back:
                 _read_back(ctx, judge, f"PUT {name}", loc, doc)
             post = _framed(ctx, judge, "POST", coll, JSON_TYPE, content, chunk)
-            made_loc = urlsplit(post.get("Location") or "").path
+            made_loc = created_path(ctx, coll, post.get("Location"))
             if post.status == 201 and made_loc:
                 made.append(made_loc)
             if post.status in REFUSED:

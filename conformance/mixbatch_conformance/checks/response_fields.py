@@ -49,6 +49,7 @@ import json
 import re
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, unrouted
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -233,7 +234,9 @@ def long_field_values_unfolded(ctx: Context, judge: Judge) -> None:
     location = created.get("Location")
     if created.status != 201 or not location:
         judge.not_applicable(f"POST {coll} with a long Content-Type answered {created.status}")
-    path = location if location.startswith("/") else ctx.resolve(location)
+    # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the POST's target.
+    path = created_path(ctx, coll, location)
+    assert path is not None
     sub = SubRequest("GET", path)
     # expect_processed reads the answer strictly: an obs-fold line in a part header section
     # is a finding against MB-PART-7.

@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from mixbatch_conformance.checks._shared.collections import (
+    created_path,
     judge_member_parts,
     retrieval_member_paths,
 )
@@ -88,14 +88,10 @@ def holds(body: bytes, written: dict[str, Any]) -> bool:
     return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
 
 
-def _location(value: str | None) -> str | None:
-    return urlsplit(value).path if value else None
-
-
 def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, Any]) -> int:
     """The status the target gives a PUT to a member that no longer exists, sent alone."""
     made = ctx.alone(judge, _json(tagged(member, "probe"), "POST", coll))
-    loc = _location(made.get("Location"))
+    loc = created_path(ctx, coll, made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(
             f"the sandbox answered a POST of sandbox.member alone with {made.status} and "
@@ -188,7 +184,8 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
                 env = expect_processed(ctx, j, ctx.batch(j, [sub]), [sub.content_id])
                 # MB-TEST-3: "answering 201 with a `Location` field naming it".
                 j.require("create status", part_status(env, 0), {201}, "MB-TEST-3")
-                loc = _location(env.parts[0].get("Location"))
+                # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the part's target.
+                loc = created_path(ctx, coll, env.parts[0].get("Location"))
                 j.require_true("Location", bool(loc), repr(loc), "a Location field", "MB-RESP-7")
                 assert loc is not None
                 self.model[loc] = doc
@@ -366,7 +363,7 @@ def sandbox_octets_read_back(ctx: Context, judge: Judge) -> None:
     if not ctx.target.sandbox_reads_back:
         judge.not_applicable("the target declares that its sandbox does not read back")
     made = ctx.alone(judge, _json(tagged(member, "octets"), "POST", coll))
-    loc = _location(made.get("Location"))
+    loc = created_path(ctx, coll, made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
     try:
@@ -473,7 +470,7 @@ def sandbox_json_values_read_back(ctx: Context, judge: Judge) -> None:
     refused: list[str] = []
     for what, written in _json_value_documents(member):
         made = ctx.alone(judge, _json(written, "POST", coll))
-        loc = _location(made.get("Location"))
+        loc = created_path(ctx, coll, made.get("Location"))
         if made.status != 201 or not loc:
             # A store may refuse members it does not know or values it holds to a range;
             # what it refuses it never wrote, and has nothing to read back.

@@ -10,7 +10,12 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 
-__all__ = ["declared_collections", "judge_member_parts", "retrieval_member_paths"]
+__all__ = [
+    "created_path",
+    "declared_collections",
+    "judge_member_parts",
+    "retrieval_member_paths",
+]
 
 #: The roles that name a collection (target.schema.json).
 COLLECTION_ROLES = ("collection", "empty_collection", "sandbox_collection")
@@ -22,6 +27,22 @@ def declared_collections(ctx: Context, judge: Judge) -> list[str]:
     if not paths:
         judge.not_applicable("the target declares no collection")
     return paths
+
+
+def created_path(ctx: Context, request_path: str, location: str | None) -> str | None:
+    """The path a `Location` value names, resolved against the URI of the request it answers
+    (`request_path` on the target's origin: the collection for a POST, the member for a PUT);
+    None without a value.
+
+    MB-RESP-7 cites RFC 9110 §10.2.2: "the field value consists of a single URI-reference.
+    When it has the form of a relative reference, the final value is computed by resolving it
+    against the target URI": `7`, `./7`, `books/7` and an absolute URI are all the same member
+    wherever they resolve to it.
+    """
+    if not location or not location.strip(" \t"):
+        return None
+    base = f"{ctx.scheme}://{ctx.authority}{request_path}"
+    return urlsplit(urljoin(base, location.strip(" \t"))).path or None
 
 
 def retrieval_member_paths(

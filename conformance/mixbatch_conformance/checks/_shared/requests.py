@@ -10,8 +10,8 @@ the listing of the sandbox collection).
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
@@ -74,7 +74,9 @@ def new_member(ctx: Context, judge: Judge) -> tuple[str, bytes]:
     location = created.get("Location")
     if created.status != 201 or not location:
         judge.setup_error(f"POST {coll} alone answered {created.status} with Location {location!r}")
-    return urlsplit(location).path, doc
+    path = created_path(ctx, coll, location)
+    assert path is not None
+    return path, doc
 
 
 def sandbox_listing(ctx: Context, judge: Judge, coll: str) -> bytes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import secrets
 
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
@@ -56,6 +57,7 @@ def posted_member(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
 
 def created_member(ctx: Context, judge: Judge, coll: str, marker: str) -> str:
     """A new sandbox member marked with `marker`, created alone; its path (the Location,
-    resolved against the target unless it is a path already)."""
-    location = posted_member(ctx, judge, coll, marker)
-    return ctx.resolve(location) if not location.startswith("/") else location
+    resolved against the collection the POST went to, MB-RESP-7 and RFC 9110 §10.2.2)."""
+    path = created_path(ctx, coll, posted_member(ctx, judge, coll, marker))
+    assert path is not None
+    return path
