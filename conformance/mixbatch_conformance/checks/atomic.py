@@ -20,6 +20,7 @@ import threading
 import time
 
 from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
@@ -58,13 +59,10 @@ def _sandbox(ctx: Context, judge: Judge) -> str:
     return ctx.path(ctx.resource(judge, "sandbox_collection"))
 
 
-def _location(ctx: Context, env: Envelope, i: int) -> str | None:
+def _location(ctx: Context, env: Envelope, i: int, request_path: str) -> str | None:
+    """The member part `i` (a POST to `request_path`) created, from its `Location`."""
     location = env.parts[i].get("Location") if i < len(env.parts) else None
-    if not location:
-        return None
-    if location.startswith(("http://", "https://")) or not location.startswith("/"):
-        return ctx.resolve(location)
-    return location
+    return created_path(ctx, request_path, location)
 
 
 def _failing_batch(
@@ -265,7 +263,7 @@ def failure_undoes_writes(ctx: Context, judge: Judge) -> None:
     subs, resp = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}")
     assert resp is not None
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-    created = _location(ctx, env, 0)
+    created = _location(ctx, env, 0, subs[0].target)
     if created is None:
         judge.setup_error("the rolled-back POST names no Location to look at")
     after = ctx.alone(judge, SubRequest("GET", created))
@@ -293,7 +291,7 @@ def commit_visible(ctx: Context, judge: Judge) -> None:
         judge.require(f"part {i} status", part_status(env, i), {201})
         judge.require(f"part {i} Batch-Outcome", env.parts[i].get("Batch-Outcome"), {None})
     for i in range(2):
-        created = _location(ctx, env, i)
+        created = _location(ctx, env, i, subs[i].target)
         if created is None:
             judge.setup_error(f"part {i}'s 201 names no Location to look at")
         after = ctx.alone(judge, SubRequest("GET", created))
@@ -368,13 +366,10 @@ def no_partial_state(ctx: Context, judge: Judge) -> None:
     )
 
 
-def _entry_location(ctx: Context, entry: Entry) -> str | None:
+def _entry_location(ctx: Context, entry: Entry, request_path: str) -> str | None:
+    """The member an entry's POST to `request_path` created, from its `Location`."""
     location = next((v for n, v in entry.fields if n.lower() == "location"), None)
-    if not location:
-        return None
-    if location.startswith(("http://", "https://")) or not location.startswith("/"):
-        return ctx.resolve(location)
-    return location
+    return created_path(ctx, request_path, location)
 
 
 def _abort_entries(
@@ -460,7 +455,7 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
         # MB-STATUS-14 prose: "The status is 503 when the server stops because it is ... out
         # of its time budget", an atomic batch's abort as much as any other's.
         judge.expect(f"{media} abort status", doc.get("status"), {503}, "MB-STATUS-14")
-        created = _entry_location(ctx, entries[0])
+        created = _entry_location(ctx, entries[0], coll)
         if created is not None:
             after = ctx.alone(judge, SubRequest("GET", created))
             judge.expect(

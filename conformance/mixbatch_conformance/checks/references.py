@@ -19,6 +19,7 @@ import secrets
 from typing import Any
 
 from mixbatch_conformance.checks._shared.alone import expect_same_request, readable_echoes
+from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -38,10 +39,9 @@ def _member(ctx: Context, judge: Judge, marker: str) -> bytes:
     return json.dumps(doc).encode()
 
 
-def _path(ctx: Context, location: str | None) -> str | None:
-    if not location:
-        return None
-    return location if location.startswith("/") else ctx.resolve(location)
+def _path(ctx: Context, location: str | None, request_path: str) -> str | None:
+    """The member a POST to `request_path` created, from its `Location`."""
+    return created_path(ctx, request_path, location)
 
 
 @checker(
@@ -65,7 +65,7 @@ def reference_location(ctx: Context, judge: Judge) -> None:
     # MB-PROC-18: "MUST replace each reference in a part's `Content-Id` ... with the value it
     # names before that part runs": $(1) is part 1's Location.
     judge.expect("part 2 status", part_status(env, 2), {200, 204})
-    kept, deleted = (_path(ctx, env.parts[i].get("Location")) for i in (0, 1))
+    kept, deleted = (_path(ctx, env.parts[i].get("Location"), coll) for i in (0, 1))
     if kept is None or deleted is None:
         judge.setup_error("a 201 part names no Location to look at")
     judge.expect(
@@ -195,7 +195,7 @@ def reference_atomic(ctx: Context, judge: Judge) -> None:
     outcomes = [p.get("Batch-Outcome") for p in env.parts]
     judge.expect("outcomes", outcomes, [["rolled-back", "rolled-back", "skipped", "skipped"]])
     judge.expect("part 0 status", part_status(env, 0), {201})
-    created = _path(ctx, env.parts[0].get("Location"))
+    created = _path(ctx, env.parts[0].get("Location"), subs[0].target)
     if created is not None:
         after = ctx.alone(judge, SubRequest("GET", created))
         judge.expect(f"GET {created} after the batch", after.status, {404, 410})
