@@ -208,6 +208,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
   field, a name matching one by prefix or after an X- prefix, a name beginning like a control
   field) (MB-PART-8).
+- trailer fields: a chunked batch's trailer fields merged into its header section, all of
+  them, only those a Trailer field announced or only those it did not, or only its Cookie
+  (MB-SUB-6), its Prefer or Batch-Mode (MB-PROC-5) or its Accept (MB-MULTI-1); its answer
+  coded as a trailer Accept-Encoding asks (MB-INTER-5).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -295,6 +299,7 @@ from mixbatch_conformance.run.plants import (
     summary_counts,
     tag_list_readings,
     targets_and_hosts,
+    trailer_fields,
     trim_and_rule_readings,
     valid_inputs,
     versions_statuses_weights,
@@ -1157,6 +1162,14 @@ GROUPS = (
         "status-by-parts",
         _names(status_by_parts.PLANTS),
         ("atomic-failing-edges", "status-codes-reported-exactly"),
+        ("FAIL",),
+    ),
+    Group(
+        # RFC 9110 §6.5.1: "A recipient MUST NOT merge a trailer field into a header section"
+        # unless its definition permits it; MB-SUB-6, MB-PROC-5, MB-MULTI-1, MB-INTER-5.
+        "trailer-fields",
+        _names(trailer_fields.PLANTS),
+        ("chunked-trailer-fields-not-read-as-header",),
         ("FAIL",),
     ),
 )

@@ -107,6 +107,7 @@ from mixbatch_conformance.run.plants import (
     tag_list_readings,
     targets,
     targets_and_hosts,
+    trailer_fields,
     trim_and_rule_readings,
     valid_inputs,
     versions_statuses_weights,
@@ -226,6 +227,7 @@ PLANTS: tuple[Mutation, ...] = (
     + obs_text.PLANTS
     + trim_and_rule_readings.PLANTS
     + batch_client_fields.PLANTS
+    + trailer_fields.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
