@@ -207,6 +207,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
   field, a name matching one by prefix or after an X- prefix, a name beginning like a control
   field) (MB-PART-8).
+- escaped values: header field values a sandbox keeps written unescaped in one 207 form (XML
+  CDATA sections cut by `]]>`, a bare `&`; JSON with bare backslashes) (MB-MULTI-3,
+  MB-MULTI-4), JSON body strings with bare backslashes (MB-MULTI-4), XML hrefs with a bare `&`
+  or entity-like text left as it is (MB-MULTI-3, MB-MULTI-6).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -254,6 +258,7 @@ from mixbatch_conformance.run.plants import (
     element_and_preamble_readings,
     endpoint_resource,
     entry_fields,
+    escaped_values,
     exact_values,
     fault_placement,
     field_kinds,
@@ -1150,6 +1155,15 @@ GROUPS = (
         "status-by-parts",
         _names(status_by_parts.PLANTS),
         ("atomic-failing-edges", "status-codes-reported-exactly"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-MULTI-3, MB-MULTI-4: each 207 form is a document of its format, so the values it
+        # carries are escaped by that format's rules; MB-MULTI-5, MB-MULTI-6: escapes undone,
+        # each value is the multipart form's.
+        "escaped-values",
+        _names(escaped_values.PLANTS),
+        ("field-values-escaped-every-form", "multistatus-content-ids"),
         ("FAIL",),
     ),
 )
