@@ -128,6 +128,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "entity-tags-compared-exactly",
         "error-policy-skipped-parts-do-not-run",
         "field-octets-every-form",
+        "field-values-escaped-every-form",
         "late-fault-batch-runs-nothing",
         "late-fault-runs-nothing-on-every-path",
         "long-field-values-unfolded",

@@ -212,6 +212,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   them, only those a Trailer field announced or only those it did not, or only its Cookie
   (MB-SUB-6), its Prefer or Batch-Mode (MB-PROC-5) or its Accept (MB-MULTI-1); its answer
   coded as a trailer Accept-Encoding asks (MB-INTER-5).
+- escaped values: header field values a sandbox keeps written unescaped in one 207 form (XML
+  CDATA sections cut by `]]>`, a bare `&`; JSON with bare backslashes) (MB-MULTI-3,
+  MB-MULTI-4), JSON body strings with bare backslashes (MB-MULTI-4), XML hrefs with a bare `&`
+  or entity-like text left as it is (MB-MULTI-3, MB-MULTI-6).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -259,6 +263,7 @@ from mixbatch_conformance.run.plants import (
     element_and_preamble_readings,
     endpoint_resource,
     entry_fields,
+    escaped_values,
     exact_values,
     fault_placement,
     field_kinds,
@@ -1170,6 +1175,15 @@ GROUPS = (
         "trailer-fields",
         _names(trailer_fields.PLANTS),
         ("chunked-trailer-fields-not-read-as-header",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-MULTI-3, MB-MULTI-4: each 207 form is a document of its format, so the values it
+        # carries are escaped by that format's rules; MB-MULTI-5, MB-MULTI-6: escapes undone,
+        # each value is the multipart form's.
+        "escaped-values",
+        _names(escaped_values.PLANTS),
+        ("field-values-escaped-every-form", "multistatus-content-ids"),
         ("FAIL",),
     ),
 )

@@ -7,7 +7,9 @@ an abort report. Each check here asks for every form the target claims, not one 
 - `multistatus-content-ids`: each entry's index is its position and its content-id is the
   request's reference "between the angle brackets" (MB-MULTI-4, MB-MULTI-6), and its href the
   resolved target in origin-form (MB-MULTI-6; the JSON schema's href), over relative,
-  absolute-path, absolute-URI and query-bearing references;
+  absolute-path, absolute-URI and query-bearing references, one query holding `&`, `'`,
+  entity-like text and percent-encoded markup, which each form must escape or keep as is
+  (a document a bare `&` breaks is not XML: MB-MULTI-3);
 - `multistatus-status-codes`: parts answered with codes from 200 to 599, with a registered
   reason phrase or none, carry their codes in every form, each XML DAV:status "`HTTP/1.1
   NNN`, a space and a reason phrase, which may be empty" (MB-MULTI-6), so `HTTP/1.1 299 `;
@@ -79,6 +81,12 @@ def _forms(ctx: Context, judge: Judge) -> list[tuple[str, Reader, str]]:
     return forms
 
 
+#: A query (RFC 3986 3.4: pchar, "/" and "?") of sub-delims, ":" and "@" with entity-like text
+#: and percent-encoded markup and backslash: every character allowed there that an XML writer
+#: must escape (`&`) or that a hand-made escaper may touch (`'`, `;`, `%`).
+QUERY_TO_ESCAPE = "?a=1&amp;b='c'&lt;;!$()*+,=:@/?%3C%5D%5D%3E%5C%22%26amp%3B"
+
+
 @checker(
     "multistatus-content-ids",
     ("MB-MULTI-4", "MB-MULTI-6", "MB-MULTI-3"),
@@ -89,14 +97,19 @@ def multistatus_content_ids(ctx: Context, judge: Judge) -> None:
     ok_path = ctx.resource(judge, "ok")
     nf = ctx.path(ctx.resource(judge, "not_found"))
     query = ctx.ref(ok_path) + "?mb-suite=1&Case=Kept"
+    # A query of the characters RFC 3986 allows there that XML or JSON text must escape or
+    # may mistake for an escape: `&` and `'` (XML markup), text that looks like an entity, and
+    # the percent-encoded `<]]>` and `\`, which stay encoded (the reference is not decoded).
+    marked = ctx.ref(ok_path) + QUERY_TO_ESCAPE
     subs = [
         SubRequest("GET", ctx.ref(ok_path, "relative")),
         SubRequest("GET", ctx.ref(ok_path, "absolute-uri")),
         SubRequest("GET", nf),
         SubRequest("GET", query),
+        SubRequest("GET", marked),
     ]
     # Each reference resolved against the batch's target URI, in origin-form (path and query).
-    resolved = [ctx.ref(ok_path), ctx.ref(ok_path), nf, query]
+    resolved = [ctx.ref(ok_path), ctx.ref(ok_path), nf, query, marked]
     for accept, reader, requirement in _forms(ctx, judge):
         resp = ctx.batch(judge, subs, headers=(("Accept", accept),))
         judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")

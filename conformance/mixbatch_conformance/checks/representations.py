@@ -268,9 +268,12 @@ def multistatus_json_body_members(ctx: Context, judge: Judge) -> None:
 
 #: Contents that are valid UTF-8 however little they look like text: every C0 control and DEL
 #: (a JSON string escapes them), NUL alone, a byte order mark, U+0085, U+2028 and U+2029, a
-#: noncharacter, a four-octet character, and U+FFFD (EF BF BD), the character a decoder puts
-#: for octets it cannot decode, which is valid UTF-8 for all that. Each goes in `body`.
+#: noncharacter, a four-octet character, U+FFFD (EF BF BD), the character a decoder puts
+#: for octets it cannot decode, which is valid UTF-8 for all that, and the characters a JSON
+#: string must escape (quote, backslash) or may (solidus), beside markup and a script end tag.
+#: Each goes in `body`.
 UTF8_CONTENTS = (
+    b'"\\ \\" \\u0041 / </script> ]]> &amp; <&>\t\\',
     bytes(range(0x20)) + b"\x7f",
     b"\x00",
     b"\x1b[0m",

@@ -47,6 +47,7 @@ from mixbatch_conformance.run.plants import (
     element_and_preamble_readings,
     endpoint_resource,
     entry_fields,
+    escaped_values,
     exact_values,
     fault_placement,
     field_forms,
@@ -149,6 +150,7 @@ PLANTS: tuple[Mutation, ...] = (
     + forms.PLANTS
     + json_form.PLANTS
     + xml_form.PLANTS
+    + escaped_values.PLANTS
     + processing.PLANTS
     + limits.PLANTS
     + batch_wide.PLANTS
