@@ -208,6 +208,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
   field, a name matching one by prefix or after an X- prefix, a name beginning like a control
   field) (MB-PART-8).
+- test resources under negotiation: the ok and etag_resource answering a GET whose Accept names
+  text/html with 406, alone only or in parts only (MB-TEST-1), and the echo answering one whose
+  Accept names application/xml with 406 (MB-TEST-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -1157,6 +1160,18 @@ GROUPS = (
         "status-by-parts",
         _names(status_by_parts.PLANTS),
         ("atomic-failing-edges", "status-codes-reported-exactly"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-TEST-1: "Those answers do not depend on proactive negotiation"; MB-TEST-2: the
+        # echo answers "every request ... with 200, `Content-Type: application/json`".
+        "test-resources-negotiation",
+        (
+            "ok-resource-negotiates-html-alone",
+            "ok-resource-negotiates-html-in-parts",
+            "echo-negotiates-xml",
+        ),
+        ("test-resources-ignore-negotiation",),
         ("FAIL",),
     ),
 )
