@@ -216,6 +216,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   CDATA sections cut by `]]>`, a bare `&`; JSON with bare backslashes) (MB-MULTI-3,
   MB-MULTI-4), JSON body strings with bare backslashes (MB-MULTI-4), XML hrefs with a bare `&`
   or entity-like text left as it is (MB-MULTI-3, MB-MULTI-6).
+- test resources under negotiation: the ok and etag_resource answering a GET whose Accept names
+  text/html with 406, alone only or in parts only (MB-TEST-1), and the echo answering one whose
+  Accept names application/xml with 406 (MB-TEST-2).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -1184,6 +1187,18 @@ GROUPS = (
         "escaped-values",
         _names(escaped_values.PLANTS),
         ("field-values-escaped-every-form", "multistatus-content-ids"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-TEST-1: "Those answers do not depend on proactive negotiation"; MB-TEST-2: the
+        # echo answers "every request ... with 200, `Content-Type: application/json`".
+        "test-resources-negotiation",
+        (
+            "ok-resource-negotiates-html-alone",
+            "ok-resource-negotiates-html-in-parts",
+            "echo-negotiates-xml",
+        ),
+        ("test-resources-ignore-negotiation",),
         ("FAIL",),
     ),
 )

@@ -2,7 +2,8 @@
 
 Covers MB-TEST-*: an ok resource that fails, an echo without the method, a sandbox that keeps
 a deleted member or reads back stale values, a random body of the wrong length, a status or
-delay resource that does not answer as declared, and a collection answered in JSON.
+delay resource that does not answer as declared, a collection answered in JSON, and resources
+that negotiate (406) on an Accept that admits none of their media type, alone or in parts.
 """
 
 from __future__ import annotations
@@ -11,8 +12,17 @@ import json
 import re
 from collections.abc import Callable
 
-from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import problem, set_request_field
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    field_of,
+    is_batch,
+    parts_of,
+    problem,
+    set_field,
+    set_request_field,
+    without_field,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -77,9 +87,63 @@ def _stale_member(req: RelayRequest, resp: RelayResponse) -> None:
 _SEEDED = ("/books/1", "/books/2", "/books/3")
 
 
+def _negotiates(
+    path: str, refused: str, *, alone: bool, parts: bool
+) -> Callable[[RelayRequest, RelayResponse], None]:
+    """A resource at `path` (or under it, by query) that answers a GET whose Accept names
+    `refused` with 406, as one doing proactive negotiation on its media type would: alone,
+    in the parts of a multipart batch, or both."""
+
+    def hit(target: str, fields: FieldList, method: str) -> bool:
+        accept = (field_of(fields, "Accept") or "").lower()
+        return method == "GET" and target.split("?")[0] == path and refused in accept
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if not is_batch(req):
+            if alone and resp.status == 200 and hit(req.target, req.headers, req.method):
+                problem(resp, 406, "MB-TEST-1")
+            return
+        rb, sb = boundary_of(req), boundary_of(resp)
+        sent = parts_of(req.body, rb) if parts and rb else None
+        answered = parts_of(resp.body, sb) if sb else None
+        if sent is None or answered is None or sb is None or len(sent) != len(answered):
+            return
+        out = []
+        for (qf, _), (af, ab) in zip(sent, answered, strict=True):
+            cid = (field_of(qf, "Content-Id") or "").strip().strip("<>")
+            if hit(cid, qf, (field_of(qf, "Http-Method") or "GET").upper()):
+                ab = b"not acceptable\n"
+                for name in ("ETag", "Last-Modified", "Content-Type", "Content-Length"):
+                    af = without_field(af, name)
+                af = set_field(af, "Http-Status-Code", "406")
+                af = [*af, ("Content-Type", "text/plain"), ("Content-Length", str(len(ab)))]
+            out.append((af, ab))
+        resp.body = write_parts(out, sb)
+
+    return edit
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-TEST-*: the declared test resources answer as declared.
+    P(
+        "ok-resource-negotiates-html-alone",
+        "MB-TEST-1 the ok and etag_resource answering a GET alone with Accept: text/html 406",
+        ("test-resources-ignore-negotiation",),
+        on_response=_negotiates("/books/1", "text/html", alone=True, parts=False),
+    ),
+    P(
+        "ok-resource-negotiates-html-in-parts",
+        "MB-TEST-1 the ok and etag_resource answering a GET part with Accept: text/html 406",
+        ("test-resources-ignore-negotiation",),
+        on_response=_negotiates("/books/1", "text/html", alone=False, parts=True),
+    ),
+    P(
+        "echo-negotiates-xml",
+        "MB-TEST-2 the echo answering a GET with Accept: application/xml 406",
+        ("test-resources-ignore-negotiation",),
+        on_response=_negotiates("/echo", "application/xml", alone=True, parts=True),
+    ),
     P(
         "ok-resource-500",
         "MB-TEST-1",
