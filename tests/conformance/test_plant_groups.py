@@ -140,6 +140,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - running part at budget: the part still running when the time budget ends written
   `Http-Status-Code: 200` with no content before its delay could have passed, the abort part
   after it (MB-RESP-2, slow);
+- GET content and ranges: a GET whose content is a batch, by Content-Length or chunked, run
+  as one, or a retrieval's batch content dropped (MB-METHOD-3); a collection retrieval with
+  Range answered 206 alone, under a matching If-Range or in a part, or 416 past its end
+  (MB-STATUS-7);
 - origin ports: under a Host naming the scheme's default port, the default written on one side
   and absent on the other, an empty port or one with a leading zero compared as text, and an
   IP-literal's brackets stripped only before a port (MB-SUB-2);
@@ -271,6 +275,7 @@ from mixbatch_conformance.run.plants import (
     fault_placement,
     field_kinds,
     field_scope,
+    get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
     list_and_tag_readings,
@@ -1199,6 +1204,15 @@ GROUPS = (
             "echo-negotiates-xml",
         ),
         ("test-resources-ignore-negotiation",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval, or to a batch
+        # endpoint, that has content"; MB-STATUS-7: "answer a `GET` collection retrieval with
+        # the status of the collection as a whole: 200 ..., 304 ..., 404".
+        "get-content-and-ranges",
+        _names(get_content_and_ranges.PLANTS),
+        ("get-with-any-content-refused", "collection-retrieval-ignores-range"),
         ("FAIL",),
     ),
 )

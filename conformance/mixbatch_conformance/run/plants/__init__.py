@@ -55,6 +55,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     forms,
     framing,
+    get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
     json_form,
@@ -230,6 +231,7 @@ PLANTS: tuple[Mutation, ...] = (
     + trim_and_rule_readings.PLANTS
     + batch_client_fields.PLANTS
     + trailer_fields.PLANTS
+    + get_content_and_ranges.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
