@@ -1,9 +1,13 @@
 """Top-level method checks (spec 4): POST only for batches, GET for collection retrieval.
 
 Theory of operation: the batch endpoint's 405 to PUT tells which methods it supports (its
-Allow); every method it does not list (GET without content, HEAD, PATCH, PUT, DELETE, TRACE) is
-answered 405 with an Allow naming POST, and OPTIONS too when OPTIONS gives the capabilities
-document (MB-METHOD-2). GET on a declared collection with Accept multipart/mixed gives one part
+Allow); every method it does not list (GET without content or with Content-Length: 0, HEAD,
+PATCH, PUT, DELETE, TRACE, and HEAD, PUT, PATCH and DELETE with content) is answered 405 with an
+Allow naming POST, and OPTIONS too when OPTIONS gives the capabilities document (MB-METHOD-2):
+MB-METHOD-3's 400 is for a GET with content alone. Content on such a method may instead get the
+refusal the server gives the same request on its `not_found` resource (an HTTP stack that
+rejects content on HEAD or DELETE everywhere, as RFC 9110 §9.3.2 and §9.3.5 foresee). A method
+no specification defines is 405 or 501 (spec 4.1), with or without content. GET on a declared collection with Accept multipart/mixed gives one part
 per member with an aggregate ETag and Vary: Accept, 304 on that ETag, 404 for a missing
 collection (MB-METHOD-4, MB-STATUS-7), and the same for Accept values that admit
 multipart/mixed in another spelling (case, a weight, `multipart/*`); the retrieval is held to
@@ -17,7 +21,7 @@ If-Match fails RFC 9110's strong comparison or, without If-Match, If-Unmodified-
 second before the aggregate Last-Modified (MB-STATUS-7). A GET with content, framed by
 Content-Length or chunked, with or without a Content-Type, is 400 on a collection and 400 or
 405 on the batch endpoint, a 405 whose Allow names POST and not GET (MB-METHOD-3, MB-METHOD-2);
-a GET with Content-Length: 0 has no content. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
+a GET with Content-Length: 0 has no content, on a collection and on the batch endpoint alike. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
 ETag (MB-STATUS-11, MB-METHOD-4, MB-STATUS-7).
 """
 
@@ -41,11 +45,12 @@ from mixbatch_conformance.transport.http import Response
 #: to the server's HTTP stack (which may answer an unknown method 501): TRACE (RFC 9110 §9.3.8)
 #: is as known as the others, though few servers route it anywhere.
 PROBED_METHODS = ("GET", "HEAD", "PATCH", "PUT", "DELETE", "TRACE")
-#: Methods that carry content in ordinary use, asked again with content framed each way
-#: `CONTENT_FRAMINGS` lists: a server that makes its GET content check (MB-METHOD-3) for every
-#: method answers them 400 where MB-METHOD-2 asks for 405.
-CONTENT_METHODS = ("PUT", "PATCH", "DELETE")
-#: Content on a method the batch endpoint does not allow: typed text by Content-Length, a
+#: Methods asked again with content framed each way `CONTENT_FRAMINGS` lists: a server that
+#: makes its GET content check (MB-METHOD-3) for every method, or for GET and HEAD alike, answers
+#: them 400 where MB-METHOD-2 asks for 405. TRACE is left out: RFC 9110 §9.3.8 forbids content
+#: on it ("A client MUST NOT send content in a TRACE request").
+CONTENT_METHODS = ("HEAD", "PUT", "PATCH", "DELETE")
+#: Content on a method the batch endpoint does not allow: one typed octet by Content-Length, a
 #: multipart/mixed batch (what a client that picked the wrong method sends) and chunked JSON.
 CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
     ("Content-Length", (("Content-Type", "text/plain"),), b"x"),
@@ -60,6 +65,13 @@ CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
         b"2\r\n{}\r\n0\r\n\r\n",
     ),
 )
+#: Methods asked with `Content-Length: 0`, which frames no content (RFC 9112 §6.3): GET among
+#: them, which MB-METHOD-3 then leaves to MB-METHOD-2 ("A `GET` with `Content-Length: 0` ...
+#: has no content"). PUT and PATCH are already asked so, without content.
+EMPTY_LENGTH_METHODS = ("GET", "HEAD", "DELETE")
+#: A method no HTTP specification defines: spec 4.1 lets a server answer it 501 (RFC 9110
+#: §15.6.2) where it would answer a method it knows 405.
+UNKNOWN_METHOD = "MBPROBE"
 #: Conditional fields sent beside content on a collection GET: each would decide the answer
 #: (304 or 412) of the same GET without content.
 CONTENT_PRECONDITIONS = (
@@ -104,10 +116,34 @@ def batch_endpoint_allow(ctx: Context, judge: Judge) -> list[str]:
     return _allow(resp)
 
 
+def refused_before_routing(
+    ctx: Context,
+    judge: Judge,
+    method: str,
+    head: tuple[tuple[str, str], ...],
+    content: bytes | None,
+) -> int | None:
+    """The status the server gives `method` with this content on a resource it does not have,
+    when that is a refusal no routing gives (a 4xx other than 404, 405 and 410); None otherwise.
+
+    RFC 9110 §9.3.2 and §9.3.5 say of content on HEAD and DELETE that it "might lead some
+    implementations to reject the request", and an HTTP stack that does so refuses it on
+    every resource before any handler sees it. The same request to the `not_found` resource
+    (which no method changes) shows that refusal; the batch endpoint may then give it too."""
+    missing = ctx.target.resource("not_found")
+    if not missing:
+        return None
+    alone = ctx.send(judge, ctx.raw_request(method, ctx.path(missing), head, content))
+    judge.note(f"{method} with that content to {missing}: {alone.status}")
+    if 400 <= alone.status < 500 and alone.status not in (404, 405, 410):
+        return alone.status
+    return None
+
+
 @checker(
     "method-not-allowed",
     ("MB-METHOD-2",),
-    "Every method the batch endpoint's Allow does not list (GET without content, HEAD, PATCH, PUT, DELETE, TRACE, and PUT, PATCH and DELETE with content framed by Content-Length and chunked) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document.",
+    "Every method the batch endpoint's Allow does not list (GET without content or with Content-Length: 0, HEAD and DELETE without content or with Content-Length: 0, PATCH, PUT, TRACE, and HEAD, PUT, PATCH and DELETE with content framed by Content-Length and chunked) is answered 405 with an Allow naming POST, and OPTIONS when OPTIONS gives the capabilities document; content is refused otherwise only as the server refuses it on a resource it does not have.",
     state=State.READ_ONLY,
 )
 def method_not_allowed(ctx: Context, judge: Judge) -> None:
@@ -129,24 +165,40 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
             "MB-METHOD-2",
             allowed_text="anything but 405",
         )
-    probes = [
-        (method, "", (), b"" if method in ("PATCH", "PUT") else None)
+    empty: tuple[tuple[str, str], ...] = (("Content-Length", "0"),)
+    # (label, method, header fields, content, whether the content may be refused as the server
+    # refuses it elsewhere)
+    probes: list[tuple[str, str, tuple[tuple[str, str], ...], bytes | None, bool]] = [
+        (method, method, (), b"" if method in ("PATCH", "PUT") else None, False)
         for method in PROBED_METHODS
         if method not in supported
-    ] + [
-        (method, f", content framed by {framing}", head, body)
+    ]
+    # RFC 9112 §6.3: a Content-Length of 0 frames no content, so these are the requests above.
+    probes += [
+        (f"{method}, Content-Length: 0", method, empty, b"", False)
+        for method in EMPTY_LENGTH_METHODS
+        if method not in supported
+    ]
+    probes += [
+        (f"{method}, content framed by {framing}", method, head, body, True)
         for method in CONTENT_METHODS
         if method not in supported
         for framing, head, body in CONTENT_FRAMINGS
     ]
-    for method, how, head, content in probes:
+    for label, method, head, content, has_content in probes:
+        refused = refused_before_routing(ctx, judge, method, head, content) if has_content else None
         resp = ctx.send(judge, ctx.raw_request(method, ctx.batch_path, head, content))
-        label = f"{method}{how}"
         # MB-METHOD-2: "answer a request to a batch endpoint with any method it does not
         # support there with 405 (Method Not Allowed) and an `Allow` field listing the methods
         # it does support (at least `POST`, and `OPTIONS` when it offers discovery)"; content
-        # on the request changes nothing of that (MB-METHOD-3's 400 is for a GET only).
-        judge.expect(f"{label} status", resp.status, {405}, "MB-METHOD-2")
+        # on the request changes nothing of that (MB-METHOD-3's 400 is for a GET only, and "A
+        # `GET` with `Content-Length: 0` ... has no content"). A refusal the server gives the
+        # same request on a resource it does not have comes before any resource is chosen.
+        statuses = {405} | ({refused} if refused is not None else set())
+        judge.expect(f"{label} status", resp.status, statuses, "MB-METHOD-2")
+        if resp.status != 405 and resp.status == refused:
+            judge.note(f"{label}: {resp.status}, as on a resource the server does not have")
+            continue
         listed = {a.upper() for a in _allow(resp)}
         judge.expect_true(
             f"{label} Allow", "POST" in listed, repr(sorted(listed)), "names POST", "MB-METHOD-2"
@@ -170,9 +222,47 @@ def method_not_allowed(ctx: Context, judge: Judge) -> None:
 
 
 @checker(
+    "unknown-method-refused",
+    ("MB-METHOD-2",),
+    "A method no specification defines, sent to the batch endpoint without content, with Content-Length: 0, and with content framed by Content-Length and chunked, is answered 405 with an Allow naming POST and not that method, or 501; otherwise only as the server refuses the same request on a resource it does not have.",
+    state=State.READ_ONLY,
+    direct_only="an intermediary may refuse a method outside its own table before the server "
+    "sees it",
+)
+def unknown_method_refused(ctx: Context, judge: Judge) -> None:
+    sent: list[tuple[str, tuple[tuple[str, str], ...], bytes | None]] = [
+        ("without content", (), None),
+        ("Content-Length: 0", (("Content-Length", "0"),), b""),
+        *((f"content framed by {f}", head, body) for f, head, body in CONTENT_FRAMINGS),
+    ]
+    for how, head, content in sent:
+        label = f"{UNKNOWN_METHOD}, {how}"
+        # An HTTP parser that knows only the registered methods refuses the request line on
+        # every resource (llhttp answers 400), content or none.
+        refused = refused_before_routing(ctx, judge, UNKNOWN_METHOD, head, content)
+        resp = ctx.send(judge, ctx.raw_request(UNKNOWN_METHOD, ctx.batch_path, head, content))
+        # MB-METHOD-2: 405 "and an `Allow` field listing the methods it does support (at least
+        # `POST` ...)"; spec 4.1: "A server may answer such a method 501, with or without an
+        # `Allow` field" (RFC 9110 §15.6.2). Content changes neither: MB-METHOD-3's 400 is for
+        # a GET only. A refusal the server gives the same request on a resource it does not
+        # have comes before any resource is chosen.
+        statuses = {405, 501} | ({refused} if refused is not None else set())
+        judge.expect(f"{label}: status", resp.status, statuses, "MB-METHOD-2")
+        if resp.status == 405:
+            listed = {a.upper() for a in _allow(resp)}
+            judge.expect_true(
+                f"{label}: Allow on the 405",
+                "POST" in listed and UNKNOWN_METHOD not in listed,
+                repr(sorted(listed)),
+                f"names POST and not {UNKNOWN_METHOD}",
+                "MB-METHOD-2",
+            )
+
+
+@checker(
     "batch-endpoint-get-with-content",
     ("MB-METHOD-3", "MB-METHOD-2"),
-    "A GET to the batch endpoint with content, framed by Content-Length or chunked, is answered 400, or 405 when the endpoint does not allow GET.",
+    "A GET to the batch endpoint with content, framed by Content-Length or chunked, is answered 400, or 405 when the endpoint does not allow GET; one with Content-Length: 0 has none and is answered as the GET without the field.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -182,6 +272,17 @@ def batch_endpoint_get_content(ctx: Context, judge: Judge) -> None:
     # "A server that does not allow `GET` on its batch endpoint may answer a `GET` with content
     # there 405 under MB-METHOD-2 instead of 400".
     statuses = {400} if "GET" in allowed else {400, 405}
+    bare = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path))
+    for framing, head, body in GET_EMPTY_FRAMINGS:
+        resp = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path, head, body))
+        # MB-METHOD-3: "A `GET` with `Content-Length: 0` ... has no content", so it is not the
+        # GET with content refused 400 but the GET without the field, answered as that is.
+        judge.expect(
+            f"status, {framing} and no content (as without the field)",
+            resp.status,
+            {bare.status},
+            "MB-METHOD-3",
+        )
     for framing, head, body in GET_CONTENT_FRAMINGS:
         resp = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path, head, body))
         judge.expect(f"status, content framed by {framing}", resp.status, statuses, "MB-METHOD-3")

@@ -8,7 +8,8 @@ define any use for such content"), so a server that refuses it, as MB-METHOD-3 r
 with content, carries a rule to a method it was not written for. `options-with-content-answered`
 sends OPTIONS with content of one octet, a JSON document, a batch envelope under its own
 multipart Content-Type, and chunked content, each with a Content-Type as RFC 9110 asks of the
-client, and expects each to be answered as the same OPTIONS without content is.
+client, and `Content-Length: 0` (no content), and expects each to be answered as the same
+OPTIONS without content is.
 """
 
 from __future__ import annotations
@@ -40,13 +41,15 @@ def _contents(ok: str) -> list[tuple[str, list[tuple[str, str]], bytes]]:
             [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")],
             b"3\r\nabc\r\n0\r\n\r\n",
         ),
+        # RFC 9112 §6.3: a Content-Length of 0 frames no content at all.
+        ("Content-Length: 0 and no content", [("Content-Length", "0")], b""),
     ]
 
 
 @checker(
     "options-with-content-answered",
     ("MB-LIMIT-2",),
-    "OPTIONS on the batch endpoint carrying content (one octet, a JSON document, a batch envelope, chunked) is answered 200 with the capabilities document and Accept-Post, as without content.",
+    "OPTIONS on the batch endpoint carrying content (one octet, a JSON document, a batch envelope, chunked) or Content-Length: 0 is answered 200 with the capabilities document and Accept-Post, as without content.",
     profile="limits",
     state=State.READ_ONLY,
 )

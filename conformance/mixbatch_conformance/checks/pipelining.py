@@ -16,7 +16,8 @@ parts skipped under the stop policy, parts rolled back in an atomic batch (the f
 in the middle and last), an abort, a refused batch (415 and 400 problems, an Accept
 no form satisfies, an unknown Batch-Mode, an atomic batch the target does not offer, and the
 400s found in content read whole: each refusal of section 8 and a forbidden part field), a HEAD
-and a PUT of the batch endpoint and a batch holding a HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
+and a PUT of the batch endpoint, a HEAD with content and a DELETE with chunked content there, a
+batch holding a HEAD part, a GET with content; with the collection-get profile, collection retrievals answered
 200, 304, 204 and 400 (chunked content on the GET). Content framed by the chunked transfer
 coding declares no length, and a server that cannot tell where it ended (a trailer section read
 with the content, chunk extensions) may give up the connection after it: so a batch that runs,
@@ -148,6 +149,23 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     )
     out += [(f"a batch refused for {what}", batch([ok, sub])) for what, sub in refused_parts]
     out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
+    # MB-METHOD-2's 405 (or a refusal of content on HEAD or DELETE, RFC 9110 §9.3.2, §9.3.5)
+    # comes from the header section alone: "The server then reads and discards the content to
+    # find the next request", framed by Content-Length or chunked.
+    typed = [("Content-Type", "text/plain")]
+    out.append(
+        (
+            "a HEAD with content to the batch endpoint",
+            ctx.raw_request("HEAD", ctx.batch_path, typed, b"GET / HTTP/1.1\r\n\r\n"),
+        )
+    )
+    chunked = [*typed, ("Transfer-Encoding", "chunked")]
+    out.append(
+        (
+            "a DELETE with chunked content to the batch endpoint",
+            ctx.raw_request("DELETE", ctx.batch_path, chunked, b"1\r\nx\r\n0\r\n\r\n"),
+        )
+    )
     # MB-METHOD-2: 405 for a method the endpoint does not support, its content read or not.
     put = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     out.append(("a PUT to the batch endpoint", ctx.raw_request("PUT", ctx.batch_path, put, plain)))
@@ -231,7 +249,7 @@ def _aborts(ctx: Context) -> bool:
 @checker(
     "pipelining-behind-every-answer",
     ("MB-PIPE-1",),
-    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a GET with content, a batch that ran and one refused whose content came chunked, with chunk extensions or with a trailer section), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a HEAD with content, a DELETE with chunked content, a GET with content, a batch that ran and one refused whose content came chunked, with chunk extensions or with a trailer section), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,

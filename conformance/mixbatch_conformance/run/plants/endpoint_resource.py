@@ -7,6 +7,19 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
     framework-405-in-plain-text     a 405 to PATCH, DELETE or TRACE without content written by
                                     the framework's router: text/plain, no problem document
                                     (MB-STATUS-4)
+    options-with-content-answered-405
+                                    OPTIONS with content answered 405, as by a dispatch that
+                                    routes only a bare OPTIONS to discovery (MB-LIMIT-2)
+    head-with-content-answered-400  HEAD with content refused 400, as by a GET content rule
+                                    made for GET and HEAD (MB-METHOD-2)
+    delete-with-content-answered-400
+                                    DELETE with content refused 400 the same way (MB-METHOD-2)
+    get-with-empty-length-answered-400
+                                    a GET carrying Content-Length: 0 taken to have content and
+                                    refused 400 (MB-METHOD-3, MB-METHOD-2)
+    unknown-method-with-content-answered-400
+                                    a method outside RFC 9110 with content refused 400, not
+                                    405 or 501 (MB-METHOD-2)
     options-with-query-not-found    OPTIONS routed by its whole request target, so one with a
                                     query is 404 (MB-LIMIT-2)
     capabilities-endpoint-constant  the capabilities document's endpoint written from a
@@ -167,6 +180,44 @@ def _options_content_400(req: RelayRequest, resp: RelayResponse) -> None:
         problem(resp, 400, "MB-METHOD-3")
 
 
+def _has_content(req: RelayRequest) -> bool:
+    return bool(req.body or req.chunks)
+
+
+def _content_400_on(method: str) -> Callable[[RelayRequest, RelayResponse], None]:
+    """`method` with content on the batch endpoint refused 400 as a GET with content is: the
+    GET content rule (MB-METHOD-3) carried over to another method."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if _on_batch_path(req) and req.method == method and _has_content(req):
+            problem(resp, 400, "MB-METHOD-3")
+
+    return edit
+
+
+def _empty_length_get_400(req: RelayRequest, resp: RelayResponse) -> None:
+    """A GET on the batch endpoint taken to have content because it carries a Content-Length
+    field, even `Content-Length: 0`."""
+    if _on_batch_path(req) and req.method == "GET" and req.get("Content-Length") is not None:
+        problem(resp, 400, "MB-METHOD-3")
+
+
+def _unknown_content_400(req: RelayRequest, resp: RelayResponse) -> None:
+    """A method outside RFC 9110 with content on the batch endpoint refused 400 as a GET with
+    content is."""
+    known = ("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
+    if _on_batch_path(req) and req.method not in known and _has_content(req):
+        problem(resp, 400, "MB-METHOD-3")
+
+
+def _options_content_405(req: RelayRequest, resp: RelayResponse) -> None:
+    """OPTIONS with content on the batch endpoint answered 405, as a method the endpoint does not
+    support, by a dispatch that routes only a bare OPTIONS to discovery."""
+    if _on_batch_path(req) and req.method == "OPTIONS" and _has_content(req):
+        problem(resp, 405, "MB-METHOD-2")
+        resp.set("Allow", "POST, OPTIONS")
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation("trace-answered-501", "MB-METHOD-2", ("method-not-allowed",), on_response=_trace_501),
     Mutation(
@@ -180,6 +231,36 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-2",
         ("options-with-content-answered",),
         on_response=_options_content_400,
+    ),
+    Mutation(
+        "options-with-content-answered-405",
+        "MB-LIMIT-2 OPTIONS with content taken for another method",
+        ("options-with-content-answered",),
+        on_response=_options_content_405,
+    ),
+    Mutation(
+        "head-with-content-answered-400",
+        "MB-METHOD-2 HEAD with content refused as a GET with content",
+        ("method-not-allowed",),
+        on_response=_content_400_on("HEAD"),
+    ),
+    Mutation(
+        "delete-with-content-answered-400",
+        "MB-METHOD-2 DELETE with content refused as a GET with content",
+        ("method-not-allowed",),
+        on_response=_content_400_on("DELETE"),
+    ),
+    Mutation(
+        "get-with-empty-length-answered-400",
+        "MB-METHOD-2 a GET with Content-Length: 0 taken to have content",
+        ("method-not-allowed", "batch-endpoint-get-with-content"),
+        on_response=_empty_length_get_400,
+    ),
+    Mutation(
+        "unknown-method-with-content-answered-400",
+        "MB-METHOD-2 an unknown method with content refused as a GET with content",
+        ("unknown-method-refused",),
+        on_response=_unknown_content_400,
     ),
     Mutation(
         "options-with-query-not-found",
