@@ -33,6 +33,16 @@ TARGET = HERE / "target.json"
 SUITE_TIMEOUT = 120
 #: The profiles whose checks the in-process run holds the middleware to.
 TRANSACTIONAL_PROFILES = ("atomic", "references")
+#: Checks the middleware fails only through uvicorn's default HTTP/1.1 parser (httptools), which
+#: hands the application a chunked request's trailer fields among its header fields (RFC 9110
+#: §6.5.1 forbids that merge), so a Cookie sent as a trailer reaches the parts as inherited.
+#: uvicorn's h11 parser keeps them apart but hands an absolute-form target to the application
+#: as its path (RFC 9112 §3.2.2), failing `test-resource-echo-absolute-form` instead; no
+#: setting of uvicorn passes both. The smoke run must fail exactly these, so a parser that
+#: mends one shows here.
+STACK_FAULTS = {
+    "chunked-trailer-fields-not-read-as-header": "httptools merges trailer fields (MB-SUB-6)",
+}
 
 
 def suite_command() -> list[str] | None:
@@ -50,7 +60,7 @@ def test_target_description_is_valid() -> None:
 
 
 @pytest.mark.slow
-def test_smoke_tier_passes_against_the_middleware_under_uvicorn() -> None:
+def test_smoke_tier_passes_against_the_middleware_under_uvicorn(tmp_path: Path) -> None:
     command = suite_command()
     if command is None:
         pytest.skip("the conformance suite CLI (mixbatch conformance) is not installed")
@@ -68,6 +78,8 @@ def test_smoke_tier_passes_against_the_middleware_under_uvicorn() -> None:
                 "--quiet",
                 "--replays",
                 "0",
+                "--report",
+                str(tmp_path),
             ],
             capture_output=True,
             text=True,
@@ -75,8 +87,15 @@ def test_smoke_tier_passes_against_the_middleware_under_uvicorn() -> None:
             cwd=ROOT,
             check=False,
         )
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert " 0 failed" in run.stdout
+    assert run.returncode in (0, 1), run.stdout[-4000:] + run.stderr[-2000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    failing = {
+        r["check_id"]: r["message"][:300]
+        for r in report["results"]
+        if r["verdict"] not in ("PASS", "N/A")
+    }
+    # Only the faults of uvicorn's own HTTP parser, each still present.
+    assert set(failing) == set(STACK_FAULTS), failing
 
 
 def test_the_target_declares_atomic_and_references() -> None:
