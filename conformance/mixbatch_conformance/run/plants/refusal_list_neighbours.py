@@ -9,7 +9,7 @@ part fields beside the ones MB-PART-9 forbids or the control fields (MB-PART-8).
   sub-request, and MB-PART-9 forbids eleven of them. A server that also forbids the
   response-part fields (`Batch-Outcome`, `Batch-Summary`, `Preference-Applied`), matches the
   forbidden names by prefix either way (`Http-Status`, `Upgrade-Insecure-Requests`), takes an
-  `X-` prefix off before its lookup (`X-Host`), or reads a name that begins like a control
+  `X-` prefix off before its lookup (`X-Connection`), or reads a name that begins like a control
   field as that field (`Http-Method2`) refuses the batch instead.
 """
 
