@@ -96,9 +96,9 @@ func preferStop(values []string) bool {
 				val = unquoteString(val)
 			}
 			switch {
-			case strings.EqualFold(val, "stop"):
+			case asciiEqualFold(val, "stop"):
 				stop = true
-			case strings.EqualFold(val, "continue"):
+			case asciiEqualFold(val, "continue"):
 				stop = false
 			}
 			return stop

@@ -196,7 +196,9 @@ UNRECOGNISED_VALUES: tuple[str, ...] = (
     # quotes included), a quoted list or parameter, a value quoted twice, or one beside a
     # no-break space or a next-line octet (obs-text, valid in a quoted-string, and whitespace to
     # many string libraries' trims). Case makes no neighbour: MB-PROC-13 recognises the value
-    # "whatever the case of its name and value", so STOP is stop.
+    # "whatever the case of its name and value", so STOP is stop; but that case is US-ASCII's
+    # only (RFC 5234 §2.3, spec 7.4), so "stop" spelt with a long s (U+017F, sent as its UTF-8
+    # octets C5 BF), which a Unicode case fold makes "stop", is no policy either.
     'batch-on-error="stop "',
     'batch-on-error=" stop"',
     'batch-on-error="stop\t"',
@@ -218,6 +220,8 @@ UNRECOGNISED_VALUES: tuple[str, ...] = (
     "batch-on-error=continuee",
     "batch-on-error=continu",
     'batch-on-error="continue,stop"',
+    "batch-on-error=\xc5\xbftop",
+    'batch-on-error="\xc5\xbftop"',
 )
 
 

@@ -67,6 +67,14 @@ def _quotes_stripped(word: str) -> str:
     return re.sub(r"[\"'\\]", "", word)
 
 
+def _unicode_folded(word: str) -> str:
+    """The value decoded as UTF-8 and case-folded as Unicode folds it (long s to s)."""
+    try:
+        return word.encode("latin-1").decode("utf-8").casefold()
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return word
+
+
 def _policy_read_loosely(loosen: Callable[[str], str]) -> Callable[[RelayRequest], None]:
     """A server whose first batch-on-error value, unrecognised as sent, is recognised once
     `loosen` has been applied: the reference server is asked for that policy alone."""
@@ -138,6 +146,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-11 every quote and backslash stripped from a batch-on-error value, so 'stop' is stop",
         ("prefer-unknown-value",),
         on_request=_policy_read_loosely(_quotes_stripped),
+    ),
+    P(
+        "policy-value-unicode-folded",
+        "MB-PROC-11 a batch-on-error value compared after a Unicode case fold, so a long-s stop is stop",
+        ("prefer-unknown-value",),
+        on_request=_policy_read_loosely(_unicode_folded),
     ),
     P(
         "policy-parameters-after-space-only",
