@@ -29,6 +29,7 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = [
     "FAKE_BOUNDARY",
+    "SANDBOX_MEMBER",
     "Part",
     "Pred",
     "RespEdit",
@@ -64,6 +65,8 @@ Part = tuple[FieldList, bytes]
 Pred = Callable[[RelayRequest], bool]
 RespEdit = Callable[[RelayRequest, RelayResponse], None]
 FAKE_BOUNDARY = "plant-fake-0123456789abcdef"
+#: The path of a member of the reference server's sandbox collection.
+SANDBOX_MEMBER = re.compile(r"^/books/\d+$")
 
 
 def boundary_of(msg: RelayRequest | RelayResponse) -> str | None:

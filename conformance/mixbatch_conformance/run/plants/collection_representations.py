@@ -23,11 +23,11 @@ member without content written as a part that is not what its GET alone answers 
 from __future__ import annotations
 
 import hashlib
-import re
 from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
+    SANDBOX_MEMBER,
     Part,
     boundary_of,
     field_of,
@@ -39,8 +39,6 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
-#: A member of the reference server's sandbox collection.
-MEMBER = re.compile(r"^/books/\d+$")
 #: Members the relay holds as written without content while its plant is in place.
 EMPTY_MEMBERS: set[str] = set()
 #: The last aggregate tag each collection path was retrieved under, and the tags its other
@@ -152,7 +150,7 @@ def _empty_put_taken(req: RelayRequest) -> None:
     """A PUT without content to a sandbox member taken as that member's new (empty) content:
     forwarded as a merge patch that changes nothing, so the member stays."""
     path = _path(req.target)
-    if is_batch(req) or not MEMBER.match(path):
+    if is_batch(req) or not SANDBOX_MEMBER.match(path):
         return
     if req.method == "DELETE":
         EMPTY_MEMBERS.discard(path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mixbatch_conformance.core.validator import FORBIDDEN_REQUEST_FIELDS
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
     Part,
@@ -34,19 +35,7 @@ __all__ = ["PLANTS"]
 #: The methods MB-SUB-3 names.
 _FORBIDDEN_METHODS = ("CONNECT", "TRACE")
 #: The fields MB-PART-9 forbids in a request part, lower-cased.
-_FORBIDDEN_FIELDS = (
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "transfer-encoding",
-    "upgrade",
-    "expect",
-    "host",
-    "trailer",
-    "content-transfer-encoding",
-    "http-status-code",
-)
+_FORBIDDEN_FIELDS = tuple(n.lower() for n in FORBIDDEN_REQUEST_FIELDS)
 #: The control fields of a request part, lower-cased.
 _CONTROL_FIELDS = ("http-method", "content-id")
 

@@ -18,11 +18,11 @@ sent alone.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
+    SANDBOX_MEMBER,
     Part,
     boundary_of,
     field_of,
@@ -34,8 +34,6 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
-#: A member of the reference server's sandbox collection.
-MEMBER = re.compile(r"^/books/\d+$")
 JSON_TYPE = "application/json"
 #: The media type each member was last written with, where it is not JSON.
 MEMBER_TYPES: dict[str, str] = {}
@@ -66,7 +64,7 @@ def _retrieval(req: RelayRequest, resp: RelayResponse) -> tuple[list[Part], str]
 def _type_kept(req: RelayRequest) -> None:
     """A PUT of a member in any media type forwarded as JSON, its type remembered."""
     path = _path(req.target)
-    if is_batch(req) or not MEMBER.match(path):
+    if is_batch(req) or not SANDBOX_MEMBER.match(path):
         return
     if req.method == "DELETE":
         MEMBER_TYPES.pop(path, None)
@@ -108,7 +106,7 @@ def _deleted_in_batch(req: RelayRequest, resp: RelayResponse) -> None:
         path = _part_path(fields)
         method = (field_of(fields, "Http-Method") or "").strip().upper()
         status = (field_of(got, "Http-Status-Code") or "").strip()
-        if method == "DELETE" and MEMBER.match(path) and status in ("200", "204"):
+        if method == "DELETE" and SANDBOX_MEMBER.match(path) and status in ("200", "204"):
             DELETED.add(path)
 
 
@@ -118,7 +116,7 @@ def _deleted_still_listed(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req):
         _deleted_in_batch(req, resp)
         return
-    if req.method == "DELETE" and MEMBER.match(path) and resp.status in (200, 204):
+    if req.method == "DELETE" and SANDBOX_MEMBER.match(path) and resp.status in (200, 204):
         DELETED.add(path)
         return
     found = _retrieval(req, resp)
@@ -138,7 +136,7 @@ def _rewritten_twice(req: RelayRequest, resp: RelayResponse) -> None:
     path = _path(req.target)
     if is_batch(req):
         return
-    if MEMBER.match(path):
+    if SANDBOX_MEMBER.match(path):
         if req.method == "DELETE":
             REWRITTEN.discard(path)
         elif req.method == "PUT" and resp.status in (200, 204):
