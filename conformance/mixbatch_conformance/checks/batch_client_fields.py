@@ -51,13 +51,11 @@ from __future__ import annotations
 
 from email.utils import formatdate
 
-from mixbatch_conformance.checks._shared.alone import readable_echoes
+from mixbatch_conformance.checks._shared.parts_alike import BaselineBatch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
-from mixbatch_conformance.core.echo import differences
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Response, exchange_after_continue
 
@@ -132,21 +130,13 @@ def _request(ctx: Context, subs: list[SubRequest], fields: Fields) -> bytes:
     return ctx.raw_request("POST", ctx.batch_path, head, compose_batch(subs, BOUNDARY))
 
 
-class _Batch:
-    """One batch as answered without any of the fields (`resp`): what each field's answer
-    must be."""
+class _Batch(BaselineBatch):
+    """One batch as answered without any of the fields: what each field's answer must be."""
 
     def __init__(
         self, ctx: Context, judge: Judge, name: str, subs: list[SubRequest], resp: Response
     ) -> None:
-        self.name, self.subs, self.resp = name, subs, resp
-        self.env = ctx.read_batch(judge, resp)
-        judge.require("part count, without the fields", len(self.env.parts), {len(subs)})
-        self.echoes = {
-            i: readable_echoes(judge, self.env.parts[i].body)[0]
-            for i, s in enumerate(subs)
-            if ECHO_QUERY in s.target
-        }
+        super().__init__(ctx, judge, name, subs, resp, ECHO_QUERY)
 
     def expect_like(self, ctx: Context, judge: Judge, label: str, resp: Response | None) -> None:
         """Expect `resp` to answer this batch as it was answered without the field."""
@@ -167,33 +157,19 @@ class _Batch:
         env = ctx.read_batch(judge, resp)
         if not judge.expect(f"{what}: part count", len(env.parts), {len(self.subs)}, "MB-STATUS-1"):
             return
-        for i, sub in enumerate(self.subs):
-            part = f"{what}: part {i} ({sub.method} {sub.target})"
-            # MB-SUB-6: "A server MUST NOT apply any other header field of the batch request
-            # to a sub-request": each part runs as it runs in the batch without the field.
-            judge.expect(
-                f"{part} status", part_status(env, i), {part_status(self.env, i)}, "MB-SUB-6"
-            )
-            judge.expect(
-                f"{part} Batch-Outcome",
-                env.parts[i].get("Batch-Outcome"),
-                {self.env.parts[i].get("Batch-Outcome")},
-                "MB-SUB-6",
-            )
-            if i not in self.echoes:
-                continue
-            (seen,) = readable_echoes(judge, env.parts[i].body)
-            # MB-SUB-6, compared as spec 3.2.4 compares requests: the part's resource receives
-            # the request it receives in the batch without the field, none of the field's
-            # lines among its own.
-            found = differences(seen, self.echoes[i], ctx.target.volatile_headers)
-            judge.expect_true(
-                f"{part} is the request it is without the field",
-                not found,
-                "; ".join(found) or "the same request",
-                "the same method, target, authority, content and fields (spec 3.2.4)",
-                "MB-SUB-6",
-            )
+        # MB-SUB-6: "A server MUST NOT apply any other header field of the batch request to a
+        # sub-request": each part runs as it runs in the batch without the field, and its
+        # resource receives the same request.
+        self.expect_parts_alike(
+            ctx,
+            judge,
+            what,
+            env,
+            without="the field",
+            part_requirement="MB-SUB-6",
+            echo_requirement="MB-SUB-6",
+            echo_after_change=True,
+        )
 
 
 @checker(

@@ -28,13 +28,11 @@ trailer fields, so the check does not apply.
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.checks._shared.chunking import small_chunked
+from mixbatch_conformance.checks._shared.parts_alike import BaselineBatch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
-from mixbatch_conformance.core.echo import Echo, differences
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 from mixbatch_conformance.transport.http import Response
@@ -104,20 +102,13 @@ def _top(resp: Response, name: str) -> tuple[str, ...]:
     return tuple(v for n, v in resp.headers if n.lower() == name.lower())
 
 
-class _Batch:
+class _Batch(BaselineBatch):
     """One batch as answered chunked without a trailer section: what each answer with a
     trailer field must be."""
 
     def __init__(self, ctx: Context, judge: Judge, name: str, subs: list[SubRequest]) -> None:
-        self.name, self.subs = name, subs
-        self.resp = ctx.send(judge, _request(ctx, subs, None, False))
-        self.env = ctx.read_batch(judge, self.resp)
-        judge.require("part count, without a trailer", len(self.env.parts), {len(subs)})
-        self.echoes: dict[int, Echo] = {
-            i: readable_echoes(judge, self.env.parts[i].body)[0]
-            for i, s in enumerate(subs)
-            if ECHO_QUERY in s.target
-        }
+        resp = ctx.send(judge, _request(ctx, subs, None, False))
+        super().__init__(ctx, judge, name, subs, resp, ECHO_QUERY)
 
     def expect_like(
         self, ctx: Context, judge: Judge, label: str, resp: Response, requirement: str
@@ -159,32 +150,19 @@ class _Batch:
         env = ctx.read_batch(judge, resp)
         if not judge.expect(f"{what}: part count", len(env.parts), {len(self.subs)}, requirement):
             return
-        for i, sub in enumerate(self.subs):
-            part = f"{what}: part {i} ({sub.method} {sub.target})"
-            # The part runs as in the batch without the trailer: under the continue policy
-            # (MB-PROC-5), and with only the header's credentials (MB-SUB-6).
-            ran = judge.expect(
-                f"{part} status", part_status(env, i), {part_status(self.env, i)}, requirement
-            )
-            ran = ran and judge.expect(
-                f"{part} Batch-Outcome",
-                env.parts[i].get("Batch-Outcome"),
-                {self.env.parts[i].get("Batch-Outcome")},
-                requirement,
-            )
-            if not ran or i not in self.echoes:
-                continue
-            (seen,) = readable_echoes(judge, env.parts[i].body)
-            # MB-SUB-6, compared as spec 3.2.4 compares requests: the part's resource receives
-            # the request it receives without the trailer, no trailer field among its fields.
-            found = differences(seen, self.echoes[i], ctx.target.volatile_headers)
-            judge.expect_true(
-                f"{part} is the request it is without the trailer",
-                not found,
-                "; ".join(found) or "the same request",
-                "the same method, target, authority, content and fields (spec 3.2.4)",
-                INHERIT,
-            )
+        # The part runs as in the batch without the trailer: under the continue policy
+        # (MB-PROC-5), and with only the header's credentials (MB-SUB-6); its resource
+        # receives the request it receives without the trailer (MB-SUB-6).
+        self.expect_parts_alike(
+            ctx,
+            judge,
+            what,
+            env,
+            without="the trailer",
+            part_requirement=requirement,
+            echo_requirement=INHERIT,
+            echo_after_change=False,
+        )
 
 
 @checker(
