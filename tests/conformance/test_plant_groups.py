@@ -212,6 +212,19 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
   field, a name matching one by prefix or after an X- prefix, a name beginning like a control
   field) (MB-PART-8).
+- refusal edges: each refusal rule applied one step off its edge, a valid neighbour refused or a
+  refused neighbour run: a truncated multipart subtype or multipart/* taken for mixed
+  (MB-WIRE-2); a quoted boundary's length or characters unchecked, its quoted-pairs counted, a
+  parameter named like boundary taken for it, OWS before the next `;` kept, a last bchar other
+  than a letter, digit or hyphen refused (MB-WIRE-4); a part without its empty line checked
+  wrongly against its Content-Length (MB-WIRE-17); leading OWS refused, Unicode digits read, a
+  lookalike field counted (MB-WIRE-20); a body line near the dash-boundary refused, one hyphen
+  after it taken (MB-WIRE-19); a method's leading OWS refused or its delimiters taken
+  (MB-PART-2); whitespace inside a Content-Id's brackets trimmed (MB-PART-4); the asterisk or
+  the forbidden methods read under one field-name case or with their OWS (MB-SUB-8, MB-SUB-3);
+  control-field text in a value or body counted, Proxy-* fields refused (MB-PART-8); the
+  endpoint's path matched inside or by a prefix of a target, escapes decoded partly (MB-SUB-4);
+  `$$(` or content references validated (MB-PROC-19).
 - trailer fields: a chunked batch's trailer fields merged into its header section, all of
   them, only those a Trailer field announced or only those it did not, or only its Cookie
   (MB-SUB-6), its Prefer or Batch-Mode (MB-PROC-5) or its Accept (MB-MULTI-1); its answer
@@ -298,6 +311,7 @@ from mixbatch_conformance.run.plants import (
     reference_substitution,
     refusal_connections,
     refusal_documents,
+    refusal_edges,
     refusal_list_neighbours,
     refusal_readings,
     refused_preconditions,
@@ -1180,6 +1194,16 @@ GROUPS = (
         "refusal-list-neighbours",
         _names(refusal_list_neighbours.PLANTS),
         ("forbidden-method-neighbours-run", "unforbidden-part-fields-reach-resource"),
+        ("FAIL",),
+    ),
+    Group(
+        # Each refusal rule one step off its edge: a valid neighbour of a refused value refused,
+        # or a refused neighbour of a valid value run (MB-WIRE-2, MB-WIRE-4, MB-WIRE-17,
+        # MB-WIRE-19, MB-WIRE-20, MB-PART-2, MB-PART-4, MB-PART-8, MB-SUB-3, MB-SUB-4,
+        # MB-SUB-8, MB-PROC-19).
+        "refusal-edges",
+        _names(refusal_edges.PLANTS),
+        tuple(sorted({c for p in refusal_edges.PLANTS for c in p.catchers})),
         ("FAIL",),
     ),
     Group(

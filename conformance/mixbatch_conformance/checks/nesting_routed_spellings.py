@@ -16,7 +16,8 @@ The converse is judged too: spec 8.4 ends "A target that the server would route 
 folds case, drops a path parameter or an extra segment, or decodes a reserved octet before
 comparing refuses a batch whose part names a path the router sends elsewhere.
 `nesting-unrouted-lookalikes-run` sends each lookalike of the endpoint's path (those above,
-plus an extra segment, a suffix, a trailing dot and percent-encoded reserved octets) a valid
+plus an extra segment, a suffix, a trailing dot, percent-encoded reserved octets, the path less
+its last character, the path under another segment and a query holding the path) a valid
 batch alone; each not answered as a batch is then named by a GET part and by a POST part
 carrying a batch as its content, which must run (MB-SUB-4) and be answered as the same requests
 alone (MB-SUB-1), under continue and, when claimed, stop and atomic, and in every form the
@@ -101,8 +102,9 @@ def nesting_routed_spellings(ctx: Context, judge: Judge) -> None:
 
 def lookalikes(batch_path: str) -> list[str]:
     """Paths that look like `batch_path` and that a router may send elsewhere: the spellings
-    above, an extra segment, a suffix, a trailing dot, and percent-encoded reserved octets
-    (a slash, a semicolon, a question mark) appended."""
+    above, an extra segment, a suffix, a trailing dot, percent-encoded reserved octets (a
+    slash, a semicolon, a question mark) appended, the path less its last character, the path
+    under a segment of its own, and another path whose query holds it."""
     out = [
         *spellings(batch_path),
         f"{batch_path}/mb-suite",
@@ -111,6 +113,9 @@ def lookalikes(batch_path: str) -> list[str]:
         f"{batch_path}%2F",
         f"{batch_path}%3Bmb=1",
         f"{batch_path}%3F",
+        batch_path[:-1] if len(batch_path.rsplit("/", 1)[1]) > 1 else batch_path,
+        f"/mb-suite{batch_path}",
+        f"/mb-suite?next={batch_path}",
     ]
     return [s for i, s in enumerate(out) if s != batch_path and s not in out[:i]]
 
@@ -191,3 +196,57 @@ def nesting_unrouted_lookalikes_run(ctx: Context, judge: Judge) -> None:
                 (entry.status, entry.fields, entry.body),
                 alone[sub.target][sub.method],
             )
+
+
+#: RFC 3986 §2.3: the unreserved characters, whose percent-encodings are equivalent to them.
+UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def encoded_spellings(batch_path: str) -> list[tuple[str, str]]:
+    """(what, path) for `batch_path` with unreserved characters percent-encoded: every one of
+    its last segment, its last one alone, and the first whose encoding holds a hex letter
+    written in lower-case hex (RFC 3986 §2.1: "The uppercase hexadecimal digits 'A' through 'F'
+    are equivalent to the lowercase digits 'a' through 'f'"), when it has one."""
+    head, last = batch_path.rsplit("/", 1)
+    out: list[tuple[str, str]] = []
+    if any(c in UNRESERVED for c in last):
+        every = "".join(f"%{ord(c):02X}" if c in UNRESERVED else c for c in last)
+        out.append(("every character of its last segment encoded", f"{head}/{every}"))
+    if last and last[-1] in UNRESERVED:
+        out.append(("its last character encoded", f"{head}/{last[:-1]}%{ord(last[-1]):02X}"))
+    for i, c in enumerate(batch_path):
+        if c in UNRESERVED and any(h in "ABCDEF" for h in f"{ord(c):02X}"):
+            lower = f"{batch_path[:i]}%{ord(c):02x}{batch_path[i + 1 :]}"
+            out.append((f"{c} encoded in lower-case hex", lower))
+            break
+    return out
+
+
+@checker(
+    "nesting-encoded-spellings-refused",
+    ("MB-SUB-4",),
+    "A part naming the batch endpoint's path with unreserved characters percent-encoded (every character of its last segment, its last character, one encoded in lower-case hex) is refused with 400 naming MB-SUB-4.",
+    state=State.READ_ONLY,
+)
+def nesting_encoded_spellings(ctx: Context, judge: Judge) -> None:
+    spelled = encoded_spellings(ctx.batch_path)
+    if not spelled:
+        judge.not_applicable(
+            f"the batch endpoint's path {ctx.batch_path} has no unreserved character"
+        )
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    for what, path in spelled:
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, _batch(path)))
+        judge.note(f"<{path}> ({what}): {resp.status}")
+        # MB-SUB-4 (spec 8.4): "a target is the batch endpoint whenever its path equals the
+        # endpoint's path once percent-encoded unreserved characters are decoded (RFC 3986
+        # §6.2.2.2), whatever its query".
+        if not judge.expect(f"<{path}> ({what}): top-level status", resp.status, {400}, "MB-SUB-4"):
+            continue
+        doc = problem_of(resp)
+        judge.expect(
+            f"<{path}> ({what}): problem requirement",
+            None if doc is None else doc.get("requirement"),
+            {"MB-SUB-4"},
+            "MB-STATUS-4",
+        )

@@ -8,8 +8,9 @@ MB-TEST-1) and with the `Location` of a 200 that has none; a part naming an unre
 skipped in turn, an independent part after it runs, and under stop the unresolved part does not
 count as failing (MB-PROC-20). Every way MB-PROC-19 names for a reference to be refused is sent
 on its own: a later part (in a Content-Id and in a field value), the part itself, a part that does
-not exist, a field name in a Content-Id. Every member a check creates is recorded by the context
-and deleted when the check ends.
+not exist, a field name in a Content-Id; the same written with the `$$(` escape, or in a part's
+content, are no references and are processed. Every member a check creates is recorded by the
+context and deleted when the check ends.
 """
 
 from __future__ import annotations
@@ -165,6 +166,51 @@ def reference_forward(ctx: Context, judge: Judge) -> None:
             {"MB-PROC-19"},
             "MB-STATUS-4",
         )
+
+
+@checker(
+    "references-refusal-neighbours-run",
+    ("MB-PROC-19", "MB-PROC-18"),
+    "A references batch whose parts hold escaped $$( naming the part itself, a later part, a part that does not exist or a field in a Content-Id, or $( references of those kinds in their content, is processed, the escapes reaching the echo as literal $( and the content unchanged.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def reference_refusal_neighbours(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    # `$`, `(`, `)` and `:` are sub-delims or allowed in a query (RFC 3986 §3.4).
+    escaped = f"{echo}?self=$$(1)&later=$$(2)&none=$$(9)&field=$$(0:ETag)"
+    content = b"$(2) $(3) $(9) $(0:ETag)"
+    subs = [
+        SubRequest("GET", ok),
+        SubRequest("GET", escaped, (("X-Mb-Literal", "$$(1) $$(2) $$(9:ETag)"),)),
+        SubRequest("POST", echo, (("Content-Type", "text/plain"),), content),
+    ]
+    resp = ctx.batch(judge, subs, headers=REFERENCES)
+    # MB-PROC-19 refuses "a part whose reference names that part itself, a later part or a part
+    # that does not exist, or whose `Content-Id` holds a reference with a field name"; spec 7.7:
+    # "`$$(` stands for a literal `$(`" and "References are not substituted in part content",
+    # so none of these is a reference.
+    if not judge.expect("top-level status", resp.status, {200}, "MB-PROC-19"):
+        judge.note(f"refused naming {(problem_of(resp) or {}).get('requirement')}")
+        return
+    statuses = [{200}, {200}, {200}]
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], statuses, "MB-PROC-18")
+    seen = readable_echoes(judge, env.parts[1].body, env.parts[2].body)
+    # MB-PROC-18: the part runs "as the same request sent alone with those values".
+    judge.expect(
+        "part 1 target received",
+        seen[0].target,
+        {escaped.replace("$$(", "$(")},
+        "MB-PROC-18",
+    )
+    judge.expect(
+        "part 1 X-Mb-Literal received",
+        seen[0].get_all("X-Mb-Literal"),
+        [["$(1) $(2) $(9:ETag)"]],
+        "MB-PROC-18",
+    )
+    judge.expect("part 2 content received", seen[1].body, {content}, "MB-PROC-18")
 
 
 @checker(

@@ -22,8 +22,8 @@ parts goes in a batch of its own, so the refusal names the ones the rule was rea
 - `unforbidden-part-fields-reach-resource`: parts carrying response fields the spec defines or
   uses (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names
   near the forbidden ones (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests,
-  Expect-CT, X-Connection, Trailers, Content-Transfer-Type) and names near the control
-  fields (Http-Method2, Content-Id2). Fields that name another host (`X-Host`,
+  Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status) and names near the
+  control fields (Http-Method2, Content-Id2). Fields that name another host (`X-Host`,
   `X-Forwarded-Host` and the others spec 3.2.2 lists after MB-SUB-2) are left out: a server
   may refuse a part carrying one under MB-SUB-2.
 """
@@ -81,6 +81,8 @@ NEAR_FORBIDDEN_FIELDS = (
     ("X-Connection", "close"),
     ("Trailers", "mb-suite"),
     ("Content-Transfer-Type", "binary"),
+    # A response field (RFC 9209) that shares its first word with Proxy-Connection.
+    ("Proxy-Status", "mb-suite"),
 )
 #: Names that begin like the control fields and are not them.
 NEAR_CONTROL_FIELDS = (
@@ -212,7 +214,7 @@ def forbidden_method_neighbours_run(ctx: Context, judge: Judge) -> None:
 @checker(
     "unforbidden-part-fields-reach-resource",
     ("MB-PART-8", "MB-SUB-1"),
-    "Parts carrying response fields (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names near the forbidden part fields (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests, Expect-CT, X-Connection, Trailers, Content-Transfer-Type) or near the control fields (Http-Method2, Content-Id2) are processed, each field reaching the echo as the same request alone receives it.",
+    "Parts carrying response fields (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names near the forbidden part fields (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests, Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status) or near the control fields (Http-Method2, Content-Id2) are processed, each field reaching the echo as the same request alone receives it.",
     state=State.READ_ONLY,
 )
 def unforbidden_part_fields_reach_resource(ctx: Context, judge: Judge) -> None:

@@ -86,6 +86,7 @@ from mixbatch_conformance.run.plants import (
     reference_substitution,
     refusal_connections,
     refusal_documents,
+    refusal_edges,
     refusal_list_neighbours,
     refusal_members,
     refusal_readings,
@@ -232,6 +233,7 @@ PLANTS: tuple[Mutation, ...] = (
     + batch_client_fields.PLANTS
     + trailer_fields.PLANTS
     + get_content_and_ranges.PLANTS
+    + refusal_edges.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
