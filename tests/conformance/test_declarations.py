@@ -157,6 +157,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-members-all-retrieved",
         "sandbox-octets-read-back",
         "sandbox-post-never-takes-a-put-name",
+        "sandbox-write-answers",
         "sandbox-write-without-content-type",
         "sandbox-writes-any-framing",
         "top-level-fields-without-created-resource",

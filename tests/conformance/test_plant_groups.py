@@ -236,6 +236,15 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - test resources under negotiation: the ok and etag_resource answering a GET whose Accept names
   text/html with 406, alone only or in parts only (MB-TEST-1), and the echo answering one whose
   Accept names application/xml with 406 (MB-TEST-2).
+- boundary neighbours: rules applied one step past their boundary: a status resource reading a
+  code with a sign, padding, a digit separator, an exponent or another script's digits
+  (MB-TEST-6); a sandbox answering a DELETE of an absent member 204, a replacing PUT 201, a
+  refused PUT 200 or a DELETE part 202 (MB-TEST-3); a Content-Encoding list refused for an empty
+  element, a tab around a comma or a second identity line (MB-INTER-6); an Accept weight of 0.001
+  read as 0 on a batch (MB-MULTI-1) or a retrieval (MB-METHOD-4); a Prefer field with an empty
+  element given up (MB-PROC-6); a GET with `Content-Length: 00` refused as one with content
+  (MB-METHOD-3, MB-METHOD-4), and a retrieval's content ignored under Accept not spelt
+  `multipart/mixed` (MB-METHOD-3).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -267,6 +276,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     batch_client_fields,
     boundaries_and_empty_lines,
+    boundary_neighbours,
     budget_scope,
     busy_connections,
     chunked_connections,
@@ -1250,6 +1260,16 @@ GROUPS = (
         "get-content-and-ranges",
         _names(get_content_and_ranges.PLANTS),
         ("get-with-any-content-refused", "collection-retrieval-ignores-range"),
+        ("FAIL",),
+    ),
+    Group(
+        # Each rule's valid neighbour refused, or its invalid one taken: MB-TEST-6's "a value
+        # that is not three digits", MB-TEST-3's answers on each side of "exists", MB-INTER-6's
+        # coding lists, RFC 9110 §12.4.2's three-decimal weights, §5.6.1's empty list elements in
+        # Prefer, and MB-METHOD-3's GET with and without content.
+        "boundary-neighbours",
+        _names(boundary_neighbours.PLANTS),
+        tuple(sorted({c for p in boundary_neighbours.PLANTS for c in p.catchers})),
         ("FAIL",),
     ),
 )

@@ -10,7 +10,9 @@ space, before it, and after a repeated `identity`) and on a second field line (a
 `identity` line and before one); each must be refused 415 with
 `Accept-Encoding`. `content-coding-names-any-case` sends `identity` in other case, alone and
 listed twice, and gzip in other case when the server's 415 names gzip among the codings it
-decodes: content codings are case-insensitive (RFC 9110 §8.4.1), so each batch is processed.
+decodes: content codings are case-insensitive (RFC 9110 §8.4.1), so each batch is processed;
+so is one listing identity alone beside an empty element, with a tab around the comma, or on
+two field lines, each a list of identity by RFC 9110 §5.6.1 and §5.3.
 The batches only read, so a server that runs one changes nothing.
 """
 
@@ -69,12 +71,20 @@ def content_coding_list_members_refused(ctx: Context, judge: Judge) -> None:
 
 
 #: Spellings of `identity`, a coding every receiver decodes, in other case (RFC 9110 §8.4.1:
-#: "All content codings are case-insensitive"), alone and in a list.
+#: "All content codings are case-insensitive"), alone and in a list; and lists of identity alone
+#: in the forms RFC 9110 §5.6.1 gives every list: an empty element before or after it ("a
+#: recipient MUST parse and ignore a reasonable number of empty list elements"), a tab as well as
+#: a space around the comma (OWS), and a second field line (§5.3: the lines combine into one list,
+#: joined with a comma).
 IDENTITY_SPELLINGS: tuple[tuple[str, ...], ...] = (
     ("Identity",),
     ("IDENTITY",),
     ("identity, Identity",),
     ("iDeNtItY",),
+    ("identity,",),
+    (",identity",),
+    ("identity ,\tidentity",),
+    ("identity", "identity"),
 )
 #: Spellings of gzip in other case, tried when the server names gzip as a coding it decodes.
 GZIP_SPELLINGS = ("GZIP", "Gzip")
@@ -83,7 +93,7 @@ GZIP_SPELLINGS = ("GZIP", "Gzip")
 @checker(
     "content-coding-names-any-case",
     ("MB-INTER-6",),
-    "A batch whose Content-Encoding names identity, or a coding the server says it decodes, in another case is processed, not refused 415.",
+    "A batch whose Content-Encoding names identity, or a coding the server says it decodes, in another case, or lists identity alone with an empty element, with a tab around the comma or on two field lines, is processed, not refused 415.",
     state=State.READ_ONLY,
 )
 def content_coding_names_any_case(ctx: Context, judge: Judge) -> None:
@@ -105,7 +115,8 @@ def content_coding_names_any_case(ctx: Context, judge: Judge) -> None:
         resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, content))
         # RFC 9110 §8.4.1: "All content codings are case-insensitive"; MB-INTER-6 answers 415
         # only "a batch request with a content coding it does not support", which a coding it
-        # decodes, spelled in another case, is not.
+        # decodes, spelled in another case, is not, nor is an empty list element (RFC 9110
+        # §5.6.1: a recipient MUST "parse and ignore" it) or the whitespace around a comma.
         judge.expect(
             f"Content-Encoding {' | '.join(lines)}: status", resp.status, {200}, "MB-INTER-6"
         )

@@ -19,9 +19,10 @@ If-Modified-Since is ignored beside If-None-Match, and alone is 304 exactly when
 Last-Modified is no later than its date, in IMF-fixdate or RFC 850 form; it is 412 when
 If-Match fails RFC 9110's strong comparison or, without If-Match, If-Unmodified-Since is a
 second before the aggregate Last-Modified (MB-STATUS-7). A GET with content, framed by
-Content-Length or chunked, with or without a Content-Type, is 400 on a collection and 400 or
-405 on the batch endpoint, a 405 whose Allow names POST and not GET (MB-METHOD-3, MB-METHOD-2);
-a GET with Content-Length: 0 has no content, on a collection and on the batch endpoint alike. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
+Content-Length or chunked, with or without a Content-Type, is 400 on a collection (under each
+Accept that makes it a retrieval) and 400 or 405 on the batch endpoint, a 405 whose Allow names
+POST and not GET (MB-METHOD-3, MB-METHOD-2); a GET with Content-Length: 0, or 00, has no
+content, on a collection and on the batch endpoint alike. A declared empty collection is 204 with the aggregate ETag and Vary: Accept, and 304 on that
 ETag (MB-STATUS-11, MB-METHOD-4, MB-STATUS-7).
 """
 
@@ -97,10 +98,17 @@ GET_CONTENT_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...]
     ("Content-Length of one octet", (), b"x"),
 )
 #: Framings that carry no content (RFC 9112 §6.3: a Content-Length of 0 means none): a GET
-#: framed so is no GET "that has content", and a collection retrieval answers it as usual.
+#: framed so is no GET "that has content", and a collection retrieval answers it as usual. The
+#: length written with a leading zero is the same length (RFC 9110 §8.6: `Content-Length =
+#: 1*DIGIT`, a decimal number of octets), not a field whose presence means content.
 GET_EMPTY_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] = (
     ("Content-Length: 0", (("Content-Length", "0"),), b""),
+    ("Content-Length: 00", (("Content-Length", "00"),), b""),
 )
+#: Accept values other than `multipart/mixed` that make a GET of a collection a retrieval (spec
+#: 4.2: its `Accept` "admits `multipart/mixed`, and admits no other representation of the
+#: collection with a higher weight"), sent with content: a GET for a collection retrieval.
+CONTENT_RETRIEVAL_ACCEPTS = ("Multipart/Mixed", "multipart/*;q=0.5")
 
 
 def _allow(resp: Response) -> list[str]:
@@ -262,7 +270,7 @@ def unknown_method_refused(ctx: Context, judge: Judge) -> None:
 @checker(
     "batch-endpoint-get-with-content",
     ("MB-METHOD-3", "MB-METHOD-2"),
-    "A GET to the batch endpoint with content, framed by Content-Length or chunked, is answered 400, or 405 when the endpoint does not allow GET; one with Content-Length: 0 has none and is answered as the GET without the field.",
+    "A GET to the batch endpoint with content, framed by Content-Length or chunked, is answered 400, or 405 when the endpoint does not allow GET; one with Content-Length: 0 or 00 has none and is answered as the GET without the field.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -376,11 +384,13 @@ def collection_get(ctx: Context, judge: Judge) -> None:
     judge.expect("missing collection status", missing.status, {404}, "MB-STATUS-7")
 
 
-#: Accept values that admit multipart/mixed and nothing else: other case, a weight, the
-#: subtype wildcard, and the media range listed twice with other weights.
+#: Accept values that admit multipart/mixed and nothing else: other case, a weight (the
+#: smallest above zero among them: RFC 9110 §12.4.2 makes only 0 "not acceptable"), the subtype
+#: wildcard, and the media range listed twice with other weights.
 RETRIEVAL_ACCEPTS = (
     "Multipart/Mixed",
     "multipart/mixed;q=0.5",
+    "multipart/mixed;q=0.001",
     "multipart/*",
     "multipart/mixed; Q=0.2, multipart/mixed;q=1",
 )
@@ -581,7 +591,7 @@ def _members_resolve(ctx: Context, judge: Judge, coll: str, parts: Sequence[Part
 @checker(
     "collection-get-with-content",
     ("MB-METHOD-3", "MB-METHOD-4"),
-    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400, with or without a conditional field that would make it 304 or 412; one with Content-Length: 0 has none and is answered 200 with the members.",
+    "A GET collection retrieval that has content, framed by Content-Length or chunked, is rejected with 400, under Accept multipart/mixed in another case or multipart/* too, with or without a conditional field that would make it 304 or 412; one with Content-Length: 0 or 00 has none and is answered 200 with the members.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -593,6 +603,18 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
         # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval ... that has
         # content", however the content is framed.
         judge.expect(f"status, content framed by {framing}", resp.status, {400}, "MB-METHOD-3")
+    framing, head, body = GET_CONTENT_FRAMINGS[0]
+    for accept in CONTENT_RETRIEVAL_ACCEPTS:
+        req = ctx.raw_request("GET", coll, (("Accept", accept), *head), body)
+        resp = ctx.send(judge, req)
+        # MB-METHOD-3: the GET is "for a collection retrieval" whichever spelling of Accept
+        # makes it one (spec 4.2), so its content is refused as under `multipart/mixed`.
+        judge.expect(
+            f"status, Accept: {accept} and content framed by {framing}",
+            resp.status,
+            {400},
+            "MB-METHOD-3",
+        )
     # RFC 9110 §13.2.1: preconditions are evaluated only where the server would otherwise
     # answer 2xx or 412; a GET that MB-METHOD-3 answers 400 never gets there, so no conditional
     # field turns its 400 into a 304 or a 412, whatever the collection's validators.

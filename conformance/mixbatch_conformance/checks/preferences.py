@@ -8,9 +8,10 @@ spelling: name and value in any case, quoted or not, with BWS around "=" (MB-PRO
 or with a quoted-string holding commas and semicolons (RFC 7240 §2: they separate nothing) or
 quoted-pairs (an escaped quote does not end the string, an escaped backslash before a quote
 does: RFC 9110 §5.6.4) or obs-text octets (valid qdtext and quoted-pair content), and
-writes Preference-Applied other than lower case and unquoted. Each case sends [not_found, ok]:
-with stop honoured, part 1 is skipped and Preference-Applied names batch-on-error=stop, in
-every form the target declares.
+writes Preference-Applied other than lower case and unquoted, or gives up on a field holding
+an empty list element (RFC 9110 §5.6.1: a recipient "MUST parse and ignore" it). Each case
+sends [not_found, ok]: with stop honoured, part 1 is skipped and Preference-Applied names
+batch-on-error=stop, in every form the target declares.
 
 batch-on-error named more than once, on one field line or several, counts by its first
 instance alone (MB-PROC-13, RFC 7240 §2): stop then continue runs under stop, continue then
@@ -72,13 +73,19 @@ CASES: tuple[tuple[str, ...], ...] = (
     ('mb-suite="caf\xe9", batch-on-error=stop',),
     ('batch-on-error=stop; mb-suite="\x80 \\\xff"',),
     ('mb-suite="caf\xc3\xa9"', "batch-on-error=stop"),
+    # RFC 7240 §2 writes Prefer as a list (`1#preference`), and RFC 9110 §5.6.1 makes "a
+    # recipient MUST parse and ignore a reasonable number of empty list elements": one before
+    # batch-on-error, one after it, and two in a row before it leave it a preference.
+    (", batch-on-error=stop",),
+    ("batch-on-error=stop,",),
+    ("wait=5,, batch-on-error=stop",),
 )
 
 
 @checker(
     "prefer-several-preferences",
     ("MB-PROC-6", "MB-PROC-13"),
-    "Prefer batch-on-error=stop is honoured when other preferences come before or after it, in one field line or several, in every declared form.",
+    "Prefer batch-on-error=stop is honoured when other preferences or empty list elements come before or after it, in one field line or several, in every declared form.",
     profile="error-policy",
     state=State.READ_ONLY,
 )

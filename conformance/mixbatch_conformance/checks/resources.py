@@ -48,8 +48,29 @@ RANDOM_BETWEEN = (2**20 + 1, 2**22 + 1)
 #: both ends of the range and a code of each class, unregistered ones among them.
 STATUS_CODES = (200, 201, 204, 299, 302, 304, 401, 404, 418, 500, 503, 599)
 #: Values it must refuse with 400 or 404: 1xx at both ends, below 100, 600 and above, and
-#: values that are not three digits though a number parser reads them as a final code.
-BAD_CODES = ("100", "199", "099", "600", "abc", "2000", "0200", "20")
+#: values that are not three digits though a number parser reads them as a final code: a
+#: leading zero, a sign, a space before or after (percent-encoded), a digit separator, an
+#: exponent or a decimal point, and three digits of another script (U+0662 U+0660 U+0660,
+#: percent-encoded UTF-8), which a Unicode-aware digit test takes for 200. HTTP's status code is
+#: three DIGITs (RFC 9110 §15), and DIGIT is 0-9 alone (RFC 5234 B.1).
+BAD_CODES = (
+    "100",
+    "199",
+    "099",
+    "600",
+    "abc",
+    "2000",
+    "0200",
+    "20",
+    "+200",
+    "-200",
+    "%20200",
+    "200%20",
+    "2_00",
+    "2e2",
+    "200.0",
+    "%D9%A2%D9%A0%D9%A0",
+)
 #: Milliseconds asked of the `delay` resource.
 DELAY_MS = 300
 #: The shortest delay there is: MB-TEST-7's "every *ms* up to the largest it accepts" starts at
@@ -295,7 +316,7 @@ def random_resource(ctx: Context, judge: Judge) -> None:
 @checker(
     "test-resource-status",
     ("MB-TEST-6",),
-    "The declared status resource answers each code from 200 to 599 with that status and refuses other values with 400 or 404.",
+    "The declared status resource answers each code from 200 to 599 with that status and refuses other values with 400 or 404: 1xx, below 100, 600, four digits, two, and forms a number parser reads as a final code (a leading zero, a sign, a space around it, a digit separator, an exponent, a decimal point, digits of another script).",
     state=State.READ_ONLY,
 )
 def status_resource(ctx: Context, judge: Judge) -> None:
@@ -309,7 +330,8 @@ def status_resource(ctx: Context, judge: Judge) -> None:
             judge.expect(f"GET {code} content", len(resp.body), {0})
     for bad in BAD_CODES:
         resp = ctx.alone(judge, SubRequest("GET", ctx.path(template.replace("{code}", bad))))
-        # "and MUST answer any other code ... with 400 or 404".
+        # "and MUST answer any other code (a 1xx, 600 and above, or a value that is not three
+        # digits) with 400 or 404".
         judge.expect(f"GET {bad}", resp.status, {400, 404})
 
 

@@ -41,6 +41,11 @@ def quality_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
         (f"{XML};q=0.1, {MULTIPART}", {MULTIPART}),
         (f"{MULTIPART}, {XML};q=0.9, {JSON};q=0.9", {MULTIPART}),
         (f"*/*;q=0.8, {MULTIPART}", {MULTIPART}),
+        # The smallest weight above zero (RFC 9110 §12.4.2: qvalue has up to three decimals,
+        # and only 0 means "not acceptable"): multipart/mixed stays acceptable, named or by a
+        # range, so the answer is no 406.
+        (f"{MULTIPART};q=0.001", {MULTIPART}),
+        ("multipart/*;q=0.001", {MULTIPART}),
     ]
     # MB-MULTI-1 prose: "A structured suffix is not a match, so `application/json` does not
     # admit `application/vnd.mixbatch.multistatus+json`, and `text/xml` does not admit the XML

@@ -27,6 +27,7 @@ from mixbatch_conformance.run.plants import (
     batch_wide,
     behaviour,
     boundaries_and_empty_lines,
+    boundary_neighbours,
     budget_phases,
     budget_scope,
     busy_connections,
@@ -234,6 +235,7 @@ PLANTS: tuple[Mutation, ...] = (
     + trailer_fields.PLANTS
     + get_content_and_ranges.PLANTS
     + refusal_edges.PLANTS
+    + boundary_neighbours.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
