@@ -233,7 +233,7 @@ def make_app(gates: Gates | None = None) -> Starlette:
 
     async def status(request: Request) -> Response:
         raw = str(request.path_params["code"])
-        code = int(raw) if len(raw) == 3 and raw.isdigit() else 0
+        code = int(raw) if len(raw) == 3 and raw.isascii() and raw.isdigit() else 0
         if not 200 <= code <= 599:
             # 1xx are not final responses: as the reference server, refuse rather than send one.
             return JSONResponse({"detail": f"{code} is not a final status code (200-599)"}, 400)

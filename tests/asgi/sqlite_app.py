@@ -108,14 +108,19 @@ def make_app(notes: Notes) -> Any:
 
     async def route(method: str, path: str, body: bytes) -> tuple[int, Headers, bytes]:
         segments = path.strip("/").split("/")
-        if segments[0] == "sleep" and len(segments) == 2 and segments[1].isdigit():
+        if (
+            segments[0] == "sleep"
+            and len(segments) == 2
+            and segments[1].isascii()
+            and segments[1].isdigit()
+        ):
             await asyncio.sleep(int(segments[1]) / 1000)
             return reply(200, {"slept_ms": int(segments[1])})
         if segments[0] != "notes" or len(segments) > 2:
             return reply(404, {"detail": "no such resource"})
         if len(segments) == 1:
             return await collection(method, body)
-        if not segments[1].isdigit():
+        if not (segments[1].isascii() and segments[1].isdigit()):
             return reply(404, {"detail": "no such note"})
         return await member(method, int(segments[1]), body)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -202,6 +203,20 @@ def test_status_answers_requested_code(client: HttpClient) -> None:
     assert no_content.body == b""
     assert client.request("GET", "/status/99").status == 400
     assert client.request("GET", "/status/600").status == 400
+
+
+@pytest.mark.parametrize("raw", ["\u0662\u0660\u0660", "\uff12\uff10\uff10", "%D9%A2%D9%A0%D9%A0"])
+def test_status_and_delay_read_us_ascii_digits_only(client: HttpClient, raw: str) -> None:
+    """DIGIT is US-ASCII (RFC 5234 B.1): other scripts' digits are no status code or delay,
+    whether the router hands them on decoded or percent-encoded."""
+    from mixbatch.server._resources import delay, status
+
+    assert asyncio.run(status._status(None, {"code": raw})).status == 400  # type: ignore[arg-type]
+    (route,) = delay.routes(10_000)
+    assert asyncio.run(route.handlers["GET"](None, {"ms": raw})).status == 400  # type: ignore[arg-type]
+    if raw.isascii():
+        assert client.request("GET", f"/status/{raw}").status == 400
+        assert client.request("GET", f"/delay/{raw}").status == 400
 
 
 def test_delay_answers_after_sleeping_and_refuses_over_cap(client: HttpClient) -> None:

@@ -23,7 +23,7 @@ def routes(max_ms: int) -> list[Route]:
 
     async def delay(request: Request, params: Mapping[str, str]) -> Response:
         raw = params["ms"]
-        if not raw.isdigit() or len(raw) > 9 or int(raw) > max_ms:
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 9 or int(raw) > max_ms:
             return problem(
                 400, "invalid-delay", f"{raw!r} is not a delay of 0 to {max_ms} milliseconds"
             )

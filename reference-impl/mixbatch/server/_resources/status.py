@@ -21,7 +21,8 @@ _NO_CONTENT = frozenset({204, 304})
 
 async def _status(request: Request, params: Mapping[str, str]) -> Response:
     raw = params["code"]
-    if not (len(raw) == 3 and raw.isdigit() and 200 <= int(raw) <= 599):
+    # DIGIT is US-ASCII (RFC 5234 B.1): str.isdigit alone would take other scripts' digits.
+    if not (len(raw) == 3 and raw.isascii() and raw.isdigit() and 200 <= int(raw) <= 599):
         return problem(400, "invalid-status", f"{raw!r} is not a final status code (200-599)")
     code = int(raw)
     if code in _NO_CONTENT:
