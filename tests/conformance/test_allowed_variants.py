@@ -367,3 +367,46 @@ def test_not_found_content_of_its_own_each_time_passes(
     assert len(bodies) == 2
     checks = ["kept-connection-requests-answered-apart", "pipelined-requests-answered-apart"]
     assert _verdicts(ctx, checks) == {}
+
+
+def _refuses_identity_coding(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that decodes no content coding and so refuses `Content-Encoding: identity`,
+    in any spelling, with 415 and an Accept-Encoding field (MB-INTER-6; RFC 9110 §8.4.1
+    reserves identity as a synonym for no coding, which the spec does not make a server take
+    in Content-Encoding)."""
+    lines = [v for n, v in req.headers if n.lower() == "content-encoding"]
+    if req.method != "POST" or not lines:
+        return
+    members = {m.strip(" \t").lower() for line in lines for m in line.split(",")} - {""}
+    if members == {"identity"}:
+        body = json.dumps(
+            {
+                "type": "urn:example:unsupported-coding",
+                "title": "Unsupported Media Type",
+                "status": 415,
+                "requirement": "MB-INTER-6",
+            }
+        ).encode()
+        resp.status = 415
+        resp.headers = [
+            ("Content-Type", "application/problem+json"),
+            ("Accept-Encoding", "identity;q=0"),
+            ("Content-Length", str(len(body))),
+        ]
+        resp.body = body
+
+
+def test_server_refusing_identity_as_a_coding_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_refuses_identity_coding)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    judge = Judge("MB-INTER-6")
+    head = [("Content-Type", "multipart/mixed; boundary=b"), ("Content-Encoding", "Identity")]
+    body = b"--b\r\nHttp-Method: GET\r\nContent-Id: </ok>\r\n\r\n--b--\r\n"
+    # The variant is what it claims to be: identity in any spelling is refused.
+    assert ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body)).status == 415
+    assert (
+        _verdicts(ctx, ["content-coding-names-any-case", "content-coding-list-members-refused"])
+        == {}
+    )
