@@ -39,6 +39,17 @@ __all__ = [
 ]
 
 
+#: The faults MB-STATUS-2 lists as a malformed envelope, answered 400: framing, part header
+#: syntax, a missing or invalid Http-Method or Content-Id, a forbidden field, a rejected
+#: target, a nested batch.
+MALFORMED_ENVELOPE = frozenset(
+    {
+        *(f"MB-WIRE-{n}" for n in (4, 8, 13, 17, 18, 19, 20)),
+        *(f"MB-PART-{n}" for n in (2, 4, 10, 11)),
+        *(f"MB-SUB-{n}" for n in (2, 3, 4, 8)),
+    }
+)
+
 #: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds.
 RETRY_AFTER = re.compile(r"\d+|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
 
@@ -69,6 +80,14 @@ def expect_rejected(
     """The response is one of `statuses`, carrying problem details when asked."""
     ok = judge.expect("top-level status", resp.status, set(statuses), requirement)
     if not ok:
+        if set(statuses) == {400} and requirement in MALFORMED_ENVELOPE and resp.status >= 400:
+            # MB-STATUS-2: "A server MUST answer a batch request whose envelope is malformed
+            # (framing, part header syntax, missing or invalid `Http-Method` or `Content-Id`, a
+            # forbidden field, a rejected target, a nested batch) with 400": a refusal with
+            # another status breaks the status rule as well as the fault's own.
+            judge.expect(
+                "top-level status of a malformed envelope", resp.status, {400}, "MB-STATUS-2"
+            )
         return
     if accept_post:
         values = resp.get_all("Accept-Post")

@@ -24,24 +24,29 @@ value refused) or too narrow (a refused neighbour of a valid value run).
   path that begins it taken for it; only the first percent-encoded octet of a target decoded,
   or a last one left encoded.
 - References (MB-PROC-19): `$$(` read as a reference, and references in part content validated.
+- Statuses (MB-STATUS-2): a batch refused for a forbidden part field answered 501.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
     Pred,
+    RespEdit,
     accepts,
     boundary_of,
+    edit_problem,
     header_has,
     is_batch,
     parts_of,
+    problem_doc,
     refuses,
 )
-from mixbatch_conformance.transport.relay import RelayRequest
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
@@ -196,6 +201,19 @@ def _content_reference(i: int, _: list[tuple[str, str]], body: bytes) -> bool:
 
 def _forbidden_method(value: str) -> bool:
     return value.strip(" \t") in ("CONNECT", "TRACE")
+
+
+def _restatus(pred: Callable[[dict[str, Any]], bool], status: int) -> RespEdit:
+    """A 400 whose problem document `pred` matches answered with `status` instead, the
+    document's `status` member with it."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        doc = problem_doc(resp) if resp.status == 400 else None
+        if doc is not None and pred(doc):
+            edit_problem(resp, lambda d: d.update(status=status))
+            resp.status = status
+
+    return edit
 
 
 P = Mutation
@@ -510,5 +528,15 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-19 a $( in a part's content naming the part itself or a later part refused",
         ("references-refusal-neighbours-run",),
         on_response=refuses(_parts_holding(_content_reference), 400, "MB-PROC-19"),
+    ),
+    # MB-STATUS-2: a forbidden field is a malformed envelope "with 400"; RFC 9112 §6.1's 501
+    # for a transfer coding a server does not understand is no answer to a part's field.
+    P(
+        "forbidden-part-field-refused-501",
+        "MB-STATUS-2 a batch refused for a forbidden part field answered 501",
+        ("forbidden-fields-any-value-refused",),
+        on_response=_restatus(
+            lambda doc: doc.get("requirement") in ("MB-PART-10", "MB-PART-9"), 501
+        ),
     ),
 )
