@@ -6,7 +6,9 @@ server must not look at what the content is before refusing: a GET whose content
 well-formed one-part batch (`multipart/mixed` with its boundary, as a client library that put
 the batch on the wrong method sends it), framed by Content-Length or chunked, or typed
 `Multipart/Mixed` in other letter case, is no batch to run, and a collection must not take it
-for a retrieval either; nor is JSON content, or one untyped octet. Each is sent to the batch
+for a retrieval either; nor is JSON content, one untyped octet, or content of line ends or
+a space alone (content all the same, which the empty lines a server may skip before a request
+line are not). Each is sent to the batch
 endpoint (400, or 405 where the endpoint's Allow, read from its 405 to PUT, does not list GET:
 "A server that does not allow `GET` on its batch endpoint may answer a `GET` with content there
 405 under MB-METHOD-2 instead of 400") and to the declared collection with
@@ -53,13 +55,20 @@ def _contents(batch: bytes) -> list[tuple[str, tuple[tuple[str, str], ...], byte
         ),
         ("JSON", (("Content-Type", "application/json"),), b'{"parts": []}'),
         ("one untyped octet", (), b"x"),
+        # Content of line ends or whitespace alone is still content (RFC 9112 §6.3: the
+        # Content-Length octets are the message body): the empty lines a server may skip
+        # before a request line (RFC 9112 §2.2) come before it, not inside a body.
+        ("CRLF", (), b"\r\n"),
+        ("a bare LF", (), b"\n"),
+        ("two CRLFs, chunked", (("Transfer-Encoding", "chunked"),), _chunked(b"\r\n\r\n")),
+        ("a space", (), b" "),
     ]
 
 
 @checker(
     "get-with-any-content-refused",
     ("MB-METHOD-3", "MB-STATUS-7"),
-    "A GET whose content is a well-formed one-part batch (by Content-Length, chunked, or typed in other case), JSON or one untyped octet is answered 400 on the batch endpoint (or 405 where it does not allow GET) and on a collection retrieval; one with Content-Length: 0 and a batch's Content-Type has no content and is answered as the same GET without it.",
+    "A GET whose content is a well-formed one-part batch (by Content-Length, chunked, or typed in other case), JSON, one untyped octet, line ends or a space alone is answered 400 on the batch endpoint (or 405 where it does not allow GET) and on a collection retrieval; one with Content-Length: 0 and a batch's Content-Type has no content and is answered as the same GET without it.",
     profile="collection-get",
     state=State.READ_ONLY,
 )

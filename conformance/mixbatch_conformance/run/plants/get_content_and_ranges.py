@@ -10,6 +10,8 @@ Range (spec 4.2, 5.2).
     retrieval-batch-content-ignored    a collection retrieval whose content is multipart/mixed
                                        answered as if it had none, its content taken for a
                                        batch the collection does not run (MB-METHOD-3)
+    get-line-end-content-ignored       a GET whose content is line ends or whitespace alone
+                                       answered as one without content (MB-METHOD-3)
     collection-range-served            a collection retrieval served by generic code that
                                        answers Range with 206 and the octets asked for
                                        (MB-STATUS-7)
@@ -71,6 +73,13 @@ def _retrieval_batch_content_ignored(req: RelayRequest) -> None:
     if not _on_batch_path(req) and _multipart_content(req):
         req.body, req.chunks = b"", ()
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-type"]
+
+
+def _line_ends_dropped(req: RelayRequest) -> None:
+    """A server that takes a GET's content of line ends or whitespace alone for the stray CRLF
+    some clients send after a request, and answers the GET as one without content."""
+    if req.method == "GET" and req.body and not req.body.strip(b"\r\n \t"):
+        req.body, req.chunks = b"", ()
 
 
 def _is_retrieval(req: RelayRequest) -> bool:
@@ -186,6 +195,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-3 a retrieval whose content is a batch answered as one without content",
         ("get-with-any-content-refused",),
         on_request=_retrieval_batch_content_ignored,
+    ),
+    Mutation(
+        "get-line-end-content-ignored",
+        "MB-METHOD-3 a GET whose content is line ends or whitespace alone answered as one "
+        "without content",
+        ("get-with-any-content-refused",),
+        on_request=_line_ends_dropped,
     ),
     Mutation(
         "collection-range-served",
