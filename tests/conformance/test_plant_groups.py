@@ -225,6 +225,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   control-field text in a value or body counted, Proxy-* fields refused (MB-PART-8); the
   endpoint's path matched inside or by a prefix of a target, escapes decoded partly (MB-SUB-4);
   `$$(` or content references validated (MB-PROC-19).
+- plain reference syntax: in a batch that does not ask for references, `$$(` read as `$(` in
+  field values, a Content-Id or content, references substituted, or a reference to the part
+  itself or a later part refused 400 (MB-PROC-18).
 - trailer fields: a chunked batch's trailer fields merged into its header section, all of
   them, only those a Trailer field announced or only those it did not, or only its Cookie
   (MB-SUB-6), its Prefer or Batch-Mode (MB-PROC-5) or its Accept (MB-MULTI-1); its answer
@@ -315,6 +318,7 @@ from mixbatch_conformance.run.plants import (
     outcome_shapes,
     parameter_readings,
     part_security,
+    plain_reference_syntax,
     policy_value_readings,
     precondition_order,
     problem_schema,
@@ -539,6 +543,14 @@ GROUPS = (
             "references-not-in-content",
             "references-missing-field-skipped",
         ),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-18: "in a batch whose `Batch-Mode` does not list `references`, `$(` has no
+        # special meaning".
+        "plain-reference-syntax",
+        _names(plain_reference_syntax.PLANTS),
+        ("reference-syntax-plain-without-mode", "reference-syntax-plain-in-other-modes"),
         ("FAIL",),
     ),
     Group(

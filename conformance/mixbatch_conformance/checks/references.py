@@ -19,7 +19,7 @@ import json
 import secrets
 from typing import Any
 
-from mixbatch_conformance.checks._shared.alone import expect_same_request, readable_echoes
+from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
@@ -262,36 +262,3 @@ def batch_mode_list(ctx: Context, judge: Judge) -> None:
     # MB-PROC-17: "MUST answer 501 (Not Implemented), before any part runs, a batch request that
     # lists a mode it does not implement".
     judge.expect("status", resp.status, {501})
-
-
-@checker(
-    "reference-syntax-plain-without-mode",
-    ("MB-PROC-18", "MB-PART-8"),
-    "Without references in Batch-Mode, $( in a part's Content-Id and field values is plain data: the part runs and its resource receives the octets as written.",
-    state=State.READ_ONLY,
-)
-def reference_syntax_plain(ctx: Context, judge: Judge) -> None:
-    echo = ctx.path(ctx.resource(judge, "echo"))
-    # `$`, `(` and `)` are sub-delims, valid in a path segment and a query (RFC 3986 §3.3, §3.4).
-    subs = [
-        SubRequest("GET", f"{echo}?mb=$(0)", (("X-Mb-Reference", "$(0:Location)"),)),
-        SubRequest("GET", f"{echo}?mb=$(1)&n=$(0:ETag)", (("X-Mb-Reference", "$(9)"),)),
-    ]
-    alone = [ctx.alone(judge, s).body for s in subs]
-    resp = ctx.batch(judge, subs)
-    # MB-PROC-18: "in a batch whose `Batch-Mode` does not list `references`, `$(` has no
-    # special meaning": these are valid parts, processed like any other.
-    judge.require("top-level status", resp.status, {200}, "MB-PROC-18")
-    env = expect_processed(
-        ctx, judge, resp, [s.content_id for s in subs], [{200}, {200}], "MB-PROC-18"
-    )
-    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
-        seen, single_seen = readable_echoes(judge, env.parts[i].body, single)
-        judge.expect(f"part {i} target received", seen.target, {sub.target}, "MB-PROC-18")
-        judge.expect(
-            f"part {i} X-Mb-Reference received",
-            seen.get_all("X-Mb-Reference"),
-            [[sub.headers[0][1]]],
-            "MB-PROC-18",
-        )
-        expect_same_request(ctx, judge, f"part {i}", seen, single_seen, "MB-PROC-18")

@@ -56,6 +56,7 @@ __all__ = [
     "entries_from_multipart",
     "entries_from_xml",
     "entry_requirement",
+    "lists_references",
 ]
 
 MB_NS = "https://mixbatch.dev/ns/multistatus"
@@ -371,11 +372,24 @@ def entry_requirement(media: str, decided_right: bool, fallback: str) -> str:
     return fallback
 
 
+def lists_references(headers: Iterable[tuple[str, str]]) -> bool:
+    """Whether the batch request fields `headers` ask for the references mode (spec 7.7: its
+    `Batch-Mode` list, read as RFC 9110 §5.6.1 reads any list, names `references`)."""
+    return any(
+        mode.strip().lower() == "references"
+        for name, value in headers
+        if name.lower() == "batch-mode"
+        for mode in value.split(",")
+    )
+
+
 def answers_in_every_form(
     ctx: Context,
     judge: Judge,
     subs: list[SubRequest],
     headers: tuple[tuple[str, str], ...] = (),
+    *,
+    refused: str | None = None,
 ) -> list[tuple[str, Response, list[Entry]]]:
     """(media type, response, entries) of `subs` sent once per form the target declares.
 
@@ -383,15 +397,20 @@ def answers_in_every_form(
     form is required to be a 207 (MB-MULTI-2) its reader accepts, with one entry per part, each
     entry with its index, an href and the multipart form's Content-Id echo.
     Sending the batch again for each form means a writing batch writes once per form: the
-    caller's state rules must allow that.
+    caller's state rules must allow that. With `refused`, an answer of 400 or above in any
+    form is a fault under that requirement: the one that makes the batch a processed one.
     """
     first = ctx.batch(judge, subs, headers=headers)
+    if refused is not None and first.status >= 400:
+        judge.require("top-level status", first.status, {200}, refused)
     env = expect_processed(ctx, judge, first, [s.content_id for s in subs])
     out = [("multipart/mixed", first, entries_from_multipart(env))]
     for profile, accept, reader, requirement in MULTISTATUS_FORMS:
         if not ctx.target.claims(profile):
             continue
         resp = ctx.batch(judge, subs, headers=(*headers, ("Accept", accept)))
+        if refused is not None and resp.status >= 400:
+            judge.require(f"{accept} status", resp.status, {207}, refused)
         entries, problem = reader(resp.body)
         if 500 <= resp.status < 600 and problem is None and entries:
             # MB-STATUS-5: "choose the top-level status of a batch without regard to the
@@ -402,7 +421,9 @@ def answers_in_every_form(
         require_readable(judge, f"{accept} readable", problem, requirement)
         count = ENTRY_COUNT_REQUIREMENT[accept]
         judge.require(f"{accept} entry count", len(entries), {len(subs)}, count)
-        _expect_entries_name_their_parts(judge, accept, requirement, subs, out[0][2], entries)
+        _expect_entries_name_their_parts(
+            judge, accept, requirement, subs, out[0][2], entries, lists_references(headers)
+        )
         out.append((accept, resp, entries))
     return out
 
@@ -414,9 +435,11 @@ def _expect_entries_name_their_parts(
     subs: list[SubRequest],
     base: list[Entry],
     entries: list[Entry],
+    references: bool,
 ) -> None:
     """Judge what names each 207 entry's part, whatever kind of entry it is (ran, failed,
-    skipped, rolled-back): its index, its href and its Content-Id echo."""
+    skipped, rolled-back): its index, its href and its Content-Id echo (in a batch that asks
+    for `references`, the echo of a part whose target holds `$(` is left to the caller)."""
     for i, (entry, want) in enumerate(zip(entries, base, strict=False)):
         # MB-MULTI-3: each response "carrying its part index"; MB-MULTI-6: "`mb:index` with
         # the part index"; MB-MULTI-4: "one entry per request part, in request order".
@@ -430,7 +453,7 @@ def _expect_entries_name_their_parts(
             "the part's resolved target",
             requirement,
         )
-        if "$(" in subs[i].target:
+        if references and "$(" in subs[i].target:
             continue  # a reference resolves afresh in each batch sent
         # MB-MULTI-6: "`mb:content-id` with the URI reference between the angle brackets of the
         # request part's `Content-Id`"; the JSON schema's content_id: "The request part's

@@ -79,6 +79,7 @@ from mixbatch_conformance.run.plants import (
     part_grammar,
     part_security,
     parts,
+    plain_reference_syntax,
     policy_value_readings,
     precondition_order,
     problem_schema,
@@ -194,6 +195,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_readings.PLANTS
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
+    + plain_reference_syntax.PLANTS
     + hosts_and_entries.PLANTS
     + precondition_order.PLANTS
     + advertised_and_counted.PLANTS
