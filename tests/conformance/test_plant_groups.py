@@ -248,6 +248,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   element given up (MB-PROC-6); a GET with `Content-Length: 00` refused as one with content
   (MB-METHOD-3, MB-METHOD-4), and a retrieval's content ignored under Accept not spelt
   `multipart/mixed` (MB-METHOD-3).
+- answer sizes: a part over 64 KiB or 1 MiB written without its Content-Length (MB-WIRE-15, a
+  WARN unless strict), a processed batch answered 507, 503 or 500 once its 207 document or
+  multipart answer is over 16 MiB or 1 MiB (MB-STATUS-12), JSON or XML entry bodies cut to
+  1 MiB (MB-MULTI-7, MB-MULTI-6) and part bodies cut once the answer holds 16 MiB (MB-RESP-4).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -277,6 +281,7 @@ from mixbatch_conformance.run.plants import (
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
+    answer_sizes,
     batch_client_fields,
     boundaries_and_empty_lines,
     boundary_neighbours,
@@ -1283,6 +1288,13 @@ GROUPS = (
         _names(boundary_neighbours.PLANTS),
         tuple(sorted({c for p in boundary_neighbours.PLANTS for c in p.catchers})),
         ("FAIL",),
+    ),
+    # Each plant's own verdicts: a Content-Length left out breaks a SHOULD (WARN unless strict).
+    Group(
+        "answer-sizes",
+        _names(answer_sizes.PLANTS),
+        tuple(sorted({c for p in answer_sizes.PLANTS for c in p.catchers})),
+        each_catcher=False,
     ),
 )
 

@@ -23,6 +23,7 @@ from mixbatch_conformance.run.plants import (
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
+    answer_sizes,
     batch_client_fields,
     batch_wide,
     behaviour,
@@ -238,6 +239,7 @@ PLANTS: tuple[Mutation, ...] = (
     + get_content_and_ranges.PLANTS
     + refusal_edges.PLANTS
     + boundary_neighbours.PLANTS
+    + answer_sizes.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
