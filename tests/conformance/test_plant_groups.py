@@ -294,6 +294,7 @@ from mixbatch_conformance.run.plants import (
     conditional_evaluations,
     connection_requests,
     content_extent,
+    created_validators,
     discovery_requests,
     document_fields,
     early_refusal_connections,
@@ -1231,6 +1232,14 @@ GROUPS = (
         "refusal-edges",
         _names(refusal_edges.PLANTS),
         tuple(sorted({c for p in refusal_edges.PLANTS for c in p.catchers})),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-10: a sub-response's ETag and Last-Modified pass through to its part, a
+        # 201's included.
+        "created-validators",
+        _names(created_validators.PLANTS),
+        ("created-fields-every-form",),
         ("FAIL",),
     ),
     Group(

@@ -371,8 +371,8 @@ def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
 
 @checker(
     "created-fields-every-form",
-    ("MB-MULTI-5",),
-    "A part that creates a sandbox member carries, in the multipart, XML and JSON forms alike, the field names the same POST answers alone and its Location written as the alone answer writes it.",
+    ("MB-MULTI-5", "MB-PROC-10"),
+    "A part that creates a sandbox member carries, in the multipart, XML and JSON forms alike, the field names the same POST answers alone (its ETag and Last-Modified among them, with the conditional profile) and its Location written as the alone answer writes it.",
     state=State.WRITES_IN_SANDBOX,
 )
 def created_fields_every_form(ctx: Context, judge: Judge) -> None:
@@ -421,6 +421,19 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
     want_names = [n.lower() for n, _ in comparable_fields(tuple(alone.headers), volatile)]
     want_location = _location_form(alone.get("Location"))
     for accept, fields in seen:
+        if ctx.target.claims("conditional"):
+            for name in ("ETag", "Last-Modified"):
+                if alone.get(name) is None:
+                    continue
+                # MB-PROC-10: "MUST pass a sub-response's `ETag` and `Last-Modified` fields
+                # through to the response part unchanged", a 201's as any other's. The values
+                # name each creation's own member, so their presence is what compares.
+                judge.expect(
+                    f"{accept} {name} of the 201 passed through",
+                    _field(fields, name) is not None,
+                    {True},
+                    "MB-PROC-10",
+                )
         names = [n.lower() for n, _ in comparable_fields(fields, volatile)]
         # MB-MULTI-5: "carry the same information in every representation of one batch
         # result: for each part ... its header fields", "the sub-response's, as MB-RESP-4 puts

@@ -42,6 +42,7 @@ from mixbatch_conformance.run.plants import (
     connections,
     content_extent,
     continue_policy,
+    created_validators,
     discovery_requests,
     document_fields,
     early_refusal_connections,
@@ -240,6 +241,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_edges.PLANTS
     + boundary_neighbours.PLANTS
     + answer_sizes.PLANTS
+    + created_validators.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
