@@ -64,6 +64,7 @@ from mixbatch_conformance.run.plants import (
     limits,
     list_and_tag_readings,
     lookalike_readings,
+    member_octets,
     mime_readings,
     mode_paths,
     mode_writers,
@@ -238,6 +239,7 @@ PLANTS: tuple[Mutation, ...] = (
     + get_content_and_ranges.PLANTS
     + refusal_edges.PLANTS
     + boundary_neighbours.PLANTS
+    + member_octets.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
