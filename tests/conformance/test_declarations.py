@@ -153,6 +153,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-member-ids-case-distinct",
         "sandbox-json-values-read-back",
         "sandbox-member-ids-any-length",
+        "sandbox-member-octets-every-path",
         "sandbox-member-outlives-batches",
         "sandbox-member-sizes-read-back",
         "sandbox-members-all-retrieved",

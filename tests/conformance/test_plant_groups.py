@@ -101,6 +101,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
+- member octets: text re-encoded from its charset to UTF-8, a byte order mark, trailing
+  whitespace or what follows a NUL dropped, octets or invalid UTF-8 put through a replacing
+  decoder, bare LFs written as CRLF by a part's write or read (MB-TEST-4) or in a collection
+  retrieval's parts (MB-METHOD-4), text decoded by its charset into the JSON form's body
+  (MB-MULTI-5);
 - collection representations: Content-Ids made absolute with the request's Host, or a boundary
   hashed from the request's Host and target, under a strong aggregate ETag, or the JSON listing
   under that tag (MB-METHOD-7); a retrieval's If-None-Match or If-Match matched by another
@@ -312,6 +317,7 @@ from mixbatch_conformance.run.plants import (
     http10_forms,
     list_and_tag_readings,
     lookalike_readings,
+    member_octets,
     mime_readings,
     mode_paths,
     mode_writers,
@@ -803,6 +809,15 @@ GROUPS = (
         "sandbox-sequences",
         _names(sandbox_sequences.PLANTS),
         ("sandbox-collection-write-sequences", "property-sandbox-state-machine"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-TEST-4: "for any other media type, the same octets"; MB-METHOD-4: "each part
+        # carries what a `GET` of that member alone answers"; MB-MULTI-5: each form carries
+        # "its body".
+        "member-octets",
+        _names(member_octets.PLANTS),
+        ("sandbox-member-octets-every-path",),
         ("FAIL",),
     ),
     Group(

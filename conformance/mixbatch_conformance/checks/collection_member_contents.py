@@ -26,17 +26,19 @@ from __future__ import annotations
 import json
 import secrets
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.collections import (
+    expect_part_as_member_alone,
+    part_member_path,
+    path_on_origin,
+    retrieve_parts,
+)
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import Part, parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
-RETRIEVAL = (("Accept", "multipart/mixed"),)
 OCTETS = "application/octet-stream"
 TEXT = "text/plain; charset=utf-8"
 JSON = "application/json"
@@ -76,43 +78,10 @@ def _documents(member: dict[str, Any], boundary: str | None) -> list[tuple[str, 
     ]
 
 
-def _path_of(ctx: Context, coll: str, ref: str) -> str | None:
-    url = urlsplit(urljoin(f"{ctx.scheme}://{ctx.authority}{coll}", ref.strip()))
-    if (url.scheme, url.netloc.lower()) != (ctx.scheme, ctx.authority.lower()):
-        return None
-    return url.path + (f"?{url.query}" if url.query else "")
-
-
-def _retrieve(ctx: Context, judge: Judge, coll: str) -> tuple[str | None, list[Part]] | None:
-    """The boundary and parts of the sandbox's retrieval (no parts for 204), else None."""
-    resp = ctx.send(judge, ctx.raw_request("GET", coll, list(RETRIEVAL)))
-    if resp.status == 204:
-        return None, []
-    if resp.status != 200 or resp.media_type != "multipart/mixed":
-        judge.note(f"GET {coll} with Accept: multipart/mixed: {resp.status} {resp.media_type!r}")
-        return None
-    _, params = judge.media_type("retrieval Content-Type", resp.get("Content-Type"), "MB-METHOD-4")
-    env = read_multipart(resp.body, params.get("boundary", ""))
-    if env.fatal:
-        judge.note(f"GET {coll} with Accept: multipart/mixed: unreadable, {env.fatal}")
-        return None
-    return params.get("boundary"), list(env.parts)
-
-
-def _media(value: str | None) -> tuple[str, dict[str, str]] | str:
-    try:
-        media, params = parse_media_type(value or "")
-    except ValueError:
-        return value or ""
-    return media.lower(), {
-        k.lower(): v.lower() if k.lower() == "charset" else v for k, v in params.items()
-    }
-
-
 def _create(ctx: Context, judge: Judge, coll: str, doc: bytes) -> str:
     resp = ctx.send(judge, ctx.raw_request("POST", coll, [("Content-Type", JSON)], doc))
     location = resp.get("Location")
-    path = _path_of(ctx, coll, location) if location else None
+    path = path_on_origin(ctx, coll, location) if location else None
     if resp.status != 201 or path is None:
         judge.setup_error(f"POST {coll} answered {resp.status} with Location {location!r}")
     return path
@@ -132,39 +101,6 @@ def _write(
     return path
 
 
-def _compare(judge: Judge, label: str, part: Part, alone: Response) -> None:
-    # MB-METHOD-4: "one part per member of the collection"; spec 4.2: "each part carries what
-    # a `GET` of that member alone answers (its status, its `Content-Type` with its parameters
-    # and its content)", and "a part's `ETag` is its member's".
-    judge.expect(
-        f"{label} Http-Status-Code",
-        part.get("Http-Status-Code"),
-        {str(alone.status)},
-        "MB-METHOD-4",
-    )
-    judge.expect(
-        f"{label} Content-Type as the member's alone",
-        _media(part.get("Content-Type")),
-        [_media(alone.get("Content-Type"))],
-        "MB-METHOD-4",
-    )
-    judge.expect_true(
-        f"{label} content as the member's alone",
-        part.body == alone.body,
-        f"{len(part.body)} octets"
-        + ("" if part.body == alone.body else f", not the {len(alone.body)} of the GET alone"),
-        f"the {len(alone.body)} octets of the GET alone",
-        "MB-METHOD-4",
-    )
-    if part.get("ETag") is not None and alone.get("ETag") is not None:
-        judge.expect(
-            f"{label} ETag as the member's alone",
-            (part.get("ETag") or "").strip(),
-            {(alone.get("ETag") or "").strip()},
-            "MB-METHOD-4",
-        )
-
-
 @checker(
     "sandbox-collection-unusual-members-as-alone",
     ("MB-METHOD-4",),
@@ -177,7 +113,7 @@ def unusual_members_as_alone(ctx: Context, judge: Judge) -> None:
     if member is None:
         judge.not_applicable("the target declares no sandbox.member document to write")
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    before = _retrieve(ctx, judge, coll)
+    before = retrieve_parts(ctx, judge, coll)
     if before is None:
         judge.not_applicable(f"{coll} answers no collection retrieval")
     tag = secrets.token_hex(6)
@@ -192,17 +128,16 @@ def unusual_members_as_alone(ctx: Context, judge: Judge) -> None:
         if not written:
             judge.not_applicable(f"{coll} took none of the contents")
         alone = {p: ctx.send(judge, ctx.raw_request("GET", p)) for p in written}
-        after = _retrieve(ctx, judge, coll)
+        after = retrieve_parts(ctx, judge, coll)
         if after is None:
             judge.setup_error(f"{coll} answered no readable collection retrieval after the writes")
         seen: set[str] = set()
         for part in after[1]:
-            cid = (part.get("Content-Id") or "").strip()
-            path = _path_of(ctx, coll, cid[1:-1]) if cid.startswith("<") else None
+            path = part_member_path(ctx, coll, part)
             if path not in written or path in seen:
                 continue
             seen.add(path)
-            _compare(
+            expect_part_as_member_alone(
                 judge, f"{coll} part {part.index}, the {written[path]} member", part, alone[path]
             )
         missing = sorted(set(written) - seen)

@@ -66,6 +66,7 @@ from mixbatch_conformance.run.plants import (
     limits,
     list_and_tag_readings,
     lookalike_readings,
+    member_octets,
     mime_readings,
     mode_paths,
     mode_writers,
@@ -242,6 +243,7 @@ PLANTS: tuple[Mutation, ...] = (
     + boundary_neighbours.PLANTS
     + answer_sizes.PLANTS
     + created_validators.PLANTS
+    + member_octets.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
