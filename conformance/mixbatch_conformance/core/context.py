@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
@@ -117,7 +118,7 @@ def compose_batch(
 def json_object(data: bytes) -> dict[str, Any] | None:
     """`data` read as a JSON object; None when it is not JSON or not an object."""
     try:
-        doc = json.loads(data)
+        doc = loads_json_text(data)
     except ValueError:
         return None
     return doc if isinstance(doc, dict) else None

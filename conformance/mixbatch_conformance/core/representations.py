@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.schemas import validate_against
@@ -301,9 +301,9 @@ def _json_body(item: dict[str, object]) -> tuple[bytes, str | None]:
 def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
     """Entries of a JSON multistatus document, or a problem in words."""
     try:
-        doc = json.loads(body)
+        doc = loads_json_text(body)
     except ValueError as exc:
-        return [], f"MB-MULTI-4: not JSON: {exc}"
+        return [], f"MB-MULTI-4: not a JSON text: {exc}"
     # MB-MULTI-4: the JSON form "validates against spec/schemas/multistatus.schema.json"; the
     # schema ties `status` to null for the skipped and aborted outcomes.
     problem = validate_against("multistatus.schema.json", doc)

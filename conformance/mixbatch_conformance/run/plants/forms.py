@@ -255,6 +255,13 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=map_response(is_batch, lambda r: r.set("Vary", "Accept-Encoding")),
     ),
     P(
+        "vary-star-for-accept",
+        "MB-MULTI-10 Vary: * in place of Accept",
+        ("vary-in-every-form", "top-level-fields"),
+        caught_by=("WARN", "FAIL"),
+        on_response=map_response(is_batch, lambda r: r.set("Vary", "*")),
+    ),
+    P(
         "vary-dropped-on-207",
         "MB-MULTI-10 207 forms",
         ("vary-in-every-form",),

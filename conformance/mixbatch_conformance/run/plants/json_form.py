@@ -16,6 +16,7 @@ from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import header_has, map_json
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
@@ -27,6 +28,12 @@ def _entries(fn: Callable[[list[dict[str, Any]]], None]) -> Callable[[dict[str, 
             fn(responses)
 
     return edit
+
+
+def _with_bom(req: RelayRequest, resp: RelayResponse) -> None:
+    """The JSON form's document written after a UTF-8 byte order mark."""
+    if "multistatus+json" in (resp.get("Content-Type") or ""):
+        resp.body = b"\xef\xbb\xbf" + resp.body
 
 
 def _shift_index(items: list[dict[str, Any]]) -> None:
@@ -324,6 +331,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-7 short invalid octets as text",
         ("multistatus-json-body-members",),
         on_response=map_json(_entries(_short_binary_as_text)),
+    ),
+    # MB-MULTI-4: a JSON text, which RFC 8259 §8.1 sends without a byte order mark.
+    P(
+        "json-document-with-byte-order-mark",
+        "MB-MULTI-4 the JSON form's document begins with a UTF-8 byte order mark",
+        ("multistatus-json",),
+        on_response=_with_bom,
     ),
     # MB-MULTI-5: the same header fields, as the sub-response wrote them, in every form.
     P(
