@@ -41,6 +41,7 @@ from mixbatch_conformance.run.plants import (
     connections,
     content_extent,
     continue_policy,
+    delimiter_collisions,
     discovery_requests,
     document_fields,
     early_refusal_connections,
@@ -50,6 +51,7 @@ from mixbatch_conformance.run.plants import (
     entry_fields,
     escaped_values,
     exact_values,
+    fault_pair_documents,
     fault_placement,
     field_forms,
     field_kinds,
@@ -236,6 +238,8 @@ PLANTS: tuple[Mutation, ...] = (
     + get_content_and_ranges.PLANTS
     + refusal_edges.PLANTS
     + boundary_neighbours.PLANTS
+    + delimiter_collisions.PLANTS
+    + fault_pair_documents.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
