@@ -142,6 +142,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "references-location",
         "references-location-in-field-value",
         "refused-patch-as-alone",
+        "response-delimiter-planted-in-member",
         "safe-parts-see-earlier-writes",
         "sub-response-obs-text-fields-as-alone",
         "sandbox-collection-every-member-retrieved",

@@ -10,6 +10,7 @@ import threading
 import pytest
 
 from mixbatch_conformance.transport.http import (
+    HeadFirst,
     ResponseError,
     build_request,
     exchange_after_continue,
@@ -149,3 +150,31 @@ def test_sends_content_after_a_100_or_the_wait(
     assert ex.response.status == status
     assert ex.response.raw.startswith(interim or b"HTTP/1.1 ")
     assert got[0].endswith(b"\r\n\r\n" if early else b"content")
+
+
+def test_reads_the_head_before_the_content_arrives() -> None:
+    """HeadFirst returns with the head while the server still holds the content back, and
+    `finish` reads the content once the server sends it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    release = threading.Event()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn, listener:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(4096)
+            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: b\r\n\r\n")
+            release.wait(5)
+            conn.sendall(b"5\r\nlater\r\n0\r\n\r\n")
+
+    threading.Thread(target=serve, daemon=True).start()
+    streaming = HeadFirst("127.0.0.1", port, build_request("GET", "/", "x"), timeout=5)
+    assert (streaming.status, streaming.get("x-a")) == (200, "b")
+    release.set()
+    ex = streaming.finish()
+    assert ex.response is not None
+    assert (ex.response.status, ex.response.body) == (200, b"later")
+    assert ex.response.raw.startswith(b"HTTP/1.1 100 Continue")

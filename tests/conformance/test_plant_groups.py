@@ -195,6 +195,15 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - sandbox names: a POST to the sandbox naming its new member after one a PUT created, replacing
   it (MB-TEST-3); its catcher is N/A on the reference server, whose sandbox refuses a PUT to an
   absent member, so the group holds no check to pass there.
+- fault pair documents: a part limit (max_part_bytes by a declared length, max_part_header_bytes,
+  max_part_fields, max_parts) or max_batch_bytes exceeded beside a malformed envelope, answered
+  with the limit's status and the malformed fault's requirement and place, or with the malformed
+  fault's 400 raised to the limit's status, its document kept (MB-STATUS-13; max_batch_bytes
+  slow).
+- delimiter collisions: a member's content written into the batch answer that reads it past a
+  writer's check that misses the dash-boundary at a body's start, after a bare LF, with padding
+  or text after it, or everywhere (MB-WIRE-6, slow); its catcher is N/A on the reference server,
+  whose sandbox keeps only JSON documents, so the group holds no check to pass there.
 - entry fields: the JSON or XML form listing in each entry the response part's header section,
   its Content-Id, Http-Status-Code and Batch-Outcome among the sub-response's fields
   (MB-MULTI-5).
@@ -300,6 +309,7 @@ from mixbatch_conformance.run.plants import (
     connection_requests,
     content_extent,
     created_validators,
+    delimiter_collisions,
     discovery_requests,
     document_fields,
     early_refusal_connections,
@@ -1145,6 +1155,41 @@ GROUPS = (
         # the sandbox take such PUTs, and the catcher must fail citing MB-TEST-3.
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
+    ),
+    Group(
+        # MB-WIRE-6: the sender looks for the dash-boundary "at the start of a body and after
+        # every LF in it, with or without a CR before the LF". The reference server's sandbox
+        # keeps only JSON documents, which cannot hold a delimiter, so the catcher is N/A on it
+        # and through the relay unplanted; the plants make the sandbox keep other content and
+        # write it into the batch's answer past a planted check that misses a place.
+        "delimiter-collisions",
+        _names(delimiter_collisions.PLANTS),
+        verdicts=("FAIL",),
+        tier="slow",
+        unplanted=(Verdict.NA,),
+    ),
+    Group(
+        # MB-STATUS-13: a limit exceeded beside a malformed envelope, answered with the status of
+        # one fault and the document of the other, whichever way the server came to it.
+        "fault-pair-documents",
+        (
+            "declared-length-413-names-mismatch",
+            "header-431-names-bad-line",
+            "parts-413-names-malformed-part",
+            "mismatch-400-raised-to-413",
+            "bad-line-400-raised-to-431",
+            "malformed-part-400-raised-to-413",
+        ),
+        ("fault-pairs-limit-beside-malformed",),
+        ("FAIL",),
+    ),
+    Group(
+        # The same over max_batch_bytes: each batch sends the reference server's 64 MiB.
+        "fault-pair-documents-batch-bytes",
+        ("batch-bytes-413-names-unclosed", "unclosed-400-raised-to-413"),
+        ("fault-pairs-batch-bytes-beside-unclosed",),
+        ("FAIL",),
+        tier="slow",
     ),
     Group(
         "problem-schema",

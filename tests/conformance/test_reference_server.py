@@ -45,6 +45,7 @@ EXPECTED_NA = {
     "sandbox-member-ids-case-distinct": "its sandbox names members by number, so no id has a case",
     "sandbox-post-never-takes-a-put-name": "its sandbox refuses a PUT to an absent member (404)",
     "conditional-fields-on-absent-members": "its sandbox refuses a PUT to an absent member (404)",
+    "response-delimiter-planted-in-member": "its sandbox takes only application/json members",
 }
 
 

@@ -5,7 +5,9 @@ client writes the request bytes it is given unchanged and records the response b
 received, before any decoding. `read_response` frames one response from a buffered socket
 reader by RFC 9112 §6.3: no content for HEAD, 1xx, 204 and 304; chunked when
 Transfer-Encoding ends in chunked (trailer fields kept); Content-Length; else read to close.
-Interim 1xx responses are skipped and kept in the raw record. `exchange_after_continue` sends
+Interim 1xx responses are skipped and kept in the raw record. `HeadFirst` sends a request on a
+connection of its own and reads its answer's head before its content, so a client can act on
+the head (a batch response's boundary) while the content still streams. `exchange_after_continue` sends
 a request's head alone and its content only after an interim 100 (Continue) or a bounded wait,
 as a client that sent `Expect: 100-continue` does (RFC 9110 §10.1.1). `pipeline` writes several
 requests back to back on one connection and reads the responses in order (MB-PIPE-1).
@@ -35,6 +37,7 @@ from mixbatch_conformance.transport.urls import UsageError, parse_target_url
 
 __all__ = [
     "Exchange",
+    "HeadFirst",
     "Response",
     "ResponseError",
     "Source",
@@ -440,6 +443,65 @@ def exchange_after_continue(
     finally:
         sock.close()
     return Exchange(sent, resp), came
+
+
+class HeadFirst:
+    """One request on a connection of its own, its answer read in two steps: the head (after
+    any interim 1xx) when made, the content with `finish`. Between the two a client may act
+    on what the head says while the server is still writing the content.
+
+    `status` and `headers` are None when no head was read; `error` then says why (the
+    exchange `finish` returns carries it too)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        request: bytes,
+        timeout: float = DEFAULT_TIMEOUT,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        self.request = request
+        self.status: int | None = None
+        self.headers: tuple[tuple[str, str], ...] | None = None
+        self.error: str | None = None
+        self._head: tuple[str, int, str, list[tuple[str, str]]] | None = None
+        self._sock = connect(host, port, timeout, tls)
+        self._reader = self._sock.makefile("rb")
+        self._rec = _Recorder(self._reader)
+        try:
+            self._sock.sendall(request)
+            head = _read_head(self._rec)
+            while 100 <= head[1] < 200 and head[1] != 101:
+                head = _read_head(self._rec)
+        except (ResponseError, OSError) as exc:
+            self.error = f"{type(exc).__name__}: {exc}"
+            return
+        self._head = head
+        self.status, self.headers = head[1], tuple(head[3])
+
+    def get(self, name: str) -> str | None:
+        """The first value of the head's field `name` (None without it or without a head)."""
+        lowered = name.lower()
+        return next((v for n, v in self.headers or () if n.lower() == lowered), None)
+
+    def finish(self) -> Exchange:
+        """Read the rest of the answer and close the connection."""
+        try:
+            if self._head is None:
+                return Exchange(self.request, None, self.error, raw=bytes(self._rec.seen))
+            try:
+                resp = _read_response(self._rec, method_of(self.request), self._head)
+            except (ResponseError, OSError) as exc:
+                error = f"{type(exc).__name__}: {exc}"
+                return Exchange(self.request, None, error, raw=bytes(self._rec.seen))
+            return Exchange(self.request, resp)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self._reader.close()
+        self._sock.close()
 
 
 def pipeline(

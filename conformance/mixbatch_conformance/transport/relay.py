@@ -32,6 +32,11 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       streamed answer to it goes out in that coding, the compressor flushed
                       after each piece of content, or with `compress_flush` off only at the
                       end, as a server that never flushes its compressor does (MB-PROC-4)
+    head_first        a predicate on the request: the answer to a request it matches goes
+                      out head first, as it arrives, and its content is held whole for the
+                      mutation's edit and written after it (the status and header fields the
+                      mutation sets then come too late), as a server that sends its response
+                      head before it has written any part does, whatever its parts then hold
     interim_continue  a request whose client waits for a 100 (Continue) (`Expect:
                       100-continue` on HTTP/1.1) gets one as soon as its head is read, before
                       the relay reads its content, as a server that sends the interim answer
@@ -128,6 +133,9 @@ class Behaviour:
     read_ahead: bool = False
     #: Answer a client waiting for 100 (Continue) with one once the request's head is read.
     interim_continue: bool = False
+    #: Write the head of the answer to a request it matches as it arrives, and hold the
+    #: content whole for the mutation's edit.
+    head_first: Callable[[RelayRequest], bool] | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -450,6 +458,12 @@ class Relay:
             writer.write(self._frame(conn, req, refusal))
             await writer.drain()
             return False
+        if mutation is not None and (
+            mutation.behaviour.head_first is not None and mutation.behaviour.head_first(req)
+        ):
+            mutation.request(req)
+            await self._stream(conn, req, writer, edit=mutation)
+            return False
         streams = mutation is None or (
             mutation.behaviour.stream
             and not mutation.behaviour.queue_when_busy
@@ -504,10 +518,12 @@ class Relay:
         writer: asyncio.StreamWriter,
         coding: str | None = None,
         flush: bool = True,
+        edit: MutationLike | None = None,
     ) -> None:
         """Forward `req` and write its answer's content to the client as it arrives, in the
         content `coding` when one is named (the compressor flushed after each piece when
-        `flush`)."""
+        `flush`); with `edit`, the head alone as it arrives, the content once `edit` has
+        changed it whole."""
         compressor = zlib.compressobj(wbits=_COMPRESS_WBITS[coding]) if coding is not None else None
         up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
         upstream = h11.Connection(h11.CLIENT)
@@ -516,6 +532,7 @@ class Relay:
         upstream.send(h11.Request(method=req.method, target="/", headers=[("Host", "relay")]))
         upstream.send(h11.EndOfMessage())
         started = False
+        held: RelayResponse | None = None
         try:
             up_writer.write(req.to_bytes())
             # An early answer (413) may come before the content was read: read it anyway.
@@ -545,6 +562,10 @@ class Relay:
                     head = h11.Response(status_code=event.status_code, headers=_wire(headers))
                     writer.write(conn.send(head) or b"")
                     started = True
+                    if edit is not None:
+                        held = RelayResponse(event.status_code, headers, b"")
+                elif isinstance(event, h11.Data) and held is not None:
+                    held.body += bytes(event.data)
                 elif isinstance(event, h11.Data):
                     data = bytes(event.data)
                     if compressor is not None:
@@ -554,6 +575,10 @@ class Relay:
                     if data:
                         writer.write(conn.send(h11.Data(data=data)) or b"")
                 elif isinstance(event, h11.EndOfMessage):
+                    if held is not None and edit is not None:
+                        edit.response(req, held)
+                        if held.body:
+                            writer.write(conn.send(h11.Data(data=held.body)) or b"")
                     if compressor is not None:
                         writer.write(conn.send(h11.Data(data=compressor.flush())) or b"")
                     writer.write(conn.send(h11.EndOfMessage()) or b"")

@@ -43,6 +43,7 @@ from mixbatch_conformance.run.plants import (
     content_extent,
     continue_policy,
     created_validators,
+    delimiter_collisions,
     discovery_requests,
     document_fields,
     early_refusal_connections,
@@ -52,6 +53,7 @@ from mixbatch_conformance.run.plants import (
     entry_fields,
     escaped_values,
     exact_values,
+    fault_pair_documents,
     fault_placement,
     field_forms,
     field_kinds,
@@ -244,6 +246,8 @@ PLANTS: tuple[Mutation, ...] = (
     + answer_sizes.PLANTS
     + created_validators.PLANTS
     + member_octets.PLANTS
+    + delimiter_collisions.PLANTS
+    + fault_pair_documents.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
