@@ -371,8 +371,8 @@ def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
 
 @checker(
     "created-fields-every-form",
-    ("MB-MULTI-5", "MB-PROC-10"),
-    "A part that creates a sandbox member carries, in the multipart, XML and JSON forms alike, the field names the same POST answers alone (its ETag and Last-Modified among them, with the conditional profile) and its Location written as the alone answer writes it.",
+    ("MB-MULTI-5", "MB-PROC-10", "MB-MULTI-6", "MB-MULTI-4"),
+    "A part that creates a sandbox member carries, in the multipart, XML and JSON forms alike, the field names the same POST answers alone (its ETag and Last-Modified among them, with the conditional profile) and its Location written as the alone answer writes it; each 207 form's href names the collection the POST was sent to.",
     state=State.WRITES_IN_SANDBOX,
 )
 def created_fields_every_form(ctx: Context, judge: Judge) -> None:
@@ -380,7 +380,7 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
     member = ctx.target.sandbox_member
     if member is None:
         judge.not_applicable("the target declares no sandbox.member document to write")
-    forms = [("multipart/mixed", None)] + [(a, r) for a, r, _ in _forms(ctx, judge)]
+    forms = [("multipart/mixed", None, ""), *_forms(ctx, judge)]
     sub = SubRequest(
         "POST", coll, (("Content-Type", "application/json"),), json.dumps(member).encode()
     )
@@ -390,7 +390,7 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
         alone = ctx.alone(judge, sub)
         if alone.status == 201 and alone.get("Location"):
             made.append(alone.get("Location") or "")
-        for accept, reader in forms:
+        for accept, reader, requirement in forms:
             if reader is None:
                 env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
                 entries = entries_from_multipart(env)
@@ -409,6 +409,11 @@ def created_fields_every_form(ctx: Context, judge: Judge) -> None:
                 made.append(_field(entries[0].fields, "Location") or "")
             if entries:
                 seen.append((accept, entries[0].fields))
+            if entries and reader is not None:
+                # MB-MULTI-6: "`DAV:href` with the resolved target in origin-form"; the JSON
+                # schema's href is "The resolved origin-form target of the sub-request": the
+                # collection the POST was sent to, not the member its Location names.
+                judge.expect(f"{accept} href of the 201", entries[0].href, {coll}, requirement)
     finally:
         # MB-TEST-3: "A suite deletes every member it creates before it finishes".
         for location in made:

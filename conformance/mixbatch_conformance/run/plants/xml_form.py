@@ -169,6 +169,18 @@ def _xml_href_as_written(response: bytes) -> bytes:
     return re.sub(rb"<D:href>[^<]*</D:href>", b"<D:href>" + cid[1] + b"</D:href>", response)
 
 
+def _xml_href_names_created(response: bytes) -> bytes:
+    """A 201's DAV:href naming the resource it created (its Location), as a WebDAV server
+    names the resource each response describes."""
+    if b"HTTP/1.1 201" not in response:
+        return response
+    loc = re.search(rb'<mb:header name="Location">([^<]*)</mb:header>', response)
+    if loc is None:
+        return response
+    path = re.sub(rb"^https?://[^/]+", b"", loc[1])
+    return re.sub(rb"<D:href>[^<]*</D:href>", b"<D:href>" + path + b"</D:href>", response)
+
+
 def _xml_status_trimmed(body: bytes) -> bytes:
     """A code with no registered reason phrase written `HTTP/1.1 299`, without the space (the
     reference server writes a generic phrase, `Status 299`, which the plant removes)."""
@@ -252,6 +264,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-6 DAV:href as the Content-Id wrote it",
         ("multistatus-content-ids",),
         on_response=map_xml(_xml_responses(_xml_href_as_written)),
+    ),
+    P(
+        "xml-href-names-created-member",
+        "MB-MULTI-6 a 201's DAV:href names the member its Location names",
+        ("created-fields-every-form",),
+        on_response=map_xml(_xml_responses(_xml_href_names_created)),
     ),
     P(
         "xml-status-trimmed",
