@@ -1303,6 +1303,14 @@ GROUPS = (
         ("FAIL",),
     ),
     Group(
+        # MB-TEST-1: the etag_resource answers "a `GET`" with ETag and Last-Modified, over any
+        # HTTP version.
+        "test-resources-versions",
+        ("etag-withheld-from-http10",),
+        ("test-resources-any-http-version",),
+        ("FAIL",),
+    ),
+    Group(
         # MB-MULTI-4: the JSON form is a JSON text, which RFC 8259 §8.1 sends in UTF-8 without
         # a byte order mark.
         "json-text-octets",

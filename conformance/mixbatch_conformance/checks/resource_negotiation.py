@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.checks._shared.versions import with_version
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -181,3 +182,52 @@ def resources_ignore_negotiation(ctx: Context, judge: Judge) -> None:
                 part = env.parts[i]
                 got = Answer(part_status(env, i), part.get, part.body)
                 case.judge(judge, f"{case.role} part with {shown}", got)
+
+
+#: (what, HTTP version, fields) of each way a GET of a test resource is sent: HTTP/1.0 with and
+#: without a request to keep the connection, and HTTP/1.1 closing it.
+VERSIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    ("HTTP/1.0", "1.0", ()),
+    ("HTTP/1.0 with Connection: keep-alive", "1.0", (("Connection", "keep-alive"),)),
+    ("HTTP/1.1 with Connection: close", "1.1", (("Connection", "close"),)),
+)
+#: The boundary of the HTTP/1.0 batch of the same GETs.
+VERSION_BOUNDARY = "mb-resources-http10-4f1c9a2e"
+
+
+@checker(
+    "test-resources-any-http-version",
+    ("MB-TEST-1", "MB-TEST-2", "MB-TEST-5", "MB-TEST-6", "MB-TEST-7"),
+    "GET of the declared ok, not_found, etag_resource, echo, random, status and delay resources over HTTP/1.0 (with and without Connection: keep-alive) and over HTTP/1.1 with Connection: close, alone and as the parts of an HTTP/1.0 batch, is answered as MB-TEST-n says: 200, 404, 200 with ETag and Last-Modified, the echo's 200 JSON description, n octets, the code asked, 200 after the delay.",
+    state=State.READ_ONLY,
+)
+def resources_any_http_version(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("HTTP/1.0 and Connection: close are HTTP/1.1-only framings")
+    cases = _cases(ctx, ())
+    if not cases:
+        judge.not_applicable("the target declares none of the test resources a GET is judged on")
+    # MB-TEST-1 and the other resource requirements fix the answer to "a `GET`" of the resource,
+    # whatever version carries it: an HTTP/1.0 client gets the same status and fields (an
+    # etag_resource's ETag included, RFC 9110 §8.8.3 being no HTTP/1.1-only field).
+    for what, version, fields in VERSIONS:
+        for case in cases:
+            request = with_version(ctx.raw_request("GET", case.sub.target, fields), version)
+            resp = ctx.send(judge, request)
+            case.judge(
+                judge, f"{case.role} alone over {what}", Answer(resp.status, resp.get, resp.body)
+            )
+    room = max(1, ctx.limit("max_parts") or 1 << 16)
+    head = [("Content-Type", f"multipart/mixed; boundary={VERSION_BOUNDARY}")]
+    for start in range(0, len(cases), room):
+        chunk = cases[start : start + room]
+        subs = [c.sub for c in chunk]
+        body = compose_batch(subs, VERSION_BOUNDARY)
+        resp = ctx.send(
+            judge, with_version(ctx.raw_request("POST", ctx.batch_path, head, body), "1.0")
+        )
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        for i, case in enumerate(chunk):
+            part = env.parts[i]
+            got = Answer(part_status(env, i), part.get, part.body)
+            case.judge(judge, f"{case.role} part of an HTTP/1.0 batch", got)

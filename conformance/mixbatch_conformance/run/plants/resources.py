@@ -123,8 +123,21 @@ def _negotiates(
     return edit
 
 
+def _etag_withheld_from_http10(req: RelayRequest, resp: RelayResponse) -> None:
+    """The etag_resource answering a GET over HTTP/1.0 without its ETag, entity tags taken to
+    have come with HTTP/1.1."""
+    if req.version == "1.0" and req.method == "GET" and req.target == "/books/1":
+        resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "etag"]
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
+    P(
+        "etag-withheld-from-http10",
+        "MB-TEST-1 the etag_resource answering a GET over HTTP/1.0 without its ETag",
+        ("test-resources-any-http-version",),
+        on_response=_etag_withheld_from_http10,
+    ),
     # MB-TEST-*: the declared test resources answer as declared.
     P(
         "ok-resource-negotiates-html-alone",
