@@ -112,6 +112,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-rollback-never-seen",
         "atomic-rollback-unseen-by-every-reader",
         "budget-excess-batch-refused",
+        "budget-holds-every-kind-of-batch",
         "collection-last-modified-after-write",
         "collection-parts-are-members-alone",
         "conditional-fields-on-absent-members",

@@ -222,6 +222,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   part (MB-PROC-9).
 - budget scope: while the budget of batches in flight is full, OPTIONS of the batch endpoint
   answered 503 (MB-LIMIT-2) (slow).
+- budget kinds: the budget of batches in flight applied to some kinds of batch only, batches
+  asking for one form, under one policy or mode, over HTTP/1.0 or with chunked content neither
+  counted in it nor refused beyond it, or only one of the two (MB-LIMIT-6) (slow).
 - refusal list neighbours: a part refused for a method beside CONNECT and TRACE (TRACK, DEBUG,
   a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
   field, a name matching one by prefix or after an X- prefix, a name beginning like a control
@@ -299,6 +302,7 @@ from mixbatch_conformance.run.plants import (
     batch_client_fields,
     boundaries_and_empty_lines,
     boundary_neighbours,
+    budget_kinds,
     budget_scope,
     busy_connections,
     chunked_connections,
@@ -1274,6 +1278,15 @@ GROUPS = (
         ("budget-full-non-batches-answered-as-idle",),
         ("FAIL",),
         # Holds the budget's batches for 1.5 s, each plant twice (unplanted, then planted).
+        tier="slow",
+    ),
+    Group(
+        # MB-LIMIT-6 (SHOULD): "bound the batches it holds in flight ... and ... answer a batch
+        # request beyond that budget with 503": batches of every kind, WARN unless strict.
+        "budget-kinds",
+        _names(budget_kinds.PLANTS),
+        ("budget-holds-every-kind-of-batch",),
+        # Holds the budget's batches for 1 s, each plant twice (unplanted, then planted).
         tier="slow",
     ),
     Group(

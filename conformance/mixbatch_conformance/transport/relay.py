@@ -28,6 +28,10 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     receive_budget    the relay counts the POSTs whose content it is receiving, and answers one
                       whose head arrives while that many are received 503 with Retry-After,
                       unforwarded: a budget that lets a batch go once it is received (MB-LIMIT-6)
+    refuse            a predicate on each request read whole (it may count the requests it
+                      admits): a request it matches is answered 503 with Retry-After and a
+                      problem document, unforwarded, as a server's own budget of batches in
+                      flight refuses one (MB-LIMIT-6)
     compress          a function of the request naming a content coding (gzip, deflate): the
                       streamed answer to it goes out in that coding, the compressor flushed
                       after each piece of content, or with `compress_flush` off only at the
@@ -122,6 +126,8 @@ class Behaviour:
     queue_when_busy: bool = False
     #: Refuse a POST whose head arrives while this many are being received (None: never).
     receive_budget: int | None = None
+    #: Called once on each request read whole: True answers it 503 with Retry-After, unforwarded.
+    refuse: Callable[[RelayRequest], bool] | None = None
     #: Hold the whole answer to a request it matches (read as the client sent it).
     hold: Callable[[RelayRequest], bool] | None = None
     #: The content coding ("gzip" or "deflate") to stream a request's answer in (None: as the
@@ -155,7 +161,7 @@ class RelayRequest:
     chunks: tuple[int, ...] = ()
     #: What a mutation keeps for the client connection this request came on (one per connection).
     connection: dict[str, object] = field(default_factory=dict)
-    #: Refused by the relay's `receive_budget`: answered 503 and never forwarded.
+    #: Refused by the relay's `receive_budget` or `refuse`: answered 503 and never forwarded.
     busy: bool = False
     #: The trailer fields of a chunked request as the client sent them (empty otherwise); the
     #: relay does not forward them.
@@ -367,6 +373,7 @@ class Relay:
         held = busy = False
         tap = self.mutation is not None and self.mutation.behaviour.read_ahead
         interim = self.mutation is not None and self.mutation.behaviour.interim_continue
+        refuse = self.mutation.behaviour.refuse if self.mutation else None
         try:
             while True:
                 event = conn.next_event()
@@ -406,7 +413,7 @@ class Relay:
                         (n.decode("latin-1"), v.decode("latin-1"))
                         for n, v in head.headers.raw_items()
                     ]
-                    return RelayRequest(
+                    req = RelayRequest(
                         head.method.decode("ascii"),
                         head.target.decode("latin-1"),
                         headers,
@@ -420,6 +427,9 @@ class Relay:
                         ],
                         head.http_version.decode("ascii"),
                     )
+                    if refuse is not None and not req.busy:
+                        req.busy = refuse(req)
+                    return req
                 elif isinstance(event, h11.ConnectionClosed):
                     return None
         finally:

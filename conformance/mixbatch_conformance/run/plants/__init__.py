@@ -29,6 +29,7 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     boundaries_and_empty_lines,
     boundary_neighbours,
+    budget_kinds,
     budget_phases,
     budget_scope,
     busy_connections,
@@ -229,6 +230,7 @@ PLANTS: tuple[Mutation, ...] = (
     + entry_fields.PLANTS
     + refused_preconditions.PLANTS
     + budget_scope.PLANTS
+    + budget_kinds.PLANTS
     + echo_octets.PLANTS
     + mime_readings.PLANTS
     + singleton_lists.PLANTS
