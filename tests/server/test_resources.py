@@ -205,18 +205,31 @@ def test_status_answers_requested_code(client: HttpClient) -> None:
     assert client.request("GET", "/status/600").status == 400
 
 
-@pytest.mark.parametrize("raw", ["\u0662\u0660\u0660", "\uff12\uff10\uff10", "%D9%A2%D9%A0%D9%A0"])
-def test_status_and_delay_read_us_ascii_digits_only(client: HttpClient, raw: str) -> None:
+#: Three digits in other scripts (Arabic-Indic, fullwidth) and the same percent-encoded.
+OTHER_DIGITS = ["\u0662\u0660\u0660", "\uff12\uff10\uff10", "%D9%A2%D9%A0%D9%A0"]
+
+
+@pytest.mark.parametrize("raw", OTHER_DIGITS)
+def test_status_and_delay_handlers_read_us_ascii_digits_only(raw: str) -> None:
     """DIGIT is US-ASCII (RFC 5234 B.1): other scripts' digits are no status code or delay,
     whether the router hands them on decoded or percent-encoded."""
     from mixbatch.server._resources import delay, status
 
-    assert asyncio.run(status._status(None, {"code": raw})).status == 400  # type: ignore[arg-type]
     (route,) = delay.routes(10_000)
-    assert asyncio.run(route.handlers["GET"](None, {"ms": raw})).status == 400  # type: ignore[arg-type]
-    if raw.isascii():
-        assert client.request("GET", f"/status/{raw}").status == 400
-        assert client.request("GET", f"/delay/{raw}").status == 400
+    loop = asyncio.new_event_loop()
+    try:
+        answered = status._status(None, {"code": raw})  # type: ignore[arg-type]
+        assert loop.run_until_complete(answered).status == 400
+        waited = route.handlers["GET"](None, {"ms": raw})  # type: ignore[arg-type]
+        assert loop.run_until_complete(waited).status == 400
+    finally:
+        loop.close()
+
+
+@pytest.mark.parametrize("raw", [r for r in OTHER_DIGITS if r.isascii()])
+def test_status_and_delay_refuse_other_digits_on_the_wire(client: HttpClient, raw: str) -> None:
+    assert client.request("GET", f"/status/{raw}").status == 400
+    assert client.request("GET", f"/delay/{raw}").status == 400
 
 
 def test_delay_answers_after_sleeping_and_refuses_over_cap(client: HttpClient) -> None:

@@ -198,7 +198,7 @@ VERSION_BOUNDARY = "mb-resources-http10-4f1c9a2e"
 @checker(
     "test-resources-any-http-version",
     ("MB-TEST-1", "MB-TEST-2", "MB-TEST-5", "MB-TEST-6", "MB-TEST-7"),
-    "GET of the declared ok, not_found, etag_resource, echo, random, status and delay resources over HTTP/1.0 (with and without Connection: keep-alive) and over HTTP/1.1 with Connection: close, alone and as the parts of an HTTP/1.0 batch, is answered as MB-TEST-n says: 200, 404, 200 with ETag and Last-Modified, the echo's 200 JSON description, n octets, the code asked, 200 after the delay.",
+    "GET of the declared ok, not_found, etag_resource, echo, random, status and delay resources over HTTP/1.0 (with and without Connection: keep-alive) and over HTTP/1.1 with Connection: close, alone and as the parts of an HTTP/1.0 batch, is answered as each resource's requirement says: 200, 404, 200 with ETag and Last-Modified, the echo's 200 JSON description, n octets, the code asked, 200 after the delay.",
     state=State.READ_ONLY,
 )
 def resources_any_http_version(ctx: Context, judge: Judge) -> None:
