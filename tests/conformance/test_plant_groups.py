@@ -269,6 +269,16 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   WARN unless strict), a processed batch answered 507, 503 or 500 once its 207 document or
   multipart answer is over 16 MiB or 1 MiB (MB-STATUS-12), JSON or XML entry bodies cut to
   1 MiB (MB-MULTI-7, MB-MULTI-6) and part bodies cut once the answer holds 16 MiB (MB-RESP-4).
+- sender grammar: what a server sends, written the way a lenient reader takes though its sender
+  rule forbids it: a batch answer's head with bare LFs, a folded or space-padded field line, no
+  space after the status code, a field on two lines, a control octet, a chunk line with a
+  space (MB-STATUS-1); a refusal's media type followed by 0xA0 (MB-STATUS-4); a JSON member
+  given twice, a capabilities, echo or sandbox document after a byte order mark (MB-MULTI-4,
+  MB-LIMIT-2, MB-TEST-2, MB-TEST-4); base64 with a pad bit set (MB-TEST-2, MB-MULTI-7,
+  MB-MULTI-6); an XML index in other digits, an outcome followed by 0xA0, a phrase with DEL
+  (MB-MULTI-3, MB-MULTI-6); an obsolete or misdated HTTP-date, a delay followed by 0xA0
+  (MB-TEST-1, MB-METHOD-5, MB-LIMIT-6); a Batch-Summary with spaces around `=`
+  (MB-STATUS-15); Preference-Applied naming batch-on-error=stopped (MB-PROC-6).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -361,6 +371,7 @@ from mixbatch_conformance.run.plants import (
     sandbox_inputs,
     sandbox_names,
     sandbox_sequences,
+    sender_grammar,
     singleton_lists,
     status_by_parts,
     summary_counts,
@@ -404,6 +415,8 @@ class Group:
     unplanted: tuple[Verdict, ...] = (Verdict.PASS,)
 
 
+#: A Batch-Summary trailer with spaces around its "=" (RFC 9651 §4.2.2 reads no such member).
+SPACED_SUMMARY = "summary-trailer-spaced-equals"
 #: A GET with Content-Length: 0 to the batch endpoint refused as one with content.
 EMPTY_LENGTH_GET = "get-with-empty-length-answered-400"
 
@@ -1393,6 +1406,31 @@ GROUPS = (
         _names(boundary_neighbours.PLANTS),
         tuple(sorted({c for p in boundary_neighbours.PLANTS for c in p.catchers})),
         ("FAIL",),
+    ),
+    Group(
+        # What a server sends, read as strictly as its sender rule and no more: RFC 9112 and
+        # RFC 9110 §5 for a head (MB-STATUS-1, MB-STATUS-4), RFC 8259 for the JSON texts
+        # (MB-MULTI-4, MB-LIMIT-2, MB-TEST-2, MB-TEST-4), RFC 4648 §3.5 for base64
+        # (MB-TEST-2, MB-MULTI-7, MB-MULTI-6), the XML form's values (MB-MULTI-6), RFC 9110
+        # §5.6.7's IMF-fixdate and a delay's digits (MB-TEST-1, MB-METHOD-5, MB-LIMIT-6),
+        # RFC 9651's dictionary (MB-STATUS-15) and RFC 7240's list (MB-PROC-6). Each plant's
+        # own verdicts: the aggregate Last-Modified and Retry-After break a SHOULD.
+        "sender-grammar",
+        tuple(n for n in _names(sender_grammar.PLANTS) if n != SPACED_SUMMARY),
+        tuple(
+            sorted(
+                {c for p in sender_grammar.PLANTS if p.name != SPACED_SUMMARY for c in p.catchers}
+            )
+        ),
+        slow_plants=("busy-retry-after-rfc850-date", "busy-retry-after-no-break-space"),
+    ),
+    Group(
+        # The relay drops the reference server's own trailer, so unplanted the catcher finds
+        # none to judge.
+        "sender-grammar-summary",
+        (SPACED_SUMMARY,),
+        ("batch-summary-trailer",),
+        unplanted=(Verdict.PASS, Verdict.NA),
     ),
     # Each plant's own verdicts: a Content-Length left out breaks a SHOULD (WARN unless strict).
     Group(

@@ -198,3 +198,51 @@ def test_xml_body_base64_with_a_line_break_is_refused_as_mb_multi_6(text: str) -
     entries, problem = entries_from_xml(_xml(body))
     assert entries == []
     assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-6"
+
+
+@pytest.mark.parametrize("text", ["QR==", "QUJ=", "QUJD\u00a0"])
+def test_xml_body_base64_not_the_octets_encoding_is_refused_as_mb_multi_6(text: str) -> None:
+    body = _part(0, STATUS).replace(BODY, f'<mb:body encoding="base64">{text}</mb:body>')
+    entries, problem = entries_from_xml(_xml(body))
+    assert entries == []
+    assert broken_by(problem, "MB-MULTI-5") == "MB-MULTI-6"
+
+
+def test_json_body_base64_not_the_octets_encoding_is_refused_as_mb_multi_7() -> None:
+    entries, problem = entries_from_json(_json(body_base64="/x=="))
+    assert (entries, broken_by(problem, "MB-MULTI-4")) == ([], "MB-MULTI-7")
+
+
+@pytest.mark.parametrize(
+    ("text", "index"), [("0", 0), (" 0\n", 0), ("\u0660", None), ("\u00b2", None)]
+)
+def test_xml_index_is_read_from_ascii_digits_only(text: str, index: int | None) -> None:
+    body = _part(0, STATUS).replace("<mb:index>0</mb:index>", f"<mb:index>{text}</mb:index>")
+    entries, problem = entries_from_xml(_xml(body))
+    assert problem is None
+    assert entries[0].index == index
+
+
+def test_xml_outcome_keeps_an_octet_that_is_no_xml_white_space() -> None:
+    body = _part(0, "<mb:outcome>skipped\u00a0</mb:outcome>")
+    entries, _ = entries_from_xml(_xml(body))
+    assert entries[0].outcome == "skipped\u00a0"
+
+
+def test_xml_status_phrase_with_a_control_character_is_refused_as_mb_multi_6() -> None:
+    body = _part(0, "<D:status>HTTP/1.1 200 OK\x7f</D:status>")
+    entries, problem = entries_from_xml(_xml(body))
+    assert (entries, broken_by(problem, "MB-MULTI-5")) == ([], "MB-MULTI-6")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'\xef\xbb\xbf{"spec_version": "draft-02"}',
+        '{"spec_version": "draft-02"}'.encode("utf-16"),
+        b'{"spec_version": "draft-02", "spec_version": "draft-03"}',
+    ],
+)
+def test_json_text_a_strict_peer_refuses_is_refused_as_mb_multi_4(text: bytes) -> None:
+    entries, problem = entries_from_json(text)
+    assert (entries, broken_by(problem, "MB-MULTI-5")) == ([], "MB-MULTI-4")

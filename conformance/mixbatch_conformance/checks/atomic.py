@@ -14,7 +14,6 @@ judged at its edges (399 against 400, 499, 500 and 599, from the status resource
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
@@ -29,6 +28,7 @@ from mixbatch_conformance.checks._shared.outlast import (
 from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.checks._shared.status_parts import require_status_code
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -114,7 +114,7 @@ def failure_outcomes(ctx: Context, judge: Judge) -> None:
             # Spec 6.4: the JSON `summary` holds "the counts the `Batch-Summary` trailer would
             # give", which counts "`skipped` and `rolled-back` the parts with those outcomes"
             # and as `failed` only parts with no outcome (spec 5.5), under `rolled_back`.
-            summary = json.loads(resp.body).get("summary")
+            summary = loads_json_text(resp.body).get("summary")
             want = {"ok": 0, "failed": 1, "skipped": 1, "rolled_back": 1}
             judge.expect(f"{media} summary", summary, [want], "MB-MULTI-4")
         # MB-RESP-1: "exactly one response part for each request part, in request order",
@@ -436,7 +436,7 @@ def abort_rolls_back(ctx: Context, judge: Judge) -> None:
             entry_requirement(media, status_decided, "MB-PROC-14"),
         )
         try:
-            doc = json.loads(entries[-1].body)
+            doc = loads_json_text(entries[-1].body)
         except ValueError:
             doc = None
         doc = doc if isinstance(doc, dict) else {}

@@ -35,18 +35,44 @@ from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
-#: One member of an sf-dictionary of integers (RFC 9651 §3.2), as Batch-Summary uses it.
-MEMBER = re.compile(r"\s*([a-z*][a-z0-9_\-.*]*)\s*=\s*(-?[0-9]{1,15})\s*(?:;[^,]*)?\s*")
+#: RFC 9651 §3.1.2: key = ( lcalpha / "*" ) *( lcalpha / DIGIT / "_" / "-" / "." / "*" ).
+_KEY = r"[a-z*][a-z0-9_\-.*]*"
+#: RFC 9651 §3.3: the bare items a parameter may hold: an integer or decimal, a string, a
+#: token, a byte sequence, a boolean, a date or a display string.
+_BARE_ITEM = (
+    r"-?[0-9]{1,15}(?:\.[0-9]{1,3})?"
+    r'|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*"'
+    r"|[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*"
+    r"|:[A-Za-z0-9+/=]*:"
+    r"|\?[01]"
+    r"|@-?[0-9]{1,15}"
+    r'|%"(?:[\x20\x21\x23\x24\x26-\x5b\x5d-\x7e]|%[0-9a-f]{2})*"'
+)
+#: One dictionary member whose value is an sf-integer (RFC 9651 §3.2, §3.3.1), as Batch-Summary
+#: spells it: `key "=" sf-integer parameters`, with no whitespace around the "=" and none
+#: before a ";" (the §4.2.2 parsing algorithm fails on both), parameters = *( ";" *SP key
+#: [ "=" bare-item ] ). An integer may not go on into a fraction.
+MEMBER = re.compile(rf"({_KEY})=(-?[0-9]{{1,15}})(?![0-9.])(?:; *{_KEY}(?:=(?:{_BARE_ITEM}))?)*")
 
 
 def _counts(value: str) -> dict[str, int] | None:
+    """The counts of a Batch-Summary value read as RFC 9651 §4.2.2 reads a dictionary (a later
+    member of the same name replaces an earlier one), or None when it is no dictionary of
+    integers. Spaces lead the value (§4.2: "Discard any leading SP characters"); between
+    members the separator is OWS "," OWS."""
     out: dict[str, int] = {}
-    for member in value.split(","):
-        m = MEMBER.fullmatch(member)
+    rest = value.lstrip(" ")
+    while True:
+        m = MEMBER.match(rest)
         if m is None:
             return None
         out[m.group(1)] = int(m.group(2))
-    return out
+        rest = rest[m.end() :].lstrip(" \t")
+        if not rest:
+            return out
+        if not rest.startswith(","):
+            return None
+        rest = rest[1:].lstrip(" \t")
 
 
 #: The requirement a sent trailer is judged under: MB-STATUS-15 ("A server that sends a

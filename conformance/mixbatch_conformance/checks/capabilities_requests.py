@@ -31,13 +31,13 @@ declares, is what makes the check apply at all.
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM
@@ -140,7 +140,7 @@ def _decoded(resp: Response) -> tuple[bytes | None, str]:
 
 def _document(body: bytes) -> dict[str, object] | None:
     try:
-        doc = json.loads(body)
+        doc = loads_json_text(body)
     except ValueError:
         return None
     return doc if isinstance(doc, dict) else None

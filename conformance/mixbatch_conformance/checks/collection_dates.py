@@ -180,7 +180,7 @@ def aggregate_etag_follows_members(ctx: Context, judge: Judge) -> None:
 
     def tag() -> str:
         resp = ctx.send(judge, ctx.raw_request("GET", coll, accept))
-        etag = (resp.get("ETag") or "").strip()
+        etag = (resp.get("ETag") or "").strip(" \t")
         if resp.status not in (200, 204) or not etag:
             judge.not_applicable(
                 f"GET {coll} answered {resp.status} without an aggregate ETag: the sandbox "

@@ -71,7 +71,8 @@ def _named(ctx: Context, judge: Judge, coll: str, resp: Response) -> Counter[str
     base = f"{ctx.scheme}://{ctx.authority}{coll}"
     # MB-METHOD-6: a Content-Id "naming the member, resolvable against the collection's URI".
     return Counter(
-        urlsplit(urljoin(base, (p.get("Content-Id") or "<>").strip()[1:-1])).path for p in env.parts
+        urlsplit(urljoin(base, (p.get("Content-Id") or "<>").strip(" \t")[1:-1])).path
+        for p in env.parts
     )
 
 

@@ -73,7 +73,7 @@ def _retrieve(ctx: Context, judge: Judge, coll: str, accept: str) -> Response:
 def strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "collection"))
     first = _retrieve(ctx, judge, coll, RETRIEVAL_ACCEPTS[0])
-    etag = (first.get("ETag") or "").strip()
+    etag = (first.get("ETag") or "").strip(" \t")
     if first.status != 200 or first.media_type != "multipart/mixed":
         judge.setup_error(f"GET {coll} answered {first.status} {first.media_type}")
     if not etag or etag.startswith("W/"):
@@ -81,7 +81,7 @@ def strong_etag_same_octets(ctx: Context, judge: Judge) -> None:
     _wait_past_the_second()
     for accept in RETRIEVAL_ACCEPTS:
         later = _retrieve(ctx, judge, coll, accept)
-        if later.media_type != "multipart/mixed" or (later.get("ETag") or "").strip() != etag:
+        if later.media_type != "multipart/mixed" or (later.get("ETag") or "").strip(" \t") != etag:
             judge.note(f"Accept: {accept}: {later.status} {later.media_type}, not the same tag")
             continue
         # MB-METHOD-7: "a weak validator (`W/"..."`) unless every octet of the representation,
@@ -104,7 +104,7 @@ def _wait_past_the_second() -> None:
 
 def _strong_tag(resp: Response) -> str | None:
     """The strong ETag of a 200 multipart/mixed answer, else None."""
-    etag = (resp.get("ETag") or "").strip()
+    etag = (resp.get("ETag") or "").strip(" \t")
     if resp.status != 200 or resp.media_type != "multipart/mixed":
         return None
     return etag if etag and not etag.startswith("W/") else None
@@ -235,8 +235,8 @@ def sandbox_strong_etag_across_rollback(ctx: Context, judge: Judge) -> None:
 def _retrieval_of(part: Part) -> tuple[str | None, bytes]:
     """The strong ETag (None unless a multipart/mixed retrieval's) and content of a part that
     answered a collection retrieval."""
-    etag = (part.get("ETag") or "").strip()
-    media = (part.get("Content-Type") or "").split(";")[0].strip().lower()
+    etag = (part.get("ETag") or "").strip(" \t")
+    media = (part.get("Content-Type") or "").split(";")[0].strip(" \t").lower()
     strong = etag if etag and not etag.startswith("W/") and media == "multipart/mixed" else None
     return strong, part.body
 

@@ -93,7 +93,7 @@ def _declared(ctx: Context, judge: Judge) -> None:
         judge.note(f"{coll} gave no readable collection retrieval; judged by collection-get")
         return
     for part in parts[:PARTS_COMPARED]:
-        cid = (part.get("Content-Id") or "").strip()
+        cid = (part.get("Content-Id") or "").strip(" \t")
         path = _path_of(ctx, coll, cid[1:-1]) if cid.startswith("<") else None
         if path is not None:
             _compare(ctx, judge, f"{coll} part {part.index} {cid}", part, path)
@@ -134,7 +134,7 @@ def _sandbox(ctx: Context, judge: Judge) -> None:
         return
     base = f"{ctx.scheme}://{ctx.authority}{coll}"
     for part in parts:
-        cid = (part.get("Content-Id") or "").strip()
+        cid = (part.get("Content-Id") or "").strip(" \t")
         path = _path_of(ctx, coll, cid[1:-1]) if cid.startswith("<") else None
         if path in paths:
             _compare(ctx, judge, f"{coll} part {part.index}, the {paths[path]} member", part, path)

@@ -150,7 +150,7 @@ def _retrieval(resp: Response) -> bool:
 
 
 def _strong(resp: Response) -> str | None:
-    etag = (resp.get("ETag") or "").strip()
+    etag = (resp.get("ETag") or "").strip(" \t")
     return etag if _retrieval(resp) and etag and not etag.startswith("W/") else None
 
 
@@ -189,7 +189,7 @@ def _members(answer: Answer, coll: str, body: bytes) -> list[Member] | None:
     base = answer.origin + coll
     out: list[Member] = []
     for part in env.parts:
-        cid = (part.get("Content-Id") or "").strip()
+        cid = (part.get("Content-Id") or "").strip(" \t")
         ref = urlsplit(urljoin(base, cid[1:-1] if cid.startswith("<") else cid))
         origin = _origin(ref.scheme.lower(), ref.netloc) if ref.scheme in DEFAULT_PORTS else ""
         path = ref.path + (f"?{ref.query}" if ref.query else "")
@@ -223,7 +223,7 @@ def _judge_collection(ctx: Context, judge: Judge, coll: str) -> None:
     plain = answers[0]
     plain_body = _decoded(plain.resp)
     plain_members = None if plain_body is None else _members(plain, coll, plain_body)
-    plain_tag = (plain.resp.get("ETag") or "").strip()
+    plain_tag = (plain.resp.get("ETag") or "").strip(" \t")
     for other in answers[1:]:
         body = _decoded(other.resp)
         if body is None or plain_body is None:
@@ -247,7 +247,7 @@ def _judge_collection(ctx: Context, judge: Judge, coll: str) -> None:
             "the same octets whenever the strong tag is the same, boundary included",
             "MB-METHOD-7",
         )
-        if (other.resp.get("ETag") or "").strip() != plain_tag or plain_members is None:
+        if (other.resp.get("ETag") or "").strip(" \t") != plain_tag or plain_members is None:
             continue
         members = _members(other, coll, body)
         # A variant whose authority is not RFC 3986-equivalent to the plain request's (a

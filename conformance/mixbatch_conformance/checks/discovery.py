@@ -12,9 +12,8 @@ request, so the batch representations MB-STATUS-9 negotiates do not decide its a
 
 from __future__ import annotations
 
-import json
-
 from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.json_text import is_json_integer, loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.schemas import validate_against
@@ -49,11 +48,15 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
     judge.expect_true(
         "Allow", bool(resp.get_all("Allow")), repr(resp.get_all("Allow")), "an Allow field"
     )
+    # MB-LIMIT-2: "an `application/vnd.mixbatch.capabilities+json` document", a JSON text
+    # (spec 13.3: "Encoding considerations: binary (UTF-8 JSON)"; RFC 8259 §8.1: no byte order
+    # mark).
     try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        doc = None
-    judge.require_true("JSON document", isinstance(doc, dict), repr(resp.body[:80]), "an object")
+        doc = loads_json_text(resp.body)
+        why = repr(resp.body[:80])
+    except ValueError as exc:
+        doc, why = None, f"{exc}: {resp.body[:80]!r}"
+    judge.require_true("JSON document", isinstance(doc, dict), why, "an object")
     assert isinstance(doc, dict)
     limits = doc.get("limits")
     # MB-LIMIT-1: "MUST publish them: in the capabilities document when it offers the `limits`
@@ -61,14 +64,14 @@ def options_capabilities(ctx: Context, judge: Judge) -> None:
     names = ("max_parts", "max_batch_bytes", "max_part_bytes", "max_part_header_bytes")
     judge.expect_true(
         "published limits",
-        isinstance(limits, dict) and all(isinstance(limits.get(n), int) for n in names),
+        isinstance(limits, dict) and all(is_json_integer(limits.get(n)) for n in names),
         repr(limits),
         f"integers for {', '.join(names)}",
         "MB-LIMIT-1",
     )
     judge.expect_true(
         "published max_part_fields",
-        isinstance(limits, dict) and isinstance(limits.get("max_part_fields"), int),
+        isinstance(limits, dict) and is_json_integer(limits.get("max_part_fields")),
         repr(limits),
         "an integer max_part_fields",
         "MB-LIMIT-5",

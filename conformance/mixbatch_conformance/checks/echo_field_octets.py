@@ -29,12 +29,10 @@ whatever the stack did alone.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-
+from mixbatch_conformance.core.base64_text import decode_base64
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, read_echo
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -68,7 +66,7 @@ def _shown(value: str) -> str:
 def _body_member(content: bytes) -> tuple[str | None, bytes | None]:
     """The body member an echo answer uses and the octets it decodes to, or (None, None)."""
     try:
-        doc = json.loads(content)
+        doc = loads_json_text(content)
     except ValueError:
         return None, None
     if not isinstance(doc, dict):
@@ -82,8 +80,8 @@ def _body_member(content: bytes) -> tuple[str | None, bytes | None]:
         except UnicodeEncodeError:
             return "body", None
     try:
-        return "body_base64", base64.b64decode(doc["body_base64"], validate=True)
-    except (binascii.Error, ValueError):
+        return "body_base64", decode_base64(doc["body_base64"])
+    except ValueError:
         return "body_base64", None
 
 

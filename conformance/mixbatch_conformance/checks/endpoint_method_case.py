@@ -39,7 +39,7 @@ CAPABILITIES = "application/vnd.mixbatch.capabilities+json"
 
 
 def _allow(resp: Response) -> list[str]:
-    return [a.strip() for a in ",".join(resp.get_all("Allow")).split(",") if a.strip()]
+    return [a.strip(" \t") for a in ",".join(resp.get_all("Allow")).split(",") if a.strip(" \t")]
 
 
 def _judge_refused(judge: Judge, label: str, resp: Response) -> None:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Response
@@ -370,8 +371,8 @@ def _learn(
     index, offset = doc.get("part_index"), doc.get("byte_offset")
     return Malformed(
         doc.get("requirement"),
-        index - at[0] if isinstance(index, int) else None,
-        offset - at[1] if isinstance(offset, int) else None,
+        int(index) - at[0] if is_json_integer(index) else None,
+        int(offset) - at[1] if is_json_integer(offset) else None,
     )
 
 

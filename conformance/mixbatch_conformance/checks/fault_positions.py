@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.part_faults import PartFault, part_faults
 from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
 from mixbatch_conformance.core.registry import State, checker
@@ -80,7 +81,7 @@ def _expect_located(
         start, end = span
         judge.expect_true(
             f"{label}: byte_offset",
-            isinstance(offset, int) and start <= offset <= end,
+            is_json_integer(offset) and start <= offset <= end,
             repr(offset),
             f"an offset in the faulty part's header section or body, {start} to {end}",
             "MB-STATUS-4",

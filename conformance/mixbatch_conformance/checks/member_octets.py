@@ -57,6 +57,7 @@ from mixbatch_conformance.checks._shared.collections import (
     retrieve_parts,
 )
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -166,10 +167,12 @@ def _essence(ctype: str | None) -> str:
 def _holds(body: bytes, written: dict[str, Any]) -> bool:
     """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
     try:
-        doc = json.loads(body)
+        doc = loads_json_text(body)
     except ValueError:
         return False
-    return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
+    return isinstance(doc, dict) and all(
+        k in doc and same_json_value(doc[k], v) for k, v in written.items()
+    )
 
 
 #: Octets a part adds to its content in a batch, over its fields: room for the framing, the

@@ -54,6 +54,7 @@ from mixbatch_conformance.checks._shared.outlast import ABORT_INDEXES, outlastin
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.checks._shared.status_parts import require_status_code
 from mixbatch_conformance.core.context import Context, SubRequest, json_object
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
@@ -194,7 +195,7 @@ def _summary(
         broken_by(problem, "MB-MULTI-4"),
         allowed_text="valid by schema",
     )
-    doc = json.loads(resp.body)
+    doc = loads_json_text(resp.body)
     summary = doc.get("summary")
     judge.require_true("summary object", isinstance(summary, dict), repr(summary), "an object")
     assert isinstance(summary, dict)

@@ -189,7 +189,7 @@ def _judge_answer(
         judge.note(f"{label}: the member's part not answered, {how}")
         return True
     part = parts[MEMBER_PART]
-    status = (part.get("Http-Status-Code") or "").strip()
+    status = (part.get("Http-Status-Code") or "").strip(" \t")
     if part.body == before and part.body != member:
         judge.note(f"{label}: the member's part ran before the write (status {status})")
         return False

@@ -21,6 +21,7 @@ from typing import Any
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.checks._shared.status_parts import require_status_code
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
@@ -113,7 +114,7 @@ def problem_names_part(ctx: Context, judge: Judge) -> None:
     if offset is not None:
         judge.expect_true(
             "byte_offset",
-            isinstance(offset, int) and 0 <= offset <= len(body),
+            is_json_integer(offset) and 0 <= offset <= len(body),
             repr(offset),
             f"an octet offset from 0 to {len(body)}",
             "MB-STATUS-4",
@@ -363,10 +364,12 @@ def error_policy_stop(ctx: Context, judge: Judge) -> None:
                 )
         # MB-PROC-6: "answer every part after the first failing part with `Batch-Outcome:
         # skipped`, run none of them, and send `Preference-Applied: batch-on-error=stop`".
+        # A member of the list (RFC 7240 §3: Preference-Applied = 1#applied-pref), not a
+        # piece of one: `batch-on-error=stopped` applies no stop.
         applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
         judge.expect_true(
             f"{media} Preference-Applied",
-            "batch-on-error=stop" in applied,
+            "batch-on-error=stop" in applied.split(","),
             repr(applied),
             "batch-on-error=stop",
             "MB-PROC-6",

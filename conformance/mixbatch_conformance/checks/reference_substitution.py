@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -207,7 +208,7 @@ def missing_field_skipped(ctx: Context, judge: Judge) -> None:
     judge.expect("part 1 status", part_status(env, 1), {None}, "MB-RESP-5")
     media, _ = judge.media_type("part 1 Content-Type", part.get("Content-Type"), "MB-PROC-20")
     try:
-        doc = json.loads(part.body) if media == "application/problem+json" else None
+        doc = loads_json_text(part.body) if media == "application/problem+json" else None
     except ValueError:
         doc = None
     doc = doc if isinstance(doc, dict) else {}

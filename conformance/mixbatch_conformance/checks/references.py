@@ -22,6 +22,7 @@ from typing import Any
 from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -119,7 +120,7 @@ def reference_unresolved(ctx: Context, judge: Judge) -> None:
     judge.expect("part 1 status", part_status(env, 1), {None}, "MB-RESP-5")
     try:
         media = parse_media_type(env.parts[1].get("Content-Type") or "")[0]
-        doc = json.loads(env.parts[1].body) if media == "application/problem+json" else None
+        doc = loads_json_text(env.parts[1].body) if media == "application/problem+json" else None
     except ValueError:
         doc = None
     judge.expect(

@@ -29,6 +29,7 @@ from __future__ import annotations
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.part_faults import malformed_targets
 from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_rejected
 from mixbatch_conformance.core.registry import State, checker
@@ -51,7 +52,9 @@ MALFORMED_TARGET_TAILS = (
 
 
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A JSON integer as the problem schema's "integer" has it (100.0 as well as 100, never
+    `true`)."""
+    return is_json_integer(value)
 
 
 def _faults(ctx: Context, ok: str) -> list[tuple[str, tuple[str, ...], str]]:

@@ -17,6 +17,7 @@ import json
 from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
@@ -140,7 +141,7 @@ def multistatus_json(ctx: Context, judge: Judge) -> None:
     judge.require("entry count", len(entries), {len(subs)}, "MB-MULTI-4")
     for i, entry in enumerate(entries):
         judge.expect(f"entry {i} index", entry.index, {i}, "MB-MULTI-4")
-    doc = json.loads(body)
+    doc = loads_json_text(body)
     for i, item in enumerate(doc["responses"]):
         try:
             entries[i].body.decode("utf-8")

@@ -31,6 +31,7 @@ from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Response
@@ -78,10 +79,12 @@ def _framed(
 def _holds(body: bytes, written: dict[str, Any]) -> bool:
     """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
     try:
-        doc = json.loads(body)
+        doc = loads_json_text(body)
     except ValueError:
         return False
-    return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
+    return isinstance(doc, dict) and all(
+        k in doc and same_json_value(doc[k], v) for k, v in written.items()
+    )
 
 
 def _tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:

@@ -20,7 +20,6 @@ before they began.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
@@ -28,6 +27,7 @@ from mixbatch_conformance.checks._shared.delay_answers import CLOCK_SLACK_MS
 from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, read_echo
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -276,7 +276,7 @@ def _judge_echo(
     )
     # "exactly one of `body`, the content as a string when its octets are valid UTF-8, and
     # `body_base64`, the content in base64 (RFC 4648 §4) otherwise".
-    doc = json.loads(body)
+    doc = loads_json_text(body)
     members = sorted(k for k in ("body", "body_base64") if k in doc)
     try:
         content.decode("utf-8")

@@ -47,6 +47,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -102,10 +103,12 @@ def _member(ctx: Context, judge: Judge) -> tuple[str, dict[str, Any]]:
 def _holds(body: bytes, written: dict[str, Any]) -> bool:
     """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
     try:
-        doc = json.loads(body)
+        doc = loads_json_text(body)
     except ValueError:
         return False
-    return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
+    return isinstance(doc, dict) and all(
+        k in doc and same_json_value(doc[k], v) for k, v in written.items()
+    )
 
 
 def _location(value: str | None) -> str | None:
@@ -411,7 +414,8 @@ def _retrieval_ids(ctx: Context, judge: Judge, coll: str) -> set[str] | None:
     base = f"{ctx.scheme}://{ctx.authority}{coll}"
     # MB-METHOD-6: a Content-Id "naming the member, resolvable against the collection's URI".
     return {
-        urlsplit(urljoin(base, (p.get("Content-Id") or "<>").strip()[1:-1])).path for p in env.parts
+        urlsplit(urljoin(base, (p.get("Content-Id") or "<>").strip(" \t")[1:-1])).path
+        for p in env.parts
     }
 
 

@@ -46,6 +46,7 @@ from mixbatch_conformance.checks._shared.collections import (
 )
 from mixbatch_conformance.checks._shared.property_runs import EXAMPLES, PropertyFailed
 from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -82,10 +83,12 @@ def _json(doc: dict[str, Any], method: str, path: str) -> SubRequest:
 def holds(body: bytes, written: dict[str, Any]) -> bool:
     """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
     try:
-        doc = json.loads(body)
+        doc = loads_json_text(body)
     except ValueError:
         return False
-    return isinstance(doc, dict) and all(k in doc and doc[k] == v for k, v in written.items())
+    return isinstance(doc, dict) and all(
+        k in doc and same_json_value(doc[k], v) for k, v in written.items()
+    )
 
 
 def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, Any]) -> int:
@@ -386,7 +389,9 @@ def sandbox_octets_read_back(ctx: Context, judge: Judge) -> None:
                 env = expect_processed(
                     ctx, judge, ctx.batch(judge, [put, get]), [put.content_id, get.content_id]
                 )
-                read_type = (env.parts[1].get("Content-Type") or "").split(";")[0].strip().lower()
+                read_type = (
+                    (env.parts[1].get("Content-Type") or "").split(";")[0].strip(" \t").lower()
+                )
                 if part_status(env, 0) not in REPLACED or read_type != essence:
                     # The spec does not make a sandbox take other media types; one it refuses,
                     # or reads back as another media type (it took the content for something
@@ -443,7 +448,7 @@ def _expect_values_read_back(
     reads = (("in a batch", env.parts[0].body), ("alone", ctx.alone(judge, get).body))
     for where, body in reads:
         try:
-            doc = json.loads(body)
+            doc = loads_json_text(body)
         except ValueError:
             doc = None
         doc = doc if isinstance(doc, dict) else {}

@@ -24,7 +24,6 @@ response".
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import ssl
@@ -34,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from mixbatch_conformance.core.json_text import loads_json_text
+from mixbatch_conformance.core.json_text import is_json_integer, loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
@@ -402,8 +401,26 @@ class Context:
             judge.record(ex)
             if ex.response is not None:
                 self._note_created(ex.request, ex.response)
+                self._judge_head(judge, ex.request, ex.response)
                 self._judge_problem(judge, ex.request, ex.response)
         return exchanges
+
+    def _judge_head(self, judge: Judge, request: bytes, resp: Response) -> None:
+        """Every response is HTTP/1.1 as RFC 9112 and RFC 9110 give a sender to write it.
+
+        The client reads on where a recipient may (transport.http), and keeps what the sender
+        broke in `Response.violations`; each is a broken expectation under the requirement
+        that the request be answered with a status, as for octets that are not HTTP at all
+        (`_not_http`). RFC 9110 §2.2: "A sender MUST NOT generate protocol elements that do
+        not match the grammar defined by the corresponding ABNF rules"."""
+        for violation in resp.violations:
+            judge.expect_true(
+                "response is HTTP/1.1 as a sender writes it",
+                False,
+                violation,
+                "the grammar of RFC 9112 and RFC 9110",
+                _answering_requirement(request, self.batch_path),
+            )
 
     def _judge_problem(self, judge: Judge, request: bytes, resp: Response) -> None:
         """Every problem document answering a batch request is one the problem schema allows.
@@ -466,6 +483,7 @@ class Context:
                 )
             judge.setup_error(f"no response: {ex.error}")
         self._note_created(ex.request, ex.response)
+        self._judge_head(judge, ex.request, ex.response)
         self._judge_problem(judge, ex.request, ex.response)
         return ex.response
 
@@ -475,15 +493,12 @@ class Context:
         A batch must be answered with a status (MB-STATUS-1: "A well-formed batch that was
         processed is answered 200"; MB-STATUS-2: a malformed one 400); a declared test
         resource must answer GET with its status (MB-TEST-1)."""
-        line = ex.request.split(b"\r\n", 1)[0].decode("latin-1", "replace")
-        target = line.split(" ")[1] if line.count(" ") >= 2 else ""
-        requirement = "MB-STATUS-1" if _path_of(target) == self.batch_path else "MB-TEST-1"
         judge.require_true(
             "response is HTTP/1.1",
             False,
             f"{len(ex.raw)} octets that are not an HTTP/1.1 response ({ex.error}): {ex.raw[:60]!r}",
             "an HTTP/1.1 status line (RFC 9112 section 4)",
-            requirement,
+            _answering_requirement(ex.request, self.batch_path),
         )
 
     # -- cleanup ---------------------------------------------------------------------------
@@ -636,7 +651,7 @@ class Context:
             return None
         if resp.status == 200 and "json" in resp.media_type:
             try:
-                doc = json.loads(resp.body)
+                doc = loads_json_text(resp.body)
             except ValueError:
                 doc = None
             if isinstance(doc, dict):
@@ -650,9 +665,19 @@ class Context:
         caps = self.fetch_capabilities()
         if caps and isinstance(caps.get("limits"), dict):
             value = caps["limits"].get(name)
-            if isinstance(value, int):
-                return value
+            # The schema's "integer" is JSON Schema's (100.0 as well as 100, never `true`).
+            if is_json_integer(value):
+                return int(value)
         return None
+
+
+def _answering_requirement(request: bytes, batch_path: str) -> str:
+    """The requirement that `request` be answered with a status: a batch's (MB-STATUS-1: "A
+    well-formed batch that was processed is answered 200"; MB-STATUS-2: a malformed one 400),
+    else a declared test resource's (MB-TEST-1)."""
+    line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+    target = line.split(" ")[1] if line.count(" ") >= 2 else ""
+    return "MB-STATUS-1" if _path_of(target) == batch_path else "MB-TEST-1"
 
 
 def _holds_sub_responses(resp: Response) -> bool:

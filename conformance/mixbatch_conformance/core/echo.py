@@ -19,10 +19,10 @@ name are outside the comparison, so two servers that differ only there both pass
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from dataclasses import dataclass
+
+from mixbatch_conformance.core.base64_text import decode_base64
+from mixbatch_conformance.core.json_text import loads_json_text
 
 __all__ = ["FRAMING_FIELDS", "Echo", "comparable_headers", "differences", "read_echo"]
 
@@ -69,7 +69,7 @@ class Echo:
 def read_echo(content: bytes) -> Echo | None:
     """The echo description in `content`, or None when it is not in the form above."""
     try:
-        doc = json.loads(content)
+        doc = loads_json_text(content)
     except ValueError:
         return None
     if not isinstance(doc, dict):
@@ -84,14 +84,17 @@ def read_echo(content: bytes) -> Echo | None:
         ):
             return None
         pairs.append((pair[0], pair[1]))
-    if isinstance(doc.get("body"), str):
-        body = doc["body"].encode("utf-8")
-    elif isinstance(doc.get("body_base64"), str):
-        try:
-            body = base64.b64decode(doc["body_base64"], validate=True)
-        except (binascii.Error, ValueError):
+    # MB-TEST-2: "`body`, the content as a string when its octets are valid UTF-8, and
+    # `body_base64`, the content in base64 (RFC 4648 §4) otherwise": a string with a lone
+    # surrogate is no UTF-8 text, and base64 is the octets' one encoding (core.base64_text).
+    try:
+        if isinstance(doc.get("body"), str):
+            body = doc["body"].encode("utf-8")
+        elif isinstance(doc.get("body_base64"), str):
+            body = decode_base64(doc["body_base64"])
+        else:
             return None
-    else:
+    except (UnicodeEncodeError, ValueError):
         return None
     authority = doc.get("authority")
     return Echo(

@@ -18,6 +18,8 @@ import re
 from collections.abc import Collection, Sequence
 
 from mixbatch_conformance.core.context import Context, problem_of
+from mixbatch_conformance.core.http_dates import is_imf_fixdate
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.requirements import load_index
 from mixbatch_conformance.core.validator import (
@@ -28,8 +30,8 @@ from mixbatch_conformance.core.validator import (
 from mixbatch_conformance.transport.http import Response
 
 __all__ = [
+    "DELAY_SECONDS",
     "LOCATION_MEMBERS",
-    "RETRY_AFTER",
     "expect_located",
     "expect_processed",
     "expect_rejected",
@@ -50,18 +52,20 @@ MALFORMED_ENVELOPE = frozenset(
     }
 )
 
-#: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds.
-RETRY_AFTER = re.compile(r"\d+|[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+#: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds, delay-seconds = 1*DIGIT
+#: (ASCII digits: RFC 5234's DIGIT is %x30-39); the HTTP-date as a sender writes it, an
+#: IMF-fixdate (core.http_dates).
+DELAY_SECONDS = re.compile(r"[0-9]+")
 
 
 def expect_retry_after(judge: Judge, resp: Response, label: str = "Retry-After on the 503") -> None:
     """A 503 for a batch the server is too busy for carries a well-formed Retry-After."""
-    retry = (resp.get("Retry-After") or "").strip()
+    retry = (resp.get("Retry-After") or "").strip(" \t")
     # MB-LIMIT-6: a batch the server is too busy for gets "503 (Service Unavailable) and a
     # `Retry-After` field" (RFC 9110 10.2.3: delay-seconds or an HTTP-date).
     judge.expect_true(
         label,
-        RETRY_AFTER.fullmatch(retry) is not None,
+        DELAY_SECONDS.fullmatch(retry) is not None or is_imf_fixdate(retry),
         repr(retry) if retry else "no Retry-After",
         "delay-seconds or an HTTP-date",
         "MB-LIMIT-6",
@@ -132,7 +136,9 @@ LOCATION_MEMBERS = ("part_index", "byte_offset")
 
 
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A JSON integer as the problem schema's "integer" has it (100.0 as well as 100, never
+    `true`)."""
+    return is_json_integer(value)
 
 
 def expect_located(

@@ -25,13 +25,12 @@ kept (spec 3.2.4).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
+from mixbatch_conformance.core.base64_text import decode_base64
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
@@ -126,7 +125,7 @@ def entries_from_multipart(env: Envelope, volatile: Iterable[str] = ()) -> list[
         out.append(
             Entry(
                 part.index,
-                int(status) if status and status.isdigit() else None,
+                int(status) if status and DECIMAL.fullmatch(status) else None,
                 part.get("Batch-Outcome"),
                 cid[1:-1] if cid and cid.startswith("<") and cid.endswith(">") else cid,
                 part.fields,
@@ -192,9 +191,15 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
             elif (ns, name) == (DAV_NS, "href"):
                 href = text
             elif ns == MB_NS and name == "index":
-                index = int(text) if text.strip().isdigit() else None
+                # MB-MULTI-6: "`mb:index` with the part index", a number in decimal digits;
+                # XML white space (S: SP, HTAB, CR, LF) around it is no part of it. A digit of
+                # another script is no decimal digit of the index.
+                digits = text.strip(XML_SPACE)
+                index = int(digits) if DECIMAL.fullmatch(digits) else None
             elif ns == MB_NS and name == "outcome":
-                outcome = text.strip()
+                # "`mb:outcome` when the part has a `Batch-Outcome`": the field's value, a
+                # case-sensitive token (spec 3.4), XML white space around it aside.
+                outcome = text.strip(XML_SPACE)
             elif ns == MB_NS and name == "content-id":
                 cid = text
             elif ns == MB_NS and name == "header":
@@ -209,12 +214,9 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                 # "no line breaks" holds at the ends too: a trailing newline, as MIME encoders
                 # write, is a line break.
                 try:
-                    data = base64.b64decode(text, validate=True)
-                except (binascii.Error, ValueError):
-                    return (
-                        [],
-                        f"MB-MULTI-6: mb:body is not base64 without line breaks: {text[:40]!r}",
-                    )
+                    data = decode_base64(text)
+                except ValueError as exc:
+                    return [], f"MB-MULTI-6: mb:body {text[:40]!r} is {exc}"
         problem = _status_presence(len(out), status, outcome) or _elements_present(
             len(out), outcome, seen
         )
@@ -224,9 +226,14 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
     return out, None
 
 
-#: MB-MULTI-6's status line: "HTTP/1.1", the code, a space, a reason phrase that may be empty
-#: (RFC 9112 4: reason-phrase is HTAB, SP, VCHAR or obs-text, never CR or LF).
-STATUS_LINE = re.compile(r"HTTP/1\.1 ([0-9]{3}) [^\r\n]*")
+#: MB-MULTI-6's status line: "HTTP/1.1", the code, a space, a reason phrase that may be empty.
+#: RFC 4918 §14.28 makes DAV:status a status-line; its reason-phrase (RFC 9112 §4: HTAB, SP,
+#: VCHAR, obs-text) holds no control character, CR and LF included.
+STATUS_LINE = re.compile(r"HTTP/1\.1 ([0-9]{3}) [^\x00-\x08\x0a-\x1f\x7f]*")
+#: XML 1.0 §2.3: S ::= (#x20 | #x9 | #xD | #xA)+.
+XML_SPACE = " \t\r\n"
+#: Decimal digits, ASCII only (Python's str.isdigit takes other scripts' digits, and "²").
+DECIMAL = re.compile(r"[0-9]+")
 #: The elements MB-MULTI-6 gives every part's DAV:response exactly once: "`DAV:href` with the
 #: resolved target", "`mb:index` with the part index", "`mb:content-id` with the URI
 #: reference", "one `mb:body` element". The abort report answers no part: it has no target
@@ -288,9 +295,9 @@ def _json_body(item: dict[str, object]) -> tuple[bytes, str | None]:
         except UnicodeEncodeError:
             return b"", f"MB-MULTI-7: body holds a lone surrogate, not UTF-8 octets: {value[:40]!r}"
     try:
-        data = base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return b"", f"MB-MULTI-7: body_base64 is not base64: {value[:40]!r}"
+        data = decode_base64(value)
+    except ValueError as exc:
+        return b"", f"MB-MULTI-7: body_base64 {value[:40]!r} is {exc}"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

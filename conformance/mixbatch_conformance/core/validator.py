@@ -55,7 +55,10 @@ TOKEN_STR = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 FIELD_VALUE = re.compile(rb"[\x21-\x7e\x80-\xff \t]*")
 # RFC 2046 §5.1.1: bchars := bcharsnospace / " "
 BCHARS = re.compile(r"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]")
-THREE_DIGITS = re.compile(r"[0-9]{3}")
+#: Spec 3.4: Http-Status-Code = status-code, "a final status, 200 to 599, in a response part";
+#: RFC 9110 §15: "All valid status codes are within the range of 100 to 599" (a 1xx is judged
+#: under MB-RESP-9).
+THREE_DIGITS = re.compile(r"[1-5][0-9]{2}")
 DIGITS = re.compile(rb"[0-9]+")
 
 # MB-PART-9 / MB-PART-10: fields a request part never carries.
@@ -447,7 +450,10 @@ def response_part_findings(part: Part, request_content_id: str | None) -> list[F
     """Part header semantics of a response part (MB-RESP-2, -3, -5; Batch-Outcome values)."""
     out: list[Finding] = []
     outcomes = part.get_all("Batch-Outcome")
-    outcome = outcomes[0].strip() if len(outcomes) == 1 else None
+    # The value as read (its OWS already gone): `outcome-value` is a token compared
+    # case-sensitively (spec 3.4), so `skipped` followed by obs-text such as 0xA0 is none of
+    # the outcomes, though a text library strips it as space.
+    outcome = outcomes[0] if len(outcomes) == 1 else None
     if len(outcomes) > 1 or (outcome is not None and outcome not in BATCH_OUTCOMES):
         out.append(Finding("MB-RESP-5", None, part.offset, f"Batch-Outcome {outcomes!r}"))
     statuses = part.get_all("Http-Status-Code")

@@ -16,6 +16,14 @@ A response says whether its connection may carry another request (`Response.pers
 
 An https target is reached through an `ssl.SSLContext` (transport.tls) passed as `tls`.
 
+The reader takes what a lenient client takes (RFC 9112 §2.2 lets a recipient accept a bare LF
+as a line end), so that the answer can still be read; what the sender broke on the way is kept
+in `Response.violations`, each in words with the rule it breaks, for the caller to judge
+(RFC 9110 §2.2: "A sender MUST NOT generate protocol elements that do not match the grammar
+defined by the corresponding ABNF rules"). Field values are read as RFC 9110 §5.5 has them: the
+optional whitespace around a value is SP and HTAB only, never the other octets a text library
+counts as space (0x85 and 0xA0 are obs-text, part of the value).
+
 Errors: `TargetUnreachable` when no connection can be made (`TlsFailure`, an OSError, when
 the TLS handshake fails), `ResponseError` when the bytes are not an HTTP/1.1 response (it
 keeps the octets that did arrive in `received`, and so does the Exchange, in `raw`, so that a
@@ -55,6 +63,50 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 20.0
 MAX_HEAD = 1 << 20
+
+#: RFC 9110 §5.6.3: OWS = *( SP / HTAB ).
+OWS = " \t"
+#: RFC 9112 §4: status-line = HTTP-version SP status-code SP [ reason-phrase ], with
+#: reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ); "A server MUST send the space that
+#: separates the status-code from the reason-phrase even when the reason phrase is absent".
+STATUS_LINE = re.compile(rb"HTTP/1\.[01] [0-9]{3} [\t\x20-\x7e\x80-\xff]*\r\n")
+#: What the reader takes as a status line: a bare LF ending it, no space after the code, any
+#: octets in the phrase.
+LOOSE_STATUS_LINE = re.compile(rb"(HTTP/1\.[01]) ([0-9]{3})(?: (.*))?\r?\n", re.DOTALL)
+#: RFC 9110 §5.1 field-name = token; §5.6.2 token = 1*tchar.
+FIELD_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: RFC 9110 §5.5: field-value = *field-content, field-content = field-vchar
+#: [ 1*( SP / HTAB / field-vchar ) field-vchar ], field-vchar = VCHAR / obs-text (the value
+#: without the OWS around it).
+FIELD_VALUE = re.compile(
+    r"(?:[\x21-\x7e\x80-\xff](?:[ \t\x21-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?"
+)
+#: RFC 9112 §7.1: chunk = chunk-size [ chunk-ext ] CRLF ..., chunk-size = 1*HEXDIG, chunk-ext
+#: = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), which a sender writes
+#: without the BWS (RFC 9110 §5.6.3: "A sender MUST NOT generate BWS in messages").
+_TOKEN = rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_QUOTED = rb'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+CHUNK_LINE = re.compile(
+    rb"[0-9A-Fa-f]+(?:;" + _TOKEN + rb"(?:=(?:" + _TOKEN + rb"|" + _QUOTED + rb"))?)*\r\n"
+)
+#: Fields whose definition allows no list (RFC 9110 §5.3: "A sender MUST NOT generate multiple
+#: field lines with the same name in a message ... unless that field's definition allows
+#: multiple field line values to be recombined as a comma-separated list"): the singletons of
+#: RFC 9110 and RFC 9111 a response carries. Content-Length is judged with the framing.
+SINGLETON_FIELDS = frozenset(
+    {
+        "age",
+        "content-location",
+        "content-range",
+        "content-type",
+        "date",
+        "etag",
+        "expires",
+        "last-modified",
+        "location",
+        "retry-after",
+    }
+)
 
 
 #: Why no response was read from a connection the server closed before any octet of one.
@@ -98,6 +150,9 @@ class Response:
     #: Whether the connection may carry another request after this response (RFC 9112 §9.3):
     #: not after HTTP/1.0, `Connection: close`, a protocol switch, or content read to the close.
     persistent: bool = True
+    #: How the response's head and framing break the grammar RFC 9112 and RFC 9110 give a
+    #: sender, each in words (empty: they do not); see the module docstring.
+    violations: tuple[str, ...] = ()
 
     def get(self, name: str) -> str | None:
         values = self.get_all(name)
@@ -110,7 +165,7 @@ class Response:
     @property
     def media_type(self) -> str:
         value = self.get("Content-Type") or ""
-        return value.split(";", 1)[0].strip().lower()
+        return value.split(";", 1)[0].strip(OWS).lower()
 
 
 @dataclass(frozen=True)
@@ -224,26 +279,76 @@ class _Recorder:
         return data
 
 
-def _read_head(rec: _Recorder) -> tuple[str, int, str, list[tuple[str, str]]]:
+#: A response head as read: version, status, reason phrase, header fields, and how the head
+#: breaks the sender's grammar (see `Response.violations`).
+Head = tuple[str, int, str, list[tuple[str, str]], list[str]]
+
+
+def _read_head(rec: _Recorder) -> Head:
     line = rec.readline()
     if not line:
         raise ResponseError(CLOSED_BEFORE_STATUS)
-    m = re.fullmatch(rb"(HTTP/1\.[01]) ([0-9]{3})(?: (.*))?\r?\n", line)
+    m = LOOSE_STATUS_LINE.fullmatch(line)
     if not m:
         raise ResponseError(f"not a status line: {line[:80]!r}")
-    headers: list[tuple[str, str]] = []
-    while True:
-        hl = rec.readline()
-        if hl in (b"\r\n", b"\n"):
-            break
-        if not hl:
-            raise ResponseError("the connection closed inside the response head")
-        name, sep, value = hl.decode("latin-1").partition(":")
-        if not sep:
-            raise ResponseError(f"bad header line {hl[:80]!r}")
-        headers.append((name.strip(), value.strip()))
+    violations: list[str] = []
+    if not STATUS_LINE.fullmatch(line):
+        violations.append(
+            f"status line {line[:80]!r} is not HTTP-version SP status-code SP [ reason-phrase ] "
+            "CRLF (RFC 9112 §4: the space after the code is sent even with no phrase; the phrase "
+            "is HTAB, SP, VCHAR and obs-text)"
+        )
+    status = int(m.group(2))
+    if not 100 <= status <= 599:
+        # RFC 9110 §15: "All valid status codes are within the range of 100 to 599, inclusive."
+        violations.append(f"status code {status} is outside 100 to 599 (RFC 9110 §15)")
+    headers = _field_lines(rec, "header", violations, "the connection closed inside the head")
     version = m.group(1).decode("ascii")
-    return version, int(m.group(2)), (m.group(3) or b"").decode("latin-1"), headers
+    return version, status, (m.group(3) or b"").decode("latin-1"), headers, violations
+
+
+def _field_lines(
+    rec: _Recorder, section: str, violations: list[str], closed: str
+) -> list[tuple[str, str]]:
+    """The field lines up to the empty line that ends a header or trailer section.
+
+    RFC 9112 §5: field-line = field-name ":" OWS field-value OWS, each line ending in CRLF; no
+    whitespace between the name and the colon; no obs-fold (§5.2: "A server MUST NOT generate
+    a message that includes line folding"), which is read as RFC 9112 §5.2 tells a user agent
+    to, as SP joined to the value before it.
+    """
+    fields: list[tuple[str, str]] = []
+    while True:
+        line = rec.readline()
+        if not line:
+            raise ResponseError(closed)
+        if not line.endswith(b"\r\n"):
+            violations.append(
+                f"{section} line {line[:80]!r} ends in a bare LF (RFC 9112 §2.1: CRLF)"
+            )
+        if line in (b"\r\n", b"\n"):
+            return fields
+        text = line.decode("latin-1").removesuffix("\n").removesuffix("\r")
+        if text[:1] in (" ", "\t") and fields:
+            violations.append(f"{section} line {line[:80]!r} is an obs-fold (RFC 9112 §5.2)")
+            name, value = fields[-1]
+            fields[-1] = (name, f"{value} {text.strip(OWS)}".strip(OWS))
+            continue
+        name, sep, value = text.partition(":")
+        if not sep:
+            raise ResponseError(f"bad {section} line {line[:80]!r}")
+        value = value.strip(OWS)
+        if not FIELD_NAME.fullmatch(name):
+            violations.append(
+                f"{section} field name {name!r} is not a token (RFC 9110 §5.1; RFC 9112 §5.1: "
+                "no whitespace between the name and the colon)"
+            )
+        if not FIELD_VALUE.fullmatch(value):
+            violations.append(
+                f"{section} field {name.strip(OWS)!r} value {value[:60]!r} holds an octet a "
+                "field-value does not (RFC 9110 §5.5: VCHAR, obs-text, SP and HTAB)"
+            )
+        fields.append((name.strip(OWS), value))
 
 
 def read_response(reader: Source, request_method: str) -> Response:
@@ -265,23 +370,33 @@ def read_response(reader: Source, request_method: str) -> Response:
 def _read_response(
     rec: _Recorder,
     request_method: str,
-    head: tuple[str, int, str, list[tuple[str, str]]] | None = None,
+    head: Head | None = None,
 ) -> Response:
     """Read one response; `head`, when given, is its first head, already read."""
     while True:
-        version, status, reason, headers = head or _read_head(rec)
+        version, status, reason, headers, violations = head or _read_head(rec)
         head = None
         if not 100 <= status < 200 or status == 101:
             break
     lowered = [(n.lower(), v) for n, v in headers]
     te = ",".join(v for n, v in lowered if n == "transfer-encoding").lower()
     lengths = [v for n, v in lowered if n == "content-length"]
+    for name in sorted(SINGLETON_FIELDS):
+        count = sum(1 for n, _ in lowered if n == name)
+        if count > 1:
+            violations.append(
+                f"{count} {name} field lines; the field takes one value (RFC 9110 §5.3)"
+            )
     trailers: list[tuple[str, str]] = []
     chunked = False
     tokens = {t.strip().lower() for n, v in lowered if n == "connection" for t in v.split(",")}
     # RFC 9112 §9.3: "If the "close" connection option is present, the connection will not
     # persist after the current response"; an HTTP/1.0 response is not kept either.
     persistent = version == "HTTP/1.1" and "close" not in tokens and status != 101
+    if lengths and te:
+        # RFC 9112 §6.2: "A sender MUST NOT send a Content-Length header field in any message
+        # that contains a Transfer-Encoding header field."
+        violations.append(f"Content-Length {lengths!r} beside Transfer-Encoding {te!r}")
     if request_method == "HEAD" or status in (204, 304) or status < 200:
         body = b""
     elif te.strip().endswith("chunked"):
@@ -292,6 +407,11 @@ def _read_response(
             m = re.match(rb"([0-9A-Fa-f]+)[ \t]*(;[^\r\n]*)?\r?\n$", size_line)
             if not m:
                 raise ResponseError(f"bad chunk size line {size_line[:40]!r}")
+            if not CHUNK_LINE.fullmatch(size_line):
+                violations.append(
+                    f"chunk line {size_line[:40]!r} is not chunk-size [ chunk-ext ] CRLF without "
+                    "whitespace (RFC 9112 §7.1; RFC 9110 §5.6.3: no BWS from a sender)"
+                )
             size = int(m.group(1), 16)
             if size == 0:
                 break
@@ -301,19 +421,20 @@ def _read_response(
             chunks += data
             if rec.read(2) != b"\r\n":
                 raise ResponseError("a chunk is not followed by CRLF")
-        while True:
-            tl = rec.readline()
-            if tl in (b"\r\n", b"\n"):
-                break
-            if not tl:
-                raise ResponseError("the connection closed inside the trailer section")
-            name, _, value = tl.decode("latin-1").partition(":")
-            trailers.append((name.strip(), value.strip()))
+        trailers = _field_lines(
+            rec, "trailer", violations, "the connection closed inside the trailer section"
+        )
         body = bytes(chunks)
     elif lengths:
-        if len(set(lengths)) != 1 or not lengths[0].isdigit():
+        # RFC 9112 §6.3: a Content-Length that is the same decimal value repeated, on several
+        # lines or as a list, frames the message by that value; the sender broke §8.6 of RFC
+        # 9110 (Content-Length = 1*DIGIT) all the same. DIGIT is ASCII only.
+        values = {v.strip(OWS) for line in lengths for v in line.split(",")}
+        if len(values) != 1 or not re.fullmatch(r"[0-9]+", next(iter(values))):
             raise ResponseError(f"bad Content-Length {lengths!r}")
-        want = int(lengths[0])
+        if len(lengths) > 1 or "," in lengths[0]:
+            violations.append(f"Content-Length {lengths!r} is not one 1*DIGIT (RFC 9110 §8.6)")
+        want = int(next(iter(values)))
         body = rec.read(want)
         if len(body) != want:
             raise ResponseError(f"Content-Length {want} but the connection closed at {len(body)}")
@@ -324,7 +445,15 @@ def _read_response(
         persistent = False
     body = _decode_content(headers, body)
     return Response(
-        status, reason, tuple(headers), body, bytes(rec.seen), tuple(trailers), chunked, persistent
+        status,
+        reason,
+        tuple(headers),
+        body,
+        bytes(rec.seen),
+        tuple(trailers),
+        chunked,
+        persistent,
+        tuple(violations),
     )
 
 
@@ -465,7 +594,7 @@ class HeadFirst:
         self.status: int | None = None
         self.headers: tuple[tuple[str, str], ...] | None = None
         self.error: str | None = None
-        self._head: tuple[str, int, str, list[tuple[str, str]]] | None = None
+        self._head: Head | None = None
         self._sock = connect(host, port, timeout, tls)
         self._reader = self._sock.makefile("rb")
         self._rec = _Recorder(self._reader)

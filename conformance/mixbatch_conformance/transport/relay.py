@@ -198,6 +198,9 @@ class RelayResponse:
     #: Close the client connection after this answer without saying so (no Connection:
     #: close), unread requests pipelined behind it left unanswered.
     close_unmarked: bool = False
+    #: Rewrites the answer's octets as framed (head, content, any trailer section) before
+    #: they go out: for a mutation that breaks the HTTP/1.1 syntax h11 would not write.
+    wire: Callable[[bytes], bytes] | None = None
 
     @classmethod
     def from_upstream(cls, resp: Response) -> RelayResponse:
@@ -490,7 +493,8 @@ class Relay:
             await self._stream(conn, req, writer, coding, flush)
             return False
         resp = await self._forward(req, mutation)
-        writer.write(self._frame(conn, req, resp))
+        framed = self._frame(conn, req, resp)
+        writer.write(resp.wire(framed) if resp.wire is not None else framed)
         await writer.drain()
         return resp.close_unmarked
 

@@ -122,7 +122,7 @@ def path_on_origin(ctx: Context, coll: str, ref: str) -> str | None:
 def part_member_path(ctx: Context, coll: str, part: Part) -> str | None:
     """The path of the member a retrieval part's `Content-Id` names, resolved against the
     collection's URI (MB-METHOD-6); None when it names none on the target's origin."""
-    cid = (part.get("Content-Id") or "").strip()
+    cid = (part.get("Content-Id") or "").strip(" \t")
     return (
         path_on_origin(ctx, coll, cid[1:-1]) if cid.startswith("<") and cid.endswith(">") else None
     )
@@ -188,7 +188,7 @@ def expect_part_as_member_alone(judge: Judge, label: str, part: Part, alone: Res
     if part.get("ETag") is not None and alone.get("ETag") is not None:
         judge.expect(
             f"{label} ETag as the member's alone",
-            (part.get("ETag") or "").strip(),
-            {(alone.get("ETag") or "").strip()},
+            (part.get("ETag") or "").strip(" \t"),
+            {(alone.get("ETag") or "").strip(" \t")},
             "MB-METHOD-4",
         )

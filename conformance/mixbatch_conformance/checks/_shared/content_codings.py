@@ -7,6 +7,7 @@ codings, each with an optional weight, where `q=0` names a coding as not accepta
 from __future__ import annotations
 
 import gzip
+import re
 import zlib
 from collections.abc import Callable
 
@@ -27,24 +28,20 @@ ENCODERS: dict[str, Callable[[bytes], bytes]] = {
 }
 
 
-def _weight(params: list[str]) -> float:
-    """A member's `q` weight; 1 when it has none or one that is no number."""
-    for p in params:
-        name, _, value = p.partition("=")
-        if name.strip().lower() == "q":
-            try:
-                return float(value.strip())
-            except ValueError:
-                return 1.0
-    return 1.0
+#: RFC 9110 §12.5.3: Accept-Encoding = #( codings [ weight ] ), codings = content-coding /
+#: "identity" / "*"; §12.4.2: weight = OWS ";" OWS "q=" qvalue, qvalue = ( "0" [ "." 0*3DIGIT ] )
+#: / ( "1" [ "." 0*3("0") ] ). A member with anything else after its coding names no coding.
+MEMBER = re.compile(
+    r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?:[ \t]*;[ \t]*[qQ]=(0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?))?"
+)
 
 
 def accepted_codings(resp: Response) -> list[str]:
     """The codings the response's Accept-Encoding names, lower-cased, in order, without those
-    weighted q=0 (RFC 9110 §12.5.3)."""
+    weighted q=0 (RFC 9110 §12.5.3) and without members that break the field's grammar."""
     names: list[str] = []
     for member in list_members(resp.get_all("Accept-Encoding")):
-        name, *params = (p.strip() for p in member.split(";"))
-        if name and _weight(params) != 0:
-            names.append(name.lower())
+        m = MEMBER.fullmatch(member)
+        if m is not None and (m.group(2) is None or float(m.group(2)) != 0):
+            names.append(m.group(1).lower())
     return names

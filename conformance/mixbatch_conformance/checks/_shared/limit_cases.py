@@ -13,6 +13,7 @@ import time
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_located, expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, RunFn, State, register
@@ -180,9 +181,7 @@ def refused(
     if "value" in doc and doc.get("limit") == name and (limit := ctx.limit(name)) is not None:
         judge.expect_true(
             "problem value",
-            isinstance(doc["value"], int)
-            and not isinstance(doc["value"], bool)
-            and doc["value"] == limit,
+            is_json_integer(doc["value"]) and doc["value"] == limit,
             repr(doc["value"]),
             f"the published {name}, {limit}",
             "MB-LIMIT-4",

@@ -109,6 +109,7 @@ from mixbatch_conformance.run.plants import (
     sandbox_names,
     sandbox_sequences,
     security,
+    sender_grammar,
     shared_buffers,
     singleton_lists,
     status_by_parts,
@@ -250,6 +251,7 @@ PLANTS: tuple[Mutation, ...] = (
     + member_octets.PLANTS
     + delimiter_collisions.PLANTS
     + fault_pair_documents.PLANTS
+    + sender_grammar.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
