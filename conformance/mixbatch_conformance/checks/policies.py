@@ -366,7 +366,9 @@ def error_policy_stop(ctx: Context, judge: Judge) -> None:
         # skipped`, run none of them, and send `Preference-Applied: batch-on-error=stop`".
         # A member of the list (RFC 7240 §3: Preference-Applied = 1#applied-pref), not a
         # piece of one: `batch-on-error=stopped` applies no stop.
-        applied = ",".join(resp.get_all("Preference-Applied")).replace(" ", "").lower()
+        applied = (
+            ",".join(resp.get_all("Preference-Applied")).replace(" ", "").replace("\t", "").lower()
+        )
         judge.expect_true(
             f"{media} Preference-Applied",
             "batch-on-error=stop" in applied.split(","),

@@ -210,13 +210,25 @@ def resources_any_http_version(ctx: Context, judge: Judge) -> None:
     # MB-TEST-1 and the other resource requirements fix the answer to "a `GET`" of the resource,
     # whatever version carries it: an HTTP/1.0 client gets the same status and fields (an
     # etag_resource's ETag included, RFC 9110 §8.8.3 being no HTTP/1.1-only field).
+    refused: set[str] = set()
     for what, version, fields in VERSIONS:
+        probe = ctx.send(
+            judge, with_version(ctx.raw_request("GET", cases[0].sub.target, fields), version)
+        )
+        if probe.status in (426, 505):
+            # The spec does not make a server take HTTP/1.0: a stack may answer 426 (Upgrade
+            # Required) or 505 (HTTP Version Not Supported) to it (RFC 9110 §15.5.22, §15.6.6).
+            judge.note(f"{what} refused with {probe.status}: not judged")
+            refused.add(version)
+            continue
         for case in cases:
             request = with_version(ctx.raw_request("GET", case.sub.target, fields), version)
             resp = ctx.send(judge, request)
             case.judge(
                 judge, f"{case.role} alone over {what}", Answer(resp.status, resp.get, resp.body)
             )
+    if "1.0" in refused:
+        return
     room = max(1, ctx.limit("max_parts") or 1 << 16)
     head = [("Content-Type", f"multipart/mixed; boundary={VERSION_BOUNDARY}")]
     for start in range(0, len(cases), room):

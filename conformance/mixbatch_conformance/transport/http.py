@@ -92,14 +92,16 @@ CHUNK_LINE = re.compile(
 #: Fields whose definition allows no list (RFC 9110 §5.3: "A sender MUST NOT generate multiple
 #: field lines with the same name in a message ... unless that field's definition allows
 #: multiple field line values to be recombined as a comma-separated list"): the singletons of
-#: RFC 9110 and RFC 9111 a response carries. Content-Length is judged with the framing.
+#: RFC 9110 and RFC 9111 a response carries that a reader of the answer relies on.
+#: Content-Length is judged with the framing. `Date` is left out: HTTP stacks add their own
+#: beside an application's, no mixbatch answer is read by it, and a repeated one is the
+#: stack's slip, not the server's reading of the spec.
 SINGLETON_FIELDS = frozenset(
     {
         "age",
         "content-location",
         "content-range",
         "content-type",
-        "date",
         "etag",
         "expires",
         "last-modified",
