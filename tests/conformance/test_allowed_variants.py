@@ -410,3 +410,52 @@ def test_server_refusing_identity_as_a_coding_passes(
         _verdicts(ctx, ["content-coding-names-any-case", "content-coding-list-members-refused"])
         == {}
     )
+
+
+def _http10_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server whose stack speaks HTTP/1.1 only and answers an HTTP/1.0 request 505 (RFC 9110
+    §15.6.6); the spec does not make a server take HTTP/1.0."""
+    if req.version == "1.0":
+        body = b'{"title":"HTTP Version Not Supported","status":505}'
+        resp.status = 505
+        resp.headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+        resp.body = body
+
+
+def test_server_refusing_http10_passes_the_version_check(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_http10_refused)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["test-resources-any-http-version"]) == {}
+
+
+def _every_404_with_a_trace_id() -> Callable[[Any], None]:
+    """Every 404, whatever the path, carrying a trace id of its own each time, alone and in a
+    part, as framework error pages do (spec 3.2.4 compares a part with the same request alone,
+    and no rule makes an undeclared resource answer the same octets twice)."""
+    count = iter(range(1 << 30))
+
+    def patch(app: Any) -> None:
+        respond = app.router.respond
+
+        async def variant(request: Request) -> Response:
+            answer = respond(request)
+            response = answer if isinstance(answer, Response) else await answer
+            if response.status != 404:
+                return response
+            body = json.dumps({"status": 404, "trace": next(count)}).encode()
+            return replace(response, body=body)
+
+        app.router.respond = variant
+
+    return patch
+
+
+def test_unknown_paths_answered_with_changing_404s_pass(
+    start_variant: Callable[..., str],
+) -> None:
+    url = start_variant(_every_404_with_a_trace_id())
+    ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
+    checks = ["reference-syntax-plain-without-mode", "reference-syntax-plain-in-other-modes"]
+    assert _verdicts(ctx, checks) == {}
