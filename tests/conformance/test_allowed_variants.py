@@ -459,3 +459,24 @@ def test_unknown_paths_answered_with_changing_404s_pass(
     ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
     checks = ["reference-syntax-plain-without-mode", "reference-syntax-plain-in-other-modes"]
     assert _verdicts(ctx, checks) == {}
+
+
+def _zero_padded_length_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server whose HTTP parser refuses `Content-Length: 00` with 400 on every resource, as
+    some proxies' parsers do, before any batch rule is met."""
+    length = next((v for n, v in req.headers if n.lower() == "content-length"), None)
+    if length is not None and length.strip() != "0" and set(length.strip()) == {"0"}:
+        body = b'{"title":"Bad Request","status":400}'
+        resp.status = 400
+        resp.headers = [("Content-Type", "application/problem+json")]
+        resp.headers.append(("Content-Length", str(len(body))))
+        resp.body = body
+
+
+def test_parser_refusing_zero_padded_lengths_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_zero_padded_length_refused)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    checks = ["batch-endpoint-get-with-content", "collection-get-with-content"]
+    assert _verdicts(ctx, checks) == {}

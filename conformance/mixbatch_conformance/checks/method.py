@@ -105,6 +105,28 @@ GET_EMPTY_FRAMINGS: tuple[tuple[str, tuple[tuple[str, str], ...], bytes], ...] =
     ("Content-Length: 0", (("Content-Length", "0"),), b""),
     ("Content-Length: 00", (("Content-Length", "00"),), b""),
 )
+
+
+def _empty_framings(
+    ctx: Context, judge: Judge
+) -> list[tuple[str, tuple[tuple[str, str], ...], bytes]]:
+    """GET_EMPTY_FRAMINGS less those the server's HTTP stack refuses on an ordinary resource:
+    a parser stricter than RFC 9110 §8.6 (one refusing `Content-Length: 00`) answers 400
+    before any batch rule is met, which the spec cannot require otherwise."""
+    ok = ctx.target.resource("ok")
+    if ok is None:
+        return list(GET_EMPTY_FRAMINGS)
+    out = []
+    for empty in GET_EMPTY_FRAMINGS:
+        framing, head, body = empty
+        resp = ctx.send(judge, ctx.raw_request("GET", ctx.path(ok), head, body))
+        if resp.status == 400:
+            judge.note(f"a GET of ok with {framing} is refused 400 by the stack: not judged")
+            continue
+        out.append(empty)
+    return out
+
+
 #: Accept values other than `multipart/mixed` that make a GET of a collection a retrieval (spec
 #: 4.2: its `Accept` "admits `multipart/mixed`, and admits no other representation of the
 #: collection with a higher weight"), sent with content: a GET for a collection retrieval.
@@ -281,7 +303,7 @@ def batch_endpoint_get_content(ctx: Context, judge: Judge) -> None:
     # there 405 under MB-METHOD-2 instead of 400".
     statuses = {400} if "GET" in allowed else {400, 405}
     bare = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path))
-    for framing, head, body in GET_EMPTY_FRAMINGS:
+    for framing, head, body in _empty_framings(ctx, judge):
         resp = ctx.send(judge, ctx.raw_request("GET", ctx.batch_path, head, body))
         # MB-METHOD-3: "A `GET` with `Content-Length: 0` ... has no content", so it is not the
         # GET with content refused 400 but the GET without the field, answered as that is.
@@ -632,7 +654,7 @@ def collection_get_content(ctx: Context, judge: Judge) -> None:
                 {400},
                 "MB-METHOD-3",
             )
-    for framing, head, body in GET_EMPTY_FRAMINGS:
+    for framing, head, body in _empty_framings(ctx, judge):
         req = ctx.raw_request("GET", coll, (("Accept", "multipart/mixed"), *head), body)
         resp = ctx.send(judge, req)
         # MB-METHOD-3: "A `GET` with `Content-Length: 0` ... has no content: it is a collection

@@ -67,7 +67,15 @@ class Rechunk:
 
     def response(self, flow: http.HTTPFlow) -> None:
         assert flow.response is not None
-        if ctx.options.mb_rechunk != "small-chunks":
+        # RFC 9112 §6.3: a response to HEAD and a 1xx, 204 or 304 response has no content, so
+        # it has no framing to change; a chunked coding there would send a last chunk that the
+        # next response on the connection would begin with.
+        bodiless = flow.request.method == "HEAD" or flow.response.status_code in (204, 304)
+        if (
+            ctx.options.mb_rechunk != "small-chunks"
+            and not bodiless
+            and flow.response.status_code >= 200
+        ):
             self._reframe(flow.response)
 
 
