@@ -308,6 +308,14 @@ class _TopLevelRewrite(MutationLike):
         self.rewrite(req, resp)
 
 
+def _answer(resp: RelayResponse, status: int, title: str, media_type: str) -> None:
+    """Replace the relayed answer with a small problem-like JSON document of `status`."""
+    body = json.dumps({"title": title, "status": status}).encode()
+    resp.status = status
+    resp.headers = [("Content-Type", media_type), ("Content-Length", str(len(body)))]
+    resp.body = body
+
+
 #: The methods an HTTP parser in front of the resources knows (RFC 9110 §9 and PATCH).
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
 
@@ -317,17 +325,15 @@ def _parser_refuses_unknown_methods(req: RelayRequest, resp: RelayResponse) -> N
     resource sees it, while a batch, dispatched in process, runs the same method in its part
     (spec 3.2.1: an unknown method "is answered in its part"; MB-TEST-2)."""
     if req.method not in KNOWN_METHODS:
-        body = b'{"title":"Bad Request","status":400}'
-        resp.status = 400
-        resp.headers = [("Content-Type", "application/problem+json")]
-        resp.headers.append(("Content-Length", str(len(body))))
-        resp.body = body
+        _answer(resp, 400, "Bad Request", "application/problem+json")
 
 
-def _not_found_with_a_trace_id(not_found: str) -> Callable[[Any], None]:
-    """A `not_found` whose 404 content carries a trace id of its own each time, alone and in a
-    part (spec 14.4: a suite relies on nothing about a declared resource beyond MB-TEST-1's
-    statuses)."""
+def _not_found_with_a_trace_id(not_found: str | None = None) -> Callable[[Any], None]:
+    """404s whose content carries a trace id of their own each time, alone and in a part, as
+    framework error pages do: those of `not_found` (spec 14.4: a suite relies on nothing about
+    a declared resource beyond MB-TEST-1's statuses), or every 404 whatever the path with
+    `None` (spec 3.2.4 compares a part with the same request alone, and no rule makes an
+    undeclared resource answer the same octets twice)."""
     count = iter(range(1 << 30))
 
     def patch(app: Any) -> None:
@@ -336,7 +342,7 @@ def _not_found_with_a_trace_id(not_found: str) -> Callable[[Any], None]:
         async def variant(request: Request) -> Response:
             answer = respond(request)
             response = answer if isinstance(answer, Response) else await answer
-            if request.path != not_found or response.status != 404:
+            if response.status != 404 or not_found not in (None, request.path):
                 return response
             body = json.dumps({"status": 404, "trace": next(count)}).encode()
             return replace(response, body=body)
@@ -416,10 +422,7 @@ def _http10_refused(req: RelayRequest, resp: RelayResponse) -> None:
     """A server whose stack speaks HTTP/1.1 only and answers an HTTP/1.0 request 505 (RFC 9110
     §15.6.6); the spec does not make a server take HTTP/1.0."""
     if req.version == "1.0":
-        body = b'{"title":"HTTP Version Not Supported","status":505}'
-        resp.status = 505
-        resp.headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
-        resp.body = body
+        _answer(resp, 505, "HTTP Version Not Supported", "application/json")
 
 
 def test_server_refusing_http10_passes_the_version_check(
@@ -430,32 +433,10 @@ def test_server_refusing_http10_passes_the_version_check(
     assert _verdicts(ctx, ["test-resources-any-http-version"]) == {}
 
 
-def _every_404_with_a_trace_id() -> Callable[[Any], None]:
-    """Every 404, whatever the path, carrying a trace id of its own each time, alone and in a
-    part, as framework error pages do (spec 3.2.4 compares a part with the same request alone,
-    and no rule makes an undeclared resource answer the same octets twice)."""
-    count = iter(range(1 << 30))
-
-    def patch(app: Any) -> None:
-        respond = app.router.respond
-
-        async def variant(request: Request) -> Response:
-            answer = respond(request)
-            response = answer if isinstance(answer, Response) else await answer
-            if response.status != 404:
-                return response
-            body = json.dumps({"status": 404, "trace": next(count)}).encode()
-            return replace(response, body=body)
-
-        app.router.respond = variant
-
-    return patch
-
-
 def test_unknown_paths_answered_with_changing_404s_pass(
     start_variant: Callable[..., str],
 ) -> None:
-    url = start_variant(_every_404_with_a_trace_id())
+    url = start_variant(_not_found_with_a_trace_id())
     ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
     checks = ["reference-syntax-plain-without-mode", "reference-syntax-plain-in-other-modes"]
     assert _verdicts(ctx, checks) == {}
@@ -466,11 +447,7 @@ def _zero_padded_length_refused(req: RelayRequest, resp: RelayResponse) -> None:
     some proxies' parsers do, before any batch rule is met."""
     length = next((v for n, v in req.headers if n.lower() == "content-length"), None)
     if length is not None and length.strip() != "0" and set(length.strip()) == {"0"}:
-        body = b'{"title":"Bad Request","status":400}'
-        resp.status = 400
-        resp.headers = [("Content-Type", "application/problem+json")]
-        resp.headers.append(("Content-Length", str(len(body))))
-        resp.body = body
+        _answer(resp, 400, "Bad Request", "application/problem+json")
 
 
 def test_parser_refusing_zero_padded_lengths_passes(

@@ -182,6 +182,30 @@ def _description(doc: dict[str, Any] | None) -> dict[str, Any]:
     return {"requirement": doc.get("requirement"), **{m: doc.get(m) for m in LOCATION}}
 
 
+def _answered_fault[F](
+    judge: Judge, label: str, resp: Response, by_status: dict[int, F]
+) -> tuple[F, dict[str, Any]] | None:
+    """The fault whose status answers a request with several faults, and the problem document,
+    whose `status` agrees; None (with the failure recorded) where neither can be had."""
+    # MB-STATUS-13: "answer with a status that one of those faults calls for".
+    if not judge.expect(f"{label}: status", resp.status, set(by_status), "MB-STATUS-13"):
+        return None
+    doc = problem_of(resp)
+    # MB-STATUS-4: "each 4xx or 5xx response ... an application/problem+json body".
+    if not judge.expect_true(
+        f"{label}: problem document",
+        doc is not None,
+        repr(resp.get("Content-Type")),
+        "application/problem+json",
+        "MB-STATUS-4",
+    ):
+        return None
+    assert doc is not None
+    # MB-STATUS-13: the problem document agrees with the status.
+    judge.expect(f"{label}: problem status", doc.get("status"), {resp.status}, "MB-STATUS-13")
+    return by_status[resp.status], doc
+
+
 @checker(
     "fault-pairs-problem-agrees",
     ("MB-STATUS-13", "MB-STATUS-4"),
@@ -203,25 +227,11 @@ def fault_pairs_problem_agrees(ctx: Context, judge: Judge) -> None:
     for names in combinations:
         label = " + ".join(names)
         resp = _send(ctx, judge, base, faults, names)
-        by_status = {faults[n].status: faults[n] for n in names}
-        # MB-STATUS-13: "answer with a status that one of those faults calls for".
-        if not judge.expect(f"{label}: status", resp.status, set(by_status), "MB-STATUS-13"):
+        answered = _answered_fault(judge, label, resp, {faults[n].status: faults[n] for n in names})
+        if answered is None:
             continue
-        fault = by_status[resp.status]
-        doc = problem_of(resp)
-        # MB-STATUS-4: "each 4xx or 5xx response ... an application/problem+json body".
-        if not judge.expect_true(
-            f"{label}: problem document",
-            doc is not None,
-            repr(resp.get("Content-Type")),
-            "application/problem+json",
-            "MB-STATUS-4",
-        ):
-            continue
-        assert doc is not None
+        fault, doc = answered
         judge.note(f"{label}: {resp.status} answers the {fault.name} fault")
-        # MB-STATUS-13: the problem document agrees with the status.
-        judge.expect(f"{label}: problem status", doc.get("status"), {resp.status}, "MB-STATUS-13")
         same = alone[fault.name]
         # MB-STATUS-13: "make the problem document's `requirement`, `part_index` and
         # `byte_offset` describe that same fault": as alone, or another requirement the
@@ -531,25 +541,12 @@ def _judge_pair(ctx: Context, judge: Judge, pair: Pair) -> None:
     describes that fault."""
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, pair.content))
-    by_status = {f.status: f for f in pair.faults}
     label = pair.label
-    # MB-STATUS-13: "answer with a status that one of those faults calls for".
-    if not judge.expect(f"{label}: status", resp.status, set(by_status), "MB-STATUS-13"):
+    answered = _answered_fault(judge, label, resp, {f.status: f for f in pair.faults})
+    if answered is None:
         return
-    fault = by_status[resp.status]
-    doc = problem_of(resp)
-    # MB-STATUS-4: "each 4xx or 5xx response ... an application/problem+json body".
-    if not judge.expect_true(
-        f"{label}: problem document",
-        doc is not None,
-        repr(resp.get("Content-Type")),
-        "application/problem+json",
-        "MB-STATUS-4",
-    ):
-        return
-    assert doc is not None
+    fault, doc = answered
     judge.note(f"{label}: {resp.status}")
-    judge.expect(f"{label}: problem status", doc.get("status"), {resp.status}, "MB-STATUS-13")
     # MB-STATUS-13: "make the problem document's `requirement`, `part_index` and `byte_offset`
     # describe that same fault", not the other one.
     judge.expect(
