@@ -79,11 +79,33 @@ def test_removes_gzip_content_coding_and_keeps_the_coded_raw_octets() -> None:
     resp = read_response(io.BytesIO(raw), "GET")
     assert resp.body == b"--b\r\n"
     assert resp.raw.endswith(coded)
+    assert resp.codings_left == ()
 
 
 def test_leaves_an_unknown_content_coding_in_place() -> None:
     raw = b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 3\r\n\r\nabc"
-    assert read_response(io.BytesIO(raw), "GET").body == b"abc"
+    resp = read_response(io.BytesIO(raw), "GET")
+    assert resp.body == b"abc"
+    assert resp.codings_left == ("br",)
+
+
+@pytest.mark.parametrize(
+    ("codings", "body", "left", "content"),
+    [
+        # Applied in the order listed, removed last first: gzip comes off, br stays under it.
+        ("br, gzip", gzip.compress(b"abc"), ("br",), b"abc"),
+        ("gzip, identity", gzip.compress(b"abc"), (), b"abc"),
+        # Octets that do not decode keep the coding and every one applied before it.
+        ("gzip,\tgzip", b"not gzip", ("gzip", "gzip"), b"not gzip"),
+        ("Identity", b"abc", (), b"abc"),
+    ],
+)
+def test_reports_the_codings_left_on_the_content(
+    codings: str, body: bytes, left: tuple[str, ...], content: bytes
+) -> None:
+    head = b"HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\nContent-Length: %d\r\n\r\n"
+    resp = read_response(io.BytesIO(head % (codings.encode(), len(body)) + body), "GET")
+    assert (resp.codings_left, resp.body) == (left, content)
 
 
 @pytest.mark.parametrize(

@@ -30,9 +30,6 @@ declares, is what makes the check apply at all.
 
 from __future__ import annotations
 
-import gzip
-import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.versions import with_version
@@ -42,7 +39,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM
 from mixbatch_conformance.core.schemas import validate_against
-from mixbatch_conformance.core.validator import list_members, names_media_type
+from mixbatch_conformance.core.validator import names_media_type
 from mixbatch_conformance.core.variants import rewrite
 from mixbatch_conformance.transport.http import Response
 
@@ -113,29 +110,13 @@ VARIANTS = (
     Variant("field names in lower case", (("Accept", CAPABILITIES),), lower_case=True),
 )
 
-#: Content codings the check undoes (RFC 9110 §8.4.1; x-gzip is gzip, §8.4.1.3).
-DECODERS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": gzip.decompress,
-    "x-gzip": gzip.decompress,
-    "deflate": zlib.decompress,
-    "identity": lambda b: b,
-}
-
 
 def _decoded(resp: Response) -> tuple[bytes | None, str]:
-    """The content with its content codings undone, last applied first; None and the coding
-    when one is unknown or its octets do not decode."""
-    body = resp.body
-    codings = [c.strip().lower() for c in list_members(resp.get_all("Content-Encoding"))]
-    for coding in reversed(codings):
-        decode = DECODERS.get(coding)
-        if decode is None:
-            return None, coding
-        try:
-            body = decode(body)
-        except (OSError, EOFError, zlib.error):
-            return None, coding
-    return body, ""
+    """The content with its content codings undone, as the client reads a response; None and
+    the outermost coding left when one is unknown or its octets do not decode."""
+    if resp.codings_left:
+        return None, resp.codings_left[-1]
+    return resp.body, ""
 
 
 def _document(body: bytes) -> dict[str, object] | None:

@@ -35,9 +35,6 @@ asked.
 
 from __future__ import annotations
 
-import gzip
-import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -66,11 +63,6 @@ STRANGER_FIELDS = (
     ("Authorization", "Bearer mb-suite-unused-credential"),
     ("Cookie", "mb_suite=unused"),
 )
-DECODERS: dict[str, Callable[[bytes], bytes]] = {
-    "gzip": gzip.decompress,
-    "x-gzip": gzip.decompress,
-    "deflate": zlib.decompress,
-}
 
 
 @dataclass(frozen=True)
@@ -155,18 +147,9 @@ def _strong(resp: Response) -> str | None:
 
 
 def _decoded(resp: Response) -> bytes | None:
-    """The content without its content codings (None for a coding the suite cannot undo)."""
-    body = resp.body
-    codings = [c.strip().lower() for v in resp.get_all("Content-Encoding") for c in v.split(",")]
-    for coding in reversed([c for c in codings if c and c != "identity"]):
-        decode = DECODERS.get(coding)
-        if decode is None:
-            return None
-        try:
-            body = decode(body)
-        except (OSError, EOFError, zlib.error):
-            return None
-    return body
+    """The content without its content codings, which the client removes as it reads a
+    response (None for a coding it cannot undo)."""
+    return None if resp.codings_left else resp.body
 
 
 #: A member a part's Content-Id names: the origin of its resolved URI ("" when that is the

@@ -155,6 +155,10 @@ class Response:
     #: How the response's head and framing break the grammar RFC 9112 and RFC 9110 give a
     #: sender, each in words (empty: they do not); see the module docstring.
     violations: tuple[str, ...] = ()
+    #: The content codings still on `body`, in the order applied (empty: the content is
+    #: decoded, or was sent in none): a coding the client does not know, or whose octets do not
+    #: decode, and every coding applied before it.
+    codings_left: tuple[str, ...] = ()
 
     def get(self, name: str) -> str | None:
         values = self.get_all(name)
@@ -445,7 +449,7 @@ def _read_response(
         # of octets received prior to the server closing the connection".
         body = rec.read_all()
         persistent = False
-    body = _decode_content(headers, body)
+    body, left = _decode_content(headers, body)
     return Response(
         status,
         reason,
@@ -456,6 +460,7 @@ def _read_response(
         chunked,
         persistent,
         tuple(violations),
+        left,
     )
 
 
@@ -465,27 +470,29 @@ _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _DECODERS: dict[str, int] = {"gzip": _GZIP_WBITS, "x-gzip": _GZIP_WBITS, "deflate": zlib.MAX_WBITS}
 
 
-def _decode_content(headers: list[tuple[str, str]], body: bytes) -> bytes:
+def _decode_content(headers: list[tuple[str, str]], body: bytes) -> tuple[bytes, tuple[str, ...]]:
+    """The content with its codings removed, and the codings left on it."""
     codings = [
-        c.strip().lower()
+        c.strip(OWS).lower()
         for n, v in headers
         if n.lower() == "content-encoding"
         for c in v.split(",")
-        if c.strip()
+        if c.strip(OWS)
     ]
     # Codings apply in the order listed, so they come off in reverse; an unknown coding stops
     # the decoding and the coded octets are judged as they are.
-    for coding in reversed(codings):
-        if coding == "identity":
-            continue
-        wbits = _DECODERS.get(coding)
-        if wbits is None:
-            break
-        try:
-            body = zlib.decompress(body, wbits)
-        except zlib.error:
-            break
-    return body
+    while codings:
+        coding = codings[-1]
+        if coding != "identity":
+            wbits = _DECODERS.get(coding)
+            if wbits is None:
+                break
+            try:
+                body = zlib.decompress(body, wbits)
+            except zlib.error:
+                break
+        codings.pop()
+    return body, tuple(c for c in codings if c != "identity")
 
 
 #: After octets that are not HTTP, read what else arrives for this long, up to MAX_HEAD octets.
