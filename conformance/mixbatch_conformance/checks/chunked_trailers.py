@@ -80,6 +80,11 @@ def _answer(resp: Response) -> tuple[object, ...]:
     ("MB-INTER-5",),
     "A batch, and one missing its close delimiter, sent chunked with a trailer section (announced or not, one or two fields) or with chunk extensions get the status and parts, or problem, the same content gets framed by Content-Length.",
     state=State.READ_ONLY,
+    direct_only=(
+        "an intermediary removes the chunked coding and forwards the content in framing of its "
+        "own, so the trailer section and chunk extensions never reach the server (mitmproxy "
+        "stalls on a request's trailer section)"
+    ),
 )
 def chunked_batch_trailers_and_extensions(ctx: Context, judge: Judge) -> None:
     ok, nf = ok_and_not_found(ctx, judge)
