@@ -310,6 +310,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     answer_sizes,
     batch_client_fields,
+    batch_response_fields,
     boundaries_and_empty_lines,
     boundary_neighbours,
     budget_kinds,
@@ -1215,6 +1216,18 @@ GROUPS = (
         ("FAIL",),
         # Holds the budget's batches for a second, each plant twice (unplanted, then planted).
         slow_plants=("busy-problem-names-unknown-limit",),
+    ),
+    Group(
+        # Vary and no-transform are judged on every batch response whichever check sent the
+        # batch: checks that cite neither catch a plant that drops them from one kind of batch.
+        "batch-response-fields",
+        _names(batch_response_fields.PLANTS),
+        (
+            "http10-batch-in-every-form",
+            "error-policy-stop-failing-edges",
+            "atomic-failure-outcomes",
+            "pipelining-in-order",
+        ),
     ),
     Group(
         "no-transform-variants",

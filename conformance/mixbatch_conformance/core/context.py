@@ -38,7 +38,13 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
-from mixbatch_conformance.core.validator import Envelope, parse_media_type, read_multipart
+from mixbatch_conformance.core.validator import (
+    Envelope,
+    directive_names,
+    list_members,
+    parse_media_type,
+    read_multipart,
+)
 from mixbatch_conformance.core.variant_probe import PROBE_FIELDS, VALUE_PROBE_ACCEPT, probe_answer
 from mixbatch_conformance.core.variants import (
     ALONE_VARIANTS,
@@ -403,6 +409,7 @@ class Context:
                 self._note_created(ex.request, ex.response)
                 self._judge_head(judge, ex.request, ex.response)
                 self._judge_problem(judge, ex.request, ex.response)
+                self._judge_batch_fields(judge, ex.request, ex.response)
         return exchanges
 
     def _judge_head(self, judge: Judge, request: bytes, resp: Response) -> None:
@@ -460,6 +467,40 @@ class Context:
                 "MB-STATUS-4",
             )
 
+    def _judge_batch_fields(self, judge: Judge, request: bytes, resp: Response) -> None:
+        """Every batch response carries the header fields the spec asks of every one.
+
+        Spec 2.4: a batch response is "the outer response carrying their responses": a 200
+        multipart/mixed answer or a 207 form answering a POST to the batch endpoint, over any
+        HTTP version, in any mode, under any request variant. MB-INTER-4 (SHOULD): "include
+        `Cache-Control: no-transform` ... in batch requests and batch responses"; MB-MULTI-10
+        (SHOULD): "A server that offers more than one representation of batch results SHOULD
+        send `Vary: Accept` in its batch responses", and `Vary: *` does not meet it. Only a
+        departure is recorded, as for problem documents, whichever check asked. Through an
+        intermediary (--via) the header section may be the intermediary's."""
+        if self.settings.via is not None or not _batch_response(request, resp, self.batch_path):
+            return
+        cache = resp.get_all("Cache-Control")
+        if "no-transform" not in directive_names(cache):
+            judge.expect_true(
+                f"Cache-Control of the {resp.status} {resp.media_type} batch response",
+                False,
+                repr(cache),
+                "no-transform (SHOULD)",
+                "MB-INTER-4",
+            )
+        if not any(self.target.claims(form) for form in ("xml", "json")):
+            return
+        vary = [m.lower() for m in list_members(resp.get_all("Vary"))]
+        if "accept" not in vary:
+            judge.expect_true(
+                f"Vary of the {resp.status} {resp.media_type} batch response",
+                False,
+                repr(resp.get_all("Vary")),
+                "Vary naming Accept (SHOULD)",
+                "MB-MULTI-10",
+            )
+
     def _retrieval(self, method: str, path: str, head: bytes) -> bool:
         """A GET of a declared collection whose Accept names multipart/mixed.
 
@@ -488,6 +529,7 @@ class Context:
         self._note_created(ex.request, ex.response)
         self._judge_head(judge, ex.request, ex.response)
         self._judge_problem(judge, ex.request, ex.response)
+        self._judge_batch_fields(judge, ex.request, ex.response)
         return ex.response
 
     def _not_http(self, judge: Judge, ex: Exchange) -> None:
@@ -681,6 +723,23 @@ def _answering_requirement(request: bytes, batch_path: str) -> str:
     line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace")
     target = line.split(" ")[1] if line.count(" ") >= 2 else ""
     return "MB-STATUS-1" if _path_of(target) == batch_path else "MB-TEST-1"
+
+
+#: The media types of the 207 forms (spec 6.1's table).
+MULTISTATUS_MEDIA_TYPES = frozenset(
+    {"application/xml", "application/vnd.mixbatch.multistatus+json"}
+)
+
+
+def _batch_response(request: bytes, resp: Response, batch_path: str) -> bool:
+    """Whether `resp` answers a POST to the batch endpoint with its sub-responses: a 200
+    multipart/mixed answer (MB-STATUS-1) or a 207 form (MB-MULTI-2)."""
+    line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
+    if line[0] != "POST" or len(line) < 2 or _path_of(line[1]) != batch_path:
+        return False
+    if resp.status == 200:
+        return resp.media_type == "multipart/mixed"
+    return resp.status == 207 and resp.media_type in MULTISTATUS_MEDIA_TYPES
 
 
 def _holds_sub_responses(resp: Response) -> bool:

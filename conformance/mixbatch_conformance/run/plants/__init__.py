@@ -25,6 +25,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     answer_sizes,
     batch_client_fields,
+    batch_response_fields,
     batch_wide,
     behaviour,
     boundaries_and_empty_lines,
@@ -164,6 +165,7 @@ PLANTS: tuple[Mutation, ...] = (
     + escaped_values.PLANTS
     + processing.PLANTS
     + limits.PLANTS
+    + batch_response_fields.PLANTS
     + batch_wide.PLANTS
     + security.PLANTS
     + part_security.PLANTS
