@@ -51,6 +51,12 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-PROC-15), safe parts started before the writes ahead of them (MB-PROC-2), a GET, HEAD,
   OPTIONS or DELETE part's content dropped (MB-SUB-1);
 - write kinds of an atomic rollback, and aggregate dates;
+- aggregate recency: a collection retrieval's aggregate Last-Modified taken from the last
+  member, on GET or on HEAD alone, moved only when a member comes or goes, kept after the
+  latest member was deleted, or the last member's beside parts without dates (MB-METHOD-5);
+  If-Modified-Since evaluated against the last member's date (MB-STATUS-7); parts dated with
+  the aggregate (MB-METHOD-4); an aggregate ETag of the member count and the last member's tag
+  (MB-METHOD-7);
 - fault placement: a part fault refused in one position only (the last part's Content-Length,
   the first part's field lines) or named one part off (MB-WIRE-17, MB-PART-11, MB-STATUS-4),
   and envelope faults taken for failing parts under stop or in an atomic batch (MB-STATUS-2,
@@ -308,6 +314,7 @@ from mixbatch_conformance.run.plants import (
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
+    aggregate_recency,
     answer_sizes,
     batch_client_fields,
     batch_response_fields,
@@ -573,6 +580,7 @@ GROUPS = (
     ),
     Group("write-kinds", _names(write_kinds.PLANTS), each_catcher=False, tier="slow"),
     Group("aggregate-dates", _names(aggregate_dates.PLANTS), tier="slow"),
+    Group("aggregate-recency", _names(aggregate_recency.PLANTS), tier="slow"),
     Group(
         "reference-substitution",
         _names(reference_substitution.PLANTS),

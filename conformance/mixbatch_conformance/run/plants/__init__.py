@@ -23,6 +23,7 @@ from mixbatch_conformance.run.plants import (
     absolute_form,
     advertised_and_counted,
     aggregate_dates,
+    aggregate_recency,
     answer_sizes,
     batch_client_fields,
     batch_response_fields,
@@ -183,6 +184,7 @@ PLANTS: tuple[Mutation, ...] = (
     + connection_requests.PLANTS
     + stopping.PLANTS
     + aggregate_dates.PLANTS
+    + aggregate_recency.PLANTS
     + continue_policy.PLANTS
     + field_kinds.PLANTS
     + resolution.PLANTS
