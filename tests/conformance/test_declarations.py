@@ -101,9 +101,11 @@ def test_writing_checks_declare_where_they_write() -> None:
     sandbox = {c.id for c in CHECKS.values() if c.state is State.WRITES_IN_SANDBOX}
     assert sandbox == {
         "aggregate-etag-follows-members",
+        "answered-writes-outlive-client-leaving",
         "answers-over-16-mib-every-form",
         "atomic-abort-rolls-back",
         "atomic-batches-queued-undo-only-their-own",
+        "atomic-commit-outlives-client-leaving",
         "atomic-commit-visible",
         "atomic-failure-outcomes",
         "atomic-failure-undoes-writes",
