@@ -102,9 +102,11 @@ def test_writing_checks_declare_where_they_write() -> None:
     assert sandbox == {
         "aggregate-etag-follows-members",
         "aggregate-validators-follow-member-writes",
+        "answered-writes-outlive-client-leaving",
         "answers-over-16-mib-every-form",
         "atomic-abort-rolls-back",
         "atomic-batches-queued-undo-only-their-own",
+        "atomic-commit-outlives-client-leaving",
         "atomic-commit-visible",
         "atomic-failure-outcomes",
         "atomic-failure-undoes-writes",

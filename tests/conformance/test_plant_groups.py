@@ -57,6 +57,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   If-Modified-Since evaluated against the last member's date (MB-STATUS-7); parts dated with
   the aggregate (MB-METHOD-4); an aggregate ETag of the member count and the last member's tag
   (MB-METHOD-7);
+- client leaving: the writes a batch's answer reported done undone once its client leaves
+  before the answer ended, when a write to it fails or when its end of stream arrives, under
+  the continue policy (MB-PROC-2) and for a committed atomic batch (MB-PROC-16, slow);
 - fault placement: a part fault refused in one position only (the last part's Content-Length,
   the first part's field lines) or named one part off (MB-WIRE-17, MB-PART-11, MB-STATUS-4),
   and envelope faults taken for failing parts under stop or in an atomic batch (MB-STATUS-2,
@@ -324,6 +327,7 @@ from mixbatch_conformance.run.plants import (
     budget_scope,
     busy_connections,
     chunked_connections,
+    client_leaving,
     collection_conditionals,
     collection_preconditions,
     collection_representations,
@@ -708,6 +712,18 @@ GROUPS = (
         ("batch-budget-not-raised-by-client-fields",),
         ("WARN",),
         # Each run waits out the server's time budget a few times.
+        tier="slow",
+    ),
+    Group(
+        # MB-PROC-2: "MUST produce the effects and the responses of a batch as if it had run the
+        # parts one at a time"; MB-PROC-16: "MUST have committed the effects of every part
+        # before it sends the first response part, so that every request it receives after
+        # that observes all of them".
+        "client-leaving",
+        _names(client_leaving.PLANTS),
+        ("answered-writes-outlive-client-leaving", "atomic-commit-outlives-client-leaving"),
+        ("FAIL",),
+        # Each catcher waits out a slow part after the client leaves, three times.
         tier="slow",
     ),
     Group(

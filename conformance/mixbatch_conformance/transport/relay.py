@@ -46,6 +46,13 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       the relay reads its content, as a server that sends the interim answer
                       itself does (without it the relay sends none, and such a client sends
                       its content when its own wait ends)
+    client_left       a function called once for each way the client of a streamed answer
+                      leaves before the answer ended (`CLIENT_ENDED`: its end of stream came,
+                      a half-close or the FIN of a close; `CONNECTION_LOST`: a write to it
+                      failed, or the connection was reset), with the request, the content
+                      written to the client by then and how it left; the answer waits for it.
+                      A plant uses it to model a server that acts on a client going away, and
+                      acts on its store through `RelayRequest.upstream`
     read_ahead        before answering a request the relay reads what else the client has
                       sent (waiting `READ_AHEAD_S`), as an HTTP stack that buffers the next
                       requests on the connection does, and keeps every octet read on the
@@ -81,6 +88,8 @@ import h11
 from mixbatch_conformance.transport.http import Response, exchange, split_url
 
 __all__ = [
+    "CLIENT_ENDED",
+    "CONNECTION_LOST",
     "STREAMING",
     "TAP",
     "TRAILER_PREFIX",
@@ -112,6 +121,11 @@ READ_SIZE = 65536
 #: tries: long enough for every batch a check holds to finish, short enough to end a run.
 QUEUE_FOR_S = 10.0
 QUEUE_PAUSE_S = 0.05
+#: How a client left before a streamed answer ended (`Behaviour.client_left`): its end of
+#: stream arrived (a half-close, or the FIN of a close), or the connection was lost under a
+#: write (a reset, or a write to a closed connection).
+CLIENT_ENDED = "end of stream"
+CONNECTION_LOST = "connection lost"
 
 
 @dataclass(frozen=True)
@@ -142,6 +156,10 @@ class Behaviour:
     #: Write the head of the answer to a request it matches as it arrives, and hold the
     #: content whole for the mutation's edit.
     head_first: Callable[[RelayRequest], bool] | None = None
+    #: Called once for each way (`CLIENT_ENDED`, `CONNECTION_LOST`) the client of a streamed
+    #: answer leaves before the answer ended, with the request, the content written to the
+    #: client by then and how it left; run on a worker thread the answer waits for.
+    client_left: Callable[[RelayRequest, bytes, str], None] | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -170,6 +188,13 @@ class RelayRequest:
     #: every request as HTTP/1.1, so a plant that models a server writing something by the
     #: request's version reads it here.
     version: str = "1.1"
+    #: Sends a request of a plant's own (its octets as written) to the upstream on a
+    #: connection of its own and returns the answer (None when none came), for a plant that
+    #: models a server acting on its store beside the request it relays. Blocking: call it
+    #: from `Behaviour.client_left`, or briefly from a request hook.
+    upstream: Callable[[bytes], Response | None] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -317,7 +342,7 @@ class Relay:
                 req = await self._read_request(conn, reader, writer, state)
                 if req is None:
                     break
-                ends = await self._answer(conn, req, writer, self.mutation)
+                ends = await self._answer(conn, req, writer, self.mutation, reader)
                 if ends or conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     break
                 conn.start_next_cycle()
@@ -430,6 +455,7 @@ class Relay:
                         ],
                         head.http_version.decode("ascii"),
                     )
+                    req.upstream = self._upstream_exchange
                     if refuse is not None and not req.busy:
                         req.busy = refuse(req)
                     return req
@@ -459,8 +485,10 @@ class Relay:
         req: RelayRequest,
         writer: asyncio.StreamWriter,
         mutation: MutationLike | None,
+        reader: asyncio.StreamReader | None = None,
     ) -> bool:
-        """Write the answer to `req`; whether the connection ends after it unmarked."""
+        """Write the answer to `req`; whether the connection ends after it unmarked. `reader`
+        is the client connection's, watched for its end while a `client_left` answer streams."""
         if req.busy:
             fields = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
             body = (
@@ -490,7 +518,9 @@ class Relay:
                 coding = compress(req) if compress is not None else None
                 flush = mutation.behaviour.compress_flush
                 mutation.request(req)
-            await self._stream(conn, req, writer, coding, flush)
+            left = mutation.behaviour.client_left if mutation is not None else None
+            watch = (reader, left) if reader is not None and left is not None else None
+            await self._stream(conn, req, writer, coding, flush, watch=watch)
             return False
         resp = await self._forward(req, mutation)
         framed = self._frame(conn, req, resp)
@@ -499,6 +529,12 @@ class Relay:
         return resp.close_unmarked
 
     # -- the upstream side ---------------------------------------------------------------------
+    def _upstream_exchange(self, request: bytes) -> Response | None:
+        """A plant's own request to the upstream, on a connection of its own."""
+        return exchange(
+            self.upstream_host, self.upstream_port, request, UPSTREAM_TIMEOUT_S
+        ).response
+
     async def _forward(self, req: RelayRequest, mutation: MutationLike | None) -> RelayResponse:
         """The whole upstream answer to `req`, after the mutation's edits."""
         if mutation is not None:
@@ -533,11 +569,15 @@ class Relay:
         coding: str | None = None,
         flush: bool = True,
         edit: MutationLike | None = None,
+        watch: tuple[asyncio.StreamReader, Callable[[RelayRequest, bytes, str], None]]
+        | None = None,
     ) -> None:
         """Forward `req` and write its answer's content to the client as it arrives, in the
         content `coding` when one is named (the compressor flushed after each piece when
         `flush`); with `edit`, the head alone as it arrives, the content once `edit` has
-        changed it whole."""
+        changed it whole. With `watch` (the client connection's reader and a `client_left`
+        function), the client is looked at after each piece written, and the function called
+        once for each way it is found to have left before the answer ended."""
         compressor = zlib.compressobj(wbits=_COMPRESS_WBITS[coding]) if coding is not None else None
         up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
         upstream = h11.Connection(h11.CLIENT)
@@ -547,6 +587,22 @@ class Relay:
         upstream.send(h11.EndOfMessage())
         started = False
         held: RelayResponse | None = None
+        # The content written to the client, and the ways it was found to have left.
+        sent = bytearray()
+        left: set[str] = set()
+
+        async def look() -> None:
+            if watch is None:
+                return
+            reader, hook = watch
+            ways = [CONNECTION_LOST] if writer.transport.is_closing() else []
+            ways += [CLIENT_ENDED] if reader.at_eof() else []
+            for how in ways:
+                if how not in left:
+                    left.add(how)
+                    loop = asyncio.get_running_loop()
+                    await loop.run_in_executor(self._pool, hook, req, bytes(sent), how)
+
         try:
             up_writer.write(req.to_bytes())
             # An early answer (413) may come before the content was read: read it anyway.
@@ -582,6 +638,8 @@ class Relay:
                     held.body += bytes(event.data)
                 elif isinstance(event, h11.Data):
                     data = bytes(event.data)
+                    if watch is not None:
+                        sent += data
                     if compressor is not None:
                         data = compressor.compress(data)
                         if flush:
@@ -601,8 +659,10 @@ class Relay:
                 else:
                     raise ConnectionError("the upstream closed the connection")
                 await writer.drain()
+                await look()
         except (h11.ProtocolError, ConnectionError, TimeoutError):
             if started:
+                await look()
                 raise  # the answer began: cut it short, as the upstream did
             resp = RelayResponse(502, [("Content-Type", "text/plain")], b"relay: upstream failed")
             writer.write(self._frame(conn, req, resp))

@@ -36,6 +36,7 @@ from mixbatch_conformance.run.plants import (
     budget_scope,
     busy_connections,
     chunked_connections,
+    client_leaving,
     codings,
     collection_conditionals,
     collection_preconditions,
@@ -256,6 +257,7 @@ PLANTS: tuple[Mutation, ...] = (
     + delimiter_collisions.PLANTS
     + fault_pair_documents.PLANTS
     + sender_grammar.PLANTS
+    + client_leaving.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
