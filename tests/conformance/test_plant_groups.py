@@ -888,6 +888,7 @@ GROUPS = (
         (
             "target-query-octets-reach-resource",
             "target-path-octets-as-alone",
+            "valid-reference-spellings-accepted",
             "content-id-at-header-limit",
             "accept-long-content-id",
             "accept-http-method-long-token",

@@ -10,14 +10,28 @@ refuses or changes a valid target. MB-PART-5 makes the reference, resolved by RF
 §5.3 keeps the `?` of a defined but empty query, and §6.2.3 says an empty component's
 delimiter is not removed.
 
+A `pct-encoded` is `"%" HEXDIG HEXDIG` (RFC 3986 §2.1): any octet, whether or not it is part of
+a UTF-8 sequence, and HEXDIG admits lower-case letters. A path that, decoded, is not UTF-8 (a
+lone continuation octet, a lead octet with no continuation, an overlong form such as `%C0%AF`,
+a surrogate, a code point past U+10FFFF) is still a URI reference: taking the path for text, as
+an IRI (RFC 3987) is, refuses a valid target. `ESCAPES` holds such octets by class: every
+control octet (`%00` to `%1F`, `%7F`), every octet from `%80` to `%FF` (continuation octets
+alone, lead octets with none), ill-formed sequences, every gen-delim and sub-delim encoded,
+`%25` before hex digits, lower-case hex and well-formed multi-octet UTF-8. The spec names no
+octet a server may refuse in a target: MB-PART-4 refuses a batch "never for how a valid
+reference is written", and an input check the same request alone fails is reported in the part
+(MB-SUB-1), so each class is expected processed, and answered as the same request alone.
+
 - `target-query-octets-reach-resource` sends GET parts to the `echo` whose queries hold those
-  octets, in each reference form, and expects the echo's `target` (MB-TEST-2: "the
-  origin-form request target (path and query) as received") to be the resolved reference,
-  octet for octet.
+  octets, every class of `ESCAPES` among them as names and as values, in each reference form,
+  and expects the echo's `target` (MB-TEST-2: "the origin-form request target (path and
+  query) as received") to be the resolved reference, octet for octet.
 - `target-path-octets-as-alone` sends parts whose paths hold `%00`, `%2F`, `%25` and every
-  sub-delim, an absolute URI with an empty path (origin form `/`, RFC 9112 §3.2.1) and the
-  references `.` and `./`, which resolve on the batch's origin; no resource is declared at
-  those paths, so each part is judged against the same request alone (spec 3.2.4).
+  sub-delim, every class of `ESCAPES` as a whole inner segment and inside the last segment, in
+  each reference form, an absolute URI with an empty path (origin form `/`, RFC 9112 §3.2.1)
+  and the references `.` and `./`, which resolve on the batch's origin; no resource is
+  declared at those paths, so each part is judged against the same request alone (spec 3.2.4).
+  A refused batch's parts are then sent one to a batch, to name the targets refused.
 - `content-id-at-header-limit` sends a GET part to the `echo` whose header section is
   exactly the published `max_part_header_bytes` octets, nearly all of them the Content-Id's
   query: MB-PART-12 makes a receiver "accept a part header field line of any length that fits
@@ -27,7 +41,8 @@ delimiter is not removed.
 - `valid-reference-spellings-accepted` sends one-part batches whose Content-Ids are valid URI
   references in spellings a character-set or bracket test gets wrong: IP-literals (IPv6 in
   full, zero-compressed, with an embedded IPv4 address; IPvFuture, `"v" 1*HEXDIG "." ...`), an
-  empty port (`port = *DIGIT`) or query, percent-encoded octets (brackets among them), every
+  empty port (`port = *DIGIT`) or query, percent-encoded octets (brackets among them, octets
+  that decode to no UTF-8, control octets, encoded reserved characters in a query), every
   sub-delim, an empty path segment. MB-PART-4 takes each "as the part's target whatever
   characters of that grammar it holds", so none is refused with a problem naming MB-PART-4;
   whether a literal naming another host is refused is MB-SUB-2's business, not judged here.
@@ -36,7 +51,7 @@ delimiter is not removed.
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone
+from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone, name_refused_parts
 from mixbatch_conformance.checks._shared.limit_cases import (
     envelope,
     part,
@@ -54,6 +69,35 @@ from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
 
+
+def _escaped(first: int, last: int) -> str:
+    return "".join(f"%{octet:02X}" for octet in range(first, last + 1))
+
+
+#: Percent-encoded octets by the class a receiver could refuse them for (RFC 3986 §2.1 makes
+#: each a `pct-encoded`, whatever octet it encodes).
+ESCAPES = (
+    # Every control octet, NUL and DEL included.
+    _escaped(0x00, 0x1F) + "%7F",
+    # Every continuation octet, none after a lead octet.
+    _escaped(0x80, 0xBF),
+    # Every lead octet (and the octets C0, C1, F5 to FF, never in UTF-8), none followed by a
+    # continuation octet.
+    _escaped(0xC0, 0xFF),
+    # Overlong "/" in two, three and four octets, the surrogates U+D800 and U+DFFF, U+110000,
+    # and sequences cut short after their lead octet.
+    "%C0%AF%E0%80%AF%F0%80%80%AF%ED%A0%80%ED%BF%BF%F4%90%80%80%E2%82%F0%9F%98",
+    # Every gen-delim and sub-delim encoded (RFC 3986 §2.2).
+    "%2F%3F%23%5B%5D%40%3A%3B%2C%3D%26%2B%24%21%27%28%29%2A",
+    # A percent sign encoded, alone and before what a second decoding would take for octets.
+    "%25%2541%252F%25%25",
+    # Lower-case hex (RFC 3986 §2.1: "The uppercase hexadecimal digits 'A' through 'F' are
+    # equivalent to the lowercase digits 'a' through 'f', respectively").
+    "%ff%c0%af%80%2f%3f%5b%0a%7f%c3%a9",
+    # Well-formed UTF-8 of two, three and four octets, and the noncharacter U+FFFF.
+    "%C3%A9%E2%82%AC%F0%9F%98%80%EF%BF%BF",
+)
+
 #: Queries a URI reference allows (RFC 3986 §3.4), each a way a receiver could go wrong.
 QUERIES = (
     # Percent-encoded NUL, percent sign, slash, question mark, number sign, CR LF, obs octets.
@@ -69,6 +113,9 @@ QUERIES = (
     # Every unreserved character (RFC 3986 §2.3): a character-class test off by one at an end
     # of a range ("Z", "z", "9", "~") refuses a valid target.
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ=abcdefghijklmnopqrstuvwxyz&d=0123456789-._~",
+    # Every class of percent-encoded octet as a value, then as a name.
+    "&".join(f"e{k}={escapes}" for k, escapes in enumerate(ESCAPES)),
+    "&".join(f"{escapes}=e{k}" for k, escapes in enumerate(ESCAPES)),
 )
 
 
@@ -81,7 +128,7 @@ def _resolved(ctx: Context, ref: str) -> str:
 @checker(
     "target-query-octets-reach-resource",
     ("MB-PART-4", "MB-PART-5", "MB-PART-6"),
-    "Parts whose queries hold percent-encoded NUL, percent, slash and high octets, a second question mark and slashes, every sub-delim, every unreserved character, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written.",
+    "Parts whose queries hold percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) as names and values, a second question mark and slashes, every sub-delim, every unreserved character, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written.",
     state=State.READ_ONLY,
 )
 def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
@@ -93,6 +140,8 @@ def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
     ]
     subs = [SubRequest("GET", ref) for ref in refs]
     resp = ctx.batch(judge, subs)
+    if resp.status != 200:
+        name_refused_parts(ctx, judge, subs, "MB-PART-4")
     # MB-PART-4: a server answers 400 only to a Content-Id that "is not `"<" URI-reference
     # ">"`"; every one here is (RFC 3986 §3.4), so the batch is processed.
     judge.require("top-level status", resp.status, {200}, "MB-PART-4")
@@ -118,6 +167,14 @@ def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
 def _path_refs(ctx: Context, echo: str) -> list[str]:
     full = ctx.path(echo)
     origin = f"{ctx.scheme}://{ctx.authority}"
+    # Each class of escape as a whole inner segment and inside the last segment, in every
+    # reference form.
+    escaped = [
+        ctx.ref(path, form)
+        for escapes in ESCAPES
+        for path in (f"{full}/{escapes}/mb-seg", f"{full}/mb-seg{escapes}")
+        for form in ("absolute-path", "relative", "absolute-uri")
+    ]
     return [
         f"{full}/%00",
         f"{full}/a%2Fb",
@@ -129,13 +186,14 @@ def _path_refs(ctx: Context, echo: str) -> list[str]:
         f"{origin}?mb-suite=1",
         ".",
         "./",
+        *escaped,
     ]
 
 
 @checker(
     "target-path-octets-as-alone",
     ("MB-PART-4", "MB-PART-5", "MB-SUB-1"),
-    "Parts whose paths hold percent-encoded NUL, slash, percent and dots, every sub-delim, colon and at sign, an absolute URI with an empty path, and the references . and ./ are processed and answered as the same requests alone.",
+    "Parts whose paths hold percent-encoded NUL, slash, percent and dots, every sub-delim, colon and at sign, percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) in an inner and in the last segment in every reference form, an absolute URI with an empty path, and the references . and ./ are processed and answered as the same requests alone.",
     state=State.READ_ONLY,
 )
 def target_path_octets_as_alone(ctx: Context, judge: Judge) -> None:
@@ -149,7 +207,13 @@ def target_path_octets_as_alone(ctx: Context, judge: Judge) -> None:
     # MB-PART-4: each Content-Id is a URI-reference, so the batch is processed; MB-SUB-1:
     # each part then meets what the same request alone meets.
     expect_parts_as_alone(
-        ctx, judge, subs, requirement="MB-PART-5", refused="MB-PART-4", alone_as=alone_as
+        ctx,
+        judge,
+        subs,
+        requirement="MB-PART-5",
+        refused="MB-PART-4",
+        alone_as=alone_as,
+        trace_refusal=True,
     )
 
 
@@ -186,8 +250,10 @@ def content_id_at_header_limit(ctx: Context, judge: Judge) -> None:
 def valid_spellings(ctx: Context, echo: str) -> list[str]:
     """URI references (RFC 3986 §4.1) in spellings a character-set or bracket test gets wrong:
     IP-literals (IPv6 in full, zero-compressed and with an embedded IPv4 address), IPvFuture
-    literals, an empty port and an empty query, percent-encoded octets (brackets among them),
-    every sub-delim in a path and a query, and an empty path segment."""
+    literals, an empty port and an empty query, percent-encoded octets (brackets among them,
+    octets that decode to no UTF-8 in a path and in a query, control octets, reserved
+    characters in a query), every sub-delim in a path and a query, and an empty path
+    segment."""
     s, a = ctx.scheme, ctx.authority
     port = f":{ctx.port}"
     return [
@@ -201,6 +267,10 @@ def valid_spellings(ctx: Context, echo: str) -> list[str]:
         f"{s}://{ctx.host}:{echo}",
         f"{s}://{a}{echo}?",
         f"{echo}/%41%2f%25?q=%5B%5D",
+        f"{echo}/s%FF",
+        f"{s}://{a}{echo}/%C0%AF%ED%A0%80%F4%90%80%80/%80?%E2%82=%ff",
+        f"{echo}/%00%1F%7F?%00=%0D%0A",
+        f"{echo}?%2F%3F%23%5B%5D%40%3A=%3B%2C%3D%26%2B%24%21%27%28%29%2A%25",
         f"{echo}/!$&'()*+,;=:@",
         f"{echo}?!$&'()*+,;=:@/?",
         f"{echo}//mb-ref",
@@ -211,7 +281,7 @@ def valid_spellings(ctx: Context, echo: str) -> list[str]:
 @checker(
     "valid-reference-spellings-accepted",
     ("MB-PART-4",),
-    "A one-part batch whose Content-Id is a valid URI reference in a spelling a naive character or bracket filter gets wrong (IPv6 literals in full, zero-compressed and with an embedded IPv4 address, IPvFuture literals, an empty port or query, percent-encoded octets, sub-delims, an empty path segment) is not refused as malformed.",
+    "A one-part batch whose Content-Id is a valid URI reference in a spelling a naive character or bracket filter gets wrong (IPv6 literals in full, zero-compressed and with an embedded IPv4 address, IPvFuture literals, an empty port or query, percent-encoded octets, those that decode to no UTF-8, control octets and encoded reserved characters among them, sub-delims, an empty path segment) is not refused as malformed.",
     state=State.READ_ONLY,
 )
 def valid_reference_spellings_accepted(ctx: Context, judge: Judge) -> None:

@@ -31,6 +31,7 @@ __all__ = [
     "expect_parts_as_alone",
     "expect_same_as_alone",
     "expect_same_request",
+    "name_refused_parts",
     "readable_echoes",
     "role_of",
 ]
@@ -155,6 +156,25 @@ def expect_same_as_alone(
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
 
 
+def name_refused_parts(
+    ctx: Context, judge: Judge, subs: Sequence[SubRequest], requirement: str
+) -> None:
+    """After a batch of valid parts `subs` was refused, send each in a batch of its own and
+    expect each processed, so that a refusal is traced to the parts that draw it: one refused
+    part refuses its whole batch, whichever of many it is."""
+    for sub in subs:
+        resp = ctx.batch(judge, [sub])
+        # Under the caller's rule, the one that made the batch of all of them processable
+        # (MB-PART-4: "never for how a valid reference is written"): each part, valid, makes
+        # a valid batch on its own too.
+        judge.expect(
+            f"{sub.method} <{sub.target}> in a batch of its own: top-level status",
+            resp.status,
+            {200},
+            requirement,
+        )
+
+
 def expect_parts_as_alone(
     ctx: Context,
     judge: Judge,
@@ -163,12 +183,16 @@ def expect_parts_as_alone(
     requirement: str = "MB-PART-8",
     refused: str = "MB-PART-8",
     alone_as: Callable[[SubRequest], SubRequest] | None = None,
+    trace_refusal: bool = False,
 ) -> None:
     """Send `subs` alone (each as `alone_as` spells it, when given), then as one batch, and
     expect each part answered as it was alone; a batch refused is a fault under `refused`, a
-    part not processed one under `requirement`."""
+    part not processed one under `requirement`. With `trace_refusal`, a refused batch's parts
+    are then sent one to a batch, to name those refused."""
     alone = [ctx.alone(judge, alone_as(s) if alone_as else s) for s in subs]
     resp = ctx.batch(judge, list(subs))
+    if trace_refusal and resp.status != 200:
+        name_refused_parts(ctx, judge, subs, refused)
     # MB-PART-8: "take a request part's header fields other than `Http-Method` and `Content-Id`
     # as the sub-request's header fields": a batch of valid parts is processed.
     judge.require("top-level status", resp.status, {200}, refused)

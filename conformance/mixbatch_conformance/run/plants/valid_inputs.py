@@ -1,7 +1,10 @@
 """Planted violations of a receiver too strict for inputs the grammar allows.
 
 Covers a server that refuses or changes a valid batch: a Content-Id holding `%00` or a second
-`?` in its query, an absolute URI with an empty path or the reference `.` refused (MB-PART-4);
+`?` in its query, an absolute URI with an empty path or the reference `.` refused, a target
+whose path decodes to octets that are not UTF-8, one holding an escaped control octet other
+than NUL or an overlong escaped slash, and one whose query holds an escaped gen-delim or
+sub-delim refused (MB-PART-4);
 percent-encoded slashes and question marks decoded, or an empty query dropped (MB-PART-5); a
 Content-Id capped at 2048 octets (MB-PART-12); an Http-Method longer than 32 characters
 refused (MB-PART-2); transport padding before an epilogue refused (MB-WIRE-11); a part body
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from urllib.parse import unquote_to_bytes
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import (
@@ -42,6 +46,28 @@ def _cid(pattern: bytes, longer_than: int = -1) -> Pred:
     return lambda req: any(
         rx.search(c) is not None and len(c) > longer_than for c in _content_ids(req)
     )
+
+
+def _path_not_utf8(req: RelayRequest) -> bool:
+    """A batch whose part target's path, its percent-encodings decoded, is not UTF-8 (a
+    receiver taking the path for text, as an IRI)."""
+    for cid in _content_ids(req):
+        path = re.sub(rb"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*", b"", cid)
+        path = re.split(rb"[?#]", path, maxsplit=1)[0]
+        try:
+            unquote_to_bytes(path).decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    return False
+
+
+#: An escaped control octet other than NUL: %01 to %1F and %7F, in either case of hex.
+_CONTROL_ESCAPE = rb"%(?:0[1-9A-Fa-f]|1[0-9A-Fa-f]|7[Ff])"
+#: An overlong escaped "/" or "\" (two and three octets), as a traversal filter refuses it.
+_OVERLONG_ESCAPE = rb"(?i)%C0%AF|%C1%9C|%E0%80%AF"
+#: A query holding an escaped gen-delim or sub-delim other than "/", "?" and "#": "!", "$",
+#: "&", "'", "(", ")", "*", "+", ",", ":", ";", "=", "@", "[" or "]".
+_QUERY_RESERVED_ESCAPE = rb"\?[^#]*%(?:2[146-9A-Ca-c]|3[ABDabd]|40|5[BDbd])"
 
 
 def _methods_longer_than(n: int) -> Pred:
@@ -98,6 +124,7 @@ def _empty_query_dropped(value: str) -> str:
 
 QUERY_CATCHERS = ("target-query-octets-reach-resource",)
 PATH_CATCHERS = ("target-path-octets-as-alone",)
+SPELLING_CATCHERS = ("valid-reference-spellings-accepted",)
 
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -117,6 +144,30 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-4 an absolute-URI Content-Id with an empty path, or the reference . or ./, refused with 400",
         PATH_CATCHERS,
         on_response=refuses(_cid(rb"^(https?://[^/?]*(\?.*)?|\./?)$")),
+    ),
+    P(
+        "content-id-non-utf8-path-refused",
+        "MB-PART-4 a Content-Id whose path, its percent-encodings decoded, is not UTF-8 refused with 400",
+        (*PATH_CATCHERS, *SPELLING_CATCHERS),
+        on_response=refuses(_path_not_utf8, requirement="MB-PART-4"),
+    ),
+    P(
+        "content-id-control-escape-refused",
+        "MB-PART-4 a Content-Id holding an escaped control octet other than NUL refused with 400",
+        (*QUERY_CATCHERS, *PATH_CATCHERS, *SPELLING_CATCHERS),
+        on_response=refuses(_cid(_CONTROL_ESCAPE), requirement="MB-PART-4"),
+    ),
+    P(
+        "content-id-overlong-escape-refused",
+        "MB-PART-4 a Content-Id holding an overlong escaped slash or backslash refused with 400",
+        (*QUERY_CATCHERS, *PATH_CATCHERS, *SPELLING_CATCHERS),
+        on_response=refuses(_cid(_OVERLONG_ESCAPE), requirement="MB-PART-4"),
+    ),
+    P(
+        "content-id-query-reserved-escape-refused",
+        "MB-PART-4 a Content-Id whose query holds an escaped gen-delim or sub-delim refused with 400",
+        (*QUERY_CATCHERS, *SPELLING_CATCHERS),
+        on_response=refuses(_cid(_QUERY_RESERVED_ESCAPE), requirement="MB-PART-4"),
     ),
     P(
         "target-encoded-slash-decoded",
