@@ -62,8 +62,13 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   the continue policy (MB-PROC-2) and for a committed atomic batch (MB-PROC-16, slow);
 - fault placement: a part fault refused in one position only (the last part's Content-Length,
   the first part's field lines) or named one part off (MB-WIRE-17, MB-PART-11, MB-STATUS-4),
-  and envelope faults taken for failing parts under stop or in an atomic batch (MB-STATUS-2,
-  MB-WIRE-2, MB-STATUS-9);
+  envelope faults taken for failing parts under stop or in an atomic batch (MB-STATUS-2,
+  MB-WIRE-2, MB-STATUS-9), and faults placed elsewhere than spec 5.3 puts them: a repeated
+  Content-Length at its first line, a repeated field at the line after its first or counted
+  without the preamble, a section over max_part_fields or max_part_header_bytes at the line
+  that crosses the limit or counted without the preamble, a forbidden field at its section's
+  start, a delimiter line's fault at the CRLF before it, a close delimiter's in the last part
+  (MB-STATUS-4);
 - mode writers: the answer to a batch asking for stop or atomic written without Vary
   (MB-MULTI-10), with one boundary for every such answer (MB-WIRE-5) or a boundary holding a
   colon unquoted (MB-WIRE-3), its form chosen by the first Accept member or an empty Accept
@@ -741,7 +746,13 @@ GROUPS = (
     Group(
         "fault-placement",
         _names(fault_placement.PLANTS),
-        ("part-faults-refused-in-every-position", "envelope-faults-refused-in-every-mode"),
+        (
+            "part-faults-refused-in-every-position",
+            "envelope-faults-refused-in-every-mode",
+            "repeated-part-fields-placed-at-repeating-line",
+            "delimiter-faults-placed-in-every-position",
+            "section-limits-placed-at-section-start",
+        ),
         ("FAIL",),
     ),
     Group(
