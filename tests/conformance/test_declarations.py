@@ -138,6 +138,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "late-fault-runs-nothing-on-every-path",
         "long-field-values-unfolded",
         "multistatus-json-body-members-chosen-octets",
+        "multistatus-body-members-whole-body",
         "malformed-batch-runs-nothing",
         "over-limit-batch-runs-nothing",
         "property-sandbox-state-machine",

@@ -120,6 +120,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   decoder, bare LFs written as CRLF by a part's write or read (MB-TEST-4) or in a collection
   retrieval's parts (MB-METHOD-4), text decoded by its charset into the JSON form's body
   (MB-MULTI-5);
+- text windows: the JSON form's body member chosen by the first 512, 4,096 or 65,536 octets,
+  by the first and last 512, by 512-octet chunks each on its own, or by a decoder that holds
+  back a sequence cut short at the end (MB-MULTI-7), and the XML form's body sniffed as text by
+  its first 512 octets and decoded replacing (MB-MULTI-5);
 - collection representations: Content-Ids made absolute with the request's Host, or a boundary
   hashed from the request's Host and target, under a strong aggregate ETag, or the JSON listing
   under that tag (MB-METHOD-7); a retrieval's If-None-Match or If-Match matched by another
@@ -394,6 +398,7 @@ from mixbatch_conformance.run.plants import (
     summary_counts,
     tag_list_readings,
     targets_and_hosts,
+    text_windows,
     trailer_fields,
     trim_and_rule_readings,
     valid_inputs,
@@ -881,6 +886,14 @@ GROUPS = (
         "member-octets",
         _names(member_octets.PLANTS),
         ("sandbox-member-octets-every-path",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid UTF-8 ...;
+        # otherwise in `body_base64`"; MB-MULTI-5: each form carries "its body".
+        "text-windows",
+        _names(text_windows.PLANTS),
+        ("multistatus-body-members-whole-body",),
         ("FAIL",),
     ),
     Group(

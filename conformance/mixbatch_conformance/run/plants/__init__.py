@@ -122,6 +122,7 @@ from mixbatch_conformance.run.plants import (
     tag_list_readings,
     targets,
     targets_and_hosts,
+    text_windows,
     trailer_fields,
     trim_and_rule_readings,
     valid_inputs,
@@ -254,6 +255,7 @@ PLANTS: tuple[Mutation, ...] = (
     + answer_sizes.PLANTS
     + created_validators.PLANTS
     + member_octets.PLANTS
+    + text_windows.PLANTS
     + delimiter_collisions.PLANTS
     + fault_pair_documents.PLANTS
     + sender_grammar.PLANTS

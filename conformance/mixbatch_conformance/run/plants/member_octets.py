@@ -4,12 +4,13 @@ MB-METHOD-4, MB-MULTI-5).
 The reference server's sandbox (/books) stores JSON books and refuses other content (415), so
 every plant here models, over it, a sandbox that stores content of any media type
 (`OctetStore`): the relay carries a POST or PUT of another media type to a member, alone or as
-a batch part, to the reference as a book whose title holds the media type and the octets in
-base64, and turns each such book back into those octets under that media type wherever the
-reference answers with one: a response alone, a part of a batch's answer in the multipart form
-and in each 207 form, a part of a collection retrieval. With no transformation that store keeps
-every octet, and `sandbox-member-octets-every-path` passes through it
-(tests/conformance/test_member_octets_store.py); each plant adds one transformation of text
+a batch part, to the reference as a book whose title holds the media type and the octets,
+compressed (so that content past the reference's 64 KiB book fits) and in base64, and turns
+each such book back into those octets under that media type wherever the reference answers
+with one: a response alone, a part of a batch's answer in the multipart form and in each 207
+form, a part of a collection retrieval. With no transformation that store keeps every octet,
+and `sandbox-member-octets-every-path` and `multistatus-body-members-whole-body` pass through
+it (tests/conformance/test_member_octets_store.py); each plant adds one transformation of text
 that a store or a writer of messages makes:
 
     text-members-stored-as-utf8             text in ISO-8859-1 or windows-1252 stored
@@ -38,6 +39,7 @@ import base64
 import binascii
 import json
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +57,7 @@ from mixbatch_conformance.run.plants._edits import (
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
-__all__ = ["PLANTS", "OctetStore"]
+__all__ = ["PLANTS", "XML", "JsonText", "OctetStore", "Transform", "utf8_text"]
 
 #: The reference server's sandbox collection and its members.
 SANDBOX = re.compile(r"^/books(/[^/?]*)?$")
@@ -77,10 +79,21 @@ BATCH_FORMS = (MULTIPART, XML, JSON_FORM)
 #: A transformation of a content: (its Content-Type, its octets, where) to what is stored or
 #: written instead.
 Transform = Callable[[str, bytes, str], tuple[str, bytes]]
+#: How the JSON form writes a body's octets: the string it puts in `body`, or None for
+#: `body_base64`.
+JsonText = Callable[[bytes], str | None]
 
 
 def _as_is(ctype: str, octets: bytes, where: str) -> tuple[str, bytes]:
     return ctype, octets
+
+
+def utf8_text(octets: bytes) -> str | None:
+    """MB-MULTI-7's choice: the octets as a string when the whole body is valid UTF-8."""
+    try:
+        return octets.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _essence(ctype: str) -> str:
@@ -98,7 +111,8 @@ def _is_json(ctype: str) -> bool:
 
 
 def _book(ctype: str, octets: bytes) -> bytes:
-    held = base64.b64encode(ctype.encode("latin-1") + b"\n" + octets).decode()
+    # Compressed, so that content past the reference's 64 KiB book still fits in one.
+    held = base64.b64encode(zlib.compress(ctype.encode("latin-1") + b"\n" + octets)).decode()
     return json.dumps({"title": PREFIX + held, "author": AUTHOR}).encode()
 
 
@@ -114,8 +128,8 @@ def _unbook(body: bytes) -> tuple[str, bytes] | None:
     if not isinstance(title, str) or not title.startswith(PREFIX):
         return None
     try:
-        held = base64.b64decode(title[len(PREFIX) :], validate=True)
-    except (binascii.Error, ValueError):
+        held = zlib.decompress(base64.b64decode(title[len(PREFIX) :], validate=True))
+    except (binascii.Error, ValueError, zlib.error):
         return None
     ctype, _, octets = held.partition(b"\n")
     return ctype.decode("latin-1"), octets
@@ -128,10 +142,12 @@ def _in_sandbox(target: str) -> bool:
 @dataclass(frozen=True)
 class OctetStore:
     """A sandbox that stores any content, over the reference's JSON sandbox, with `store`
-    applied to what is written and `write` to what is read."""
+    applied to what is written and `write` to what is read, and `json_text` choosing the JSON
+    form's body member."""
 
     store: Transform = _as_is
     write: Transform = _as_is
+    json_text: JsonText = utf8_text
 
     def request(self, req: RelayRequest) -> None:
         if is_batch(req):
@@ -204,9 +220,10 @@ class OctetStore:
             ]
             entry.pop("body", None)
             entry.pop("body_base64", None)
-            try:
-                entry["body"] = octets.decode("utf-8")
-            except UnicodeDecodeError:
+            text = self.json_text(octets)
+            if text is not None:
+                entry["body"] = text
+            else:
                 entry["body_base64"] = base64.b64encode(octets).decode()
         resp.body = json.dumps(doc).encode()
 
