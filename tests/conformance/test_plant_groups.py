@@ -1392,9 +1392,10 @@ GROUPS = (
     ),
     Group(
         # MB-TEST-1: the etag_resource answers "a `GET`" with ETag and Last-Modified, over any
-        # HTTP version.
+        # HTTP version; MB-TEST-8: a collection's GET with Accept: multipart/mixed is a
+        # collection retrieval over any version.
         "test-resources-versions",
-        ("etag-withheld-from-http10",),
+        ("etag-withheld-from-http10", "collection-listing-for-http10"),
         ("test-resources-any-http-version",),
         ("FAIL",),
     ),

@@ -195,10 +195,38 @@ VERSIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
 VERSION_BOUNDARY = "mb-resources-http10-4f1c9a2e"
 
 
+def _retrieval(status: int) -> Callable[[Judge, str, Answer], None]:
+    """MB-TEST-8: "answer a `GET` of that resource with `Accept: multipart/mixed` as a
+    collection retrieval ([4.2]): for `empty_collection`, with 204"; a collection retrieval
+    that is answered 200 is multipart/mixed (MB-METHOD-4)."""
+
+    def judge_answer(judge: Judge, label: str, got: Answer) -> None:
+        judge.expect(f"{label} status", got.status, {status}, "MB-TEST-8")
+        if status != 200 or got.status != 200:
+            return
+        try:
+            media = parse_media_type(got.get("Content-Type") or "")[0]
+        except ValueError:
+            media = repr(got.get("Content-Type"))
+        judge.expect(f"{label} media type", media, {"multipart/mixed"}, "MB-TEST-8")
+
+    return judge_answer
+
+
+def _retrievals(ctx: Context) -> list[Case]:
+    """A GET of each declared collection with Accept: multipart/mixed."""
+    accept = (("Accept", "multipart/mixed"),)
+    out: list[Case] = []
+    for role, status in (("collection", 200), ("empty_collection", 204)):
+        if path := ctx.target.resource(role):
+            out.append(Case(role, SubRequest("GET", ctx.path(path), accept), _retrieval(status)))
+    return out
+
+
 @checker(
     "test-resources-any-http-version",
-    ("MB-TEST-1", "MB-TEST-2", "MB-TEST-5", "MB-TEST-6", "MB-TEST-7"),
-    "GET of the declared ok, not_found, etag_resource, echo, random, status and delay resources over HTTP/1.0 (with and without Connection: keep-alive) and over HTTP/1.1 with Connection: close, alone and as the parts of an HTTP/1.0 batch, is answered as each resource's requirement says: 200, 404, 200 with ETag and Last-Modified, the echo's 200 JSON description, n octets, the code asked, 200 after the delay.",
+    ("MB-TEST-1", "MB-TEST-2", "MB-TEST-5", "MB-TEST-6", "MB-TEST-7", "MB-TEST-8"),
+    "GET of the declared ok, not_found, etag_resource, echo, random, status and delay resources over HTTP/1.0 (with and without Connection: keep-alive) and over HTTP/1.1 with Connection: close, alone and as the parts of an HTTP/1.0 batch, is answered as each resource's requirement says: 200, 404, 200 with ETag and Last-Modified, the echo's 200 JSON description, n octets, the code asked, 200 after the delay; a declared collection's GET with Accept: multipart/mixed, alone, as a collection retrieval (multipart/mixed, or 204 for the empty collection).",
     state=State.READ_ONLY,
 )
 def resources_any_http_version(ctx: Context, judge: Judge) -> None:
@@ -221,8 +249,13 @@ def resources_any_http_version(ctx: Context, judge: Judge) -> None:
             judge.note(f"{what} refused with {probe.status}: not judged")
             refused.add(version)
             continue
-        for case in cases:
-            request = with_version(ctx.raw_request("GET", case.sub.target, fields), version)
+        # MB-TEST-8 fixes the answer to a collection's GET with Accept: multipart/mixed
+        # whatever version carries it: HTTP/1.0 has no chunked coding, and a retrieval framed
+        # by Content-Length or by closing the connection is the same retrieval.
+        for case in [*cases, *_retrievals(ctx)]:
+            request = with_version(
+                ctx.raw_request("GET", case.sub.target, [*case.sub.headers, *fields]), version
+            )
             resp = ctx.send(judge, request)
             case.judge(
                 judge, f"{case.role} alone over {what}", Answer(resp.status, resp.get, resp.body)

@@ -130,8 +130,23 @@ def _etag_withheld_from_http10(req: RelayRequest, resp: RelayResponse) -> None:
         resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "etag"]
 
 
+def _listing_for_http10(req: RelayRequest) -> None:
+    """The collection answering an HTTP/1.0 GET with Accept: multipart/mixed with its JSON
+    listing, the retrieval being streamed with the chunked coding HTTP/1.0 lacks."""
+    if req.version == "1.0" and req.method == "GET" and req.target == "/books":
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+        req.headers.append(("Accept", "application/json"))
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
+    P(
+        "collection-listing-for-http10",
+        "MB-TEST-8 the collection answering an HTTP/1.0 GET with Accept: multipart/mixed with "
+        "its JSON listing",
+        ("test-resources-any-http-version",),
+        on_request=_listing_for_http10,
+    ),
     P(
         "etag-withheld-from-http10",
         "MB-TEST-1 the etag_resource answering a GET over HTTP/1.0 without its ETag",
