@@ -457,3 +457,44 @@ def test_parser_refusing_zero_padded_lengths_passes(
     ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
     checks = ["batch-endpoint-get-with-content", "collection-get-with-content"]
     assert _verdicts(ctx, checks) == {}
+
+
+def _collection_without_retrieval(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server without the collection-get profile whose declared collection answers a GET
+    with Accept: multipart/mixed 406 (spec 4.2: it "answers with another representation or
+    406 as usual")."""
+    if req.method == "GET" and req.target == "/books":
+        _answer(resp, 406, "Not Acceptable", "application/problem+json")
+
+
+def test_collection_without_the_retrieval_profile_passes_the_version_check(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_collection_without_retrieval)  # type: ignore[assignment]
+    target = replace(
+        reference.with_base_url(variant_relay.url),
+        profiles=reference.profiles - {"collection-get"},
+    )
+    assert (
+        _verdicts(
+            Context(target, RunSettings(tier="standard")), ["test-resources-any-http-version"]
+        )
+        == {}
+    )
+
+
+def _capabilities_in_an_unknown_coding(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that sends its capabilities document in a content coding the client does not
+    know to a request without Accept-Encoding (RFC 9110 §12.5.3: then "any content coding is
+    considered acceptable")."""
+    asked = any(n.lower() == "accept-encoding" for n, _ in req.headers)
+    if req.method == "OPTIONS" and not asked and resp.status == 200:
+        resp.headers = [(n, v) for n, v in resp.headers if n.lower() != "content-length"]
+        resp.headers.append(("Content-Encoding", "x-mb-unknown"))
+        resp.headers.append(("Content-Length", str(len(resp.body))))
+
+
+def test_capabilities_in_an_unknown_coding_pass(variant_relay: Relay, reference: Target) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_capabilities_in_an_unknown_coding)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["capabilities-whatever-request-fields"]) == {}

@@ -111,6 +111,11 @@ VARIANTS = (
 )
 
 
+#: The content codings the client undoes (RFC 9110 §8.4.1; x-gzip is gzip, §8.4.1.3): one of
+#: them left on the content is octets that do not decode.
+DECODABLE = frozenset({"gzip", "x-gzip", "deflate"})
+
+
 def _decoded(resp: Response) -> tuple[bytes | None, str]:
     """The content with its content codings undone, as the client reads a response; None and
     the outermost coding left when one is unknown or its octets do not decode."""
@@ -218,6 +223,12 @@ def capabilities_whatever_request_fields(ctx: Context, judge: Judge) -> None:
             "MB-LIMIT-2",
         )
         body, coding = _decoded(resp)
+        if body is None and coding not in DECODABLE:
+            # RFC 9110 §12.5.3: "If no Accept-Encoding header field is in the request, any
+            # content coding is considered acceptable"; one the client cannot undo hides the
+            # document, which is then not judged.
+            judge.note(f"{label}: Content-Encoding {coding!r} the suite cannot undo: not read")
+            continue
         # MB-LIMIT-2: "an `application/vnd.mixbatch.capabilities+json` document", whatever
         # content coding carries it (RFC 9110 §8.4: the coding is undone by the recipient).
         if not judge.expect_true(

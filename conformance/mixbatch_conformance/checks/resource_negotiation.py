@@ -214,9 +214,13 @@ def _retrieval(status: int) -> Callable[[Judge, str, Answer], None]:
 
 
 def _retrievals(ctx: Context) -> list[Case]:
-    """A GET of each declared collection with Accept: multipart/mixed."""
+    """A GET of each declared collection with Accept: multipart/mixed, for a target offering
+    collection retrievals (spec 4.2: "a server that does not offer the `collection-get`
+    profile ... answers with another representation or 406 as usual")."""
     accept = (("Accept", "multipart/mixed"),)
     out: list[Case] = []
+    if not ctx.target.claims("collection-get"):
+        return out
     for role, status in (("collection", 200), ("empty_collection", 204)):
         if path := ctx.target.resource(role):
             out.append(Case(role, SubRequest("GET", ctx.path(path), accept), _retrieval(status)))
@@ -257,6 +261,11 @@ def resources_any_http_version(ctx: Context, judge: Judge) -> None:
                 ctx.raw_request("GET", case.sub.target, [*case.sub.headers, *fields]), version
             )
             resp = ctx.send(judge, request)
+            if resp.status in (426, 505):
+                # As for the probe: a stack that refuses the version for this resource only
+                # (RFC 9110 §15.6.6) says nothing of the resource.
+                judge.note(f"{case.role} over {what} refused with {resp.status}: not judged")
+                continue
             case.judge(
                 judge, f"{case.role} alone over {what}", Answer(resp.status, resp.get, resp.body)
             )
