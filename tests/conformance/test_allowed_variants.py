@@ -9,13 +9,17 @@ come from the reference server's own answers. Each must PASS: the spec is the ju
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import threading
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from email.utils import formatdate, parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -30,7 +34,13 @@ from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.run.mutations import write_parts
 from mixbatch_conformance.run.runner import run_check
 from mixbatch_conformance.run.targets import with_published_profiles
-from mixbatch_conformance.transport.relay import MutationLike, Relay, RelayRequest, RelayResponse
+from mixbatch_conformance.transport.relay import (
+    Behaviour,
+    MutationLike,
+    Relay,
+    RelayRequest,
+    RelayResponse,
+)
 
 CHECKS = {c.id: c for c in all_checks()}
 
@@ -180,6 +190,7 @@ def start_variant() -> Iterator[Callable[..., str]]:
 
 
 MEMBER = re.compile(r"/books/([0-9]+)")
+JSON_TYPE = (("Content-Type", "application/json"),)
 
 
 def _put_creates_and_stores_another_document(app: Any) -> None:
@@ -498,3 +509,230 @@ def test_capabilities_in_an_unknown_coding_pass(variant_relay: Relay, reference:
     variant_relay.mutation = _TopLevelRewrite(_capabilities_in_an_unknown_coding)  # type: ignore[assignment]
     ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
     assert _verdicts(ctx, ["capabilities-whatever-request-fields"]) == {}
+
+
+# -- the writes of a batch whose client left -------------------------------------------------
+def _member_answered_the_same_whatever_was_written(app: Any) -> None:
+    """A sandbox that stores only some of what it is sent (MB-TEST-4: it does not read back):
+    a GET of a member answers a document of the server's own, under a strong ETag of that
+    document, the same however the member was replaced (RFC 9110 §8.8.1 changes a strong tag
+    only when the representation does)."""
+    respond = app.router.respond
+
+    async def variant(request: Request) -> Response:
+        answer = respond(request)
+        response = answer if isinstance(answer, Response) else await answer
+        m = MEMBER.fullmatch(request.path)
+        if m and request.method in ("GET", "HEAD") and response.status == 200:
+            body = json.dumps({"stored": True, "member": int(m.group(1))}).encode()
+            tag = f'"{hashlib.sha256(body).hexdigest()[:20]}"'
+            headers = [(n, v) for n, v in response.headers if n.lower() != "etag"]
+            return Response(200, [*headers, ("ETag", tag)], body)
+        return response
+
+    app.router.respond = variant
+
+
+def test_sandbox_answering_a_member_the_same_after_a_replace_passes(
+    start_variant: Callable[..., str],
+) -> None:
+    url = start_variant(_member_answered_the_same_whatever_was_written)
+    target = replace(with_published_profiles(reference_target(url)), sandbox_reads_back=False)
+    ctx = Context(target, RunSettings(tier="standard"))
+    coll = target.resource("sandbox_collection")
+    assert coll is not None
+    judge = Judge("MB-TEST-4")
+    doc = json.dumps(target.sandbox_member).encode()
+    made = ctx.send(judge, ctx.raw_request("POST", coll, [*JSON_TYPE], doc))
+    path = f"{coll}/{(made.get('Location') or '').rsplit('/', 1)[-1]}"
+    before = ctx.alone(judge, SubRequest("GET", path)).get("ETag")
+    member = target.sandbox_member or {}
+    other = json.dumps({k: "other" if isinstance(v, str) else v for k, v in member.items()})
+    assert ctx.alone(judge, SubRequest("PUT", path, JSON_TYPE, other.encode())).status in (200, 204)
+    # The variant is what it claims to be: a replace leaves the member's strong ETag as it was.
+    assert ctx.alone(judge, SubRequest("GET", path)).get("ETag") == before
+    ctx.alone(judge, SubRequest("DELETE", path))
+    checks = ["answered-writes-outlive-client-leaving", "atomic-commit-outlives-client-leaving"]
+    assert _verdicts(ctx, checks) == {}
+
+
+#: Seconds after a batch's client is noticed gone before its writes show to other requests.
+COMMIT_LATE_S = 1.5
+_LOCATION = re.compile(r"(?im)^location:[ \t]*(\S+)")
+
+
+class _CommitsAfterTheClientLeft(MutationLike):
+    """A server that runs a batch under the continue policy in one store transaction, committed
+    a little after it notices the batch's client gone: until then a GET alone of a member the
+    batch wrote answers as before the batch (spec 1.3: "isolation from concurrent clients is
+    whatever the server's store gives"; MB-PROC-2 fixes the batch's effects, not when other
+    requests see them). The writes are never undone."""
+
+    def __init__(self) -> None:
+        self.behaviour = Behaviour(
+            client_left=self.left, hold=lambda req: req.method in ("GET", "HEAD")
+        )
+        self.lock = threading.Lock()
+        #: A member path -> its answer before the batch (None: not there), while hidden.
+        self.hidden: dict[str, Any] = {}
+        self.until = 0.0
+        #: How many answers were given as before the batch.
+        self.answered_before = 0
+
+    @property
+    def edits_response(self) -> bool:
+        return False
+
+    def request(self, req: RelayRequest) -> None:
+        if req.method != "POST" or req.upstream is None or req.get("Batch-Mode"):
+            return
+        boundary = _boundary(req.headers)
+        if boundary is None:
+            return
+        journal: dict[str, Any] = {}
+        for part in read_multipart(req.body, boundary).parts:
+            path = (part.get("Content-Id") or "").strip().strip("<>")
+            if (part.get("Http-Method") or "").upper() in ("PUT", "DELETE") and MEMBER.match(path):
+                ask = f"GET {path} HTTP/1.1\r\nHost: relay\r\n\r\n".encode()
+                journal[path] = req.upstream(ask)
+        req.connection["journal"] = journal
+
+    def left(self, req: RelayRequest, content: bytes, how: str) -> None:
+        journal = req.connection.pop("journal", None)
+        if not isinstance(journal, dict):
+            return
+        created = _LOCATION.findall(content.decode("latin-1"))
+        with self.lock:
+            self.hidden = {**journal, **{urlsplit(loc).path: None for loc in created}}
+            self.until = time.monotonic() + COMMIT_LATE_S
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        path = urlsplit(req.target).path
+        with self.lock:
+            if time.monotonic() >= self.until:
+                self.hidden.clear()
+            if req.method not in ("GET", "HEAD") or path not in self.hidden:
+                return
+            before = self.hidden[path]
+            self.answered_before += 1
+        if before is None:
+            _answer(resp, 404, "Not Found", "application/problem+json")
+        else:
+            was = RelayResponse.from_upstream(before)
+            resp.status, resp.headers, resp.body = was.status, was.headers, was.body
+
+
+def test_writes_shown_a_little_after_the_client_left_pass(
+    variant_relay: Relay, reference: Target
+) -> None:
+    late = _CommitsAfterTheClientLeft()
+    variant_relay.mutation = late
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["answered-writes-outlive-client-leaving"]) == {}
+    # The variant is what it claims to be: reads after the client left saw the state before.
+    assert late.answered_before > 0
+
+
+# -- a collection's aggregate validators -----------------------------------------------------
+def _stamp(value: str | None) -> float:
+    try:
+        return parsedate_to_datetime(value or "").timestamp()
+    except (TypeError, ValueError):
+        return float("-inf")
+
+
+def _retrieval(req: RelayRequest) -> bool:
+    return req.method in ("GET", "HEAD") and "multipart" in (req.get("Accept") or "").lower()
+
+
+class _CollectionRewrite(MutationLike):
+    """A relay rewrite of what a server answers alone about its collections; `used` counts the
+    answers it changed."""
+
+    used = 0
+
+    def request(self, req: RelayRequest) -> None:
+        return None
+
+
+class _DatedAtDeletion(_CollectionRewrite):
+    """A collection whose aggregate Last-Modified is the latest of its members' dates and of
+    the last deletion of a member (the DELETE answer's Date), If-Modified-Since evaluated
+    against it: a date the collection has not changed since gives 304 (spec 5.2), and RFC 9110
+    §8.8.2 dates a representation when it was last modified, which a deletion does."""
+
+    def __init__(self) -> None:
+        self.deleted: dict[str, str] = {}
+
+    def request(self, req: RelayRequest) -> None:
+        date = self.deleted.get(urlsplit(req.target).path)
+        since = req.get("If-Modified-Since")
+        if _retrieval(req) and date and since and _stamp(since) < _stamp(date):
+            # Modified since: answered as without the field.
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != "if-modified-since"]
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        path = urlsplit(req.target).path
+        if req.method == "DELETE" and 200 <= resp.status < 300 and MEMBER.fullmatch(path):
+            date = resp.get("Date") or formatdate(time.time(), usegmt=True)
+            self.deleted[path.rsplit("/", 1)[0]] = date
+            return
+        date, own = self.deleted.get(path), resp.get("Last-Modified")
+        if _retrieval(req) and resp.status == 200 and date and own and _stamp(date) > _stamp(own):
+            resp.set("Last-Modified", date)
+            self.used += 1
+
+
+class _WeakTagOfMembers(_CollectionRewrite):
+    """A weak aggregate ETag of the members' ids in order: it changes when a member is added,
+    removed or moved, and stays when one is replaced, a change the server judges insignificant
+    (RFC 9110 §8.8.1; MB-METHOD-7 makes a weak tag what it must be), If-None-Match compared
+    weakly against it."""
+
+    def __init__(self) -> None:
+        #: The server's own tag of a retrieval -> the weak tag given for it.
+        self.tags: dict[str, str] = {}
+        self.last: dict[str, tuple[str, str]] = {}
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        real = resp.get("ETag") or ""
+        boundary = _boundary(resp.headers)
+        if req.method != "GET" or not _retrieval(req) or resp.status != 200 or not boundary:
+            if real in self.tags:
+                resp.set("ETag", self.tags[real])
+            return
+        ids = [p.get("Content-Id") or "" for p in read_multipart(resp.body, boundary).parts]
+        tag = f'W/"ids-{hashlib.sha256(" ".join(ids).encode()).hexdigest()[:20]}"'
+        self.tags[real] = tag
+        path = urlsplit(req.target).path
+        was = self.last.get(path)
+        if was is not None and was[1] == tag and was[0] != real:
+            self.used += 1
+        self.last[path] = (real, tag)
+        resp.set("ETag", tag)
+        asked = ",".join(v for n, v in req.headers if n.lower() == "if-none-match")
+        if tag.removeprefix("W/") in {t.strip().removeprefix("W/") for t in asked.split(",")}:
+            resp.status, resp.body = 304, b""
+            resp.set("Content-Type", None)
+
+
+class _HeadUndated(_CollectionRewrite):
+    """A HEAD of a collection answered without Last-Modified, a field whose value the server
+    determines only while generating the content (RFC 9110 §9.3.2 lets it omit such)."""
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method == "HEAD" and _retrieval(req) and resp.get("Last-Modified"):
+            resp.set("Last-Modified", None)
+            self.used += 1
+
+
+@pytest.mark.parametrize("variant", [_DatedAtDeletion, _WeakTagOfMembers, _HeadUndated])
+def test_allowed_aggregate_validators_pass(
+    variant_relay: Relay, reference: Target, variant: Callable[[], _CollectionRewrite]
+) -> None:
+    rewrite = variant()
+    variant_relay.mutation = rewrite
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["aggregate-validators-follow-member-writes"]) == {}
+    # The variant is what it claims to be: it changed answers the check judged.
+    assert rewrite.used > 0

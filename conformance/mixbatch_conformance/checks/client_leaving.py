@@ -26,15 +26,28 @@ no half-close). After a pause, and in the continue check not before the slow par
 time (a server that notices the client gone only when it next writes notices then), each
 member is read alone on another connection.
 
+How soon those reads must show a write differs between the checks. MB-PROC-16 fixes it for an
+atomic batch: every request received after the first response part observes every effect, so
+each member is read once. A batch under the continue policy has no such rule (spec 1.3:
+isolation from concurrent clients is whatever the server's store gives): a server may run it
+in one store transaction committed at its end, which comes when it notices the client gone.
+Its members are read again until each shows its write or `LATE_S` has passed, and each that
+showed its write is read once more; only a write that never shows, or that shows undone after
+it showed, fails.
+
 `answered-writes-outlive-client-leaving` sends [a PUT to an id no member has had (creating), a
 PUT to a member created alone (replacing), a POST to the collection, a DELETE of a member
 created alone, a GET of the delay resource, a GET of the random resource]. Each write part the
 client read answered 2xx with no `Batch-Outcome` is judged: the member a PUT or POST wrote reads
-back the batch's document (MB-TEST-4; a sandbox that does not read back is judged by the
-member being there and, for a replaced one, by its ETag changing where it has one), the member
-a DELETE removed answers 404 or 410. A part answered otherwise (a PUT the sandbox refuses with
-404 or 405, MB-TEST-3) is not judged, and neither is a part the client never read: spec 5.4
-gives the parts a server does not answer an unknown outcome.
+back the batch's document (MB-TEST-4), the member a DELETE removed answers 404 or 410. A
+sandbox that does not read back (MB-TEST-4: one "that stores only some of what it is sent") may
+answer a member with the same representation, and so the same ETag, whatever marked document
+was written to it: the check learns from a PUT alone of a marked document to the member it
+will replace whether a GET of the member then shows that marker. Where it does, the replaced
+member must show the batch's marker; elsewhere a member a PUT or POST wrote is judged by its
+being there alone (both checks judge their writes so). A part answered otherwise (a PUT the
+sandbox refuses with 404 or 405, MB-TEST-3) is not judged, and neither is a part the client
+never read: spec 5.4 gives the parts a server does not answer an unknown outcome.
 
 `atomic-commit-outlives-client-leaving` sends, with `Batch-Mode: atomic`, [a POST, a PUT
 creating a member, a GET of the random resource, a PUT replacing a member, a DELETE], the PUT
@@ -74,7 +87,7 @@ from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import Part, parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import Exchange, HeadFirst, connect
+from mixbatch_conformance.transport.http import Exchange, HeadFirst, Response, connect
 
 __all__ = ["complete_parts"]
 
@@ -90,6 +103,10 @@ BUDGET_ROOM_MS = 1500
 RANDOM_COUNTS = (16 * 1024 * 1024, 4 * 1024 * 1024, 1024 * 1024)
 #: Seconds between the client leaving (or the slow part's end) and the reads of the members.
 PAUSE_S = 0.5
+#: Seconds after the first reads during which a continue batch's members are read again until
+#: each shows its write, and the pause between those reads.
+LATE_S = 3.0
+RETRY_S = 0.25
 #: Seconds a half-closed client reads the rest of the answer for, at most.
 DRAIN_S = 5.0
 #: Octets of an answer kept in the report: the head and the parts read, not the random octets.
@@ -99,6 +116,8 @@ CLOSES, RESETS, HALF_CLOSES = "closes", "resets", "half-closes"
 LEAVINGS = (CLOSES, RESETS, HALF_CLOSES)
 #: MB-TEST-3: "after which a `GET` of it answers 404 or 410".
 GONE = frozenset({404, 410})
+#: MB-TEST-3: "a `PUT` to an existing member with 200 or 204".
+REPLACED = frozenset({200, 204})
 _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*([0-9]+)[ \t]*\r?$")
 
 
@@ -112,8 +131,9 @@ class _Write:
     path: str | None
     #: Whether the member is there after the write (False for a DELETE).
     present: bool = True
-    #: A replaced member's ETag before the batch.
-    tag: str | None = None
+    #: Whether a GET of the member shows the marker of the document written to it: where the
+    #: sandbox reads back (MB-TEST-4), or where a PUT alone of a marked document showed it.
+    marked: bool = False
 
 
 @dataclass
@@ -308,13 +328,30 @@ def _fresh(coll: str) -> str:
     return f"{coll.rstrip('/')}/mb-suite-left-{secrets.token_hex(7)}"
 
 
+def _shows_marker(ctx: Context, judge: Judge, path: str) -> bool:
+    """Whether a GET of the member at `path` shows the marker of a document a PUT alone wrote
+    to it: learnt from the sandbox, since one that does not read back may store only some of a
+    document (MB-TEST-4), and then answer the same representation whatever marker was sent."""
+    marker = f"mb-suite-learn-{secrets.token_hex(6)}"
+    put = ctx.alone(judge, SubRequest("PUT", path, JSON_FIELDS, marked_member(ctx, judge, marker)))
+    if put.status not in REPLACED:
+        judge.note(f"a PUT alone replacing {path} answered {put.status}; its marker not sought")
+        return False
+    got = ctx.alone(judge, SubRequest("GET", path))
+    shows = got.status == 200 and marker.encode() in got.body
+    if not shows:
+        judge.note(f"a GET of {path} after a PUT alone does not show its marker: not sought")
+    return shows
+
+
 def _replaced(ctx: Context, judge: Judge, coll: str, marker: str) -> _Write:
     """A member created alone, and a PUT that replaces it with a document marked `marker`."""
     path = created_member(ctx, judge, coll, f"mb-suite-before-{secrets.token_hex(6)}")
+    marked = ctx.target.sandbox_reads_back or _shows_marker(ctx, judge, path)
     before = ctx.alone(judge, SubRequest("GET", path))
     judge.require(f"GET {path}", before.status, {200}, "MB-TEST-3")
     put = SubRequest("PUT", path, JSON_FIELDS, marked_member(ctx, judge, marker))
-    return _Write("a PUT replacing a member", put, path, tag=before.get("ETag"))
+    return _Write("a PUT replacing a member", put, path, marked=marked)
 
 
 def _deleted(ctx: Context, judge: Judge, coll: str, marker: str) -> _Write:
@@ -327,43 +364,69 @@ def _created(ctx: Context, judge: Judge, coll: str, marker: str) -> _Write:
     """A PUT creating a member at an id no member has had."""
     path = _fresh(coll)
     put = SubRequest("PUT", path, JSON_FIELDS, marked_member(ctx, judge, marker))
-    return _Write("a PUT creating a member", put, path)
+    return _Write("a PUT creating a member", put, path, marked=ctx.target.sandbox_reads_back)
 
 
 def _posted(ctx: Context, judge: Judge, coll: str, marker: str) -> _Write:
     """A POST creating a member named by its answer."""
     post = SubRequest("POST", coll, JSON_FIELDS, marked_member(ctx, judge, marker))
-    return _Write("a POST", post, None)
+    return _Write("a POST", post, None, marked=ctx.target.sandbox_reads_back)
+
+
+def _read_member(ctx: Context, judge: Judge, write: _Write) -> Response:
+    """A GET alone of the member `write` left."""
+    assert write.path is not None
+    return ctx.alone(judge, SubRequest("GET", write.path))
+
+
+def _shows(write: _Write, got: Response, marker: str) -> bool:
+    """Whether `got`, a GET of the member `write` left, shows what the write did there."""
+    if not write.present:
+        return got.status in GONE
+    return got.status == 200 and (not write.marked or marker.encode() in got.body)
 
 
 def _expect_kept(
-    ctx: Context, judge: Judge, label: str, write: _Write, marker: str, requirement: str
+    judge: Judge, label: str, write: _Write, got: Response, marker: str, requirement: str
 ) -> None:
-    """Read the member `write` left alone and expect what the write did there."""
-    assert write.path is not None
-    got = ctx.alone(judge, SubRequest("GET", write.path))
+    """Expect `got`, a GET of the member `write` left, to show what the write did there."""
     if not write.present:
         judge.expect(f"{label}: GET {write.path} afterwards", got.status, GONE, requirement)
         return
     judge.expect(f"{label}: GET {write.path} afterwards", got.status, {200}, requirement)
-    if got.status != 200:
-        return
-    if ctx.target.sandbox_reads_back:
+    if got.status == 200 and write.marked:
         judge.expect_true(
             f"{label}: {write.path} reads back",
             marker.encode() in got.body,
             repr(got.body[:120]),
-            "the document the batch wrote (MB-TEST-4: what was last written to it)",
+            "the document the batch wrote (MB-TEST-4: what was last written to it; or the "
+            "marker, where a PUT alone showed its own)",
             requirement,
         )
-    elif write.tag is not None and got.get("ETag") is not None:
-        judge.expect_true(
-            f"{label}: {write.path} ETag",
-            got.get("ETag") != write.tag,
-            repr(got.get("ETag")),
-            f"another ETag than {write.tag!r}, the member's before the batch replaced it",
-            requirement,
-        )
+
+
+def _expect_kept_late(
+    ctx: Context, judge: Judge, ran: list[tuple[str, _Write]], marker: str, requirement: str
+) -> None:
+    """Read each member of `ran` until it shows its write or LATE_S has passed, read each that
+    showed it once more, and expect the last read of each to show it."""
+    last: dict[int, Response] = {}
+    pending = list(range(len(ran)))
+    until = time.monotonic() + LATE_S
+    while pending:
+        for i in pending:
+            last[i] = _read_member(ctx, judge, ran[i][1])
+        pending = [i for i in pending if not _shows(ran[i][1], last[i], marker)]
+        if not pending or time.monotonic() >= until:
+            break
+        time.sleep(RETRY_S)
+    for i, (label, write) in enumerate(ran):
+        if i in pending:
+            judge.note(f"{label}: the write not shown within {LATE_S:g} s of the first read")
+        else:
+            # Shown once, the write must stay shown.
+            last[i] = _read_member(ctx, judge, write)
+        _expect_kept(judge, label, write, last[i], marker, requirement)
 
 
 def _status(part: Part) -> int | None:
@@ -431,6 +494,7 @@ def answered_writes_outlive_client_leaving(ctx: Context, judge: Judge) -> None:
             # A server that notices the client gone only when it next writes does so once the
             # slow part has had its time.
             time.sleep(max(0.0, sent + DELAY_MS / 1000 - time.monotonic()) + PAUSE_S)
+            ran: list[tuple[str, _Write]] = []
             for i, (write, part) in enumerate(zip(writes, answer.parts, strict=False)):
                 label = f"{how}: part {i} ({write.what})"
                 status = _status(part)
@@ -439,12 +503,15 @@ def answered_writes_outlive_client_leaving(ctx: Context, judge: Judge) -> None:
                     continue
                 if write.sub.method == "POST" and not _located(ctx, judge, label, write, part):
                     continue
-                # MB-PROC-2: "MUST produce the effects and the responses of a batch as if it
-                # had run the parts one at a time": a part answered 2xx with no Batch-Outcome
-                # ran ("the sub-request ran and this is its response", spec 3.3.4), no later
-                # part touches its member, and the client leaving changes neither.
-                _expect_kept(ctx, judge, label, write, marker, "MB-PROC-2")
-                judged += 1
+                ran.append((label, write))
+            # MB-PROC-2: "MUST produce the effects and the responses of a batch as if it had
+            # run the parts one at a time": a part answered 2xx with no Batch-Outcome ran ("the
+            # sub-request ran and this is its response", spec 3.3.4), no later part touches its
+            # member, and the client leaving changes neither. When other requests see those
+            # effects is the store's (spec 1.3: "isolation from concurrent clients is whatever
+            # the server's store gives"), so a write may show a little later.
+            _expect_kept_late(ctx, judge, ran, marker, "MB-PROC-2")
+            judged += len(ran)
         finally:
             _remove(ctx, judge, [w.path for w in writes])
     if not judged:
@@ -521,7 +588,8 @@ def atomic_commit_outlives_client_leaving(ctx: Context, judge: Judge) -> None:
                 # observes all of them"; spec 7.5: "A server that must stop after it
                 # committed stops as for any batch ...: the parts it does not answer did take
                 # effect."
-                _expect_kept(ctx, judge, label, write, marker, "MB-PROC-16")
+                got = _read_member(ctx, judge, write)
+                _expect_kept(judge, label, write, got, marker, "MB-PROC-16")
                 judged += 1
         finally:
             _remove(ctx, judge, [w.path for w in (*first, *later)])

@@ -16,9 +16,11 @@ replaced, or a member deleted:
                                                comes or goes, sent as the aggregate and
                                                If-Modified-Since evaluated against it
                                                (MB-METHOD-5)
-    aggregate-last-modified-kept-after-delete  the aggregate Last-Modified never earlier than
-                                               one sent before, so a deleted member's date
-                                               stays (MB-METHOD-5)
+    aggregate-last-modified-of-creations-after-delete
+                                               once a member was deleted, the aggregate
+                                               Last-Modified recomputed from the dates the
+                                               members were created with, earlier than a
+                                               member replaced since (MB-METHOD-5)
     undated-parts-aggregate-of-last-member     parts written without Last-Modified, which the
                                                spec allows, and the aggregate the last
                                                member's date (MB-METHOD-5)
@@ -57,8 +59,12 @@ CATCHERS = ("aggregate-validators-follow-member-writes",)
 #: The date a collection path was last given and the members it held then, as the relay saw
 #: them while its plant was in place.
 MEMBERSHIP: dict[str, tuple[tuple[str, ...], str]] = {}
-#: The latest aggregate Last-Modified each collection path was answered with.
-SENT: dict[str, str] = {}
+#: The Last-Modified each member (collection path, Content-Id) first carried in a retrieval.
+FIRST_DATES: dict[tuple[str, str], str] = {}
+#: The collection paths a member of which a DELETE sent alone removed.
+DELETED: set[str] = set()
+#: The aggregate Last-Modified last written for each such collection path's GET retrieval.
+RECOMPUTED: dict[str, str] = {}
 #: The last part's Last-Modified of the latest GET retrieval of each collection path.
 LAST_DATES: dict[str, str] = {}
 #: The aggregate ETag the relay wrote for each tag the server gave a retrieval.
@@ -132,16 +138,27 @@ def _membership_only(req: RelayRequest, resp: RelayResponse) -> None:
         _not_modified(resp)
 
 
-def _kept_after_delete(req: RelayRequest, resp: RelayResponse) -> None:
-    """An aggregate Last-Modified that only ever moves forward."""
-    date = resp.get("Last-Modified")
-    if _retrieval(req, resp) is None or not date:
-        return
+def _creations_after_delete(req: RelayRequest, resp: RelayResponse) -> None:
+    """Once a member of a collection was deleted, its aggregate Last-Modified the latest of the
+    dates its members first carried, as a server that recomputes the aggregate on a deletion
+    from the members' creation dates does; HEAD given the date its last GET was."""
     path = urlsplit(req.target).path
-    if _stamp(SENT.get(path)) > _stamp(date):
-        resp.set("Last-Modified", SENT[path])
-    else:
-        SENT[path] = date
+    if req.method == "DELETE" and not is_batch(req) and 200 <= resp.status < 300:
+        DELETED.add(path.rstrip("/").rsplit("/", 1)[0])
+        return
+    if req.method == "HEAD" and resp.status == 200 and path in RECOMPUTED:
+        resp.set("Last-Modified", RECOMPUTED[path])
+        return
+    parts = _retrieval(req, resp)
+    if not parts:
+        return
+    dates = []
+    for fields, _ in parts:
+        key = (path, field_of(fields, "Content-Id") or "")
+        dates.append(FIRST_DATES.setdefault(key, field_of(fields, "Last-Modified") or ""))
+    if path in DELETED and resp.get("Last-Modified") and all(dates):
+        RECOMPUTED[path] = max(dates, key=_stamp)
+        resp.set("Last-Modified", RECOMPUTED[path])
 
 
 def _undated_parts(req: RelayRequest, resp: RelayResponse) -> None:
@@ -229,9 +246,9 @@ PLANTS: tuple[Mutation, ...] = (
         _membership_only,
     ),
     _plant(
-        "aggregate-last-modified-kept-after-delete",
-        "MB-METHOD-5 the aggregate Last-Modified of a member since deleted",
-        _kept_after_delete,
+        "aggregate-last-modified-of-creations-after-delete",
+        "MB-METHOD-5 after a deletion, the aggregate Last-Modified the members' creation dates",
+        _creations_after_delete,
     ),
     _plant(
         "undated-parts-aggregate-of-last-member",
