@@ -1279,6 +1279,21 @@ GROUPS = (
         ),
     ),
     Group(
+        # MB-WIRE-13: content cut after a CR, at every place a delimiter line could begin or
+        # end, has no close delimiter.
+        "content-cut-after-cr",
+        ("content-ending-in-cr-taken-as-close",),
+        (
+            "reject-unclosed-after-dash-boundary-cr",
+            "reject-unclosed-after-padding-cr",
+            "reject-unclosed-after-one-hyphen-cr",
+            "reject-unclosed-after-delimiter-line-cr",
+            "reject-unclosed-in-body-ending-cr",
+            "reject-first-delimiter-line-cut-after-cr",
+        ),
+        ("FAIL",),
+    ),
+    Group(
         "no-transform-variants",
         _names(no_transform_variants.PLANTS),
         # MB-INTER-4 is a SHOULD: a plant is caught by a WARN (FAIL under --strict).

@@ -202,6 +202,21 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(body_has(rb"\r\n--[^\r\n]*[^\r\n \t-][ \t]*\Z")),
     ),
     P(
+        # A check of the octet after a CR that reads past the end of the content (or takes the
+        # cut line for a whole one) answers content ending in a CR as if it were closed.
+        "content-ending-in-cr-taken-as-close",
+        "MB-WIRE-13 content cut after a CR",
+        (
+            "reject-unclosed-after-dash-boundary-cr",
+            "reject-unclosed-after-padding-cr",
+            "reject-unclosed-after-one-hyphen-cr",
+            "reject-unclosed-after-delimiter-line-cr",
+            "reject-unclosed-in-body-ending-cr",
+            "reject-first-delimiter-line-cut-after-cr",
+        ),
+        on_response=accepts(lambda r: is_batch(r) and r.body.endswith(b"\r")),
+    ),
+    P(
         "one-hyphen-taken-as-close",
         "MB-WIRE-13 after one hyphen",
         ("reject-unclosed-after-one-hyphen",),
