@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from email.utils import formatdate, parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 import pytest
 
@@ -533,6 +533,75 @@ def _member_answered_the_same_whatever_was_written(app: Any) -> None:
     app.router.respond = variant
 
 
+#: The checks that send targets holding every octet a URI reference allows.
+TARGET_OCTET_CHECKS = [
+    "target-path-octets-as-alone",
+    "target-query-octets-reach-resource",
+    "valid-reference-spellings-accepted",
+]
+
+
+@pytest.mark.parametrize(("parts", "header_bytes"), [(20, 512), (8, 256)])
+def test_lower_published_part_limits_keep_the_target_batches_within_them(
+    start_variant: Callable[..., str], parts: int, header_bytes: int
+) -> None:
+    limits = Limits(max_parts=parts, max_part_header_bytes=header_bytes)
+    url = start_variant(lambda app: None, limits=limits)
+    ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
+    assert (ctx.limit("max_parts"), ctx.limit("max_part_header_bytes")) == (parts, header_bytes)
+    judge = Judge("MB-STATUS-3")
+    echo = ctx.path(ctx.target.resource("echo") or "/")
+    # The variant is what it claims to be: one part over max_parts, or a part header section
+    # one octet over its limit, is refused.
+    over = [SubRequest("GET", f"{echo}?n={i}") for i in range(parts + 1)]
+    assert ctx.batch(judge, over).status == 413
+    long = f"{echo}?q={'q' * header_bytes}"
+    assert ctx.batch(judge, [SubRequest("GET", long)]).status == 431
+    assert _verdicts(ctx, TARGET_OCTET_CHECKS) == {}
+
+
+@pytest.mark.parametrize("endpoint", ["/api/batch/", "/"])
+def test_a_batch_endpoint_that_dot_references_resolve_to_passes(
+    start_variant: Callable[..., str], endpoint: str
+) -> None:
+    url = start_variant(lambda app: None, batch_path=endpoint)
+    target = replace(with_published_profiles(reference_target(url)), batch_endpoint=endpoint)
+    ctx = Context(target, RunSettings(tier="standard"))
+    judge = Judge("MB-SUB-4")
+    # The variant is what it claims to be: `.` names the batch endpoint, and is refused.
+    refused = ctx.batch(judge, [SubRequest("GET", ".")])
+    assert refused.status == 400, refused.body
+    assert _verdicts(ctx, TARGET_OCTET_CHECKS) == {}
+
+
+def _query_refused(target: str) -> bool:
+    """Whether a query's octets, percent-decoded, hold a control octet or are not UTF-8."""
+    query = target.partition("?")[2]
+    octets = unquote_to_bytes(query)
+    try:
+        octets.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return any(o < 0x20 or o == 0x7F for o in octets)
+
+
+def _control_octets_in_queries_refused(app: Any) -> None:
+    """An input check in front of every resource that refuses with 400 a query holding a
+    percent-encoded control octet, or octets that are no UTF-8, alone and in a part alike, as
+    web frameworks' request firewalls and parameter decoders do (MB-SUB-1: "the same ...
+    input-validation ... checks as the same request sent on its own, and report a check's
+    failure in the part")."""
+    respond = app.router.respond
+
+    def variant(request: Request) -> Response | Any:
+        if _query_refused(request.target):
+            body = json.dumps({"title": "Bad Request", "status": 400}).encode()
+            return Response(400, [("Content-Type", "application/problem+json")], body)
+        return respond(request)
+
+    app.router.respond = variant
+
+
 def test_sandbox_answering_a_member_the_same_after_a_replace_passes(
     start_variant: Callable[..., str],
 ) -> None:
@@ -736,3 +805,19 @@ def test_allowed_aggregate_validators_pass(
     assert _verdicts(ctx, ["aggregate-validators-follow-member-writes"]) == {}
     # The variant is what it claims to be: it changed answers the check judged.
     assert rewrite.used > 0
+
+
+def test_control_octets_in_queries_refused_alone_and_in_parts_pass(
+    start_variant: Callable[..., str],
+) -> None:
+    url = start_variant(_control_octets_in_queries_refused)
+    ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
+    judge = Judge("MB-SUB-1")
+    echo = ctx.path(ctx.target.resource("echo") or "/")
+    # The variant is what it claims to be: the same queries refused alone and in their parts.
+    for query in ("n=%00", "n=%FF"):
+        assert ctx.alone(judge, SubRequest("GET", f"{echo}?{query}")).status == 400
+        resp = ctx.batch(judge, [SubRequest("GET", f"{echo}?{query}")])
+        assert resp.status == 200
+        assert b"Http-Status-Code: 400" in resp.body
+    assert _verdicts(ctx, TARGET_OCTET_CHECKS) == {}

@@ -22,15 +22,28 @@ octet a server may refuse in a target: MB-PART-4 refuses a batch "never for how 
 reference is written", and an input check the same request alone fails is reported in the part
 (MB-SUB-1), so each class is expected processed, and answered as the same request alone.
 
+Each batch keeps to the published limits (spec 9.1: "A server may choose other values; what it
+must do is enforce and publish them"; MB-LIMIT-3): the parts go in as many batches as
+`max_parts` and `max_batch_bytes` ask, every class of `ESCAPES` goes in a query of its own so
+that a small `max_part_header_bytes` still carries it, a part whose header section is over that
+limit is left out, and a 413 or 431 naming a limit is not judged. A reference that resolves to
+the batch endpoint is left out: MB-SUB-4 refuses it "whatever its query", and `.` and `./`
+resolve to the endpoint itself when its path ends in `/` (spec 3.2.2), as every reference
+without a path does when the endpoint is `/`.
+
 - `target-query-octets-reach-resource` sends GET parts to the `echo` whose queries hold those
   octets, every class of `ESCAPES` among them as names and as values, in each reference form,
   and expects the echo's `target` (MB-TEST-2: "the origin-form request target (path and
-  query) as received") to be the resolved reference, octet for octet.
+  query) as received") to be the resolved reference, octet for octet, or what the same request
+  alone received. Each is also sent alone: one an input check refuses alone (a 4xx, as a
+  firewall refusing control characters in a query gives) is expected refused in its part the
+  same way (MB-SUB-1), and an echo that answers it otherwise breaks MB-TEST-2, not MB-PART-5.
 - `target-path-octets-as-alone` sends parts whose paths hold `%00`, `%2F`, `%25` and every
   sub-delim, every class of `ESCAPES` as a whole inner segment and inside the last segment, in
   each reference form, an absolute URI with an empty path (origin form `/`, RFC 9112 §3.2.1)
-  and the references `.` and `./`, which resolve on the batch's origin; no resource is
-  declared at those paths, so each part is judged against the same request alone (spec 3.2.4).
+  and the references `.` and `./`, which resolve on the batch's origin (each left out where it
+  resolves to the batch endpoint); no resource is declared at those paths, so each part is
+  judged against the same request alone (spec 3.2.4).
   A refused batch's parts are then sent one to a batch, to name the targets refused.
 - `content-id-at-header-limit` sends a GET part to the `echo` whose header section is
   exactly the published `max_part_header_bytes` octets, nearly all of them the Content-Id's
@@ -51,7 +64,12 @@ reference is written", and an input check the same request alone fails is report
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._shared.alone import expect_parts_as_alone, name_refused_parts
+from mixbatch_conformance.checks._shared.alone import (
+    expect_parts_as_alone,
+    expect_same_as_alone,
+    name_refused_parts,
+    without_batch_endpoints,
+)
 from mixbatch_conformance.checks._shared.limit_cases import (
     envelope,
     part,
@@ -59,6 +77,7 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     sent,
     within,
 )
+from mixbatch_conformance.checks._shared.part_limits import batches_within_limits, limit_refused
 from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.checks._shared.valid_references import expect_not_refused_for_syntax
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -66,6 +85,7 @@ from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import Envelope
 
 __all__: list[str] = []
 
@@ -113,9 +133,10 @@ QUERIES = (
     # Every unreserved character (RFC 3986 §2.3): a character-class test off by one at an end
     # of a range ("Z", "z", "9", "~") refuses a valid target.
     "ABCDEFGHIJKLMNOPQRSTUVWXYZ=abcdefghijklmnopqrstuvwxyz&d=0123456789-._~",
-    # Every class of percent-encoded octet as a value, then as a name.
-    "&".join(f"e{k}={escapes}" for k, escapes in enumerate(ESCAPES)),
-    "&".join(f"{escapes}=e{k}" for k, escapes in enumerate(ESCAPES)),
+    # Every class of percent-encoded octet as a value, then as a name, each class a query of
+    # its own (each fits a part header section of 512 octets).
+    *(f"e{k}={escapes}" for k, escapes in enumerate(ESCAPES)),
+    *(f"{escapes}=e{k}" for k, escapes in enumerate(ESCAPES)),
 )
 
 
@@ -127,8 +148,8 @@ def _resolved(ctx: Context, ref: str) -> str:
 
 @checker(
     "target-query-octets-reach-resource",
-    ("MB-PART-4", "MB-PART-5", "MB-PART-6"),
-    "Parts whose queries hold percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) as names and values, a second question mark and slashes, every sub-delim, every unreserved character, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written.",
+    ("MB-PART-4", "MB-PART-5", "MB-PART-6", "MB-SUB-1", "MB-TEST-2"),
+    "Parts whose queries hold percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) as names and values, a second question mark and slashes, every sub-delim, every unreserved character, empty keys, or nothing after the question mark reach the echo in every reference form with that query as written, in batches within the published limits; one the same request alone is refused for is refused in its part as alone.",
     state=State.READ_ONLY,
 )
 def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
@@ -138,30 +159,63 @@ def target_query_octets_reach_resource(ctx: Context, judge: Judge) -> None:
         for q in QUERIES
         for form in ("absolute-path", "relative", "absolute-uri")
     ]
-    subs = [SubRequest("GET", ref) for ref in refs]
-    resp = ctx.batch(judge, subs)
-    if resp.status != 200:
-        name_refused_parts(ctx, judge, subs, "MB-PART-4")
-    # MB-PART-4: a server answers 400 only to a Content-Id that "is not `"<" URI-reference
-    # ">"`"; every one here is (RFC 3986 §3.4), so the batch is processed.
-    judge.require("top-level status", resp.status, {200}, "MB-PART-4")
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-PART-5")
-    for i, ref in enumerate(refs):
-        judge.require(f"part {i} ({ref}) status", part_status(env, i), {200}, "MB-PART-5")
-        seen = read_echo(env.parts[i].body)
-        if seen is None:
-            judge.not_applicable("the echo resource does not describe the request it received")
-        # MB-PART-5: "use the result as the sub-request's target URI"; MB-PART-6: "MUST NOT
-        # ... change the case of any character in it": every octet of the query as written.
-        wanted = {_resolved(ctx, ref)}
-        if ref.endswith("?"):
-            # An HTTP stack may hand its resource an empty query as no query (ASGI's
-            # query_string cannot tell them apart): spec 3.2.4 then holds the part to what the
-            # same request alone received.
-            single = read_echo(ctx.alone(judge, SubRequest("GET", _resolved(ctx, ref))).body)
-            if single is not None:
-                wanted.add(single.target)
-        judge.expect(f"part {i} ({ref}) target received", seen.target, wanted, "MB-PART-5")
+    subs = without_batch_endpoints(ctx, judge, [SubRequest("GET", ref) for ref in refs])
+    judged = 0
+    for run in batches_within_limits(ctx, judge, subs):
+        resp = ctx.batch(judge, run)
+        limit = limit_refused(resp)
+        if limit is not None:
+            # Spec 9.1: "A server may choose other values; what it must do is enforce and
+            # publish them": a refusal naming a limit is the server's to give, not judged here.
+            judge.note(f"a batch of {len(run)} parts answered {resp.status} naming {limit}")
+            continue
+        judged += 1
+        if resp.status != 200:
+            name_refused_parts(ctx, judge, run, "MB-PART-4")
+        # MB-PART-4: a server answers 400 only to a Content-Id that "is not `"<" URI-reference
+        # ">"`"; every one here is (RFC 3986 §3.4), so the batch is processed.
+        judge.require("top-level status", resp.status, {200}, "MB-PART-4")
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in run], (), "MB-PART-5")
+        for i, sub in enumerate(run):
+            _judge_query_part(ctx, judge, sub, env, i)
+    if not judged:
+        judge.not_applicable("no batch of these parts was left to judge within the limits")
+
+
+def _judge_query_part(ctx: Context, judge: Judge, sub: SubRequest, env: Envelope, i: int) -> None:
+    """Part `i` of `env`, sent as `sub`, against the same request sent alone."""
+    ref = sub.target
+    target = _resolved(ctx, ref)
+    single = ctx.alone(judge, SubRequest("GET", target))
+    got = (part_status(env, i), env.parts[i].fields, env.parts[i].body)
+    if single.status != 200:
+        if not 400 <= single.status < 500:
+            # MB-TEST-2: the echo answers "every request to that resource whose method a
+            # sub-request may carry, other than `HEAD`, with 200"; a 4xx is an input check's
+            # refusal, which MB-SUB-1 has the server report, and is judged below.
+            judge.expect(f"GET {target} alone: status", single.status, {200}, "MB-TEST-2")
+        # MB-SUB-1: "subject each sub-request to the same routing, authentication,
+        # authorisation, rate-limit, input-validation and audit checks as the same request sent
+        # on its own, and report a check's failure in the part".
+        alone = (single.status, single.headers, single.body)
+        expect_same_as_alone(ctx, judge, f"part ({ref})", sub, got, alone)
+        return
+    # MB-PART-5: "use the result as the sub-request's target URI": a target the echo answers
+    # alone with 200 (MB-TEST-2) reaches it in the part too.
+    judge.require(f"part ({ref}) status", got[0], {200}, "MB-PART-5")
+    seen = read_echo(got[2])
+    if seen is None:
+        judge.not_applicable("the echo resource does not describe the request it received")
+    # MB-PART-5: "use the result as the sub-request's target URI"; MB-PART-6: "MUST NOT
+    # ... change the case of any character in it": every octet of the query as written.
+    wanted = {target}
+    received = read_echo(single.body)
+    if received is not None:
+        # An HTTP stack may hand its resource another target than the request line's (ASGI's
+        # query_string cannot tell an empty query from none): spec 3.2.4 then holds the part
+        # to what the same request alone received.
+        wanted.add(received.target)
+    judge.expect(f"part ({ref}) target received", seen.target, wanted, "MB-PART-5")
 
 
 def _path_refs(ctx: Context, echo: str) -> list[str]:
@@ -193,7 +247,7 @@ def _path_refs(ctx: Context, echo: str) -> list[str]:
 @checker(
     "target-path-octets-as-alone",
     ("MB-PART-4", "MB-PART-5", "MB-SUB-1"),
-    "Parts whose paths hold percent-encoded NUL, slash, percent and dots, every sub-delim, colon and at sign, percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) in an inner and in the last segment in every reference form, an absolute URI with an empty path, and the references . and ./ are processed and answered as the same requests alone.",
+    "Parts whose paths hold percent-encoded NUL, slash, percent and dots, every sub-delim, colon and at sign, percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) in an inner and in the last segment in every reference form, an absolute URI with an empty path, and the references . and ./ (where they do not resolve to the batch endpoint) are processed, in batches within the published limits, and answered as the same requests alone.",
     state=State.READ_ONLY,
 )
 def target_path_octets_as_alone(ctx: Context, judge: Judge) -> None:
@@ -205,7 +259,10 @@ def target_path_octets_as_alone(ctx: Context, judge: Judge) -> None:
         return SubRequest(sub.method, _resolved(ctx, sub.target), sub.headers, sub.body)
 
     # MB-PART-4: each Content-Id is a URI-reference, so the batch is processed; MB-SUB-1:
-    # each part then meets what the same request alone meets.
+    # each part then meets what the same request alone meets. A reference that resolves to the
+    # batch endpoint is left out (MB-SUB-4: "A server MUST answer 400 to a batch request in
+    # which any part's target is a batch endpoint"), and the parts go in batches within the
+    # published limits (MB-LIMIT-3).
     expect_parts_as_alone(
         ctx,
         judge,

@@ -67,7 +67,14 @@ from mixbatch_conformance.transport.http import (
 from mixbatch_conformance.transport.tls import client_context
 from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
-__all__ = ["Context", "SubRequest", "compose_batch", "json_object", "problem_of"]
+__all__ = [
+    "BATCH_BOUNDARY",
+    "Context",
+    "SubRequest",
+    "compose_batch",
+    "json_object",
+    "problem_of",
+]
 
 CRLF = b"\r\n"
 #: A response part that reports a creation (spec 3.3: Http-Status-Code carries the status).
@@ -87,6 +94,10 @@ class SubRequest:
     @property
     def content_id(self) -> str:
         return f"<{self.target}>"
+
+
+#: The boundary of the batches `Context.batch` writes unless told another.
+BATCH_BOUNDARY = "mb-suite-0123456789abcdef"
 
 
 def compose_batch(
@@ -631,7 +642,7 @@ class Context:
         judge: Judge,
         parts: list[SubRequest] | tuple[SubRequest, ...],
         *,
-        boundary: str = "mb-suite-0123456789abcdef",
+        boundary: str = BATCH_BOUNDARY,
         headers: tuple[tuple[str, str], ...] = (),
         **compose: bytes,
     ) -> Response:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from mixbatch_conformance.checks._shared.part_limits import batches_within_limits, limit_refused
+from mixbatch_conformance.checks._shared.resolution import may_name_batch_endpoint, resolve
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, differences, read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -34,6 +36,7 @@ __all__ = [
     "name_refused_parts",
     "readable_echoes",
     "role_of",
+    "without_batch_endpoints",
 ]
 
 #: One answer as compared: status, header fields, content.
@@ -156,14 +159,42 @@ def expect_same_as_alone(
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
 
 
+def _may_nest(ctx: Context, sub: SubRequest) -> bool:
+    """Whether `sub`'s target, resolved (MB-PART-5), may be a batch endpoint (MB-SUB-4)."""
+    return may_name_batch_endpoint(ctx.batch_path, resolve(ctx.batch_path, sub.target))
+
+
+def without_batch_endpoints(
+    ctx: Context, judge: Judge, subs: Sequence[SubRequest]
+) -> list[SubRequest]:
+    """`subs` without those whose target may name a batch endpoint, each left out with a note.
+
+    MB-SUB-4: "A server MUST answer 400 to a batch request in which any part's target is a
+    batch endpoint", "whatever its query": such a part is never one a batch of valid parts
+    holds, and its refusal is judged by the nesting checks, not as a valid part refused."""
+    kept = []
+    for sub in subs:
+        if _may_nest(ctx, sub):
+            judge.note(f"{sub.method} <{sub.target}> left out: it may name the batch endpoint")
+        else:
+            kept.append(sub)
+    return kept
+
+
 def name_refused_parts(
     ctx: Context, judge: Judge, subs: Sequence[SubRequest], requirement: str
 ) -> None:
     """After a batch of valid parts `subs` was refused, send each in a batch of its own and
     expect each processed, so that a refusal is traced to the parts that draw it: one refused
-    part refuses its whole batch, whichever of many it is."""
-    for sub in subs:
+    part refuses its whole batch, whichever of many it is. A part that may name a batch
+    endpoint is not sent (MB-SUB-4 refuses it), and a batch of one refused by a 413 or 431
+    naming a limit is not judged (spec 9.1: a server chooses its limits)."""
+    for sub in without_batch_endpoints(ctx, judge, subs):
         resp = ctx.batch(judge, [sub])
+        limit = limit_refused(resp)
+        if limit is not None:
+            judge.note(f"{sub.method} <{sub.target}> alone in a batch: {resp.status} for {limit}")
+            continue
         # Under the caller's rule, the one that made the batch of all of them processable
         # (MB-PART-4: "never for how a valid reference is written"): each part, valid, makes
         # a valid batch on its own too.
@@ -185,25 +216,44 @@ def expect_parts_as_alone(
     alone_as: Callable[[SubRequest], SubRequest] | None = None,
     trace_refusal: bool = False,
 ) -> None:
-    """Send `subs` alone (each as `alone_as` spells it, when given), then as one batch, and
+    """Send `subs` alone (each as `alone_as` spells it, when given), then as batches, and
     expect each part answered as it was alone; a batch refused is a fault under `refused`, a
     part not processed one under `requirement`. With `trace_refusal`, a refused batch's parts
-    are then sent one to a batch, to name those refused."""
-    alone = [ctx.alone(judge, alone_as(s) if alone_as else s) for s in subs]
-    resp = ctx.batch(judge, list(subs))
-    if trace_refusal and resp.status != 200:
-        name_refused_parts(ctx, judge, subs, refused)
-    # MB-PART-8: "take a request part's header fields other than `Http-Method` and `Content-Id`
-    # as the sub-request's header fields": a batch of valid parts is processed.
-    judge.require("top-level status", resp.status, {200}, refused)
-    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), requirement)
-    for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
-        shown = "; ".join(f"{n}: {v!r}" for n, v in sub.headers)
-        expect_same_as_alone(
-            ctx,
-            judge,
-            f"part {i} ({sub.method} {sub.target} {shown})",
-            sub,
-            (part_status(env, i), env.parts[i].fields, env.parts[i].body),
-            (single.status, single.headers, single.body),
-        )
+    are then sent one to a batch, to name those refused.
+
+    The parts go in as many batches as the published limits ask (`batches_within_limits`),
+    leaving out a part no batch within them could carry and one that may name a batch endpoint
+    (MB-SUB-4); a batch refused by a 413 or 431 naming a limit is not judged. N/A when no batch
+    is left to judge."""
+    kept = without_batch_endpoints(ctx, judge, subs)
+    judged = 0
+    first = 0
+    for run in batches_within_limits(ctx, judge, kept):
+        alone = [ctx.alone(judge, alone_as(s) if alone_as else s) for s in run]
+        resp = ctx.batch(judge, run)
+        start, first = first, first + len(run)
+        limit = limit_refused(resp)
+        if limit is not None:
+            # Spec 9.1: "A server may choose other values; what it must do is enforce and
+            # publish them": a refusal naming a limit is the server's to give, not judged here.
+            judge.note(f"parts {start} to {first - 1}: {resp.status} naming {limit}; not judged")
+            continue
+        judged += 1
+        if trace_refusal and resp.status != 200:
+            name_refused_parts(ctx, judge, run, refused)
+        # MB-PART-8: "take a request part's header fields other than `Http-Method` and
+        # `Content-Id` as the sub-request's header fields": a batch of valid parts is processed.
+        judge.require("top-level status", resp.status, {200}, refused)
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in run], (), requirement)
+        for i, (sub, single) in enumerate(zip(run, alone, strict=True)):
+            shown = "; ".join(f"{n}: {v!r}" for n, v in sub.headers)
+            expect_same_as_alone(
+                ctx,
+                judge,
+                f"part {start + i} ({sub.method} {sub.target} {shown})",
+                sub,
+                (part_status(env, i), env.parts[i].fields, env.parts[i].body),
+                (single.status, single.headers, single.body),
+            )
+    if not judged:
+        judge.not_applicable("no batch of these parts was left to judge within the limits")

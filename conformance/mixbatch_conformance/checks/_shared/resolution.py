@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["remove_dot_segments", "resolve"]
+__all__ = ["may_name_batch_endpoint", "remove_dot_segments", "resolve"]
 
 #: RFC 3986 Appendix B: scheme, authority, path, query, fragment of a URI reference.
 _REFERENCE = re.compile(r"^(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$")
@@ -78,3 +78,31 @@ def resolve(base: str, ref: str) -> str:
     else:
         path, query = remove_dot_segments(_merge(b_path, r_path, True)), r_query
     return (path or "/") + (f"?{query}" if query is not None else "")
+
+
+#: A percent-encoded unreserved character (RFC 3986 §2.3: ALPHA, DIGIT, "-", ".", "_", "~").
+_ENCODED_UNRESERVED = re.compile(
+    r"%(4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]|3[0-9]|2[DEde]|5[Ff]|7[Ee])"
+)
+
+
+def _normalised(path: str) -> str:
+    """`path` with its percent-encoded unreserved characters decoded (RFC 3986 §6.2.2.2), its
+    dot segments then removed (§6.2.2.3) and any trailing "/" dropped."""
+    decoded = _ENCODED_UNRESERVED.sub(lambda m: chr(int(m.group(1), 16)), path)
+    return remove_dot_segments(decoded).rstrip("/")
+
+
+def may_name_batch_endpoint(batch_path: str, target: str) -> bool:
+    """Whether a server could route the origin-form `target` to its batch endpoint at
+    `batch_path`, so that MB-SUB-4 makes a part naming it refuse its batch.
+
+    MB-SUB-4: "A target is a batch endpoint when the server, given it as the target of a
+    standalone request, would route that request to one of its batch endpoints", which holds
+    "whenever its path equals the endpoint's path once percent-encoded unreserved characters
+    are decoded (RFC 3986 §6.2.2.2), whatever its query"; spec 8.4 adds that `</batch/>`
+    "names the batch endpoint only on a server that routes it there". A path equal to the
+    endpoint's after that decoding, after a removal of the dot segments it spells encoded, or
+    but for a trailing "/", is taken to be one: a part is never expected processed where a
+    server may route it to a batch endpoint."""
+    return _normalised(target.partition("?")[0]) == _normalised(batch_path)

@@ -1,10 +1,10 @@
 """Planted violations of a receiver too strict for inputs the grammar allows.
 
 Covers a server that refuses or changes a valid batch: a Content-Id holding `%00` or a second
-`?` in its query, an absolute URI with an empty path or the reference `.` refused, a target
-whose path decodes to octets that are not UTF-8, one holding an escaped control octet other
-than NUL or an overlong escaped slash, and one whose query holds an escaped gen-delim or
-sub-delim refused (MB-PART-4);
+`?` in its query, an absolute URI with an empty path or the reference `.` refused (where it
+does not resolve to the batch endpoint), a target whose path decodes to octets that are not
+UTF-8, one holding an escaped control octet other than NUL or an overlong escaped slash, and
+one whose query holds an escaped gen-delim or sub-delim refused (MB-PART-4);
 percent-encoded slashes and question marks decoded, or an empty query dropped (MB-PART-5); a
 Content-Id capped at 2048 octets (MB-PART-12); an Http-Method longer than 32 characters
 refused (MB-PART-2); transport padding before an epilogue refused (MB-WIRE-11); a part body
@@ -46,6 +46,25 @@ def _cid(pattern: bytes, longer_than: int = -1) -> Pred:
     return lambda req: any(
         rx.search(c) is not None and len(c) > longer_than for c in _content_ids(req)
     )
+
+
+#: A Content-Id with no path: an absolute URI with an empty path, or the reference `.` or `./`.
+_NO_PATH = re.compile(rb"^(?:https?://[^/?]*(?:\?.*)?|\./?)$")
+
+
+def _pathless_not_endpoint(req: RelayRequest) -> bool:
+    """A batch holding a Content-Id with no path that does not resolve to the batch's own
+    endpoint: an empty path resolves to `/` (RFC 9112 §3.2.1), `.` and `./` to the endpoint's
+    directory (RFC 3986 §5.2.3), which is the endpoint itself when its path ends in `/`, and a
+    server refuses such a part under MB-SUB-4 whatever it makes of the reference."""
+    endpoint = re.sub(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*", "", req.target).split("?", 1)[0]
+    for cid in _content_ids(req):
+        if _NO_PATH.match(cid) is None:
+            continue
+        resolved = "/" if cid.startswith(b"http") else endpoint[: endpoint.rfind("/") + 1]
+        if resolved != endpoint:
+            return True
+    return False
 
 
 def _path_not_utf8(req: RelayRequest) -> bool:
@@ -141,9 +160,9 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     P(
         "content-id-without-path-refused",
-        "MB-PART-4 an absolute-URI Content-Id with an empty path, or the reference . or ./, refused with 400",
+        "MB-PART-4 an absolute-URI Content-Id with an empty path, or the reference . or ./, refused with 400 where it does not resolve to the batch endpoint",
         PATH_CATCHERS,
-        on_response=refuses(_cid(rb"^(https?://[^/?]*(\?.*)?|\./?)$")),
+        on_response=refuses(_pathless_not_endpoint),
     ),
     P(
         "content-id-non-utf8-path-refused",
