@@ -32,6 +32,7 @@ from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target, reference_target
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.run.mutations import write_parts
+from mixbatch_conformance.run.plants.part_content_fields import in_place, lists_content_length
 from mixbatch_conformance.run.runner import run_check
 from mixbatch_conformance.run.targets import with_published_profiles
 from mixbatch_conformance.transport.relay import (
@@ -152,6 +153,25 @@ def test_sub_requests_without_framing_fields_pass(variant_relay: Relay, referenc
     variant_relay.mutation = Variant(_bare_sub_requests)  # type: ignore[assignment]
     ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
     assert _verdicts(ctx, ["batch-equals-alone", "property-batch-equals-alone"]) == {}
+
+
+def test_echo_listing_every_received_content_length_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    """An echo that lists the Content-Length a request carried where it was received, alone and
+    for a part's sub-request alike (MB-TEST-2 lets it "list or leave out" the framing fields),
+    and so shows the part's own Content-Length among the sub-request's fields (MB-PART-8)."""
+    listing = lists_content_length(in_place)
+    variant_relay.mutation = _TopLevelRewrite(listing)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    checks = [
+        "part-field-kinds-reach-resource",
+        "batch-equals-alone",
+        "part-field-forms-reach-resource",
+        "parts-with-content-on-any-method-as-alone",
+        "forbidden-method-neighbours-run",
+    ]
+    assert _verdicts(ctx, checks) == {}
 
 
 def test_abort_after_finishing_the_running_part_passes(
@@ -307,7 +327,8 @@ def test_a_lower_published_max_parts_splits_the_batches(start_variant: Callable[
 
 
 class _TopLevelRewrite(MutationLike):
-    """A relay rewrite of answers to requests sent on their own (batch answers untouched)."""
+    """A relay rewrite of answers, to requests sent on their own unless the rewrite edits
+    batch answers too."""
 
     def __init__(self, rewrite: Callable[[RelayRequest, RelayResponse], None]) -> None:
         self.rewrite = rewrite

@@ -247,6 +247,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   a prefix either way) (MB-SUB-3), or for a field beside the forbidden ones (a response-part
   field, a name matching one by prefix or after an X- prefix, a name beginning like a control
   field) (MB-PART-8).
+- part content fields: a part's Content-Length kept out of the sub-request, moved ahead of the
+  other fields or kept back when zero, by a server whose echo lists the one received alone; a
+  part's Content-Type parameters, Content-Encoding, Content-Range, digest fields or MIME fields
+  kept as the part's own, its repeated content fields read into a map (MB-PART-8).
 - refusal edges: each refusal rule applied one step off its edge, a valid neighbour refused or a
   refused neighbour run: a truncated multipart subtype or multipart/* taken for mixed
   (MB-WIRE-2); a quoted boundary's length or characters unchecked, its quoted-pairs counted, a
@@ -374,6 +378,7 @@ from mixbatch_conformance.run.plants import (
     origin_ports,
     outcome_shapes,
     parameter_readings,
+    part_content_fields,
     part_security,
     plain_reference_syntax,
     policy_value_readings,
@@ -1385,6 +1390,15 @@ GROUPS = (
         "refusal-list-neighbours",
         _names(refusal_list_neighbours.PLANTS),
         ("forbidden-method-neighbours-run", "unforbidden-part-fields-reach-resource"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PART-8 hands on every field of a part but Http-Method and Content-Id "in order":
+        # its Content-Length (learnt from an echo that lists the one received alone), its
+        # Content-Type parameters, content coding, range, digests and MIME fields included.
+        "part-content-fields",
+        _names(part_content_fields.PLANTS),
+        ("part-field-kinds-reach-resource",),
         ("FAIL",),
     ),
     Group(

@@ -13,6 +13,14 @@ compare them instead:
   their number only" (MB-TEST-5).
 
 Every other resource is compared octet for octet.
+
+3.2.4 leaves `Content-Length` out of the comparison, since where a stack puts the length it adds
+is its own business. A part's own `Content-Length` field line is no such addition: MB-PART-8
+makes it one of "the sub-request's header fields, in order". MB-TEST-2 lets the echo "list or
+leave out" the framing fields, so what the echo does with a received `Content-Length` is learnt
+from the same request alone: when the echo lists the very length the request carried alone, it
+is an echo that reports a received `Content-Length`, and the part's echo owes it too, in its
+place among the part's fields (`expect_declared_length`).
 """
 
 from __future__ import annotations
@@ -23,13 +31,15 @@ from collections.abc import Callable, Sequence
 from mixbatch_conformance.checks._shared.part_limits import batches_within_limits, limit_refused
 from mixbatch_conformance.checks._shared.resolution import may_name_batch_endpoint, resolve
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.echo import Echo, differences, read_echo
+from mixbatch_conformance.core.echo import FRAMING_FIELDS, Echo, differences, read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.representations import comparable_fields
 
 __all__ = [
     "Answer",
+    "declared_lengths",
+    "expect_declared_length",
     "expect_parts_as_alone",
     "expect_same_as_alone",
     "expect_same_request",
@@ -106,6 +116,69 @@ def expect_same_request(
     )
 
 
+#: The one framing field a part carries as its own (MB-WIRE-15, MB-WIRE-16).
+LENGTH = "content-length"
+#: The methods `compose_batch` and `Context.alone` give a length even with no content.
+LENGTH_EVEN_EMPTY = ("POST", "PUT", "PATCH")
+
+
+def declared_lengths(sub: SubRequest) -> list[str]:
+    """The `Content-Length` values the part carries as `compose_batch` writes it: its own field
+    lines, then the one written for its content; the whitespace around a value is no part of it
+    (RFC 9110 §5.5)."""
+    own = [v.strip(" \t") for n, v in sub.headers if n.lower() == LENGTH]
+    if sub.content_length and (sub.body or sub.method in LENGTH_EVEN_EMPTY):
+        own.append(str(len(sub.body)))
+    return own
+
+
+def _own_fields(
+    sub: SubRequest, echo: Echo, volatile: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    """The fields `echo` lists under the names the part itself carries, Content-Length included,
+    in the order listed, names lower-cased: what the part's fields look like to the resource,
+    without the fields a stack or MB-SUB-5 adds beside them."""
+    names = {n.lower() for n, _ in sub.headers} | {LENGTH}
+    skip = (FRAMING_FIELDS - {LENGTH}) | {v.lower() for v in volatile}
+    return tuple((n.lower(), v) for n, v in echo.headers if n.lower() in names - skip)
+
+
+def expect_declared_length(
+    ctx: Context, judge: Judge, label: str, sub: SubRequest, seen: Echo, alone: Echo
+) -> None:
+    """Expect the part's own `Content-Length` among the fields its resource received, in its
+    place, when the echo of the same request alone lists the length that request carried."""
+    declared = declared_lengths(sub)
+    if not declared or ctx.target.proxy:
+        # A batching proxy frames each request it forwards itself (MB-PROXY-4: "with a
+        # `Content-Length` equal to the part body's length when the part has content"), and
+        # its own framing is judged by the proxy checks.
+        return
+    if alone.get_all("Content-Length") != declared:
+        # MB-TEST-2: "The echo may list or leave out the framing and connection fields (`Host`,
+        # `Content-Length`, ...)": this echo did not report the length received alone, so
+        # nothing says what it reports for the part.
+        return
+    volatile = ctx.target.volatile_headers
+    got, want = _own_fields(sub, seen, volatile), _own_fields(sub, alone, volatile)
+    # MB-PART-8: "A receiver MUST take a request part's header fields other than `Http-Method`
+    # and `Content-Id` as the sub-request's header fields, in order": the part's
+    # `Content-Length` is one of them, and the echo reported the same field received alone.
+    if [f for f in got if f[0] != LENGTH] == [f for f in want if f[0] != LENGTH]:
+        judge.expect(
+            f"{label} fields with the part's Content-Length, as alone", got, {want}, "MB-PART-8"
+        )
+        return
+    # The other fields already differ (the comparison of spec 3.2.4 says how): only the
+    # length's presence and value are judged here.
+    judge.expect(
+        f"{label} the part's Content-Length, as alone",
+        tuple(seen.get_all("Content-Length")),
+        {tuple(declared)},
+        "MB-PART-8",
+    )
+
+
 def expect_same_as_alone(
     ctx: Context,
     judge: Judge,
@@ -155,6 +228,7 @@ def expect_same_as_alone(
             return
         # MB-PART-8 / MB-PART-13, compared as spec 3.2.4 says (MB-TEST-2).
         expect_same_request(ctx, judge, label, mine, theirs, "MB-PART-8")
+        expect_declared_length(ctx, judge, label, sub, mine, theirs)
         return
     judge.expect(f"{label} body", got[2], {alone[2]}, "MB-RESP-4")
 

@@ -85,6 +85,7 @@ from mixbatch_conformance.run.plants import (
     origin_ports,
     outcome_shapes,
     parameter_readings,
+    part_content_fields,
     part_grammar,
     part_security,
     parts,
@@ -260,6 +261,7 @@ PLANTS: tuple[Mutation, ...] = (
     + fault_pair_documents.PLANTS
     + sender_grammar.PLANTS
     + client_leaving.PLANTS
+    + part_content_fields.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
