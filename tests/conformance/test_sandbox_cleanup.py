@@ -47,6 +47,9 @@ def _standard_runs(target: Target, runs: int, *, writing_only: bool) -> None:
 
 
 @pytest.mark.slow
+# About 100 s, most of it the writing checks' own waits (members dated a second apart, clients
+# that leave mid-answer, delay parts), run three times.
+@pytest.mark.timeout(300)
 def test_three_runs_of_the_writing_checks_leave_the_collection_as_it_was(
     sandboxed: Target,
 ) -> None:

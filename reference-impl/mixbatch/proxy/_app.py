@@ -198,7 +198,9 @@ class ProxyApp:
         if request.accepts_trailers:
             headers.append(("Trailer", "Batch-Summary"))
         response = Response(200, headers)
-        response.body = HeldBody(run.stream(response, request.accepts_trailers), ticket.release)
+        response.body = HeldBody(
+            run.stream(response, request.accepts_trailers), ticket.release, run.close
+        )
         return response
 
     # -- pass-through -----------------------------------------------------------------------

@@ -297,10 +297,18 @@ class BatchRun:
             yield self.writer.close()
             written = True
         finally:
-            if not written:
-                # The client went away or the stream failed: nothing more is wanted upstream.
-                scheduler.cancel()
-            # Once every part is written the scheduler only hands its connections back to the
-            # pool (each checked at its message boundary); cancelling it there would cost them.
-            await asyncio.gather(scheduler, return_exceptions=True)
-            self._envelope.close()
+            try:
+                if not written:
+                    # The client went away or the stream failed: nothing more is wanted upstream.
+                    scheduler.cancel()
+                # Once every part is written the scheduler only hands its connections back to
+                # the pool (each checked at its message boundary); cancelling it there would
+                # cost them.
+                await asyncio.gather(scheduler, return_exceptions=True)
+            finally:
+                # A second cancellation while the scheduler winds down must not keep the spool.
+                self._envelope.close()
+
+    def close(self) -> None:
+        """Drop the envelope's spool, also when the stream never started."""
+        self._envelope.close()
