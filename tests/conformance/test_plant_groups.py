@@ -301,6 +301,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-MULTI-3, MB-MULTI-6); an obsolete or misdated HTTP-date, a delay followed by 0xA0
   (MB-TEST-1, MB-METHOD-5, MB-LIMIT-6); a Batch-Summary with spaces around `=`
   (MB-STATUS-15); Preference-Applied naming batch-on-error=stopped (MB-PROC-6).
+- early runs: a batch run while its client still holds back the rest of its content, once
+  its close delimiter arrived (the CRLF, transport padding, epilogue, last-chunk or trailer
+  section after it still to come) or once its last part's declared body arrived (MB-PROC-1).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -352,6 +355,7 @@ from mixbatch_conformance.run.plants import (
     discovery_requests,
     document_fields,
     early_refusal_connections,
+    early_runs,
     echo_octets,
     element_and_preamble_readings,
     endpoint_resource,
@@ -1084,6 +1088,17 @@ GROUPS = (
         (
             "pipelining-behind-early-refusals-of-long-content",
             "pipelining-behind-early-refusals-of-chunked-content",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-1: "A server MUST NOT run any part before it has received the whole batch
+        # request and validated its whole envelope".
+        "early-runs",
+        _names(early_runs.PLANTS),
+        (
+            "batch-runs-nothing-before-content-whole",
+            "chunked-batch-runs-nothing-before-content-whole",
         ),
         ("FAIL",),
     ),

@@ -58,6 +58,14 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       requests on the connection does, and keeps every octet read on the
                       connection in its dict under `TAP`, for a mutation that models a server
                       reading a request's head from such a tap of the connection
+    run_early         a function called with the request as received so far (its head and
+                      the content that has arrived, the chunked coding removed) each time more
+                      of its content arrives, until it names a request to run: that request
+                      goes to the upstream at once, on a connection of its own, while the
+                      client is still sending, and its answer is the answer to the whole
+                      request once that has arrived (the whole request is not forwarded), as a
+                      server that takes a request for received before its content is whole
+                      does
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
@@ -160,6 +168,10 @@ class Behaviour:
     #: answer leaves before the answer ended, with the request, the content written to the
     #: client by then and how it left; run on a worker thread the answer waits for.
     client_left: Callable[[RelayRequest, bytes, str], None] | None = None
+    #: Called with the request as received so far each time more of its content arrives,
+    #: until it returns a request: that one is sent to the upstream at once, and its answer
+    #: answers the whole request once it has arrived.
+    run_early: Callable[[RelayRequest], RelayRequest | None] | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -195,6 +207,9 @@ class RelayRequest:
     upstream: Callable[[bytes], Response | None] | None = field(
         default=None, repr=False, compare=False
     )
+    #: The upstream's answer to the request a `run_early` behaviour sent while this one was
+    #: still arriving (None: the request is forwarded once whole, as usual).
+    early: asyncio.Future[Response | None] | None = field(default=None, repr=False, compare=False)
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -402,6 +417,8 @@ class Relay:
         tap = self.mutation is not None and self.mutation.behaviour.read_ahead
         interim = self.mutation is not None and self.mutation.behaviour.interim_continue
         refuse = self.mutation.behaviour.refuse if self.mutation else None
+        run_early = self.mutation.behaviour.run_early if self.mutation else None
+        early: asyncio.Future[Response | None] | None = None
         try:
             while True:
                 event = conn.next_event()
@@ -433,6 +450,8 @@ class Relay:
                     if event.chunk_end:
                         chunks.append(len(body) - chunk_start)
                         chunk_start = len(body)
+                    if run_early is not None and early is None and head is not None:
+                        early = self._run_early(run_early, head, bytes(body), state)
                 elif isinstance(event, h11.EndOfMessage):
                     assert head is not None
                     if tap:
@@ -456,6 +475,7 @@ class Relay:
                         head.http_version.decode("ascii"),
                     )
                     req.upstream = self._upstream_exchange
+                    req.early = early
                     if refuse is not None and not req.busy:
                         req.busy = refuse(req)
                     return req
@@ -463,6 +483,30 @@ class Relay:
                     return None
         finally:
             self._receiving -= int(held)
+
+    def _run_early(
+        self,
+        run_early: Callable[[RelayRequest], RelayRequest | None],
+        head: h11.Request,
+        content: bytes,
+        state: dict[str, object],
+    ) -> asyncio.Future[Response | None] | None:
+        """Ask `run_early` about the request received so far (`head` and `content`); when it
+        names a request to run, send that one to the upstream now, and return its answer."""
+        headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in head.headers.raw_items()]
+        so_far = RelayRequest(
+            head.method.decode("ascii"),
+            head.target.decode("latin-1"),
+            headers,
+            content,
+            connection=state,
+            version=head.http_version.decode("ascii"),
+        )
+        chosen = run_early(so_far)
+        if chosen is None:
+            return None
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self._pool, self._upstream_exchange, chosen.to_bytes())
 
     @staticmethod
     async def _read_ahead(
@@ -497,6 +541,17 @@ class Relay:
             )
             refusal = RelayResponse(503, fields, body)
             writer.write(self._frame(conn, req, refusal))
+            await writer.drain()
+            return False
+        if req.early is not None:
+            answer = await req.early
+            if answer is None:
+                early = RelayResponse(
+                    502, [("Content-Type", "text/plain")], b"relay: upstream failed"
+                )
+            else:
+                early = RelayResponse.from_upstream(answer)
+            writer.write(self._frame(conn, req, early))
             await writer.drain()
             return False
         if mutation is not None and (

@@ -51,6 +51,7 @@ from mixbatch_conformance.run.plants import (
     discovery_requests,
     document_fields,
     early_refusal_connections,
+    early_runs,
     echo_octets,
     element_and_preamble_readings,
     endpoint_resource,
@@ -259,6 +260,7 @@ PLANTS: tuple[Mutation, ...] = (
     + text_windows.PLANTS
     + delimiter_collisions.PLANTS
     + fault_pair_documents.PLANTS
+    + early_runs.PLANTS
     + sender_grammar.PLANTS
     + client_leaving.PLANTS
     + part_content_fields.PLANTS
