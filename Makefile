@@ -52,11 +52,12 @@ browser:
 # pytest exits 5 when it collected nothing: tools/pytest_strict.py turns that into a failure.
 # The suite includes the strict docs build (tests/docs) and the browser check. It runs on
 # pytest-xdist workers: each starts its own reference server and relay, and a file's tests stay
-# on one worker (--dist loadfile), so a module's fixtures are built once. Two workers a core:
+# on one worker (--dist loadfile), so a module's fixtures are built once. Three workers a core:
 # most of the suite's time is spent waiting on servers (time budgets, delay resources, slow
-# parts), not computing, so the waits of one worker overlap another's work (on 2 cores: 5 min
-# 41 s with 4 workers against 9 min 20 s with 2, the same tests passing).
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+# parts, clients that leave mid-answer), not computing, so the waits of one worker overlap
+# another's work (on 2 cores: 5 min 41 s with 4 workers against 9 min 20 s with 2 once; later,
+# with more waiting tests, 8 min 0 s with 6 against 9 min 30 s with 4, the same tests passing).
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
 unit: env browser
 	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile
 
