@@ -20,14 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import field_of
+from mixbatch_conformance.run.plants._edits import field_of, is_batch, without_field
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
-
-
-def _batch_post(req: RelayRequest) -> bool:
-    return req.method == "POST" and (req.get("Content-Type") or "").lower().startswith("multip")
 
 
 def _set_field(
@@ -36,9 +32,9 @@ def _set_field(
     """Replace the batch response's `name` field with `value` (None: drop it) when `when`."""
 
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        if not _batch_post(req) or not when(req) or resp.status not in (200, 207):
+        if not is_batch(req) or not when(req) or resp.status not in (200, 207):
             return
-        resp.headers = [(n, v) for n, v in resp.headers if n.lower() != name.lower()]
+        resp.headers = without_field(resp.headers, name)
         if value is not None:
             resp.headers.append((name, value))
 
