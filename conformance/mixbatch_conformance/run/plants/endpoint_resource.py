@@ -123,18 +123,25 @@ _DELAY_ID = re.compile(
 )
 
 
+#: Where a delay plant keeps, per connection, the Content-Id each rewritten part was sent with.
+_SENT_IDS = "delay-from-arrival:sent-ids"
+
+
 def _delay_from_arrival(
     parts: list[tuple[FieldList, bytes]],
-) -> list[tuple[FieldList, bytes]]:
+) -> tuple[list[tuple[FieldList, bytes]], dict[int, str]]:
     """Each delayed part waits only what is left of its count since the batch arrived.
 
     The reference server runs parts one after another (MB-PROC-2), and a part other than a
     delay takes next to no time, so a delayed part begins when the delays before it have
     passed: counting its delay from the batch's arrival leaves it the part of its count that
-    those have not used up."""
+    those have not used up. Returns the parts and, for each part rewritten, the Content-Id it
+    was sent with: the server modelled runs the shorter delay but names the target it was
+    given, so the answer carries the client's Content-Id again."""
     passed = 0
+    sent: dict[int, str] = {}
     out: list[tuple[FieldList, bytes]] = []
-    for fields, body in parts:
+    for index, (fields, body) in enumerate(parts):
         edited: FieldList = []
         for name, value in fields:
             found = _DELAY_ID.fullmatch(value.strip()) if name.lower() == "content-id" else None
@@ -142,19 +149,56 @@ def _delay_from_arrival(
                 ms = int(found["ms"])
                 left = max(0, ms - passed)
                 passed = max(passed, ms)
-                value = f"<{found['before']}/delay/{left}{found['after'] or ''}>"
+                if left != ms:
+                    sent[index] = value
+                    value = f"<{found['before']}/delay/{left}{found['after'] or ''}>"
             edited.append((name, value))
         out.append((edited, body))
-    return out
+    return out, sent
 
 
-def _referring_delay_from_arrival(req: RelayRequest) -> None:
-    """`_delay_from_arrival` in a batch whose Batch-Mode lists references."""
+def _shorten_delays(req: RelayRequest, *, referring_only: bool) -> None:
     modes = {m.strip().lower() for m in (req.get("Batch-Mode") or "").split(",")}
     b = boundary_of(req)
-    parts = parts_of(req.body, b) if b and is_batch(req) and "references" in modes else None
-    if b and parts is not None:
-        req.body = write_parts(_delay_from_arrival(parts), b)
+    if not b or not is_batch(req) or (referring_only and "references" not in modes):
+        return
+    parts = parts_of(req.body, b)
+    if parts is None:
+        return
+    edited, sent = _delay_from_arrival(parts)
+    if sent:
+        req.body = write_parts(edited, b)
+        req.connection[_SENT_IDS] = sent
+
+
+def _delays_from_arrival(req: RelayRequest) -> None:
+    _shorten_delays(req, referring_only=False)
+
+
+def _referring_delays_from_arrival(req: RelayRequest) -> None:
+    """`_delay_from_arrival` in a batch whose Batch-Mode lists references."""
+    _shorten_delays(req, referring_only=True)
+
+
+def _sent_ids_answered(req: RelayRequest, resp: RelayResponse) -> None:
+    """The answer's parts carry the Content-Id each rewritten part was sent with."""
+    sent = req.connection.pop(_SENT_IDS, None)
+    b = boundary_of(resp)
+    if not b or not isinstance(sent, dict):
+        return
+    parts = parts_of(resp.body, b)
+    if parts is None:
+        return
+    restored = [
+        (
+            [(n, sent[i]) if n.lower() == "content-id" and i in sent else (n, v) for n, v in fields]
+            if i in sent
+            else fields,
+            body,
+        )
+        for i, (fields, body) in enumerate(parts)
+    ]
+    resp.body = write_parts(restored, b)
 
 
 def _trailer_refused(req: RelayRequest, resp: RelayResponse) -> None:
@@ -282,13 +326,15 @@ PLANTS: tuple[Mutation, ...] = (
         "delay-from-batch-arrival",
         "MB-TEST-7 a part's delay counted from the batch's arrival",
         ("test-resource-delay-counted-from-part-start",),
-        on_request_parts=_delay_from_arrival,
+        on_request=_delays_from_arrival,
+        on_response=_sent_ids_answered,
     ),
     Mutation(
         "referring-delay-from-batch-arrival",
         "MB-TEST-7 a referring part's delay counted from the batch's arrival",
         ("test-resource-delay-counted-from-part-start",),
-        on_request=_referring_delay_from_arrival,
+        on_request=_referring_delays_from_arrival,
+        on_response=_sent_ids_answered,
     ),
     Mutation(
         "chunked-trailer-refused",
