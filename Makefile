@@ -57,9 +57,11 @@ browser:
 # parts, clients that leave mid-answer), not computing, so the waits of one worker overlap
 # another's work (on 2 cores: 5 min 41 s with 4 workers against 9 min 20 s with 2 once; later,
 # with more waiting tests, 8 min 0 s with 6 against 9 min 30 s with 4, the same tests passing).
+# The files that run for minutes start first (tests/conftest.py LONG_FILES), in place of
+# xdist's own order by count of tests, so no long file starts last.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
 unit: env browser
-	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile
+	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: lint typecheck unit
 
