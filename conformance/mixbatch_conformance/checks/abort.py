@@ -69,6 +69,7 @@ from mixbatch_conformance.checks._shared.outlast import (
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, json_object
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.media_types import JSON_FORM, PROBLEM_JSON
 from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
@@ -87,8 +88,6 @@ from mixbatch_conformance.transport.http import (
     read_response,
 )
 
-PROBLEM_JSON = "application/problem+json"
-JSON_FORM = "application/vnd.mixbatch.multistatus+json"
 #: An abort part's field line, found in what follows the last part read whole.
 ABORTED_LINE = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
 

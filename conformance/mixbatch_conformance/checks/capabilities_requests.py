@@ -41,7 +41,7 @@ from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import names_media_type
 from mixbatch_conformance.core.variants import rewrite
-from mixbatch_conformance.transport.http import Response
+from mixbatch_conformance.transport.http import DECODED_CODINGS, Response
 
 __all__: list[str] = []
 
@@ -109,11 +109,6 @@ VARIANTS = (
     Variant("the target in absolute-form with a query", query="mb-q=1", absolute=True),
     Variant("field names in lower case", (("Accept", CAPABILITIES),), lower_case=True),
 )
-
-
-#: The content codings the client undoes (RFC 9110 §8.4.1; x-gzip is gzip, §8.4.1.3): one of
-#: them left on the content is octets that do not decode.
-DECODABLE = frozenset({"gzip", "x-gzip", "deflate"})
 
 
 def _decoded(resp: Response) -> tuple[bytes | None, str]:
@@ -223,7 +218,7 @@ def capabilities_whatever_request_fields(ctx: Context, judge: Judge) -> None:
             "MB-LIMIT-2",
         )
         body, coding = _decoded(resp)
-        if body is None and coding not in DECODABLE:
+        if body is None and coding not in DECODED_CODINGS:
             # RFC 9110 §12.5.3: "If no Accept-Encoding header field is in the request, any
             # content coding is considered acceptable"; one the client cannot undo hides the
             # document, which is then not judged.

@@ -35,6 +35,7 @@ from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.json_text import is_json_integer, loads_json_text
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.media_types import MULTISTATUS_MEDIA_TYPES
 from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
@@ -462,8 +463,8 @@ class Context:
         ):
             return
         head = request.split(b"\r\n\r\n", 1)[0]
-        line = head.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
-        method, path = line[0], _path_of(line[1] if len(line) > 1 else "/")
+        method, target = _request_line(request)
+        path = _path_of(target or "/")
         if method == "HEAD":
             return
         if path != self.batch_path and not self._retrieval(method, path, head):
@@ -727,26 +728,24 @@ class Context:
         return None
 
 
+def _request_line(request: bytes) -> tuple[str, str]:
+    """The method and the target of `request`'s first line ("" for a part it lacks)."""
+    line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
+    return line[0], line[1] if len(line) > 1 else ""
+
+
 def _answering_requirement(request: bytes, batch_path: str) -> str:
     """The requirement that `request` be answered with a status: a batch's (MB-STATUS-1: "A
     well-formed batch that was processed is answered 200"; MB-STATUS-2: a malformed one 400),
     else a declared test resource's (MB-TEST-1)."""
-    line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace")
-    target = line.split(" ")[1] if line.count(" ") >= 2 else ""
-    return "MB-STATUS-1" if _path_of(target) == batch_path else "MB-TEST-1"
-
-
-#: The media types of the 207 forms (spec 6.1's table).
-MULTISTATUS_MEDIA_TYPES = frozenset(
-    {"application/xml", "application/vnd.mixbatch.multistatus+json"}
-)
+    return "MB-STATUS-1" if _path_of(_request_line(request)[1]) == batch_path else "MB-TEST-1"
 
 
 def _batch_response(request: bytes, resp: Response, batch_path: str) -> bool:
     """Whether `resp` answers a POST to the batch endpoint with its sub-responses: a 200
     multipart/mixed answer (MB-STATUS-1) or a 207 form (MB-MULTI-2)."""
-    line = request.split(b"\r\n", 1)[0].decode("latin-1", "replace").split(" ")
-    if line[0] != "POST" or len(line) < 2 or _path_of(line[1]) != batch_path:
+    method, target = _request_line(request)
+    if method != "POST" or _path_of(target) != batch_path:
         return False
     if resp.status == 200:
         return resp.media_type == "multipart/mixed"

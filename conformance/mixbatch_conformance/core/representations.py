@@ -34,6 +34,7 @@ from mixbatch_conformance.core.base64_text import decode_base64
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.media_types import JSON_FORM, XML_FORM
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import Envelope
@@ -337,9 +338,6 @@ def entries_from_json(body: bytes) -> tuple[list[Entry], str | None]:
     return out, None
 
 
-#: Media types of the 207 forms (spec 6.1's table).
-XML_FORM = "application/xml"
-JSON_FORM = "application/vnd.mixbatch.multistatus+json"
 #: A 207 form's reader: its entries, or a problem in words.
 Reader = Callable[[bytes], tuple[list[Entry], str | None]]
 #: The 207 forms: (the profile that offers it, the Accept value that asks for it, its reader,

@@ -468,6 +468,8 @@ def _read_response(
 #: content coding from a batch response before parsing it"); ``raw`` keeps the coded octets.
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _DECODERS: dict[str, int] = {"gzip": _GZIP_WBITS, "x-gzip": _GZIP_WBITS, "deflate": zlib.MAX_WBITS}
+#: The content codings the client removes (RFC 9110 §8.4.1; x-gzip is gzip, §8.4.1.3).
+DECODED_CODINGS = frozenset(_DECODERS)
 
 
 def _decode_content(headers: list[tuple[str, str]], body: bytes) -> tuple[bytes, tuple[str, ...]]:

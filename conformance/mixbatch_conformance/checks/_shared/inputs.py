@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from mixbatch_conformance.core.media_types import JSON_FORM, MULTIPART, XML_FORM
+
 __all__ = [
     "EPOCH",
     "JSON_FORM",
@@ -45,9 +47,6 @@ __all__ = [
     "target_spellings",
 ]
 
-MULTIPART = "multipart/mixed"
-XML_FORM = "application/xml"
-JSON_FORM = "application/vnd.mixbatch.multistatus+json"
 #: Media ranges a client may send: the forms, their wildcards, and near misses that match none
 #: (a structured suffix is not a match: MB-MULTI-1).
 RANGES = (
