@@ -234,6 +234,39 @@ def test_piped_output_does_not_wrap_command_lines() -> None:
     assert "curl -sS " + "-H 'X: [y]' " * 11 in text
 
 
+def _warned(check_id: str, what: str, actual: str = "absent") -> CheckResult:
+    check = Check(
+        check_id,
+        ("MB-WIRE-4",),
+        "core",
+        "smoke",
+        "A check.",
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+    judge = Judge("MB-WIRE-4")
+    judge.expect_true(what, False, actual, "Vary: Accept", "MB-MULTI-10")
+    return CheckResult(check, Verdict.WARN, "message", judge, 0.0)
+
+
+def test_a_departure_many_checks_record_is_listed_once() -> None:
+    index = load_index()
+    many = [_warned(f"check-{i}", "Vary of the batch response", f"v{i % 2}") for i in range(12)]
+    few = [_warned(f"other-{i}", "Vary of a lone answer") for i in range(2)]
+    out = io.StringIO()
+    print_summary([*many, *few], index, Console(file=out, width=100, force_terminal=False))
+    text = out.getvalue()
+    # The repeated departure's requirement text, accepted and actual outcomes appear once, with
+    # the checks that recorded it; a departure only two checks record is listed under each.
+    assert text.count("REPEATED in 12 checks: Vary of the batch response") == 1
+    assert text.count("as in 12 checks, listed once below") == 12
+    assert "2 different actual values" in text
+    assert "in: check-0 check-1 check-2 check-3 check-4 check-5 check-6 check-7 and 4 more" in text
+    assert text.count("accepted: Vary: Accept") == 1 + 2
+    assert "REPEATED in 2" not in text
+
+
 def test_a_reused_report_folder_holds_only_this_runs_cases(
     tmp_path: Path, reference_url: str
 ) -> None:

@@ -6,7 +6,8 @@ results by requirement ID (a check verifying three requirements appears under ea
 the worst verdict per requirement, each check graded by that requirement's own expectations
 (runner.requirement_verdict: a SHOULD a check broke is WARN even when the same check also
 broke a MUST), then lists every non-passing check with its requirement text, accepted and
-actual outcomes, and the replay command. Command lines are printed whole, never wrapped,
+actual outcomes, and the replay command. A departure that many checks record alike (a rule
+judged on every answer the suite receives) is listed once, with the checks that recorded it. Command lines are printed whole, never wrapped,
 whatever the width of the terminal or pipe, so that they can be copied from a CI log.
 """
 
@@ -20,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsed
 from rich.progress import Progress as RichProgress
 from rich.table import Table
 
-from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.judge import Expectation, Verdict
 from mixbatch_conformance.core.registry import Check
 from mixbatch_conformance.core.requirements import RequirementIndex
 from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
@@ -29,6 +30,13 @@ __all__ = ["Progress", "print_summary"]
 
 #: How many distinct reasons for N/A verdicts the summary lists.
 NA_REASONS_SHOWN = 6
+#: A departure (the same expectation broken the same way) that this many checks or more
+#: record is listed once, with the checks that recorded it, not under each of them: a rule
+#: judged on every answer (a field every batch response carries, a problem document's
+#: schema) would otherwise repeat one fault hundreds of times.
+FOLD_AT = 3
+#: How many check ids a folded departure, or a requirement's row, names before "and N more".
+CHECKS_NAMED = 8
 
 STYLE = {
     Verdict.PASS: "green",
@@ -121,11 +129,11 @@ def print_summary(
             req.id,
             req.keyword,
             f"[{STYLE.get(worst, 'bold magenta')}]{worst.value}[/]",
-            " ".join(f"{r.check.id}" for r, v in graded if v is not Verdict.PASS)
-            or f"{len(rs)} passed",
+            _named([r.check.id for r, v in graded if v is not Verdict.PASS]) or f"{len(rs)} passed",
         )
     out.print(table)
     bad = [r for r in results if r.verdict not in (Verdict.PASS, Verdict.NA)]
+    folded = _folded(bad)
     for r in bad:
         out.print(
             f"[{STYLE.get(r.verdict, 'bold magenta')}]{r.verdict.value}[/] [bold]{r.check.id}[/] ",
@@ -133,13 +141,30 @@ def print_summary(
         )
         _plain(out, r.message)
         for e in r.failed_expectations:
-            summary = index.get(e.requirement).summary if e.requirement in index else ""
-            _plain(out, f"    {e.requirement}: {summary}")
-            _plain(out, f"      accepted: {e.allowed}")
-            _plain(out, f"      actual:   {e.actual}")
+            key = _departure(e)
+            if key in folded:
+                _plain(
+                    out,
+                    f"    {e.requirement}: {e.what}: as in {len(folded[key])} checks, "
+                    "listed once below",
+                )
+                continue
+            _print_expectation(out, index, e)
         if r.artifacts.get("replay"):
             _plain(out, f"    replay: {r.artifacts['replay']}")
             _plain(out, f"    curl:   {r.artifacts.get('curl')}")
+    for key, holders in folded.items():
+        first = holders[0]
+        e = next(x for x in first.failed_expectations if _departure(x) == key)
+        _plain(out, f"REPEATED in {len(holders)} checks: {e.what}")
+        _print_expectation(out, index, e)
+        actuals = {x.actual for r in holders for x in r.failed_expectations if _departure(x) == key}
+        if len(actuals) > 1:
+            _plain(
+                out,
+                f"      ({len(actuals)} different actual values; each check's report has its own)",
+            )
+        _plain(out, f"      in: {_named([r.check.id for r in holders])}")
     reasons: dict[str, int] = defaultdict(int)
     for r in results:
         if r.verdict is Verdict.NA:
@@ -154,6 +179,34 @@ def print_summary(
     for r in results:
         counts[r.verdict.value] += 1
     out.print("  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+
+
+def _departure(e: Expectation) -> tuple[str, str, str]:
+    """What makes two checks' broken expectations the same departure."""
+    return (e.requirement, e.what, e.allowed)
+
+
+def _folded(bad: list[CheckResult]) -> dict[tuple[str, str, str], list[CheckResult]]:
+    """The departures at least `FOLD_AT` checks recorded, each with those checks in order."""
+    holders: dict[tuple[str, str, str], list[CheckResult]] = defaultdict(list)
+    for r in bad:
+        for key in dict.fromkeys(_departure(e) for e in r.failed_expectations):
+            holders[key].append(r)
+    return {key: rs for key, rs in holders.items() if len(rs) >= FOLD_AT}
+
+
+def _print_expectation(out: Console, index: RequirementIndex, e: Expectation) -> None:
+    summary = index.get(e.requirement).summary if e.requirement in index else ""
+    _plain(out, f"    {e.requirement}: {summary}")
+    _plain(out, f"      accepted: {e.allowed}")
+    _plain(out, f"      actual:   {e.actual}")
+
+
+def _named(ids: list[str]) -> str:
+    """`ids` joined, the first `CHECKS_NAMED` named and the rest counted."""
+    shown = " ".join(ids[:CHECKS_NAMED])
+    more = len(ids) - CHECKS_NAMED
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def _plain(out: Console, text: str) -> None:
