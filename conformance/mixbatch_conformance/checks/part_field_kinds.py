@@ -18,7 +18,9 @@ since RFC 9110 §5.5 makes it no part of the value.
   line, an ideographic space, an en quad, a byte order mark, in UTF-8 and as 0xA0 and 0x85
   alone), which are no optional whitespace (RFC 9110 §5.6.3: `OWS = *( SP / HTAB )`) and so
   part of each value; one name on lines apart; and names that resemble the control fields
-  (`Http-Method-Override`, `Content-Ids`, `X-Content-Id`, `X-Http-Method`); and on parts
+  (`Http-Method-Override`, `Content-Ids`, `X-Content-Id`, `X-Http-Method`) or a framing
+  field (`Original-Content-Length`, `X-Content-Length`); negotiation fields other than Accept
+  (`Accept-Charset`, `Accept-Language`); and on parts
   with content, the fields a receiver is tempted to take for the part's own framing or MIME
   metadata: `Content-Length` between, before and after other fields on POST, PUT, PATCH and
   DELETE parts, as zero on POST, PUT and GET parts, and named in lower and upper case;
@@ -84,6 +86,19 @@ CONTROL_LOOKALIKES = (
     ("X-Content-Id", "<mb-suite-other>"),
 )
 
+#: Proactive negotiation fields (RFC 9110 §12.5) other than Accept, which a receiver may take
+#: for the batch's own negotiation rather than the sub-request's.
+NEGOTIATION_FIELDS = (
+    ("Accept-Charset", "utf-8, iso-8859-1;q=0.5"),
+    ("Accept-Language", "de, en;q=0.7"),
+)
+#: Names that resemble a framing field and are not one (a name is matched whole).
+FRAMING_LOOKALIKES = (
+    ("Original-Content-Length", "12"),
+    ("X-Content-Length", "12"),
+    ("Content-Length-Range", "0-9"),
+)
+
 
 def _kinds() -> list[tuple[str, tuple[tuple[str, str], ...]]]:
     """(label, field lines) for each kind of field a part may carry."""
@@ -104,6 +119,8 @@ def _kinds() -> list[tuple[str, tuple[tuple[str, str], ...]]]:
             (("X-Mb-Twice", "1"), ("X-Mb-Between", "b"), ("x-mb-twice", "2")),
         ),
         ("names like the control fields", CONTROL_LOOKALIKES),
+        ("negotiation fields", NEGOTIATION_FIELDS),
+        ("names like the framing fields", FRAMING_LOOKALIKES),
     ]
     return out
 

@@ -3,7 +3,8 @@
 Covers a receiver that passes on only the part fields it expects (MB-PART-8): one that keeps a
 part's Content-* fields other than Content-Type and Content-Length as MIME metadata, drops a
 field line whose value is empty or whitespace only, cuts a long value, drops a value holding
-obs-text octets, or takes a name that begins like a control field for one and drops it; and an
+obs-text octets, takes a name that begins like a control field for one and drops it, keeps
+Accept-Charset for the batch, or drops a name that ends like Content-Length as framing; and an
 echo that describes a sub-request by the part's own field lines, leaving out the Authorization
 and Cookie it inherited from the batch request (MB-TEST-2).
 """
@@ -29,6 +30,8 @@ __all__ = ["PLANTS"]
 MIME_FIELDS = frozenset(
     {"content-language", "content-location", "content-disposition", "content-description"}
 )
+#: The negotiation field this receiver keeps for the batch (RFC 9110 §12.5.2).
+NEGOTIATION_FIELDS = frozenset({"accept-charset"})
 #: How long a value this receiver keeps.
 KEPT_VALUE_OCTETS = 1024
 #: The control fields whose names this receiver matches by prefix.
@@ -120,6 +123,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-8 part fields whose names begin like Http-Method or Content-Id dropped",
         KINDS,
         on_request_parts=_fields(_lookalike),
+    ),
+    P(
+        "part-negotiation-fields-dropped",
+        "MB-PART-8 a part's Accept-Charset kept for the batch's own negotiation",
+        KINDS,
+        on_request_parts=_fields(lambda n, v: n.lower() not in NEGOTIATION_FIELDS),
+    ),
+    P(
+        "part-framing-lookalike-fields-dropped",
+        "MB-PART-8 part fields whose names end like Content-Length dropped as framing",
+        KINDS,
+        on_request_parts=_fields(lambda n, v: not n.lower().endswith("content-length")),
     ),
     P(
         "echo-omits-inherited-credentials",
