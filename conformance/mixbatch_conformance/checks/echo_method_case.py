@@ -28,7 +28,7 @@ METHODS = ("get", "Get", "gET", "post")
 
 @checker(
     "echo-method-case-as-received",
-    ("MB-TEST-2",),
+    ("MB-TEST-2", "MB-SUB-1"),
     "A request to the echo whose method is get, Get, gET or post is reported with that method octet for octet whenever the server answers it there alone, and so is each such part of a batch.",
     state=State.READ_ONLY,
     tier="standard",
@@ -54,8 +54,11 @@ def echo_method_case_as_received(ctx: Context, judge: Judge) -> None:
     for i, sub in enumerate(answered):
         label = f"part {i} ({sub.method} {sub.target})"
         # MB-TEST-2: the echo answers "every request to that resource whose method a
-        # sub-request may carry, other than `HEAD`, with 200"; this one it answered alone.
-        if not judge.expect(f"{label} status", part_status(env, i), {200}):
+        # sub-request may carry, other than `HEAD`, with 200"; this one it answered alone, and
+        # MB-SUB-1: "Each sub-request passes the same routing ... checks as the same request
+        # sent alone", so a part refused where the request alone was answered was kept from
+        # the resource by the batch.
+        if not judge.expect(f"{label} status", part_status(env, i), {200}, "MB-SUB-1"):
             continue
         seen = read_echo(env.parts[i].body)
         if seen is None:

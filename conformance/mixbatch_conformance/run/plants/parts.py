@@ -137,6 +137,43 @@ def _methods_upper_cased(req: RelayRequest) -> None:
         )
 
 
+def _other_case_methods_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    """A batch layer that checks each part's Http-Method against the registered methods as
+    spelled (`GET`, `POST`, ...) and answers a part whose method is in another case 501 itself,
+    where the same request alone reaches its resource."""
+    b_req, b_resp = boundary_of(req), boundary_of(resp)
+    if not is_batch(req) or not b_req or not b_resp:
+        return
+    asked, answered = parts_of(req.body, b_req), parts_of(resp.body, b_resp)
+    if asked is None or answered is None or len(asked) != len(answered):
+        return
+    refused = {
+        i
+        for i, (fields, _) in enumerate(asked)
+        if (method := field_of(fields, "Http-Method")) and method != method.upper()
+    }
+    if not refused:
+        return
+    body = json.dumps({"title": "method not implemented", "status": 501}).encode()
+    resp.body = write_parts(
+        [
+            (
+                [
+                    ("Http-Status-Code", "501"),
+                    *[(n, v) for n, v in fields if n.lower() == "content-id"],
+                    ("Content-Type", "application/problem+json"),
+                    ("Content-Length", str(len(body))),
+                ],
+                body,
+            )
+            if i in refused
+            else (fields, data)
+            for i, (fields, data) in enumerate(answered)
+        ],
+        b_resp,
+    )
+
+
 #: Where a server that copies a body in one read of 64 KiB stops.
 _CUT = 65_536
 
@@ -496,6 +533,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-1 method case",
         ("part-method-case-kept",),
         on_request=_methods_upper_cased,
+    ),
+    P(
+        "part-method-other-case-refused",
+        "MB-SUB-1 a part whose method is in another case refused 501 by the batch layer",
+        ("echo-method-case-as-received",),
+        on_response=_other_case_methods_refused,
     ),
     # MB-SUB-6: ordinary batch request fields reach no part.
     P(
