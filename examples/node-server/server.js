@@ -246,6 +246,13 @@ async function handleBatch(req, res, started) {
     return;
   }
 
+  if (shuttingDown) {
+    sendProblem(res, 503, 'shutting-down', 'Server shutting down',
+      { detail: 'The server is stopping and takes no new batch; no part ran.', part_index: null, byte_offset: null },
+      [['Retry-After', '1'], ['Connection', 'close']]);
+    return;
+  }
+
   // in-flight budget (MB-LIMIT-6)
   if (inFlight >= LIMITS.max_batches_in_flight) {
     sendProblem(res, 503, 'busy', 'Too many batches in flight',
@@ -323,6 +330,7 @@ async function handleBatch(req, res, started) {
     res, subs: v.subs, repr, stopOnError,
     preferenceApplied: stopOnError ? 'batch-on-error=stop' : null,
     inherit, authority: hostLines[0], dispatch, deadline,
+    shouldStop: () => shuttingDown,
   });
 }
 
@@ -379,6 +387,15 @@ server.listen(PORT, HOST, () => {
   process.stdout.write(`mixbatch node server on http://${HOST}:${PORT}${ENDPOINT}\n`);
 });
 
-function shutdown() { server.close(); setTimeout(() => process.exit(0), 500).unref(); }
+// On SIGTERM / SIGINT: stop accepting, let running batches end with an abort
+// part at their next part boundary (MB-STATUS-6), then exit.
+let shuttingDown = false;
+function shutdown() {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), 3000).unref();
+}
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);

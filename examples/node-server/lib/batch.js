@@ -209,6 +209,7 @@ async function runBatch(opts) {
     } else {
       const remaining = deadline - Date.now();
       if (remaining <= 0) { aborted = { partIndex: sub.index, reason: 'The batch ran out of its time budget.' }; break; }
+      if (opts.shouldStop && opts.shouldStop()) { aborted = { partIndex: sub.index, reason: 'The server is shutting down.' }; break; }
       // sub-request header fields: the part's own, then inherited credentials (MB-SUB-5/6)
       const headers = sub.fields.slice();
       const partHas = (name) => sub.fields.some(([hn]) => hn.toLowerCase() === name);

@@ -90,7 +90,7 @@ function parseEnvelope(buf, boundary, limits) {
         `The close delimiter line at byte ${p} carries text after the boundary.`) };
     }
     if (q >= n) {
-      return { error: err(400, 'MB-WIRE-13', Math.max(index - 1, 0), n, 'Missing close delimiter',
+      return { error: err(400, 'MB-WIRE-13', index, n, 'Missing close delimiter',
         'The content ends without the close delimiter.') };
     }
     if (buf[q] === CR && q + 1 < n && buf[q + 1] === LF) {

@@ -165,7 +165,12 @@ function collectionResponse(req, ctx, basePath, members) {
     const vary = [['Vary', 'Accept']];
     const pre = evaluatePreconditions(req, rep);
     if (pre === 304) return notModified(rep, vary);
-    if (pre === 412) return text(412, 'Precondition failed.\n', vary);
+    if (pre === 412) {
+      const r = ctx.problemResponse(412, 'precondition-failed', 'Precondition failed',
+        { detail: `A precondition on the collection ${basePath} failed.` });
+      r.headers.push(['ETag', etag], ['Vary', 'Accept']);
+      return r;
+    }
     if (members.length === 0) {
       return { status: 204, headers: [['ETag', etag], ['Last-Modified', httpDate(lastModified)], ['Vary', 'Accept']], body: Buffer.alloc(0) };
     }
@@ -178,7 +183,10 @@ function collectionResponse(req, ctx, basePath, members) {
   }
   const etag = 'W/"' + crypto.createHash('sha256').update(listing).digest('hex').slice(0, 24) + '"';
   if (qJson === 0 && accept !== undefined && accept.trim() !== '') {
-    return text(406, 'Available: multipart/mixed, application/json.\n', [['Vary', 'Accept']]);
+    const r = ctx.problemResponse(406, 'not-acceptable', 'Not acceptable',
+      { detail: `The collection ${basePath} is available as multipart/mixed and application/json.` });
+    r.headers.push(['Vary', 'Accept']);
+    return r;
   }
   const rep = { etag, lastModified };
   const pre = evaluatePreconditions(req, rep);
