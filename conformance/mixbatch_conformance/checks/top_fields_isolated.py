@@ -91,6 +91,7 @@ def top_level_fields_independent_of_parts(ctx: Context, judge: Judge) -> None:
     accepts: list[str | None] = [None] + [
         accept for profile, accept, _, _ in MULTISTATUS_FORMS if ctx.target.claims(profile)
     ]
+    judged = 0
     for accept in accepts:
         head = (("Accept", accept),) if accept else ()
         form = accept or "multipart/mixed"
@@ -126,3 +127,9 @@ def top_level_fields_independent_of_parts(ctx: Context, judge: Judge) -> None:
                     before,
                     "MB-SEC-2",
                 )
+                judged += 1
+    if not judged:
+        judge.not_applicable(
+            "no part's answer alone carries a field that the answer of a plain part lacks, so "
+            "no copied field could show in the batch's header section"
+        )

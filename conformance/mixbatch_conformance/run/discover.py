@@ -56,7 +56,7 @@ class Draft:
     description: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
-    #: The resources discovery found, without the stand-ins the schema makes it write.
+    #: The resources discovery found, without the stand-in `ok` the schema makes it write.
     found: dict[str, str] = field(default_factory=dict)
 
 
@@ -176,8 +176,8 @@ def draft_for(
                 resources["echo"] = path
                 break
     found_resources = dict(resources)
-    # A profile whose resource was not found is not listed: its checks would only fail on
-    # the stand-in below.
+    # A profile whose resource was not found is not listed: target.schema.json requires the
+    # role of each profile claimed, and its checks could not run without it.
     for profile, role in _PROFILE_NEEDS.items():
         if profile in found and role not in resources:
             found.remove(profile)
@@ -185,12 +185,12 @@ def draft_for(
                 f"the server lists the {profile} profile, but no {role} was found: the "
                 f"profile is left out; set resources.{role} and add it back"
             )
-    # target.schema.json requires these roles; each stand-in is noted for the operator.
-    for name in ("ok", "collection", "etag_resource"):
+    # target.schema.json requires the ok role (the note above asks the operator to set it);
+    # a role the server was not found to have is left out, and its checks are not applicable.
+    resources.setdefault("ok", "/")
+    for name in ("collection", "etag_resource"):
         if name not in resources:
-            resources[name] = resources.get("ok", "/")
-            if name != "ok":
-                notes.append(f"no {name} found: {resources[name]} stands in; set resources.{name}")
+            notes.append(f"no {name} found: its checks will not apply; set resources.{name}")
     description: dict[str, Any] = {
         "name": f"discovered at {base_url}",
         "base_url": parse_target_url(base_url).base_url,
