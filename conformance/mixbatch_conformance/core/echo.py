@@ -102,12 +102,22 @@ def read_echo(content: bytes) -> Echo | None:
     )
 
 
+#: Spec 3.2.4 compares the credential fields apart, each after the other fields (0).
+CREDENTIAL_ORDER = {"authorization": 1, "cookie": 2}
+
+
 def comparable_headers(
     headers: tuple[tuple[str, str], ...], volatile: tuple[str, ...] | list[str] = ()
 ) -> tuple[tuple[str, str], ...]:
-    """The header fields spec 3.2.4 compares: names lower-cased, framing and volatile left out."""
+    """The header fields spec 3.2.4 compares: names lower-cased, framing and volatile left out.
+
+    Spec 3.2.4: "the lines of `Authorization` and of `Cookie` are compared apart from the
+    others, each field as the ordered list of its own lines, wherever they stand": the
+    credential lines come last, Authorization before Cookie, each name's lines in their order
+    (where a server puts the lines a part inherits under MB-SUB-5 is not fixed)."""
     skip = FRAMING_FIELDS | {v.lower() for v in volatile}
-    return tuple((n.lower(), v) for n, v in headers if n.lower() not in skip)
+    kept = [(n.lower(), v) for n, v in headers if n.lower() not in skip]
+    return tuple(sorted(kept, key=lambda f: CREDENTIAL_ORDER.get(f[0], 0)))
 
 
 def differences(got: Echo, want: Echo, volatile: tuple[str, ...] | list[str] = ()) -> list[str]:
