@@ -10,6 +10,7 @@ const { validateParts, runBatch, parseEnvelope, SPEC_VERSION, JSON_TYPE } = requ
 const { boundaryError } = require('./lib/envelope');
 const { parseMediaType, acceptQuality, batchOnError, problem, splitList, isToken } = require('./lib/httputil');
 const { parseHostField, parseReference, decodeUnreserved, removeDotSegments } = require('./lib/uri');
+const { normalizeFramingOWS } = require('./lib/ows');
 
 // ---- configuration ----
 const args = process.argv.slice(2);
@@ -407,6 +408,10 @@ const server = http.createServer({ keepAlive: true, requestTimeout: 120000 }, as
     }
   }
 });
+
+// A tab after a Content-Length or Transfer-Encoding value is OWS, which Node's parser
+// refuses: every connection reaches it through lib/ows.js, which writes those tabs as spaces.
+normalizeFramingOWS(server);
 
 // Methods node's parser does not know never reach the handler; answer them 501.
 server.on('clientError', (e, socket) => {
