@@ -2,6 +2,7 @@
 'use strict';
 // An independent mixbatch server (spec/mixbatch.md, draft-02) using Node.js
 // built-in modules only. Usage: node server.js [--port N] [--host H] [--endpoint /path]
+// (--port 0: a free port, named on the first line printed)
 
 const http = require('node:http');
 const zlib = require('node:zlib');
@@ -432,8 +433,12 @@ server.on('connect', (req, socket) => {
   socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/problem+json\r\nAllow: ${ENDPOINT_METHODS.join(', ')}\r\nContent-Length: ${doc.length}\r\nConnection: close\r\n\r\n`, 'latin1'), doc]));
 });
 
+// The first line on stdout names the address listened on, in the Go server's words: with
+// --port 0, the port the system chose (tests/independent_plants/run_plants.py waits for it).
 server.listen(PORT, HOST, () => {
-  process.stdout.write(`mixbatch node server on http://${HOST}:${PORT}${ENDPOINT}\n`);
+  const { address, port } = server.address();
+  const host = address.includes(':') ? `[${address}]` : address;
+  process.stdout.write(`mbserver listening on http://${host}:${port}\n`);
 });
 
 // On SIGTERM / SIGINT: stop accepting, let running batches end with an abort
