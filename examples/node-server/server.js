@@ -2,6 +2,7 @@
 'use strict';
 // An independent mixbatch server (spec/mixbatch.md, draft-02) using Node.js
 // built-in modules only. Usage: node server.js [--port N] [--host H] [--endpoint /path]
+// (--port 0: a free port, named on the first line printed)
 
 const http = require('node:http');
 const zlib = require('node:zlib');
@@ -9,7 +10,8 @@ const { route, KNOWN_METHODS } = require('./lib/resources');
 const { validateParts, runBatch, parseEnvelope, SPEC_VERSION, JSON_TYPE } = require('./lib/batch');
 const { boundaryError } = require('./lib/envelope');
 const { parseMediaType, acceptQuality, batchOnError, problem, splitList, isToken } = require('./lib/httputil');
-const { parseHostField, decodeUnreserved, removeDotSegments } = require('./lib/uri');
+const { parseHostField, parseReference, decodeUnreserved, removeDotSegments } = require('./lib/uri');
+const { normalizeFramingOWS } = require('./lib/ows');
 
 // ---- configuration ----
 const args = process.argv.slice(2);
@@ -126,6 +128,39 @@ function headerLines(req, name) {
   return out;
 }
 
+// The request-target (RFC 9112 section 3.2): origin-form, or absolute-form, whose authority
+// then stands in for the Host field's (section 3.2.2: a server MUST accept the absolute-form).
+// Returns {path, query, originForm, absolute, authority, auth}; null for the asterisk-form;
+// {error} for an absolute-form that is not an http(s) URI with an authority.
+function requestTarget(req) {
+  const url = req.url;
+  if (url.startsWith('/')) {
+    const q = url.indexOf('?');
+    return {
+      path: q >= 0 ? url.slice(0, q) : url,
+      query: q >= 0 ? url.slice(q + 1) : undefined,
+      originForm: url,
+      absolute: false,
+      authority: req.headers.host || '',
+    };
+  }
+  if (url === '*') return null;
+  const ref = parseReference(url);
+  if (!ref || ref.scheme === undefined || !['http', 'https'].includes(ref.scheme.toLowerCase()) ||
+      ref.authority === undefined || ref.fragment !== undefined || ref.auth.userinfo !== null || ref.auth.host === '') {
+    return { error: `The request-target ${JSON.stringify(url.slice(0, 200))} is neither origin-form nor an http absolute-form.` };
+  }
+  const path = ref.path === '' ? '/' : ref.path;
+  return {
+    path,
+    query: ref.query,
+    originForm: path + (ref.query !== undefined ? '?' + ref.query : ''),
+    absolute: true,
+    authority: ref.authority,
+    auth: ref.auth,
+  };
+}
+
 function rawHeaderPairs(req) {
   const out = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) out.push([req.rawHeaders[i], req.rawHeaders[i + 1]]);
@@ -150,7 +185,7 @@ function capabilities() {
 }
 
 // ---- the batch endpoint ----
-async function handleBatch(req, res, started) {
+async function handleBatch(req, res, started, target) {
   const allowHdr = [['Allow', ENDPOINT_METHODS.join(', ')]];
   if (req.method === 'OPTIONS') {
     const body = Buffer.from(JSON.stringify(capabilities()), 'utf8');
@@ -167,13 +202,15 @@ async function handleBatch(req, res, started) {
     return;
   }
 
-  // Host: the base of target resolution (MB-PART-5)
+  // Host: the base of target resolution (MB-PART-5), unless the request-target is in
+  // absolute-form, whose authority replaces it (RFC 9112 section 3.2.2)
   const hostLines = headerLines(req, 'host');
   const hostAuth = hostLines.length === 1 ? parseHostField(hostLines[0]) : null;
   if (!hostAuth) {
     sendProblem(res, 400, 'bad-host', 'Missing or invalid Host', { detail: 'The batch request needs exactly one valid, non-empty Host field.' });
     return;
   }
+  const authority = target.absolute ? target.authority : hostLines[0];
 
   // media type (MB-WIRE-2, MB-WIRE-4)
   const ctLines = headerLines(req, 'content-type');
@@ -301,10 +338,10 @@ async function handleBatch(req, res, started) {
   if (env.error) { release(); envelopeProblem(res, env.error); return; }
   const base = {
     scheme: 'http',
-    authority: hostLines[0],
-    auth: hostAuth,
-    path: req.url.split('?')[0],
-    query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : undefined,
+    authority,
+    auth: target.absolute ? target.auth : hostAuth,
+    path: target.path,
+    query: target.query,
   };
   const v = validateParts(env.parts, base, (p) => isBatchPath(removeDotSegments(p)));
   if (v.error) { release(); envelopeProblem(res, v.error); return; }
@@ -329,7 +366,8 @@ async function handleBatch(req, res, started) {
   await runBatch({
     res, subs: v.subs, repr, stopOnError,
     preferenceApplied: stopOnError ? 'batch-on-error=stop' : null,
-    inherit, authority: hostLines[0], dispatch, deadline,
+    inherit, authority, dispatch, deadline,
+    chunked: req.httpVersionMajor > 1 || (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1),
     shouldStop: () => shuttingDown,
   });
 }
@@ -338,11 +376,14 @@ async function handleBatch(req, res, started) {
 const server = http.createServer({ keepAlive: true, requestTimeout: 120000 }, async (req, res) => {
   const started = Date.now();
   try {
-    const q = req.url.indexOf('?');
-    const rawPath = q >= 0 ? req.url.slice(0, q) : req.url;
-    const path = req.url.startsWith('/') ? removeDotSegments(decodeUnreserved(rawPath)) : rawPath;
+    const target = requestTarget(req);
+    if (target && target.error) {
+      sendProblem(res, 400, 'bad-request-target', 'Invalid request-target', { detail: target.error });
+      return;
+    }
+    const path = target ? removeDotSegments(decodeUnreserved(target.path)) : req.url;
     if (isBatchPath(path)) {
-      await handleBatch(req, res, started);
+      await handleBatch(req, res, started, target);
       return;
     }
     const body = await readBody(req, 32 * 1024 * 1024);
@@ -351,8 +392,13 @@ const server = http.createServer({ keepAlive: true, requestTimeout: 120000 }, as
       drainAndClose(req, res);
       return;
     }
-    const authority = req.headers.host || '';
-    const r = { method: req.method, target: req.url, authority, headers: rawHeaderPairs(req), body };
+    const r = {
+      method: req.method,
+      target: target ? target.originForm : req.url,
+      authority: target ? target.authority : req.headers.host || '',
+      headers: rawHeaderPairs(req),
+      body,
+    };
     const resp = await dispatch(r);
     sendResponse(res, req.method, resp);
   } catch (e) {
@@ -363,6 +409,10 @@ const server = http.createServer({ keepAlive: true, requestTimeout: 120000 }, as
     }
   }
 });
+
+// A tab after a Content-Length or Transfer-Encoding value is OWS, which Node's parser
+// refuses: every connection reaches it through lib/ows.js, which writes those tabs as spaces.
+normalizeFramingOWS(server);
 
 // Methods node's parser does not know never reach the handler; answer them 501.
 server.on('clientError', (e, socket) => {
@@ -383,8 +433,12 @@ server.on('connect', (req, socket) => {
   socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/problem+json\r\nAllow: ${ENDPOINT_METHODS.join(', ')}\r\nContent-Length: ${doc.length}\r\nConnection: close\r\n\r\n`, 'latin1'), doc]));
 });
 
+// The first line on stdout names the address listened on, in the Go server's words: with
+// --port 0, the port the system chose (tests/independent_plants/run_plants.py waits for it).
 server.listen(PORT, HOST, () => {
-  process.stdout.write(`mixbatch node server on http://${HOST}:${PORT}${ENDPOINT}\n`);
+  const { address, port } = server.address();
+  const host = address.includes(':') ? `[${address}]` : address;
+  process.stdout.write(`mbserver listening on http://${host}:${port}\n`);
 });
 
 // On SIGTERM / SIGINT: stop accepting, let running batches end with an abort

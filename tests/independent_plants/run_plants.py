@@ -1,12 +1,15 @@
 """Measure the conformance suite's power on violations planted by someone who had not read its checks.
 
-Each plant is one patch to the independent Go server (examples/go-server) that breaks one
-server requirement the way a competent implementer might (plants.json: id, requirement,
-keyword, description, patch). For each plant the runner copies the server into a scratch
-directory, applies the patch, builds it, starts it on a free loopback port and runs the suite at
-standard tier against it with the server's own target description. The unpatched copy runs
-first: every check that is not PASS there (a WARN for a SHOULD it already misses) is left out of
-the judgement, and any FAIL on it is a false failure.
+Each plant is one patch to an independent server that breaks one server requirement the way a
+competent implementer might (plants.json: id, requirement, keyword, description, patch). The
+server is the Go one (examples/go-server) unless --server node names the Node one
+(examples/node-server); a patch's paths are relative to that server's folder. For each plant
+the runner copies the server into a scratch directory, applies the patch, builds it (Go: `go
+build`; Node: `node --check` of each .js file), starts it on a free loopback port (`-addr
+127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
+runs the suite at standard tier against it with the server's own target description, its
+base_url replaced. The unpatched copy runs first: every check that is not PASS there (a WARN for
+a SHOULD it already misses) is left out of the judgement, and any FAIL on it is a false failure.
 
 A plant is *caught by requirement* when a check citing the broken requirement (declaring it, or
 naming it in a broken expectation) FAILs, or, for a
@@ -14,8 +17,8 @@ SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at 
 check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
 plants is run with --index; its patch paths are relative to that index's directory.
 
-Usage: python tests/independent_plants/run_plants.py [--only ID ...] [--jobs N] [--index FILE]
-       [--results FILE]
+Usage: python tests/independent_plants/run_plants.py [--server {go,node}] [--only ID ...]
+       [--jobs N] [--index FILE] [--results FILE]
 """
 
 from __future__ import annotations
@@ -36,7 +39,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-SERVER_DIR = REPO / "examples" / "go-server"
+#: The independent servers a plant may patch, by --server name.
+SERVERS = {"go": REPO / "examples" / "go-server", "node": REPO / "examples" / "node-server"}
+#: The Go server, which go_coverage and go_mutants build.
+SERVER_DIR = SERVERS["go"]
 INDEX = HERE / "plants.json"
 RESULTS = HERE / "results.json"
 FALLBACK_GO = Path("/usr/local/go/bin/go")
@@ -67,34 +73,48 @@ def find_go() -> str | None:
     return str(FALLBACK_GO) if FALLBACK_GO.is_file() else None
 
 
+def find_tool(server: str) -> str | None:
+    """What builds `server` (go) or runs it (node): its binary, or None when there is none."""
+    return find_go() if server == "go" else shutil.which("node")
+
+
 def go_env(cache: Path) -> dict[str, str]:
     """Modules from go.mod only, no toolchain download, a build cache under `cache`."""
     return dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local", GOCACHE=str(cache))
 
 
-def build(go: str, patch: Path | None, work: Path, cache: Path) -> Path:
-    """Copy the server to `work`, apply `patch` and build; returns the binary."""
+def build(tool: str, patch: Path | None, work: Path, cache: Path, server: str = "go") -> list[str]:
+    """Copy `server` to `work`, apply `patch` and build it with `tool` (go, or node, which only
+    checks each .js file's syntax); returns the command that starts it on a free port."""
     src = work / "src"
-    shutil.copytree(SERVER_DIR, src)
+    shutil.copytree(SERVERS[server], src)
     if patch is not None:
         subprocess.run(["git", "apply", str(patch)], cwd=src, check=True, timeout=30)
+    if server == "node":
+        for script in sorted(src.rglob("*.js")):
+            subprocess.run(
+                [tool, "--check", str(script)], check=True, timeout=30, capture_output=True
+            )
+        return [tool, str(src / "server.js"), "--port", "0"]
     binary = work / "mbserver"
     subprocess.run(
-        [go, "build", "-o", str(binary), "."],
+        [tool, "build", "-o", str(binary), "."],
         cwd=src,
         env=go_env(cache),
         check=True,
         timeout=BUILD_TIMEOUT_S,
         capture_output=True,
     )
-    return binary
+    return [str(binary), "-addr", "127.0.0.1:0"]
 
 
 @contextmanager
-def serving(binary: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Start the server on a free loopback port (with `env`, when given); yields its URL."""
+def serving(command: Path | list[str], env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start the server on a free loopback port (with `env`, when given); yields its URL.
+    `command` is what `build` returned, or a Go binary, started with `-addr 127.0.0.1:0`."""
+    argv = [str(command), "-addr", "127.0.0.1:0"] if isinstance(command, Path) else command
     proc = subprocess.Popen(
-        [str(binary), "-addr", "127.0.0.1:0"],
+        argv,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -105,7 +125,7 @@ def serving(binary: Path, env: dict[str, str] | None = None) -> Iterator[str]:
         line = proc.stdout.readline()
         if not line.startswith(READY_PREFIX):
             raise RuntimeError(f"unexpected first line {line!r}")
-        yield line.removeprefix(READY_PREFIX).strip()
+        yield line.removeprefix(READY_PREFIX).split()[0]
     finally:
         proc.terminate()
         try:
@@ -117,10 +137,11 @@ def serving(binary: Path, env: dict[str, str] | None = None) -> Iterator[str]:
             proc.stdout.close()
 
 
-def run_suite(url: str, work: Path) -> tuple[list[dict[str, Any]], int, str]:
-    """Run the standard tier against `url`; returns the report's results, the exit status and
-    the last line the suite printed (the reason, when it could not test)."""
-    target = json.loads((SERVER_DIR / "target.json").read_text())
+def run_suite(url: str, work: Path, server: str = "go") -> tuple[list[dict[str, Any]], int, str]:
+    """Run the standard tier against `url` with `server`'s target description; returns the
+    report's results, the exit status and the last line the suite printed (the reason, when it
+    could not test)."""
+    target = json.loads((SERVERS[server] / "target.json").read_text())
     target["base_url"] = url
     config = work / "target.json"
     config.write_text(json.dumps(target))
@@ -148,13 +169,15 @@ def run_suite(url: str, work: Path) -> tuple[list[dict[str, Any]], int, str]:
     return results, done.returncode, said
 
 
-def measure(go: str, patch: Path | None, cache: Path) -> tuple[list[dict[str, Any]], int, str]:
-    """Build (with `patch`), serve and run the suite once."""
+def measure(
+    tool: str, patch: Path | None, cache: Path, server: str = "go"
+) -> tuple[list[dict[str, Any]], int, str]:
+    """Build `server` (with `patch`), serve it and run the suite once."""
     with tempfile.TemporaryDirectory(prefix="mbplant-") as tmp:
         work = Path(tmp)
-        binary = build(go, patch, work, cache)
-        with serving(binary) as url:
-            return run_suite(url, work)
+        command = build(tool, patch, work, cache, server)
+        with serving(command) as url:
+            return run_suite(url, work, server)
 
 
 def judge(
@@ -192,14 +215,18 @@ def judge(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--server", choices=sorted(SERVERS), default="go", help="the server the plants patch"
+    )
     parser.add_argument("--only", nargs="*", default=None, help="plant ids to run")
     parser.add_argument("--jobs", type=int, default=1, help="plants run at once (1 or 2)")
     parser.add_argument("--index", type=Path, default=INDEX, help="the plants index to run")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where to write results")
     args = parser.parse_args(argv)
-    go = find_go()
-    if go is None:
-        print("no go binary on PATH or at /usr/local/go/bin/go", file=sys.stderr)
+    tool = find_tool(args.server)
+    if tool is None:
+        where = "on PATH or at /usr/local/go/bin/go" if args.server == "go" else "on PATH"
+        print(f"no {args.server} binary {where}", file=sys.stderr)
         return 3
     plants: list[dict[str, Any]] = json.loads(args.index.read_text())
     patches = args.index.resolve().parent
@@ -208,13 +235,14 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mbplant-cache-") as cache_dir:
         cache = Path(cache_dir)
-        clean, _, _ = measure(go, None, cache)
+        clean, _, _ = measure(tool, None, cache, args.server)
         false_failures = sorted(r["check_id"] for r in clean if r["verdict"] in FAILING)
         noisy = {r["check_id"] for r in clean if r["verdict"] not in {"PASS", "N/A", "INFO"}}
 
         def one(plant: dict[str, Any]) -> dict[str, Any]:
             t0 = time.monotonic()
-            verdict = judge(plant, measure(go, patches / plant["patch"], cache), noisy)
+            patch = patches / plant["patch"]
+            verdict = judge(plant, measure(tool, patch, cache, args.server), noisy)
             verdict["seconds"] = round(time.monotonic() - t0, 1)
             mark = "caught" if verdict["caught_by_requirement"] else "MISSED"
             print(

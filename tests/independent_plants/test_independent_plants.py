@@ -5,12 +5,19 @@ independent Go server that breaks one server requirement; run_plants.py builds a
 against the standard tier. The index of every set is checked on every run. The deep tier holds
 the suite to each set's recorded results: the clean server has no FAIL, and every plant its
 results.json records as caught is still caught by a check citing its requirement. That needs
-the Go toolchain and about half an hour per set.
+the Go toolchain and about half an hour per set. run_plants.py --server node patches the Node
+server instead: that its copy, patched or not, starts and answers is checked on every run where
+node is installed.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +184,69 @@ def test_mutants_change_code_not_strings_or_comments(tmp_path: Path) -> None:
     assert all(m.line != 7 for m in found)
     assert all('"a == b"' in m.after and "// x == 3" in m.after for m in found if m.line == 3)
     assert list(go_mutants.draw(found, 2, 5)) == list(go_mutants.draw(found, 2, 5))
+
+
+def test_serving_reads_the_url_from_the_first_line() -> None:
+    """The URL is the word after the ready prefix, whatever follows it on the line."""
+    line = "mbserver listening on http://127.0.0.1:9 (more words)"
+    command = [sys.executable, "-c", f"import time; print({line!r}, flush=True); time.sleep(60)"]
+    with run_plants.serving(command) as url:
+        assert url == "http://127.0.0.1:9"
+
+
+def test_serving_refuses_another_first_line() -> None:
+    command = [sys.executable, "-c", "print('listening', flush=True)"]
+    with pytest.raises(RuntimeError, match="unexpected first line"), run_plants.serving(command):
+        pass
+
+
+#: The line of the Node server's /r/ok that the plants below change.
+OK_LINE = "return text(200, 'OK\\n');"
+
+
+def node_plant(folder: Path, new: str) -> Path:
+    """A plant for the Node server, its paths relative to examples/node-server, as a patch
+    file in `folder`: /r/ok's line written as `new`."""
+    name = "lib/resources.js"
+    before = (run_plants.SERVERS["node"] / name).read_text()
+    assert before.count(OK_LINE) == 1
+    after = before.replace(OK_LINE, new)
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    patch = folder / "plant.patch"
+    patch.write_text("".join(diff))
+    return patch
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+@pytest.mark.parametrize(("patched", "status"), [(False, 200), (True, 500)])
+def test_node_server_copy_starts_and_answers(tmp_path: Path, patched: bool, status: int) -> None:
+    """--server node: the copy, with a plant's patch applied, passes `node --check`, starts on a
+    free loopback port through `serving` and answers there."""
+    node = run_plants.find_tool("node")
+    if node is None:
+        pytest.skip("no node binary on PATH")
+    patch = node_plant(tmp_path, OK_LINE.replace("200", "500")) if patched else None
+    command = run_plants.build(node, patch, tmp_path / "work", tmp_path / "cache", "node")
+    with run_plants.serving(command) as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert _status(f"{url}/r/ok") == status
+        assert _status(f"{url}/r/nothing-here") == 404
+
+
+def test_node_server_copy_with_a_syntax_error_is_refused(tmp_path: Path) -> None:
+    """A patch that leaves a .js file unparseable fails the build step, as a Go build would."""
+    node = run_plants.find_tool("node")
+    if node is None:
+        pytest.skip("no node binary on PATH")
+    patch = node_plant(tmp_path, OK_LINE.replace(");", ";"))
+    with pytest.raises(subprocess.CalledProcessError):
+        run_plants.build(node, patch, tmp_path / "work", tmp_path / "cache", "node")

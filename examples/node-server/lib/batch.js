@@ -181,7 +181,10 @@ function sanitizeValue(v) {
 // Runs the validated sub-requests and writes the batch response.
 // opts: {res, subs, repr ('multipart'|'json'), stopOnError, preferenceApplied,
 //        inherit: [[name, value]], authority, dispatch(req) -> Promise<resp>,
-//        deadline (ms epoch), onDone(), vary}
+//        deadline (ms epoch), chunked (false for an HTTP/1.0 client), shouldStop()}
+// A multipart response is written part by part: chunked, with a Batch-Summary trailer, over
+// HTTP/1.1; over HTTP/1.0, which has neither chunked coding nor trailers, delimited by the
+// close of the connection (RFC 9112 6.3), without the trailer (MB-STATUS-8 is a MAY).
 async function runBatch(opts) {
   const { res, subs, repr, stopOnError, authority, dispatch, deadline } = opts;
   const baseHeaders = [['Cache-Control', 'no-transform'], ['Vary', 'Accept']];
@@ -191,7 +194,8 @@ async function runBatch(opts) {
   let boundary = null;
   if (repr === 'multipart') {
     boundary = randomBoundary();
-    const headers = [['Content-Type', `multipart/mixed; boundary=${boundary}`], ...baseHeaders, ['Trailer', 'Batch-Summary']];
+    const headers = [['Content-Type', `multipart/mixed; boundary=${boundary}`], ...baseHeaders];
+    if (opts.chunked) headers.push(['Trailer', 'Batch-Summary']);
     writer = new MultipartWriter(res, headers.flat(), boundary);
     writer.start();
   }
@@ -265,7 +269,7 @@ async function runBatch(opts) {
       writer.writePart([['Batch-Outcome', 'aborted'], ['Content-Type', 'application/problem+json']], body);
     }
     const s = summaryOf(results);
-    writer.finish({ 'Batch-Summary': `ok=${s.ok}, failed=${s.failed}, skipped=${s.skipped}, rolled-back=${s.rolled_back}` });
+    writer.finish(opts.chunked ? { 'Batch-Summary': `ok=${s.ok}, failed=${s.failed}, skipped=${s.skipped}, rolled-back=${s.rolled_back}` } : null);
     return;
   }
 

@@ -215,6 +215,10 @@ function storeMember(id, req) {
 
 function sandboxCollection(req, ctx, base) {
   if (req.method === 'POST') {
+    // The POST's target is the collection, which always has a current representation (its
+    // listing, without an entity tag): If-None-Match: * and an If-Match naming any tag are
+    // false, If-Match: * is true (RFC 9110 13.1.1, 13.1.2; MB-PROC-9).
+    if (evaluatePreconditions(req, {})) return text(412, 'Precondition failed.\n');
     if (req.body.length > MAX_SANDBOX_DOC) return text(413, 'Member document too large.\n');
     let id;
     do { id = crypto.randomBytes(9).toString('base64url'); } while (sandbox.has(id));
