@@ -123,6 +123,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "conditional-fields-on-absent-members",
         "conditional-fields-where-the-request-fails",
         "conditional-parts-after-writes",
+        "conditional-post-compares-selected-representation",
         "conditional-post-to-collection",
         "conditional-rfc-writes",
         "conditional-tag-lists-on-writes",

@@ -877,6 +877,7 @@ GROUPS = (
         _names(collection_preconditions.PLANTS),
         (
             "conditional-post-to-collection",
+            "conditional-post-compares-selected-representation",
             "collection-head-and-empty-conditional",
             "collection-retrieval-in-part",
         ),

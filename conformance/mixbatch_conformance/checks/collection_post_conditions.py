@@ -21,8 +21,9 @@ declared form, plain, under batch-on-error=stop and atomic: a 412 is a failing p
 (spec 7.4), so each refused POST is sent in a batch of its own in those modes.
 
 Which of the collection's representations an If-Match naming a current tag is compared with
-(its JSON listing's tag, its collection retrieval's aggregate tag) the spec does not say, so no
-case names a tag the collection carries. A conditional POST sent alone is outside the spec
+is the one the POST's Accept selects (spec 7.6, RFC 9110 §3.2), which
+`conditional-post-compares-selected-representation` judges; no case here names a tag the
+collection carries. A conditional POST sent alone is outside the spec
 (MB-PROC-9 binds parts); its status is noted, not judged.
 """
 

@@ -4,7 +4,9 @@
 Each plant is a mistake a server makes where no member is the target: a POST to the
 collection that never evaluates If-None-Match, or If-Match, because the handler that creates
 a member has no representation of its own to compare with (MB-PROC-9; the collection, the
-POST's target, exists, so If-None-Match: * and a foreign If-Match are false); and an empty
+POST's target, exists, so If-None-Match: * and a foreign If-Match are false); a POST whose
+condition is compared with one representation of the collection (its listing, or its
+collection retrieval) whatever the Accept selects (RFC 9110 §3.2); and an empty
 collection that compares If-Modified-Since with the zero time, having no member to take a date
 from, so every date reads as "not modified since" and the retrieval is 304 instead of 204, alone
 (MB-STATUS-11) or in a part (MB-PROC-9). The relay's reference server keeps its sandbox at
@@ -40,7 +42,25 @@ def _post_without(
     return everywhere(edit)
 
 
+def _post_compared_with(
+    media: str,
+) -> tuple[Callable[[RelayRequest], None], Callable[[list[Part]], list[Part]]]:
+    """A POST with a conditional field whose condition the handler compares with the tag of the
+    collection's `media` representation, whatever its Accept selects: modelled by handing the
+    handler that Accept."""
+
+    def edit(method: str, fields: FieldList) -> FieldList:
+        conditional = {n.lower() for n, _ in fields} & {"if-match", "if-none-match"}
+        if method != "POST" or not conditional:
+            return fields
+        return [*((n, v) for n, v in fields if n.lower() != "accept"), ("Accept", media)]
+
+    return everywhere(edit)
+
+
 _NO_INM_ALONE, _NO_INM_PARTS = _post_without("if-none-match")
+_LISTING_ALONE, _LISTING_PARTS = _post_compared_with("application/json")
+_RETRIEVAL_ALONE, _RETRIEVAL_PARTS = _post_compared_with("multipart/mixed")
 _NO_IM_ALONE, _NO_IM_PARTS = _post_without("if-match")
 
 
@@ -95,6 +115,22 @@ PLANTS: tuple[Mutation, ...] = (
         ("conditional-post-to-collection",),
         on_request=_NO_IM_ALONE,
         on_request_parts=_NO_IM_PARTS,
+    ),
+    # MB-PROC-9 (RFC 9110 §3.2, §13.1): a POST's condition compares with the representation a
+    # GET with its Accept selects, not with one representation of the collection always.
+    P(
+        "collection-post-compared-with-listing-tag",
+        "MB-PROC-9 a POST's condition compared with the collection's listing whatever its Accept",
+        ("conditional-post-compares-selected-representation",),
+        on_request=_LISTING_ALONE,
+        on_request_parts=_LISTING_PARTS,
+    ),
+    P(
+        "collection-post-compared-with-retrieval-tag",
+        "MB-PROC-9 a POST's condition compared with the collection retrieval whatever its Accept",
+        ("conditional-post-compares-selected-representation",),
+        on_request=_RETRIEVAL_ALONE,
+        on_request_parts=_RETRIEVAL_PARTS,
     ),
     # MB-STATUS-11 (spec 5.2): a conditional retrieval is evaluated as RFC 9110 §13.2.2 does;
     # an empty collection has no date, so If-Modified-Since leaves it 204 (§13.1.3).
