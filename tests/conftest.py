@@ -30,6 +30,7 @@ LONG_FILES = (
     "tests/conformance/test_plant_rotation.py",  # 96
     "tests/conformance/test_mutations.py",  # 87
     "tests/conformance/test_allowed_variants.py",  # 57
+    "tests/examples/test_node_server.py",  # 55
 )
 
 
