@@ -842,3 +842,73 @@ def test_control_octets_in_queries_refused_alone_and_in_parts_pass(
         assert resp.status == 200
         assert b"Http-Status-Code: 400" in resp.body
     assert _verdicts(ctx, TARGET_OCTET_CHECKS) == {}
+
+
+def _not_passed_or_na(ctx: Context, ids: list[str]) -> dict[str, str]:
+    """The checks that neither passed nor found themselves not applicable."""
+    out = {}
+    for cid in ids:
+        result = run_check(CHECKS[cid], ctx)
+        if result.verdict not in (Verdict.PASS, Verdict.NA):
+            out[cid] = f"{result.verdict.value}: {result.message}"
+    return out
+
+
+def _post_refused_406_under_multipart(app: Any) -> None:
+    """A sandbox whose POST handler writes JSON only: a POST whose Accept admits no JSON is
+    answered 406 (RFC 9110 §12.5.1 lets a server honour Accept so), with or without a
+    condition (RFC 9110 §13.2.1: the preconditions of a request that would not be 2xx are
+    ignored)."""
+    respond = app.router.respond
+
+    async def variant(request: Request) -> Response:
+        accept = (request.headers.get("accept") or "").lower()
+        if (
+            request.method == "POST"
+            and request.path == "/books"
+            and "json" not in accept
+            and accept
+        ):
+            body = json.dumps({"title": "Not Acceptable", "status": 406}).encode()
+            return Response(406, [("Content-Type", "application/problem+json")], body)
+        answer = respond(request)
+        return answer if isinstance(answer, Response) else await answer
+
+    app.router.respond = variant
+
+
+def _listing_changing_every_request(app: Any) -> None:
+    """A JSON listing of the sandbox that carries the time it was made, so its octets, and the
+    strong tag that covers them (RFC 9110 §8.8.1), change from one request to the next."""
+    respond = app.router.respond
+
+    async def variant(request: Request) -> Response:
+        answer = respond(request)
+        response = answer if isinstance(answer, Response) else await answer
+        accept = (request.headers.get("accept") or "").lower()
+        if (
+            request.method == "GET"
+            and request.path == "/books"
+            and "multipart" not in accept
+            and response.status == 200
+        ):
+            body = json.dumps(
+                {"made_ns": time.monotonic_ns(), "listing": json.loads(response.body)}
+            ).encode()
+            tag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+            headers = [(n, v) for n, v in response.headers if n.lower() != "etag"]
+            return Response(200, [*headers, ("ETag", tag)], body)
+        return response
+
+    app.router.respond = variant
+
+
+@pytest.mark.parametrize(
+    "patch", [_post_refused_406_under_multipart, _listing_changing_every_request]
+)
+def test_conditional_posts_to_a_collection_judged_only_where_learnt(
+    start_variant: Callable[..., str], patch: Callable[[Any], None]
+) -> None:
+    url = start_variant(patch)
+    ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
+    assert _not_passed_or_na(ctx, ["conditional-post-compares-selected-representation"]) == {}

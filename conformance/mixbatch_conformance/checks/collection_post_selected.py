@@ -10,16 +10,24 @@ and spec 7.6 says so of a POST to it: the part's `Accept` decides which tag its 
 `If-None-Match` compares with.
 
 What each `Accept` selects, and the tag of each, is learnt from the same server just before each
-POST (a GET of the sandbox collection with that `Accept` alone), since every POST adds a member
-and changes the tags. Where the collection shows fewer than two representations with distinct
-strong tags the check is not applicable. For each ordered pair of representations, a POST part
-with the first one's `Accept` and:
+POST (two GETs of the sandbox collection with that `Accept` alone, whose tags must agree: a
+listing whose octets change from one request to the next has a strong tag that changes with
+them, RFC 9110 §8.8.1, and names no tag a later request can match), since every POST adds a
+member and changes the tags. Where the collection shows fewer than two representations with
+distinct strong tags the check is not applicable. How a POST with each `Accept` is answered
+without a condition is learnt first, in a part of its own: RFC 9110 §13.2.1 has a server "ignore
+all received preconditions if its response to the same request without those conditions ...
+would have been a status code other than a 2xx ... or 412", so an `Accept` whose POST is not
+answered 2xx (a 406 from a handler that writes one media type) is not judged. For each ordered
+pair of representations, a POST part with the first one's `Accept` and:
 
-- `If-Match` naming the first one's tag creates a member (201): the condition is true;
+- `If-Match` naming the first one's tag creates a member, answered as the POST without it: the
+  condition is true;
 - `If-Match` naming the second one's tag is 412: no current tag of the selected representation
   matches (RFC 9110 §13.1.1);
 - `If-None-Match` naming the first one's tag is 412 (RFC 9110 §13.1.2: false when it matches);
-- `If-None-Match` naming the second one's tag creates a member (201).
+- `If-None-Match` naming the second one's tag creates a member, answered as the POST without
+  it.
 
 Each POST goes in a batch of its own, in multipart, whose answer's Location names the member
 for the runner to delete (MB-TEST-3).
@@ -41,19 +49,33 @@ ACCEPTS = ("multipart/mixed", "application/json")
 
 
 def _selected(ctx: Context, judge: Judge, coll: str, accept: str) -> tuple[str, str] | None:
-    """(media type, strong ETag) a GET of `coll` with `accept` answers, None when it answers
-    other than 200 with a strong tag."""
-    resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", accept)]))
-    tag = (resp.get("ETag") or "").strip(" \t")
-    if resp.status != 200 or not tag.startswith('"'):
-        return None
-    return resp.media_type, tag
+    """(media type, strong ETag) two GETs of `coll` with `accept` answer alike, None when either
+    answers other than 200 with a strong tag or the two differ."""
+    seen = set()
+    for _ in range(2):
+        resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", accept)]))
+        tag = (resp.get("ETag") or "").strip(" \t")
+        if resp.status != 200 or not tag.startswith('"'):
+            return None
+        seen.add((resp.media_type, tag))
+    return seen.pop() if len(seen) == 1 else None
+
+
+def _post_part(
+    ctx: Context, judge: Judge, coll: str, fields: tuple[tuple[str, str], ...]
+) -> int | None:
+    """The status of a marked POST of sandbox.member to `coll` with `fields`, sent as the one
+    part of a multipart batch (whose answer names the member for the runner to delete)."""
+    _, post = marked_post(ctx, judge, coll)
+    sub = SubRequest("POST", coll, (*post.headers, *fields), post.body)
+    env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
+    return part_status(env, 0)
 
 
 @checker(
     "conditional-post-compares-selected-representation",
     ("MB-PROC-9",),
-    "A POST part to the sandbox collection compares If-Match and If-None-Match with the tag of the representation its Accept selects (the collection retrieval's aggregate tag under multipart/mixed, the listing's under application/json), learnt from a GET with the same Accept just before: the selected tag in If-Match creates a member and the other's is 412, and the other way round for If-None-Match.",
+    "A POST part to the sandbox collection compares If-Match and If-None-Match with the tag of the representation its Accept selects (the collection retrieval's aggregate tag under multipart/mixed, the listing's under application/json), learnt from a GET with the same Accept just before: the selected tag in If-Match leaves the POST answered as without a condition and the other's is 412, and the other way round for If-None-Match.",
     profile="conditional",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
@@ -70,32 +92,33 @@ def conditional_post_compares_selected(ctx: Context, judge: Judge) -> None:
         )
     judged = 0
     for accept in tagged:
+        plain = _post_part(ctx, judge, coll, (("Accept", accept),))
+        if plain is None or not 200 <= plain < 300:
+            judge.note(f"a POST part with Accept: {accept} answered {plain}: not judged")
+            continue
         for other in tagged:
             if other == accept:
                 continue
             for field, which, want in (
-                ("If-Match", "selected", 201),
+                ("If-Match", "selected", plain),
                 ("If-Match", "other", 412),
                 ("If-None-Match", "selected", 412),
-                ("If-None-Match", "other", 201),
+                ("If-None-Match", "other", plain),
             ):
                 mine, theirs = (_selected(ctx, judge, coll, a) for a in (accept, other))
                 if mine is None or theirs is None or mine[1] == theirs[1] or mine[0] == theirs[0]:
-                    judge.note(f"{accept} and {other}: no two distinct tags now; not judged")
+                    judge.note(f"{accept} and {other}: no two distinct steady tags now")
                     continue
                 tag = mine[1] if which == "selected" else theirs[1]
-                _, post = marked_post(ctx, judge, coll)
-                sub = SubRequest(
-                    "POST", coll, (*post.headers, ("Accept", accept), (field, tag)), post.body
-                )
-                env = expect_processed(ctx, judge, ctx.batch(judge, [sub]), [sub.content_id])
+                status = _post_part(ctx, judge, coll, (("Accept", accept), (field, tag)))
                 # MB-PROC-9 with RFC 9110 §3.2: the selected representation is the one a GET
-                # with the same fields selects, here {mine[0]}; §13.1.1 (If-Match: true when a
-                # tag matches it, strongly) and §13.1.2 (If-None-Match: false when one does).
+                # with the same fields selects; §13.1.1 (If-Match: true when a tag matches it,
+                # strongly) and §13.1.2 (If-None-Match: false when one does). A true condition
+                # leaves the POST answered as without it.
                 judge.expect(
                     f"POST part with Accept: {accept} ({mine[0]} selected) and {field} naming "
                     f"the {which} representation's tag {tag}",
-                    part_status(env, 0),
+                    status,
                     {want},
                     "MB-PROC-9",
                 )

@@ -55,9 +55,9 @@ def echo_method_case_as_received(ctx: Context, judge: Judge) -> None:
         label = f"part {i} ({sub.method} {sub.target})"
         # MB-TEST-2: the echo answers "every request to that resource whose method a
         # sub-request may carry, other than `HEAD`, with 200"; this one it answered alone, and
-        # MB-SUB-1: "Each sub-request passes the same routing ... checks as the same request
-        # sent alone", so a part refused where the request alone was answered was kept from
-        # the resource by the batch.
+        # MB-SUB-1: a server "MUST subject each sub-request to the same routing, ...
+        # input-validation and audit checks as the same request sent on its own", so a part
+        # refused where the request alone was answered was kept from the resource by the batch.
         if not judge.expect(f"{label} status", part_status(env, i), {200}, "MB-SUB-1"):
             continue
         seen = read_echo(env.parts[i].body)

@@ -19,7 +19,7 @@ since RFC 9110 §5.5 makes it no part of the value.
   alone), which are no optional whitespace (RFC 9110 §5.6.3: `OWS = *( SP / HTAB )`) and so
   part of each value; one name on lines apart; and names that resemble the control fields
   (`Http-Method-Override`, `Content-Ids`, `X-Content-Id`, `X-Http-Method`) or a framing
-  field (`Original-Content-Length`, `X-Content-Length`); negotiation fields other than Accept
+  field (`Original-Content-Length`, `X-Content-Length`, `Content-Length-Range`); negotiation fields other than Accept
   (`Accept-Charset`, `Accept-Language`); and on parts
   with content, the fields a receiver is tempted to take for the part's own framing or MIME
   metadata: `Content-Length` between, before and after other fields on POST, PUT, PATCH and
@@ -267,7 +267,7 @@ def _as_sent(content: bytes, fields: tuple[tuple[str, str], ...]) -> bool:
 @checker(
     "part-field-kinds-reach-resource",
     ("MB-PART-8", "MB-SUB-1"),
-    "Content-Language, Content-Location, Content-Disposition and Content-Description, empty and whitespace-only values, a 4000-octet value, obs-text octets, values edged by octets a Unicode reader takes for whitespace, one name on lines apart and names resembling the control fields reach the echo from GET and PUT parts, and Content-Length (anywhere among the fields, zero, in any case) on POST, PUT, PATCH, DELETE and GET parts, Content-Type with parameters, Content-Encoding, Content-Range, the digest fields and MIME's fields (in upper case, repeated, empty) from parts with content, each as the same request alone receives it.",
+    "Content-Language, Content-Location, Content-Disposition and Content-Description, empty and whitespace-only values, a 4000-octet value, obs-text octets, values edged by octets a Unicode reader takes for whitespace, one name on lines apart, names resembling the control or framing fields, Accept-Charset and Accept-Language reach the echo from GET and PUT parts, and Content-Length (anywhere among the fields, zero, in any case) on POST, PUT, PATCH, DELETE and GET parts, Content-Type with parameters, Content-Encoding, Content-Range, the digest fields and MIME's fields (in upper case, repeated, empty) from parts with content, each as the same request alone receives it.",
     state=State.READ_ONLY,
 )
 def part_field_kinds_reach_resource(ctx: Context, judge: Judge) -> None:

@@ -130,6 +130,6 @@ def top_level_fields_independent_of_parts(ctx: Context, judge: Judge) -> None:
                 judged += 1
     if not judged:
         judge.not_applicable(
-            "no part's answer alone carries a field that the answer of a plain part lacks, so "
-            "no copied field could show in the batch's header section"
+            "no field a part's answer carries alone could be judged: each is carried by the "
+            "plain parts' answers too, or the batch with the part was answered otherwise"
         )
