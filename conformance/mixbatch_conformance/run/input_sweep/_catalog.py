@@ -42,6 +42,11 @@ UNSWEPT: dict[str, str] = {
         "any method the endpoint does not support"
     ),
     "top-method:TRACE": "MB-METHOD-2: answered 405 like any method the endpoint does not support",
+    "top-method:[a-z]*": (
+        "a method in another case is another method (RFC 9110 §9.1: 'The method token is "
+        "case-sensitive'); the sweep's plant upper-cases it to one the endpoint refuses as well "
+        "(MB-METHOD-2: 405 or 501), so a server that reads it either way answers alike"
+    ),
     **{
         f"part-field:{name}{case}": (
             "a field a receiver could take for a target, sent only beside a missing Content-Id: "
