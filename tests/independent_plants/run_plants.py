@@ -1,9 +1,10 @@
 """Measure the conformance suite's power on violations planted by someone who had not read its checks.
 
 Each plant is one patch to an independent server that breaks one server requirement the way a
-competent implementer might (plants.json: id, requirement, keyword, description, patch). The
-server is the Go one (examples/go-server) unless --server node names the Node one
-(examples/node-server); a patch's paths are relative to that server's folder. For each plant
+competent implementer might (plants.json: id, requirement, keyword, description, patch, and
+`server` where it is not "go"). The server is the Go one (examples/go-server) unless the plants
+name the Node one (examples/node-server), or --server does; a patch's paths are relative to
+that server's folder. For each plant
 the runner copies the server into a scratch directory, applies the patch, builds it (Go: `go
 build`; Node: `node --check` of each .js file), starts it on a free loopback port (`-addr
 127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
@@ -213,22 +214,44 @@ def judge(
     }
 
 
+def server_of(plants: list[dict[str, Any]], given: str | None) -> str:
+    """The server a set's plants patch: the one each plant names (`server`, "go" when absent),
+    which must be the same for all and agree with `given` (--server) when that is set."""
+    named = {p.get("server", "go") for p in plants} or {given or "go"}
+    if len(named) != 1:
+        raise ValueError(f"the plants patch different servers: {sorted(named)}")
+    server = named.pop()
+    if given is not None and given != server:
+        raise ValueError(f"--server {given}, but the plants patch the {server} server")
+    if server not in SERVERS:
+        raise ValueError(f"unknown server {server!r}")
+    return server
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--server", choices=sorted(SERVERS), default="go", help="the server the plants patch"
+        "--server",
+        choices=sorted(SERVERS),
+        default=None,
+        help="the server the plants patch (default: the one the index names, else go)",
     )
     parser.add_argument("--only", nargs="*", default=None, help="plant ids to run")
     parser.add_argument("--jobs", type=int, default=1, help="plants run at once (1 or 2)")
     parser.add_argument("--index", type=Path, default=INDEX, help="the plants index to run")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where to write results")
     args = parser.parse_args(argv)
+    plants: list[dict[str, Any]] = json.loads(args.index.read_text())
+    try:
+        args.server = server_of(plants, args.server)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
     tool = find_tool(args.server)
     if tool is None:
         where = "on PATH or at /usr/local/go/bin/go" if args.server == "go" else "on PATH"
         print(f"no {args.server} binary {where}", file=sys.stderr)
         return 3
-    plants: list[dict[str, Any]] = json.loads(args.index.read_text())
     patches = args.index.resolve().parent
     if args.only:
         plants = [p for p in plants if p["id"] in args.only]

@@ -56,6 +56,7 @@ def test_index_names_existing_patches_and_requirements(folder: Path) -> None:
     known = {r["id"]: r["keyword"] for r in index["requirements"]}
     ids = [p["id"] for p in plants]
     assert len(ids) == len(set(ids))
+    run_plants.server_of(plants, None)
     for plant in plants:
         assert (folder / plant["patch"]).is_file(), plant["id"]
         assert known.get(plant["requirement"]) == plant["keyword"], plant["id"]
@@ -71,8 +72,9 @@ DEEP_TIMEOUT_S = 3600
 def test_every_recorded_catch_still_holds(folder: Path, tmp_path: Path, mixbatch_tier: str) -> None:
     if mixbatch_tier != "deep":
         pytest.skip("the planted servers run with --mixbatch-tier deep (make deep)")
-    if run_plants.find_go() is None:
-        pytest.skip("no go binary on PATH or at /usr/local/go/bin/go")
+    server = run_plants.server_of(json.loads((folder / "plants.json").read_text()), None)
+    if run_plants.find_tool(server) is None:
+        pytest.skip(f"no {server} binary to build or run the planted servers")
     if not (folder / "results.json").is_file():
         pytest.skip(f"{folder.name} has not been measured yet")
     recorded = json.loads((folder / "results.json").read_text())
@@ -84,6 +86,17 @@ def test_every_recorded_catch_still_holds(folder: Path, tmp_path: Path, mixbatch
     now = {v["id"] for v in fresh["plants"] if v["caught_by_requirement"]}
     lost = sorted(recorded_catches(recorded) - now)
     assert lost == [], f"plants no longer caught: {lost}"
+
+
+def test_a_set_names_one_server() -> None:
+    assert run_plants.server_of([{"id": "a"}], None) == "go"
+    assert run_plants.server_of([{"id": "a", "server": "node"}], None) == "node"
+    assert run_plants.server_of([{"id": "a", "server": "node"}], "node") == "node"
+    assert run_plants.server_of([], "node") == "node"
+    with pytest.raises(ValueError, match="different servers"):
+        run_plants.server_of([{"id": "a", "server": "node"}, {"id": "b"}], None)
+    with pytest.raises(ValueError, match="--server go"):
+        run_plants.server_of([{"id": "a", "server": "node"}], "go")
 
 
 def test_recorded_catches_include_the_runs_after_fixes() -> None:
