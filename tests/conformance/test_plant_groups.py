@@ -34,6 +34,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - input classes: a part's Content-* or empty fields, query-only references, forwarding fields,
   targets validated in an earlier batch, sandbox inputs (a PUT part without Content-Type given
   application/json, MB-PART-8);
+- registered codings: compress taken for a zlib format and answered 400 as content that does
+  not decode, unnamed or named in the 415; a 415 naming codings the server refuses 415; compress
+  decoded but left out of Accept-Encoding (MB-INTER-6);
 - coding lookalikes: MIME transfer encodings, the transfer coding chunked, identity with a
   parameter or quoted, or lookalikes under a 207 form or mode taken for identity (MB-INTER-6);
 - budget client fields: a batch's time budget lengthened by Prefer: wait or respond-async,
@@ -395,6 +398,7 @@ from mixbatch_conformance.run.plants import (
     refusal_list_neighbours,
     refusal_readings,
     refused_preconditions,
+    registered_codings,
     request_spellings,
     request_variants,
     resolution,
@@ -708,6 +712,14 @@ GROUPS = (
         ("FAIL",),
         # The catcher waits out the server's time budget twice.
         tier="slow",
+    ),
+    Group(
+        # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings it
+        # does decode".
+        "registered-codings",
+        _names(registered_codings.PLANTS),
+        ("registered-codings-decoded-or-refused", "decoded-codings-advertised"),
+        ("FAIL",),
     ),
     Group(
         "coding-lookalikes",

@@ -15,22 +15,16 @@ any part runs". `content-coded-batch-runs-nothing` sends a batch naming a coding
 supports whose content, read as it stands, writes a marked member into the sandbox, and expects
 the 415 and the marker absent from the sandbox listing afterwards; it sends that batch framed by
 Content-Length and again chunked, since removing the chunked transfer coding leaves the content
-coding in place and MB-INTER-5 answers chunked content as the same content framed by length. The 415's `Accept-Encoding`
-names "the codings it does decode", so each coding it names other than `identity` and `*` is then
-tried: a batch of two GETs in that coding (gzip and deflate made with the standard library) must
-be processed, and a name that is no registered coding must at least not be refused 415. A
-registered coding the suite cannot make (br, zstd, ...) is noted and left untried.
+coding in place and MB-INTER-5 answers chunked content as the same content framed by length.
+Whether the codings the 415's `Accept-Encoding` names are decoded, and every other registered
+coding refused, is judged by `registered-codings-decoded-or-refused`, which needs no sandbox.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.alone import role_of
 from mixbatch_conformance.checks._shared.chunking import CHUNK_OCTETS, chunked_content
-from mixbatch_conformance.checks._shared.content_codings import (
-    ENCODERS,
-    UNKNOWN_CODING,
-    accepted_codings,
-)
+from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found, sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_post
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -49,13 +43,6 @@ BOUNDARY = "mb-coding-7d1e04b9a2c85f63"
 FRAMING_LOOKALIKE = b"line one\r\n--\r\n--not-the-boundary\r\n0\r\n\r\n-- last line\r\n"
 #: The large body: more than one chunk, so the batch spans several.
 LARGE_OCTETS = CHUNK_OCTETS + 4099
-#: Registered content codings (the HTTP Content Coding Registry) the suite cannot make: a server
-#: naming one is taken at its word.
-UNMADE_CODINGS = frozenset(
-    {"br", "compress", "x-compress", "zstd", "dcb", "dcz", "aes128gcm", "exi", "pack200-gzip"}
-)
-#: Members of Accept-Encoding that name no coding to try: no coding at all, and any coding.
-NOT_A_CODING = frozenset({"identity", "*"})
 
 
 def _parts(ctx: Context, judge: Judge) -> list[SubRequest]:
@@ -138,7 +125,6 @@ def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None
 )
 def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
-    refusal: Response | None = None
     # MB-INTER-5: chunked content is answered "as it answers the same content framed by
     # `Content-Length`": the chunked transfer coding is no content coding, and removing it
     # leaves the content coding in place.
@@ -169,7 +155,6 @@ def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
                 "an Accept-Encoding field",
                 "MB-INTER-6",
             )
-            refusal = refusal or resp
         ran = marker.encode() in sandbox_listing(ctx, judge, coll)
         # MB-INTER-6: "... before any part runs".
         judge.expect_true(
@@ -179,35 +164,3 @@ def content_coded_batch_runs_nothing(ctx: Context, judge: Judge) -> None:
             "the POST part did not run",
             "MB-INTER-6",
         )
-    if refusal is not None:
-        _named_codings_decoded(ctx, judge, refusal)
-
-
-def _named_codings_decoded(ctx: Context, judge: Judge, refusal: Response) -> None:
-    """Each coding the 415 names is decoded: a batch in it is processed, not refused 415."""
-    subs = list(ok_and_not_found(ctx, judge))
-    body = compose_batch(subs, BOUNDARY)
-    cids = [s.content_id for s in subs]
-    for name in dict.fromkeys(n for n in accepted_codings(refusal) if n not in NOT_A_CODING):
-        if name in UNMADE_CODINGS:
-            judge.note(f"Accept-Encoding names {name!r}, a coding the suite cannot make: untried")
-            continue
-        encode = ENCODERS.get(name)
-        head = [
-            ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
-            ("Content-Encoding", name),
-        ]
-        content = body if encode is None else encode(body)
-        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, content))
-        judge.note(f"a batch in {name!r}, named by the 415's Accept-Encoding: {resp.status}")
-        # MB-INTER-6: "MUST answer 415 with an `Accept-Encoding` field naming the codings it
-        # does decode".
-        judge.expect_true(
-            f"a batch in {name!r}, a coding the 415 named as decoded",
-            resp.status != 415,
-            "refused 415",
-            "not refused 415",
-            "MB-INTER-6",
-        )
-        if encode is not None and resp.status != 415:
-            expect_processed(ctx, judge, resp, cids, requirement="MB-INTER-6")

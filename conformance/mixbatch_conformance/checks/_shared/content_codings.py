@@ -2,30 +2,102 @@
 
 `accepted_codings` reads an `Accept-Encoding` field as RFC 9110 §12.5.3 writes it: a list of
 codings, each with an optional weight, where `q=0` names a coding as not acceptable.
+`ENCODERS` makes the codings the suite can write valid content in: gzip and deflate with the
+standard library, compress with the suite's own LZW encoder, and br and zstd only where the
+environment already has a module that writes them (the suite depends on neither).
 """
 
 from __future__ import annotations
 
 import gzip
+import importlib
 import re
 import zlib
 from collections.abc import Callable
 
+from mixbatch_conformance.checks._shared.lzw import lzw_compress
 from mixbatch_conformance.core.validator import list_members
 from mixbatch_conformance.transport.http import Response
 
-__all__ = ["ENCODERS", "UNKNOWN_CODING", "accepted_codings"]
+__all__ = [
+    "ENCODERS",
+    "REGISTERED_CODINGS",
+    "UNKNOWN_CODING",
+    "accepted_codings",
+    "names_coding",
+    "spellings",
+]
 
 #: A content coding no server supports (RFC 9110 §8.4.1: codings are registered tokens, and
 #: this one is not).
 UNKNOWN_CODING = "x-mb-suite-unknown-coding"
-#: Content codings the suite makes with the standard library (RFC 9110 §8.4.1: gzip and
-#: x-gzip are the gzip format, deflate the zlib format).
+#: The HTTP Content Coding Registry (RFC 9110 §16.6.1, §18.6): every name a content coding is
+#: registered under, aliases included.
+REGISTERED_CODINGS: tuple[str, ...] = (
+    "aes128gcm",
+    "br",
+    "compress",
+    "dcb",
+    "dcz",
+    "deflate",
+    "exi",
+    "gzip",
+    "identity",
+    "pack200-gzip",
+    "x-compress",
+    "x-gzip",
+    "zstd",
+)
+#: Names a recipient takes for one coding: RFC 9110 §8.4.1.1 "A recipient SHOULD consider
+#: "x-compress" to be equivalent to "compress"", §8.4.1.3 the same of "x-gzip" and "gzip".
+EQUIVALENT: dict[str, frozenset[str]] = {
+    "compress": frozenset({"compress", "x-compress"}),
+    "x-compress": frozenset({"compress", "x-compress"}),
+    "gzip": frozenset({"gzip", "x-gzip"}),
+    "x-gzip": frozenset({"gzip", "x-gzip"}),
+}
+
+
+def _made_elsewhere() -> dict[str, Callable[[bytes], bytes]]:
+    """br (RFC 7932) and zstd (RFC 8878), where a module that writes them is installed."""
+    made: dict[str, Callable[[bytes], bytes]] = {}
+    try:
+        brotli = importlib.import_module("brotli")
+    except ImportError:
+        pass
+    else:
+        made["br"] = brotli.compress
+    try:
+        zstandard = importlib.import_module("zstandard")
+    except ImportError:
+        pass
+    else:
+        made["zstd"] = zstandard.ZstdCompressor().compress
+    return made
+
+
+#: Content codings the suite makes valid content in (RFC 9110 §8.4.1: gzip and x-gzip are the
+#: gzip format, deflate the zlib format, compress and x-compress the output of compress(1)).
 ENCODERS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": gzip.compress,
     "x-gzip": gzip.compress,
     "deflate": zlib.compress,
+    "compress": lzw_compress,
+    "x-compress": lzw_compress,
+    **_made_elsewhere(),
 }
+
+
+def spellings(coding: str) -> frozenset[str]:
+    """The names under which a list names `coding` (itself and its equivalent, lower-case)."""
+    name = coding.lower()
+    return EQUIVALENT.get(name, frozenset({name}))
+
+
+def names_coding(named: set[str], coding: str) -> bool:
+    """Whether codings `named` (lower-case, from `accepted_codings`) name `coding`: by its name,
+    by its equivalent, or by `*` (RFC 9110 §12.5.3: "any available content-coding")."""
+    return bool(named & (spellings(coding) | {"*"}))
 
 
 #: RFC 9110 §12.5.3: Accept-Encoding = #( codings [ weight ] ), codings = content-coding /

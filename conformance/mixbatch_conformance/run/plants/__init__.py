@@ -104,6 +104,7 @@ from mixbatch_conformance.run.plants import (
     refusal_members,
     refusal_readings,
     refused_preconditions,
+    registered_codings,
     request_spellings,
     request_variants,
     resolution,
@@ -264,6 +265,7 @@ PLANTS: tuple[Mutation, ...] = (
     + sender_grammar.PLANTS
     + client_leaving.PLANTS
     + part_content_fields.PLANTS
+    + registered_codings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.

@@ -141,13 +141,13 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "content-coding-415-names-gzip-undecoded",
         "MB-INTER-6 the 415 names gzip, which the server refuses",
-        ("content-coded-batch-runs-nothing",),
+        ("registered-codings-decoded-or-refused",),
         on_response=_names_coding("gzip"),
     ),
     P(
         "content-coding-415-names-no-coding",
         "MB-INTER-6 the 415 names a coding that does not exist",
-        ("content-coded-batch-runs-nothing",),
+        ("registered-codings-decoded-or-refused",),
         on_response=_names_coding("identityx"),
     ),
     P(
