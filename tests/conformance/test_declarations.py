@@ -160,6 +160,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-collection-write-sequences",
         "sandbox-creations-distinct",
         "sandbox-member-ids-case-distinct",
+        "sandbox-member-ids-confusable",
         "sandbox-json-values-read-back",
         "sandbox-member-ids-any-length",
         "sandbox-member-octets-every-path",

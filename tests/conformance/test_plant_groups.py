@@ -216,6 +216,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - sandbox names: a POST to the sandbox naming its new member after one a PUT created, replacing
   it (MB-TEST-3); its catcher is N/A on the reference server, whose sandbox refuses a PUT to an
   absent member, so the group holds no check to pass there.
+- sandbox member ids: ids naming what every object inherits taken as present before anything
+  was written, ids reading as one number taken for one member, the second answered as a
+  replacement or written over the first, a percent-encoded spelling decoded for writes and not
+  for reads (MB-TEST-3, MB-TEST-4); ids differing in case taken for one member (MB-TEST-3), whose
+  catcher is N/A on the reference server, whose sandbox refuses a PUT to an absent member.
 - fault pair documents: a part limit (max_part_bytes by a declared length, max_part_header_bytes,
   max_part_fields, max_parts) or max_batch_bytes exceeded beside a malformed envelope, answered
   with the limit's status and the malformed fault's requirement and place, or with the malformed
@@ -403,6 +408,7 @@ from mixbatch_conformance.run.plants import (
     request_variants,
     resolution,
     sandbox_inputs,
+    sandbox_member_ids,
     sandbox_names,
     sandbox_sequences,
     sender_grammar,
@@ -1246,6 +1252,24 @@ GROUPS = (
         _names(http10_forms.PLANTS),
         ("http10-accept-chooses-as-over-http11",),
         ("FAIL",),
+    ),
+    Group(
+        # MB-TEST-3: "a `PUT` to a member that does not exist with 201 (it created the member) or
+        # with 404 or 405 (it refused)", for "any such id" of "1 to 64 characters of `A-Z a-z
+        # 0-9 - _`"; MB-TEST-4: a member reads "what was last written to it". The plants make
+        # the sandbox take such PUTs in a store that takes some ids for others.
+        "sandbox-member-ids",
+        tuple(n for n in _names(sandbox_member_ids.PLANTS) if n != "sandbox-ids-fold-case"),
+        ("sandbox-member-ids-confusable",),
+        ("FAIL",),
+    ),
+    Group(
+        # The catcher is N/A on the reference server and through the relay unplanted: its
+        # sandbox refuses a PUT to an absent member, so no id is created to differ in case from.
+        "sandbox-member-ids-case",
+        ("sandbox-ids-fold-case",),
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
     ),
     Group(
         "sandbox-names",

@@ -112,6 +112,7 @@ from mixbatch_conformance.run.plants import (
     responses,
     retrievals,
     sandbox_inputs,
+    sandbox_member_ids,
     sandbox_names,
     sandbox_sequences,
     security,
@@ -194,6 +195,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_kinds.PLANTS
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
+    + sandbox_member_ids.PLANTS
     + sandbox_names.PLANTS
     + sandbox_sequences.PLANTS
     + absent_conditionals.PLANTS
