@@ -5,9 +5,6 @@
                                       look present before anything was written, so a PUT to one
                                       is answered 204 as a replacement, its GET 500, and its
                                       DELETE 204 (MB-TEST-3)
-    sandbox-number-ids-one-member     a store keyed by the number an id reads as: 0, 00 and -0,
-                                      or 123, 0123, 123e0 and 1_23, are one member, so a PUT to
-                                      the second is answered 204 (MB-TEST-3)
     sandbox-number-ids-overwrite      ids looked up as written but stored by the number they
                                       read as: a PUT to 0123 is answered 201 as a new member
                                       and writes over 123's document (MB-TEST-4)
@@ -148,12 +145,6 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-3 a PUT to an absent member whose id an object inherits answered 204",
         ("sandbox-member-ids-confusable",),
         on_response=_store(inherited=INHERITED),
-    ),
-    P(
-        "sandbox-number-ids-one-member",
-        "MB-TEST-3 a PUT to an absent member whose id reads as another's number answered 204",
-        ("sandbox-member-ids-confusable",),
-        on_response=_store(read=_as_number, write=_as_number),
     ),
     P(
         "sandbox-number-ids-overwrite",
