@@ -166,6 +166,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - running part at budget: the part still running when the time budget ends written
   `Http-Status-Code: 200` with no content before its delay could have passed, the abort part
   after it (MB-RESP-2, slow);
+- budget stand-ins: the part running when the time budget ends written as an ordinary 500 or
+  504 part, the abort part naming the part after it or left out when the part was the last, in
+  multipart/mixed, the JSON form and over HTTP/1.0, and the abort part left out when the part
+  it names is the last (MB-STATUS-6, slow);
 - GET content and ranges: a GET whose content is a batch, by Content-Length or chunked, run
   as one, or a retrieval's batch content dropped (MB-METHOD-3); a collection retrieval with
   Range answered 206 alone, under a matching If-Range or in a part, or 416 past its end
@@ -716,7 +720,25 @@ GROUPS = (
         ("running-part-answered-200-at-budget",),
         ("batch-abort-after-timeout",),
         ("FAIL",),
-        # The catcher waits out the server's time budget twice.
+        # The catcher waits out the server's time budget once, its batches sent at once.
+        tier="slow",
+    ),
+    Group(
+        "budget-stand-ins",
+        (
+            "running-part-answered-500-at-budget",
+            "running-part-answered-504-at-budget",
+            "last-part-abort-left-out",
+        ),
+        (
+            "batch-abort-after-timeout",
+            "batch-abort-in-multistatus",
+            "batch-abort-in-every-form",
+            "batch-abort-under-stop",
+            "batch-abort-over-http10",
+        ),
+        ("FAIL",),
+        # Each catcher waits out the server's time budget.
         tier="slow",
     ),
     Group(

@@ -3,8 +3,10 @@
 Theory of operation: a black-box suite cannot make a server fail on purpose, but it can outlast
 a limit the server declares. The target's `batch_timeout_ms` is its whole-batch time limit; the
 check sends three parts: a quick one (k-1), one on the target's delay resource that outlasts the
-limit (k), and a quick one after it. Spec 5.4 lists what a server that stops while part k runs
-may answer, and the check accepts each of them, no more:
+limit (k), and a quick one after it; with it, at once, the slow part first (k = 0) and the slow
+part last (no part left after k, where a server that writes the abort part only when a later
+part is due writes none). Spec 5.4 lists what a server that stops while part k runs may answer,
+and the check accepts each of them, no more:
 
 - parts 0 to k-1, then the abort part with `part_index` k;
 - parts 0 to k, then the abort part with `part_index` k+1 (the server finished part k);
@@ -19,13 +21,15 @@ part 0 keeps its own answer, and an abort part carries `Batch-Outcome: aborted`,
 `part_index` is its own position (MB-STATUS-14), and is followed by the close delimiter and
 nothing else (MB-STATUS-6). A part answered before the abort is a sub-response: a slow part
 written with the delay resource's 200 before its delay could have passed since the batch was
-sent whole (MB-TEST-7, MB-PROC-1) carries a status no sub-response had (MB-RESP-2), and one
-written 200 after it carries the content the resource answers alone (MB-RESP-4), compared
-only when two standalone sends agree on it (MB-TEST-7 fixes the status and timing, not the
-content) and when such a send fits the suite's time per exchange. `batch-abort-in-multistatus` asks for the same batch in the JSON
-(or XML) form and holds the abort entry to MB-MULTI-12. `batch-abort-under-stop` sends both
-batches under `Prefer: batch-on-error=stop`, at once: a spent budget is no failing part, so the
-abort part still ends them, never parts written `skipped`.
+sent whole (MB-TEST-7, MB-PROC-1) carries a status no sub-response had (MB-RESP-2), one
+written with a 5xx (a 500 or 504 for the part the budget cut off) stands where the abort part
+goes (MB-STATUS-6: the delay resource never answers 5xx), and one written 200 after it carries
+the content the resource answers alone (MB-RESP-4), compared only when two standalone sends
+agree on it (MB-TEST-7 fixes the status and timing, not the content) and when such a send fits
+the check's wait. `batch-abort-in-multistatus` asks for the same batches in the JSON (or XML)
+form and holds the abort entry to MB-MULTI-12 and the entries before it as the parts.
+`batch-abort-under-stop` sends them under `Prefer: batch-on-error=stop`: a spent budget is no
+failing part, so the abort part still ends them, never parts written `skipped`.
 
 `batch-budget-counts-arrival` sends a batch whose content trickles in over `ARRIVAL_SHARE` of
 the declared limit (once framed by Content-Length, once chunked, on two connections at once) and
@@ -44,9 +48,12 @@ HTTP/1.0). Such an answer is delimited by the connection's close, not by chunks,
 names no framing: the abort part and the close delimiter end it as over HTTP/1.1, and a server
 that cannot write them leaves the close delimiter missing, as MB-WIRE-14 lets a client see.
 
-Without a declared limit and a delay resource, or when the delay would not fit the suite's
-time per exchange, the checks are N/A. Each takes the declared limit plus a second, so they
-are in the standard tier.
+The batches of a check are sent at once, so that each check waits out the budget once (the
+declared limit plus a second or so). A read of such an exchange may wait the slow part's whole
+delay, so the checks raise their reads' wait to it (`_shared/outlast.wait_out`), beyond the
+run's per-exchange timeout up to `MAX_OUTLAST_WAIT_S`: a server declaring a budget of several
+seconds is judged as one declaring a short one. Without a declared limit and a delay resource,
+or when the wait would exceed that bound, the checks are N/A. They are in the standard tier.
 """
 
 from __future__ import annotations
@@ -58,13 +65,16 @@ from typing import Any
 
 from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
 from mixbatch_conformance.checks._shared.delay_answers import (
+    ALONE_SLACK_S,
     delay_waits,
     expect_delay_status_not_early,
+    expect_no_stand_in_for_abort,
 )
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
     outlasting_batch,
+    wait_out,
 )
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, json_object
@@ -164,22 +174,50 @@ def _is_aborted(part: Part) -> bool:
 @checker(
     "batch-abort-after-timeout",
     ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15", "MB-RESP-2"),
-    "A batch that outlasts the server's declared time limit after its response began ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200.",
+    "A batch that outlasts the server's declared time limit after its response began, its slow part in the middle, first or last, ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200, no part before it written with a failure the budget caused.",
     tier="standard",
     state=State.READ_ONLY,
 )
 def abort_after_timeout(ctx: Context, judge: Judge) -> None:
-    _judge_stopped_batch(ctx, judge, outlasting_batch(ctx, judge), ABORT_INDEXES, "")
-    # The slow part first: the server stops before it has answered any part, so the abort
-    # names part 0 (MB-STATUS-14: "a `part_index` member equal to the index of the first part
-    # it does not answer", 0 included), or part 1 if it finished the slow part.
-    _judge_stopped_batch(
-        ctx,
-        judge,
-        outlasting_batch(ctx, judge, slow_first=True),
-        FIRST_ABORT_INDEXES,
-        "slow part first: ",
-    )
+    _judge_stopped_batches(ctx, judge, _three_batches(ctx, judge, ""), ())
+
+
+def _three_batches(ctx: Context, judge: Judge, prefix: str) -> list[Stopped]:
+    """The outlasting batch with its slow part in the middle, first and last."""
+    return [
+        (outlasting_batch(ctx, judge), ABORT_INDEXES, prefix),
+        # The slow part first: the server stops before it has answered any part, so the abort
+        # names part 0 (MB-STATUS-14: "a `part_index` member equal to the index of the first
+        # part it does not answer", 0 included), or part 1 if it finished the slow part.
+        (
+            outlasting_batch(ctx, judge, slow_first=True),
+            FIRST_ABORT_INDEXES,
+            f"{prefix}slow part first: ",
+        ),
+        # The slow part last: no part is left after it, and the abort part still ends the
+        # batch, naming part 1 or, if the server finished it, part 2 (spec 5.4: "parts 0 to k,
+        # then the abort part with `part_index` k+1").
+        (
+            outlasting_batch(ctx, judge, slow_last=True),
+            ABORT_INDEXES,
+            f"{prefix}slow part last: ",
+        ),
+    ]
+
+
+#: An outlasting batch, the abort part_index values spec 5.4 allows it, and its label.
+Stopped = tuple[list[SubRequest], frozenset[int], str]
+
+
+def _judge_stopped_batches(
+    ctx: Context, judge: Judge, batches: list[Stopped], headers: tuple[tuple[str, str], ...]
+) -> None:
+    """Send the batches at once, so that the check waits out one budget, then judge each."""
+    with ThreadPoolExecutor(len(batches), thread_name_prefix="mixbatch-abort") as pool:
+        sent = [pool.submit(_sent_stopped, ctx, judge, subs, headers) for subs, _, _ in batches]
+        answers = [f.result() for f in sent]
+    for (subs, indexes, label), answer in zip(batches, answers, strict=True):
+        _judge_stopped_batch(ctx, judge, subs, indexes, label, answer)
 
 
 @checker(
@@ -252,10 +290,6 @@ def _judge_started_first_part(
     )
 
 
-#: Seconds each standalone GET of the delay resource may take beyond its delay.
-ALONE_SLACK_S = 2.0
-
-
 def _expect_delay_content_as_alone(
     ctx: Context, judge: Judge, label: str, part: Part, sub: SubRequest, index: int, ms: int
 ) -> None:
@@ -266,10 +300,10 @@ def _expect_delay_content_as_alone(
     that differs from one standalone send to the next is no content a part must reproduce.
     """
     what = f"{label}part {index} (a {ms} ms delay) content"
-    if ms / 1000 + ALONE_SLACK_S > ctx.timeout:
+    if ms / 1000 + ALONE_SLACK_S > ctx.timeout_for(judge):
         judge.note(
-            f"{what} not compared: a standalone GET waiting {ms} ms does not fit the suite's "
-            f"{ctx.timeout:g} s per exchange"
+            f"{what} not compared: a standalone GET waiting {ms} ms does not fit the check's "
+            f"{ctx.timeout_for(judge):g} s per read"
         )
         return
     first, second = ctx.alone(judge, sub), ctx.alone(judge, sub)
@@ -332,6 +366,8 @@ def _judge_stopped_batch(
         # A part answered before the abort is its sub-response (spec 5.4: "parts 0 to k"):
         # a slow part's 200 cannot have arrived before its delay had passed.
         part = env.parts[i]
+        if not expect_no_stand_in_for_abort(ctx, judge, label, part_status(env, i), subs[i], i, ms):
+            continue
         if not expect_delay_status_not_early(judge, label, part, i, ms, elapsed - sent_after_s):
             continue
         if part_status(env, i) == 200:
@@ -390,7 +426,7 @@ def _judge_stopped_batch(
 @checker(
     "batch-abort-under-stop",
     ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
-    "Under Prefer: batch-on-error=stop a batch that outlasts the declared time limit, the slow part second or first, still ends with the abort part of spec 5.4 under a 200, not with skipped parts.",
+    "Under Prefer: batch-on-error=stop a batch that outlasts the declared time limit, the slow part in the middle, first or last, still ends with the abort part of spec 5.4 under a 200, not with skipped parts.",
     profile="error-policy",
     tier="standard",
     state=State.READ_ONLY,
@@ -400,22 +436,14 @@ def abort_under_stop(ctx: Context, judge: Judge) -> None:
     # the error policy: the stop policy skips the parts after a part that *failed* (MB-PROC-6,
     # "a part fails when its status is 400 or above"); a spent budget is no part's status.
     stop = (("Prefer", "batch-on-error=stop"),)
-    batches = [
-        (outlasting_batch(ctx, judge), ABORT_INDEXES, "stop: "),
-        (outlasting_batch(ctx, judge, slow_first=True), FIRST_ABORT_INDEXES, "stop, slow first: "),
-    ]
-    # Both batches wait out the budget, so they are sent at once: the check costs one budget.
-    with ThreadPoolExecutor(len(batches), thread_name_prefix="mixbatch-abort") as pool:
-        sent = [pool.submit(_sent_stopped, ctx, judge, subs, stop) for subs, _, _ in batches]
-        answers = [f.result() for f in sent]
-    for (subs, indexes, label), answer in zip(batches, answers, strict=True):
-        _judge_stopped_batch(ctx, judge, subs, indexes, label, answer)
+    # The batches wait out the budget together: the check costs one budget.
+    _judge_stopped_batches(ctx, judge, _three_batches(ctx, judge, "stop: "), stop)
 
 
 @checker(
     "batch-abort-in-multistatus",
     ("MB-MULTI-12", "MB-STATUS-14", "MB-STATUS-12"),
-    "In the JSON or XML form an aborted batch, under the stop policy where offered, ends with an abort entry indexed by its part_index whose one header field is Content-Type.",
+    "In the JSON or XML form an aborted batch, its slow part in the middle, first or last, under the stop policy where offered, ends with an abort entry indexed by its part_index whose one header field is Content-Type, no entry before it a failure the budget caused.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -432,11 +460,15 @@ def abort_in_multistatus(ctx: Context, judge: Judge) -> None:
     headers: tuple[tuple[str, str], ...] = (("Accept", accept),)
     if ctx.target.claims("error-policy"):
         headers += (("Prefer", "batch-on-error=stop"),)
-    _judge_stopped_form(ctx, judge, outlasting_batch(ctx, judge), ABORT_INDEXES, headers, "")
-    # The slow part first: the abort entry and its problem name part 0, or part 1 (MB-STATUS-14:
-    # "a `part_index` member equal to the index of the first part it does not answer").
-    subs = outlasting_batch(ctx, judge, slow_first=True)
-    _judge_stopped_form(ctx, judge, subs, FIRST_ABORT_INDEXES, headers, "slow part first: ")
+    # The slow part in the middle, first (the abort entry and its problem name part 0, or part
+    # 1: MB-STATUS-14, "a `part_index` member equal to the index of the first part it does not
+    # answer") and last (no part left after it), sent at once: the check costs one budget.
+    batches = _three_batches(ctx, judge, "")
+    with ThreadPoolExecutor(len(batches), thread_name_prefix="mixbatch-abort") as pool:
+        sent = [pool.submit(_sent_stopped, ctx, judge, subs, headers) for subs, _, _ in batches]
+        answers = [f.result() for f in sent]
+    for (subs, indexes, label), answer in zip(batches, answers, strict=True):
+        _judge_stopped_form(ctx, judge, subs, indexes, headers, label, answer)
 
 
 def _judge_stopped_form(
@@ -446,10 +478,11 @@ def _judge_stopped_form(
     indexes: frozenset[int],
     headers: tuple[tuple[str, str], ...],
     label: str,
+    answer: tuple[Response, float],
 ) -> None:
     accept = headers[0][1]
     reader = entries_from_json if accept == JSON_FORM else entries_from_xml
-    resp, elapsed = _sent_stopped(ctx, judge, subs, headers)
+    resp, elapsed = answer
     if label:
         # As in the multipart form: the first part had started, so no 5xx (MB-STATUS-12).
         _judge_started_first_part(ctx, judge, resp, elapsed, 207, label)
@@ -484,6 +517,12 @@ def _judge_stopped_form(
     entry = entries[-1]
     answered = len(entries) - 1
     judge.expect(f"{label}entries answered before the abort", answered, indexes, "MB-STATUS-6")
+    for i, ms in delay_waits(ctx, judge, subs).items():
+        if i < answered:
+            # In this form as in multipart/mixed, an entry answered before the abort report is
+            # its part's sub-response (spec 5.4: "parts 0 to k"), never a failure written for
+            # the part the budget cut off.
+            expect_no_stand_in_for_abort(ctx, judge, label, entries[i].status, subs[i], i, ms)
     doc = json_object(entry.body)
     _expect_abort_problem(judge, doc, answered)
     # MB-MULTI-12: "give the abort report the index of the first part it does not answer (the
@@ -518,8 +557,14 @@ def budget_spans_every_part(ctx: Context, judge: Judge) -> None:
     if limit_ms is None:
         judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
     delay_ms = int(limit_ms * SHARE_OF_LIMIT)
-    if delay_ms / 1000 * SLOW_PARTS + TOTAL_SLACK_S > ctx.target.timeout:
-        judge.not_applicable(f"{SLOW_PARTS} waits of {delay_ms} ms do not fit one exchange")
+    # A server that never aborts, and sends nothing until the batch has ended, is silent for
+    # every slow part's wait.
+    wait_out(
+        ctx,
+        judge,
+        delay_ms / 1000 * SLOW_PARTS + TOTAL_SLACK_S,
+        f"{SLOW_PARTS} waits of {delay_ms} ms",
+    )
     slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(delay_ms))))
     echo = ctx.path(ctx.resource(judge, "echo"))
     # MB-PROC-3: only "consecutive safe sub-requests" may run concurrently; "a write between
@@ -559,8 +604,6 @@ ARRIVAL_SHARE = 0.6
 OVERSHOOT_SHARE = 0.25
 #: The pieces the content is sent in, evenly spaced over its arrival.
 PIECES = 6
-#: The longest declared limit the check waits out (it takes 1.25 times the limit).
-MAX_TRICKLED_LIMIT_MS = 10_000
 #: Seconds the suite allows beyond the trickled batch's expected end.
 TRICKLE_SLACK_S = 5.0
 TRICKLE_BOUNDARY = "mb-trickle-4f1a9c03e7b25d68"
@@ -571,13 +614,15 @@ def _pieces(body: bytes, count: int) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), size)]
 
 
-def _trickled(ctx: Context, head: bytes, pieces: list[bytes], gap: float) -> tuple[Exchange, float]:
+def _trickled(
+    ctx: Context, judge: Judge, head: bytes, pieces: list[bytes], gap: float
+) -> tuple[Exchange, float]:
     """Send `head` with the first piece, then each piece `gap` seconds after the one before;
     the exchange and the seconds from the first octet sent to the end of the answer."""
     request = head + b"".join(pieces)
     start = time.monotonic()
     try:
-        sock = connect(ctx.host, ctx.port, ctx.timeout, ctx.tls)
+        sock = connect(ctx.host, ctx.port, ctx.timeout_for(judge), ctx.tls)
     except (OSError, TargetUnreachable) as exc:
         return Exchange(request, None, f"{type(exc).__name__}: {exc}"), 0.0
     try:
@@ -610,10 +655,13 @@ def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
     limit_ms = ctx.target.batch_timeout_ms
     if limit_ms is None:
         judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
-    if limit_ms > MAX_TRICKLED_LIMIT_MS:
-        judge.not_applicable(f"batch_timeout_ms {limit_ms} is more than the check waits out")
-    if limit_ms * (1 + OVERSHOOT_SHARE) / 1000 + TRICKLE_SLACK_S > ctx.target.timeout:
-        judge.not_applicable(f"a batch outlasting {limit_ms} ms does not fit one exchange")
+    # The batch takes 1 + OVERSHOOT_SHARE times the limit when the server never aborts.
+    wait_out(
+        ctx,
+        judge,
+        limit_ms * (1 + OVERSHOOT_SHARE) / 1000 + TRICKLE_SLACK_S,
+        f"a trickled batch outlasting {limit_ms} ms",
+    )
     arrival_s = limit_ms * ARRIVAL_SHARE / 1000
     # MB-TEST-7: the delay resource answers "no sooner than *ms* milliseconds after it received
     # the request"; the part alone waits well under the limit.
@@ -634,8 +682,8 @@ def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
     chunks[-1] += b"0\r\n\r\n"
     with ThreadPoolExecutor(2, thread_name_prefix="mixbatch-trickle") as pool:
         sent = [
-            ("content-length: ", pool.submit(_trickled, ctx, by_length, pieces, gap)),
-            ("chunked: ", pool.submit(_trickled, ctx, chunked, chunks, gap)),
+            ("content-length: ", pool.submit(_trickled, ctx, judge, by_length, pieces, gap)),
+            ("chunked: ", pool.submit(_trickled, ctx, judge, chunked, chunks, gap)),
         ]
         answers = [(label, future.result()) for label, future in sent]
     for label, (ex, elapsed) in answers:

@@ -30,16 +30,18 @@ abort, which takes seconds, is sent only pipelined (its status is judged with th
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from mixbatch_conformance.checks._shared.chunking import CHUNKED_FRAMINGS, small_chunked
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
-from mixbatch_conformance.checks._shared.outlast import SLACK_S, outlasting_batch
+from mixbatch_conformance.checks._shared.outlast import outlast_fits, outlasting_batch
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import MULTISTATUS_FORMS
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import Response
+from mixbatch_conformance.transport.http import Exchange, Response
 
 BOUNDARY = "mb-pipe-3e8a1f0c7b2d9465"
 #: Milliseconds the first request takes when the target has a delay resource: far longer than
@@ -121,7 +123,7 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
                 )
             )
     out += _chunked_leaders(ctx, judge, accepts)
-    if _aborts(ctx):
+    if outlast_fits(ctx):
         subs = outlasting_batch(ctx, judge)
         out += [(f"{form}: {ABORT}", batch(subs, *accept)) for form, accept in accepts]
     plain = compose_batch([ok], BOUNDARY)
@@ -241,16 +243,6 @@ def _retrievals(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     return out
 
 
-def _aborts(ctx: Context) -> bool:
-    """Whether the target declares what an abort needs: a time limit that fits, a delay."""
-    limit_ms = ctx.target.batch_timeout_ms
-    return (
-        limit_ms is not None
-        and ctx.target.resource("delay") is not None
-        and limit_ms / 1000 + SLACK_S <= ctx.target.timeout
-    )
-
-
 def _cut_short(resp: Response | None) -> bool:
     """Whether an abort's answer ended before its close delimiter (or was not received)."""
     if resp is None:
@@ -276,9 +268,18 @@ def _cut_short(resp: Response | None) -> bool:
 def pipelining_behind_every_answer(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
     follower = ctx.raw_request("GET", ok.target)
-    for what, leader in _leaders(ctx, judge):
+    leaders = _leaders(ctx, judge)
+    # The aborts each wait out the time budget: pipelined at once, each on its own connection,
+    # they cost the check one budget.
+    aborts = [(what, leader) for what, leader in leaders if what.endswith(ABORT)]
+    pipelined: dict[str, list[Exchange]] = {}
+    if aborts:
+        with ThreadPoolExecutor(len(aborts), thread_name_prefix="mixbatch-pipe-abort") as pool:
+            sent = [pool.submit(ctx.send_many, judge, [leader, follower]) for _, leader in aborts]
+            pipelined = {what: f.result() for (what, _), f in zip(aborts, sent, strict=True)}
+    for what, leader in leaders:
         alone = None if what.endswith(ABORT) else ctx.send(judge, leader)
-        exchanges = ctx.send_many(judge, [leader, follower])
+        exchanges = pipelined.get(what) or ctx.send_many(judge, [leader, follower])
         got = [ex.response.status if ex.response else None for ex in exchanges]
         if alone is None:
             if _cut_short(exchanges[0].response):

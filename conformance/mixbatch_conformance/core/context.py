@@ -233,11 +233,17 @@ class Context:
         return value
 
     # -- traffic ---------------------------------------------------------------------------
-    def _pipeline(self, requests: list[bytes]) -> list[Exchange]:
+    def timeout_for(self, judge: Judge) -> float:
+        """Seconds each read of `judge`'s exchanges may wait: the run's per-exchange timeout,
+        or the longer wait its check asked for (`Judge.wait_s`)."""
+        return max(self.timeout, judge.wait_s)
+
+    def _pipeline(self, requests: list[bytes], timeout: float | None = None) -> list[Exchange]:
         """Send requests to the target over HTTP/1.1, or over HTTP/2 with --http2."""
+        wait = self.timeout if timeout is None else timeout
         if self.settings.http2:
-            return h2.pipeline(self.host, self.port, requests, self.timeout, self.h2_tls)
-        return pipeline(self.host, self.port, requests, self.timeout, self.tls)
+            return h2.pipeline(self.host, self.port, requests, wait, self.h2_tls)
+        return pipeline(self.host, self.port, requests, wait, self.tls)
 
     def _one(
         self,
@@ -250,17 +256,18 @@ class Context:
         """Send one request to the target (or `origin`): on the judge's kept connection when
         its framing is plain, else on a connection of its own; over HTTP/2 with --http2."""
         plain = keeps(request)
+        wait = self.timeout_for(judge)
         if origin is None:
             if self.settings.http2:
-                return h2.pipeline(self.host, self.port, [request], self.timeout, self.h2_tls)[0]
+                return h2.pipeline(self.host, self.port, [request], wait, self.h2_tls)[0]
             origin = (self.host, self.port, self.tls)
             if not as_written:
                 request = self._variant(judge, request)
         host, port, tls = origin
         # A request in a variant rides the connection it would have ridden as written.
         if self.settings.fresh_connections or not plain:
-            return pipeline(host, port, [request], self.timeout, tls)[0]
-        return self._connections(judge, host, port, tls).exchange(request)
+            return pipeline(host, port, [request], wait, tls)[0]
+        return self._connections(judge, host, port, tls).exchange(request, wait)
 
     def _variant(self, judge: Judge, request: bytes) -> bytes:
         """`request` as the run's request variants would send it (core.variants).
@@ -414,7 +421,7 @@ class Context:
         return self._answer(judge, ex)
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
-        exchanges = self._pipeline(requests)
+        exchanges = self._pipeline(requests, self.timeout_for(judge))
         for ex in exchanges:
             judge.record(ex)
             if ex.response is not None:

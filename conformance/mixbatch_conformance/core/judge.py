@@ -87,6 +87,10 @@ class Judge:
     check_id: str = ""
     #: Requests of the check considered for a variant so far (core.variants).
     variant_position: int = 0
+    #: Seconds the check's exchanges may wait for each read when that is longer than the run's
+    #: per-exchange timeout: a check that outlasts a time limit the target declares sets it
+    #: (`Context.timeout_for`); 0 leaves the run's timeout.
+    wait_s: float = 0.0
 
     def record(self, ex: Exchange) -> Exchange:
         self.exchanges.append(ex)

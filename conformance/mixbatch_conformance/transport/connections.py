@@ -190,17 +190,18 @@ class KeptConnection:
         self._reader = None
         self.carried = 0
 
-    def exchange(self, request: bytes) -> Exchange:
-        """Send `request` on the kept connection (or a new one) and read one response.
+    def exchange(self, request: bytes, timeout: float | None = None) -> Exchange:
+        """Send `request` on the kept connection (or a new one) and read one response, waiting
+        up to `timeout` seconds (the connection's own when None) for each read.
 
         Same contract as `http.exchange`: a response that is not HTTP/1.1 or no response at all
         is an Exchange with `error`; TargetUnreachable and TimeoutError propagate only when no
         connection can be made."""
         notes = self._check_idle()
         reused = self._sock is not None
-        ex, closed_idle = self._send(request, reused)
+        ex, closed_idle = self._send(request, reused, timeout)
         if closed_idle:
-            ex, _ = self._send(request, False)
+            ex, _ = self._send(request, False, timeout)
             notes.append(RESENT)
         return replace(ex, notes=(*ex.notes, *notes)) if notes else ex
 
@@ -239,12 +240,15 @@ class KeptConnection:
         self.opened += 1
         return sock, self._reader
 
-    def _send(self, request: bytes, reused: bool) -> tuple[Exchange, bool]:
+    def _send(
+        self, request: bytes, reused: bool, timeout: float | None = None
+    ) -> tuple[Exchange, bool]:
         """One exchange; the flag says the kept connection had been closed idle (send again)."""
         if self._sock is None or self._reader is None:
             sock, reader = self._open()
         else:
             sock, reader = self._sock, self._reader
+        sock.settimeout(self.timeout if timeout is None else timeout)
         self.carried += 1
         number = self.carried
         try:
@@ -289,8 +293,9 @@ class KeptConnections:
         self._lock = threading.Lock()
         self._closed = False
 
-    def exchange(self, request: bytes) -> Exchange:
-        """Send `request` on the connection used last, or a new one when all are in use."""
+    def exchange(self, request: bytes, timeout: float | None = None) -> Exchange:
+        """Send `request` on the connection used last, or a new one when all are in use;
+        `timeout` as `KeptConnection.exchange` takes it."""
         with self._lock:
             conn = (
                 self._idle.pop()
@@ -298,7 +303,7 @@ class KeptConnections:
                 else KeptConnection(self.host, self.port, self.timeout, self.tls)
             )
         try:
-            return conn.exchange(request)
+            return conn.exchange(request, timeout)
         finally:
             with self._lock:
                 if self._closed:

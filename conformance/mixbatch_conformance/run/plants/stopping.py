@@ -14,6 +14,16 @@ Each is a mistake a competent implementer makes where two features meet:
                                            written Http-Status-Code: 200 with no content, the
                                            abort part moved after it or left out, a status
                                            its sub-request never produced (MB-RESP-2)
+    running-part-answered-500-at-budget    the same part written as an ordinary failure, 500
+                                           with a text body, where the budget's timer landed
+                                           in the handler of a failing sub-request: the abort
+                                           part names the part after it, or is left out when
+                                           it was the last part (MB-STATUS-6)
+    running-part-answered-504-at-budget    the same with 504, the timeout taken for a gateway's
+                                           (MB-STATUS-6)
+    last-part-abort-left-out               no abort part when the part the budget cut off is
+                                           the last one, as a server that writes the abort only
+                                           while parts are left to run (MB-STATUS-6)
     stopping-part-written-as-problem       the part that stops a batch (stop policy, atomic)
                                            written as a problem document saying so, in place of
                                            its sub-response's fields and content (MB-RESP-4)
@@ -24,6 +34,7 @@ Each edits the reference server's answer in the multipart/mixed and the JSON for
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
@@ -144,6 +155,107 @@ def _running_part_answered_200(req: RelayRequest, resp: RelayResponse) -> None:
     resp.body = write_parts([*parts[:-1], answered, *tail], b)
 
 
+#: The body of a part written as failed when the budget cut its sub-request off.
+_CUT_OFF = b"the sub-request ran out of the batch's time budget\n"
+
+
+def _running_part_failed(status: int) -> Callable[[RelayRequest, RelayResponse], None]:
+    """The part an abort names, cut off by the budget, written as a `status` sub-response with a
+    text body; the abort part (or entry) then names the part after it, or is left out when the
+    part was the last; in multipart/mixed and in the JSON form."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if not is_batch(req):
+            return
+        ids = _request_ids(req)
+        b = boundary_of(resp)
+        parts = parts_of(resp.body, b) if b else None
+        if b and parts and field_of(parts[-1][0], "Batch-Outcome") == "aborted":
+            start = _abort_index(parts[-1][1])
+            if start is None or start >= len(ids):
+                return
+            failed: Part = (
+                [
+                    ("Http-Status-Code", str(status)),
+                    ("Content-Id", ids[start]),
+                    ("Content-Type", "text/plain; charset=utf-8"),
+                    ("Content-Length", str(len(_CUT_OFF))),
+                ],
+                _CUT_OFF,
+            )
+            tail: list[Part] = []
+            if start + 1 < len(ids):
+                doc = json.loads(parts[-1][1])
+                doc["part_index"] = start + 1
+                body = json.dumps(doc).encode()
+                tail = [(set_field(parts[-1][0], "Content-Length", str(len(body))), body)]
+            resp.body = write_parts([*parts[:-1], failed, *tail], b)
+            return
+
+        def entries(doc: dict[str, Any]) -> None:
+            items = doc.get("responses")
+            if not isinstance(items, list) or not items or items[-1].get("outcome") != "aborted":
+                return
+            report = items[-1]
+            body = str(report.get("body") or "").encode()
+            start = _abort_index(body)
+            if start is None or start >= len(ids):
+                return
+            target = ids[start].strip("<>")
+            # The resolved target, written as the entries before it write theirs.
+            href = target
+            for item in items[:-1]:
+                cid, seen = item.get("content_id"), item.get("href")
+                if isinstance(cid, str) and isinstance(seen, str) and seen.endswith(cid):
+                    href = seen[: len(seen) - len(cid)] + target
+            failed = {
+                "index": start,
+                "href": href,
+                "content_id": target,
+                "status": status,
+                "outcome": None,
+                "headers": [["Content-Type", "text/plain; charset=utf-8"]],
+                "body": _CUT_OFF.decode(),
+            }
+            summary = doc.get("summary")
+            if isinstance(summary, dict) and isinstance(summary.get("failed"), int):
+                summary["failed"] += 1
+            if start + 1 < len(ids):
+                problem_doc = json.loads(body)
+                problem_doc["part_index"] = start + 1
+                report["index"] = start + 1
+                report["body"] = json.dumps(problem_doc)
+                items[-1:] = [failed, report]
+            else:
+                items[-1:] = [failed]
+
+        map_json(entries)(req, resp)
+
+    return edit
+
+
+def _last_part_abort_left_out(req: RelayRequest, resp: RelayResponse) -> None:
+    """The abort part (or entry) left out when the part it names is the batch's last."""
+    if not is_batch(req):
+        return
+    last = len(_request_ids(req)) - 1
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b else None
+    if b and parts and field_of(parts[-1][0], "Batch-Outcome") == "aborted":
+        if _abort_index(parts[-1][1]) == last:
+            resp.body = write_parts(parts[:-1], b)
+        return
+
+    def entries(doc: dict[str, Any]) -> None:
+        items = doc.get("responses")
+        if not isinstance(items, list) or not items or items[-1].get("outcome") != "aborted":
+            return
+        if _abort_index(str(items[-1].get("body") or "").encode()) == last:
+            del items[-1]
+
+    map_json(entries)(req, resp)
+
+
 def _as_problem(fields: list[tuple[str, str]]) -> Part:
     kept = [(n, v) for n, v in fields if n.lower() in ("http-status-code", "content-id")]
     kept = set_field(
@@ -197,6 +309,26 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-RESP-2 the part running when the time budget ends written 200 with no content",
         ("batch-abort-after-timeout",),
         on_response=_running_part_answered_200,
+    ),
+    Mutation(
+        "running-part-answered-500-at-budget",
+        "MB-STATUS-6 the part running when the time budget ends written as a 500 part, the abort "
+        "part after it or left out",
+        ("batch-abort-after-timeout", "batch-abort-in-multistatus", "batch-abort-in-every-form"),
+        on_response=_running_part_failed(500),
+    ),
+    Mutation(
+        "running-part-answered-504-at-budget",
+        "MB-STATUS-6 the part running when the time budget ends written as a 504 part, the abort "
+        "part after it or left out",
+        ("batch-abort-after-timeout", "batch-abort-under-stop", "batch-abort-over-http10"),
+        on_response=_running_part_failed(504),
+    ),
+    Mutation(
+        "last-part-abort-left-out",
+        "MB-STATUS-6 no abort part when the part the time budget cut off is the last part",
+        ("batch-abort-after-timeout", "batch-abort-in-multistatus"),
+        on_response=_last_part_abort_left_out,
     ),
     Mutation(
         "stopping-part-written-as-problem",
