@@ -213,7 +213,8 @@ def _write_ids(w: _Writes, coll: str, ids: tuple[str, ...], related: frozenset[s
                 continue
             # The sandbox serves this id as the member written as `held` (a store keyed by the
             # number an id reads as, say): RFC 9110 §4.2 lets two URIs name one resource, and
-            # MB-TEST-3 answers "a `PUT` to an existing member with 200 or 204".
+            # MB-TEST-3 answers "a `PUT` to an existing member with 200 or 204". Sent directly,
+            # not through `w.put`: the alias is no member of its own to read back or delete.
             doc = w.doc(ident)
             aliased = w.ctx.alone(w.judge, _json("PUT", loc, doc)).status
             w.judge.expect(
