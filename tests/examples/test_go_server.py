@@ -9,23 +9,19 @@ target description at that port and runs the suite against it as a subprocess.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.examples._served import REPO, served, standard_tier
+
 SERVER_DIR = REPO / "examples" / "go-server"
 FALLBACK_GO = Path("/usr/local/go/bin/go")
-# The first line the server prints, "mbserver listening on http://127.0.0.1:PORT".
-READY_PREFIX = "mbserver listening on "
 BUILD_TIMEOUT_S = 120
-START_TIMEOUT_S = 10
 #: The standard tier against this server takes about two minutes on 2 cores, most of it waiting
 #: out time budgets and delays.
 SUITE_TIMEOUT_S = 300
@@ -69,57 +65,16 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         check=True,
         timeout=BUILD_TIMEOUT_S,
     )
-    proc = subprocess.Popen(
-        [str(binary), "-addr", "127.0.0.1:0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith(READY_PREFIX), f"unexpected first line {line!r}"
-        yield line.removeprefix(READY_PREFIX).strip()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=START_TIMEOUT_S)
-        if proc.stdout is not None:
-            proc.stdout.close()
+    with served([str(binary), "-addr", "127.0.0.1:0"]) as url:
+        yield url
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(SUITE_TIMEOUT_S + 30)
 def test_standard_tier_has_no_failure(server_url: str, tmp_path: Path) -> None:
-    target = json.loads((SERVER_DIR / "target.json").read_text())
-    target["base_url"] = server_url
-    config = tmp_path / "target.json"
-    config.write_text(json.dumps(target))
-    report = tmp_path / "report"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mixbatch",
-            "conformance",
-            "--config",
-            str(config),
-            "--tier",
-            "standard",
-            "--seed",
-            "1",
-            "--replays",
-            "0",
-            "--report",
-            str(report),
-            "--no-progress",
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=SUITE_TIMEOUT_S,
-        cwd=REPO,
+    results, result = standard_tier(
+        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S
     )
-    results = json.loads((report / "report.json").read_text())["results"]
     failed = sorted(r["check_id"] for r in results if r["verdict"] in {"FAIL", "FLAKY"})
     assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]

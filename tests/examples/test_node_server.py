@@ -9,22 +9,17 @@ suite against it as a subprocess.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.examples._served import REPO, served, standard_tier
+
 SERVER_DIR = REPO / "examples" / "node-server"
-# The first line the server prints, "mbserver listening on http://127.0.0.1:PORT".
-READY_PREFIX = "mbserver listening on "
-START_TIMEOUT_S = 10
-#: The standard tier against this server takes about two and a half minutes on 2 cores, most
-#: of it the checks that wait out its 8 s batch time budget.
+#: The standard tier against this server takes about two and a half minutes on 2 cores, most of
+#: it waiting out its 8 s time budget.
 SUITE_TIMEOUT_S = 300
 
 
@@ -33,45 +28,16 @@ def server_url() -> Iterator[str]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("no node binary on PATH")
-    proc = subprocess.Popen(
-        [node, "server.js", "--port", "0"],
-        cwd=SERVER_DIR,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith(READY_PREFIX), f"unexpected first line {line!r}"
-        yield line.removeprefix(READY_PREFIX).strip()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=START_TIMEOUT_S)
-        if proc.stdout is not None:
-            proc.stdout.close()
+    with served([node, "server.js", "--port", "0"], cwd=SERVER_DIR) as url:
+        yield url
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(SUITE_TIMEOUT_S + 30)
 def test_standard_tier_has_no_failure(server_url: str, tmp_path: Path) -> None:
-    target = json.loads((SERVER_DIR / "target.json").read_text())
-    target["base_url"] = server_url
-    config = tmp_path / "target.json"
-    config.write_text(json.dumps(target))
-    report = tmp_path / "report"
-    result = subprocess.run(
-        [
-            *(sys.executable, "-m", "mixbatch", "conformance", "--config", str(config)),
-            *("--tier", "standard", "--seed", "1", "--replays", "0", "--report", str(report)),
-            *("--no-progress", "--quiet"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=SUITE_TIMEOUT_S,
-        cwd=REPO,
+    results, result = standard_tier(
+        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S
     )
-    results = json.loads((report / "report.json").read_text())["results"]
     failed = sorted(r["check_id"] for r in results if r["verdict"] in {"FAIL", "FLAKY"})
     errors = sorted(
         f"{r['check_id']}: {r['verdict']}"

@@ -56,8 +56,8 @@ from mixbatch_conformance.checks._shared.collections import (
     part_member_path,
     retrieve_parts,
 )
+from mixbatch_conformance.checks._shared.sandbox_documents import holds_written
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -162,17 +162,6 @@ def _essence(ctype: str | None) -> str:
         return parse_media_type(ctype or "")[0].lower()
     except ValueError:
         return (ctype or "").split(";")[0].strip().lower()
-
-
-def _holds(body: bytes, written: dict[str, Any]) -> bool:
-    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
-    try:
-        doc = loads_json_text(body)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and all(
-        k in doc and same_json_value(doc[k], v) for k, v in written.items()
-    )
 
 
 #: Octets a part adds to its content in a batch, over its fields: room for the framing, the
@@ -326,7 +315,7 @@ def _expect_read_back(
         # with the same values".
         judge.expect_true(
             label,
-            _holds(body, content.doc),
+            holds_written(body, content.doc),
             f"{len(body)} octets: {body[:80]!r}",
             "an object holding every member written, with the same values",
             "MB-TEST-4",

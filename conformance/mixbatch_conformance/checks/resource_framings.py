@@ -29,9 +29,9 @@ from typing import Any
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.sandbox_documents import holds_written, tagged
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
-from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Response
@@ -76,23 +76,6 @@ def _framed(
     return ctx.send(judge, ctx.raw_request(method, path, head, framed))
 
 
-def _holds(body: bytes, written: dict[str, Any]) -> bool:
-    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
-    try:
-        doc = loads_json_text(body)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and all(
-        k in doc and same_json_value(doc[k], v) for k, v in written.items()
-    )
-
-
-def _tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
-    # MB-TEST-3: "a check may change the values of its string members to tell its writes
-    # apart".
-    return {k: tag if isinstance(v, str) else v for k, v in member.items()}
-
-
 def _read_back(
     ctx: Context, judge: Judge, what: str, path: str, want: bytes | dict[str, Any]
 ) -> None:
@@ -114,7 +97,7 @@ def _read_back(
     # `application/json`, an object holding every member of the object written".
     judge.expect_true(
         f"{what}, read back",
-        got.status == 200 and _holds(got.body, want),
+        got.status == 200 and holds_written(got.body, want),
         f"{got.status} with {len(got.body)} octets: {got.body[:80]!r}",
         "200 with an object holding every member written, with the same values",
         "MB-TEST-4",
@@ -143,7 +126,7 @@ def sandbox_writes_any_framing(ctx: Context, judge: Judge) -> None:
             "POST",
             coll,
             JSON_TYPE,
-            json.dumps(_tagged(member, "framing")).encode(),
+            json.dumps(tagged(member, "framing")).encode(),
             None,
         )
         loc = created_path(ctx, coll, first.get("Location"))
@@ -156,7 +139,7 @@ def sandbox_writes_any_framing(ctx: Context, judge: Judge) -> None:
             for name, chunk in FRAMINGS
         ]
         for name, chunk, tag in [*writes, *large]:
-            doc = _tagged(member, tag)
+            doc = tagged(member, tag)
             content = json.dumps(doc).encode()
             put = _framed(ctx, judge, "PUT", loc, JSON_TYPE, content, chunk)
             # MB-TEST-3: "a `PUT` to an existing member with 200 or 204", however its content

@@ -40,14 +40,13 @@ it creates before it finishes").
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.sandbox_documents import holds_written, json_write, tagged
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -78,18 +77,6 @@ PATTERN = b"0123456789abcdefghijklmnopqrstuvwxyz-mb-suite-\n"
 FILLER_OCTETS = 16384
 
 
-def _json(doc: dict[str, Any], method: str, path: str) -> SubRequest:
-    return SubRequest(
-        method, path, (("Content-Type", "application/json"),), json.dumps(doc).encode()
-    )
-
-
-def _tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
-    """`member` with each string member's value replaced by `tag` (MB-TEST-3: "a check may
-    change the values of its string members to tell its writes apart")."""
-    return {k: tag if isinstance(v, str) else v for k, v in member.items()}
-
-
 def _member(ctx: Context, judge: Judge) -> tuple[str, dict[str, Any]]:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
     member = ctx.target.sandbox_member
@@ -100,24 +87,13 @@ def _member(ctx: Context, judge: Judge) -> tuple[str, dict[str, Any]]:
     return coll, member
 
 
-def _holds(body: bytes, written: dict[str, Any]) -> bool:
-    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
-    try:
-        doc = loads_json_text(body)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and all(
-        k in doc and same_json_value(doc[k], v) for k, v in written.items()
-    )
-
-
 def _location(value: str | None) -> str | None:
     return urlsplit(value).path if value else None
 
 
 def _create(ctx: Context, judge: Judge, coll: str, doc: dict[str, Any]) -> str:
     """POST `doc` alone; its Location (N/A when the sandbox does not create one)."""
-    made = ctx.alone(judge, _json(doc, "POST", coll))
+    made = ctx.alone(judge, json_write("POST", coll, doc))
     loc = _location(made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
@@ -165,7 +141,7 @@ def sandbox_member_ids_any_length(ctx: Context, judge: Judge) -> None:
                 # MB-TEST-3: a suite "touches no member it did not create": a short id may
                 # name another client's member.
                 continue
-            put = _json(_tagged(member, f"id {n}"), "PUT", loc)
+            put = json_write("PUT", loc, tagged(member, f"id {n}"))
             if n % 2:
                 env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
                 status, where = part_status(env, 0), "in a batch"
@@ -226,7 +202,7 @@ def _expect_read(
             # values".
             judge.expect_true(
                 label,
-                _holds(body, want),
+                holds_written(body, want),
                 f"{len(body)} octets: {body[:80]!r}",
                 "an object holding every member written, with the same values",
                 "MB-TEST-4",
@@ -266,11 +242,11 @@ def sandbox_member_sizes_read_back(ctx: Context, judge: Judge) -> None:
     coll, member = _member(ctx, judge)
     if not ctx.target.sandbox_reads_back:
         judge.not_applicable("the target declares that its sandbox does not read back")
-    loc = _create(ctx, judge, coll, _tagged(member, "sizes"))
+    loc = _create(ctx, judge, coll, tagged(member, "sizes"))
     try:
         for size in SIZES:
-            doc = _tagged(member, _octets(size).decode().replace("\n", " "))
-            put = ctx.alone(judge, _json(doc, "PUT", loc))
+            doc = tagged(member, _octets(size).decode().replace("\n", " "))
+            put = ctx.alone(judge, json_write("PUT", loc, doc))
             # MB-TEST-3: "a `PUT` to an existing member with 200 or 204"; a server may refuse
             # content larger than it takes with 413 (RFC 9110 §15.5.14), and then wrote nothing.
             judge.expect(
@@ -302,16 +278,16 @@ def sandbox_member_sizes_read_back(ctx: Context, judge: Judge) -> None:
 def sandbox_creations_distinct(ctx: Context, judge: Judge) -> None:
     coll, member = _member(ctx, judge)
     nonce = secrets.token_hex(4)
-    docs = [_tagged(member, f"mb-suite create {i} {nonce}") for i in range(4)]
+    docs = [tagged(member, f"mb-suite create {i} {nonce}") for i in range(4)]
     made: list[tuple[str, dict[str, Any]]] = []
     try:
-        posts = [_json(d, "POST", coll) for d in docs[:2]]
+        posts = [json_write("POST", coll, d) for d in docs[:2]]
         env = expect_processed(ctx, judge, ctx.batch(judge, posts), [p.content_id for p in posts])
         answers = [
             (part_status(env, i), env.parts[i].get("Location"), "in one batch") for i in range(2)
         ]
         for doc in docs[2:]:
-            resp = ctx.alone(judge, _json(doc, "POST", coll))
+            resp = ctx.alone(judge, json_write("POST", coll, doc))
             answers.append((resp.status, resp.get("Location"), "alone"))
         for (status, location, where), doc in zip(answers, docs, strict=True):
             loc = _location(location)
@@ -341,7 +317,7 @@ def sandbox_creations_distinct(ctx: Context, judge: Judge) -> None:
                 # MB-TEST-4: "a representation of what was last written to it".
                 judge.expect_true(
                     f"{loc} reads back its own document",
-                    _holds(body, doc),
+                    holds_written(body, doc),
                     repr(body[:120]),
                     f"an object holding {doc!r}",
                     "MB-TEST-4",
@@ -362,11 +338,11 @@ def sandbox_member_outlives_batches(ctx: Context, judge: Judge) -> None:
     if not ctx.target.sandbox_reads_back:
         judge.not_applicable("the target declares that its sandbox does not read back")
     echo = ctx.target.resource("echo")
-    loc = _create(ctx, judge, coll, _tagged(member, "outlives"))
+    loc = _create(ctx, judge, coll, tagged(member, "outlives"))
     try:
         written: list[tuple[str, bytes | dict[str, Any], SubRequest]] = []
-        doc = _tagged(member, "written by a part")
-        written.append(("JSON", doc, _json(doc, "PUT", loc)))
+        doc = tagged(member, "written by a part")
+        written.append(("JSON", doc, json_write("PUT", loc, doc)))
         octets = b"written by a part"
         written.append(
             ("octets", octets, SubRequest("PUT", loc, (("Content-Type", "text/plain"),), octets))
@@ -441,7 +417,7 @@ def sandbox_members_all_retrieved(ctx: Context, judge: Judge) -> None:
             ("JSON with empty strings", "", None),
         )
         for what, tag, content in kinds:
-            loc = _create(ctx, judge, coll, _tagged(member, tag))
+            loc = _create(ctx, judge, coll, tagged(member, tag))
             made.append((what, loc))
             if content is None:
                 continue
@@ -492,7 +468,7 @@ def _untyped_put(loc: str, content: bytes) -> SubRequest:
 )
 def sandbox_write_without_content_type(ctx: Context, judge: Judge) -> None:
     coll, member = _member(ctx, judge)
-    made = [_create(ctx, judge, coll, _tagged(member, "untyped"))]
+    made = [_create(ctx, judge, coll, tagged(member, "untyped"))]
     loc = made[0]
     try:
         # Content with no media type is no member document, so MB-TEST-3 lets the sandbox
@@ -561,17 +537,17 @@ def sandbox_member_ids_case_distinct(ctx: Context, judge: Judge) -> None:
         if ctx.alone(judge, SubRequest("GET", loc)).status not in (404, 410):
             # MB-TEST-3: a suite "touches no member it did not create".
             judge.not_applicable(f"{loc} names a member already")
-    docs = [_tagged(member, f"case twin {n}") for n in range(2)]
+    docs = [tagged(member, f"case twin {n}") for n in range(2)]
     created: list[str] = []
     try:
-        first = ctx.alone(judge, _json(docs[0], "PUT", twins[0])).status
+        first = ctx.alone(judge, json_write("PUT", twins[0], docs[0])).status
         if first != 201:
             judge.not_applicable(f"a PUT to an absent member with capitals answered {first}")
         created.append(twins[0])
         # MB-TEST-3: "a `PUT` to a member that does not exist with 201 ... or with 404 or 405";
         # spec 14.4: a member id is "1 to 64 characters of `A-Z a-z 0-9 - _`", so an id in
         # other letter case is another id, and its member does not exist yet.
-        second = ctx.alone(judge, _json(docs[1], "PUT", twins[1])).status
+        second = ctx.alone(judge, json_write("PUT", twins[1], docs[1])).status
         judge.expect(f"PUT to {twins[1]} after {twins[0]}", second, PUT_ABSENT, "MB-TEST-3")
         if second == 201:
             created.append(twins[1])
@@ -581,7 +557,7 @@ def sandbox_member_ids_case_distinct(ctx: Context, judge: Judge) -> None:
             if ctx.target.sandbox_reads_back:
                 judge.expect_true(
                     f"GET {loc}",
-                    _holds(body, doc),
+                    holds_written(body, doc),
                     f"{body[:80]!r}",
                     "the document written to this id",
                     "MB-TEST-4",
@@ -629,7 +605,7 @@ def _resolved(coll: str, location: str | None) -> str | None:
 def sandbox_post_never_takes_a_put_name(ctx: Context, judge: Judge) -> None:
     coll, member = _member(ctx, judge)
     nonce = secrets.token_hex(4)
-    first = _create(ctx, judge, coll, _tagged(member, f"mb-suite first post {nonce}"))
+    first = _create(ctx, judge, coll, tagged(member, f"mb-suite first post {nonce}"))
     made: list[str] = [first]
     put: dict[str, dict[str, Any]] = {}
     try:
@@ -642,8 +618,8 @@ def sandbox_post_never_takes_a_put_name(ctx: Context, judge: Judge) -> None:
             if ctx.alone(judge, SubRequest("GET", loc)).status not in (404, 410):
                 # MB-TEST-3: a suite "touches no member it did not create".
                 continue
-            doc = _tagged(member, f"mb-suite put name {n} {nonce}")
-            status = ctx.alone(judge, _json(doc, "PUT", loc)).status
+            doc = tagged(member, f"mb-suite put name {n} {nonce}")
+            status = ctx.alone(judge, json_write("PUT", loc, doc)).status
             if status in (404, 405) and not put:
                 judge.not_applicable(
                     f"the sandbox refuses a PUT to an absent member ({loc} answered {status}), "
@@ -658,14 +634,14 @@ def sandbox_post_never_takes_a_put_name(ctx: Context, judge: Judge) -> None:
         if names and not put:
             judge.note("every name a POST may be given next is in use; no PUT was sent")
         docs = [
-            _tagged(member, f"mb-suite post {i} {nonce}")
+            tagged(member, f"mb-suite post {i} {nonce}")
             for i in range(POSTS_ALONE + POSTS_IN_BATCH)
         ]
         answers: list[tuple[int | None, str | None, str]] = []
         for doc in docs[:POSTS_ALONE]:
-            resp = ctx.alone(judge, _json(doc, "POST", coll))
+            resp = ctx.alone(judge, json_write("POST", coll, doc))
             answers.append((resp.status, resp.get("Location"), "alone"))
-        posts = [_json(doc, "POST", coll) for doc in docs[POSTS_ALONE:]]
+        posts = [json_write("POST", coll, doc) for doc in docs[POSTS_ALONE:]]
         env = expect_processed(ctx, judge, ctx.batch(judge, posts), [p.content_id for p in posts])
         answers.extend(
             (part_status(env, i), env.parts[i].get("Location"), "in a batch")
@@ -708,7 +684,7 @@ def sandbox_post_never_takes_a_put_name(ctx: Context, judge: Judge) -> None:
                 # the PUT-created member still reads what the PUT wrote.
                 judge.expect_true(
                     f"{loc} still holds its PUT's document after the POSTs",
-                    _holds(got.body, doc),
+                    holds_written(got.body, doc),
                     repr(got.body[:120]),
                     f"an object holding {doc!r}",
                     "MB-TEST-3",

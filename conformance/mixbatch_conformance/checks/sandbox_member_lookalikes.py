@@ -42,14 +42,13 @@ finishes").
 
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.sandbox_documents import holds_written, json_write, tagged
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Response
@@ -127,28 +126,6 @@ def _encoded(path: str) -> str | None:
     return f"{head}/{''.join(out)}" if encoded else None
 
 
-def _json(method: str, path: str, doc: dict[str, Any]) -> SubRequest:
-    body = json.dumps(doc).encode()
-    return SubRequest(method, path, (("Content-Type", "application/json"),), body)
-
-
-def _tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
-    """`member` with each string member's value replaced by `tag` (MB-TEST-3: "a check may
-    change the values of its string members to tell its writes apart")."""
-    return {k: tag if isinstance(v, str) else v for k, v in member.items()}
-
-
-def _holds(body: bytes, written: dict[str, Any]) -> bool:
-    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
-    try:
-        doc = loads_json_text(body)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and all(
-        k in doc and same_json_value(doc[k], v) for k, v in written.items()
-    )
-
-
 def _found(status: int | None) -> bool:
     """A GET answer that says something is there: a member (MB-TEST-3: "a `GET` of a member with
     200"), or another answer a server gives a resource it has."""
@@ -171,13 +148,13 @@ class _Writes:
     created_by_put: bool = False
 
     def doc(self, label: str) -> dict[str, Any]:
-        return _tagged(self.member, f"mb-suite {self.nonce} {label}")
+        return tagged(self.member, f"mb-suite {self.nonce} {label}")
 
     def get(self, path: str) -> Response:
         return self.ctx.alone(self.judge, SubRequest("GET", path))
 
     def put(self, path: str, doc: dict[str, Any]) -> int | None:
-        status = self.ctx.alone(self.judge, _json("PUT", path, doc)).status
+        status = self.ctx.alone(self.judge, json_write("PUT", path, doc)).status
         if status is not None and 200 <= status < 300:
             self.written[path] = doc
         if status == 201:
@@ -194,7 +171,7 @@ class _Writes:
         one the check drew at random (`related`), any 2xx answer when the sandbox does not read
         back, as no other client's member is named so."""
         if self.ctx.target.sandbox_reads_back:
-            return next((p for p, d in self.written.items() if _holds(got.body, d)), None)
+            return next((p for p, d in self.written.items() if holds_written(got.body, d)), None)
         return next(iter(self.written), None) if related and self.written else None
 
 
@@ -216,7 +193,7 @@ def _write_ids(w: _Writes, coll: str, ids: tuple[str, ...], related: frozenset[s
             # MB-TEST-3 answers "a `PUT` to an existing member with 200 or 204". Sent directly,
             # not through `w.put`: the alias is no member of its own to read back or delete.
             doc = w.doc(ident)
-            aliased = w.ctx.alone(w.judge, _json("PUT", loc, doc)).status
+            aliased = w.ctx.alone(w.judge, json_write("PUT", loc, doc)).status
             w.judge.expect(
                 f"PUT to {loc}, which the sandbox serves as the member written as {held}",
                 aliased,
@@ -265,7 +242,7 @@ def _read_back(w: _Writes, paths: list[str]) -> None:
             # id is a write to another member.
             w.judge.expect_true(
                 f"GET {loc} reads what was written to it",
-                _holds(got.body, doc),
+                holds_written(got.body, doc),
                 repr(got.body[:120]),
                 f"an object holding {doc!r}",
                 "MB-TEST-4",
@@ -302,7 +279,7 @@ def _spelled_member(w: _Writes, coll: str, creates: bool) -> str | None:
         )
         return loc if status == 201 else None
     doc = w.doc("spelled")
-    made = w.ctx.alone(w.judge, _json("POST", coll, doc))
+    made = w.ctx.alone(w.judge, json_write("POST", coll, doc))
     posted = created_path(w.ctx, coll, made.get("Location")) if made.status == 201 else None
     if posted is not None:
         w.written[posted] = doc
@@ -328,7 +305,7 @@ def _write_spelling(w: _Writes, coll: str, creates: bool) -> None:
             # MB-TEST-4: "a representation of what was last written to it".
             w.judge.expect_true(
                 f"GET {spelled}, a spelling of {loc}",
-                _holds(before.body, doc),
+                holds_written(before.body, doc),
                 repr(before.body[:120]),
                 f"the document written to {loc}: {doc!r}",
                 "MB-TEST-4",
@@ -344,7 +321,7 @@ def _write_spelling(w: _Writes, coll: str, creates: bool) -> None:
             # MB-TEST-4: what was last written to the member was written through its spelling.
             w.judge.expect_true(
                 f"GET {loc} reads what was written to {spelled}",
-                _holds(got.body, again),
+                holds_written(got.body, again),
                 repr(got.body[:120]),
                 f"an object holding {again!r}",
                 "MB-TEST-4",
@@ -381,7 +358,7 @@ def _write_spelling(w: _Writes, coll: str, creates: bool) -> None:
         # spelling the sandbox finds no member at wrote nothing to this member.
         w.judge.expect_true(
             f"GET {loc} after a PUT to {spelled}",
-            _holds(got.body, doc),
+            holds_written(got.body, doc),
             repr(got.body[:120]),
             f"an object holding {doc!r}",
             "MB-TEST-4",

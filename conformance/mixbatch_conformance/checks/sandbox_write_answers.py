@@ -20,12 +20,12 @@ member the check creates is deleted before it ends.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Sequence
 from typing import Any
 
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.sandbox_documents import json_write, tagged
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -47,17 +47,6 @@ READ = frozenset({200})
 GONE = frozenset({404, 410})
 
 
-def _json(method: str, path: str, doc: dict[str, Any]) -> SubRequest:
-    body = json.dumps(doc).encode()
-    return SubRequest(method, path, (("Content-Type", "application/json"),), body)
-
-
-def _tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
-    """`member` with each string member's value replaced by `tag` (MB-TEST-3: "a check may
-    change the values of its string members to tell its writes apart")."""
-    return {k: tag if isinstance(v, str) else v for k, v in member.items()}
-
-
 def _fresh(coll: str) -> str:
     """A member path no member has had: an id of 29 letters, digits and `-` (MB-TEST-3: "1 to 64
     characters of `A-Z a-z 0-9 - _`"), drawn at random so that no other client's is met."""
@@ -67,7 +56,7 @@ def _fresh(coll: str) -> str:
 def _create(ctx: Context, judge: Judge, coll: str, doc: dict[str, Any]) -> str:
     """POST `doc` alone; the member its 201 names (MB-TEST-3: "by creating a new member and
     answering 201 with a `Location` field naming it")."""
-    made = ctx.alone(judge, _json("POST", coll, doc))
+    made = ctx.alone(judge, json_write("POST", coll, doc))
     judge.require("POST of sandbox.member alone", made.status, {201}, "MB-TEST-3")
     loc = created_path(ctx, coll, made.get("Location"))
     judge.require_true(
@@ -84,12 +73,12 @@ def _create(ctx: Context, judge: Judge, coll: str, doc: dict[str, Any]) -> str:
 def _sequence(coll: str, loc: str, member: dict[str, Any], tag: str) -> list[SubRequest]:
     """The writes and reads across the boundary: `loc` exists when the first one is sent."""
     return [
-        _json("PUT", loc, _tagged(member, f"{tag} replaced")),
+        json_write("PUT", loc, tagged(member, f"{tag} replaced")),
         SubRequest("GET", loc),
         SubRequest("DELETE", loc),
         SubRequest("GET", loc),
         SubRequest("DELETE", loc),
-        _json("PUT", _fresh(coll), _tagged(member, f"{tag} put to an absent id")),
+        json_write("PUT", _fresh(coll), tagged(member, f"{tag} put to an absent id")),
         SubRequest("DELETE", _fresh(coll)),
     ]
 
@@ -119,13 +108,13 @@ def sandbox_write_answers(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the target declares no sandbox.member document to write")
     created: list[str] = []
     try:
-        loc = _create(ctx, judge, coll, _tagged(member, "answers alone"))
+        loc = _create(ctx, judge, coll, tagged(member, "answers alone"))
         created.append(loc)
         alone = [
             (sub, ctx.alone(judge, sub).status) for sub in _sequence(coll, loc, member, "alone")
         ]
         _judge(judge, "alone", alone, created)
-        loc = _create(ctx, judge, coll, _tagged(member, "answers in a batch"))
+        loc = _create(ctx, judge, coll, tagged(member, "answers in a batch"))
         created.append(loc)
         subs = _sequence(coll, loc, member, "in a batch")
         env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])

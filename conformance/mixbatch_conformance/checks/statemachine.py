@@ -36,7 +36,6 @@ not judged (MB-TEST-3 lets a check change string values, not add members).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mixbatch_conformance.checks._shared.collections import (
@@ -45,8 +44,9 @@ from mixbatch_conformance.checks._shared.collections import (
     retrieval_member_paths,
 )
 from mixbatch_conformance.checks._shared.property_runs import EXAMPLES, PropertyFailed
+from mixbatch_conformance.checks._shared.sandbox_documents import holds_written, json_write
 from mixbatch_conformance.core.context import Context, SubRequest
-from mixbatch_conformance.core.json_text import loads_json_text, same_json_value
+from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -75,25 +75,9 @@ def tagged(member: dict[str, Any], tag: str) -> dict[str, Any]:
     return out
 
 
-def _json(doc: dict[str, Any], method: str, path: str) -> SubRequest:
-    body = json.dumps(doc).encode()
-    return SubRequest(method, path, (("Content-Type", "application/json"),), body)
-
-
-def holds(body: bytes, written: dict[str, Any]) -> bool:
-    """MB-TEST-4: "an object holding every member of the object written, with the same values"."""
-    try:
-        doc = loads_json_text(body)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and all(
-        k in doc and same_json_value(doc[k], v) for k, v in written.items()
-    )
-
-
 def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, Any]) -> int:
     """The status the target gives a PUT to a member that no longer exists, sent alone."""
-    made = ctx.alone(judge, _json(tagged(member, "probe"), "POST", coll))
+    made = ctx.alone(judge, json_write("POST", coll, tagged(member, "probe")))
     loc = created_path(ctx, coll, made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(
@@ -101,7 +85,7 @@ def _learn_put_absent(ctx: Context, judge: Judge, coll: str, member: dict[str, A
             f"Location {made.get('Location')!r}, not 201 with a Location"
         )
     ctx.alone(judge, SubRequest("DELETE", loc))
-    put = ctx.alone(judge, _json(tagged(member, "probe again"), "PUT", loc))
+    put = ctx.alone(judge, json_write("PUT", loc, tagged(member, "probe again")))
     judge.require("PUT to a deleted member, alone", put.status, PUT_ABSENT, "MB-TEST-3")
     if put.status == 201:
         ctx.alone(judge, SubRequest("DELETE", loc))
@@ -184,7 +168,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
         def create(self, tag: str) -> str:
             def body(j: Judge) -> str:
                 doc = tagged(member, tag)
-                sub = _json(doc, "POST", coll)
+                sub = json_write("POST", coll, doc)
                 env = expect_processed(ctx, j, ctx.batch(j, [sub]), [sub.content_id])
                 # MB-TEST-3: "answering 201 with a `Location` field naming it".
                 j.require("create status", part_status(env, 0), {201}, "MB-TEST-3")
@@ -202,7 +186,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
         def replace(self, loc: str, tag: str) -> None:
             def body(j: Judge) -> None:
                 doc = tagged(member, tag)
-                sub = _json(doc, "PUT", loc)
+                sub = json_write("PUT", loc, doc)
                 env = expect_processed(ctx, j, ctx.batch(j, [sub]), [sub.content_id])
                 status = part_status(env, 0)
                 if self.model.get(loc) is None:
@@ -243,7 +227,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
             def body(j: Judge) -> None:
                 doc = tagged(member, tag)
                 subs = [
-                    _json(doc, "PUT", loc),
+                    json_write("PUT", loc, doc),
                     SubRequest("GET", loc),
                     SubRequest("DELETE", loc),
                     SubRequest("GET", loc),
@@ -263,7 +247,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
                 if wrote and reads_back:
                     j.expect_true(
                         "read after write",
-                        holds(env.parts[1].body, doc),
+                        holds_written(env.parts[1].body, doc),
                         repr(env.parts[1].body[:120]),
                         f"an object holding {doc!r}",
                         "MB-TEST-4",
@@ -287,7 +271,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
                     if reads_back:
                         j.expect_true(
                             f"{loc} reads back",
-                            holds(alone.body, doc),
+                            holds_written(alone.body, doc),
                             repr(alone.body[:120]),
                             f"an object holding {doc!r}",
                             "MB-TEST-4",
@@ -375,7 +359,7 @@ def sandbox_octets_read_back(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the target declares no sandbox.member document to write")
     if not ctx.target.sandbox_reads_back:
         judge.not_applicable("the target declares that its sandbox does not read back")
-    made = ctx.alone(judge, _json(tagged(member, "octets"), "POST", coll))
+    made = ctx.alone(judge, json_write("POST", coll, tagged(member, "octets")))
     loc = created_path(ctx, coll, made.get("Location"))
     if made.status != 201 or not loc:
         judge.not_applicable(f"a POST of sandbox.member alone answered {made.status}")
@@ -484,7 +468,7 @@ def sandbox_json_values_read_back(ctx: Context, judge: Judge) -> None:
         judge.not_applicable("the target declares that its sandbox does not read back")
     refused: list[str] = []
     for what, written in _json_value_documents(member):
-        made = ctx.alone(judge, _json(written, "POST", coll))
+        made = ctx.alone(judge, json_write("POST", coll, written))
         loc = created_path(ctx, coll, made.get("Location"))
         if made.status != 201 or not loc:
             # A store may refuse members it does not know or values it holds to a range;
@@ -496,7 +480,7 @@ def sandbox_json_values_read_back(ctx: Context, judge: Judge) -> None:
             # The same values written again through a batch part, whose content a server may
             # store by another path than a request's.
             again = {**written, **tagged(member, "json values replaced")}
-            put = _json(again, "PUT", loc)
+            put = json_write("PUT", loc, again)
             env = expect_processed(ctx, judge, ctx.batch(judge, [put]), [put.content_id])
             if part_status(env, 0) in REPLACED:
                 _expect_values_read_back(ctx, judge, f"{what}, PUT in a batch", loc, again)

@@ -146,13 +146,19 @@ def _running_part_answered_200(req: RelayRequest, resp: RelayResponse) -> None:
         [("Http-Status-Code", "200"), ("Content-Id", ids[start]), ("Content-Length", "0")],
         b"",
     )
+    resp.body = write_parts(_abort_after(parts, answered, start + 1 < len(ids)), b)
+
+
+def _abort_after(parts: list[Part], written: Part, more: bool) -> list[Part]:
+    """`parts`, whose last is an abort part, with `written` in the place of the part it names,
+    and the abort part naming the next one when there is one (`more`), else left out."""
     tail: list[Part] = []
-    if start + 1 < len(ids):
+    if more:
         doc = json.loads(parts[-1][1])
-        doc["part_index"] = start + 1
+        doc["part_index"] += 1
         body = json.dumps(doc).encode()
         tail = [(set_field(parts[-1][0], "Content-Length", str(len(body))), body)]
-    resp.body = write_parts([*parts[:-1], answered, *tail], b)
+    return [*parts[:-1], written, *tail]
 
 
 #: The body of a part written as failed when the budget cut its sub-request off.
@@ -183,13 +189,7 @@ def _running_part_failed(status: int) -> Callable[[RelayRequest, RelayResponse],
                 ],
                 _CUT_OFF,
             )
-            tail: list[Part] = []
-            if start + 1 < len(ids):
-                doc = json.loads(parts[-1][1])
-                doc["part_index"] = start + 1
-                body = json.dumps(doc).encode()
-                tail = [(set_field(parts[-1][0], "Content-Length", str(len(body))), body)]
-            resp.body = write_parts([*parts[:-1], failed, *tail], b)
+            resp.body = write_parts(_abort_after(parts, failed, start + 1 < len(ids)), b)
             return
 
         def entries(doc: dict[str, Any]) -> None:

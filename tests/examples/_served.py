@@ -1,0 +1,63 @@
+"""An outside server started for a test, and the suite's standard tier run against it.
+
+Both example servers print "mbserver listening on http://127.0.0.1:PORT" as their first line
+when started on port 0; the suite runs as a subprocess with a copy of the server's target
+description pointed at that URL.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+# The first line the server prints, "mbserver listening on http://127.0.0.1:PORT".
+READY_PREFIX = "mbserver listening on "
+START_TIMEOUT_S = 10
+
+
+@contextmanager
+def served(argv: list[str], cwd: Path | None = None) -> Iterator[str]:
+    """Start the server `argv` on a free loopback port; yields its URL."""
+    proc = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith(READY_PREFIX), f"unexpected first line {line!r}"
+        yield line.removeprefix(READY_PREFIX).strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=START_TIMEOUT_S)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def standard_tier(
+    target_file: Path, url: str, tmp_path: Path, timeout_s: float
+) -> tuple[list[dict[str, Any]], subprocess.CompletedProcess[str]]:
+    """Run the standard tier against `url` with `target_file`'s description; the report's
+    results and the finished process."""
+    target = json.loads(target_file.read_text())
+    target["base_url"] = url
+    config = tmp_path / "target.json"
+    config.write_text(json.dumps(target))
+    report = tmp_path / "report"
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "mixbatch", "conformance", "--config", str(config)),
+            *("--tier", "standard", "--seed", "1", "--replays", "0", "--report", str(report)),
+            *("--no-progress", "--quiet"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        cwd=REPO,
+    )
+    return json.loads((report / "report.json").read_text())["results"], result
