@@ -3,11 +3,11 @@
 Each plant is one patch to an independent server that breaks one server requirement the way a
 competent implementer might (plants.json: id, requirement, keyword, description, patch, and
 `server` where it is not "go"). The server is the Go one (examples/go-server) unless the plants
-name the Node one (examples/node-server), or --server does; a patch's paths are relative to
-that server's folder. For each plant
+name the Node one (examples/node-server) or the Rust one (examples/rust-server), or --server
+does; a patch's paths are relative to that server's folder. For each plant
 the runner copies the server into a scratch directory, applies the patch, builds it (Go: `go
-build`; Node: `node --check` of each .js file), starts it on a free loopback port (`-addr
-127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
+build`; Node: `node --check` of each .js file; Rust: `cargo build --release --offline`), starts
+it on a free loopback port (`-addr 127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
 runs the suite at standard tier against it with the server's own target description, its
 base_url replaced. The unpatched copy runs first: every check that is not PASS there (a WARN for
 a SHOULD it already misses) is left out of the judgement, and any FAIL on it is a false failure.
@@ -18,7 +18,7 @@ SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at 
 check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
 plants is run with --index; its patch paths are relative to that index's directory.
 
-Usage: python tests/independent_plants/run_plants.py [--server {go,node}] [--only ID ...]
+Usage: python tests/independent_plants/run_plants.py [--server {go,node,rust}] [--only ID ...]
        [--jobs N] [--index FILE] [--results FILE]
 """
 
@@ -41,12 +41,17 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 #: The independent servers a plant may patch, by --server name.
-SERVERS = {"go": REPO / "examples" / "go-server", "node": REPO / "examples" / "node-server"}
+SERVERS = {
+    "go": REPO / "examples" / "go-server",
+    "node": REPO / "examples" / "node-server",
+    "rust": REPO / "examples" / "rust-server",
+}
 #: The Go server, which go_coverage and go_mutants build.
 SERVER_DIR = SERVERS["go"]
 INDEX = HERE / "plants.json"
 RESULTS = HERE / "results.json"
 FALLBACK_GO = Path("/usr/local/go/bin/go")
+FALLBACK_CARGO = Path.home() / ".cargo" / "bin" / "cargo"
 READY_PREFIX = "mbserver listening on "
 BUILD_TIMEOUT_S = 180
 START_TIMEOUT_S = 10
@@ -74,9 +79,20 @@ def find_go() -> str | None:
     return str(FALLBACK_GO) if FALLBACK_GO.is_file() else None
 
 
+def find_cargo() -> str | None:
+    """The cargo binary on PATH, or rustup's usual install path."""
+    found = shutil.which("cargo")
+    if found is not None:
+        return found
+    return str(FALLBACK_CARGO) if FALLBACK_CARGO.is_file() else None
+
+
 def find_tool(server: str) -> str | None:
-    """What builds `server` (go) or runs it (node): its binary, or None when there is none."""
-    return find_go() if server == "go" else shutil.which("node")
+    """What builds `server` (go, cargo) or runs it (node): its binary, or None when there is
+    none."""
+    if server == "go":
+        return find_go()
+    return find_cargo() if server == "rust" else shutil.which("node")
 
 
 def go_env(cache: Path) -> dict[str, str]:
@@ -97,6 +113,16 @@ def build(tool: str, patch: Path | None, work: Path, cache: Path, server: str = 
                 [tool, "--check", str(script)], check=True, timeout=30, capture_output=True
             )
         return [tool, str(src / "server.js"), "--port", "0"]
+    if server == "rust":
+        subprocess.run(
+            [tool, "build", "--release", "--offline", "--quiet"],
+            cwd=src,
+            env=dict(os.environ, CARGO_TARGET_DIR=str(work / "target")),
+            check=True,
+            timeout=BUILD_TIMEOUT_S,
+            capture_output=True,
+        )
+        return [str(work / "target" / "release" / "mbserver"), "--port", "0"]
     binary = work / "mbserver"
     subprocess.run(
         [tool, "build", "-o", str(binary), "."],
@@ -249,7 +275,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tool = find_tool(args.server)
     if tool is None:
-        where = "on PATH or at /usr/local/go/bin/go" if args.server == "go" else "on PATH"
+        where = {
+            "go": f"on PATH or at {FALLBACK_GO}",
+            "rust": f"(cargo) on PATH or at {FALLBACK_CARGO}",
+        }.get(args.server, "on PATH")
         print(f"no {args.server} binary {where}", file=sys.stderr)
         return 3
     patches = args.index.resolve().parent
