@@ -51,6 +51,12 @@ pub fn push_fields(out: &mut String, fields: &[(String, Vec<u8>)]) {
     out.push(']');
 }
 
+#[cfg(test)]
+pub use parser::*;
+
+/// The reader, compiled for the tests only.
+#[cfg(test)]
+mod parser {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,
@@ -85,9 +91,6 @@ impl Value {
             Value::Num(n) => Some(*n as i64),
             _ => None,
         }
-    }
-    pub fn is_null(&self) -> bool {
-        matches!(self, Value::Null)
     }
 }
 
@@ -242,6 +245,8 @@ impl<'a> Parser<'a> {
         }
         String::from_utf8(out).map_err(|e| e.to_string())
     }
+}
+
 }
 
 #[cfg(test)]

@@ -51,7 +51,6 @@ impl App {
 }
 
 pub const OK: &str = "/res/ok";
-pub const NOT_FOUND: &str = "/res/missing";
 pub const ECHO: &str = "/res/echo";
 pub const ETAG: &str = "/res/etag";
 pub const NOTES: &str = "/res/notes";
@@ -276,6 +275,40 @@ fn etag_resource(app: &App, req: &Request) -> Response {
     with(Response::new(200)).with_body("application/json", b"{\"name\":\"etag resource\",\"version\":1}".to_vec())
 }
 
+/// If-Match and If-None-Match on a sandbox member (RFC 9110 §13.2.2, steps 1 and 3):
+/// Some(response) when a precondition decides the answer.
+fn member_preconditions(req: &Request, current: Option<&str>) -> Option<Response> {
+    if let Some(im) = crate::fields::joined(&req.headers, "if-match") {
+        let ok = match current {
+            Some(tag) => etag_matches(&im, tag, false),
+            None => false,
+        };
+        if !ok {
+            return Some(problem(412, "Precondition Failed", "If-Match did not match the member."));
+        }
+    }
+    if let Some(inm) = crate::fields::joined(&req.headers, "if-none-match") {
+        let matched = match current {
+            Some(tag) => etag_matches(&inm, tag, true),
+            None => false,
+        };
+        if matched {
+            return Some(if is_get(&req.method) {
+                let mut r = Response::new(304);
+                r.headers.push(("ETag".into(), current.unwrap().as_bytes().to_vec()));
+                r
+            } else {
+                problem(412, "Precondition Failed", "If-None-Match matched the member.")
+            });
+        }
+    }
+    None
+}
+
+fn member_tag(id: &str, m: &Member) -> String {
+    format!("\"n{}-v{}\"", id, m.version)
+}
+
 fn valid_member_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_')
 }
@@ -283,7 +316,7 @@ fn valid_member_id(id: &str) -> bool {
 fn member_response(status: u16, id: &str, m: &Member) -> Response {
     let mut r = Response::new(status);
     r.headers.push(("Content-Type".into(), m.content_type.clone()));
-    r.headers.push(("ETag".into(), format!("\"n{}-v{}\"", id, m.version).into_bytes()));
+    r.headers.push(("ETag".into(), member_tag(id, m).into_bytes()));
     r.headers.push(("Last-Modified".into(), date::format(m.modified).into_bytes()));
     r.body = m.body.clone();
     r
@@ -324,6 +357,12 @@ fn notes(store: &mut Store, req: &Request, path: &str) -> Response {
     let id = &path[NOTES.len() + 1..];
     if !valid_member_id(id) {
         return problem(404, "Not Found", "No such member.");
+    }
+    if ["GET", "HEAD", "PUT", "DELETE"].contains(&req.method.as_str()) {
+        let tag = store.notes.get(id).map(|m| member_tag(id, m));
+        if let Some(r) = member_preconditions(req, tag.as_deref()) {
+            return r;
+        }
     }
     match req.method.as_str() {
         "GET" | "HEAD" => match store.notes.get(id) {

@@ -38,9 +38,6 @@ impl Response {
         self.body = body;
         self
     }
-    pub fn field_lines(&self, name: &str) -> Vec<&[u8]> {
-        self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_slice()).collect()
-    }
 }
 
 /// The fields MB-RESP-4 leaves out of a response part.
