@@ -19,6 +19,8 @@ mod uri;
 mod xml;
 
 #[cfg(test)]
+mod itest;
+#[cfg(test)]
 mod vectors;
 
 use std::io::Write;
