@@ -288,7 +288,7 @@ fn plan_part(k: usize, part: &ReqPart, base: &UriRef, references: bool) -> Resul
         };
         let pieces = subrequest::scan(target).map_err(|e| bad("Malformed reference", format!("Part {}'s Content-Id: {}.", k, e), "MB-PROC-19", k, part.content_id_offset))?;
         check(&pieces, part.content_id_offset, true)?;
-        if subrequest::has_refs(&pieces) {
+        if subrequest::has_refs(&pieces, target) {
             cid_refs = Some(pieces);
         }
         for f in &part.fields {
@@ -298,7 +298,7 @@ fn plan_part(k: usize, part: &ReqPart, base: &UriRef, references: bool) -> Resul
             }
             let pieces = subrequest::scan(&f.value).map_err(|e| bad("Malformed reference", format!("Part {}'s field {}: {}.", k, f.name, e), "MB-PROC-19", k, f.offset))?;
             check(&pieces, f.offset, false)?;
-            let refs = if subrequest::has_refs(&pieces) { Some(pieces) } else { None };
+            let refs = if subrequest::has_refs(&pieces, &f.value) { Some(pieces) } else { None };
             fields_out.push((f.name.clone(), f.value.clone(), refs));
         }
     } else {

@@ -129,8 +129,14 @@ pub fn scan(value: &[u8]) -> Result<Vec<Piece>, String> {
     Ok(out)
 }
 
-pub fn has_refs(pieces: &[Piece]) -> bool {
-    pieces.iter().any(|p| matches!(p, Piece::Ref { .. }))
+/// Whether `value`, scanned into `pieces`, changes under substitution: it holds a reference
+/// or an escaped `$$(` (MB-PROC-18: `$$(` stands for a literal `$(`).
+pub fn has_refs(pieces: &[Piece], value: &[u8]) -> bool {
+    match pieces {
+        [] => false,
+        [Piece::Lit(l)] => l.as_slice() != value,
+        _ => true,
+    }
 }
 
 #[cfg(test)]

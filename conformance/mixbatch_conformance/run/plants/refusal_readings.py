@@ -61,15 +61,16 @@ def _first_coding_only(req: RelayRequest) -> None:
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
 
-def _coding_refusal_names_server_rule(req: RelayRequest, resp: RelayResponse) -> None:
-    """The 415 for a content coding names the server's rule (MB-INTER-6) in its problem
-    document, where spec 5.3 names MB-WIRE-2."""
+def _coding_refusal_names_framing_rule(req: RelayRequest, resp: RelayResponse) -> None:
+    """The 415 for a content coding names the multipart framing rule (MB-WIRE-1) in its problem
+    document, where spec 5.3 names MB-INTER-6 or MB-WIRE-2: the server files every refusal of
+    the content under one requirement."""
     coded = any(n.lower() == "content-encoding" for n, _ in req.headers)
     if resp.status != 415 or not coded:
         return
     doc = problem_doc(resp)
-    if doc is not None and doc.get("requirement") == "MB-WIRE-2":
-        doc["requirement"] = "MB-INTER-6"
+    if doc is not None and doc.get("requirement") in {"MB-INTER-6", "MB-WIRE-2"}:
+        doc["requirement"] = "MB-WIRE-1"
         resp.body = json.dumps(doc).encode()
 
 
@@ -138,10 +139,10 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_first_line_only,
     ),
     Mutation(
-        "coding-refusal-names-server-rule",
-        "MB-STATUS-4 the 415 for a content coding naming MB-INTER-6, where spec 5.3 names MB-WIRE-2",
+        "coding-refusal-names-framing-rule",
+        "MB-STATUS-4 the 415 for a content coding naming MB-WIRE-1, where spec 5.3 names MB-INTER-6 or MB-WIRE-2",
         ("envelope-refusal-names-broken-requirement",),
-        on_response=_coding_refusal_names_server_rule,
+        on_response=_coding_refusal_names_framing_rule,
     ),
     Mutation(
         "echo-authority-host-only",
