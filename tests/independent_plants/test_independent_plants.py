@@ -97,6 +97,7 @@ def test_a_set_names_one_server() -> None:
         run_plants.server_of([{"id": "a", "server": "node"}, {"id": "b"}], None)
     with pytest.raises(ValueError, match="--server go"):
         run_plants.server_of([{"id": "a", "server": "node"}], "go")
+    assert run_plants.server_of([{"id": "a", "server": "rust"}], None) == "rust"
 
 
 def test_recorded_catches_include_the_runs_after_fixes() -> None:
@@ -263,3 +264,47 @@ def test_node_server_copy_with_a_syntax_error_is_refused(tmp_path: Path) -> None
     patch = node_plant(tmp_path, OK_LINE.replace(");", ";"))
     with pytest.raises(subprocess.CalledProcessError):
         run_plants.build(node, patch, tmp_path / "work", tmp_path / "cache", "node")
+
+
+#: The line of the Rust server's /res/ok handler that the plants below change.
+RUST_OK = 'Response::new(200).with_body("text/plain; charset=utf-8", b"ok\\n".to_vec())'
+
+
+def rust_plant(folder: Path, new: str) -> Path:
+    """A plant for the Rust server, its paths relative to examples/rust-server, as a patch file
+    in `folder`: /res/ok's answer written as `new`."""
+    name = "src/resources.rs"
+    before = (run_plants.SERVERS["rust"] / name).read_text()
+    assert before.count(RUST_OK) == 1
+    after = before.replace(RUST_OK, new)
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    patch = folder / "plant.patch"
+    patch.write_text("".join(diff))
+    return patch
+
+
+@pytest.mark.parametrize(("patched", "status"), [(False, 200), (True, 500)])
+def test_rust_server_copy_builds_and_answers(tmp_path: Path, patched: bool, status: int) -> None:
+    """--server rust: the copy, with a plant's patch applied, builds with cargo (its target
+    folder left behind), starts on a free loopback port through `serving` and answers there."""
+    cargo = run_plants.find_tool("rust")
+    if cargo is None:
+        pytest.skip("no cargo on PATH or in ~/.cargo/bin")
+    patch = rust_plant(tmp_path, RUST_OK.replace("200", "500")) if patched else None
+    command = run_plants.build(cargo, patch, tmp_path / "work", tmp_path / "cache", "rust")
+    with run_plants.serving(command) as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert _status(f"{url}/res/ok") == status
+        assert _status(f"{url}/res/missing") == 404
+
+
+def test_rust_server_copy_that_does_not_compile_is_refused(tmp_path: Path) -> None:
+    """A patch that leaves the crate uncompilable fails the build step, as a Go build would."""
+    cargo = run_plants.find_tool("rust")
+    if cargo is None:
+        pytest.skip("no cargo on PATH or in ~/.cargo/bin")
+    patch = rust_plant(tmp_path, RUST_OK.replace("200", '"200"'))
+    with pytest.raises(subprocess.CalledProcessError):
+        run_plants.build(cargo, patch, tmp_path / "work", tmp_path / "cache", "rust")
