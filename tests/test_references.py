@@ -13,7 +13,7 @@ import pytest
 
 from mixbatch.codec import Fields
 from mixbatch.envelope import Part
-from mixbatch.references import Earlier, Unresolved, check, references_in, resolve
+from mixbatch.references import Earlier, Unresolved, check, malformed_in, references_in, resolve
 
 ORIGIN = {"base": "/batch", "scheme": "http", "authority": "example.test"}
 
@@ -46,6 +46,47 @@ def test_references_in_finds_each_reference_with_its_index_and_field() -> None:
 @pytest.mark.parametrize("text", ["$$(0)", "$(01)", "$(-1)", "$()", "$(0:)", "$ (0)", "price $5"])
 def test_text_that_is_not_a_reference_names_nothing(text: str) -> None:
     assert references_in(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "malformed"),
+    [
+        ("$$(0) $$(x) price $5 $$ $", None),
+        ("$$$(0)", None),
+        ("/orders/$(0)/lines?etag=$(12:ETag)", None),
+        ("$(x)", "$(x)"),
+        ("a $(01) b", "$(01) b"),
+        ("$()", "$()"),
+        ("$(1", "$(1"),
+        ("$(0:bad name)", "$(0:bad name)"),
+        ("$(0:)", "$(0:)"),
+        ("$(0) $(-1)", "$(-1)"),
+    ],
+)
+def test_a_dollar_paren_that_begins_no_reference_is_malformed(
+    text: str, malformed: str | None
+) -> None:
+    """Spec 7.7: "`$$(` stands for a literal `$(`, and is the only way to write one ... Every
+    other `$(` must begin a `reference`"; read left to right, `$$(` taken before `$(`."""
+    assert malformed_in(text) == malformed
+
+
+@pytest.mark.parametrize("value", ["$(x)", "$(01)", "$()", "$(1", "$(0:bad name)"])
+def test_check_refuses_a_malformed_reference(value: str) -> None:
+    error = check([_part(0, "/orders"), _part(1, "/x", ("X-Ref", value))])
+    assert error is not None
+    problem = error.to_problem()
+    assert (problem["status"], problem["requirement"], problem["part_index"]) == (
+        400,
+        "MB-PROC-19",
+        1,
+    )
+
+
+def test_a_reference_with_an_index_of_many_digits_names_no_part() -> None:
+    error = check([_part(0, "/orders"), _part(1, "$(" + "9" * 5000 + ")")])
+    assert error is not None
+    assert error.to_problem()["requirement"] == "MB-PROC-19"
 
 
 def test_check_accepts_references_that_look_back() -> None:

@@ -675,6 +675,12 @@ def references() -> None:
     w.response(None, "$(0)", [("Content-Type", "application/problem+json")], json.dumps(unresolved, separators=(",", ":")), outcome="skipped", length=True)
     w.response(200, "books/1", json_type, '{"id":1}', length=True).close()
     emit("references-unresolved", "Under the continue policy, a part whose reference names a part that failed is skipped with a problem document naming the reference, and the independent part after it still runs.", ["MB-PROC-20", "MB-RESP-5"], w, direction="response", context=ctx)
+    refused = {"type": "https://mixbatch.dev/problems/reference-unresolved", "title": "Reference unresolved", "status": 424,
+               "detail": "the target //books/4 that /$(0) yields is a network-path reference, on another origin", "requirement": "MB-PROC-20", "reference": "/$(0)"}
+    w = Wire("refs-target-Vq4Lm8Ts").response(201, "books", [("Location", "/books/4"), *json_type], '{"id":4}', length=True)
+    w.response(None, "/$(0)", [("Content-Type", "application/problem+json")], json.dumps(refused, separators=(",", ":")), outcome="skipped", length=True)
+    w.response(200, "books/1", json_type, '{"id":1}', length=True).close()
+    emit("references-target-refused", "A part whose target </$(0)> becomes the network-path reference //books/4 once part 0's Location is substituted fails the check of 8.3, so it is skipped with the MB-PROC-20 problem document (a 4xx status, 424 here), and the independent part after it still runs.", ["MB-PROC-20", "MB-SUB-2", "MB-RESP-5"], w, direction="response", context=ctx)
 
 # fmt: on
 

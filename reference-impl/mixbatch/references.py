@@ -8,9 +8,10 @@ may name a result of an earlier part:
     field-name  = token
 
 ``$(N)`` is part N's ``Location``, resolved against part N's target and written in origin form;
-``$(N:name)`` is part N's response field ``name`` as received (field values only). ``$$(`` is a
-literal ``$(``. ``check`` looks at the envelope before anything runs (MB-PROC-19: a reference
-that looks forward or at a missing part is a 400); ``resolve`` substitutes one part's references
+``$(N:name)`` is part N's response field ``name`` as its response part carries it (field values
+only). ``$$(`` is a literal ``$(``, and every other ``$(`` must begin a reference. ``check`` looks
+at the envelope before anything runs (MB-PROC-19: a reference that looks forward or at a missing
+part, or a malformed one, is a 400); ``resolve`` substitutes one part's references
 from the results before it, or raises ``Unresolved`` (MB-PROC-20) so that the part is skipped.
 The module is pure: no I/O, no event loop. It sits below the adapters so that the reference
 server and the ASGI middleware substitute references by the same rules, and the client can check
@@ -27,13 +28,14 @@ from urllib.parse import urljoin, urlsplit
 from mixbatch.codec import Fields, MixbatchError, RemoteProtocolError, resolve_target
 from mixbatch.envelope import Part
 
-__all__ = ["MODE", "Earlier", "Unresolved", "check", "references_in", "resolve"]
+__all__ = ["MODE", "Earlier", "Unresolved", "check", "malformed_in", "references_in", "resolve"]
 
 #: The Batch-Mode token that turns references on.
 MODE = "references"
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-#: ``$$(`` (an escaped ``$(``) or one reference; anything else is literal text.
-_REFERENCE = re.compile(r"\$\$\(|\$\((0|[1-9][0-9]{0,8})(?::(" + _TOKEN + r"))?\)")
+#: At each ``$``, read from left to right: ``$$(`` (an escaped ``$(``), else ``$(`` with the rest
+#: of a reference (group 1 its part index), else a bare ``$(``, which begins no reference.
+_REFERENCE = re.compile(r"\$\$\(|\$\((?:(0|[1-9][0-9]*)(?::(" + _TOKEN + r"))?\))?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +57,24 @@ class Unresolved(Exception):
         self.detail = detail
 
 
+def malformed_in(text: str) -> str | None:
+    """The first ``$(`` of ``text`` that neither begins a reference nor belongs to a ``$$(``
+    (spec 7.7), with what follows it on the value, else ``None``."""
+    for match in _REFERENCE.finditer(text):
+        if match.group(0) == "$(":
+            return text[match.start() : match.start() + 16]
+    return None
+
+
 def references_in(text: str) -> list[tuple[str, int, str | None]]:
     """Every reference in ``text`` as ``(as written, part index, field name or None)``."""
     found = []
     for match in _REFERENCE.finditer(text):
         if match.group(1) is not None:
-            found.append((match.group(0), int(match.group(1)), match.group(2)))
+            digits = match.group(1)
+            # An index past any batch's parts names none; no need to read every digit of it.
+            index = int(digits) if len(digits) <= 18 else 10**18
+            found.append((match.group(0), index, match.group(2)))
     return found
 
 
@@ -69,6 +83,19 @@ def check(parts: Sequence[Part]) -> MixbatchError | None:
     for part in parts:
         sources = [("Content-Id", part.content_id), *part.fields]
         for name, value in sources:
+            malformed = malformed_in(value)
+            if malformed is not None:
+                # MB-PROC-19: "answer 400, before any part runs, a batch ... whose `Content-Id`
+                # or field value holds a `$(` that neither begins a `reference` nor belongs to
+                # a `$$(`".
+                return RemoteProtocolError(
+                    f"part {part.index}: {name} holds {malformed!r}, whose $( begins no "
+                    "reference $(N) or $(N:field); a literal $( is written $$(",
+                    requirement="MB-PROC-19",
+                    slug="reference-malformed",
+                    title="Malformed reference",
+                    part_index=part.index,
+                )
             for written, index, field_name in references_in(value):
                 fault = None
                 if index >= part.index:
@@ -119,6 +146,7 @@ def _location(written: str, index: int, value: str, earlier: Earlier, origin: st
 def _substitute(text: str, results: Sequence[Earlier], origin: str, *, in_target: bool) -> str:
     def one(match: re.Match[str]) -> str:
         if match.group(1) is None:
+            # `$$(`; a bare `$(` never gets here, as check() refused the batch for it.
             return "$("
         written, index, name = match.group(0), int(match.group(1)), match.group(2)
         earlier = results[index]

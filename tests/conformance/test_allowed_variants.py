@@ -916,3 +916,38 @@ def test_conditional_posts_to_a_collection_judged_only_where_learnt(
     url = start_variant(patch)
     ctx = Context(with_published_profiles(reference_target(url)), RunSettings(tier="standard"))
     assert _not_passed_or_na(ctx, ["conditional-post-compares-selected-representation"]) == {}
+
+
+# -- the problem document of a part a reference kept from running ----------------------------
+def _unresolved_problem_other_spelling(req: RelayRequest, parts: list[Any]) -> list[Any]:
+    """A server whose MB-PROC-20 problem documents carry 400, not the examples' 424 ("whose
+    `status` is a 4xx code"), and that names, for a target refused after substitution, the
+    reference the target holds (`$(0)`) rather than the whole Content-Id (`/$(0)`): spec 7.7
+    lets `reference` be either."""
+    out = []
+    for fields, body in parts:
+        if ("Batch-Outcome", "skipped") in fields and b"MB-PROC-20" in body:
+            doc = json.loads(body)
+            doc["status"] = 400
+            reference = doc.get("reference")
+            if isinstance(reference, str) and reference.startswith("/$("):
+                doc["reference"] = reference[1:]
+            body = json.dumps(doc).encode()
+            fields = _fixed(fields, body)
+        out.append((fields, body))
+    return out
+
+
+def test_unresolved_problems_of_another_4xx_and_reference_spelling_pass(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = Variant(_unresolved_problem_other_spelling)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    checks = [
+        "references-unresolved-skipped",
+        "references-missing-field-skipped",
+        "references-target-refused-after-substitution",
+        "references-part-fields-only",
+        "references-atomic-unresolved",
+    ]
+    assert _verdicts(ctx, checks) == {}

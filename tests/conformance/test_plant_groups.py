@@ -279,6 +279,11 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - plain reference syntax: in a batch that does not ask for references, `$$(` read as `$(` in
   field values, a Content-Id or content, references substituted, or a reference to the part
   itself or a later part refused 400 (MB-PROC-18).
+- reference edges: a malformed reference run as text (MB-PROC-19); a target refused after
+  substitution answered as a failing part or by refusing the batch, the skipped part's problem
+  status outside 4xx or missing, `$(N:Content-Length)`, `$(N:Http-Status-Code)` or
+  `$(N:Content-Id)` resolved (MB-PROC-20); a ran part's href its Content-Id as written, a
+  skipped part's left unresolved (MB-MULTI-4, MB-MULTI-6).
 - trailer fields: a chunked batch's trailer fields merged into its header section, all of
   them, only those a Trailer field announced or only those it did not, or only its Cookie
   (MB-SUB-6), its Prefer or Batch-Mode (MB-PROC-5) or its Accept (MB-MULTI-1); its answer
@@ -400,6 +405,7 @@ from mixbatch_conformance.run.plants import (
     policy_value_readings,
     precondition_order,
     problem_schema,
+    reference_edges,
     reference_substitution,
     refusal_connections,
     refusal_documents,
@@ -627,6 +633,19 @@ GROUPS = (
             "references-escape-literal",
             "references-not-in-content",
             "references-missing-field-skipped",
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        # Spec 7.7, MB-PROC-19, MB-PROC-20 and the href of 6.3/6.4 in a references batch.
+        "reference-edges",
+        _names(reference_edges.PLANTS),
+        (
+            "references-malformed-refused",
+            "references-target-refused-after-substitution",
+            "references-unresolved-skipped",
+            "references-part-fields-only",
+            "references-href-by-form",
         ),
         ("FAIL",),
     ),

@@ -484,7 +484,8 @@ fn run(app: &App, conn: &mut Conn, head: &Head, content: &[u8], parts: &[ReqPart
     let record_of = |href: &str, status: Option<u16>, resp: Option<&Response>| -> Record {
         Record {
             ran_ok: status.map_or(false, |s| s < 400),
-            headers: resp.map(|r| r.headers.clone()).unwrap_or_default(),
+            // 7.7: `$(N:name)` reads the fields MB-RESP-4 carries into part N's response part.
+            headers: resp.map(subrequest::part_headers).unwrap_or_default(),
             target: UriRef {
                 scheme: base.scheme.clone(),
                 authority: base.authority.clone(),

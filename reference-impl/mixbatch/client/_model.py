@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mixbatch.codec import Fields, is_field_value, is_token
-from mixbatch.references import references_in
+from mixbatch.references import malformed_in, references_in
 
 __all__ = [
     "IDEMPOTENT_METHODS",
@@ -204,6 +204,13 @@ def _check_references(request: SubRequest, position: int) -> None:
     """Raise ``ValueError`` for a reference the server would refuse with 400 (MB-PROC-19)."""
     sources = [("target", request.target), *request.headers]
     for name, value in sources:
+        malformed = malformed_in(value)
+        if malformed is not None:
+            # MB-PROC-19: a `$(` that "neither begins a `reference` nor belongs to a `$$(`".
+            raise ValueError(
+                f"sub-request {position} ({request.method} {request.target}): {malformed!r} in "
+                f"{name} begins no reference $(N) or $(N:field); write a literal $( as $$("
+            )
         for written, index, field_name in references_in(value):
             # MB-PROC-19: a reference may not name "that part itself, a later part or a part
             # that does not exist", nor a field from the Content-Id (the target).

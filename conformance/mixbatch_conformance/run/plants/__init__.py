@@ -96,6 +96,7 @@ from mixbatch_conformance.run.plants import (
     problem_schema,
     problems,
     processing,
+    reference_edges,
     reference_substitution,
     refusal_connections,
     refusal_documents,
@@ -213,6 +214,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_readings.PLANTS
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
+    + reference_edges.PLANTS
     + plain_reference_syntax.PLANTS
     + hosts_and_entries.PLANTS
     + precondition_order.PLANTS

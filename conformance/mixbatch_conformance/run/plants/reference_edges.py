@@ -1,0 +1,228 @@
+"""Planted violations of the edges of references (spec 7.7, 6.3, 6.4): malformed references
+sent on as text, a target refused after substitution answered otherwise than skipped, the
+skipped part's problem document, the fields `$(N:name)` may name, and the href of a part in the
+XML and JSON forms of a references batch.
+
+Theory of operation: the reference server refuses a malformed reference, so a server that reads
+it as text is made by escaping it as `$$(` before the server sees it. A server that reads
+`Content-Length`, `Http-Status-Code` or `Content-Id` of the response part sees the field name
+turned into `Content-Type`, which the response part does carry. The other plants edit the answer:
+a skipped part turned into a failing one, the whole batch refused, the problem's `status` moved
+out of 4xx or dropped, and hrefs written from the Content-Id where the target ran substituted,
+or left unresolved where the part was skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.plants._edits import (
+    Part,
+    all_of,
+    body_has,
+    field_of,
+    header_has,
+    map_json,
+    map_parts,
+    map_xml,
+    refuses,
+    set_field,
+    without_field,
+)
+
+__all__ = ["PLANTS"]
+
+_REFERENCES = header_has("Batch-Mode", r"(?i)\breferences\b")
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+#: At each `$`: `$$(`, else `$(` with the rest of a reference, else a bare `$(` (spec 7.7).
+_SCAN = re.compile(r"\$\$\(|\$\((?:(?:0|[1-9][0-9]*)(?::" + _TOKEN + r")?\))?")
+#: The part fields that carry no reference: the method and the framing of the content.
+_NOT_REFERENCES = frozenset({"http-method", "content-length", "content-type"})
+
+
+def _escape_malformed(value: str) -> str:
+    return _SCAN.sub(lambda m: "$$(" if m.group(0) == "$(" else m.group(0), value)
+
+
+def _malformed_as_text(parts: list[Part]) -> list[Part]:
+    """A server that reads a `$(` beginning no reference as text: it is escaped before the
+    reference server reads it, so the part runs with a literal `$(`."""
+    return [
+        ([(n, v if n.lower() in _NOT_REFERENCES else _escape_malformed(v)) for n, v in f], b)
+        for f, b in parts
+    ]
+
+
+def _named_field(pattern: str) -> Any:
+    """A server that resolves `$(N:name)` for the names `pattern` matches: the reference
+    server sees `$(N:Content-Type)`, a field part N's response part carries."""
+    rx = re.compile(r"\$\(([0-9]+):(?:" + pattern + r")\)", re.IGNORECASE)
+
+    def edit(parts: list[Part]) -> list[Part]:
+        return [
+            (
+                [
+                    (n, v if n.lower() in _NOT_REFERENCES else rx.sub(r"$(\1:Content-Type)", v))
+                    for n, v in f
+                ],
+                b,
+            )
+            for f, b in parts
+        ]
+
+    return edit
+
+
+def _problem_of(body: bytes) -> dict[str, Any] | None:
+    if b"MB-PROC-20" not in body:
+        return None
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _target_refusal_failing(parts: list[Part]) -> list[Part]:
+    """A part whose substituted target is refused answered as a failing 400 sub-response."""
+    out = []
+    for f, b in parts:
+        doc = _problem_of(b)
+        if doc is not None and str(doc.get("reference", "")).startswith("/"):
+            f = [*without_field(f, "Batch-Outcome"), ("Http-Status-Code", "400")]
+        out.append((f, b))
+    return out
+
+
+def _problem_edit(edit: Any) -> Any:
+    def parts_edit(parts: list[Part]) -> list[Part]:
+        out = []
+        for f, b in parts:
+            doc = _problem_of(b) if field_of(f, "Batch-Outcome") == "skipped" else None
+            if doc is not None:
+                edit(doc)
+                b = json.dumps(doc).encode()
+                f = set_field(f, "Content-Length", str(len(b)))
+            out.append((f, b))
+        return out
+
+    return parts_edit
+
+
+def _status_500(doc: dict[str, Any]) -> None:
+    doc["status"] = 500
+
+
+def _status_dropped(doc: dict[str, Any]) -> None:
+    doc.pop("status", None)
+
+
+def _json_ran_href_as_written(doc: dict[str, Any]) -> None:
+    """The JSON entry of a part that ran with a reference: href from its Content-Id as written."""
+    for entry in doc.get("responses") or []:
+        cid = entry.get("content_id")
+        if entry.get("outcome") is None and isinstance(cid, str) and "$(" in cid:
+            entry["href"] = "/" + cid.lstrip("/")
+
+
+def _json_skipped_href_unresolved(doc: dict[str, Any]) -> None:
+    """The JSON entry of a skipped part: href the Content-Id as written, not resolved."""
+    for entry in doc.get("responses") or []:
+        cid = entry.get("content_id")
+        if entry.get("outcome") == "skipped" and isinstance(cid, str) and "$(" in cid:
+            entry["href"] = cid
+
+
+_XML_ENTRY = re.compile(rb"<D:response>.*?</D:response>", re.DOTALL)
+
+
+def _xml_ran_href_as_written(body: bytes) -> bytes:
+    """The XML entry of a part that ran with a reference: href from its Content-Id as written."""
+
+    def one(m: re.Match[bytes]) -> bytes:
+        entry = m.group(0)
+        cid = re.search(rb"<mb:content-id>([^<]*)</mb:content-id>", entry)
+        if cid is None or b"$(" not in cid.group(1) or b"<mb:outcome>" in entry:
+            return entry
+        href = b"/" + cid.group(1).lstrip(b"/")
+        return re.sub(rb"<D:href>[^<]*</D:href>", b"<D:href>" + href + b"</D:href>", entry)
+
+    return _XML_ENTRY.sub(one, body)
+
+
+P = Mutation
+
+PLANTS: tuple[Mutation, ...] = (
+    # MB-PROC-19: a `$(` that "neither begins a `reference` nor belongs to a `$$(`" is a 400.
+    P(
+        "malformed-reference-sent-as-text",
+        "MB-PROC-19 a malformed reference run as literal text",
+        ("references-malformed-refused",),
+        on_request_parts=_malformed_as_text,
+    ),
+    # MB-PROC-20: a target that fails 8.3 or 8.4 once substituted leaves its part skipped.
+    P(
+        "substituted-target-refusal-failing",
+        "MB-PROC-20 a target refused after substitution answered as a failing part",
+        ("references-target-refused-after-substitution",),
+        on_response=map_parts(_target_refusal_failing, _REFERENCES),
+    ),
+    P(
+        "substituted-target-refusal-refuses-batch",
+        "MB-PROC-20 a target refused after substitution refusing the whole batch",
+        ("references-target-refused-after-substitution",),
+        on_response=refuses(
+            all_of(_REFERENCES, body_has(rb"\r\nContent-Id: </\$\(")), requirement="MB-SUB-2"
+        ),
+    ),
+    # MB-PROC-20: the problem document "that the problem schema admits, whose `status` is a
+    # 4xx code".
+    P(
+        "unresolved-problem-status-5xx",
+        "MB-PROC-20 the skipped part's problem status not 4xx",
+        ("references-unresolved-skipped",),
+        on_response=map_parts(_problem_edit(_status_500), _REFERENCES),
+    ),
+    P(
+        "unresolved-problem-without-status",
+        "MB-PROC-20 the skipped part's problem outside the problem schema",
+        ("references-unresolved-skipped",),
+        on_response=map_parts(_problem_edit(_status_dropped), _REFERENCES),
+    ),
+    # Spec 7.7: `$(N:name)` reads only the fields MB-RESP-4 carries into the response part.
+    P(
+        "reference-reads-dropped-field",
+        "MB-PROC-20 $(N:Content-Length) resolved from the sub-response",
+        ("references-part-fields-only",),
+        on_request_parts=_named_field("Content-Length"),
+    ),
+    P(
+        "reference-reads-part-control-field",
+        "MB-PROC-20 $(N:Http-Status-Code) and $(N:Content-Id) resolved from the response part",
+        ("references-part-fields-only",),
+        on_request_parts=_named_field("Http-Status-Code|Content-Id"),
+    ),
+    # Spec 6.3, 6.4: href is the target a part ran with; for a skipped part, its Content-Id
+    # resolved as written.
+    P(
+        "json-ran-reference-href-as-written",
+        "MB-MULTI-4 a part that ran with a reference given its Content-Id as href",
+        ("references-href-by-form",),
+        on_response=map_json(_json_ran_href_as_written, _REFERENCES),
+    ),
+    P(
+        "json-skipped-reference-href-unresolved",
+        "MB-MULTI-4 a skipped part's href its Content-Id unresolved",
+        ("references-href-by-form",),
+        on_response=map_json(_json_skipped_href_unresolved, _REFERENCES),
+    ),
+    P(
+        "xml-ran-reference-href-as-written",
+        "MB-MULTI-6 a part that ran with a reference given its Content-Id as href",
+        ("references-href-by-form",),
+        on_response=map_xml(_xml_ran_href_as_written, _REFERENCES),
+    ),
+)
