@@ -198,6 +198,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   decoded (MB-PART-4), a part Content-Type holding a comment refused (MB-PART-8);
 - content extent: the epilogue or the preamble left out of the count held against
   max_batch_bytes (MB-STATUS-3, slow: each case sends max_batch_bytes).
+- coded limits: a server decoding gzip and deflate that holds max_batch_bytes against the coded
+  octets (MB-STATUS-3), runs a decoded part over max_part_fields (MB-LIMIT-5) or over
+  max_part_bytes (MB-STATUS-3), or counts a problem's byte_offset in coded octets (MB-STATUS-4);
+  the catchers are N/A on the reference server, which decodes no coding.
 - request spellings: the XML form's DAV:status written with an HTTP/1.0 batch's version
   (MB-MULTI-6), a router decoding encoded unreserved characters whose echo reports the decoded
   path (MB-TEST-2), a nesting test trimming a trailing slash or folding case so a part naming a
@@ -361,6 +365,7 @@ from mixbatch_conformance.run.plants import (
     busy_connections,
     chunked_connections,
     client_leaving,
+    coded_limits,
     collection_conditionals,
     collection_preconditions,
     collection_representations,
@@ -1169,6 +1174,21 @@ GROUPS = (
         ("FAIL",),
         # Sends max_batch_bytes (64 MiB on the reference server) per case.
         tier="slow",
+    ),
+    Group(
+        # Spec 9.1 and 5.3: the limits and the offsets count the content "after any content
+        # coding is removed". The reference server decodes no coding, so the catchers are N/A on
+        # it and through the relay unplanted; each plant decodes gzip and deflate in the relay.
+        "coded-limits",
+        _names(coded_limits.PLANTS),
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
+        # Their catchers decode max_batch_bytes (64 MiB) or max_part_bytes (16 MiB) per case.
+        slow_plants=(
+            "coded-batch-held-to-coded-octets",
+            "coded-part-fields-unheld",
+            "coded-part-bytes-unheld",
+        ),
     ),
     Group(
         "request-spellings",

@@ -13,7 +13,8 @@ import gzip
 import importlib
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from mixbatch_conformance.checks._shared.lzw import lzw_compress
 from mixbatch_conformance.core.validator import list_members
@@ -24,6 +25,7 @@ __all__ = [
     "REGISTERED_CODINGS",
     "UNKNOWN_CODING",
     "accepted_codings",
+    "encoded_as_read",
     "names_coding",
     "spellings",
 ]
@@ -86,6 +88,51 @@ ENCODERS: dict[str, Callable[[bytes], bytes]] = {
     "x-compress": lzw_compress,
     **_made_elsewhere(),
 }
+
+
+#: zlib's wbits for the codings it writes (RFC 9110 §8.4.1: gzip and x-gzip are the gzip format,
+#: deflate the zlib format).
+_ZLIB_WBITS = {"gzip": 31, "x-gzip": 31, "deflate": 15}
+#: The brotli quality content is written in as it is read: a ratio near the best, in a fraction
+#: of the time the best quality takes.
+_BROTLI_QUALITY = 5
+
+
+def _streamer(coding: str) -> tuple[Callable[[bytes], bytes], Callable[[], bytes]] | None:
+    """(compress a piece, finish) for `coding`, or None where no incremental encoder is at hand."""
+    wbits = _ZLIB_WBITS.get(coding)
+    if wbits is not None:
+        z = zlib.compressobj(9, zlib.DEFLATED, wbits)
+        return z.compress, z.flush
+    module: Any
+    if coding == "br":
+        try:
+            module = importlib.import_module("brotli")
+        except ImportError:
+            return None
+        b = module.Compressor(quality=_BROTLI_QUALITY)
+        return b.process, b.finish
+    if coding == "zstd":
+        try:
+            module = importlib.import_module("zstandard")
+        except ImportError:
+            return None
+        zs = module.ZstdCompressor().compressobj()
+        return zs.compress, zs.flush
+    return None
+
+
+def encoded_as_read(coding: str, pieces: Iterable[bytes]) -> bytes | None:
+    """The content the octets of `pieces` (in order) make, in `coding`, written piece by piece
+    so that the decoded octets are never held together; None for a coding the suite writes
+    only whole (compress) or not at all."""
+    streamer = _streamer(coding)
+    if streamer is None:
+        return None
+    compress, finish = streamer
+    out = [compress(piece) for piece in pieces]
+    out.append(finish())
+    return b"".join(out)
 
 
 def spellings(coding: str) -> frozenset[str]:

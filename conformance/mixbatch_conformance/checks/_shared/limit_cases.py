@@ -89,10 +89,16 @@ def envelope(parts: list[bytes]) -> bytes:
     return dash + b"\r\n" + (b"\r\n" + dash + b"\r\n").join(parts) + b"\r\n" + dash + b"--"
 
 
-def sent(ctx: Context, judge: Judge, body: bytes, chunked: bool) -> Response:
+def sent(
+    ctx: Context, judge: Judge, body: bytes, chunked: bool, coding: str | None = None
+) -> Response:
     """POST `body` to the batch endpoint framed by Content-Length, or chunked (RFC 9112 7.1)
-    in chunks of chunking.CHUNK_OCTETS; a limit counts the content's octets whatever frames them."""
+    in chunks of chunking.CHUNK_OCTETS; a limit counts the content's octets whatever frames them.
+    With `coding`, `body` is already in that content coding and the request names it in
+    `Content-Encoding`."""
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    if coding is not None:
+        head.append(("Content-Encoding", coding))
     if not chunked:
         return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
     framed, count = chunked_content(body)
@@ -140,10 +146,12 @@ def refused(
     must_name: str | None = None,
     chunked: bool = False,
     index: int = 0,
+    coding: str | None = None,
 ) -> None:
     """Refused with `status` before any part runs, the problem naming the limit `name`; `at`
-    is the fault's byte_offset in part `index`, or None for a limit on the whole batch."""
-    resp = sent(ctx, judge, body, chunked)
+    is the fault's byte_offset in part `index`, or None for a limit on the whole batch. With
+    `coding`, `body` is in that content coding, and `at` counts the decoded octets."""
+    resp = sent(ctx, judge, body, chunked, coding)
     if chunked:
         # MB-INTER-5: "its limits count the content's octets whatever frames them": the
         # refusal the same content framed by Content-Length gets.
@@ -195,10 +203,15 @@ def refused(
 
 
 def processed(
-    ctx: Context, judge: Judge, body: bytes, cids: list[str], chunked: bool = False
+    ctx: Context,
+    judge: Judge,
+    body: bytes,
+    cids: list[str],
+    chunked: bool = False,
+    coding: str | None = None,
 ) -> None:
     start = time.monotonic()
-    resp = sent(ctx, judge, body, chunked)
+    resp = sent(ctx, judge, body, chunked, coding)
     took = time.monotonic() - start
     budget = ctx.target.batch_timeout_ms
     if resp.status == 408 and budget is not None and took * 1000 >= budget:

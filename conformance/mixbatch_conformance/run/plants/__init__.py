@@ -37,6 +37,7 @@ from mixbatch_conformance.run.plants import (
     busy_connections,
     chunked_connections,
     client_leaving,
+    coded_limits,
     codings,
     collection_conditionals,
     collection_preconditions,
@@ -234,6 +235,7 @@ PLANTS: tuple[Mutation, ...] = (
     + chunked_connections.PLANTS
     + exact_values.PLANTS
     + content_extent.PLANTS
+    + coded_limits.PLANTS
     + origin_and_scope_readings.PLANTS
     + request_spellings.PLANTS
     + versions_statuses_weights.PLANTS

@@ -1,0 +1,408 @@
+"""The published limits and the problem's offsets count a content-coded batch as decoded
+(spec 9.1, 5.3, 10.1).
+
+Theory of operation: spec 9.1 counts `max_batch_bytes` as "the octets of the batch request's
+content after any content coding is removed", and the part limits count the parts the multipart
+parser reads, which are in the decoded content; spec 5.3 has offsets "count octets of the
+content as the multipart parser sees it, that is, after any content coding has been removed".
+The limit cases of `checks/limits.py` send content without a coding, so a server that holds a
+limit against the octets it received, or that decodes without holding the part limits, passes
+them. The checks here send the same cases in each content coding the server decodes:
+
+- the codings are learnt as `registered-codings-decoded-or-refused` learns them: a batch in a
+  coding no server supports is answered 415, whose `Accept-Encoding` names "the codings it does
+  decode" (MB-INTER-6). A named coding the suite writes (gzip, x-gzip and deflate, and br and
+  zstd where the environment writes them, at any size, made as they are read; compress only for
+  small content, which the suite writes whole) is tried if a small valid batch in it is
+  processed; one that is not is judged by that check.
+  A server whose 415 names no coding the suite writes, or that does not answer 415, is N/A.
+- `coded-batch-bytes-counted-decoded`: content decoding to exactly `max_batch_bytes` octets (one
+  GET, the rest padding lines in the preamble and the epilogue, which MB-WIRE-9 has a receiver
+  ignore) is processed; content decoding to one octet more is refused 413 naming
+  `max_batch_bytes`, before any part runs. The coded content of the second is at most a few
+  hundred kilobytes: a server that holds the limit against the octets received runs it, and one that
+  decodes it whole before counting has decoded past its limit (spec 9.1 lets it refuse by the
+  coded length too, which none of these reaches).
+- `coded-part-limits-counted-decoded`: a part body of exactly `max_part_bytes` octets, a part
+  header section of exactly `max_part_header_bytes` octets, one of exactly `max_part_fields`
+  field lines and a batch of exactly `max_parts` parts, each processed, and each one unit over,
+  refused with the status spec 9.1 names, the problem placing the fault in decoded octets.
+- `coded-fault-offsets-decoded`: after a preamble of 64 KiB of padding lines (a few hundred
+  coded octets), a second part whose header section is one octet over
+  `max_part_header_bytes`, and content ending without its close delimiter: the `byte_offset`
+  is the section's first octet, and the content's decoded length, counted in decoded octets.
+
+The coded content is written as it is made, from repeated blocks, so no case holds its decoded
+octets; the decoded size is bounded by `MAX_DECODED` (a case over it is N/A). Every batch only
+reads `ok` or writes to `echo`, which keeps nothing, so a server that runs one changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mixbatch_conformance.checks._shared.content_codings import (
+    ENCODERS,
+    UNKNOWN_CODING,
+    accepted_codings,
+    encoded_as_read,
+)
+from mixbatch_conformance.checks._shared.limit_cases import (
+    BOUNDARY,
+    FIRST_SECTION,
+    MAX_PARTS_SENT,
+    envelope,
+    filled,
+    header_section,
+    part,
+    processed,
+    published_limit,
+    refused,
+    sent,
+)
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_located, expect_rejected
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: The most octets a coded case decodes to: 256 MiB, a few hundred kilobytes coded.
+MAX_DECODED = 256 * 1024 * 1024
+#: The most octets a case decodes to in a coding the suite writes only whole.
+WHOLE_DECODED = 1024 * 1024
+#: The decoded octets written at a time.
+BLOCK = 1024 * 1024
+#: One padding line: text that is not a delimiter line, ended by CRLF.
+LINE = b"preamble and epilogue text a receiver ignores, counted after decoding\r\n"
+#: The preamble of the offset cases: far more octets decoded than coded.
+PREAMBLE_OCTETS = 64 * 1024
+
+#: Decoded content as (octets, times) pieces, written in order, never joined.
+Pieces = list[tuple[bytes, int]]
+
+
+def _length(pieces: Pieces) -> int:
+    return sum(len(b) * n for b, n in pieces)
+
+
+def _octets(pieces: Pieces) -> Iterator[bytes]:
+    for b, n in pieces:
+        for _ in range(n):
+            yield b
+
+
+def _repeated(unit: bytes, octets: int) -> Pieces:
+    """Exactly `octets` octets of `unit` repeated, in blocks of about BLOCK octets."""
+    block = unit * max(1, BLOCK // len(unit))
+    whole, rest = divmod(octets, len(block))
+    return [(block, whole), ((unit * (rest // len(unit) + 1))[:rest], 1)]
+
+
+def _padding(octets: int) -> Pieces:
+    """Exactly `octets` octets of padding lines, the last one cut short where they do not
+    divide (never between its CR and its LF)."""
+    pieces = _repeated(LINE, octets)
+    tail = pieces[-1][0]
+    if tail.endswith(b"\r"):
+        pieces[-1] = (tail[:-1] + b"x", 1)
+    return pieces
+
+
+def _encoded(coding: str, pieces: Pieces) -> bytes:
+    """The content `pieces` decode to, in `coding`: written piece by piece where the suite can,
+    else whole (`_writable` keeps that content small)."""
+    coded = encoded_as_read(coding, _octets(pieces))
+    return ENCODERS[coding](b"".join(_octets(pieces))) if coded is None else coded
+
+
+def _writable(coding: str, decoded: int) -> bool:
+    """Whether the suite writes `decoded` octets in `coding` without holding more than
+    WHOLE_DECODED of them at once."""
+    if encoded_as_read(coding, ()) is not None:
+        return True
+    return coding in ENCODERS and decoded <= WHOLE_DECODED
+
+
+def _decoded_codings(ctx: Context, judge: Judge) -> list[str]:
+    """The codings the server's 415 names as decoded that the suite writes and in which a small
+    valid batch is processed; N/A when there are none."""
+    subs = list(ok_and_not_found(ctx, judge))
+    body = compose_batch(subs, BOUNDARY)
+    refusal = sent(ctx, judge, body, False, UNKNOWN_CODING)
+    if refusal.status != 415:
+        judge.not_applicable(f"a batch in {UNKNOWN_CODING} answered {refusal.status}, not 415")
+    listed = [c for c in dict.fromkeys(accepted_codings(refusal)) if c not in ("identity", "*")]
+    judge.note(f"the 415 for an unknown coding names {listed or 'no coding'}")
+    tried = [c for c in listed if c in ENCODERS]
+    if not tried:
+        judge.not_applicable(f"the server's 415 names no coding the suite writes ({listed})")
+    decoded = []
+    for coding in tried:
+        resp = sent(ctx, judge, ENCODERS[coding](body), False, coding)
+        if resp.status != 200:
+            # Whether a coding the 415 names is decoded is judged by
+            # registered-codings-decoded-or-refused.
+            judge.note(f"a small batch in {coding} answered {resp.status}: not tried further")
+            continue
+        decoded.append(coding)
+    if not decoded:
+        judge.not_applicable("no coding the 415 names decodes a small batch to one processed")
+    return decoded
+
+
+def _fits(ctx: Context, judge: Judge, what: str, decoded: int, coded: int) -> bool:
+    """Whether content of `decoded` octets, `coded` as sent, keeps to max_batch_bytes both ways:
+    spec 9.1 lets a server "refuse it by its coded length while reading" too."""
+    limit = ctx.limit("max_batch_bytes")
+    if limit is None or max(decoded, coded) <= limit:
+        return True
+    judge.note(f"{what}: {decoded} octets decoded, {coded} coded, over max_batch_bytes; not sent")
+    return False
+
+
+def _ok_section(ctx: Context, judge: Judge) -> tuple[str, bytes]:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    return ok, header_section(ok, fields=2)
+
+
+# -- max_batch_bytes ---------------------------------------------------------------------------
+@checker(
+    "coded-batch-bytes-counted-decoded",
+    ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4", "MB-INTER-6"),
+    "In each content coding the server's 415 names as decoded, batch content that decodes to exactly the published max_batch_bytes octets (one GET, the rest preamble and epilogue) is processed, and a small coded body that decodes to one octet more is answered 413 naming max_batch_bytes.",
+    state=State.READ_ONLY,
+    tier="standard",
+)
+def coded_batch_bytes_counted_decoded(ctx: Context, judge: Judge) -> None:
+    limit = published_limit(ctx, judge, "max_batch_bytes")
+    if limit + 1 > MAX_DECODED:
+        judge.not_applicable(f"max_batch_bytes {limit} is more than the {MAX_DECODED} decoded")
+    ok, section = _ok_section(ctx, judge)
+    dash = b"--" + BOUNDARY.encode()
+    bare = dash + b"\r\n" + part(section) + b"\r\n" + dash + b"--"
+    if limit < len(bare) + 8:
+        judge.not_applicable(f"max_batch_bytes {limit} leaves no room for a preamble or epilogue")
+    for coding in _decoded_codings(ctx, judge):
+        if not _writable(coding, limit + 1):
+            judge.note(f"{coding}: the suite writes no content of {limit + 1} octets in it")
+            continue
+        for over in (0, 1):
+            room = limit + over - len(bare)
+            front = room // 2
+            pieces = [
+                *_padding(front - 2),
+                (b"\r\n" + bare + b"\r\n", 1),
+                *_padding(room - front - 2),
+            ]
+            if _length(pieces) != limit + over:
+                judge.setup_error(f"the content written is {_length(pieces)} octets")
+            coded = _encoded(coding, pieces)
+            judge.note(f"{coding}: {len(coded)} octets decoding to {limit + over}")
+            if not over and not _fits(ctx, judge, coding, limit, len(coded)):
+                continue
+            if over:
+                # Spec 9.1: `max_batch_bytes` counts "the octets of the batch request's content
+                # after any content coding is removed"; MB-STATUS-3: "answer a batch request
+                # that exceeds one of its limits with 413 ... before any part runs".
+                refused(ctx, judge, coded, 413, "max_batch_bytes", at=None, coding=coding)
+            else:
+                # Spec 9.1: "A value at the limit is within it".
+                processed(ctx, judge, coded, [f"<{ok}>"], coding=coding)
+
+
+# -- the part limits ---------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Case:
+    what: str
+    pieces: Pieces
+    #: The Content-Ids of the parts of a batch to be processed; None for one to be refused.
+    cids: list[str] | None
+    limit: str = ""
+    status: int = 0
+    at: int | None = None
+    index: int = 0
+
+
+def _part_bytes(ctx: Context, judge: Judge, over: int) -> _Case | None:
+    limit = ctx.limit("max_part_bytes")
+    if limit is None or limit + over > MAX_DECODED:
+        return None
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    sub = filled(echo, limit + over, b"")
+    skeleton = compose_batch([sub], BOUNDARY)
+    cut = len(skeleton) - len(f"\r\n--{BOUNDARY}--")
+    pieces = [(skeleton[:cut], 1), *_repeated(b"b", limit + over), (skeleton[cut:], 1)]
+    what = f"a part body of {limit + over} octets (max_part_bytes {limit})"
+    if over:
+        return _Case(what, pieces, None, "max_part_bytes", 413, FIRST_SECTION)
+    return _Case(what, pieces, [sub.content_id])
+
+
+def _header_bytes(ctx: Context, judge: Judge, over: int) -> _Case | None:
+    limit = ctx.limit("max_part_header_bytes")
+    if limit is None or limit > WHOLE_DECODED:
+        return None
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    try:
+        section = header_section(ok, octets=limit + over)
+    except ValueError:
+        return None
+    fields = ctx.limit("max_part_fields")
+    if fields is not None and fields < 3:
+        return None
+    what = f"a part header section of {limit + over} octets (max_part_header_bytes {limit})"
+    pieces = [(envelope([part(section)]), 1)]
+    if over:
+        return _Case(what, pieces, None, "max_part_header_bytes", 431, FIRST_SECTION)
+    return _Case(what, pieces, [f"<{ok}>"])
+
+
+def _fields(ctx: Context, judge: Judge, over: int) -> _Case | None:
+    limit = ctx.limit("max_part_fields")
+    if limit is None or not 2 <= limit <= 10_000:
+        return None
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    section = header_section(ok, fields=limit + over)
+    octets = ctx.limit("max_part_header_bytes")
+    if octets is not None and len(section) > octets:
+        return None
+    what = f"a part of {limit + over} field lines (max_part_fields {limit})"
+    pieces = [(envelope([part(section)]), 1)]
+    if over:
+        return _Case(what, pieces, None, "max_part_fields", 431, FIRST_SECTION)
+    return _Case(what, pieces, [f"<{ok}>"])
+
+
+def _parts(ctx: Context, judge: Judge, over: int) -> _Case | None:
+    limit = ctx.limit("max_parts")
+    if limit is None or limit > MAX_PARTS_SENT:
+        return None
+    ok, section = _ok_section(ctx, judge)
+    body = envelope([part(section)] * (limit + over))
+    what = f"a batch of {limit + over} parts (max_parts {limit})"
+    if not over:
+        return _Case(what, [(body, 1)], [f"<{ok}>"] * limit)
+    # Spec 5.3, too many parts: "the delimiter line that opens the first part over the limit":
+    # the delimiter numbered `limit` from 0 (the parts hold no dash-boundary).
+    dash = f"--{BOUNDARY}".encode()
+    at = -1
+    for _ in range(limit + 1):
+        at = body.index(dash, at + 1)
+    return _Case(what, [(body, 1)], None, "max_parts", 413, at, limit)
+
+
+@checker(
+    "coded-part-limits-counted-decoded",
+    ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-5", "MB-STATUS-4", "MB-INTER-6"),
+    "In each content coding the server's 415 names as decoded, a part body of exactly max_part_bytes octets, a part header section of exactly max_part_header_bytes octets, one of exactly max_part_fields field lines and a batch of exactly max_parts parts are processed, and each one unit over is refused with 413 or 431 naming the limit, the fault placed in decoded octets.",
+    state=State.READ_ONLY,
+    tier="standard",
+)
+def coded_part_limits_counted_decoded(ctx: Context, judge: Judge) -> None:
+    cases = [
+        case
+        for build in (_part_bytes, _header_bytes, _fields, _parts)
+        for over in (0, 1)
+        if (case := build(ctx, judge, over)) is not None
+    ]
+    if not cases:
+        judge.not_applicable("the target publishes no part limit a bounded batch can reach")
+    codings = _decoded_codings(ctx, judge)
+    for case in cases:
+        decoded = _length(case.pieces)
+        if not _fits(ctx, judge, case.what, decoded, 0):
+            continue
+        for coding in codings:
+            if not _writable(coding, decoded):
+                judge.note(f"{case.what}: the suite writes no {decoded} octets in {coding}")
+                continue
+            coded = _encoded(coding, case.pieces)
+            judge.note(f"{case.what} in {coding}: {len(coded)} octets decoding to {decoded}")
+            if not _fits(ctx, judge, f"{case.what} in {coding}", decoded, len(coded)):
+                continue
+            if case.cids is not None:
+                # Spec 9.1: "A value at the limit is within it", counted in the content "after
+                # any content coding is removed".
+                processed(ctx, judge, coded, case.cids, coding=coding)
+                continue
+            # MB-STATUS-3: "answer a batch request that exceeds one of its limits with 413 ...,
+            # or with 431 ... when a part header section exceeds `max_part_header_bytes` or
+            # `max_part_fields`, before any part runs"; spec 5.3: offsets "count octets of the
+            # content as the multipart parser sees it, that is, after any content coding has
+            # been removed".
+            refused(
+                ctx,
+                judge,
+                coded,
+                case.status,
+                case.limit,
+                at=case.at,
+                index=case.index,
+                must_name="MB-LIMIT-5" if case.limit == "max_part_fields" else None,
+                coding=coding,
+            )
+
+
+# -- offsets -----------------------------------------------------------------------------------
+@checker(
+    "coded-fault-offsets-decoded",
+    ("MB-STATUS-4", "MB-WIRE-13", "MB-STATUS-3", "MB-INTER-6"),
+    "In each content coding the server's 415 names as decoded, after a 64 KiB preamble a second part header section one octet over max_part_header_bytes is refused 431, and content ending without its close delimiter 400, each problem's byte_offset counting decoded octets.",
+    state=State.READ_ONLY,
+)
+def coded_fault_offsets_decoded(ctx: Context, judge: Judge) -> None:
+    parts = ctx.limit("max_parts")
+    if parts is not None and parts < 2:
+        judge.not_applicable(f"max_parts {parts} leaves no room for a second part")
+    ok, section = _ok_section(ctx, judge)
+    dash = b"--" + BOUNDARY.encode()
+    preamble = b"".join(_octets(_padding(PREAMBLE_OCTETS - 2))) + b"\r\n"
+    codings = _decoded_codings(ctx, judge)
+    fields = ctx.limit("max_part_fields")
+    header_limit = ctx.limit("max_part_header_bytes")
+    over: bytes | None = None
+    if header_limit is not None and header_limit <= WHOLE_DECODED and (fields or 3) >= 3:
+        try:
+            over = header_section(ok, octets=header_limit + 1)
+        except ValueError:
+            over = None
+    first = preamble + dash + b"\r\n" + part(section) + b"\r\n"
+    unclosed = first + dash + b"\r\n" + part(section)
+    for coding in codings:
+        if over is not None:
+            content = first + dash + b"\r\n" + part(over) + b"\r\n" + dash + b"--"
+            coded = _encoded(coding, [(content, 1)])
+            if _fits(ctx, judge, f"{coding}: a section over", len(content), len(coded)):
+                # Spec 5.3: "a limit on the section or the part: the offset of the section's
+                # first octet", counted "after any content coding has been removed".
+                at = len(first) + len(dash) + 2
+                judge.note(f"{coding}: a section over max_part_header_bytes at decoded octet {at}")
+                refused(
+                    ctx,
+                    judge,
+                    coded,
+                    431,
+                    "max_part_header_bytes",
+                    at=at,
+                    index=1,
+                    coding=coding,
+                )
+        coded = _encoded(coding, [(unclosed, 1)])
+        if not _fits(ctx, judge, f"{coding}: no close delimiter", len(unclosed), len(coded)):
+            continue
+        resp = sent(ctx, judge, coded, False, coding)
+        judge.note(
+            f"{coding}: content of {len(unclosed)} decoded octets without its close "
+            f"delimiter: {resp.status}"
+        )
+        # MB-WIRE-13: "answer 400 to a batch request whose content ends without the close
+        # delimiter".
+        expect_rejected(judge, resp, {400}, "MB-WIRE-13")
+        if resp.status == 400:
+            # Spec 5.3: "a missing close delimiter: the length of the content, in the last
+            # part"; "Offsets count octets of the content as the multipart parser sees it, that
+            # is, after any content coding has been removed".
+            expect_located(judge, resp, 1, len(unclosed))
