@@ -450,6 +450,10 @@ def invalid_framing() -> None:
     fail("body-contains-boundary-prefix", "A body line starting with the delimiter followed by other text is a delimiter line with text after the boundary, which is rejected.", ["MB-WIRE-6"], w, "MB-WIRE-19", "Text after a boundary delimiter")
     w = Wire("no-close-Vr2Yk7Hd").request("GET", "books/1").request("GET", "books/2")
     fail("missing-close-delimiter", "A batch whose content ends without the close delimiter is rejected at the end of the content.", ["MB-STATUS-2"], w, "MB-WIRE-13", "Missing close delimiter", at_end=True)
+    w = Wire("dash-end-Rb6Nc2Tw").request("GET", "books/1").delimiter(eol="")
+    fail("unclosed-after-dash-boundary", "Content that ends on a delimiter line without its CRLF has no close delimiter; the line opened part 1, where the fault lies, at the end of the content.", ["MB-STATUS-2"], w, "MB-WIRE-13", "Missing close delimiter", at_end=True)
+    w = Wire("pad-end-Hs4Vk8Qz").request("GET", "books/1").delimiter(padding=" \t", eol="")
+    fail("unclosed-after-padded-dash-boundary", "Content that ends on a delimiter line and its transport padding, without a CRLF, has no close delimiter; the line opened part 1, where the fault lies, at the end of the content.", ["MB-STATUS-2", "MB-WIRE-11"], w, "MB-WIRE-13", "Missing close delimiter", at_end=True)
     w = Wire("after-Lc5Nw8Tf").delimiter(padding=" garbage", fault=True)
     w.line("Http-Method: GET").line("Content-Id: <books/1>").raw(CRLF).close()
     fail("text-after-boundary", "Text other than spaces and tabs after the boundary on the first delimiter line is rejected.", [], w, "MB-WIRE-19", "Text after a boundary delimiter")
@@ -512,6 +516,7 @@ def invalid_targets() -> None:
         ("absolute-uri-other-authority", "GET", "http://other.test/books/1", "MB-SUB-2", "An absolute-URI target on another authority is rejected."),
         ("absolute-uri-other-scheme", "GET", "https://example.test/books/1", "MB-SUB-2", "An absolute-URI target with another scheme than the batch's is rejected."),
         ("network-path-reference", "GET", "//evil.test/x", "MB-SUB-2", "A network-path reference names an authority of its own and is rejected."),
+        ("scheme-without-authority", "GET", "http:books/1", "MB-SUB-2", "A target that repeats the batch's scheme without an authority resolves, by RFC 3986's strict form, to a URI without an authority, and is rejected rather than run as books/1."),
         ("fragment-in-target", "GET", "books/1#top", "MB-SUB-2", "A target with a fragment is rejected, since a fragment is never sent in a request."),
         ("asterisk-form-target", "OPTIONS", "*", "MB-SUB-8", "An asterisk-form target is rejected even with OPTIONS."),
         ("connect-method", "CONNECT", "books/1", "MB-SUB-3", "A part with Http-Method CONNECT is rejected."),

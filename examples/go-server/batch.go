@@ -148,6 +148,12 @@ func (b *batchEndpoint) post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		why = "the Content-Type parameters do not parse, so the boundary is unknown"
 	}
+	if n := len(r.Header.Values("Content-Type")); n > 1 {
+		// Spec 3.1.1: a batch with more than one Content-Type field line "names no boundary a
+		// server can trust either ... and is refused before any part runs: 400 under this
+		// requirement [MB-WIRE-4]", whichever line another component would read.
+		why = "the batch carries " + strconv.Itoa(n) + " Content-Type field lines, so its boundary is ambiguous"
+	}
 	// MB-PROC-17: Batch-Mode is a list; readModeList (modes.go) reads it before the mode check.
 	readModeList(r)
 	if why != "" {

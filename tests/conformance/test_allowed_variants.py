@@ -951,3 +951,128 @@ def test_unresolved_problems_of_another_4xx_and_reference_spelling_pass(
         "references-atomic-unresolved",
     ]
     assert _verdicts(ctx, checks) == {}
+
+
+# -- readings spec 3.1.1, 4.1, 5.3, 6.1 and 6.3 allow both ways ---------------------------------
+def _is_post_without_content_type(req: RelayRequest) -> bool:
+    return req.method == "POST" and not any(n.lower() == "content-type" for n, _ in req.headers)
+
+
+def _content_type_lines(req: RelayRequest) -> int:
+    return sum(1 for n, _ in req.headers if n.lower() == "content-type")
+
+
+def _problem(resp: RelayResponse, status: int, **members: Any) -> None:
+    """Replace the relayed answer with a problem document of `status` and `members`."""
+    doc = {"type": "https://mixbatch.dev/problems/variant", "title": "Refused", "status": status}
+    doc.update({k: v for k, v in members.items() if v is not None})
+    body = json.dumps(doc).encode()
+    resp.status = status
+    resp.headers = [("Content-Type", "application/problem+json")]
+    resp.headers.append(("Content-Length", str(len(body))))
+    resp.body = body
+
+
+def _missing_content_type_400(req: RelayRequest, resp: RelayResponse) -> None:
+    """A batch without Content-Type refused 400 for its missing boundary (spec 3.1.1: "lets a
+    server answer 400 under MB-WIRE-4 instead")."""
+    if _is_post_without_content_type(req) and resp.status == 415:
+        _problem(resp, 400, requirement="MB-WIRE-4")
+
+
+def test_missing_content_type_answered_400_passes(variant_relay: Relay, reference: Target) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_missing_content_type_400)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    checks = [
+        "reject-media-type-absent",
+        "non-batch-media-types-name-multipart-only",
+        "envelope-refusal-names-broken-requirement",
+    ]
+    assert _verdicts(ctx, checks) == {}
+
+
+def _repeated_content_type_415(req: RelayRequest, resp: RelayResponse) -> None:
+    """Two Content-Type lines combined into one value that is no multipart/mixed media type
+    (spec 3.1.1: "may answer 415 under MB-WIRE-2 instead")."""
+    if req.method == "POST" and _content_type_lines(req) > 1 and resp.status == 400:
+        _problem(resp, 415, requirement="MB-WIRE-2")
+        resp.headers.append(("Accept-Post", "multipart/mixed"))
+
+
+def test_repeated_content_type_answered_415_passes(variant_relay: Relay, reference: Target) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_repeated_content_type_415)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    assert _verdicts(ctx, ["envelope-refusal-names-broken-requirement"]) == {}
+
+
+def _no_delimiter_at_start(req: RelayRequest, resp: RelayResponse) -> None:
+    """Content with no delimiter line placed at 0, where the first delimiter was looked for
+    (spec 5.3: "the length of the content ... or 0")."""
+    if req.method != "POST" or resp.status != 400 or b"--" in req.body:
+        return
+    doc = json.loads(resp.body)
+    if doc.get("requirement") in {"MB-WIRE-18", "MB-WIRE-13"}:
+        _problem(resp, 400, requirement="MB-WIRE-18", part_index=0, byte_offset=0)
+
+
+def test_content_without_delimiter_placed_at_start_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_no_delimiter_at_start)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    checks = ["reject-content-without-delimiter-line", "reject-empty-content"]
+    assert _verdicts(ctx, checks) == {}
+
+
+def _unrecognised_method_501(req: RelayRequest, resp: RelayResponse) -> None:
+    """A method no specification defines answered 501 whose document names no requirement
+    (spec 4.1: "names MB-METHOD-2 ... or leaves `requirement` out")."""
+    if req.method.upper() not in KNOWN_METHODS | {"TRACE", "CONNECT"} and resp.status == 405:
+        _problem(resp, 501)
+
+
+def test_unrecognised_method_answered_501_unnamed_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_unrecognised_method_501)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    assert _verdicts(ctx, ["method-refusal-names-requirement", "unknown-method-refused"]) == {}
+
+
+#: A media range's type and subtype (RFC 9110 §12.5.1), parameters left off.
+_MEDIA_RANGE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+/[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def _unparsed_accept_406(req: RelayRequest, resp: RelayResponse) -> None:
+    """An Accept whose elements are none of them media ranges read by its valid elements alone,
+    so admitting nothing (spec 6.1: "read its valid elements alone and answer 406")."""
+    joined = ",".join(v for n, v in req.headers if n.lower() == "accept")
+    members = [m.split(";")[0].strip() for m in joined.split(",") if m.strip()]
+    ranges = [m for m in members if _MEDIA_RANGE.fullmatch(m)]
+    if req.method == "POST" and members and not ranges:
+        _problem(resp, 406, requirement="MB-STATUS-9")
+
+
+def test_accept_without_media_range_answered_406_passes(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_unparsed_accept_406)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    assert _verdicts(ctx, ["accept-unparsed-member-beside-valid", "accept-default-multipart"]) == {}
+
+
+def _xml_abort_empty_href(req: RelayRequest, resp: RelayResponse) -> None:
+    """The XML abort report with an empty DAV:href, which keeps RFC 4918's content model (spec
+    6.3: "either no `DAV:href` or an empty one")."""
+    if resp.status == 207 and "xml" in (dict(resp.headers).get("Content-Type") or ""):
+        resp.body = re.sub(
+            rb"<D:response>(<mb:index>\d+</mb:index><mb:outcome>aborted)",
+            rb"<D:response><D:href/>\1",
+            resp.body,
+        )
+
+
+def test_xml_abort_report_with_empty_href_passes(variant_relay: Relay, reference: Target) -> None:
+    variant_relay.mutation = _TopLevelRewrite(_xml_abort_empty_href)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard", seed=3))
+    assert _verdicts(ctx, ["batch-abort-in-every-form"]) == {}

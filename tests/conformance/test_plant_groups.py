@@ -116,6 +116,14 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   Http-Status-Code written twice (MB-RESP-2), a limit refusal's unread content read as the
   next request and a connection closed after rolled-back parts (MB-PIPE-1, slow), an atomic
   batch's field-line refusal naming max_part_header_bytes (MB-LIMIT-5);
+- frame readings: content with no delimiter line, or ending on a delimiter line without its
+  CRLF, placed elsewhere than spec 5.3 puts it (MB-STATUS-4); a batch with two Content-Type
+  lines run by one of them (MB-WIRE-4) or refused unnamed, a 400 for a missing Content-Type
+  naming MB-WIRE-2 (MB-STATUS-4); `<http:path>` resolved non-strictly (MB-SUB-2); a 501 for an
+  unrecognised method naming the Batch-Mode rule (MB-STATUS-4); Accept parameters, empty
+  elements or a member that is no media range misread (MB-MULTI-1); the XML abort report
+  naming a part (MB-MULTI-6, slow); a 400 given early closing the connection within 64 KiB
+  (MB-PIPE-1);
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
 - member octets: text re-encoded from its charset to UTF-8, a byte order mark, trailing
@@ -387,6 +395,7 @@ from mixbatch_conformance.run.plants import (
     fault_placement,
     field_kinds,
     field_scope,
+    frame_readings,
     get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
@@ -473,6 +482,8 @@ class Group:
 
 #: A Batch-Summary trailer with spaces around its "=" (RFC 9651 §4.2.2 reads no such member).
 SPACED_SUMMARY = "summary-trailer-spaced-equals"
+#: The XML abort report naming a part: its catcher waits out a time budget.
+XML_ABORT_NAMES_PART = "xml-abort-entry-names-a-part"
 #: A GET with Content-Length: 0 to the batch endpoint refused as one with content.
 EMPTY_LENGTH_GET = "get-with-empty-length-answered-400"
 
@@ -1145,6 +1156,32 @@ GROUPS = (
         ("pipelining-behind-every-answer",),
         ("FAIL",),
         # Pipelines every kind of batch answer in every form, an abort among them.
+        tier="slow",
+    ),
+    Group(
+        # Spec 3.1.1, 3.2.2, 4.1, 5.3, 6.1 and 11 as draft-02 settles them: each plant breaks the
+        # one reading the text forces, or reads outside the readings it allows.
+        "frame-readings",
+        tuple(n for n in _names(frame_readings.PLANTS) if n != XML_ABORT_NAMES_PART),
+        tuple(
+            sorted(
+                {
+                    c
+                    for p in frame_readings.PLANTS
+                    if p.name != XML_ABORT_NAMES_PART
+                    for c in p.catchers
+                }
+            )
+        ),
+        ("FAIL",),
+    ),
+    Group(
+        # Spec 6.3: the XML abort report has no mb:content-id and no DAV:href or an empty one.
+        "frame-readings-abort",
+        (XML_ABORT_NAMES_PART,),
+        ("batch-abort-in-every-form",),
+        ("FAIL",),
+        # The catcher waits out the server's time budget once, its forms sent at once.
         tier="slow",
     ),
     Group(

@@ -22,6 +22,7 @@ import jsonschema
 from mixbatch_conformance.checks._shared.accept_post import expect_accept_post_exact
 from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.echo import read_echo
+from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import (
     expect_located,
@@ -202,7 +203,8 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
             expect["status"],
             requirement,
             problem=expect.get("problem", False),
-            accept_post=expect.get("accept_post", False),
+            # MB-WIRE-2's Accept-Post goes with its 415, not with another status a case allows.
+            accept_post=expect.get("accept_post", False) and resp.status == 415,
         )
         if expect.get("accept_post") and resp.status == 415:
             # MB-WIRE-2: "an `Accept-Post: multipart/mixed` field": that type and no other.
@@ -226,6 +228,9 @@ def _expect_at(
     it there knows it, so it "knows them" here too (MB-STATUS-4), and an offset of 0 or a first
     part is no reason to leave it out."""
     body = b"".join(segments)
+    if at.get("start_or_end"):
+        _expect_start_or_end(judge, at, len(body), resp)
+        return
     offset = len(body) if at.get("end") else len(b"".join(segments[: at["segment"]]))
     offset += at.get("plus", 0)
     named = (problem_of(resp) or {}).get("requirement")
@@ -252,6 +257,31 @@ def _expect_at(
             given is None,
             f"left out; given as {given!r} for the same fault one part later",
             f"{member} {expected[member]}, since the server knows it",
+            "MB-STATUS-4",
+        )
+
+
+def _expect_start_or_end(judge: Judge, at: dict[str, Any], length: int, resp: Response) -> None:
+    """Content with no delimiter line at all: spec 5.3 places it in `part_index` 0 and at
+    `byte_offset` "the length of the content, where the reader met its end, or 0, where it
+    looked for the first delimiter"; each member is judged when present."""
+    doc = problem_of(resp) or {}
+    index = doc.get("part_index")
+    if index is not None:
+        judge.expect_true(
+            "problem part_index",
+            is_json_integer(index) and index == at["part_index"],
+            repr(index),
+            f"the integer {at['part_index']}",
+            "MB-STATUS-4",
+        )
+    offset = doc.get("byte_offset")
+    if offset is not None:
+        judge.expect_true(
+            "problem byte_offset",
+            is_json_integer(offset) and offset in {0, length},
+            repr(offset),
+            f"the integer {length} (the content's length) or 0",
             "MB-STATUS-4",
         )
 

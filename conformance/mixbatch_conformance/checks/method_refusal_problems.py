@@ -9,8 +9,9 @@ body instead. `method.py` judges these statuses and their `Allow`; this module j
 document of each such refusal: a 405 names MB-METHOD-2, a 400 to a GET with content names
 MB-METHOD-3. A request that carries a batch's content with another method than POST breaks
 the client's rule as well (MB-METHOD-1, "send a batch request that has content with the
-`POST` method"), so that ID names its refusal too. A status other than 400 or 405 is left to
-`method.py`.
+`POST` method"), so that ID names its refusal too. A method no specification defines may be
+answered 501 (spec 4.1), whose document "names MB-METHOD-2 ... or leaves `requirement` out";
+it names no other requirement. A status other than 400, 405 or 501 is left to `method.py`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from mixbatch_conformance.transport.http import Response
 __all__: list[str] = []
 
 BOUNDARY = "mb-method-refusal-5d1c"
+#: A method no specification defines: spec 4.1 lets a server answer it 501 (RFC 9110 §15.6.2).
+UNRECOGNISED_METHOD = "MBSUITEUNDEFINED"
 
 
 def _batch_content(ok: str) -> tuple[list[tuple[str, str]], bytes]:
@@ -31,7 +34,9 @@ def _batch_content(ok: str) -> tuple[list[tuple[str, str]], bytes]:
     return head, body.encode()
 
 
-def _judge_document(judge: Judge, what: str, resp: Response, named: dict[int, set[str]]) -> None:
+def _judge_document(
+    judge: Judge, what: str, resp: Response, named: dict[int, set[str | None]]
+) -> None:
     """A refusal with a status in `named` carries a problem document naming one of its IDs."""
     if resp.status not in named:
         judge.note(f"{what}: {resp.status}, judged by the method checks")
@@ -59,7 +64,7 @@ def _judge_document(judge: Judge, what: str, resp: Response, named: dict[int, se
 @checker(
     "method-refusal-names-requirement",
     ("MB-STATUS-4", "MB-METHOD-2", "MB-METHOD-3"),
-    "A 405 from the batch endpoint (PUT, PATCH, DELETE and TRACE without content, and PUT, DELETE or GET with a batch's content) carries a problem document naming MB-METHOD-2, and a 400 to a GET with content, on the batch endpoint or a collection, one naming MB-METHOD-3.",
+    "A 405 from the batch endpoint (PUT, PATCH, DELETE and TRACE without content, and PUT, DELETE or GET with a batch's content) carries a problem document naming MB-METHOD-2, a 501 for a method no specification defines one naming MB-METHOD-2 or no requirement, and a 400 to a GET with content, on the batch endpoint or a collection, one naming MB-METHOD-3.",
     state=State.READ_ONLY,
 )
 def method_refusal_names_requirement(ctx: Context, judge: Judge) -> None:
@@ -67,9 +72,11 @@ def method_refusal_names_requirement(ctx: Context, judge: Judge) -> None:
     head, body = _batch_content(ok)
     # MB-METHOD-2: "answer a request to a batch endpoint with any method it does not support
     # there with 405"; MB-METHOD-1 is the client's side of the same rule for content.
-    not_allowed = {405: {"MB-METHOD-2"}}
-    with_content = {405: {"MB-METHOD-2", "MB-METHOD-1"}}
-    probes: list[tuple[str, str, str, list[tuple[str, str]], bytes | None, dict[int, set[str]]]] = [
+    not_allowed: dict[int, set[str | None]] = {405: {"MB-METHOD-2"}}
+    with_content: dict[int, set[str | None]] = {405: {"MB-METHOD-2", "MB-METHOD-1"}}
+    probes: list[
+        tuple[str, str, str, list[tuple[str, str]], bytes | None, dict[int, set[str | None]]]
+    ] = [
         ("PUT without content", "PUT", ctx.batch_path, [], b"", not_allowed),
         # Methods a framework's router answers on its own when no route takes them: one with
         # content in ordinary use sent without, one without, and TRACE, which RFC 9110 §9.3.8
@@ -77,6 +84,17 @@ def method_refusal_names_requirement(ctx: Context, judge: Judge) -> None:
         ("PATCH without content", "PATCH", ctx.batch_path, [], b"", not_allowed),
         ("DELETE without content", "DELETE", ctx.batch_path, [], None, not_allowed),
         ("TRACE", "TRACE", ctx.batch_path, [], None, not_allowed),
+        # Spec 4.1: a method the server does not recognise may be answered 501, and "The 501's
+        # problem document names MB-METHOD-2, whose text allows the 501, or leaves
+        # `requirement` out".
+        (
+            f"{UNRECOGNISED_METHOD}, a method no specification defines",
+            UNRECOGNISED_METHOD,
+            ctx.batch_path,
+            [],
+            None,
+            {405: {"MB-METHOD-2"}, 501: {"MB-METHOD-2", None}},
+        ),
         ("PUT with a batch's content", "PUT", ctx.batch_path, head, body, with_content),
         ("DELETE with a batch's content", "DELETE", ctx.batch_path, head, body, with_content),
         # MB-METHOD-3: "answer 400 to a `GET` request for a collection retrieval, or to a

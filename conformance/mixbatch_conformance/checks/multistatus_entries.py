@@ -307,8 +307,8 @@ def multistatus_skipped_entries(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "batch-abort-in-every-form",
-    ("MB-MULTI-12", "MB-STATUS-14", "MB-SEC-1", "MB-MULTI-4"),
-    "A batch outlasting its declared time limit ends, in the XML and in the JSON form, with one abort entry indexed by its part_index whose one header field is Content-Type, and in the JSON form with href and content_id null; no entry before it is a failure the budget caused.",
+    ("MB-MULTI-12", "MB-STATUS-14", "MB-SEC-1", "MB-MULTI-4", "MB-MULTI-6"),
+    "A batch outlasting its declared time limit ends, in the XML and in the JSON form, with one abort entry indexed by its part_index whose one header field is Content-Type, in the JSON form with href and content_id null and in the XML form with no mb:content-id and no DAV:href or an empty one; no entry before it is a failure the budget caused.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -373,6 +373,17 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
                 {(None, None)},
                 "MB-MULTI-4",
                 allowed_text="(None, None): both null",
+            )
+        else:
+            # Spec 6.3 (MB-MULTI-6's form): the abort report "has no `mb:content-id`, and either
+            # no `DAV:href` or an empty one (`<D:href/>`...). A client reads neither, and a
+            # check accepts both."
+            judge.expect(
+                f"{accept} abort entry DAV:href and mb:content-id",
+                (entry.href or None, entry.content_id),
+                {(None, None)},
+                "MB-MULTI-6",
+                allowed_text="no DAV:href or an empty one, and no mb:content-id",
             )
 
 

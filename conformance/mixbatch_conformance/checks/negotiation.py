@@ -31,6 +31,14 @@ and subtype, or by a wildcard", so each admits no form: alone it is 406 (MB-STAT
 valid ranges it leaves the answer theirs (MB-MULTI-1). A member of type `*` with another subtype
 (`*/json`, `*/mixed`) names no range RFC 9110 defines, so a server may also skip it as a member
 it cannot read (alone: as no Accept, multipart/mixed) or refuse the request with 400.
+`accept-range-parameters-ignored` sends media ranges carrying parameters other than the weight
+(`charset=utf-8`, a boundary, a parameter of the suite's own, one quoted around a comma), alone
+and weighed against another form: spec 6.1 says they "take no part in the match", so each
+range admits its form with the weight it gives (MB-MULTI-1), and one alone is never 406
+(MB-STATUS-9).
+`accept-unparsed-member-beside-valid` also sends each member that is no media range alone, and
+`;;;`: spec 6.1 lets a server treat such a field as absent, read its valid elements alone
+(none: 406) or refuse it 400, never read it as a form.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
 answer (MB-MULTI-10, a SHOULD: WARN when missing). `refusals-are-problems-under-every-accept`
 sends a malformed batch, a batch of another media type, a Batch-Mode nobody implements, a part
@@ -47,6 +55,7 @@ from mixbatch_conformance.checks._shared.accept_cases import (
     XML,
     lookalike_cases,
     offered_forms,
+    parameter_cases,
     quality_cases,
     weight_cases,
 )
@@ -184,6 +193,29 @@ def accept_lookalike_ranges_admit_no_form(ctx: Context, judge: Judge) -> None:
 
 
 @checker(
+    "accept-range-parameters-ignored",
+    ("MB-MULTI-1", "MB-STATUS-9"),
+    "Accept ranges carrying parameters other than the weight (charset, a boundary, a parameter of the suite's own, a quoted one) admit their form with the weight they give: alone a range is answered in its form, never 406, and weighed against another form its weight decides.",
+    state=State.READ_ONLY,
+)
+def accept_range_parameters_ignored(ctx: Context, judge: Judge) -> None:
+    ok, _ = ok_and_not_found(ctx, judge)
+    for accept, form in parameter_cases(offered_forms(ctx)):
+        resp = ctx.batch(judge, [ok], headers=(("Accept", accept),))
+        got = "406" if resp.status == 406 else resp.media_type
+        # Spec 6.1 (MB-MULTI-1's matching): "Parameters of a media range other than its weight
+        # take no part in the match ... each with the weight its range gives"; MB-STATUS-9's
+        # 406 is for an Accept that "admits none of the batch representations".
+        judge.expect(
+            f"form for Accept {accept!r}",
+            got,
+            {form},
+            "MB-STATUS-9" if got == "406" else "MB-MULTI-1",
+        )
+        _expect_status_of_form(judge, accept, got, resp.status)
+
+
+@checker(
     "vary-in-every-form",
     ("MB-MULTI-10",),
     "Every form of a batch response (multipart, XML and JSON alike) carries Vary naming Accept when the target offers more than one.",
@@ -222,13 +254,25 @@ def _answer(ctx: Context, judge: Judge, head: tuple[tuple[str, str], ...]) -> st
 @checker(
     "accept-unparsed-member-beside-valid",
     ("MB-MULTI-1",),
-    "An Accept member that is no media range, beside valid ones on one field line or on separate lines, is answered as the valid members alone are, as no Accept is, or 400, the same on either spelling.",
+    "An Accept member that is no media range, beside valid ones on one field line or on separate lines, is answered as the valid members alone are, as no Accept is, or 400, the same on either spelling; alone, or as ;;;, as no Accept is, 406 or 400.",
     state=State.READ_ONLY,
 )
 def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
     offered = offered_forms(ctx)
     valid_lists = [[MULTIPART], [f"{MULTIPART};q=0.5", *offered[1:]], [f"{MULTIPART};q=0"]]
     absent = _answer(ctx, judge, ())
+    for bad in (*UNPARSED_MEMBERS, ";;;"):
+        got = _answer(ctx, judge, (("Accept", bad),))
+        # Spec 6.1: "A server may treat such a field as absent, read its valid elements alone
+        # and answer 406 (MB-STATUS-9) when they admit no batch representation, or refuse the
+        # request 400 as malformed; it never reads such an element as a form."
+        judge.expect(
+            f"answer for Accept {bad!r} alone",
+            got,
+            {absent, "406", "400"},
+            "MB-MULTI-1",
+            allowed_text=f"{absent!r} (no Accept), 406 or 400",
+        )
     for bad in UNPARSED_MEMBERS:
         for valid in valid_lists:
             alone = _answer(ctx, judge, (("Accept", ", ".join(valid)),))

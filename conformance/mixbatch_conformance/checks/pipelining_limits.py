@@ -36,17 +36,20 @@ declared Content-Length lets a server refuse it before it reads any content, whi
 exception always allows.
 
 `pipelining-behind-early-refusals-of-long-content` covers the refusals of other statuses that
-spec 11 lets come before the content is read: "a 405, 406, 415 or 501 decided from the header
-section alone". For each one the target gives (a batch typed `text/plain`, one with a content
-coding no server supports, one whose Accept admits no batch form, one with a Batch-Mode no
-server defines, a PUT to the batch endpoint), the same request with a small batch is sent alone
+spec 11 lets come before the content is read whole: one "decided from the header section alone"
+or "a 400 for a fault the server meets while it reads the content". For each one the target
+gives (a batch typed `text/plain`, one with a content coding no server supports, one whose
+Accept admits no batch form, one with a Batch-Mode no server defines, a PUT to the batch
+endpoint, one whose boundary parameter is empty, and one whose first part header line ends in a
+bare LF, a fault at the content's start), the same request with a small batch is sent alone
 to learn its status; one not refused with the status of its kind is noted and not judged. The
 request is then sent with content of exactly `DISCARDED_OCTETS` (65,536) and a GET of `ok`
 pipelined behind it on one connection: both are answered, the GET 200, as "it does so for
 content of up to 64 KiB (65,536 octets) at least". Then with `LONGER_OCTETS` of content: a GET
 left unanswered is allowed only behind a refusal marked `Connection: close`. The content is a
 well-formed batch behind a preamble (ignored under MB-WIRE-9), so a server that reads it whole
-before refusing is served as well as one that discards it. Over HTTP/2 the content has no
+before refusing is served as well as one that discards it; the bare-LF refusal's content is that
+faulty part, its body padded to the length. Over HTTP/2 the content has no
 connection to confuse, so that check is N/A there.
 
 `pipelining-behind-early-refusals-of-chunked-content` sends the same refusals with a small batch
@@ -402,6 +405,9 @@ class EarlyRefusal:
     method: str
     fields: tuple[tuple[str, str], ...]
     status: int
+    #: The content opens with a fault the server meets as it reads (a bare LF ending the first
+    #: part's first field line) instead of being a valid batch.
+    faulty: bool = False
 
 
 def _early_refusals() -> tuple[EarlyRefusal, ...]:
@@ -432,7 +438,36 @@ def _early_refusals() -> tuple[EarlyRefusal, ...]:
         ),
         # MB-METHOD-2: 405 for "any method it does not support there".
         EarlyRefusal("a PUT to the batch endpoint", "PUT", (mixed,), 405),
+        # MB-WIRE-4: 400 for a `boundary` parameter that is "empty"; spec 11 counts "a 400 for
+        # the `Content-Type` or its boundary" among the refusals decided from the header section.
+        EarlyRefusal(
+            "a batch whose boundary parameter is empty",
+            "POST",
+            (("Content-Type", 'multipart/mixed; boundary=""'),),
+            400,
+        ),
+        # MB-WIRE-8: 400 for a bare LF ending a part header line; spec 11: "a 400 for a fault
+        # the server meets while it reads the content".
+        EarlyRefusal(
+            "a batch whose first part header line ends in a bare LF",
+            "POST",
+            (mixed,),
+            400,
+            faulty=True,
+        ),
     )
+
+
+def _content(refusal: EarlyRefusal, ok: str, octets: int | None) -> bytes:
+    """The refused request's content: a batch of one GET of `ok`, or the refusal's faulty part,
+    exactly `octets` long (None: as short as it comes)."""
+    if not refusal.faulty:
+        small = compose_batch([SubRequest("GET", ok)], BOUNDARY)
+        return small if octets is None else _padded_batch(ok, octets)
+    head = f"--{BOUNDARY}\r\nHttp-Method: GET\nContent-Id: <{ok}>\r\n\r\n".encode("latin-1")
+    tail = f"\r\n--{BOUNDARY}--".encode()
+    fill = 0 if octets is None else octets - len(head) - len(tail)
+    return head + b"p" * fill + tail
 
 
 def _padded_batch(ok: str, octets: int) -> bytes:
@@ -489,7 +524,7 @@ def _behind_refusal(
 @checker(
     "pipelining-behind-early-refusals-of-long-content",
     ("MB-PIPE-1",),
-    "A GET pipelined behind a 405, 406, 415 or 501 decided from the header section (a batch typed text/plain, an unsupported content coding, an Accept admitting no batch form, an unknown Batch-Mode, a PUT) with 65,536 octets of content is answered 200; behind 300,000 octets it may go unanswered only when the refusal carries Connection: close.",
+    "A GET pipelined behind a 400, 405, 406, 415 or 501 given before the content is read whole (a batch typed text/plain, an unsupported content coding, an Accept admitting no batch form, an unknown Batch-Mode, a PUT, an empty boundary, a bare LF at the content's start) with 65,536 octets of content is answered 200; behind 300,000 octets it may go unanswered only when the refusal carries Connection: close.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,
@@ -500,9 +535,9 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
         judge.not_applicable("the content is discarded on an HTTP/1.1 connection")
     ok = ctx.path(ctx.resource(judge, "ok"))
     follower = ctx.raw_request("GET", ok)
-    small = compose_batch([SubRequest("GET", ok)], BOUNDARY)
     judged = 0
     for refusal in _early_refusals():
+        small = _content(refusal, ok, None)
         alone = ctx.send(
             judge, ctx.raw_request(refusal.method, ctx.batch_path, refusal.fields, small)
         )
@@ -511,7 +546,7 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
             continue
         judged += 1
         for octets in (DISCARDED_OCTETS, LONGER_OCTETS):
-            body = _padded_batch(ok, octets)
+            body = _content(refusal, ok, octets)
             leader = ctx.raw_request(refusal.method, ctx.batch_path, refusal.fields, body)
             what = f"{refusal.what} of {octets:,} octets"
             second, connection, after = _behind_refusal(
@@ -539,13 +574,15 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
             # server answers the GET, it answers it as sent, not out of the refused content.
             judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
     if not judged:
-        judge.not_applicable("no request was refused 405, 406, 415 or 501 from its header section")
+        judge.not_applicable(
+            "no request was refused 400, 405, 406, 415 or 501 before its content was read"
+        )
 
 
 @checker(
     "pipelining-behind-early-refusals-of-chunked-content",
     ("MB-PIPE-1",),
-    "A GET pipelined behind a 405, 406, 415 or 501 decided from the header section (a batch typed text/plain, an unsupported content coding, an Accept admitting no batch form, an unknown Batch-Mode, a PUT) whose small content is chunked, with chunk extensions or with a trailer section, is answered 200.",
+    "A GET pipelined behind a 400, 405, 406, 415 or 501 given before the content is read whole (a batch typed text/plain, an unsupported content coding, an Accept admitting no batch form, an unknown Batch-Mode, a PUT, an empty boundary, a bare LF at the content's start) whose small content is chunked, with chunk extensions or with a trailer section, is answered 200.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,
@@ -556,9 +593,9 @@ def pipelining_behind_early_refusals_of_chunked_content(ctx: Context, judge: Jud
         judge.not_applicable("the content is discarded on an HTTP/1.1 connection")
     ok = ctx.path(ctx.resource(judge, "ok"))
     follower = ctx.raw_request("GET", ok)
-    small = compose_batch([SubRequest("GET", ok)], BOUNDARY)
     judged = 0
     for refusal in _early_refusals():
+        small = _content(refusal, ok, None)
         head = [*refusal.fields, ("Transfer-Encoding", "chunked")]
         for framing, ext, last_ext, trailer in CHUNKED_FRAMINGS:
             content = small_chunked(small, ext, last_ext, trailer)
@@ -572,10 +609,13 @@ def pipelining_behind_early_refusals_of_chunked_content(ctx: Context, judge: Jud
             _, _, after = _behind_refusal(
                 ctx, judge, what, (leader, refusal.method, alone.status), follower
             )
-            # MB-PIPE-1: "The server then reads and discards the content to find the next
-            # request, and it does so for content of up to 64 KiB (65,536 octets) at least: a
-            # request pipelined behind such a refusal of content that long is answered"; chunked
-            # content that ends within 64 KiB is such content (MB-TEST-1 fixes 200 for ok).
+            # MB-PIPE-1: "The server then reads and discards the rest of the content to find
+            # the next request, and it does so for content of up to 64 KiB (65,536 octets) at
+            # least: a request pipelined behind such a refusal of content that long is
+            # answered"; chunked content that ends within 64 KiB is such content (MB-TEST-1
+            # fixes 200 for ok).
             judge.expect(f"status of the GET behind {what}", after, {200}, "MB-PIPE-1")
     if not judged:
-        judge.not_applicable("no chunked request was refused 405, 406, 415 or 501 from its header")
+        judge.not_applicable(
+            "no chunked request was refused 400, 405, 406, 415 or 501 before its content was read"
+        )

@@ -10,7 +10,10 @@ twice, once for the client that must not send it and once for the server that re
 MB-PART-10), either ID names what the request broke. Each batch is sent under no Accept and
 under the Accept of each form the target declares, since a 207 form's code path may refuse
 with its own problem documents. `envelope-refusal-names-broken-requirement` does the same for
-faults of the batch as a whole: its media type (415), its content coding (415, whose document
+faults of the batch as a whole: its media type (415), no Content-Type (415, or 400 naming
+MB-WIRE-4 for the missing boundary, spec 3.1.1), two Content-Type lines, equal or naming
+different boundaries (400 naming MB-WIRE-4, or 415 naming MB-WIRE-2 from a server that combines
+the lines; a server that runs the batch by one of them fails), its content coding (415, whose document
 names MB-INTER-6 or MB-WIRE-2 as spec 5.3 says), its framing (400) and a mode the target does not implement
 (501).
 
@@ -244,10 +247,34 @@ def _envelope_faults(
     return out
 
 
+def _content_type_faults(
+    ok: str,
+) -> list[tuple[str, dict[int, set[str]], tuple[tuple[str, str], ...], bytes]]:
+    """(what, each status allowed with the IDs its problem document may name, the batch's
+    header fields, its content) for a batch whose Content-Type lines leave it two refusals."""
+    d = f"--{BOUNDARY}"
+    whole = f"{d}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n{d}--".encode()
+    mine = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    other = ("Content-Type", "multipart/mixed; boundary=mb-named-other")
+    # Spec 3.1.1: "A batch request with more than one `Content-Type` field line ... is refused
+    # before any part runs: 400 under this requirement [MB-WIRE-4]. ... A server that combines
+    # the lines into one value ... may answer 415 under MB-WIRE-2 instead".
+    repeated = {400: {"MB-WIRE-4"}, 415: {"MB-WIRE-2"}}
+    return [
+        # Spec 3.1.1: "A batch request without a `Content-Type` field ... is answered 415 under
+        # MB-WIRE-2. It also has no boundary, so MB-STATUS-13 lets a server answer 400 under
+        # MB-WIRE-4 instead".
+        ("no Content-Type", {415: {"MB-WIRE-2"}, 400: {"MB-WIRE-4"}}, (), whole),
+        ("two equal Content-Type lines", repeated, (mine, mine), whole),
+        ("a second Content-Type line naming another boundary", repeated, (mine, other), whole),
+        ("a first Content-Type line naming another boundary", repeated, (other, mine), whole),
+    ]
+
+
 @checker(
     "envelope-refusal-names-broken-requirement",
-    ("MB-STATUS-4",),
-    "Each refused batch (another media type, a content coding no server decodes, no boundary, no close delimiter, no part, a bare LF, a wrong Content-Length, text after a delimiter, a mode not implemented) is answered with a problem document naming the requirement it broke.",
+    ("MB-STATUS-4", "MB-WIRE-4"),
+    "Each refused batch (another media type, no Content-Type, two Content-Type lines, a content coding no server decodes, no boundary, no close delimiter, no part, a bare LF, a wrong Content-Length, text after a delimiter, a mode not implemented) is answered with a problem document naming the requirement it broke.",
     state=State.READ_ONLY,
 )
 def envelope_refusal_names_broken_requirement(ctx: Context, judge: Judge) -> None:
@@ -262,6 +289,23 @@ def envelope_refusal_names_broken_requirement(ctx: Context, judge: Judge) -> Non
         # request broke"; this request broke only this one.
         judge.expect(
             f"{what}: problem requirement", doc.get("requirement"), set(named), "MB-STATUS-4"
+        )
+    for what, allowed, head, body in _content_type_faults(ok):
+        resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, list(head), body))
+        judge.note(f"{what}: {resp.status}")
+        # MB-WIRE-4 for a repeated line, which no server runs whichever line it reads; MB-WIRE-2
+        # for a missing one (spec 3.1.1).
+        expect_rejected(judge, resp, set(allowed), "MB-WIRE-4" if head else "MB-WIRE-2")
+        doc = problem_of(resp)
+        if resp.status not in allowed or doc is None:
+            continue
+        # MB-STATUS-4: "with a `requirement` member naming the ID of the requirement the
+        # request broke": the one that calls for the status given.
+        judge.expect(
+            f"{what}: problem requirement",
+            doc.get("requirement"),
+            allowed[resp.status],
+            "MB-STATUS-4",
         )
     # MB-INTER-6 gives the status ("MUST answer 415 with an Accept-Encoding field"); spec 5.3
     # names the requirement its problem document carries: "A 415 for an unsupported content

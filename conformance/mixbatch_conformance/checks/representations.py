@@ -48,17 +48,21 @@ def accept_not_acceptable(ctx: Context, judge: Judge) -> None:
 @checker(
     "accept-default-multipart",
     ("MB-MULTI-1",),
-    "Without Accept, with an empty Accept and with Accept */*, the batch response is multipart/mixed with status 200.",
+    "Without Accept, with an empty Accept, with an Accept of empty list elements only and with Accept */*, the batch response is multipart/mixed with status 200.",
     state=State.READ_ONLY,
 )
 def accept_default(ctx: Context, judge: Judge) -> None:
     ok, _ = ok_and_not_found(ctx, judge)
     # MB-MULTI-1: "choose `multipart/mixed` when `Accept` is absent or empty, or gives
-    # `multipart/mixed` a quality value at least as high as any other representation".
-    for headers in ((), (("Accept", "*/*"),), (("Accept", ""),)):
+    # `multipart/mixed` a quality value at least as high as any other representation"; spec
+    # 6.1: "`Accept: ,` holds no element and is treated as absent, as an empty value is".
+    empties = ((("Accept", ","),), (("Accept", " , ,"),), (("Accept", ","), ("Accept", "")))
+    for headers in ((), (("Accept", "*/*"),), (("Accept", ""),), *empties):
         resp = ctx.batch(judge, [ok], headers=headers)
         judge.expect(f"status with {headers!r}", resp.status, {200}, "MB-STATUS-1")
-        judge.expect(f"media type with {headers!r}", resp.media_type, {"multipart/mixed"})
+        judge.expect(
+            f"media type with {headers!r}", resp.media_type, {"multipart/mixed"}, "MB-MULTI-1"
+        )
 
 
 def _representation(ctx: Context, judge: Judge, accept: str) -> tuple[list[SubRequest], bytes, str]:

@@ -127,9 +127,10 @@ function parseAccept(v) {
 }
 
 // Quality for a concrete media type under an Accept field value (RFC 9110 12.5.1):
-// the most specific matching range decides. undefined/empty Accept gives 1.
+// the most specific matching range decides. An absent Accept, or one holding no element
+// (empty, or only empty list elements such as ",", RFC 9110 5.6.1), gives 1 (spec 6.1).
 function acceptQuality(acceptValue, mediaType) {
-  if (acceptValue === undefined || acceptValue.trim() === '') return 1;
+  if (acceptValue === undefined || splitList(acceptValue).every((e) => e.trim() === '')) return 1;
   const [t, st] = mediaType.toLowerCase().split('/');
   let best = null;
   let bestSpec = -1;

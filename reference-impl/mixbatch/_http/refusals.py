@@ -19,10 +19,12 @@ __all__ = ["SINGLETON_FIELDS", "refuse_get_with_content", "refuse_repeated_field
 SINGLETON_FIELDS = ("Content-Type",)
 
 
-def refuse_repeated_field(headers: Fields) -> Response | None:
+def refuse_repeated_field(headers: Fields, *, batch: bool = False) -> Response | None:
     """The 400 for a request that repeats one of ``SINGLETON_FIELDS``, or None to go on.
 
-    The batching proxy asks the same of a batch request, so both refuse the same octets.
+    The batching proxy asks the same of a batch request, so both refuse the same octets. For a
+    request to a batch endpoint (``batch``) the problem names MB-WIRE-4, under which spec 3.1.1
+    refuses a batch with more than one Content-Type line.
     """
     if len(headers) < 2:
         return None  # nothing can repeat: the common case of a part with one field or none
@@ -33,6 +35,9 @@ def refuse_repeated_field(headers: Fields) -> Response | None:
                 "repeated-field",
                 f"the request carries {name} more than once, and it is not a list field "
                 "(RFC 9110 §5.3), so which one applies is ambiguous",
+                # Spec 3.1.1: such a batch "names no boundary a server can trust either ... and
+                # is refused before any part runs: 400 under this requirement [MB-WIRE-4]".
+                requirement="MB-WIRE-4" if batch and name == "Content-Type" else None,
                 field=name,
             )
     return None

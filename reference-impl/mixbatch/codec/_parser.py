@@ -226,7 +226,9 @@ class BatchParser:
                     f"no delimiter line {self._dash.decode('latin-1')!r} in the content: "
                     "the boundary does not match or the batch is empty",
                     "MB-WIRE-18",
-                    None,
+                    # Spec 5.3: content with no delimiter line at all is in "`part_index` 0, the
+                    # part the missing first delimiter would open".
+                    0,
                     self._total,
                 )
             )

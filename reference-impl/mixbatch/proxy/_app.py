@@ -98,7 +98,7 @@ class ProxyApp:
     async def _batch_endpoint(self, request: Request) -> Response:
         # The server's router refuses a repeated singleton field (two Content-Type lines) before
         # anything else; the proxy reads Content-Type itself here, so it asks the same first.
-        refused = refuse_repeated_field(request.headers)
+        refused = refuse_repeated_field(request.headers, batch=True)
         if refused is not None:
             return refused
         if request.method == "OPTIONS":

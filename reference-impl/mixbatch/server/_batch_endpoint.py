@@ -119,7 +119,10 @@ class BatchEndpoint:
         self.turns = Turns()
         self.path = config.batch_path
         self.route = Route(
-            self.path, {"POST": self.post, "OPTIONS": self.options}, on_unlisted=self.refuse
+            self.path,
+            {"POST": self.post, "OPTIONS": self.options},
+            on_unlisted=self.refuse,
+            batch=True,
         )
 
     async def refuse(self, request: Request, params: Mapping[str, str]) -> Response:

@@ -72,6 +72,8 @@ class Route:
     handlers: Mapping[str, Handler]
     #: Answers methods not in ``handlers`` instead of the default 405 (it must still refuse).
     on_unlisted: Handler | None = None
+    #: A batch endpoint: its refusals name the mixbatch requirement they answer under.
+    batch: bool = False
     regex: re.Pattern[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -163,10 +165,10 @@ class Router:
 
     def _route(self, request: Request) -> tuple[Handler, Mapping[str, str]] | Response:
         """The handler and path parameters for ``request``, or the response that refuses it."""
-        refused = refuse_repeated_field(request.headers)
+        found = self.match(request.target.partition("?")[0])
+        refused = refuse_repeated_field(request.headers, batch=found is not None and found[0].batch)
         if refused is not None:
             return refused
-        found = self.match(request.target.partition("?")[0])
         if found is None:
             return problem(404, "not-found", f"no resource at {request.path!r}")
         route, params = found

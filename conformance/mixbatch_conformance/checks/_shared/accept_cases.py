@@ -181,3 +181,25 @@ def lookalike_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
         for form in offered[1:]:
             cases.append((f"{form};q=0.5, {member}", {form} | extra))
     return cases
+
+
+def parameter_cases(offered: list[str]) -> list[tuple[str, str]]:
+    """(Accept value, the one form it selects) for media ranges that carry parameters other
+    than the weight, which spec 6.1 says "take no part in the match": each range admits its
+    form with the weight it gives, whatever the parameter."""
+    cases: list[tuple[str, str]] = [
+        # "`multipart/mixed; boundary=x` [admits] the multipart form": the response's boundary
+        # is not known before it is made.
+        (f"{MULTIPART}; boundary=mb-suite-boundary", MULTIPART),
+        (f"{MULTIPART};charset=utf-8", MULTIPART),
+    ]
+    for form in offered[1:]:
+        cases += [
+            # "So `application/xml; charset=utf-8` admits the XML form".
+            (f"{form}; charset=utf-8", form),
+            (f"{form};mb-suite=1;q=0.5, {MULTIPART};q=0.4", form),
+            # A parameter does not turn a q=0 range into one that admits nothing else.
+            (f"{MULTIPART};boundary=mb-suite-boundary;q=0, {form};q=0.5", form),
+            (f'{form};mb-suite="a, b";q=0.9, {MULTIPART};q=0.8', form),
+        ]
+    return cases

@@ -65,6 +65,7 @@ from mixbatch_conformance.run.plants import (
     field_kinds,
     field_scope,
     forms,
+    frame_readings,
     framing,
     get_content_and_ranges,
     hosts_and_entries,
@@ -232,6 +233,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + early_refusal_connections.PLANTS
+    + frame_readings.PLANTS
     + chunked_connections.PLANTS
     + exact_values.PLANTS
     + content_extent.PLANTS
