@@ -31,7 +31,7 @@ func newHandler(lim Limits, timeout time.Duration) http.Handler {
 	mux := http.NewServeMux()
 	collections{store: store}.routes(mux)
 	testResources(mux)
-	resources := collections{store: store}.conditions(mux)
+	resources := readDates(store, collections{store: store}.conditions(mux))
 	batch := &batchEndpoint{
 		path: batchPath, limits: lim, timeout: timeout, handler: resources, store: store,
 		profiles: offeredProfiles, inflight: make(chan struct{}, maxBatchesInFlight),

@@ -11,6 +11,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   batch under the continue policy (MB-PROC-5);
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
   (MB-PROC-9);
+- date readings: the HTTP-dates of If-Modified-Since and If-Unmodified-Since misread, alone
+  as in a part: an rfc850-date's two-digit year counted from 1900 or by a fixed pivot, an
+  asctime-date unread, ISO 8601 dates, other zones or a lower-case month taken for dates
+  (MB-PROC-9), the last on standalone collection retrievals only (MB-STATUS-7);
 - tag list readings: If-Match and If-None-Match lists compared as one tag per field line, split
   at commas inside quotes, read by their first member, refused for an empty element, or cut to
   a part's last field line (MB-PROC-9, MB-STATUS-7);
@@ -381,6 +385,7 @@ from mixbatch_conformance.run.plants import (
     connection_requests,
     content_extent,
     created_validators,
+    date_readings,
     delimiter_collisions,
     discovery_requests,
     document_fields,
@@ -504,6 +509,14 @@ GROUPS = (
         "conditional-evaluations",
         _names(conditional_evaluations.PLANTS),
         ("conditional-rfc-reads", "conditional-rfc-writes"),
+        ("FAIL",),
+    ),
+    Group(
+        # RFC 9110 §5.6.7: three HTTP-date forms, the 50-year rule; §13.1.3/§13.1.4: a value
+        # that is no HTTP-date ignored.
+        "date-readings",
+        _names(date_readings.PLANTS),
+        ("conditional-date-forms", "collection-date-forms"),
         ("FAIL",),
     ),
     Group(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -74,6 +75,25 @@ def test_parse_http_date_accepts_all_three_forms() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "year"),
+    [
+        ("Wednesday, 15-Jan-31 09:30:00 GMT", 2031),
+        ("Thursday, 15-Jan-71 09:30:00 GMT", 2071),
+        ("Thursday, 15-Jan-81 09:30:00 GMT", 1981),
+        ("Sunday, 15-Jan-06 09:30:00 GMT", 2006),
+    ],
+)
+def test_parse_http_date_reads_two_digit_years_by_the_50_year_rule(value: str, year: int) -> None:
+    # RFC 9110 §5.6.7: an rfc850-date's year that "appears to be more than 50 years in the
+    # future" is "the most recent year in the past that had the same last two digits"; read in
+    # 2026, 71 is 2071 (45 years ahead) and 81 is 1981, whatever pivot a library uses.
+    now = datetime(2026, 11, 30, tzinfo=UTC).timestamp()
+    read = parse_http_date(value, now)
+    assert read is not None
+    assert datetime.fromtimestamp(read, UTC) == datetime(year, 1, 15, 9, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
     "value",
     [
         "Sun, 06 Nov 1994 08:49:37 GMT, Mon, 07 Nov 1994 08:49:37 GMT",
@@ -81,6 +101,9 @@ def test_parse_http_date_accepts_all_three_forms() -> None:
         "Sun, 06 Nov 1994 08:49:37 +0000",
         "Sun, 06 Nov 1994 08:49:37",
         "06 Nov 1994 08:49:37 GMT",
+        "Sun, 06 nov 1994 08:49:37 GMT",
+        "Sun, 6 Nov 1994 08:49:37 GMT",
+        "1994-11-06T08:49:37Z",
     ],
 )
 def test_parse_http_date_refuses_what_is_no_http_date(value: str) -> None:

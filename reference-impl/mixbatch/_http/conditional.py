@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import email.utils
 import re
+import time
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 
 from mixbatch.codec import Fields
 
@@ -40,6 +41,11 @@ _HTTP_DATE = re.compile(
     rf"|{_DAY} {_MONTH} (?:[0-9]{{2}}| [0-9]) {_TIME} [0-9]{{4}}"
 )
 
+#: The dash before an rfc850-date's two-digit year.
+_RFC850_YEAR = re.compile(r"-[0-9]{2} ")
+#: RFC 9110 §5.6.7's "more than 50 years", in days of the Gregorian calendar's mean year.
+_FIFTY_YEARS = timedelta(days=50 * 365.2425)
+
 #: The methods for which a failed If-None-Match or If-Modified-Since means 304, not 412.
 _READ_METHODS = frozenset({"GET", "HEAD"})
 
@@ -49,8 +55,13 @@ def format_http_date(timestamp: float) -> str:
     return email.utils.formatdate(int(timestamp), usegmt=True)
 
 
-def parse_http_date(value: str) -> float | None:
-    """Seconds since the epoch for any of the three HTTP-date forms, or ``None`` if invalid."""
+def parse_http_date(value: str, now: float | None = None) -> float | None:
+    """Seconds since the epoch for any of the three HTTP-date forms, or ``None`` if invalid.
+
+    An rfc850-date's two-digit year is read against `now` (the current time when omitted) by
+    RFC 9110 §5.6.7: a recipient "MUST interpret a timestamp that appears to be more than 50
+    years in the future as representing the most recent year in the past that had the same
+    last two digits" (not by a fixed pivot year, as ``email.utils`` reads it)."""
     text = value.strip(" \t")
     if _HTTP_DATE.fullmatch(text) is None:
         return None
@@ -61,6 +72,18 @@ def parse_http_date(value: str) -> float | None:
     if parsed.tzinfo is None:
         # asctime-date carries no zone; every HTTP date is in GMT.
         parsed = parsed.replace(tzinfo=UTC)
+    if _RFC850_YEAR.search(text):
+        # The year of the century `now` falls in, moved a century back when it lies more than
+        # 50 years ahead (and forward when more than 50 years behind: the nearest reading).
+        current = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+        try:
+            parsed = parsed.replace(year=current.year // 100 * 100 + parsed.year % 100)
+            if parsed > current + _FIFTY_YEARS:
+                parsed = parsed.replace(year=parsed.year - 100)
+            elif parsed < current - _FIFTY_YEARS:
+                parsed = parsed.replace(year=parsed.year + 100)
+        except ValueError:  # 29 February in a year that has none
+            return None
     return parsed.timestamp()
 
 
@@ -127,7 +150,7 @@ def evaluate(method: str, headers: Fields, current: Validators, now: float) -> i
             return 412
     else:
         since = headers.get("If-Unmodified-Since")
-        date = parse_http_date(since) if since is not None else None
+        date = parse_http_date(since, now) if since is not None else None
         if date is not None and current.last_modified > date:
             return 412
     # Step 3: If-None-Match, else step 4: If-Modified-Since (GET and HEAD only).
@@ -137,7 +160,7 @@ def evaluate(method: str, headers: Fields, current: Validators, now: float) -> i
             return 304 if method in _READ_METHODS else 412
     elif method in _READ_METHODS:
         since = headers.get("If-Modified-Since")
-        date = parse_http_date(since) if since is not None else None
+        date = parse_http_date(since, now) if since is not None else None
         # RFC 9110 §13.1.3: a date later than the server's current time is invalid.
         if date is not None and date <= now and current.last_modified <= date:
             return 304

@@ -48,6 +48,7 @@ from mixbatch_conformance.run.plants import (
     content_extent,
     continue_policy,
     created_validators,
+    date_readings,
     delimiter_collisions,
     discovery_requests,
     document_fields,
@@ -209,6 +210,7 @@ PLANTS: tuple[Mutation, ...] = (
     + write_kinds.PLANTS
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
+    + date_readings.PLANTS
     + valid_inputs.PLANTS
     + collection_conditionals.PLANTS
     + collection_preconditions.PLANTS
