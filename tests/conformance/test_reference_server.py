@@ -46,6 +46,7 @@ EXPECTED_NA = {
     "sandbox-post-never-takes-a-put-name": "its sandbox refuses a PUT to an absent member (404)",
     "conditional-fields-on-absent-members": "its sandbox refuses a PUT to an absent member (404)",
     "response-delimiter-planted-in-member": "its sandbox takes only application/json members",
+    "collection-delimiter-planted-in-member": "its sandbox takes only application/json members",
 }
 
 

@@ -65,6 +65,7 @@ from mixbatch_conformance.run.plants import (
     field_scope,
     forms,
     framing,
+    framing_spellings,
     get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
@@ -184,6 +185,7 @@ PLANTS: tuple[Mutation, ...] = (
     + busy_connections.PLANTS
     + codings.PLANTS
     + field_forms.PLANTS
+    + framing_spellings.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
     + budget_phases.PLANTS
@@ -264,6 +266,7 @@ PLANTS: tuple[Mutation, ...] = (
     + member_octets.PLANTS
     + text_windows.PLANTS
     + delimiter_collisions.PLANTS
+    + delimiter_collisions.RETRIEVAL_PLANTS
     + fault_pair_documents.PLANTS
     + early_runs.PLANTS
     + sender_grammar.PLANTS
