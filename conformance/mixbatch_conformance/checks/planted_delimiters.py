@@ -1,8 +1,9 @@
 """A response delimiter written into a member while the batch that reads it runs (MB-WIRE-6).
 
 Theory of operation: MB-WIRE-6 says "A sender MUST ensure that the delimiter (CRLF, two hyphens
-and the boundary) does not occur in any part's header section or body, and MUST choose another
-boundary, or fail, when it would", and its prose has the sender look "for the dash-boundary at
+and the boundary) does not occur in any part's header section or body, nor the dash-boundary at
+the start of a body or after a bare LF in it, and MUST choose another boundary, or fail, when it
+would", and its prose has the sender look "for the dash-boundary at
 the start of a body and after every LF in it, with or without a CR before the LF"; section
 3.1.3 adds that the check looks "for the dash-boundary at the start of any line of content, not
 only for the whole delimiter line". A fresh random boundary (MB-WIRE-5) makes a collision by
@@ -110,8 +111,10 @@ FORMS: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
         "the dash-boundary and more text on its line",
         lambda d: b"before\r\n" + d + b"planted\r\nafter",
     ),
-    # MB-WIRE-6 holds for every occurrence: a mention that is no delimiter (mid-line, after a
-    # CR alone) before or after one that is leaves the body colliding.
+    # MB-WIRE-6: the delimiter "does not occur in any part's header section or body, nor the
+    # dash-boundary at the start of a body or after a bare LF in it": any occurrence, so a
+    # mention that is no delimiter (mid-line, after a CR alone) before or after one that is
+    # leaves the body colliding.
     (
         "the dash-boundary mid-line, then a close delimiter after a CRLF",
         lambda d: b"x" + d + b"\r\n" + d + b"--\r\n",
