@@ -118,6 +118,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "budget-excess-batch-refused",
         "budget-holds-every-kind-of-batch",
         "chunked-batch-runs-nothing-before-content-whole",
+        "collection-delimiter-planted-in-member",
         "collection-last-modified-after-write",
         "collection-parts-are-members-alone",
         "conditional-fields-on-absent-members",

@@ -248,8 +248,15 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   slow).
 - delimiter collisions: a member's content written into the batch answer that reads it past a
   writer's check that misses the dash-boundary at a body's start, after a bare LF, with padding
-  or text after it, or everywhere (MB-WIRE-6, slow); its catcher is N/A on the reference server,
+  or text after it, past its first or before its last occurrence, or everywhere (MB-WIRE-6,
+  slow); its catcher is N/A on the reference server,
   whose sandbox keeps only JSON documents, so the group holds no check to pass there.
+- delimiter collisions in a retrieval: a collection retrieval carrying a member's content whole
+  under a boundary whose delimiter it holds, looked for nowhere or at its first occurrence alone
+  (MB-WIRE-6); its catcher is N/A on the reference server, as above.
+- framing spellings: a batch refused whose Content-Length or Transfer-Encoding named in another
+  case than RFC 9112 writes it has a tab after its value, whose Host has a tab around it, or
+  whose Content-Type has more than one octet of whitespace around it (MB-STATUS-1).
 - entry fields: the JSON or XML form listing in each entry the response part's header section,
   its Content-Id, Http-Status-Code and Batch-Outcome among the sub-response's fields
   (MB-MULTI-5).
@@ -401,6 +408,7 @@ from mixbatch_conformance.run.plants import (
     field_kinds,
     field_scope,
     frame_readings,
+    framing_spellings,
     get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
@@ -1401,6 +1409,22 @@ GROUPS = (
         _names(delimiter_collisions.PLANTS),
         verdicts=("FAIL",),
         tier="slow",
+        unplanted=(Verdict.NA,),
+    ),
+    Group(
+        # MB-STATUS-1: a batch whose framing or type field is named in another case, with
+        # spaces and tabs around its value (RFC 9110 §5.1, RFC 9112 §5), is well-formed.
+        "framing-spellings",
+        _names(framing_spellings.PLANTS),
+        ("batch-framing-fields-any-case-and-ows",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-WIRE-6 binds a collection retrieval's writer too; the catcher is N/A on the
+        # reference server and through the relay unplanted, whose sandbox keeps only JSON.
+        "delimiter-collisions-retrieval",
+        _names(delimiter_collisions.RETRIEVAL_PLANTS),
+        verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
     ),
     Group(

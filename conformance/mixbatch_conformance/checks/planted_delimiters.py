@@ -1,25 +1,32 @@
 """A response delimiter written into a member while the batch that reads it runs (MB-WIRE-6).
 
 Theory of operation: MB-WIRE-6 says "A sender MUST ensure that the delimiter (CRLF, two hyphens
-and the boundary) does not occur in any part's header section or body, and MUST choose another
-boundary, or fail, when it would", and its prose has the sender look "for the dash-boundary at
+and the boundary) does not occur in any part's header section or body, nor the dash-boundary at
+the start of a body or after a bare LF in it, and MUST choose another boundary, or fail, when it
+would", and its prose has the sender look "for the dash-boundary at
 the start of a body and after every LF in it, with or without a CR before the LF"; section
 3.1.3 adds that the check looks "for the dash-boundary at the start of any line of content, not
 only for the whole delimiter line". A fresh random boundary (MB-WIRE-5) makes a collision by
-chance improbable, so the check makes one on purpose: the batch [a GET of the delay resource, a
-PUT of a second sandbox member, a GET of the member] is sent on a connection of its own, the
-head of its answer is read while the slow part runs (`transport.http.HeadFirst`), and on a
-second connection the member is replaced with content holding that answer's delimiter. The
-member's part then reads it back. The PUT between them is a barrier: MB-PROC-3 lets a server
-run only "consecutive safe sub-requests concurrently", so the GET of the member cannot start
-before the slow part has finished.
+chance improbable, so the check makes one on purpose: the batch [a GET of the ok resource, a
+GET of the delay resource, a PUT of a second sandbox member, a GET of the member] is sent on a
+connection of its own, the head of its answer is read while the slow part runs
+(`transport.http.HeadFirst`; the quick first part lets a server that sends its head only with
+its first part send it then), and on a second connection the member is replaced with content
+holding that answer's delimiter. The member's part then reads it back. The PUT between them is
+a barrier: MB-PROC-3 lets a server run only "consecutive safe sub-requests concurrently", so
+the GET of the member cannot start before the slow part has finished.
 
 Each content puts the delimiter in one place and one form: a close delimiter and an ordinary
 delimiter at the very start of the body, the delimiter with transport padding there, an
 ordinary delimiter after a CRLF in the middle, a close delimiter at the end, one with padding
 and a CRLF after it, the dash-boundary after a bare LF, and the dash-boundary followed by more
-text on its line (MB-WIRE-19 makes any line that begins with it a delimiter line). One batch
-is sent per content, so that a server that fails by aborting the batch is judged on each.
+text on its line (MB-WIRE-19 makes any line that begins with it a delimiter line). Further
+contents mention the dash-boundary where it is no delimiter (mid-line, after a CR alone, one
+octet into the body, followed by more bchars, as a close delimiter mid-line, several times on
+a line) before a line that begins with it, or after one: a sender that looks at the first
+occurrence alone, or the last, takes the whole body for clear, and the delimiter line ends its
+answer early. One batch is sent per content, so that a server that fails by aborting the batch
+is judged on each.
 
 Once the head is sent the boundary cannot change, so the server must fail. What spec 5.4
 allows a server that stops after its response began is accepted: the member's part missing,
@@ -46,6 +53,17 @@ CR or LF, so a JSON document holds no dash-boundary at a line's start); when the
 answer arrives only after
 the slow part finished, so no write can come between them. A member's header fields cannot
 carry the delimiter (a field value holds no CRLF), and the JSON and XML forms have no boundary.
+
+`collection-delimiter-planted-in-member` does the same to the other multipart answer a server
+writes with stored content in it, the collection retrieval (spec 4.2, profile
+`collection-get`), whose writer MB-WIRE-6 binds as it binds a batch's. Its boundary is known
+only from an earlier retrieval, so the member is written, content after content, with the
+delimiter of the retrieval before, and the collection retrieved again: under a boundary that
+depends on the members the delimiter no longer collides, under one that does not it does, and
+either way the retrieval must read strictly, part for part as before, the member's part
+carrying its octets whole; a retrieval that fails (5xx) is accepted. Not applicable when the
+sandbox collection has no multipart retrieval, the sandbox keeps no content other than JSON,
+or the retrieval does not carry the member's content.
 """
 
 from __future__ import annotations
@@ -59,15 +77,16 @@ from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import Exchange, HeadFirst
+from mixbatch_conformance.transport.http import Exchange, HeadFirst, Response
 
 __all__: list[str] = []
 
 BOUNDARY = "mb-planted-7a3c05e1d9b2f864"
 #: How long the first part runs: time enough to read the head and write the member.
 DELAY_MS = 600
-#: The index of the member's part in the batch: after the slow part and the barrier.
-MEMBER_PART = 2
+#: The index of the member's part in the batch: after the quick part, the slow part and the
+#: barrier.
+MEMBER_PART = 3
 #: The media types a content is written in, in turn, until the sandbox keeps one.
 MEDIA_TYPES = ("text/plain", "application/octet-stream")
 #: What the sandbox is first asked to keep, to learn whether it keeps content at all.
@@ -91,6 +110,42 @@ FORMS: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
     (
         "the dash-boundary and more text on its line",
         lambda d: b"before\r\n" + d + b"planted\r\nafter",
+    ),
+    # MB-WIRE-6: the delimiter "does not occur in any part's header section or body, nor the
+    # dash-boundary at the start of a body or after a bare LF in it": any occurrence, so a
+    # mention that is no delimiter (mid-line, after a CR alone) before or after one that is
+    # leaves the body colliding.
+    (
+        "the dash-boundary mid-line, then a close delimiter after a CRLF",
+        lambda d: b"x" + d + b"\r\n" + d + b"--\r\n",
+    ),
+    (
+        "the dash-boundary after a CR alone, then after a bare LF",
+        lambda d: b"before\r" + d + b" mid\n" + d + b"\r\nafter",
+    ),
+    (
+        "the dash-boundary one octet into the body, then a delimiter after a CRLF",
+        lambda d: b"-" + d + b"\r\n" + d + b"\r\nafter",
+    ),
+    (
+        "the dash-boundary and more bchars mid-line, then so at a line's start",
+        lambda d: b"x" + d + b"planted\r\n" + d + b"planted\r\nafter",
+    ),
+    (
+        "a close delimiter mid-line, then a delimiter after a CRLF",
+        lambda d: b"x" + d + b"--\r\n" + d + b"\r\nafter",
+    ),
+    (
+        "several mentions on a line, then a close delimiter at the body's end",
+        lambda d: b"a" + d + b" b" + d + b"--\rc" + d + b"\r\n" + d + b"--",
+    ),
+    (
+        "a close delimiter at the body's start, then a mention mid-line",
+        lambda d: d + b"--\r\nx" + d,
+    ),
+    (
+        "a delimiter after a CRLF, then mentions mid-line and after a CR alone",
+        lambda d: b"before\r\n" + d + b"\r\nx" + d + b"\r" + d,
     ),
 )
 
@@ -221,8 +276,9 @@ def _one_form(
     can be (the answer is no multipart batch response, or its head came too late for any
     write to come between it and the member's part)."""
     before = ctx.send(judge, ctx.raw_request("GET", path)).body
+    ok = ctx.path(ctx.resource(judge, "ok"))
     delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS)))
-    subs = [SubRequest("GET", delay), barrier, SubRequest("GET", path)]
+    subs = [SubRequest("GET", ok), SubRequest("GET", delay), barrier, SubRequest("GET", path)]
     body = compose_batch(subs, BOUNDARY)
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     request = ctx.raw_request("POST", ctx.batch_path, head, body)
@@ -267,7 +323,7 @@ def _one_form(
 @checker(
     "response-delimiter-planted-in-member",
     ("MB-WIRE-6", "MB-STATUS-6"),
-    "A member that a second connection fills, while the batch that reads it runs, with the delimiter of that batch's answer (a close or ordinary delimiter at the body's start, with padding, mid-body, at the end, after a bare LF, with text after it) makes the server fail (an abort part, a 5xx part, an answer cut short), never write the delimiter inside a part.",
+    "A member that a second connection fills, while the batch that reads it runs, with the delimiter of that batch's answer (a close or ordinary delimiter at the body's start, with padding, mid-body, at the end, after a bare LF, with text after it, before or after mentions of the dash-boundary that are no delimiter: mid-line, after a CR alone) makes the server fail (an abort part, a 5xx part, an answer cut short), never write the delimiter inside a part.",
     state=State.WRITES_IN_SANDBOX,
 )
 def response_delimiter_planted_in_member(ctx: Context, judge: Judge) -> None:
@@ -305,3 +361,87 @@ def response_delimiter_planted_in_member(ctx: Context, judge: Judge) -> None:
         judged += outcome
     if not judged:
         judge.not_applicable("every member part ran before its write landed")
+
+
+def _retrieve(ctx: Context, judge: Judge, coll: str) -> Response:
+    return ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+
+
+def _retrieval(coll: str, resp: Response) -> tuple[str, Envelope] | str:
+    """The collection retrieval of `coll` answered `resp`: its boundary and its parts read; or
+    why it is none (another status, media type or no boundary)."""
+    try:
+        media_type, params = parse_media_type(resp.get("Content-Type") or "")
+    except ValueError:
+        media_type, params = "", {}
+    boundary = params.get("boundary", "")
+    if resp.status != 200 or media_type != "multipart/mixed" or not boundary:
+        return f"GET {coll} with Accept: multipart/mixed answered {resp.status} {media_type!r}"
+    return boundary, read_multipart(resp.body, boundary)
+
+
+@checker(
+    "collection-delimiter-planted-in-member",
+    ("MB-WIRE-6",),
+    "A sandbox member written with the delimiter of the collection's last multipart retrieval (each content of the batch's answer: at a body's start, after a CRLF or a bare LF, with padding or text after it, before or after mentions that are no delimiter) is carried by the next retrieval whole, under a boundary that does not collide, or the retrieval fails.",
+    state=State.WRITES_IN_SANDBOX,
+    profile="collection-get",
+)
+def collection_delimiter_planted_in_member(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
+    path = created_member(ctx, judge, coll, "mb-suite-collection-delimiter")
+    document = ctx.send(judge, ctx.raw_request("GET", path)).body
+    media = _keeping_media(ctx, judge, path)
+    if media is None:
+        _restore(ctx, judge, path, document)
+        judge.not_applicable(
+            f"the sandbox keeps no {' or '.join(MEDIA_TYPES)} content, and a JSON document "
+            "cannot hold the delimiter"
+        )
+    first = _retrieval(coll, _retrieve(ctx, judge, coll))
+    if isinstance(first, str) or not any(p.body == PROBE for p in first[1].parts):
+        _restore(ctx, judge, path, document)
+        judge.not_applicable(
+            first if isinstance(first, str) else "the retrieval does not carry the member's content"
+        )
+    boundary, env = first
+    count = len(env.parts)
+    for label, form in FORMS:
+        member = form(b"--" + boundary.encode("latin-1"))
+        if not _written(ctx, judge, path, media, member):
+            judge.note(f"{label}: the sandbox did not keep the content; not judged")
+            continue
+        resp = _retrieve(ctx, judge, coll)
+        if 500 <= resp.status <= 599:
+            # MB-WIRE-6: "MUST choose another boundary, or fail, when it would".
+            judge.note(f"{label}: the retrieval failed with {resp.status}")
+            continue
+        answered = _retrieval(coll, resp)
+        if isinstance(answered, str):
+            judge.note(f"{label}: {answered}; not judged")
+            continue
+        now, env = answered
+        judge.note(f"{label}: boundary {'kept' if now == boundary else 'changed'}")
+        dash = b"--" + now.encode("latin-1")
+        # MB-WIRE-6: "the delimiter ... does not occur in any part's header section or body,
+        # nor the dash-boundary at the start of a body or after a bare LF in it".
+        faults = [f for f in env.findings if f.fatal]
+        judge.expect_true(
+            f"{label}: the retrieval's framing",
+            not faults and dash not in env.epilogue,
+            f"{faults[0].message} at octet {faults[0].offset}"
+            if faults
+            else repr(env.epilogue[:60]),
+            "no delimiter inside a part: another boundary, or a failure",
+            "MB-WIRE-6",
+        )
+        judge.expect(f"{label}: the retrieval's parts", len(env.parts), {count}, "MB-WIRE-6")
+        judge.expect_true(
+            f"{label}: the member's part",
+            any(p.body == member for p in env.parts),
+            f"no part carries the member's {len(member)} octets",
+            "the member's octets, whole, in its part",
+            "MB-WIRE-6",
+        )
+        boundary = now
+    _restore(ctx, judge, path, document)

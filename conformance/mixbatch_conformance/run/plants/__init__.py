@@ -68,6 +68,7 @@ from mixbatch_conformance.run.plants import (
     forms,
     frame_readings,
     framing,
+    framing_spellings,
     get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
@@ -187,6 +188,7 @@ PLANTS: tuple[Mutation, ...] = (
     + busy_connections.PLANTS
     + codings.PLANTS
     + field_forms.PLANTS
+    + framing_spellings.PLANTS
     + modes.PLANTS
     + behaviour.PLANTS
     + budget_phases.PLANTS
@@ -270,6 +272,7 @@ PLANTS: tuple[Mutation, ...] = (
     + member_octets.PLANTS
     + text_windows.PLANTS
     + delimiter_collisions.PLANTS
+    + delimiter_collisions.RETRIEVAL_PLANTS
     + fault_pair_documents.PLANTS
     + early_runs.PLANTS
     + sender_grammar.PLANTS

@@ -12,8 +12,23 @@ dash-boundary in a body that misses some of the places it can stand:
     delimiter-check-absent-unsized    no check, and the parts carry no Content-Length (a
                                       SHOULD, MB-WIRE-15), so no length tells where a body
                                       really ends: only the parts and the epilogue show it
+    delimiter-check-first-occurrence  only the first occurrence of the dash-boundary is looked
+                                      at (one search, no loop), so a mention mid-line or after
+                                      a CR alone hides a delimiter line after it
+    delimiter-check-last-occurrence   only the last occurrence is looked at (a search from the
+                                      end), so a mention after a delimiter line hides it
 
-A body the planted check does find is refused as the reference server's writer refuses it: that
+The collection retrieval (spec 4.2) is written by the same kind of writer, under a boundary
+that depends on the collection's state alone, so a member can be written with the delimiter of
+the last retrieval:
+
+    collection-delimiter-check-absent the retrieval carries each member's content as it is
+    collection-delimiter-check-first-occurrence
+                                      the retrieval's boundary is changed only when the first
+                                      occurrence of its dash-boundary in a member's content
+                                      opens a line
+
+A body the planted check of a batch's answer does find is refused as the reference server's writer refuses it: that
 part becomes a 500 with a problem document naming MB-WIRE-6.
 
 The relay's reference server keeps only JSON documents in its sandbox at /books (a PUT of
@@ -23,7 +38,10 @@ book wrote and answers it 204, answers a GET of that book alone with it, and for
 JSON PUT or a DELETE of the book goes through. A batch's answer goes out head first
 (`Behaviour.head_first`), so its boundary is known while its parts run; its content is held to
 the end, and each part answering a GET of a book the relay keeps content for then carries that
-content, or the 500 above when the planted check finds the dash-boundary in it.
+content, or the 500 above when the planted check finds the dash-boundary in it. A collection
+retrieval of the books carries the content the relay keeps for a book in that book's part, under
+the reference server's boundary (a function of the books, which the kept content leaves
+unchanged), or under another when the planted check finds its dash-boundary in that content.
 """
 
 from __future__ import annotations
@@ -40,6 +58,7 @@ from mixbatch_conformance.run.plants._edits import (
     field_of,
     is_batch,
     parts_of,
+    set_field,
 )
 from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
@@ -142,6 +161,41 @@ def _writer(finds: Finds, sized: bool = True) -> Callable[[RelayRequest, RelayRe
     return edit
 
 
+def _retrieval(finds: Finds) -> Callable[[RelayRequest, RelayResponse], None]:
+    """The edit of a plant whose collection retrieval carries the kept content of its members,
+    under the upstream's boundary unless `finds` finds its dash-boundary in one of them."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        if is_batch(req):
+            return
+        _alone(req, resp)
+        b = boundary_of(resp) if req.method == "GET" and resp.status == 200 else None
+        parts = parts_of(resp.body, b) if b else None
+        if b is None or parts is None:
+            return
+        out = []
+        contents = []
+        for fields, body in parts:
+            cid = (field_of(fields, "Content-Id") or "").strip().removeprefix("<").removesuffix(">")
+            kept = _KEPT.get(urlsplit(cid).path)
+            if kept is None:
+                out.append((fields, body))
+                continue
+            media, content = kept
+            fields = set_field(fields, "Content-Type", media)
+            out.append((set_field(fields, "Content-Length", str(len(content))), content))
+            contents.append(content)
+        if any(finds(c, b"--" + b.encode("latin-1")) for c in contents):
+            b += "-planted"
+            resp.headers = [
+                (n, f"multipart/mixed; boundary={b}" if n.lower() == "content-type" else v)
+                for n, v in resp.headers
+            ]
+        resp.body = write_parts(out, b)
+
+    return edit
+
+
 def _never(body: bytes, dash: bytes) -> bool:
     return False
 
@@ -157,6 +211,18 @@ def _after_crlf(body: bytes, dash: bytes) -> bool:
 def _whole_lines(body: bytes, dash: bytes) -> bool:
     line = rb"(?:\A|\n)" + re.escape(dash) + rb"(?:--)?(?:\r\n|\Z)"
     return re.search(line, body) is not None
+
+
+def _at_line_start(body: bytes, at: int) -> bool:
+    return at == 0 or (at > 0 and body[at - 1] == 0x0A)
+
+
+def _first_occurrence(body: bytes, dash: bytes) -> bool:
+    return _at_line_start(body, body.find(dash))
+
+
+def _last_occurrence(body: bytes, dash: bytes) -> bool:
+    return _at_line_start(body, body.rfind(dash))
 
 
 #: The answer to a batch goes out head first; every other answer is held for the edit.
@@ -182,5 +248,35 @@ PLANTS: tuple[Mutation, ...] = tuple(
         ("delimiter-check-crlf-only", "not after a bare LF", _after_crlf, True),
         ("delimiter-check-whole-lines-only", "whole delimiter lines only", _whole_lines, True),
         ("delimiter-check-absent-unsized", "no check, parts unsized", _never, False),
+        (
+            "delimiter-check-first-occurrence",
+            "the first occurrence of the dash-boundary looked at alone",
+            _first_occurrence,
+            True,
+        ),
+        (
+            "delimiter-check-last-occurrence",
+            "the last occurrence of the dash-boundary looked at alone",
+            _last_occurrence,
+            True,
+        ),
+    )
+)
+#: MB-WIRE-6 binds the writer of a collection retrieval as it does a batch's: "A sender MUST
+#: ensure that the delimiter ... does not occur in any part's header section or body".
+RETRIEVAL_PLANTS: tuple[Mutation, ...] = tuple(
+    Mutation(
+        name,
+        f"MB-WIRE-6 a collection retrieval's writer with {what}",
+        ("collection-delimiter-planted-in-member",),
+        on_response=_retrieval(finds),
+    )
+    for name, what, finds in (
+        ("collection-delimiter-check-absent", "no check", _never),
+        (
+            "collection-delimiter-check-first-occurrence",
+            "the first occurrence of the dash-boundary looked at alone",
+            _first_occurrence,
+        ),
     )
 )
