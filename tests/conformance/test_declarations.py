@@ -165,6 +165,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-member-ids-case-distinct",
         "sandbox-member-ids-confusable",
         "sandbox-json-values-read-back",
+        "sandbox-member-answers-without-content",
         "sandbox-member-ids-any-length",
         "sandbox-member-octets-every-path",
         "sandbox-member-outlives-batches",

@@ -10,10 +10,12 @@ import threading
 import pytest
 
 from mixbatch_conformance.transport.http import (
+    NOT_SENT,
     HeadFirst,
     ResponseError,
     build_request,
     exchange_after_continue,
+    in_turn,
     read_response,
 )
 
@@ -201,3 +203,58 @@ def test_reads_the_head_before_the_content_arrives() -> None:
     assert ex.response is not None
     assert (ex.response.status, ex.response.body) == (200, b"later")
     assert ex.response.raw.startswith(b"HTTP/1.1 100 Continue")
+
+
+def _answers_in_turn(answers: list[bytes]) -> int:
+    """A server for one connection that writes the n-th of `answers` once the n-th request's
+    head arrived; its port."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn, listener:
+            data = b""
+            for answer in answers:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                data = data.split(b"\r\n\r\n", 1)[1]
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return port
+
+
+@pytest.mark.parametrize(
+    ("first", "second_status"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n", 200),
+        # RFC 9112 §6.3: the answer to HEAD ends at its header section, whatever it announces:
+        # the octets after it are the next answer's.
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", None),
+    ],
+)
+def test_in_turn_reads_each_answer_from_where_the_last_ended(
+    first: bytes, second_status: int | None
+) -> None:
+    port = _answers_in_turn([first, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"])
+    requests = [build_request("HEAD", "/", "x"), build_request("GET", "/", "x")]
+    head, get = in_turn("127.0.0.1", port, requests, timeout=5)
+    assert head.response is not None
+    assert (head.response.body, head.kept, get.kept) == (b"", 1, 2)
+    assert (get.response.status if get.response else None) == second_status
+    if second_status is None:
+        assert get.raw.startswith(b"ok\nHTTP/1.1 200")
+
+
+def test_in_turn_sends_nothing_after_an_answer_that_ends_the_connection() -> None:
+    closing = b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
+    port = _answers_in_turn([closing])
+    requests = [build_request("GET", "/", "x"), build_request("GET", "/", "x")]
+    first, second = in_turn("127.0.0.1", port, requests, timeout=5)
+    assert first.response is not None
+    assert first.response.status == 204
+    assert (second.response, second.error) == (None, NOT_SENT)

@@ -344,6 +344,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - early runs: a batch run while its client still holds back the rest of its content, once
   its close delimiter arrived (the CRLF, transport padding, epilogue, last-chunk or trailer
   section after it still to come) or once its last part's declared body arrived (MB-PROC-1).
+- answers without content: a HEAD answered with content, read by the request pipelined behind
+  it as its answer's first octets (MB-PIPE-1), and a 204 or 304 sent with content, read so by
+  the GET sent behind it on its connection (MB-TEST-6).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -375,6 +378,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     aggregate_recency,
     answer_sizes,
+    answers_without_content,
     batch_client_fields,
     batch_response_fields,
     boundaries_and_empty_lines,
@@ -1710,6 +1714,18 @@ GROUPS = (
         (SPACED_SUMMARY,),
         ("batch-summary-trailer",),
         unplanted=(Verdict.PASS, Verdict.NA),
+    ),
+    Group(
+        # RFC 9112 §6.3: an answer to HEAD and a 204 or 304 answer end at their header section.
+        # Content written after one is read as the next answer's first octets: MB-PIPE-1 ("answer
+        # pipelined requests on a connection, batch requests and other requests alike, in the
+        # order it received them") for the request pipelined behind a HEAD; MB-TEST-6 ("with no
+        # content for 204 and 304") for the status resource's 204 and 304, shown by the GET sent
+        # behind them on the connection.
+        "answers-without-content",
+        _names(answers_without_content.PLANTS),
+        tuple(sorted({c for p in answers_without_content.PLANTS for c in p.catchers})),
+        ("FAIL",),
     ),
     # Each plant's own verdicts: a Content-Length left out breaks a SHOULD (WARN unless strict).
     Group(

@@ -62,6 +62,7 @@ from mixbatch_conformance.transport.http import (
     Response,
     TargetUnreachable,
     build_request,
+    in_turn,
     pipeline,
     split_url,
 )
@@ -421,7 +422,17 @@ class Context:
         return self._answer(judge, ex)
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
-        exchanges = self._pipeline(requests, self.timeout_for(judge))
+        return self._judged(judge, self._pipeline(requests, self.timeout_for(judge)))
+
+    def send_in_turn(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
+        """Send `requests` on one HTTP/1.1 connection of their own, each once the answer before
+        it was read, every octet after an answer read as the next (`transport.http.in_turn`);
+        unlike the kept connections of `send`, nothing an answer left over is set aside."""
+        wait = self.timeout_for(judge)
+        return self._judged(judge, in_turn(self.host, self.port, requests, wait, self.tls))
+
+    def _judged(self, judge: Judge, exchanges: list[Exchange]) -> list[Exchange]:
+        """`exchanges` recorded, each answer judged as every answer the suite receives is."""
         for ex in exchanges:
             judge.record(ex)
             if ex.response is not None:

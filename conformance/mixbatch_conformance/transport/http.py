@@ -10,7 +10,9 @@ connection of its own and reads its answer's head before its content, so a clien
 the head (a batch response's boundary) while the content still streams. `exchange_after_continue` sends
 a request's head alone and its content only after an interim 100 (Continue) or a bounded wait,
 as a client that sent `Expect: 100-continue` does (RFC 9110 §10.1.1). `pipeline` writes several
-requests back to back on one connection and reads the responses in order (MB-PIPE-1).
+requests back to back on one connection and reads the responses in order (MB-PIPE-1);
+`in_turn` sends them on one connection one at a time, each once the answer before it was read,
+and keeps nothing the reader did not frame from one answer to the next.
 A response says whether its connection may carry another request (`Response.persistent`, RFC
 9112 §9.3); transport.connections keeps such connections for the next request.
 
@@ -44,6 +46,7 @@ from mixbatch_conformance.transport.tls import TlsFailure, explain
 from mixbatch_conformance.transport.urls import UsageError, parse_target_url
 
 __all__ = [
+    "NOT_SENT",
     "Exchange",
     "HeadFirst",
     "Response",
@@ -55,6 +58,7 @@ __all__ = [
     "drain",
     "exchange",
     "exchange_after_continue",
+    "in_turn",
     "method_of",
     "pipeline",
     "read_response",
@@ -683,6 +687,60 @@ def pipeline(
                 out.append(Exchange(req, None, err or f"{type(exc).__name__}: {exc}", raw=received))
                 continue
             out.append(Exchange(req, resp))
+        reader.close()
+    finally:
+        sock.close()
+    return out
+
+
+#: Why a request of `in_turn` was not sent: the answer before it ended the connection.
+NOT_SENT = "not sent: the connection ended with the answer before it"
+
+
+def in_turn(
+    host: str,
+    port: int,
+    requests: list[bytes],
+    timeout: float = DEFAULT_TIMEOUT,
+    tls: ssl.SSLContext | None = None,
+) -> list[Exchange]:
+    """Send each request on one connection once the answer before it was read whole, as a
+    client that keeps its connection does (RFC 9112 §9.3), and read its answer from where the
+    one before ended: octets an answer's framing did not account for (RFC 9112 §6.3) are read
+    as the start of the next answer, never set aside. After an answer that could not be read,
+    or one that ends the connection (`Response.persistent`), the rest are not sent: each is an
+    Exchange whose error says why (`NOT_SENT`, or the earlier error).
+
+    Exchanges are numbered on the connection (`Exchange.kept`, from 1). TargetUnreachable and
+    TimeoutError propagate only when the connection cannot be made at all.
+    """
+    sock = connect(host, port, timeout, tls)
+    out: list[Exchange] = []
+    try:
+        reader = sock.makefile("rb")
+        for i, req in enumerate(requests):
+            if out and (out[-1].response is None or not out[-1].response.persistent):
+                why = out[-1].error if out[-1].response is None else NOT_SENT
+                out.extend(
+                    Exchange(r, None, why, kept=i + 1 + j) for j, r in enumerate(requests[i:])
+                )
+                break
+            try:
+                sock.sendall(req)
+            except OSError as exc:
+                err: str | None = f"send failed: {exc}"
+            else:
+                err = None
+            try:
+                resp = read_response(reader, method_of(req))
+            except (ResponseError, OSError) as exc:
+                received = getattr(exc, "received", b"")
+                if isinstance(exc, ResponseError):
+                    received += drain(sock, reader)
+                error = err or f"{type(exc).__name__}: {exc}"
+                out.append(Exchange(req, None, error, raw=received, kept=i + 1))
+                continue
+            out.append(Exchange(req, resp, kept=i + 1))
         reader.close()
     finally:
         sock.close()

@@ -25,6 +25,7 @@ from mixbatch_conformance.run.plants import (
     aggregate_dates,
     aggregate_recency,
     answer_sizes,
+    answers_without_content,
     batch_client_fields,
     batch_response_fields,
     batch_wide,
@@ -210,6 +211,7 @@ PLANTS: tuple[Mutation, ...] = (
     + list_and_tag_readings.PLANTS
     + policy_value_readings.PLANTS
     + write_kinds.PLANTS
+    + answers_without_content.PLANTS
     + field_scope.PLANTS
     + conditional_evaluations.PLANTS
     + date_readings.PLANTS
