@@ -347,6 +347,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - answers without content: a HEAD answered with content, read by the request pipelined behind
   it as its answer's first octets (MB-PIPE-1), and a 204 or 304 sent with content, read so by
   the GET sent behind it on its connection (MB-TEST-6).
+- field value controls: a form feed at the end of a part field value or a vertical tab at its
+  start taken off with the OWS, VT, FF and 0x1C-0x1F taken off both ends, a NUL inside let
+  through, a value ending in obs-text refused (MB-PART-11); an inner HTAB turned into a space,
+  0x85 and 0xA0 at a value's ends trimmed (MB-PART-8).
 
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
@@ -411,6 +415,7 @@ from mixbatch_conformance.run.plants import (
     fault_placement,
     field_kinds,
     field_scope,
+    field_value_controls,
     frame_readings,
     framing_spellings,
     get_content_and_ranges,
@@ -1733,6 +1738,15 @@ GROUPS = (
         _names(answer_sizes.PLANTS),
         tuple(sorted({c for p in answer_sizes.PLANTS for c in p.catchers})),
         each_catcher=False,
+    ),
+    Group(
+        # MB-PART-11: "reject a part header line that is not a valid `field-line`" (RFC 9110
+        # §5.5: "field-vchar = VCHAR / obs-text"; §5.6.3: "OWS = *( SP / HTAB )"); MB-PART-8:
+        # the value the resource receives is the part's.
+        "field-value-controls",
+        _names(field_value_controls.PLANTS),
+        ("part-field-value-controls-refused", "part-field-value-neighbours-reach-echo"),
+        ("FAIL",),
     ),
 )
 

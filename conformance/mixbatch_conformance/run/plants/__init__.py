@@ -66,6 +66,7 @@ from mixbatch_conformance.run.plants import (
     field_forms,
     field_kinds,
     field_scope,
+    field_value_controls,
     forms,
     frame_readings,
     framing,
@@ -200,6 +201,7 @@ PLANTS: tuple[Mutation, ...] = (
     + aggregate_recency.PLANTS
     + continue_policy.PLANTS
     + field_kinds.PLANTS
+    + field_value_controls.PLANTS
     + resolution.PLANTS
     + sandbox_inputs.PLANTS
     + sandbox_member_ids.PLANTS
