@@ -949,8 +949,30 @@ def test_unresolved_problems_of_another_4xx_and_reference_spelling_pass(
         "references-target-refused-after-substitution",
         "references-part-fields-only",
         "references-atomic-unresolved",
+        "references-to-failed-or-skipped-parts",
     ]
     assert _verdicts(ctx, checks) == {}
+
+
+def _failed_parts_with_validators(req: RelayRequest, parts: list[Any]) -> list[Any]:
+    """A server whose failing sub-responses carry an `ETag` and a `Location` (RFC 9110 lets a
+    412 or a 404 carry either): a reference to such a part is still unresolved (MB-PROC-20),
+    and the part naming it, `$(N)` in its Content-Id included, is judged skipped."""
+    out = []
+    for fields, body in parts:
+        status = next((v for n, v in fields if n.lower() == "http-status-code"), "")
+        if status.isdigit() and int(status) >= 400:
+            fields = [*fields, ("ETag", '"mb-variant-failed"'), ("Location", "/books/1")]
+        out.append((fields, body))
+    return out
+
+
+def test_references_to_failed_parts_carrying_validators_pass(
+    variant_relay: Relay, reference: Target
+) -> None:
+    variant_relay.mutation = Variant(_failed_parts_with_validators)  # type: ignore[assignment]
+    ctx = Context(reference.with_base_url(variant_relay.url), RunSettings(tier="standard"))
+    assert _verdicts(ctx, ["references-to-failed-or-skipped-parts"]) == {}
 
 
 # -- readings spec 3.1.1, 4.1, 5.3, 6.1 and 6.3 allow both ways ---------------------------------

@@ -307,6 +307,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   status outside 4xx or missing, `$(N:Content-Length)`, `$(N:Http-Status-Code)` or
   `$(N:Content-Id)` resolved (MB-PROC-20); a ran part's href its Content-Id as written, a
   skipped part's left unresolved (MB-MULTI-4, MB-MULTI-6).
+- unusable references: a reference to a failed part resolved from the fields its response part
+  carries, or to a skipped part from its problem's fields (MB-PROC-20).
 - trailer fields: a chunked batch's trailer fields merged into its header section, all of
   them, only those a Trailer field announced or only those it did not, or only its Cookie
   (MB-SUB-6), its Prefer or Batch-Mode (MB-PROC-5) or its Accept (MB-MULTI-1); its answer
@@ -466,6 +468,7 @@ from mixbatch_conformance.run.plants import (
     text_windows,
     trailer_fields,
     trim_and_rule_readings,
+    unusable_references,
     valid_inputs,
     versions_statuses_weights,
     write_kinds,
@@ -693,6 +696,14 @@ GROUPS = (
             "references-part-fields-only",
             "references-href-by-form",
         ),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-20: a reference to a part that "failed (status 400 or above), was skipped or
+        # did not run" cannot be resolved, whatever fields that part's answer carries.
+        "unusable-references",
+        _names(unusable_references.PLANTS),
+        ("references-to-failed-or-skipped-parts",),
         ("FAIL",),
     ),
     Group(

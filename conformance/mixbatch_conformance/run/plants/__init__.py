@@ -136,6 +136,7 @@ from mixbatch_conformance.run.plants import (
     text_windows,
     trailer_fields,
     trim_and_rule_readings,
+    unusable_references,
     valid_inputs,
     versions_statuses_weights,
     wire,
@@ -225,6 +226,7 @@ PLANTS: tuple[Mutation, ...] = (
     + refusal_members.PLANTS
     + reference_substitution.PLANTS
     + reference_edges.PLANTS
+    + unusable_references.PLANTS
     + plain_reference_syntax.PLANTS
     + hosts_and_entries.PLANTS
     + precondition_order.PLANTS
