@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import shutil
 import subprocess
 import sys
 import urllib.error
@@ -60,6 +61,29 @@ def test_index_names_existing_patches_and_requirements(folder: Path) -> None:
     for plant in plants:
         assert (folder / plant["patch"]).is_file(), plant["id"]
         assert known.get(plant["requirement"]) == plant["keyword"], plant["id"]
+
+
+@pytest.mark.parametrize("folder", SETS, ids=[str(d.relative_to(HERE)) for d in SETS])
+def test_every_patch_applies_to_its_server_as_it_stands(folder: Path, tmp_path: Path) -> None:
+    """A plant whose patch no longer applies cannot be measured again (the deep tier's re-run,
+    a rerun after a fix), so an edit to an independent server that moves a plant's lines must
+    refresh that plant's patch in the same change."""
+    plants = json.loads((folder / "plants.json").read_text())
+    server = run_plants.SERVERS[run_plants.server_of(plants, None)]
+    copy = tmp_path / "server"
+    shutil.copytree(server, copy, ignore=shutil.ignore_patterns("target"))
+    stale = []
+    for plant in plants:
+        done = subprocess.run(
+            ["git", "apply", "--check", str(folder / plant["patch"])],
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        if done.returncode != 0:
+            stale.append(f"{plant['id']}: {done.stderr.strip()[:200]}")
+    assert stale == [], "\n".join(stale)
 
 
 #: Seconds for one set's run: up to about 80 builds and standard-tier runs, two at a time.
