@@ -218,6 +218,9 @@ def expect_parts_in_every_mode(
     baseline = readable_echoes(judge, *(content for _, content in base))
     for mode in [None, *declared_modes(ctx)]:
         head = list(batch_fields) + ([("Batch-Mode", mode)] if mode else [])
+        # MB-PROC-18: a references batch "MUST run the part as the same request sent alone
+        # with those values". Spec 7.5: "`Batch-Mode: atomic` asks for all or nothing", which
+        # changes no part's request: MB-PART-8 binds it as in any batch.
         rule = "MB-PROC-18" if mode and "references" in mode else "MB-PART-8"
         for accept in _forms(ctx):
             if mode is None and accept is None:
