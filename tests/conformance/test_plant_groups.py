@@ -85,6 +85,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   chunked batch or in the batch after it on the same connection (MB-PROC-5, MB-SUB-5,
   MB-SUB-6, MB-PROC-1, MB-SEC-2, MB-INTER-4), atomic and stop asked together (MB-PROC-8, MB-PROC-6),
   its answer held whole, or held after a part without content (MB-PROC-4, slow);
+- mode subrequests: what a sub-request receives broken on the atomic or the references path
+  only: Http-Method and Content-Id named in another case handed on (MB-PART-8), no inherited
+  credentials, or the batch's first Cookie line only (MB-SUB-5);
 - precondition order: a field RFC 9110 §13.2.2 ignores beside another evaluated, If-Match: *
   true for an absent member (MB-PROC-9), a 412 or another resource status not failing a part
   under stop or in an atomic batch, nor an unknown method's or a HEAD's, a 3xx failing one
@@ -428,6 +431,7 @@ from mixbatch_conformance.run.plants import (
     member_octets,
     mime_readings,
     mode_paths,
+    mode_subrequests,
     mode_writers,
     no_transform_variants,
     obs_text,
@@ -1741,6 +1745,16 @@ GROUPS = (
         "answers-without-content",
         _names(answers_without_content.PLANTS),
         tuple(sorted({c for p in answers_without_content.PLANTS for c in p.catchers})),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PART-8: "take a request part's header fields other than `Http-Method` and
+        # `Content-Id` as the sub-request's header fields, in order"; MB-SUB-5: "apply the batch
+        # request's `Authorization` and `Cookie` fields to each sub-request whose part carries no
+        # field of the same name": broken on the atomic or the references path only.
+        "mode-subrequests",
+        _names(mode_subrequests.PLANTS),
+        ("part-control-fields-in-every-mode", "part-credentials-in-every-mode"),
         ("FAIL",),
     ),
     # Each plant's own verdicts: a Content-Length left out breaks a SHOULD (WARN unless strict).

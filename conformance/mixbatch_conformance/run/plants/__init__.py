@@ -82,6 +82,7 @@ from mixbatch_conformance.run.plants import (
     member_octets,
     mime_readings,
     mode_paths,
+    mode_subrequests,
     mode_writers,
     modes,
     no_transform_variants,
@@ -235,6 +236,7 @@ PLANTS: tuple[Mutation, ...] = (
     + fault_placement.PLANTS
     + mode_writers.PLANTS
     + mode_paths.PLANTS
+    + mode_subrequests.PLANTS
     + endpoint_resource.PLANTS
     + outcome_shapes.PLANTS
     + parameter_readings.PLANTS
