@@ -116,6 +116,7 @@ from mixbatch_conformance.run.plants import (
     resources,
     responses,
     retrievals,
+    sandbox_creation_names,
     sandbox_inputs,
     sandbox_member_ids,
     sandbox_names,
@@ -200,6 +201,7 @@ PLANTS: tuple[Mutation, ...] = (
     + continue_policy.PLANTS
     + field_kinds.PLANTS
     + resolution.PLANTS
+    + sandbox_creation_names.PLANTS
     + sandbox_inputs.PLANTS
     + sandbox_member_ids.PLANTS
     + sandbox_names.PLANTS
