@@ -161,6 +161,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-collection-strong-etag-same-octets",
         "sandbox-collection-unusual-members-as-alone",
         "sandbox-collection-write-sequences",
+        "sandbox-creations-after-deletes",
         "sandbox-creations-distinct",
         "sandbox-member-ids-case-distinct",
         "sandbox-member-ids-confusable",

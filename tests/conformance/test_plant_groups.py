@@ -236,6 +236,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   dropped from the start of the content or the first dash-boundary taken wherever it lies, so
   a part in the preamble runs (MB-WIRE-9), a line of the dash-boundary and more boundary
   characters read as preamble (MB-WIRE-19).
+- sandbox creation names: a POST after a DELETE naming its new member after the newest member a
+  POST created, or one a PUT created, writing over it (MB-TEST-3);
 - sandbox names: a POST to the sandbox naming its new member after one a PUT created, replacing
   it (MB-TEST-3); its catcher is N/A on the reference server, whose sandbox refuses a PUT to an
   absent member, so the group holds no check to pass there.
@@ -459,6 +461,7 @@ from mixbatch_conformance.run.plants import (
     request_spellings,
     request_variants,
     resolution,
+    sandbox_creation_names,
     sandbox_inputs,
     sandbox_member_ids,
     sandbox_names,
@@ -1413,6 +1416,15 @@ GROUPS = (
         ("sandbox-ids-fold-case",),
         verdicts=("FAIL",),
         unplanted=(Verdict.NA,),
+    ),
+    Group(
+        # MB-TEST-3: a POST answers "by creating a new member". The reference server's sandbox
+        # refuses a PUT to an absent member, so unplanted the catcher runs its POSTs and DELETEs
+        # alone; the second plant makes the sandbox take such PUTs.
+        "sandbox-creation-names",
+        _names(sandbox_creation_names.PLANTS),
+        ("property-sandbox-state-machine", "sandbox-creations-after-deletes"),
+        ("FAIL",),
     ),
     Group(
         "sandbox-names",

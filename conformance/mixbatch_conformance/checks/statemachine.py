@@ -2,8 +2,9 @@
 
 Theory of operation: the machine keeps a model of the members it created (location -> the
 document last written, or None once deleted) and drives the target with rules that each go
-through a batch: create (POST, 201 with Location: MB-TEST-3, MB-RESP-7), replace (PUT), delete
-(DELETE), read (GET), and `sequence`, one batch that replaces, reads, deletes and reads the same
+through a batch: create (POST, 201 with Location naming no member the model still holds:
+MB-TEST-3, MB-RESP-7), replace (PUT), delete (DELETE), a DELETE followed by a POST in one batch,
+read (GET), and `sequence`, one batch that replaces, reads, deletes and reads the same
 member, whose results must be those of running the parts one at a time in order (MB-PROC-2).
 After each rule a read of every known member, alone, must agree with the model (MB-SUB-1: the
 batch had the effect the same requests have alone); where the sandbox collection answers a
@@ -176,11 +177,48 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
                 loc = created_path(ctx, coll, env.parts[0].get("Location"))
                 j.require_true("Location", bool(loc), repr(loc), "a Location field", "MB-RESP-7")
                 assert loc is not None
+                self.created(j, loc, "create")
                 self.model[loc] = doc
                 return loc
 
             loc: str = run(body)
             return loc
+
+        def created(self, j: Judge, loc: str, what: str) -> None:
+            """A POST's member is a new one: no member the model still holds."""
+            # MB-TEST-3: "by creating a new member": a POST that named a member still there
+            # would write over it.
+            held = self.model.get(loc) is not None
+            j.expect_true(
+                f"{what}: Location names a new member",
+                not held,
+                f"{loc}, a member still there" if held else loc,
+                f"none of {sorted(k for k, v in self.model.items() if v is not None)!r}",
+                "MB-TEST-3",
+            )
+
+        @rule(target=members, loc=members, tag=st.sampled_from(TAGS))
+        def delete_then_create(self, loc: str, tag: str) -> str:
+            def body(j: Judge) -> str:
+                doc = tagged(member, tag)
+                subs = [SubRequest("DELETE", loc), json_write("POST", coll, doc)]
+                env = expect_processed(ctx, j, ctx.batch(j, subs), [s.content_id for s in subs])
+                gone = self.model.get(loc) is None
+                j.expect(
+                    "delete status", part_status(env, 0), GONE if gone else DELETED, "MB-TEST-3"
+                )
+                self.model[loc] = None
+                # MB-TEST-3: "answering 201 with a `Location` field naming it".
+                j.require("create status after a delete", part_status(env, 1), {201}, "MB-TEST-3")
+                made = created_path(ctx, coll, env.parts[1].get("Location"))
+                j.require_true("Location", bool(made), repr(made), "a Location field", "MB-RESP-7")
+                assert made is not None
+                self.created(j, made, "create after a delete")
+                self.model[made] = doc
+                return made
+
+            made: str = run(body)
+            return made
 
         @rule(loc=members, tag=st.sampled_from(TAGS))
         def replace(self, loc: str, tag: str) -> None:

@@ -119,6 +119,7 @@ from mixbatch_conformance.run.plants import (
     resources,
     responses,
     retrievals,
+    sandbox_creation_names,
     sandbox_inputs,
     sandbox_member_ids,
     sandbox_names,
@@ -205,6 +206,7 @@ PLANTS: tuple[Mutation, ...] = (
     + field_kinds.PLANTS
     + field_value_controls.PLANTS
     + resolution.PLANTS
+    + sandbox_creation_names.PLANTS
     + sandbox_inputs.PLANTS
     + sandbox_member_ids.PLANTS
     + sandbox_names.PLANTS
