@@ -29,6 +29,7 @@ from mixbatch_conformance.checks._shared.date_conditions import (
     moment,
     wanted_status,
 )
+from mixbatch_conformance.checks._shared.part_limits import within_max_parts
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -86,10 +87,15 @@ def _unconditional(
 def _part_statuses(
     ctx: Context, judge: Judge, subs: list[SubRequest], requirement: str
 ) -> list[int | None]:
-    env = expect_processed(
-        ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs], requirement=requirement
-    )
-    return [part_status(env, i) for i in range(len(subs))]
+    """Each part's status, the parts sent in as few batches as the published max_parts allows
+    (MB-LIMIT-3: a client "splits the work into several batches instead")."""
+    statuses: list[int | None] = []
+    for run in within_max_parts(ctx, judge, subs):
+        env = expect_processed(
+            ctx, judge, ctx.batch(judge, run), [s.content_id for s in run], requirement=requirement
+        )
+        statuses.extend(part_status(env, i) for i in range(len(run)))
+    return statuses
 
 
 def _label(sub: SubRequest, case: DateCase) -> str:

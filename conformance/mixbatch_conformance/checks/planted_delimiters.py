@@ -405,7 +405,6 @@ def collection_delimiter_planted_in_member(ctx: Context, judge: Judge) -> None:
             first if isinstance(first, str) else "the retrieval does not carry the member's content"
         )
     boundary, env = first
-    count = len(env.parts)
     for label, form in FORMS:
         member = form(b"--" + boundary.encode("latin-1"))
         if not _written(ctx, judge, path, media, member):
@@ -435,7 +434,8 @@ def collection_delimiter_planted_in_member(ctx: Context, judge: Judge) -> None:
             "no delimiter inside a part: another boundary, or a failure",
             "MB-WIRE-6",
         )
-        judge.expect(f"{label}: the retrieval's parts", len(env.parts), {count}, "MB-WIRE-6")
+        # 14.4: "a sandbox may be shared with other clients; a check never relies on the number
+        # of members in it": the member's own part, whole, is what a collision would break.
         judge.expect_true(
             f"{label}: the member's part",
             any(p.body == member for p in env.parts),

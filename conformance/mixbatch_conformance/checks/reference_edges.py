@@ -40,6 +40,13 @@ def _member(ctx: Context, judge: Judge) -> bytes:
     return json.dumps(doc).encode()
 
 
+def _delete_created(ctx: Context, judge: Judge, location: str | None, coll: str) -> None:
+    """Delete the member a POST to `coll` created (MB-TEST-3: "A suite deletes every member it
+    creates before it finishes"); a batch that created none leaves nothing to delete."""
+    if location:
+        ctx.alone(judge, SubRequest("DELETE", _origin_form(ctx, location.strip(), coll)))
+
+
 def _origin_form(ctx: Context, location: str, request_path: str) -> str:
     """`location`, received for a request to `request_path`, resolved and in origin form
     (spec 7.7: "`$(N)` stands for the `Location` of part N's response, resolved against part N's
@@ -112,6 +119,7 @@ def target_refused_after_substitution(ctx: Context, judge: Judge) -> None:
     # independent part after it runs".
     expect_unresolved_part(judge, "part 2", env.parts[2], {"$(1)"})
     judge.expect("part 3 status", part_status(env, 3), {200}, "MB-PROC-20")
+    _delete_created(ctx, judge, env.parts[0].get("Location"), coll)
     if not ctx.target.claims("atomic"):
         return
     atomic = [SubRequest("POST", coll, JSON_FIELDS, _member(ctx, judge)), subs[1], subs[3]]
@@ -186,6 +194,9 @@ def href_by_form(ctx: Context, judge: Judge) -> None:
         SubRequest("GET", "$(2)/lines"),
     ]
     for media, _, entries in answers_in_every_form(ctx, judge, subs, REFERENCES):
+        created = [v for n, v in entries[0].fields if n.lower() == "location"]
+        # MB-TEST-3: "A suite deletes every member it creates before it finishes".
+        _delete_created(ctx, judge, created[0] if len(created) == 1 else None, coll)
         if media == "multipart/mixed":
             continue
         requirement = "MB-MULTI-6" if "xml" in media else "MB-MULTI-4"

@@ -105,7 +105,7 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
     # hypothesis takes about 0.4 s to import; smoke runs never reach this check.
     from hypothesis import HealthCheck, settings
     from hypothesis import strategies as st
-    from hypothesis.errors import FlakyFailure
+    from hypothesis.errors import FlakyFailure, FlakyStrategyDefinition
     from hypothesis.stateful import (
         Bundle,
         RuleBasedStateMachine,
@@ -344,9 +344,11 @@ def sandbox_machine(ctx: Context, judge: Judge) -> None:
         judge.expectations.extend(minimal.expectations)
         judge.note("minimal failing step sequence of the sandbox state machine")
         return
-    except FlakyFailure:
-        # A step sequence that failed once and passed when replayed: the failure seen is
-        # reported with its exchanges, as a failure the server showed once.
+    except (FlakyFailure, FlakyStrategyDefinition):
+        # A step sequence that failed once and passed when replayed, or whose replay drew
+        # differently because the server answered differently (a rule's precondition reads the
+        # server's state): the failure seen is reported with its exchanges, as a failure the
+        # server showed once.
         if not failures:
             raise
         judge.exchanges.extend(failures[0].exchanges)

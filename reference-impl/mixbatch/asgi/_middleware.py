@@ -226,6 +226,17 @@ class BatchMiddleware:
             )
             await send_problem(send, problem)
             return
+        if len(headers.get_all("Content-Type")) > 1:
+            # Spec 3.1.1: "A batch request with more than one `Content-Type` field line ... is
+            # refused before any part runs: 400 under this requirement" (MB-WIRE-4).
+            problem = problem_document(
+                400,
+                "repeated-content-type",
+                "the batch request carries more than one Content-Type field line",
+                requirement="MB-WIRE-4",
+            )
+            await send_problem(send, problem)
+            return
         try:
             boundary = parse_batch_content_type(headers.get("Content-Type"))
         except RemoteProtocolError as exc:
