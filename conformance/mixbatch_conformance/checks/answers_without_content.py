@@ -297,6 +297,11 @@ def _judge_in_turn(
     if not first.response.persistent:
         judge.note(f"{leader.what}: the server ended the connection after its answer")
         return
+    if second.response is None and not second.raw:
+        # RFC 9112 §9.3: a server may close a persistent connection at any time; one closed
+        # after the leader's answer, with nothing more written, left nothing to judge.
+        judge.note(f"{leader.what}: the connection ended before {what} was answered")
+        return
     # The request behind is answered as its requirement says, read from the first octet after
     # the leader's answer (RFC 9112 §6.3: a HEAD's, a 204's or a 304's answer "cannot contain
     # a message body"): octets the leader's answer left are no answer to it.

@@ -155,6 +155,11 @@ def references_to_failed_or_skipped(ctx: Context, judge: Judge) -> None:
     subs.append(SubRequest("GET", ok))
 
     referencing = {at: (named, written, what) for at, named, written, what in refs}
+    limit = ctx.limit("max_parts")
+    if limit is not None and len(subs) > limit:
+        # MB-LIMIT-3: "A client that knows a server's limits MUST NOT send a batch that exceeds
+        # them"; the references name parts of one batch, so it cannot be split.
+        judge.not_applicable(f"the batch needs {len(subs)} parts; max_parts is {limit}")
     for media, _, entries in answers_in_every_form(ctx, judge, subs, REFERENCES):
         for i, (label, _, status, _, _) in enumerate(kept):
             # MB-PROC-18: the server "MUST run the part as the same request sent alone".

@@ -183,10 +183,10 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(_ctype(r"form-data")),
     ),
     P(
-        "absent-media-type-answered-400",
-        "MB-WIRE-2 no Content-Type",
+        "absent-media-type-answered-406",
+        "MB-WIRE-2 no Content-Type, answered as a request that accepts no batch representation",
         ("reject-media-type-absent",),
-        on_response=refuses(lambda r: r.method == "POST" and r.get("Content-Type") is None, 400),
+        on_response=refuses(lambda r: r.method == "POST" and r.get("Content-Type") is None, 406),
     ),
     P(
         "accept-post-names-a-longer-type",
