@@ -61,3 +61,20 @@ def standard_tier(
         cwd=REPO,
     )
     return json.loads((report / "report.json").read_text())["results"], result
+
+
+def assert_standard_tier_passes(
+    target_file: Path, url: str, tmp_path: Path, timeout_s: float
+) -> None:
+    """The standard tier against `url` ends with no FAIL or FLAKY, no check it could not judge
+    (SETUP-ERROR, HARNESS-ERROR, TIMEOUT), and exit status 0."""
+    results, result = standard_tier(target_file, url, tmp_path, timeout_s)
+    failed = sorted(r["check_id"] for r in results if r["verdict"] in {"FAIL", "FLAKY"})
+    errors = sorted(
+        f"{r['check_id']}: {r['verdict']}"
+        for r in results
+        if r["verdict"] in {"SETUP-ERROR", "HARNESS-ERROR", "TIMEOUT"}
+    )
+    assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"
+    assert errors == [], f"checks could not judge: {errors}"
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples._served import REPO, served, standard_tier
+from tests.examples._served import REPO, assert_standard_tier_passes, served
 from tests.independent_plants.run_plants import find_cargo
 
 SERVER_DIR = REPO / "examples" / "rust-server"
@@ -49,18 +49,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.timeout(BUILD_TIMEOUT_S + SUITE_TIMEOUT_S + 30)
 def test_standard_tier_has_no_failure(server_url: str, tmp_path: Path) -> None:
-    results, result = standard_tier(
-        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S
-    )
-    failed = sorted(r["check_id"] for r in results if r["verdict"] in {"FAIL", "FLAKY"})
-    errors = sorted(
-        f"{r['check_id']}: {r['verdict']}"
-        for r in results
-        if r["verdict"] in {"SETUP-ERROR", "HARNESS-ERROR", "TIMEOUT"}
-    )
-    assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"
-    assert errors == [], f"checks could not judge: {errors}"
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert_standard_tier_passes(SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S)
 
 
 @pytest.mark.timeout(BUILD_TIMEOUT_S + 30)

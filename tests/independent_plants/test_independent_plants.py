@@ -242,19 +242,23 @@ def test_serving_refuses_another_first_line() -> None:
 OK_LINE = "return text(200, 'OK\\n');"
 
 
-def node_plant(folder: Path, new: str) -> Path:
-    """A plant for the Node server, its paths relative to examples/node-server, as a patch
-    file in `folder`: /r/ok's line written as `new`."""
-    name = "lib/resources.js"
-    before = (run_plants.SERVERS["node"] / name).read_text()
-    assert before.count(OK_LINE) == 1
-    after = before.replace(OK_LINE, new)
+def server_plant(server: str, name: str, line: str, new: str, folder: Path) -> Path:
+    """A plant for `server`, its paths relative to that server's folder, as a patch file in
+    `folder`: the one `line` of its file `name` written as `new`."""
+    before = (run_plants.SERVERS[server] / name).read_text()
+    assert before.count(line) == 1
+    after = before.replace(line, new)
     diff = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
     )
     patch = folder / "plant.patch"
     patch.write_text("".join(diff))
     return patch
+
+
+def node_plant(folder: Path, new: str) -> Path:
+    """A plant for the Node server: /r/ok's line written as `new`."""
+    return server_plant("node", "lib/resources.js", OK_LINE, new, folder)
 
 
 def _status(url: str) -> int:
@@ -295,18 +299,8 @@ RUST_OK = 'Response::new(200).with_body("text/plain; charset=utf-8", b"ok\\n".to
 
 
 def rust_plant(folder: Path, new: str) -> Path:
-    """A plant for the Rust server, its paths relative to examples/rust-server, as a patch file
-    in `folder`: /res/ok's answer written as `new`."""
-    name = "src/resources.rs"
-    before = (run_plants.SERVERS["rust"] / name).read_text()
-    assert before.count(RUST_OK) == 1
-    after = before.replace(RUST_OK, new)
-    diff = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-    )
-    patch = folder / "plant.patch"
-    patch.write_text("".join(diff))
-    return patch
+    """A plant for the Rust server: /res/ok's answer written as `new`."""
+    return server_plant("rust", "src/resources.rs", RUST_OK, new, folder)
 
 
 @pytest.mark.parametrize(("patched", "status"), [(False, 200), (True, 500)])
