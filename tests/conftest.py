@@ -24,6 +24,7 @@ LONG_FILES = (
     "tests/conformance/test_plant_groups_second.py",  # 274
     "tests/conformance/test_plant_groups_third.py",  # 230
     "tests/conformance/test_plant_groups_fourth.py",  # 200
+    "tests/conformance/test_plant_groups_fifth.py",  # 170
     "tests/examples/test_go_server.py",  # 162
     "tests/examples/test_rust_server.py",  # 160
     "tests/examples/test_node_server.py",  # 140

@@ -1791,7 +1791,7 @@ GROUPS = (
 #: The plants run in this many files, each taking every n-th plant: pytest-xdist keeps a file on
 #: one worker (--dist loadfile), so one file of every plant would hold one worker for most of the
 #: run while the others finish.
-PLANT_FILES = 4
+PLANT_FILES = 5
 
 
 def plant_params(share: int) -> list[object]:
