@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples._served import REPO, served, standard_tier
+from tests.examples._served import BATCH_TIMEOUT_MS, REPO, served, standard_tier
 
 SERVER_DIR = REPO / "examples" / "go-server"
 FALLBACK_GO = Path("/usr/local/go/bin/go")
@@ -65,7 +65,9 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         check=True,
         timeout=BUILD_TIMEOUT_S,
     )
-    with served([str(binary), "-addr", "127.0.0.1:0"]) as url:
+    with served(
+        [str(binary), "-addr", "127.0.0.1:0", "-batch-timeout", f"{BATCH_TIMEOUT_MS}ms"]
+    ) as url:
         yield url
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples._served import REPO, assert_standard_tier_passes, served
+from tests.examples._served import BATCH_TIMEOUT_MS, REPO, assert_standard_tier_passes, served
 
 SERVER_DIR = REPO / "examples" / "node-server"
 #: The standard tier against this server takes about two and a half minutes on 2 cores, most of
-#: it waiting out its 8 s time budget.
+#: it waiting out its time budget.
 SUITE_TIMEOUT_S = 300
 
 
@@ -28,7 +28,10 @@ def server_url() -> Iterator[str]:
     node = shutil.which("node")
     if node is None:
         pytest.skip("no node binary on PATH")
-    with served([node, "server.js", "--port", "0"], cwd=SERVER_DIR) as url:
+    with served(
+        [node, "server.js", "--port", "0", "--batch-timeout-ms", str(BATCH_TIMEOUT_MS)],
+        cwd=SERVER_DIR,
+    ) as url:
         yield url
 
 

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples._served import REPO, assert_standard_tier_passes, served
+from tests.examples._served import BATCH_TIMEOUT_MS, REPO, assert_standard_tier_passes, served
 from tests.independent_plants.run_plants import find_cargo
 
 SERVER_DIR = REPO / "examples" / "rust-server"
 #: A release build of the server from nothing takes a few seconds on 2 cores.
 BUILD_TIMEOUT_S = 300
 #: The standard tier against this server takes about two and a half minutes on 2 cores, most of
-#: it waiting out its 5 s time budget.
+#: it waiting out its time budget.
 SUITE_TIMEOUT_S = 300
 
 
@@ -42,7 +42,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         check=True,
         timeout=BUILD_TIMEOUT_S,
     )
-    with served([str(target / "release" / "mbserver"), "--port", "0"]) as url:
+    binary = str(target / "release" / "mbserver")
+    with served([binary, "--port", "0", "--batch-timeout-ms", str(BATCH_TIMEOUT_MS)]) as url:
         yield url
 
 
