@@ -19,7 +19,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   at commas inside quotes, read by their first member, refused for an empty element, or cut to
   a part's last field line (MB-PROC-9, MB-STATUS-7);
 - field scope: Prefer split at semicolons or inside quotes (MB-PROC-5), of several
-  batch-on-error instances the last followed instead of the first (MB-PROC-13), its quoted-strings
+  batch-on-error instances the last followed instead of the first, or a first one without a
+  value or with an empty one read past (MB-PROC-13), its quoted-strings
   ended at an escaped quote or at a quote after an escaped backslash (MB-PROC-5, MB-PROC-6), a
   client field of the
   batch applied to its parts (MB-SUB-6), a batch rule applied to a part's own field (MB-PART-8);
@@ -307,7 +308,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 - plain reference syntax: in a batch that does not ask for references, `$$(` read as `$(` in
   field values, a Content-Id or content, references substituted, or a reference to the part
   itself or a later part refused 400 (MB-PROC-18).
-- reference edges: a malformed reference run as text (MB-PROC-19); a target refused after
+- reference edges: a malformed reference run as text, an index read by an integer parser,
+  by its leading digits or wrapped at 2^64 (MB-PROC-19); a target refused after
   substitution answered as a failing part or by refusing the batch, the skipped part's problem
   status outside 4xx or missing, `$(N:Content-Length)`, `$(N:Http-Status-Code)` or
   `$(N:Content-Id)` resolved (MB-PROC-20); a ran part's href its Content-Id as written, a
@@ -698,6 +700,7 @@ GROUPS = (
         _names(reference_edges.PLANTS),
         (
             "references-malformed-refused",
+            "references-index-spellings",
             "references-target-refused-after-substitution",
             "references-unresolved-skipped",
             "references-part-fields-only",

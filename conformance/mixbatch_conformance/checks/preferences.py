@@ -17,7 +17,9 @@ batch-on-error named more than once, on one field line or several, counts by its
 instance alone (MB-PROC-13, RFC 7240 §2): stop then continue runs under stop, continue then
 stop under continue, and an unrecognised first value leaves the preference absent, the later
 stop unread (MB-PROC-11), so a server that lets the last instance win, or reads on past an
-unrecognised first one, is caught.
+unrecognised first one, is caught. A first instance without a value, with an empty one or
+with an empty quoted-string is such an unrecognised value (MB-PROC-13, RFC 7240 §2: an empty
+value is no value), so a server that skips it as no batch-on-error at all is caught too.
 """
 
 from __future__ import annotations
@@ -186,6 +188,17 @@ REPEATED: tuple[tuple[tuple[str, ...], str | None], ...] = (
     ),
     (("batch-on-error=mb-suite-maybe, batch-on-error=stop",), None),
     (("batch-on-error=mb-suite-maybe", "batch-on-error=stop"), None),
+    # MB-PROC-13: "An instance without a value (`batch-on-error`, or `batch-on-error; x=1`) or
+    # with an empty one (`batch-on-error=`, `batch-on-error=""`, which RFC 7240 §2 makes the
+    # same as none) is an instance whose value the server does not recognise": still the first
+    # instance, so the later stop is not read.
+    (("batch-on-error, batch-on-error=stop",), None),
+    (("batch-on-error", "batch-on-error=stop"), None),
+    (("Batch-On-Error; mb-suite-param=1, batch-on-error=stop",), None),
+    (("batch-on-error=, batch-on-error=stop",), None),
+    (("wait=5, batch-on-error =", "BATCH-ON-ERROR=STOP"), None),
+    (('batch-on-error="", batch-on-error=stop',), None),
+    (('batch-on-error=""', "batch-on-error=stop"), None),
 )
 
 
@@ -242,11 +255,13 @@ def prefer_repeated_first_counts(ctx: Context, judge: Judge) -> None:
             )
             if policy is None:
                 # MB-PROC-11: a value it does not recognise the server "MUST leave it out of
-                # `Preference-Applied`".
+                # `Preference-Applied`", and a first instance without a value or with an empty
+                # one is such a value (MB-PROC-13); continue, the default, is the only policy
+                # that may be named (spec 7.4: "A server may name `batch-on-error=continue`").
                 judge.expect_true(
                     f"{what}: unrecognised value in Preference-Applied",
-                    not any("mb-suite-maybe" in m for m in named),
+                    all(m == "batch-on-error=continue" for m in named),
                     repr(resp.get_all("Preference-Applied")),
-                    "no batch-on-error=mb-suite-maybe",
+                    "no batch-on-error but continue",
                     "MB-PROC-11",
                 )

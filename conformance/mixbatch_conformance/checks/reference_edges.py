@@ -3,7 +3,12 @@ fields `$(N:name)` can name, and the href of each part in the XML and JSON forms
 
 Theory of operation: a `$(` that begins no reference is sent alone in a field value or in a
 Content-Id's query, and each such batch must be refused 400 under MB-PROC-19 (the mode exists so
-that no resource receives a literal `$(`). A target refused only once substituted is made from a
+that no resource receives a literal `$(`). So must a `$(` whose index is written as a number
+parser may read it but `part-index` does not (leading zeros, a sign, whitespace, `0x`, `1_0`,
+`0.0`, a fullwidth digit), placed after eleven parts so that whatever number a lenient reader
+takes it for names an earlier part and the batch would run, and an index past 2^64, which a
+wrapping integer reads as part 0 or part 10; `$(0:ETag)` and `$(10:ETag)` there are
+substituted, so the refusals are of the spelling alone. A target refused only once substituted is made from a
 sandbox member's `Location`: `</$(0)>` becomes `//` followed by that path, a network-path
 reference naming another authority, so the part is skipped under MB-PROC-20 (and, in an atomic
 batch, the batch rolls back under MB-PROC-21). The fields a reference may name are those
@@ -20,6 +25,7 @@ import secrets
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.checks._shared.unresolved_parts import expect_unresolved_part
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
@@ -84,6 +90,102 @@ def malformed_refused(ctx: Context, judge: Judge) -> None:
             (problem_of(resp) or {}).get("requirement"),
             {"MB-PROC-19"},
             "MB-STATUS-4",
+        )
+
+
+#: Spellings of an index that a number parser may read as one but `part-index` is not: leading
+#: zeros, signs, whitespace, a hexadecimal prefix, a digit separator, a decimal point and a
+#: fullwidth digit (U+FF11, as its UTF-8 octets).
+MALFORMED_INDICES = (
+    "00",
+    "01",
+    "007",
+    "+0",
+    "-0",
+    "+1",
+    " 0",
+    "0 ",
+    "0x0",
+    "1_0",
+    "0.0",
+    "\xef\xbc\x91",
+)
+#: Well-formed indices past 2^64 naming no part, which an integer wrapping at 2^64 reads as
+#: part 0 and part 10.
+OVERFLOWING_INDICES = (str(2**64), str(2**64 + 10))
+#: Parts before the one holding the reference: every numeric reading of the spellings above
+#: names one of them.
+EARLIER_PARTS = 11
+
+
+def _uri_safe(index: str) -> bool:
+    """Whether `index` may stand in a query (RFC 3986 §3.4): no space, US-ASCII only."""
+    return " " not in index and index.isascii()
+
+
+@checker(
+    "references-index-spellings",
+    ("MB-PROC-19", "MB-PROC-18"),
+    "A references batch whose later part writes an index with leading zeros, a sign, whitespace, 0x, a digit separator, a decimal point, a fullwidth digit or past 2^64, in a field value with or without a field name or in a Content-Id, is answered 400 naming MB-PROC-19, while $(0:ETag) and $(10:ETag) after eleven parts are substituted.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def index_spellings(ctx: Context, judge: Judge) -> None:
+    tagged = ctx.path(ctx.resource(judge, "etag_resource"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    most = ctx.limit("max_parts")
+    if most is not None and most <= EARLIER_PARTS:
+        judge.not_applicable(f"max_parts {most} leaves no room for {EARLIER_PARTS + 1} parts")
+    earlier = [SubRequest("GET", tagged) for _ in range(EARLIER_PARTS)]
+    written = [*MALFORMED_INDICES, *OVERFLOWING_INDICES]
+    cases = [
+        (f"field value {v!r}", SubRequest("GET", echo, (("X-Mb-Ref", v),)))
+        for index in written
+        for v in (f"$({index})", f"$({index}:ETag)")
+    ]
+    cases += [
+        (f"Content-Id query {v!r}", SubRequest("GET", f"{echo}?q={v}"))
+        for v in (f"$({index})" for index in written if _uri_safe(index))
+    ]
+    for what, sub in cases:
+        resp = ctx.batch(judge, [*earlier, sub], headers=REFERENCES)
+        # Spec 7.7: "part-index  = "0" / ( %x31-39 *DIGIT )", and "A `part-index` is US-ASCII
+        # digits alone, read as a decimal number: `$(00)`, `$(007)`, `$(+0)`, ... begin no
+        # reference ... and `$(18446744073709551616)` is a reference to a part that does not
+        # exist". MB-PROC-19: "MUST answer 400, before any part runs, a batch that lists
+        # `references` and has a part whose reference names ... a part that does not exist, ...
+        # or whose `Content-Id` or field value holds a `$(` that neither begins a `reference`
+        # nor belongs to a `$$(`".
+        judge.expect(f"status for a {what}", resp.status, {400}, "MB-PROC-19")
+        judge.expect(
+            f"problem requirement for a {what}",
+            (problem_of(resp) or {}).get("requirement"),
+            {"MB-PROC-19"},
+            "MB-STATUS-4",
+        )
+    for index in (0, EARLIER_PARTS - 1):
+        written_ref = f"$({index}:ETag)"
+        subs = [*earlier, SubRequest("GET", echo, (("X-Mb-Ref", written_ref),))]
+        # MB-PROC-18: "MUST replace each reference in a part's `Content-Id` and header field
+        # values with the value it names before that part runs": `0` and `10` are `part-index`
+        # spellings of earlier parts, so the batch is processed.
+        resp = ctx.batch(judge, subs, headers=REFERENCES)
+        judge.require(f"top-level status with {written_ref}", resp.status, {200}, "MB-PROC-18")
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+        judge.require(f"part {index} status", part_status(env, index), {200}, "MB-TEST-1")
+        etags = env.parts[index].get_all("ETag")
+        if len(etags) != 1:
+            judge.setup_error(f"part {index} (the etag_resource) carries no single ETag to name")
+        last = len(subs) - 1
+        judge.require(
+            f"part {last} status with {written_ref}", part_status(env, last), {200}, "MB-PROC-18"
+        )
+        (seen,) = readable_echoes(judge, env.parts[last].body)
+        judge.expect(
+            f"X-Mb-Ref received for {written_ref}",
+            seen.get_all("X-Mb-Ref"),
+            [[etags[0]]],
+            "MB-PROC-18",
         )
 
 

@@ -7,7 +7,8 @@
   `batch-on-error=continue` in a parameter undoes the stop before it (MB-PROC-6);
 - of several batch-on-error instances the last one whose value it knows followed instead of
   the first, so stop then continue runs under continue and an unrecognised value then stop
-  under stop (MB-PROC-13);
+  under stop (MB-PROC-13), or a first instance without a value, or with an empty one, read
+  past as no batch-on-error at all, so the next instance decides (MB-PROC-13);
 - a quoted-string in Prefer ended at an escaped quote `\\"`, so the text after it reads as a
   preference (MB-PROC-5) or a stop after the string is swallowed (MB-PROC-6), or a quote
   after an escaped backslash `\\\\` taken for an escaped one, swallowing the stop (MB-PROC-6);
@@ -123,6 +124,54 @@ def _last_instance_wins(req: RelayRequest) -> None:
             req.headers.append(("Prefer", f"batch-on-error={planted}"))
 
 
+def _instances(values: list[str]) -> list[tuple[bool, str, str]]:
+    """The batch-on-error preferences (not parameters) of the Prefer lines, in order: whether
+    each has an `=`, its value as written and its value unquoted as RFC 9110 §5.6.4 reads a
+    quoted-string, lower-cased."""
+    out = []
+    for v in values:
+        for pref in split_quoted(v, ",", "pair"):
+            name, eq, value = split_quoted(pref, ";", "pair")[0].partition("=")
+            if name.strip(" \t").lower() != "batch-on-error":
+                continue
+            word = value.strip(" \t")
+            read = word
+            if len(word) > 1 and word[0] == word[-1] == '"':
+                read = re.sub(r"\\(.)", r"\1", word[1:-1])
+            out.append((bool(eq), word, read.lower()))
+    return out
+
+
+def _instance_read_past(skips: Callable[[bool, str], bool]) -> Callable[[RelayRequest], None]:
+    """A reader that takes a batch-on-error instance for which `skips(has "=", value as
+    written)` holds for no batch-on-error at all and reads on to the next: where the instance
+    it settles on asks for another policy than the first instance (RFC 7240 §2), the reference
+    server is asked for that policy."""
+
+    def edit(req: RelayRequest) -> None:
+        found = _instances([v for n, v in req.headers if n.lower() == "prefer"])
+        if not is_batch(req) or not found:
+            return
+        known = ("stop", "continue")
+        right = found[0][2] if found[0][2] in known else None
+        settled = next((read for eq, word, read in found if not skips(eq, word)), None)
+        planted = settled if settled in known else None
+        if planted != right:
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != "prefer"]
+            if planted is not None:
+                req.headers.append(("Prefer", f"batch-on-error={planted}"))
+
+    return edit
+
+
+def _valueless(eq: bool, word: str) -> bool:
+    return not eq
+
+
+def _empty_valued(eq: bool, word: str) -> bool:
+    return eq and word in ("", '""')
+
+
 def _value_pairs_kept(req: RelayRequest) -> None:
     """A reader that drops a quoted value's quotes and keeps its quoted-pairs: where RFC 9110
     reads stop (`"st\\op"`) and it does not, the reference server hears no preference."""
@@ -214,6 +263,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-13 of several batch-on-error instances the last one it knows followed, not the first",
         ("prefer-repeated-preference-first-counts",),
         on_request=_last_instance_wins,
+    ),
+    P(
+        "prefer-valueless-instance-read-past",
+        "MB-PROC-13 a first batch-on-error without a value read past as no batch-on-error, a later instance followed",
+        ("prefer-repeated-preference-first-counts",),
+        on_request=_instance_read_past(_valueless),
+    ),
+    P(
+        "prefer-empty-value-instance-read-past",
+        'MB-PROC-13 a first batch-on-error with an empty value (= alone or "") read past, a later instance followed',
+        ("prefer-repeated-preference-first-counts",),
+        on_request=_instance_read_past(_empty_valued),
     ),
     P(
         "prefer-value-quoted-pairs-kept",

@@ -1,10 +1,13 @@
 """Planted violations of the edges of references (spec 7.7, 6.3, 6.4): malformed references
 sent on as text, a target refused after substitution answered otherwise than skipped, the
 skipped part's problem document, the fields `$(N:name)` may name, and the href of a part in the
-XML and JSON forms of a references batch.
+XML and JSON forms of a references batch; a reference's index read by a number parser (an
+integer parser, strtoul's leading digits, an unsigned 64-bit integer that wraps) instead of by
+`part-index`.
 
 Theory of operation: the reference server refuses a malformed reference, so a server that reads
-it as text is made by escaping it as `$$(` before the server sees it. A server that reads
+it as text is made by escaping it as `$$(` before the server sees it, and one that reads its
+index as a number parser does by writing the number that parser reads in its place. A server that reads
 `Content-Length`, `Http-Status-Code` or `Content-Id` of the response part sees the field name
 turned into `Content-Type`, which the response part does carry. The other plants edit the answer:
 a skipped part turned into a failing one, the whole batch refused, the problem's `status` moved
@@ -54,6 +57,56 @@ def _malformed_as_text(parts: list[Part]) -> list[Part]:
         ([(n, v if n.lower() in _NOT_REFERENCES else _escape_malformed(v)) for n, v in f], b)
         for f, b in parts
     ]
+
+
+#: At each `$`: `$$(`, else `$(` with what stands where an index would and the rest of a
+#: reference after it (an optional field name and the closing parenthesis).
+_INDEX = re.compile(r"\$\$\(|\$\(([^():]*)((?::" + _TOKEN + r")?\))")
+_STRTOUL = re.compile(r"[ \t]*([+-]?)([0-9]+)")
+
+
+def _as_integer(index: str) -> int | None:
+    """The index as an integer parser that takes whitespace around it, a sign, leading zeros,
+    digit separators and any Unicode decimal digit reads it (Python's int)."""
+    try:
+        n = int(index.encode("latin-1").decode("utf-8"))
+    except (UnicodeEncodeError, UnicodeDecodeError, ValueError):
+        return None
+    return n if n >= 0 else None
+
+
+def _by_leading_digits(index: str) -> int | None:
+    """The index as strtoul reads it: whitespace and a sign skipped, then the longest run of
+    digits, whatever follows (`0x0`, `0.0`, `1_0` read as 0, 0 and 1)."""
+    m = _STRTOUL.match(index)
+    return int(m.group(2)) if m else None
+
+
+def _wrapped(index: str) -> int | None:
+    """The index of `part-index` digits read into an unsigned 64-bit integer that wraps."""
+    return int(index) % 2**64 if re.fullmatch(r"0|[1-9][0-9]*", index) else None
+
+
+def _index_read_with(read: Any) -> Any:
+    """A server that reads a reference's index with `read` instead of by `part-index`: where
+    that reading is a number other than the index as written, the reference server sees the
+    reference written with that number, so a spelling it refuses names an earlier part."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(0) == "$$(":
+            return m.group(0)
+        n = read(m.group(1))
+        if n is None or str(n) == m.group(1):
+            return m.group(0)
+        return f"$({n}{m.group(2)}"
+
+    def edit(parts: list[Part]) -> list[Part]:
+        return [
+            ([(n, v if n.lower() in _NOT_REFERENCES else _INDEX.sub(one, v)) for n, v in f], b)
+            for f, b in parts
+        ]
+
+    return edit
 
 
 def _named_field(pattern: str) -> Any:
@@ -162,6 +215,27 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-19 a malformed reference run as literal text",
         ("references-malformed-refused",),
         on_request_parts=_malformed_as_text,
+    ),
+    # Spec 7.7: "A `part-index` is US-ASCII digits alone, read as a decimal number", so a
+    # number parser's other spellings begin no reference (MB-PROC-19), and an index past 2^64
+    # names a part that does not exist.
+    P(
+        "reference-index-read-as-integer",
+        "MB-PROC-19 a reference index read by an integer parser (signs, leading zeros, whitespace, 1_0, fullwidth digits)",
+        ("references-index-spellings",),
+        on_request_parts=_index_read_with(_as_integer),
+    ),
+    P(
+        "reference-index-read-by-leading-digits",
+        "MB-PROC-19 a reference index read by its leading digits, as strtoul reads it (0x0, 0.0, +1, 0 )",
+        ("references-index-spellings",),
+        on_request_parts=_index_read_with(_by_leading_digits),
+    ),
+    P(
+        "reference-index-wrapped-at-2-64",
+        "MB-PROC-19 a reference index past 2^64 wrapped to a part that exists",
+        ("references-index-spellings",),
+        on_request_parts=_index_read_with(_wrapped),
     ),
     # MB-PROC-20: a target that fails 8.3 or 8.4 once substituted leaves its part skipped.
     P(
