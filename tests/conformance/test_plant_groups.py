@@ -44,6 +44,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   decoded but left out of Accept-Encoding (MB-INTER-6);
 - coding lookalikes: MIME transfer encodings, the transfer coding chunked, identity with a
   parameter or quoted, or lookalikes under a 207 form or mode taken for identity (MB-INTER-6);
+- content coding stacks: codings removed in the order listed, or a stack of codings decoded
+  alone refused 415 (MB-INTER-6);
+- chunked name case: Transfer-Encoding naming chunked in another case refused 400 or 501
+  (MB-INTER-5);
 - budget client fields: a batch's time budget lengthened by Prefer: wait or respond-async,
   Keep-Alive or Timeout, in multipart, JSON and an atomic batch (MB-SEC-1, slow);
 - advertised and counted: a created resource's Location at the top (MB-SEC-2), gzip decoded
@@ -402,6 +406,7 @@ from mixbatch_conformance.run.plants import (
     chunked_connections,
     client_leaving,
     coded_limits,
+    coding_stacks,
     collection_conditionals,
     collection_preconditions,
     collection_representations,
@@ -844,6 +849,22 @@ GROUPS = (
             "coding-lookalikes-skipped-in-modes",
         ),
         ("content-coding-lookalikes-refused",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-INTER-6: a server decoding each coding listed removes them in the reverse of the
+        # order listed and answers the batch as the same content unencoded. The catcher is N/A
+        # on the reference server and through the relay unplanted, which decode no coding.
+        "content-coding-stacks",
+        _names(coding_stacks.STACK_PLANTS),
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
+    ),
+    Group(
+        # MB-INTER-5 with RFC 9112 §7: "All transfer-coding names are case-insensitive".
+        "chunked-name-case",
+        _names(coding_stacks.CASE_PLANTS),
+        ("chunked-coding-name-any-case",),
         ("FAIL",),
     ),
     Group(

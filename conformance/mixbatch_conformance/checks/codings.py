@@ -8,7 +8,12 @@ compared by the rules of spec 3.2.4 (the framing fields a server's HTTP stack ad
 request). The batch has several parts, a body holding CRLF and dashes, and a body larger than
 one chunk, so that a server reading only the first chunk, or splitting parts at chunk
 boundaries, answers otherwise. The batch reads `ok` and `not_found` and writes only to `echo`,
-which keeps nothing.
+which keeps nothing. `chunked-coding-name-any-case` sends the same batch chunked with the
+transfer coding's name in other case (`Chunked`, `CHUNKED`, `cHuNkEd`), alone and with spaces
+and tabs around it, and compares each answer with the one framed by Content-Length alike: RFC
+9112 §7 has "All transfer-coding names are case-insensitive", so each is the chunked transfer
+coding. It is not applicable over HTTP/2, which has no Transfer-Encoding, nor through an
+intermediary, which may write the field anew.
 
 MB-INTER-6 makes a batch in a content coding the server does not decode answered 415 "before
 any part runs". `content-coded-batch-runs-nothing` sends a batch naming a coding no server
@@ -33,6 +38,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, expect_rejected, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import comparable_fields
+from mixbatch_conformance.core.validator import Envelope
 from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
@@ -68,27 +74,25 @@ def _post(ctx: Context, judge: Judge, body: bytes, chunked: bool) -> Response:
     return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, framed))
 
 
-@checker(
-    "chunked-batch-answered-as-content-length",
-    ("MB-INTER-5",),
-    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked is answered part for part as the same content framed by Content-Length.",
-    state=State.READ_ONLY,
-)
-def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None:
-    subs = _parts(ctx, judge)
-    body = compose_batch(subs, BOUNDARY)
-    cids = [s.content_id for s in subs]
-    framed = expect_processed(ctx, judge, _post(ctx, judge, body, False), cids)
-    resp = _post(ctx, judge, body, True)
+def _expect_alike(
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    framed: Envelope,
+    resp: Response,
+    how: str,
+) -> None:
+    """`resp`, the batch of `subs` sent chunked as `how` says, answers part for part as
+    `framed`, the same content framed by Content-Length, answers."""
     # MB-INTER-5: "A server MUST accept batch request content framed by the chunked transfer
     # coding (RFC 9112 §7.1) and answer it as it answers the same content framed by
     # `Content-Length`".
-    judge.require("status of the chunked batch", resp.status, {200}, "MB-INTER-5")
+    judge.require(f"status of the batch {how}", resp.status, {200}, "MB-INTER-5")
     chunked = ctx.read_batch(judge, resp)
-    judge.require("part count of the chunked batch", len(chunked.parts), {len(subs)}, "MB-INTER-5")
+    judge.require(f"part count of the batch {how}", len(chunked.parts), {len(subs)}, "MB-INTER-5")
     volatile = ctx.target.volatile_headers
     for i, sub in enumerate(subs):
-        label = f"part {i} ({sub.method} {sub.target}) sent chunked"
+        label = f"part {i} ({sub.method} {sub.target}) sent {how}"
         mine, theirs = chunked.parts[i], framed.parts[i]
         judge.expect(
             f"{label}: status",
@@ -115,6 +119,62 @@ def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None
             )
         else:
             judge.expect(f"{label}: content", mine.body, {theirs.body}, "MB-INTER-5")
+
+
+@checker(
+    "chunked-batch-answered-as-content-length",
+    ("MB-INTER-5",),
+    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked is answered part for part as the same content framed by Content-Length.",
+    state=State.READ_ONLY,
+)
+def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None:
+    subs = _parts(ctx, judge)
+    body = compose_batch(subs, BOUNDARY)
+    cids = [s.content_id for s in subs]
+    framed = expect_processed(ctx, judge, _post(ctx, judge, body, False), cids)
+    _expect_alike(ctx, judge, subs, framed, _post(ctx, judge, body, True), "chunked")
+
+
+#: `Transfer-Encoding` values naming the chunked transfer coding otherwise than in lower case
+#: (RFC 9112 §7: "All transfer-coding names are case-insensitive"), and with spaces and tabs
+#: around the list's one member (OWS, RFC 9110 §5.6.1 and §5.6.3).
+CHUNKED_SPELLINGS = (
+    "Chunked",
+    "CHUNKED",
+    "cHuNkEd",
+    "\tChunked",
+    "CHUNKED \t",
+    " \tcHuNkEd\t ",
+)
+
+
+@checker(
+    "chunked-coding-name-any-case",
+    ("MB-INTER-5",),
+    "A valid batch of several parts sent with Transfer-Encoding naming chunked as Chunked, CHUNKED or cHuNkEd, alone and with spaces and tabs around it, is answered part for part as the same content framed by Content-Length.",
+    state=State.READ_ONLY,
+    direct_only="an intermediary may write the request's Transfer-Encoding anew",
+)
+def chunked_coding_name_any_case(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("HTTP/2 carries no Transfer-Encoding")
+    subs = _parts(ctx, judge)
+    body = compose_batch(subs, BOUNDARY)
+    cids = [s.content_id for s in subs]
+    framed = expect_processed(ctx, judge, _post(ctx, judge, body, False), cids)
+    content, _ = chunked_content(body)
+    for spelling in CHUNKED_SPELLINGS:
+        head = [
+            ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+            ("Transfer-Encoding", spelling),
+        ]
+        request = ctx.raw_request("POST", ctx.batch_path, head, content)
+        resp = ctx.send(judge, request, as_written=True)
+        judge.note(f"Transfer-Encoding: {spelling!r}: {resp.status}")
+        # RFC 9112 §7: "All transfer-coding names are case-insensitive", and OWS around a list
+        # member is no part of it: this is the chunked transfer coding, which MB-INTER-5 has
+        # answered "as it answers the same content framed by `Content-Length`".
+        _expect_alike(ctx, judge, subs, framed, resp, f"with Transfer-Encoding {spelling!r}")
 
 
 @checker(

@@ -39,6 +39,7 @@ from mixbatch_conformance.run.plants import (
     chunked_connections,
     client_leaving,
     coded_limits,
+    coding_stacks,
     codings,
     collection_conditionals,
     collection_preconditions,
@@ -191,6 +192,7 @@ PLANTS: tuple[Mutation, ...] = (
     + summary_trailer.PLANTS
     + summary_counts.PLANTS
     + busy_connections.PLANTS
+    + coding_stacks.PLANTS
     + codings.PLANTS
     + field_forms.PLANTS
     + framing_spellings.PLANTS

@@ -25,7 +25,7 @@ from typing import Any
 from mixbatch_conformance.core.context import json_object
 from mixbatch_conformance.core.validator import parse_media_type, read_multipart
 from mixbatch_conformance.run.mutations import FieldList, write_parts
-from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+from mixbatch_conformance.transport.relay import TAP, RelayRequest, RelayResponse
 
 __all__ = [
     "FAKE_BOUNDARY",
@@ -59,6 +59,7 @@ __all__ = [
     "target_has",
     "unread_as_next_request",
     "without_field",
+    "written_fields",
 ]
 
 Part = tuple[FieldList, bytes]
@@ -369,3 +370,26 @@ def part_field_read(name: str, read: Callable[[str], str]) -> Callable[[RelayReq
             req.body = rx.sub(rewrite, req.body)
 
     return edit
+
+
+#: A field line as written: its name, the OWS before its value, the value, the OWS after it.
+_FIELD_LINE = re.compile(rb"([^:\r\n]+):([ \t]*)(.*?)([ \t]*)")
+
+
+def written_fields(req: RelayRequest) -> list[tuple[bytes, bytes, bytes, bytes]]:
+    """The field lines of `req` as the client wrote them: (name, OWS, value, OWS) each; none
+    when the connection's tap does not hold its head."""
+    tap = req.connection.get(TAP)
+    if not isinstance(tap, bytes):
+        return []
+    line = f"{req.method} {req.target} HTTP/1.1\r\n".encode("latin-1")
+    at = tap.rfind(line)
+    if at < 0:
+        return []
+    head = tap[at + len(line) :].split(b"\r\n\r\n", 1)[0]
+    out = []
+    for field_line in head.split(b"\r\n"):
+        m = _FIELD_LINE.fullmatch(field_line)
+        if m is not None:
+            out.append((m[1], m[2], m[3], m[4]))
+    return out

@@ -20,38 +20,15 @@ reads the field lines as the client wrote them from the connection's tap (`Behav
 
 from __future__ import annotations
 
-import re
-
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, refuses
-from mixbatch_conformance.transport.relay import TAP, Behaviour, RelayRequest
+from mixbatch_conformance.run.plants._edits import is_batch, refuses, written_fields
+from mixbatch_conformance.transport.relay import Behaviour, RelayRequest
 
 __all__ = ["PLANTS"]
 
-#: A field line as written: its name, the OWS before its value, the value, the OWS after it.
-_FIELD_LINE = re.compile(rb"([^:\r\n]+):([ \t]*)(.*?)([ \t]*)")
 #: The field names the tab-rewriting front knows, each as RFC 9112 writes it.
 _FRAMING = ("Content-Length", "Transfer-Encoding")
 CATCHERS = ("batch-framing-fields-any-case-and-ows",)
-
-
-def _written_fields(req: RelayRequest) -> list[tuple[bytes, bytes, bytes, bytes]]:
-    """The field lines of `req` as the client wrote them: (name, OWS, value, OWS) each; none
-    when the connection's tap does not hold its head."""
-    tap = req.connection.get(TAP)
-    if not isinstance(tap, bytes):
-        return []
-    line = f"{req.method} {req.target} HTTP/1.1\r\n".encode("latin-1")
-    at = tap.rfind(line)
-    if at < 0:
-        return []
-    head = tap[at + len(line) :].split(b"\r\n\r\n", 1)[0]
-    out = []
-    for field_line in head.split(b"\r\n"):
-        m = _FIELD_LINE.fullmatch(field_line)
-        if m is not None:
-            out.append((m[1], m[2], m[3], m[4]))
-    return out
 
 
 def _framing_tab_kept(req: RelayRequest) -> bool:
@@ -60,21 +37,21 @@ def _framing_tab_kept(req: RelayRequest) -> bool:
         name.decode("latin-1").lower() in (f.lower() for f in _FRAMING)
         and name.decode("latin-1") not in _FRAMING
         and b"\t" in before + after
-        for name, before, _, after in _written_fields(req)
+        for name, before, _, after in written_fields(req)
     )
 
 
 def _host_tab(req: RelayRequest) -> bool:
     return is_batch(req) and any(
         name.lower() == b"host" and b"\t" in before + after
-        for name, before, _, after in _written_fields(req)
+        for name, before, _, after in written_fields(req)
     )
 
 
 def _type_ows_over_one(req: RelayRequest) -> bool:
     return is_batch(req) and any(
         name.lower() == b"content-type" and (len(before) > 1 or len(after) > 1)
-        for name, before, _, after in _written_fields(req)
+        for name, before, _, after in written_fields(req)
     )
 
 
