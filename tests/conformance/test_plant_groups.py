@@ -143,6 +143,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   decoder, bare LFs written as CRLF by a part's write or read (MB-TEST-4) or in a collection
   retrieval's parts (MB-METHOD-4), text decoded by its charset into the JSON form's body
   (MB-MULTI-5);
+- carried content: a JSON string writer escaping control characters by their decimal code
+  (MB-MULTI-5), the status resource's 304 answered with content that only a part shows
+  (MB-TEST-6);
 - text windows: the JSON form's body member chosen by the first 512, 4,096 or 65,536 octets,
   by the first and last 512, by 512-octet chunks each on its own, or by a decoder that holds
   back a sequence cut short at the end (MB-MULTI-7), and the XML form's body sniffed as text by
@@ -403,6 +406,7 @@ from mixbatch_conformance.run.plants import (
     budget_kinds,
     budget_scope,
     busy_connections,
+    carried_content,
     chunked_connections,
     client_leaving,
     coded_limits,
@@ -1808,6 +1812,23 @@ GROUPS = (
         _names(field_value_controls.PLANTS),
         ("part-field-value-controls-refused", "part-field-value-neighbours-reach-echo"),
         ("FAIL",),
+    ),
+    Group(
+        # MB-MULTI-5: "carry the same information in every representation of one batch result:
+        # for each part ... its body", a JSON string's control characters escaped by their hex
+        # code (RFC 8259 §7), judged over the octet store (unplanted, the reference's sandbox
+        # refuses octets, so the check of chosen octets has nothing to judge); MB-TEST-6: "with
+        # no content for 204 and 304", a part the only place the status resource's content for
+        # 304 shows.
+        "carried-content",
+        _names(carried_content.PLANTS),
+        (
+            "multistatus-body-members-whole-body",
+            "no-content-on-204-304",
+            "no-content-parts-as-alone",
+        ),
+        ("FAIL",),
+        unplanted=(Verdict.PASS, Verdict.NA),
     ),
 )
 

@@ -18,7 +18,12 @@ check writes bodies of both kinds, with the decisive octet at each edge such a w
 - valid UTF-8: 2-, 3- and 4-octet characters (the smallest and largest of each length, those
   either side of the surrogates, and U+FFFD) placed across each of those offsets but 0, with
   the edge after each octet of the character but the last, each body ending with a character
-  at its last octet; each goes in `body`.
+  at its last octet; each goes in `body`;
+- valid UTF-8 holding every C0 control (0x00 to 0x1F) and DEL (0x7F), all in a row and each
+  between letters: a JSON string must escape the controls (RFC 8259 §7), so each is written
+  as a backslash, `u` and four hex digits (or a two-character form), and a writer that
+  formats the code otherwise (in decimal, say, so that 0x1B reads back as 0x27, an
+  apostrophe) carries another character than the part's (MB-MULTI-5).
 
 A body reaches a part through the sandbox: the check writes it to a member as
 application/octet-stream by a `PUT` part and reads it by the next `GET` part, in one batch sent
@@ -139,6 +144,20 @@ def _crossing(length: int, inside: int, edges: tuple[int, ...]) -> Body:
     return Body(name, bytes(out))
 
 
+#: Every C0 control and DEL: valid UTF-8 that a JSON string carries only escaped.
+CONTROLS = (*range(0x20), 0x7F)
+
+
+def _control_bodies() -> list[Body]:
+    return [
+        Body("every C0 control and DEL in a row", bytes(CONTROLS)),
+        Body(
+            "each C0 control and DEL between letters",
+            b"".join(b"a" + bytes([c]) + b"b" for c in CONTROLS),
+        ),
+    ]
+
+
 def bodies() -> list[Body]:
     """Every body the check writes: those that are no UTF-8, then those that are."""
     valid = [
@@ -147,7 +166,7 @@ def bodies() -> list[Body]:
         for length in CROSSING
         for inside in range(1, length)
     ]
-    return [*_invalid_bodies(), *valid]
+    return [*_invalid_bodies(), *valid, *_control_bodies()]
 
 
 def _essence(ctype: str | None) -> str:
@@ -354,7 +373,7 @@ def _random_bodies(ctx: Context, judge: Judge) -> bool:
 @checker(
     "multistatus-body-members-whole-body",
     ("MB-MULTI-7", "MB-MULTI-5", "MB-TEST-4", "MB-MULTI-6", "MB-RESP-4"),
-    "The JSON form chooses body or body_base64 by every octet of a body, and every form carries its octets, for bodies written to a sandbox member whose first octet that is no UTF-8 (0xFF, a cut sequence, an overlong form, a surrogate, a code point past U+10FFFF) lies at 0, 1, either side of 512, 1 KiB, 4 KiB, 8 KiB or 64 KiB or at the last octet, for valid characters across those offsets, and for random bodies of those sizes.",
+    "The JSON form chooses body or body_base64 by every octet of a body, and every form carries its octets, for bodies written to a sandbox member whose first octet that is no UTF-8 (0xFF, a cut sequence, an overlong form, a surrogate, a code point past U+10FFFF) lies at 0, 1, either side of 512, 1 KiB, 4 KiB, 8 KiB or 64 KiB or at the last octet, for valid characters across those offsets, for every C0 control and DEL, and for random bodies of those sizes.",
     profile="json",
     state=State.WRITES_IN_SANDBOX,
 )

@@ -6,13 +6,17 @@ default charset) does it where there is nothing to describe: 204 and 304 answers
 empty 200. MB-RESP-4 makes the part carry "the sub-response's header fields", no more, so each
 such part is compared with the same request sent alone (spec 3.2.4: equal fields after leaving
 out the fields MB-RESP-4 drops, `Date` and the declared volatile fields), in every form the
-target declares: a field the alone answer lacks is one the server made up.
+target declares: a field the alone answer lacks is one the server made up. The status
+resource's 204 and 304 parts carry no content either: alone, HTTP framing hides any content the
+resource built for them, so a part is where it shows, and it is judged under MB-TEST-6 ("with no
+content for 204 and 304") as well as MB-RESP-4 (`_shared.status_parts`).
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.alone import expect_same_as_alone
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.status_parts import expect_status_resource_empty
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -48,12 +52,17 @@ def _parts(ctx: Context, judge: Judge) -> list[SubRequest]:
 
 @checker(
     "no-content-parts-as-alone",
-    ("MB-RESP-4",),
+    ("MB-RESP-4", "MB-TEST-6"),
     "Parts answered with no content (HEAD, 204, 304 from the status resource and from If-None-Match, an empty 200) carry the header fields the same request gets alone, no Content-Type or other field added, in every declared form.",
     state=State.READ_ONLY,
 )
 def no_content_parts_as_alone(ctx: Context, judge: Judge) -> None:
     subs = _parts(ctx, judge)
+    status = ctx.target.resource("status")
+    # The status resource's parts, whose 204 and 304 MB-TEST-6 fixes "with no content".
+    fixed = (
+        {ctx.path(status.replace("{code}", str(c))) for c in NO_CONTENT_CODES} if status else set()
+    )
     alone = []
     for sub in subs:
         resp = ctx.alone(judge, sub)
@@ -67,3 +76,5 @@ def no_content_parts_as_alone(ctx: Context, judge: Judge) -> None:
             expect_same_as_alone(
                 ctx, judge, label, sub, (entry.status, entry.fields, entry.body), alone[i]
             )
+            if sub.method == "GET" and sub.target in fixed:
+                expect_status_resource_empty(judge, label, entry.status, entry.body)

@@ -17,7 +17,9 @@ Theory of operation: three things the framing check does not read.
   value: nothing long comes back to be folded.
 - `no-content-on-204-304`: a 204 or 304 sub-response has no content (RFC 9110 §15.3.5,
   §15.4.5), so its part body is empty (MB-RESP-4: "its content as the part body"), whatever
-  the handler tried to write.
+  the handler tried to write; for the status resource's 204 and 304, content in the part is
+  the resource's (MB-TEST-6: "with no content for 204 and 304") or the batch's, and is judged
+  under both (`_shared.status_parts`).
 - `sub-response-fields-not-at-top`: each part kind the target's resources give (the echo's,
   a member's validators, a collection's, a HEAD's, a miss's, a 204's, a 301's, and the
   router's own miss for a path no resource is routed at, which a framework answers with fields
@@ -51,6 +53,7 @@ import re
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found, unrouted
+from mixbatch_conformance.checks._shared.status_parts import expect_status_resource_empty
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -157,7 +160,7 @@ def parts_without_framing(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "no-content-on-204-304",
-    ("MB-RESP-4", "MB-PROC-9"),
+    ("MB-RESP-4", "MB-PROC-9", "MB-TEST-6"),
     "A part answered 204 or 304 has an empty body.",
     state=State.READ_ONLY,
 )
@@ -174,7 +177,11 @@ def no_content_on_204_304(ctx: Context, judge: Judge) -> None:
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
     for i, part in enumerate(env.parts):
         if part_status(env, i) in (204, 304):
+            # MB-RESP-4: "MUST put the sub-response's content in the part body", and a 204 or
+            # 304 sub-response has none (RFC 9110 §15.3.5, §15.4.5).
             judge.expect(f"part {i} ({part_status(env, i)}) body", part.body, {b""})
+            if status and i < 2:
+                expect_status_resource_empty(judge, f"part {i}", part_status(env, i), part.body)
 
 
 #: Bodies that look like multipart framing, so a boundary chosen without looking collides.

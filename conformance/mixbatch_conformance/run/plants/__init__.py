@@ -36,6 +36,7 @@ from mixbatch_conformance.run.plants import (
     budget_phases,
     budget_scope,
     busy_connections,
+    carried_content,
     chunked_connections,
     client_leaving,
     coded_limits,
@@ -291,6 +292,7 @@ PLANTS: tuple[Mutation, ...] = (
     + client_leaving.PLANTS
     + part_content_fields.PLANTS
     + registered_codings.PLANTS
+    + carried_content.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
