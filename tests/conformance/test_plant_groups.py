@@ -277,6 +277,10 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   U+FFFD, or content that is not UTF-8 in `body` with its octets replaced, alone and in a part;
   its authority lower-cased alone or its port written as a number, its target's
   percent-encodings or its method upper-cased (MB-TEST-2).
+- resource edges: the random resource refusing the largest n its target declares, or serving
+  the one after it (MB-TEST-5), a part at that n one octet short (MB-RESP-4), the status
+  resource refusing 599 (MB-TEST-6), the echo describing a body over 1000 octets one octet
+  short, alone and in a part (MB-TEST-2).
 - trim and rule readings: a Content-Id, Http-Method, part Content-Length or batch boundary read
   with what a Unicode trim removes (a no-break space, NEL, VT, FF, U+3000, a byte order mark)
   taken off (MB-PART-4, MB-PART-2, MB-WIRE-20, MB-WIRE-4) and part field values so trimmed
@@ -472,6 +476,7 @@ from mixbatch_conformance.run.plants import (
     request_spellings,
     request_variants,
     resolution,
+    resource_edges,
     sandbox_creation_names,
     sandbox_inputs,
     sandbox_member_ids,
@@ -1568,6 +1573,12 @@ GROUPS = (
         "entry-fields",
         _names(entry_fields.PLANTS),
         ("multistatus-entry-fields-as-sub-response",),
+        ("FAIL",),
+    ),
+    Group(
+        "resource-edges",
+        _names(resource_edges.PLANTS),
+        ("random-sizes-at-declared-largest", "test-resource-status", "bodies-across-sizes"),
         ("FAIL",),
     ),
     Group(

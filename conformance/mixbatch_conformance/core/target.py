@@ -9,7 +9,9 @@ MB-TEST-3, MB-TEST-4), `etag_resource` sends an ETag, `echo` describes any reque
 (MB-TEST-2)), which response fields change from one request to the next (`volatile_headers`,
 left out of batch-versus-alone comparisons, spec 3.2.4), credentials to send, which profiles
 the server claims, whether the suite may change it for good (`disposable`, spec 14.4), and
-whether it is a batching proxy (`proxy`: its origin and its sub-request timeout). A check whose
+whether it is a batching proxy (`proxy`: its origin and its sub-request timeout), and the numbers
+its operator publishes about it: the whole-batch time limit (`batch_timeout_ms`) and the largest
+n its random resource serves (`random_max_n`, MB-TEST-5). A check whose
 profile is not claimed is N/A, never PASS; so is a check that needs a resource, a sandbox fact
 or a proxy fact the target does not declare. `core` is always claimed.
 
@@ -51,6 +53,8 @@ def _schema_profiles() -> tuple[str, ...]:
 
 
 ALL_PROFILES = _schema_profiles()
+#: The largest n the reference server's random resource serves: 16 MiB.
+REFERENCE_RANDOM_MAX_N = 16 * 1024 * 1024
 DEFAULT_VOLATILE = ("Date", "Server", "Age", "Expires", "Set-Cookie", "Request-Id", "X-Request-Id")
 RESOURCE_NAMES = (
     "ok",
@@ -88,6 +92,7 @@ FALLBACK_SCHEMA: dict[str, Any] = {
             },
         },
         "batch_timeout_ms": {"type": "integer", "minimum": 1},
+        "random_max_n": {"type": "integer", "minimum": 0},
     },
 }
 
@@ -124,6 +129,8 @@ class Target:
     proxy_timeout_ms: int | None = None
     #: The server's whole-batch time limit in milliseconds (None: not declared).
     batch_timeout_ms: int | None = None
+    #: The largest n the random resource serves (MB-TEST-5; None: not declared).
+    random_max_n: int | None = None
 
     def resource(self, name: str) -> str | None:
         return self.resources.get(name)
@@ -174,6 +181,7 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         if proxy and "subrequest_timeout_ms" in proxy
         else None,
         batch_timeout_ms=data.get("batch_timeout_ms"),
+        random_max_n=data.get("random_max_n"),
         disposable=data.get("disposable") is True,
         sandbox_member=dict(member) if isinstance(member, dict) else None,
         sandbox_reads_back=sandbox.get("reads_back") is True,
@@ -214,6 +222,9 @@ def reference_target(base_url: str) -> Target:
             "volatile_headers": list(DEFAULT_VOLATILE),
             "profiles": list(ALL_PROFILES),
             "batch_timeout_ms": EMBEDDED_BATCH_TIMEOUT_MS,
+            # The reference server's /random/{n} serves up to 16 MiB (its MAX_RANDOM_BYTES)
+            # and answers a larger n 413.
+            "random_max_n": REFERENCE_RANDOM_MAX_N,
             "sandbox": {
                 "collection": "/books",
                 "member": {"title": "mixbatch suite", "author": "mixbatch suite", "year": 2000},

@@ -118,6 +118,7 @@ from mixbatch_conformance.run.plants import (
     request_spellings,
     request_variants,
     resolution,
+    resource_edges,
     resources,
     responses,
     retrievals,
@@ -190,6 +191,7 @@ PLANTS: tuple[Mutation, ...] = (
     + part_security.PLANTS
     + shared_buffers.PLANTS
     + resources.PLANTS
+    + resource_edges.PLANTS
     + summary_trailer.PLANTS
     + summary_counts.PLANTS
     + busy_connections.PLANTS
