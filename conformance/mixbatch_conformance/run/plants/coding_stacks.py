@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import is_batch, problem, refuses, written_fields
@@ -29,7 +30,11 @@ from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayR
 __all__ = ["CASE_PLANTS", "PLANTS", "STACK_PLANTS"]
 
 #: The codings the planted server decodes, and how.
-_DECODERS = {"gzip": gzip.decompress, "x-gzip": gzip.decompress, "deflate": zlib.decompress}
+_DECODERS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": gzip.decompress,
+    "x-gzip": gzip.decompress,
+    "deflate": zlib.decompress,
+}
 #: Its 415's Accept-Encoding.
 _NAMED = "identity, gzip, deflate"
 STACK_CATCHERS = ("content-coding-stacks-decoded-in-reverse",)
