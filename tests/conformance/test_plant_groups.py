@@ -436,6 +436,7 @@ from mixbatch_conformance.run.plants import (
     exact_values,
     fault_placement,
     field_kinds,
+    field_line_octets,
     field_scope,
     field_value_controls,
     frame_readings,
@@ -1822,6 +1823,15 @@ GROUPS = (
         "field-value-controls",
         _names(field_value_controls.PLANTS),
         ("part-field-value-controls-refused", "part-field-value-neighbours-reach-echo"),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PART-8: "take a request part's header fields other than `Http-Method` and
+        # `Content-Id` as the sub-request's header fields, in order"; RFC 9110 §5.5:
+        # "field-vchar = VCHAR / obs-text", §5.6.2: "tchar = ... / DIGIT / ALPHA".
+        "field-line-octets",
+        _names(field_line_octets.PLANTS),
+        ("part-field-name-tchars-reach-echo", "part-field-value-octets-reach-echo"),
         ("FAIL",),
     ),
     Group(

@@ -67,6 +67,7 @@ from mixbatch_conformance.run.plants import (
     fault_placement,
     field_forms,
     field_kinds,
+    field_line_octets,
     field_scope,
     field_value_controls,
     forms,
@@ -210,6 +211,7 @@ PLANTS: tuple[Mutation, ...] = (
     + continue_policy.PLANTS
     + field_kinds.PLANTS
     + field_value_controls.PLANTS
+    + field_line_octets.PLANTS
     + resolution.PLANTS
     + sandbox_creation_names.PLANTS
     + sandbox_inputs.PLANTS
