@@ -100,6 +100,8 @@ def test_failures_that_repeat_are_deterministic(offline: Context) -> None:
     assert result.replays.classification == "DETERMINISTIC"
 
 
+# About 30 s alone: every smoke check once; under a loaded make test it has taken over 120 s.
+@pytest.mark.timeout(300)
 def test_every_registered_check_states_expectations_against_the_reference(
     reference: Target,
 ) -> None:
