@@ -58,10 +58,11 @@ browser:
 # another's work (on 2 cores: 5 min 41 s with 4 workers against 9 min 20 s with 2 once; later,
 # with more waiting tests, 8 min 0 s with 6 against 9 min 30 s with 4, the same tests passing).
 # The files that run for minutes start first (tests/conftest.py LONG_FILES), in place of
-# xdist's own order by count of tests, so no long file starts last.
+# xdist's own order by count of tests, so no long file starts last. --durations=20 lists the
+# slowest tests at the end of every run, so a run that nears ten minutes names what to split.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
 unit: env browser
-	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 
 test: lint typecheck unit
 
