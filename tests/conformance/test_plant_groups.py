@@ -138,6 +138,9 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   (MB-PIPE-1);
 - summary counts: a Batch-Summary trailer or JSON summary counting only 2xx parts ok, only 4xx
   parts failed, or leaving 204 and 304 parts out (MB-STATUS-15, MB-MULTI-4);
+- OWS and head sizes: a tab between the batch's media subtype and `;` refused (MB-WIRE-4), a
+  Prefer holding a tab not read (MB-PROC-13), the echo of a request alone with a head over 8 KiB
+  reporting its fields sorted and canonicalised (MB-TEST-2);
 - member octets: text re-encoded from its charset to UTF-8, a byte order mark, trailing
   whitespace or what follows a NUL dropped, octets or invalid UTF-8 put through a replacing
   decoder, bare LFs written as CRLF by a part's write or read (MB-TEST-4) or in a collection
@@ -458,6 +461,7 @@ from mixbatch_conformance.run.plants import (
     origin_and_scope_readings,
     origin_ports,
     outcome_shapes,
+    ows_and_head_sizes,
     parameter_readings,
     part_content_fields,
     part_security,
@@ -1850,6 +1854,18 @@ GROUPS = (
         ),
         ("FAIL",),
         unplanted=(Verdict.PASS, Verdict.NA),
+    ),
+    Group(
+        # MB-WIRE-4: a server "MUST accept, as far as the boundary goes, every boundary that
+        # MB-WIRE-3 allows" (RFC 9110 §5.6.6: `parameters = *( OWS ";" OWS [ parameter ] )`);
+        # MB-PROC-13: "A server MUST recognise the `batch-on-error` preference" (RFC 7240 §2:
+        # OWS around ";" and ",", BWS around "="); MB-TEST-2: "`headers`, the request's header
+        # fields as an array of `[name, value]` pairs in the order received", whatever the size
+        # of the request's head.
+        "ows-and-head-sizes",
+        _names(ows_and_head_sizes.PLANTS),
+        ("content-type-and-prefer-ows-every-kind", "echo-field-order-every-head-size"),
+        ("FAIL",),
     ),
 )
 

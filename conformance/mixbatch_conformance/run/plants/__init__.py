@@ -95,6 +95,7 @@ from mixbatch_conformance.run.plants import (
     origin_and_scope_readings,
     origin_ports,
     outcome_shapes,
+    ows_and_head_sizes,
     parameter_readings,
     part_content_fields,
     part_grammar,
@@ -297,6 +298,7 @@ PLANTS: tuple[Mutation, ...] = (
     + part_content_fields.PLANTS
     + registered_codings.PLANTS
     + carried_content.PLANTS
+    + ows_and_head_sizes.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
