@@ -44,8 +44,6 @@ PAD = "X-Mb-Pad"
 #: The fields around the padding, in no sorted order and mixed case, one name twice.
 BEFORE = (("X-Mb-Zulu", "1"), ("x-mb-twice", "first"), ("X-MB-MIKE", "m"))
 AFTER = (("x-mb-alpha", "2"), ("X-Mb-Twice", "second"), ("X-mb-Bravo", "b"))
-#: Refusals that end the sizes tried: a head larger than the server takes (RFC 9110 §5.4).
-REFUSALS = {400, 431}
 
 
 def _fields(pad: int) -> tuple[tuple[str, str], ...]:
@@ -121,7 +119,10 @@ def echo_field_order_every_head_size(ctx: Context, judge: Judge) -> None:
         if resp is None:
             judge.note(f"{label}: no answer ({ex.error}); larger heads not sent")
             break
-        if resp.status in REFUSALS:
+        # RFC 9110 §5.4: a server that receives "a set of fields larger than it wishes to
+        # process MUST respond with an appropriate 4xx (Client Error) status code"; any 4xx
+        # ends the sizes tried.
+        if 400 <= resp.status < 500:
             judge.note(f"{label}: refused {resp.status}; larger heads not sent")
             break
         # MB-TEST-2: "MUST answer every request to that resource whose method a sub-request may
@@ -147,6 +148,13 @@ def echo_field_order_every_head_size(ctx: Context, judge: Judge) -> None:
             judge.note(f"{label}: no part could be read from the answer")
             continue
         status = part_status(env, 0)
+        if status is not None and 400 <= status < 500:
+            # MB-SUB-1: a sub-request gets the input checks the same request gets alone, so a
+            # server whose own head limit is near its part limit may refuse both alike.
+            alone = ctx.alone(judge, sub)
+            if alone.status == status:
+                judge.note(f"{label}: answered {status}, as the same request alone")
+                continue
         if judge.expect(f"{label}: status", status, {200}, "MB-TEST-2"):
             judged += 1
             _expect_report(judge, label, env.parts[0].body, sub.headers)

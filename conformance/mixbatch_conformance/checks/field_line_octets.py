@@ -18,7 +18,7 @@ one character") is compared with what was sent.
   MB-PART-8 hands on as the part has it (MB-SUB-6 keeps the batch request's own from the
   parts). The lines go into as few GET parts as the target's `max_part_fields` and
   `max_part_header_bytes` allow (the reference defaults of spec 9.1 when none is published),
-  and the parts into as few batches as `max_parts` allows.
+  and the parts into as few batches as `max_parts` and `max_batch_bytes` allow.
 - `part-field-name-tchars-reach-echo`: each tchar that is no letter (RFC 9110 §5.6.2: the 15
   marks `!#$%&'*+-.^_`|~` and the ten digits) at the start, in the middle and at the end of a
   field name, each name on one line of one GET part.
@@ -39,9 +39,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mixbatch_conformance.checks._shared.part_limits import (
+    batches_within_limits,
     header_section,
     limit_refused,
-    within_max_parts,
 )
 from mixbatch_conformance.core.context import (
     BATCH_BOUNDARY,
@@ -202,8 +202,10 @@ def _judge_runs(
     ctx: Context, judge: Judge, parts: list[tuple[SubRequest, list[Line]]], what: str
 ) -> None:
     judged = 0
-    for run in within_max_parts(ctx, judge, parts):
-        subs = [sub for sub, _ in run]
+    lines_of = {id(sub): lines for sub, lines in parts}
+    # MB-LIMIT-3: a client that knows a server's limits "splits the work into several batches".
+    for subs in batches_within_limits(ctx, judge, [sub for sub, _ in parts]):
+        run = [(sub, lines_of[id(sub)]) for sub in subs]
         resp = ctx.batch(judge, subs)
         limit = limit_refused(resp)
         if limit is not None:

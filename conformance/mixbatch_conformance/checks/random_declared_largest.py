@@ -47,7 +47,8 @@ def random_sizes_at_declared_largest(ctx: Context, judge: Judge) -> None:
     largest = ctx.target.random_max_n
     if largest is None:
         judge.not_applicable("the target declares no random_max_n, the largest n it serves")
-    counts = sorted({*SMALLEST, largest})
+    # Only counts the declaration covers: a server may declare a random_max_n of 0.
+    counts = sorted({*(n for n in SMALLEST if n <= largest), largest})
     served: dict[int, bool] = {}
     for n in counts:
         resp = ctx.alone(judge, _get(ctx, template, n))
