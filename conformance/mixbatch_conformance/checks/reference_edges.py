@@ -32,6 +32,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.transport.http import Response
 
 REFERENCES = (("Batch-Mode", "references"),)
 JSON_FIELDS = (("Content-Type", "application/json"),)
@@ -62,6 +63,17 @@ def _origin_form(ctx: Context, location: str, request_path: str) -> str:
     return (resolved.path or "/") + (f"?{resolved.query}" if resolved.query else "")
 
 
+def _expect_refused_19(judge: Judge, what: str, resp: Response) -> None:
+    """`resp` is the 400 of MB-PROC-19, its problem document naming that requirement."""
+    judge.expect(f"status for a {what}", resp.status, {400}, "MB-PROC-19")
+    judge.expect(
+        f"problem requirement for a {what}",
+        (problem_of(resp) or {}).get("requirement"),
+        {"MB-PROC-19"},
+        "MB-STATUS-4",
+    )
+
+
 @checker(
     "references-malformed-refused",
     ("MB-PROC-19",),
@@ -84,13 +96,7 @@ def malformed_refused(ctx: Context, judge: Judge) -> None:
         # MB-PROC-19: "MUST answer 400, before any part runs, a batch that lists `references`
         # and has a part ... whose `Content-Id` or field value holds a `$(` that neither begins
         # a `reference` nor belongs to a `$$(`".
-        judge.expect(f"status for a {what}", resp.status, {400}, "MB-PROC-19")
-        judge.expect(
-            f"problem requirement for a {what}",
-            (problem_of(resp) or {}).get("requirement"),
-            {"MB-PROC-19"},
-            "MB-STATUS-4",
-        )
+        _expect_refused_19(judge, what, resp)
 
 
 #: Spellings of an index that a number parser may read as one but `part-index` is not: leading
@@ -156,13 +162,7 @@ def index_spellings(ctx: Context, judge: Judge) -> None:
         # `references` and has a part whose reference names ... a part that does not exist, ...
         # or whose `Content-Id` or field value holds a `$(` that neither begins a `reference`
         # nor belongs to a `$$(`".
-        judge.expect(f"status for a {what}", resp.status, {400}, "MB-PROC-19")
-        judge.expect(
-            f"problem requirement for a {what}",
-            (problem_of(resp) or {}).get("requirement"),
-            {"MB-PROC-19"},
-            "MB-STATUS-4",
-        )
+        _expect_refused_19(judge, what, resp)
     for index in (0, EARLIER_PARTS - 1):
         written_ref = f"$({index}:ETag)"
         subs = [*earlier, SubRequest("GET", echo, (("X-Mb-Ref", written_ref),))]

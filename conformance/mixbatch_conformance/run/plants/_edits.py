@@ -205,6 +205,18 @@ def problem(resp: RelayResponse, status: int, requirement: str = "MB-STATUS-2") 
     resp.body = json.dumps(doc).encode()
 
 
+def echo_doc(body: bytes) -> dict[str, Any] | None:
+    """The echo resource's description in `body` (an object with method, target and headers),
+    read; None for any other content."""
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and {"method", "target", "headers"} <= doc.keys():
+        return doc
+    return None
+
+
 def problem_doc(resp: RelayResponse) -> dict[str, Any] | None:
     """The problem document `resp` carries, read; None without one (not problem+json, not
     JSON, or not an object)."""

@@ -36,22 +36,12 @@ from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import Part, map_parts
+from mixbatch_conformance.run.plants._edits import Part, echo_doc, map_parts
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
 DocEdit = Callable[[dict[str, Any]], None]
-
-
-def _echo_doc(body: bytes) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return None
-    if isinstance(doc, dict) and {"method", "target", "headers"} <= doc.keys():
-        return doc
-    return None
 
 
 def _values_as_utf8(doc: dict[str, Any]) -> None:
@@ -96,7 +86,7 @@ def _method_upper(doc: dict[str, Any]) -> None:
 def _alone(fn: DocEdit) -> Callable[[RelayRequest, RelayResponse], None]:
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
         if req.target.startswith("/echo") and resp.status == 200:
-            doc = _echo_doc(resp.body)
+            doc = echo_doc(resp.body)
             if doc is not None:
                 fn(doc)
                 resp.body = json.dumps(doc).encode()
@@ -108,7 +98,7 @@ def _in_parts(fn: DocEdit) -> Callable[[list[Part]], list[Part]]:
     def edit(parts: list[Part]) -> list[Part]:
         out: list[Part] = []
         for fields, body in parts:
-            doc = _echo_doc(body)
+            doc = echo_doc(body)
             if doc is not None:
                 fn(doc)
                 body = json.dumps(doc).encode()

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 from mixbatch_conformance.core.target import REFERENCE_RANDOM_MAX_N
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import Part, map_parts, problem
+from mixbatch_conformance.run.plants._edits import Part, echo_doc, map_parts, problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -73,19 +72,9 @@ def _status_599_refused(req: RelayRequest, resp: RelayResponse) -> None:
         problem(resp, 400, "MB-TEST-6")
 
 
-def _echo_doc(body: bytes) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return None
-    if isinstance(doc, dict) and {"method", "target", "headers"} <= doc.keys():
-        return doc
-    return None
-
-
 def _short_description(body: bytes) -> bytes | None:
     """The echo description `body` with its content one octet short, or None to leave it."""
-    doc = _echo_doc(body)
+    doc = echo_doc(body)
     if doc is None:
         return None
     if isinstance(doc.get("body"), str):
