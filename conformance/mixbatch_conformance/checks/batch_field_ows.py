@@ -197,9 +197,8 @@ def content_type_and_prefer_ows_every_kind(ctx: Context, judge: Judge) -> None:
         resp = ctx.send(
             judge, _request(ctx, two, plain_type, (lead, value, trail)), as_written=True
         )
-        # MB-PROC-13: "A server MUST recognise the `batch-on-error` preference whatever the
-        # case of its name and value, and whether the value is a token or a quoted-string";
-        # RFC 7240 §2: `preference = preference-parameter *( OWS ";" [ OWS
+        # MB-PROC-13: "A server MUST recognise the `batch-on-error` preference"; spec 7.4:
+        # "The field is read by the grammar of RFC 7240 §2"; RFC 7240 §2: `preference = preference-parameter *( OWS ";" [ OWS
         # preference-parameter ] )`, `preference-parameter = parameter-name [ BWS "=" BWS
         # parameter-value ]`, in a list with OWS around each "," (RFC 9110 §5.6.1): this is
         # the Prefer spelt plainly.
