@@ -52,15 +52,16 @@ browser:
 # pytest exits 5 when it collected nothing: tools/pytest_strict.py turns that into a failure.
 # The suite includes the strict docs build (tests/docs) and the browser check. It runs on
 # pytest-xdist workers: each starts its own reference server and relay, and a file's tests stay
-# on one worker (--dist loadfile), so a module's fixtures are built once. Three workers a core:
+# on one worker (--dist loadfile), so a module's fixtures are built once. Four workers a core (three before, see below):
 # most of the suite's time is spent waiting on servers (time budgets, delay resources, slow
 # parts, clients that leave mid-answer), not computing, so the waits of one worker overlap
 # another's work (on 2 cores: 5 min 41 s with 4 workers against 9 min 20 s with 2 once; later,
 # with more waiting tests, 8 min 0 s with 6 against 9 min 30 s with 4, the same tests passing).
+# Four a core since: a run with 6 kept the cores 73 % busy (15 min of CPU in 10 min 23 s).
 # The files that run for minutes start first (tests/conftest.py LONG_FILES), in place of
 # xdist's own order by count of tests, so no long file starts last. --durations=20 lists the
 # slowest tests at the end of every run, so a run that nears ten minutes names what to split.
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 3 )))
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 4 )))
 unit: env browser
 	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 

@@ -318,7 +318,7 @@ PLANTS: tuple[Mutation, ...] = (
     P(
         "parts-run-in-reverse",
         "MB-PROC-2",
-        ("property-sandbox-state-machine",),
+        ("safe-parts-see-earlier-writes",),
         on_request=_reverse_request,
         on_response=_reverse_answer,
     ),
