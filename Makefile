@@ -52,7 +52,7 @@ browser:
 # pytest exits 5 when it collected nothing: tools/pytest_strict.py turns that into a failure.
 # The suite includes the strict docs build (tests/docs) and the browser check. It runs on
 # pytest-xdist workers: each starts its own reference server and relay, and a file's tests stay
-# on one worker (--dist loadfile), so a module's fixtures are built once. Four workers a core (three before, see below):
+# on one worker (--dist loadfile), so a module's fixtures are built once. Four workers a core:
 # most of the suite's time is spent waiting on servers (time budgets, delay resources, slow
 # parts, clients that leave mid-answer), not computing, so the waits of one worker overlap
 # another's work (on 2 cores: 5 min 41 s with 4 workers against 9 min 20 s with 2 once; later,
