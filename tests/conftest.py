@@ -29,7 +29,7 @@ LONG_FILES = (
     "tests/examples/test_rust_server.py",  # 160
     "tests/examples/test_node_server.py",  # 140
     "tests/conformance/test_reference_server.py",  # 138
-    "tests/conformance/test_sandbox_cleanup.py",  # 117
+    "tests/conformance/test_sandbox_cleanup.py",  # 60
     "tests/proxy/test_conformance.py",  # 112
     "tests/conformance/test_plant_rotation.py",  # 96
     "tests/conformance/test_mutations.py",  # 87
