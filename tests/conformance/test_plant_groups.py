@@ -422,6 +422,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     collection_representations,
     conditional_evaluations,
+    connection_readers,
     connection_requests,
     content_extent,
     created_validators,
@@ -1139,6 +1140,12 @@ GROUPS = (
         "connection-requests",
         _names(connection_requests.PLANTS),
         ("pipelined-requests-answered-apart", "kept-connection-requests-answered-apart"),
+        ("FAIL",),
+    ),
+    Group(
+        "connection-readers",
+        _names(connection_readers.PLANTS),
+        ("pipelining-across-writes",),
         ("FAIL",),
     ),
     Group(

@@ -66,6 +66,10 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       request once that has arrived (the whole request is not forwarded), as a
                       server that takes a request for received before its content is whole
                       does
+    reader_per_request  each request is read with a reader made anew after the answer before
+                      it, so the octets of requests pipelined behind one that arrived in the
+                      same read as its end are lost, and those requests are never answered, as
+                      a server that makes a buffered reader for each request does
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
@@ -172,6 +176,9 @@ class Behaviour:
     #: until it returns a request: that one is sent to the upstream at once, and its answer
     #: answers the whole request once it has arrived.
     run_early: Callable[[RelayRequest], RelayRequest | None] | None = None
+    #: Read each request with a reader of its own, made anew after each answer: octets of
+    #: the next requests that came in the same read as the end of one are lost with its reader.
+    reader_per_request: bool = False
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -360,7 +367,10 @@ class Relay:
                 ends = await self._answer(conn, req, writer, self.mutation, reader)
                 if ends or conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     break
-                conn.start_next_cycle()
+                if mutation is not None and mutation.behaviour.reader_per_request:
+                    conn = h11.Connection(h11.SERVER)
+                else:
+                    conn.start_next_cycle()
         except (h11.ProtocolError, ConnectionError, TimeoutError):
             pass
         finally:

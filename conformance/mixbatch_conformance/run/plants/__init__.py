@@ -46,6 +46,7 @@ from mixbatch_conformance.run.plants import (
     collection_preconditions,
     collection_representations,
     conditional_evaluations,
+    connection_readers,
     connection_requests,
     connections,
     content_extent,
@@ -205,6 +206,7 @@ PLANTS: tuple[Mutation, ...] = (
     + behaviour.PLANTS
     + budget_phases.PLANTS
     + connections.PLANTS
+    + connection_readers.PLANTS
     + connection_requests.PLANTS
     + stopping.PLANTS
     + aggregate_dates.PLANTS
