@@ -146,6 +146,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("reject-lf-only-message",),
         on_response=accepts(body_has(rb"\n\n\n--")),
     ),
+    # MB-WIRE-13: content that ends with the close delimiter itself has one.
+    P(
+        "close-delimiter-at-content-end-refused",
+        "MB-WIRE-13 content ending with the close delimiter and no CRLF",
+        ("accept-close-delimiter-ending-content",),
+        on_response=refuses(body_has(rb"\r\n--[^\r\n]+--\Z"), 400, "MB-WIRE-13"),
+    ),
     P(
         "bare-lf-in-body-refused",
         "MB-WIRE-8 body data",
