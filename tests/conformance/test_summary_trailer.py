@@ -2,8 +2,9 @@
 
 The plants of run.plants.summary_trailer write a wrong trailer into the reference server's
 answers through the relay, which writes a planted trailer field into a chunked answer: counts
-by status alone (a rolled-back 200 under ok), `failed` off by one, and a trailer not announced
-in `Trailer`. Each is a FAIL of MB-STATUS-15. The reference server's own trailer passes.
+by status alone (a rolled-back 200 under ok), `failed` off by one, a trailer not announced
+in `Trailer`, and one announced for the multipart form only though the 207 forms carry it too.
+Each is a FAIL of MB-STATUS-15. The reference server's own trailer passes.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ and no `Batch-Outcome`, `failed` those that ran with 400 or above and no `Batch-
 `skipped` and `rolled-back` the parts with those outcomes"; core.outcomes.outcome_counts). A
 member the trailer leaves out counts nothing, so it is judged only when the parts hold a part of
 its kind; members the spec does not define are left alone ("receivers ignore members they do
-not know"). The counts are taken in every mode the target declares, since each mode adds a kind
-of part: the default continue policy, stop (skipped parts), atomic (rolled-back parts that
+not know"). The counts are taken in every mode the target declares, and in every form
+the target answers in (multipart/mixed and the 207 forms: "a server that sends" binds a trailer
+whatever content it closes), since each mode adds a kind of part: the default continue policy, stop (skipped parts), atomic (rolled-back parts that
 answered 200), references (a part skipped for its unresolvable reference, which is not a
 failure) and atomic with references. Those counts are compared with the parts of the same
 answer; a server whose rule is narrower than the spec's ("ok" for 2xx alone, "failed" for 4xx
@@ -28,8 +29,9 @@ from mixbatch_conformance.checks._shared.counted_batches import COUNTED, counted
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, outcome_counts
+from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.representations import Entry, answers_in_every_form
 from mixbatch_conformance.core.validator import list_members
 from mixbatch_conformance.transport.http import Response
 
@@ -99,6 +101,20 @@ MODES: tuple[Mode, ...] = (
 )
 
 
+def _entry_counts(entries: list[Entry]) -> dict[str, int] | None:
+    """The entries of one answer, in any form, counted as spec 5.5 defines the members, or
+    None when the answer aborted ("a response that aborted has no reliable count")."""
+    counts = dict.fromkeys(COUNTED, 0)
+    for entry in entries:
+        if entry.outcome == "aborted":
+            return None
+        if entry.outcome in counts:
+            counts[entry.outcome] += 1
+        elif entry.outcome is None and entry.status is not None:
+            counts["ok" if entry.status < 400 else "failed"] += 1
+    return counts
+
+
 def _announced(resp: Response) -> list[str]:
     return [m.lower() for m in list_members(resp.get_all("Trailer"))]
 
@@ -135,7 +151,7 @@ def _summary(
 @checker(
     "batch-summary-trailer",
     ("MB-STATUS-15", "MB-STATUS-8"),
-    "A Batch-Summary trailer, when sent, is announced in Trailer and its ok, failed, skipped and rolled-back counts are those of the parts of the same response, in every declared mode, over parts answered 2xx, 304, other 3xx, a refused 1xx, 4xx and 5xx.",
+    "A Batch-Summary trailer, when sent, is announced in Trailer and its ok, failed, skipped and rolled-back counts are those of the parts of the same response, in every declared mode and form, over parts answered 2xx, 304, other 3xx, a refused 1xx, 4xx and 5xx.",
     state=State.READ_ONLY,
 )
 def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
@@ -146,27 +162,29 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
         if not all(ctx.target.claims(p) for p in profiles):
             continue
         subs = [by_name.get(n) or SubRequest("GET", n) for n in names]
-        resp = ctx.batch(judge, subs, headers=(*ACCEPTS_TRAILERS, *headers))
-        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
-        summary = _summary(judge, resp, mode)
-        if summary is None:
-            continue
-        seen = True
-        values, given = summary
-        counted = outcome_counts(env)
-        if given is None or counted is None:
-            continue
-        # MB-STATUS-15: "each count it gives MUST be the number of parts of the same response
-        # that the definitions above assign to that member; a member left out counts zero".
-        for name, n in counted.items():
-            if name not in given and n == 0:
+        sent = (*ACCEPTS_TRAILERS, *headers)
+        for media, resp, entries in answers_in_every_form(ctx, judge, subs, sent):
+            what = mode if media == "multipart/mixed" else f"{mode}, {media}"
+            summary = _summary(judge, resp, what)
+            if summary is None:
                 continue
-            judge.expect(
-                f"Batch-Summary {name} ({mode}: {', '.join(values)})",
-                given.get(name),
-                {n},
-                TRAILER_RULE,
-            )
+            seen = True
+            values, given = summary
+            counted = _entry_counts(entries)
+            if given is None or counted is None:
+                continue
+            # MB-STATUS-15: "each count it gives MUST be the number of parts of the same
+            # response that the definitions above assign to that member; a member left out
+            # counts zero".
+            for name, n in counted.items():
+                if name not in given and n == 0:
+                    continue
+                judge.expect(
+                    f"Batch-Summary {name} ({what}: {', '.join(values)})",
+                    given.get(name),
+                    {n},
+                    TRAILER_RULE,
+                )
     for batch in counted_batches(ctx, judge):
         if not all(ctx.target.claims(p) for p in batch.profiles):
             continue

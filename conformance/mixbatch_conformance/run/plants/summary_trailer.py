@@ -3,7 +3,9 @@
 Sending the trailer is a MAY (MB-STATUS-8); a trailer that is sent must be announced and count
 right (MB-STATUS-15). Each plant writes the trailer a server of that kind would send, counting
 the parts of the answer as the relay passes it on: by status alone (a rolled-back 200 counted
-as ok), with `failed` off by one, or correct but not announced in `Trailer`. The relay writes
+as ok), with `failed` off by one, correct but not announced in `Trailer`, or announced in the
+multipart form and sent unannounced in the 207 forms too (a server that took the summary for a
+multipart feature while its writer ends every chunked answer with it). The relay writes
 a field named with `TRAILER_PREFIX` into the trailer section of a chunked answer.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mixbatch_conformance.core.representations import entries_from_json, entries_from_xml
 from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import boundary_of, field_of, is_batch, parts_of
 from mixbatch_conformance.transport.relay import TRAILER_PREFIX, RelayRequest, RelayResponse
@@ -73,6 +76,30 @@ def _summary(
     return edit
 
 
+def _in_every_form(req: RelayRequest, resp: RelayResponse) -> None:
+    """A correct, announced trailer on a multipart answer; on a 207 answer the same trailer,
+    its counts read from the document's entries, with no `Trailer` field."""
+    if not is_batch(req):
+        return
+    if boundary_of(resp) is not None:
+        _summary(_by_outcome)(req, resp)
+        return
+    media = (resp.get("Content-Type") or "").lower()
+    if resp.status != 207:
+        return
+    entries, problem = (entries_from_json if "json" in media else entries_from_xml)(resp.body)
+    if problem is not None:
+        return
+    counts = {"ok": 0, "failed": 0, "skipped": 0, "rolled-back": 0}
+    for entry in entries:
+        if entry.outcome in counts:
+            counts[entry.outcome] += 1
+        elif entry.outcome is None and entry.status is not None:
+            counts["failed" if entry.status >= 400 else "ok"] += 1
+    value = ", ".join(f"{k}={n}" for k, n in counts.items())
+    resp.headers.append((TRAILER_PREFIX + "Batch-Summary", value))
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -92,5 +119,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-15 a trailer sent without Trailer: Batch-Summary",
         ("batch-summary-trailer",),
         on_response=_summary(_by_outcome, announce=False),
+    ),
+    P(
+        "summary-trailer-announced-multipart-only",
+        "MB-STATUS-15 a trailer announced for the multipart form, sent unannounced for the 207 forms",
+        ("batch-summary-trailer",),
+        on_response=_in_every_form,
     ),
 )
