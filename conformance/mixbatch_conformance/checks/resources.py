@@ -127,11 +127,22 @@ def ok_not_found_etag(ctx: Context, judge: Judge) -> None:
 
 #: Header fields sent to the echo, in an order that is neither sorted by name nor canonical in
 #: case, with one name on two field lines apart: an echo that reports them from a map (sorted,
-#: canonical case, repeats merged) lists them otherwise.
+#: canonical case, repeats merged) lists them otherwise. Beside extension fields they are of
+#: the kinds an echo might take for its own business and leave out, though MB-TEST-2 lets it
+#: leave out only "the framing and connection fields (`Host`, `Content-Length`,
+#: `Transfer-Encoding`, `Connection`)": the content's description (`Content-Type`,
+#: `Content-Language`, `Content-Location`), negotiation (MB-TEST-1 has no test resource's answer
+#: depend on `Accept` or `Accept-Language`) and cache directives. None of them asks anything of
+#: the answer that MB-TEST-2 does not fix: no condition, range, coding or preference.
 ECHO_FIELDS = (
     ("X-Mb-Zulu", "1"),
     ("accept", "text/plain"),
+    ("Content-Type", "text/plain; charset=utf-8"),
     ("X-MB-alpha", "2"),
+    ("content-language", "en"),
+    ("Cache-Control", "no-cache"),
+    ("Content-Location", "/mb-described"),
+    ("Accept-Language", "en;q=0.5"),
     ("X-Mb-Zulu", "3"),
 )
 #: Methods a sub-request may carry that the echo answers 200 (MB-TEST-2: "every request to that
@@ -156,7 +167,7 @@ ECHO_REQUESTS: tuple[tuple[str, bytes], ...] = (
 @checker(
     "test-resource-echo",
     ("MB-TEST-2",),
-    "The declared echo resource describes GET, PUT, POST, PATCH, DELETE, OPTIONS and extension-method (PROPFIND, REPORT) requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart), body or body_base64; alone and as parts of one batch, where the target is the part's origin-form target and the authority the batch request's.",
+    "The declared echo resource describes GET, PUT, POST, PATCH, DELETE, OPTIONS and extension-method (PROPFIND, REPORT) requests as JSON: method, target, authority, header fields in the order received (not sorted, repeats apart, the content's description, negotiation and cache fields among them), body or body_base64; alone and as parts of one batch, where the target is the part's origin-form target and the authority the batch request's.",
     state=State.READ_ONLY,
 )
 def echo_resource(ctx: Context, judge: Judge) -> None:

@@ -1,6 +1,7 @@
 """Planted violations of the test resources a target declares (spec 14.4).
 
-Covers MB-TEST-*: an ok resource that fails, an echo without the method, a sandbox that keeps
+Covers MB-TEST-*: an ok resource that fails, an echo without the method or without the
+`Content-*` fields it takes for framing, a sandbox that keeps
 a deleted member or reads back stale values, a random body of the wrong length, a status or
 delay resource that does not answer as declared, a collection answered in JSON, and resources
 that negotiate (406) on an Accept that admits none of their media type, alone or in parts.
@@ -40,6 +41,18 @@ def _echo(fn: Callable[[dict[str, object]], None]) -> Callable[[RelayRequest, Re
 
 def _drop_method(doc: dict[str, object]) -> None:
     doc.pop("method", None)
+
+
+def _drop_content_fields(doc: dict[str, object]) -> None:
+    """An echo that takes every `Content-*` field for framing, as it rightly takes
+    Content-Length, and leaves them all out of its list."""
+    headers = doc.get("headers")
+    if isinstance(headers, list):
+        doc["headers"] = [
+            h
+            for h in headers
+            if not (isinstance(h, list) and str(h[0]).lower().startswith("content-"))
+        ]
 
 
 #: The methods of RFC 9110 §9 and PATCH: the methods a router registers one by one.
@@ -185,6 +198,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2",
         ("test-resource-echo",),
         on_response=_echo(_drop_method),
+    ),
+    P(
+        "echo-content-fields-dropped",
+        "MB-TEST-2 the echo leaving out Content-Type, Content-Language and every Content-* field",
+        ("test-resource-echo",),
+        on_response=_echo(_drop_content_fields),
     ),
     P(
         "echo-extension-methods-refused",
