@@ -721,6 +721,7 @@ GROUPS = (
         (
             "references-malformed-refused",
             "references-index-spellings",
+            "references-field-name-spellings",
             "references-target-refused-after-substitution",
             "references-unresolved-skipped",
             "references-part-fields-only",

@@ -3,7 +3,9 @@ fields `$(N:name)` can name, and the href of each part in the XML and JSON forms
 
 Theory of operation: a `$(` that begins no reference is sent alone in a field value or in a
 Content-Id's query, and each such batch must be refused 400 under MB-PROC-19 (the mode exists so
-that no resource receives a literal `$(`). So must a `$(` whose index is written as a number
+that no resource receives a literal `$(`). So must `$(0:name)` whose name is no `token` (empty,
+spaced, a delimiter, non-ASCII), while a name of every special `tchar` is a reference that names
+nothing, its part skipped under MB-PROC-20. So must a `$(` whose index is written as a number
 parser may read it but `part-index` does not (leading zeros, a sign, whitespace, `0x`, `1_0`,
 `0.0`, a fullwidth digit), placed after eleven parts so that whatever number a lenient reader
 takes it for names an earlier part and the batch would run, and an index past 2^64, which a
@@ -127,6 +129,64 @@ EARLIER_PARTS = 11
 def _uri_safe(index: str) -> bool:
     """Whether `index` may stand in a query (RFC 3986 §3.4): no space, US-ASCII only."""
     return " " not in index and index.isascii()
+
+
+#: Field names after `$(0:` that are no `token` (RFC 9110 §5.1, §5.6.2): empty, whitespace
+#: before or after the name or inside it, a delimiter (`"(),/:;<=>?@[\\]{}`), a control and
+#: octets outside US-ASCII. A reader that checks each octet of the name and not the name itself
+#: takes the empty one; one that trims takes the spaced ones.
+MALFORMED_FIELD_NAMES = (
+    "",
+    " ETag",
+    "ETag ",
+    "\tETag",
+    '"ETag"',
+    "ETag,Date",
+    "ETag;q=1",
+    "ETag/1",
+    "ETag:x",
+    "ETag=",
+    "ETag@x",
+    "[ETag]",
+    "{ETag}",
+    "ETag?",
+    "ETa\xc3\xa9",
+)
+#: A `token` of every `tchar` that is no letter or digit (RFC 9110 §5.6.2), `$` and `(` apart
+#: (`$(` would begin another reference): a field name part 0's answer does not carry.
+EVERY_TCHAR_NAME = "X-Mb!#%&'*+-.^_`|~1"
+
+
+@checker(
+    "references-field-name-spellings",
+    ("MB-PROC-19", "MB-PROC-20"),
+    "A references batch whose field value writes $(0:name) with a name that is no token (empty, spaced, a delimiter, a control or non-ASCII octets) is answered 400 naming MB-PROC-19; one whose name is a token of every special tchar, naming no field of part 0's answer, is processed and that part skipped under MB-PROC-20.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def field_name_spellings(ctx: Context, judge: Judge) -> None:
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    for name in MALFORMED_FIELD_NAMES:
+        written = f"$(0:{name})"
+        sub = SubRequest("GET", echo, (("X-Mb-Ref", written),))
+        resp = ctx.batch(judge, [SubRequest("GET", ok), sub], headers=REFERENCES)
+        # Spec 7.7: "reference = "$(" part-index [ ":" field-name ] ")" ... field-name = token";
+        # MB-PROC-19: "MUST answer 400, before any part runs, a batch that lists `references`
+        # and has a part ... whose `Content-Id` or field value holds a `$(` that neither begins
+        # a `reference` nor belongs to a `$$(`".
+        _expect_refused_19(judge, f"field value {written!r}", resp)
+    written = f"$(0:{EVERY_TCHAR_NAME})"
+    subs = [SubRequest("GET", ok), SubRequest("GET", echo, (("X-Mb-Ref", written),))]
+    resp = ctx.batch(judge, subs, headers=REFERENCES)
+    # `field-name = token`: every tchar is allowed, so this is a reference, and one that names
+    # no field of part 0's answer. MB-PROC-20: "MUST answer a part whose reference cannot be
+    # resolved without running it: ... its response has no such field", with
+    # `Batch-Outcome: skipped`; the batch is processed.
+    judge.require(f"top-level status with {written}", resp.status, {200}, "MB-PROC-20")
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-PROC-20")
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-TEST-1")
+    expect_unresolved_part(judge, f"part 1 ({written})", env.parts[1], (written,))
 
 
 @checker(

@@ -3,7 +3,8 @@ sent on as text, a target refused after substitution answered otherwise than ski
 skipped part's problem document, the fields `$(N:name)` may name, and the href of a part in the
 XML and JSON forms of a references batch; a reference's index read by a number parser (an
 integer parser, strtoul's leading digits, an unsigned 64-bit integer that wraps) instead of by
-`part-index`.
+`part-index`, and its field name read otherwise than as a `token` (octet by octet, trimmed, or
+letters, digits and hyphens only).
 
 Theory of operation: the reference server refuses a malformed reference, so a server that reads
 it as text is made by escaping it as `$$(` before the server sees it, and one that reads its
@@ -107,6 +108,56 @@ def _index_read_with(read: Any) -> Any:
         ]
 
     return edit
+
+
+#: `$(N:` with whatever stands up to the closing parenthesis where the field name would.
+_FIELD_REFERENCE = re.compile(r"\$\(((?:0|[1-9][0-9]*)):([^()$]*)\)")
+#: A token naming no field a test resource answers with.
+_NO_SUCH_FIELD = "X-Mb-No-Such-Field"
+
+
+def _field_name_read_with(read: Any) -> Any:
+    """A server that reads the field name of `$(N:name)` with `read` instead of as a `token`:
+    where `read` gives a name other than the one written, the reference server sees the
+    reference written with it, and where it gives None, a name that refuses the batch."""
+
+    def one(m: re.Match[str]) -> str:
+        name = read(m.group(2))
+        if name == m.group(2):
+            return m.group(0)
+        return f"$({m.group(1)}:{'bad name' if name is None else name})"
+
+    def edit(parts: list[Part]) -> list[Part]:
+        return [
+            (
+                [
+                    (n, v if n.lower() in _NOT_REFERENCES else _FIELD_REFERENCE.sub(one, v))
+                    for n, v in f
+                ],
+                b,
+            )
+            for f, b in parts
+        ]
+
+    return edit
+
+
+def _every_octet_a_tchar(name: str) -> str | None:
+    """A name checked octet by octet, so the empty one passes and names no field."""
+    if all(re.fullmatch(_TOKEN, c) for c in name):
+        return name or _NO_SUCH_FIELD
+    return None
+
+
+def _trimmed(name: str) -> str | None:
+    """A name with the whitespace around it taken off before it is checked."""
+    inner = name.strip(" \t")
+    return inner if inner and re.fullmatch(_TOKEN, inner) else None
+
+
+def _letters_digits_hyphens(name: str) -> str | None:
+    """A name checked against the letters, digits and hyphens of the field names in use."""
+    return name if re.fullmatch(r"[0-9A-Za-z-]+", name) else None
 
 
 def _named_field(pattern: str) -> Any:
@@ -236,6 +287,27 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-19 a reference index past 2^64 wrapped to a part that exists",
         ("references-index-spellings",),
         on_request_parts=_index_read_with(_wrapped),
+    ),
+    # Spec 7.7: "field-name = token", so `$(0:)` and a spaced name begin no reference
+    # (MB-PROC-19), and every tchar may stand in a name that resolves or names nothing
+    # (MB-PROC-20).
+    P(
+        "reference-field-name-empty-taken",
+        "MB-PROC-19 a reference's field name checked octet by octet, so $(0:) names a field that is not there",
+        ("references-field-name-spellings",),
+        on_request_parts=_field_name_read_with(_every_octet_a_tchar),
+    ),
+    P(
+        "reference-field-name-trimmed",
+        "MB-PROC-19 a reference's field name trimmed of the whitespace around it",
+        ("references-field-name-spellings",),
+        on_request_parts=_field_name_read_with(_trimmed),
+    ),
+    P(
+        "reference-field-name-alphanumeric-only",
+        "MB-PROC-20 a reference whose field name holds a tchar other than a letter, digit or hyphen refused as malformed",
+        ("references-field-name-spellings",),
+        on_request_parts=_field_name_read_with(_letters_digits_hyphens),
     ),
     # MB-PROC-20: a target that fails 8.3 or 8.4 once substituted leaves its part skipped.
     P(
