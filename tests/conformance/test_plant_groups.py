@@ -378,7 +378,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
 A check whose bug no relay plant can model has a group of its own with no plants, so that it is
 still held to pass on the reference server: the time budget counted from the batch's first
 octet (MB-SEC-1) cannot be planted in the relay, which reads every request whole before it
-forwards it, so the server behind it never sees content arrive slowly.
+forwards it, so the server behind it never sees content arrive slowly; nor can a batch that
+declares more octets than 32 bits count.
 
 A group whose plants must each be caught by every catcher citing the requirement says
 `each_catcher`; otherwise one catcher citing it is enough, as the published score counts.
@@ -822,6 +823,9 @@ GROUPS = (
         ),
     ),
     Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
+    # A batch declaring 4 GiB cannot pass through the relay, which reads requests whole:
+    # tests/conformance/test_declared_sizes.py proves the check on a stand-in endpoint.
+    Group("declared-sizes", (), ("limit-batch-bytes-declared-past-32-bits",)),
     Group(
         "running-part-at-budget",
         ("running-part-answered-200-at-budget",),

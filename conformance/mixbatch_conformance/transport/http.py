@@ -9,7 +9,8 @@ Interim 1xx responses are skipped and kept in the raw record. `HeadFirst` sends 
 connection of its own and reads its answer's head before its content, so a client can act on
 the head (a batch response's boundary) while the content still streams. `exchange_after_continue` sends
 a request's head alone and its content only after an interim 100 (Continue) or a bounded wait,
-as a client that sent `Expect: 100-continue` does (RFC 9110 §10.1.1). `pipeline` writes several
+as a client that sent `Expect: 100-continue` does (RFC 9110 §10.1.1); `exchange_until_answered`
+streams content piece by piece and stops once an answer begins. `pipeline` writes several
 requests back to back on one connection and reads the responses in order (MB-PIPE-1);
 `in_turn` sends them on one connection one at a time, each once the answer before it was read,
 and keeps nothing the reader did not frame from one answer to the next.
@@ -39,6 +40,7 @@ import select
 import socket
 import ssl
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -58,6 +60,7 @@ __all__ = [
     "drain",
     "exchange",
     "exchange_after_continue",
+    "exchange_until_answered",
     "in_turn",
     "method_of",
     "pipeline",
@@ -587,6 +590,51 @@ def exchange_after_continue(
     finally:
         sock.close()
     return Exchange(sent, resp), came
+
+
+def exchange_until_answered(
+    host: str,
+    port: int,
+    head: bytes,
+    pieces: Iterable[bytes],
+    hold: float,
+    timeout: float = DEFAULT_TIMEOUT,
+    tls: ssl.SSLContext | None = None,
+) -> tuple[Exchange, int]:
+    """Send a request's `head`, wait `hold` seconds for an answer given on the head alone, then
+    send its content one piece of `pieces` at a time until an answer begins to arrive (or the
+    pieces run out), and read that answer: a client streaming content the server may refuse
+    part way, as RFC 9112 §9.6 has a server close after "a final response" to content it will
+    not read.
+
+    Returns the exchange, whose request holds the head and the first piece (content sent to be
+    refused may run to many megabytes), and how many octets of content went out before the
+    answer began."""
+    sock = connect(host, port, timeout, tls)
+    reader = sock.makefile("rb")
+    rec = _Recorder(reader)
+    sent = bytearray(head)
+    octets = 0
+    try:
+        try:
+            sock.sendall(head)
+            if not _readable(sock, hold):
+                for piece in pieces:
+                    sock.sendall(piece)
+                    if not octets:
+                        sent += piece
+                    octets += len(piece)
+                    if _readable(sock, 0):
+                        break
+            resp = _read_response(rec, method_of(head), None)
+        except (ResponseError, OSError) as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            return Exchange(bytes(sent), None, error, raw=bytes(rec.seen)), octets
+        finally:
+            reader.close()
+    finally:
+        sock.close()
+    return Exchange(bytes(sent), resp), octets
 
 
 class HeadFirst:

@@ -28,6 +28,7 @@ __all__ = [
     "envelope",
     "filled",
     "header_section",
+    "judge_refusal",
     "lengths_for",
     "part",
     "processed",
@@ -156,6 +157,22 @@ def refused(
         # MB-INTER-5: "its limits count the content's octets whatever frames them": the
         # refusal the same content framed by Content-Length gets.
         judge.expect("status of the chunked batch", resp.status, {status}, "MB-INTER-5")
+    judge_refusal(ctx, judge, resp, status, name, at, must_name, index)
+
+
+def judge_refusal(
+    ctx: Context,
+    judge: Judge,
+    resp: Response,
+    status: int,
+    name: str,
+    at: int | None = FIRST_SECTION,
+    must_name: str | None = None,
+    index: int = 0,
+) -> None:
+    """`resp` is the refusal with `status` of a batch over the limit `name`, its problem naming
+    the limit; `at` is the fault's byte_offset in part `index`, or None for a limit on the whole
+    batch."""
     # MB-STATUS-3: "413 (Content Too Large), or ... 431 (Request Header Fields Too Large) when a
     # part header section exceeds `max_part_header_bytes` or `max_part_fields`"; MB-LIMIT-5
     # states the field-line limit's own: "answer a batch request with a part over it with 431".

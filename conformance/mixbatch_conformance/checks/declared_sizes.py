@@ -1,0 +1,123 @@
+"""A batch that declares more octets than 32 bits count is refused as over `max_batch_bytes`
+(spec 9.1, MB-STATUS-3, MB-INTER-5).
+
+Theory of operation: a batch's `Content-Length`, and in chunked content each chunk-size, is a
+number with no upper bound in its grammar, and RFC 9110 §8.6 has a recipient "anticipate
+potentially large decimal numerals and prevent parsing errors due to integer conversion
+overflows" (RFC 9112 §7.1 says the same of the hexadecimal chunk-size). A server that reads the
+length into a 32-bit integer, or a float, takes a length past 2^32 (or 2^53) for an invalid one
+and answers 400, where the batch is over `max_batch_bytes` and MB-STATUS-3 asks 413 naming that
+limit; for chunked content MB-INTER-5 adds that "its limits count the content's octets whatever
+frames them". The check declares 2^32, 5 * 10^9, 2^53 + 1 and 10^18 - 1 octets in
+`Content-Length`, then a chunk-size of 2^32, 2^53 + 1 and 16^15 - 1: spec 9.1 has a server
+read a declared size of up to 18 decimal or 15 hexadecimal digits as the number it is, and
+lets it refuse a longer one as unreadable, as HTTP stacks in wide use do past 2^63 - 1. Spec 9.1 lets a server refuse by the declared size ("a
+server may refuse by it in the same way"), so the check sends the head and waits `HOLD_S` for
+such an answer; without one it streams preamble text in 64 KiB pieces until an answer begins,
+up to `max_batch_bytes` + 1 octets, after which the content is over the limit whatever was
+declared, and 1 MiB more for a server that reads on and discards before it answers. An intermediary
+may wait for the declared content before it forwards anything, so the check runs direct only.
+It is N/A without a published `max_batch_bytes`, or with one larger than the suite sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mixbatch_conformance.checks._shared.limit_cases import (
+    BOUNDARY,
+    MAX_SEND_BYTES,
+    judge_refusal,
+    published_limit,
+)
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import exchange_until_answered
+
+__all__: list[str] = []
+
+#: Declared content lengths past what 32 bits and 53 bits (a double's integers) hold, and the
+#: largest of the 18 digits spec 9.1 has every server read: each a valid `Content-Length`
+#: (RFC 9110 §8.6: 1*DIGIT).
+DECLARED_LENGTHS = (2**32, 5 * 10**9, 2**53 + 1, 10**18 - 1)
+#: Chunk-sizes past 32 and 53 bits, and the largest of the 15 hexadecimal digits spec 9.1 has
+#: every server read, in the hexadecimal RFC 9112 §7.1 writes them.
+CHUNK_SIZES = (2**32, 2**53 + 1, 16**15 - 1)
+#: Seconds the check waits for a refusal given by the declared size before it sends content.
+HOLD_S = 1.0
+#: Octets of content sent at a time, the answer looked for after each.
+PIECE_OCTETS = 64 * 1024
+#: Octets sent beyond max_batch_bytes + 1 while no answer has begun: a server that reads on
+#: and discards what follows a refusal before it answers has this much to read, four times the
+#: 256 KiB Go's net/http discards and sixteen times the 64 KiB MB-PIPE-1 names.
+EXTRA_OCTETS = 1024 * 1024
+#: The octet the preamble sent after the head is made of: no dash-boundary, CR or LF can form
+#: in it (MB-WIRE-9 has a receiver ignore the preamble).
+PREAMBLE_OCTET = b"p"
+#: The requirement a refusal of chunked content answers under besides MB-STATUS-3.
+CHUNKED_RULE = "MB-INTER-5"
+
+
+def _pieces(first: bytes, octets: int) -> Iterator[bytes]:
+    """`first`, then `octets` octets of preamble, in pieces of PIECE_OCTETS."""
+    yield first
+    for start in range(0, octets, PIECE_OCTETS):
+        yield PREAMBLE_OCTET * min(PIECE_OCTETS, octets - start)
+
+
+def _head(ctx: Context, framing: tuple[str, str]) -> bytes:
+    fields = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"), framing]
+    return ctx.raw_request("POST", ctx.batch_path, fields, None)
+
+
+@checker(
+    "limit-batch-bytes-declared-past-32-bits",
+    ("MB-STATUS-3", "MB-INTER-5"),
+    "A batch whose Content-Length declares 2^32, 5*10^9, 2^53+1 or 10^18-1 octets, or whose chunked content opens with a chunk-size of 2^32, 2^53+1 or 16^15-1, followed by more octets than max_batch_bytes, is refused 413 naming max_batch_bytes, never 400 for a length too large to read.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only="an intermediary may wait for the whole declared content before it forwards "
+    "the request, and the check sends little more than the published max_batch_bytes",
+)
+def declared_past_32_bits(ctx: Context, judge: Judge) -> None:
+    limit = published_limit(ctx, judge, "max_batch_bytes")
+    if limit + 1 > MAX_SEND_BYTES:
+        judge.not_applicable(f"max_batch_bytes {limit} is more than the suite sends")
+    octets = limit + 1 + EXTRA_OCTETS
+    cases: list[tuple[str, bytes, bytes]] = []
+    for n in DECLARED_LENGTHS:
+        cases.append((f"Content-Length: {n}", _head(ctx, ("Content-Length", str(n))), b""))
+    for n in CHUNK_SIZES:
+        head = _head(ctx, ("Transfer-Encoding", "chunked"))
+        cases.append((f"chunk-size {n:x}", head, f"{n:x}\r\n".encode()))
+    for what, head, first in cases:
+        ex, sent = exchange_until_answered(
+            ctx.host,
+            ctx.port,
+            head,
+            _pieces(first, octets),
+            HOLD_S,
+            ctx.timeout_for(judge),
+            ctx.tls,
+        )
+        judge.record(ex)
+        judge.note(f"{what}: answered after {sent} octets of content")
+        chunked = what.startswith("chunk")
+        # MB-STATUS-3: a batch over a limit is answered 413; spec 9.1: "the octets of the batch
+        # request's content", which pass max_batch_bytes once its limit and one more are sent.
+        judge.expect_true(
+            f"an answer to {what}",
+            ex.response is not None,
+            ex.error or "answered",
+            f"413 once {limit + 1} octets were sent",
+            CHUNKED_RULE if chunked else "MB-STATUS-3",
+        )
+        if ex.response is None:
+            continue
+        if chunked:
+            # MB-INTER-5: "its limits count the content's octets whatever frames them".
+            judge.expect(f"status for {what}", ex.response.status, {413}, CHUNKED_RULE)
+        # MB-STATUS-3: "413 (Content Too Large)" naming the limit; a limit on the whole batch
+        # has no byte_offset (spec 5.3).
+        judge_refusal(ctx, judge, ex.response, 413, "max_batch_bytes", at=None)
