@@ -822,6 +822,15 @@ GROUPS = (
             "limit-part-fields-one-over-empty-repeated-name",
         ),
     ),
+    Group(
+        # MB-LIMIT-1: the limits a target claiming the profile publishes in its capabilities
+        # document are the ones its batches are held to, whatever its description says.
+        "published-limits",
+        ("max-parts-published-below-enforced", "part-limits-published-swapped"),
+        ("reject-too-many-parts", "limit-part-header-bytes-one-over"),
+        ("FAIL",),
+        each_catcher=False,
+    ),
     Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
     # A batch declaring 4 GiB cannot pass through the relay, which reads requests whole:
     # tests/conformance/test_declared_sizes.py proves the check on a stand-in endpoint.

@@ -734,9 +734,19 @@ class Context:
         return self.capabilities
 
     def limit(self, name: str) -> int | None:
-        """A published limit: the config's value, else the capabilities document's."""
+        """A published limit. MB-LIMIT-1 has a server publish its limits "in the capabilities
+        document when it offers the `limits` profile, and otherwise in its documentation": for
+        a target that claims the profile the document's value binds it, whatever its
+        description says; otherwise the description's value (what its documentation gives),
+        else the document's when it offers one."""
+        published = self._capabilities_limit(name)
+        if self.target.claims("limits") and published is not None:
+            return published
         if name in self.target.limits:
             return self.target.limits[name]
+        return published
+
+    def _capabilities_limit(self, name: str) -> int | None:
         caps = self.fetch_capabilities()
         if caps and isinstance(caps.get("limits"), dict):
             value = caps["limits"].get(name)

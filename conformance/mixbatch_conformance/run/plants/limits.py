@@ -1,7 +1,7 @@
 """Planted violations of the limits a server publishes and enforces.
 
 Covers MB-LIMIT-*: limits left out of the capabilities document or published other than
-enforced, a limit off by one, the OPTIONS answer without its document or Accept-Post, OPTIONS
+enforced (one lower, two in each other's place), a limit off by one, the OPTIONS answer without its document or Accept-Post, OPTIONS
 negotiated against the batch representations (406 for an Accept naming only the capabilities
 document), and a problem that names the limit otherwise than the document spells it.
 """
@@ -35,6 +35,18 @@ def _limits(**values: int | None) -> Callable[[dict[str, object]], None]:
                     limits.pop(k, None)
                 else:
                     limits[k] = v
+
+    return edit
+
+
+def _swapped(a: str, b: str) -> Callable[[dict[str, object]], None]:
+    """The document's limits `a` and `b` written in each other's place, as a format string
+    given its arguments in the wrong order writes them."""
+
+    def edit(doc: dict[str, object]) -> None:
+        limits = doc.get("limits")
+        if isinstance(limits, dict) and a in limits and b in limits:
+            limits[a], limits[b] = limits[b], limits[a]
 
     return edit
 
@@ -90,6 +102,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-1 parts off by one",
         ("limit-parts-at-limit",),
         on_response=refuses(lambda r: is_batch(r) and _count_parts(r) >= 10000, 413, "MB-STATUS-3"),
+    ),
+    P(
+        "part-limits-published-swapped",
+        "MB-LIMIT-1 max_part_header_bytes and max_part_fields published in each other's place",
+        ("limit-part-header-bytes-one-over",),
+        on_response=map_capabilities(_swapped("max_part_header_bytes", "max_part_fields")),
     ),
     P(
         "header-limit-enforced-one-below",
