@@ -835,6 +835,9 @@ GROUPS = (
     # A batch declaring 4 GiB cannot pass through the relay, which reads requests whole:
     # tests/conformance/test_declared_sizes.py proves the check on a stand-in endpoint.
     Group("declared-sizes", (), ("limit-batch-bytes-declared-past-32-bits",)),
+    # The relay reads each request whole and forwards it on its own, so it cannot leave content
+    # in a connection: tests/conformance/test_resource_content_pipelining.py proves the check.
+    Group("resource-content-pipelining", (), ("pipelining-behind-resource-requests-with-content",)),
     Group(
         "running-part-at-budget",
         ("running-part-answered-200-at-budget",),
