@@ -723,6 +723,7 @@ GROUPS = (
             "references-malformed-refused",
             "references-index-spellings",
             "references-field-name-spellings",
+            "references-unresolved-named-alone",
             "references-target-refused-after-substitution",
             "references-unresolved-skipped",
             "references-part-fields-only",

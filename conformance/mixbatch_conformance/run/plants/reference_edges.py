@@ -12,7 +12,7 @@ index as a number parser does by writing the number that parser reads in its pla
 `Content-Length`, `Http-Status-Code` or `Content-Id` of the response part sees the field name
 turned into `Content-Type`, which the response part does carry. The other plants edit the answer:
 a skipped part turned into a failing one, the whole batch refused, the problem's `status` moved
-out of 4xx or dropped, and hrefs written from the Content-Id where the target ran substituted,
+out of 4xx or dropped, its `reference` naming the whole value the reference stands in, and hrefs written from the Content-Id where the target ran substituted,
 or left unresolved where the part was skipped.
 """
 
@@ -22,16 +22,18 @@ import json
 import re
 from typing import Any
 
-from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
     all_of,
     body_has,
+    boundary_of,
     field_of,
     header_has,
     map_json,
     map_parts,
     map_xml,
+    parts_of,
     refuses,
     set_field,
     without_field,
@@ -201,6 +203,31 @@ def _target_refusal_failing(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _reference_named_with_its_value(req: Any, resp: Any) -> None:
+    """A skipped part's problem naming the whole field value (or Content-Id) its unresolved
+    reference stands in, as a server that reports the value it was substituting in does."""
+    asked, answered = boundary_of(req), boundary_of(resp)
+    if not (asked and answered and _REFERENCES(req)):
+        return
+    sent, parts = parts_of(req.body, asked), parts_of(resp.body, answered)
+    if sent is None or parts is None:
+        return
+    out = []
+    for i, (f, b) in enumerate(parts):
+        doc = _problem_of(b) if field_of(f, "Batch-Outcome") == "skipped" else None
+        written = str((doc or {}).get("reference", ""))
+        values = [v.strip(" \t") for _, v in sent[i][0]] if i < len(sent) else []
+        whole = next((v for v in values if written and written in v and v != written), None)
+        if doc is not None and whole is not None:
+            doc["reference"] = (
+                whole[1:-1] if whole.startswith("<") and whole.endswith(">") else whole
+            )
+            b = json.dumps(doc).encode()
+            f = set_field(f, "Content-Length", str(len(b)))
+        out.append((f, b))
+    resp.body = write_parts(out, answered)
+
+
 def _problem_edit(edit: Any) -> Any:
     def parts_edit(parts: list[Part]) -> list[Part]:
         out = []
@@ -308,6 +335,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-20 a reference whose field name holds a tchar other than a letter, digit or hyphen refused as malformed",
         ("references-field-name-spellings",),
         on_request_parts=_field_name_read_with(_letters_digits_hyphens),
+    ),
+    P(
+        "unresolved-reference-named-with-its-value",
+        "MB-PROC-20 a skipped part's problem naming the whole field value its unresolved reference stands in",
+        ("references-unresolved-named-alone",),
+        on_response=_reference_named_with_its_value,
     ),
     # MB-PROC-20: a target that fails 8.3 or 8.4 once substituted leaves its part skipped.
     P(
