@@ -97,7 +97,7 @@ func statusCode(w http.ResponseWriter, r *http.Request) {
 // above it), or not at all when the request is cancelled first.
 func sleep(w http.ResponseWriter, r *http.Request) {
 	ms, err := strconv.Atoi(r.PathValue("ms"))
-	if err != nil || ms < 0 {
+	if err != nil || ms < 0 || ms > int(time.Duration(1<<63-1)/time.Millisecond) { // would wrap below
 		plain(w, http.StatusNotFound, "no such delay resource\n")
 		return
 	}

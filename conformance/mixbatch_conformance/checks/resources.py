@@ -89,10 +89,12 @@ BUDGET_MARGIN_MS = 500
 #: delay for the check to run: a proxy answers a part its origin is too slow for with 502 or
 #: 504 (MB-PROXY-2), and the time it takes to forward a part counts against that timeout too.
 UPSTREAM_MARGIN_MS = 500
-#: Delays above any largest ms a test server accepts: a terabyte of milliseconds (31 years),
-#: 2^63 and 10^20. MB-TEST-7 asks a 4xx for each; a server that clamps them answers 200 sooner
-#: than asked, and one that waits is cut off by the request timeout.
-DELAY_BEYOND = (10**12, 2**63, 10**20)
+#: Delays above any largest ms a test server accepts: a terabyte of milliseconds (31 years);
+#: 10^13 and 2^62, which wrap a signed 64-bit count of nanoseconds (a server that converts
+#: before it compares waits a negative time); 2^63, past a signed 64-bit integer; and 10^20.
+#: MB-TEST-7 asks a 4xx for each; a server that clamps them answers 200 sooner than asked, and
+#: one that waits is cut off by the request timeout.
+DELAY_BEYOND = (10**12, 10**13, 2**62, 2**63, 10**20)
 
 
 @checker(
@@ -349,7 +351,7 @@ def status_resource(ctx: Context, judge: Judge) -> None:
 @checker(
     "test-resource-delay",
     ("MB-TEST-7",),
-    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later, GET for 0 ms with 200, and a delay beyond any it can wait (10^12, 2^63, 10^20 ms) with 4xx.",
+    "The declared delay resource answers GET for ms with 200 no sooner than ms milliseconds later, GET for 0 ms with 200, and a delay beyond any it can wait (10^12, 10^13, 2^62, 2^63, 10^20 ms) with 4xx.",
     state=State.READ_ONLY,
 )
 def delay_resource(ctx: Context, judge: Judge) -> None:
