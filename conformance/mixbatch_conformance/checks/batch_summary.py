@@ -57,18 +57,31 @@ _BARE_ITEM = (
 MEMBER = re.compile(rf"({_KEY})=(-?[0-9]{{1,15}})(?![0-9.])(?:; *{_KEY}(?:=(?:{_BARE_ITEM}))?)*")
 
 
+#: Any dictionary member (RFC 9651 §3.2): a key, then "=" and a bare item or nothing (the
+#: boolean true), then parameters.
+ANY_MEMBER = re.compile(
+    rf"({_KEY})(?:=(?:{_BARE_ITEM}))?(?![0-9.])(?:; *{_KEY}(?:=(?:{_BARE_ITEM}))?)*"
+)
+
+
 def _counts(value: str) -> dict[str, int] | None:
     """The counts of a Batch-Summary value read as RFC 9651 §4.2.2 reads a dictionary (a later
-    member of the same name replaces an earlier one), or None when it is no dictionary of
-    integers. Spaces lead the value (§4.2: "Discard any leading SP characters"); between
-    members the separator is OWS "," OWS."""
+    member of the same name replaces an earlier one), or None when it is no dictionary or one
+    of the members spec 3.4 defines is no integer. A member the spec does not define may hold
+    any bare item ("receivers ignore members they do not know"). Spaces lead the value (§4.2:
+    "Discard any leading SP characters"); between members the separator is OWS "," OWS."""
     out: dict[str, int] = {}
     rest = value.lstrip(" ")
     while True:
         m = MEMBER.match(rest)
-        if m is None:
-            return None
-        out[m.group(1)] = int(m.group(2))
+        if m is not None:
+            out[m.group(1)] = int(m.group(2))
+        else:
+            m = ANY_MEMBER.match(rest)
+            if m is None or m.group(1) in COUNTED:
+                return None
+            # A later member replaces an earlier one of the same name.
+            out.pop(m.group(1), None)
         rest = rest[m.end() :].lstrip(" \t")
         if not rest:
             return out

@@ -15,7 +15,9 @@ lets it refuse a longer one as unreadable, as HTTP stacks in wide use do past 2^
 server may refuse by it in the same way"), so the check sends the head and waits `HOLD_S` for
 such an answer; without one it streams preamble text in 64 KiB pieces until an answer begins,
 up to `max_batch_bytes` + 1 octets, after which the content is over the limit whatever was
-declared, and 1 MiB more for a server that reads on and discards before it answers. An intermediary
+declared, and 1 MiB more for a server that reads on and discards before it answers. A case
+with no answer by then (the server reads on, or ends the connection without one) is noted,
+not judged: spec 9.1 fixes the answer, not when it comes. An intermediary
 may wait for the declared content before it forwards anything, so the check runs direct only.
 It is N/A without a published `max_batch_bytes`, or with one larger than the suite sends.
 """
@@ -91,6 +93,7 @@ def declared_past_32_bits(ctx: Context, judge: Judge) -> None:
     for n in CHUNK_SIZES:
         head = _head(ctx, ("Transfer-Encoding", "chunked"))
         cases.append((f"chunk-size {n:x}", head, f"{n:x}\r\n".encode()))
+    judged = 0
     for what, head, first in cases:
         ex, sent = exchange_until_answered(
             ctx.host,
@@ -104,20 +107,17 @@ def declared_past_32_bits(ctx: Context, judge: Judge) -> None:
         judge.record(ex)
         judge.note(f"{what}: answered after {sent} octets of content")
         chunked = what.startswith("chunk")
-        # MB-STATUS-3: a batch over a limit is answered 413; spec 9.1: "the octets of the batch
-        # request's content", which pass max_batch_bytes once its limit and one more are sent.
-        judge.expect_true(
-            f"an answer to {what}",
-            ex.response is not None,
-            ex.error or "answered",
-            f"413 once {limit + 1} octets were sent",
-            CHUNKED_RULE if chunked else "MB-STATUS-3",
-        )
         if ex.response is None:
+            # Spec 9.1 fixes the answer, not the moment: a server that reads on past what the
+            # suite sends, or ends the connection without a word, is not judged here.
+            judge.note(f"{what}: no answer after {sent} octets ({ex.error}); not judged")
             continue
+        judged += 1
         if chunked:
             # MB-INTER-5: "its limits count the content's octets whatever frames them".
             judge.expect(f"status for {what}", ex.response.status, {413}, CHUNKED_RULE)
         # MB-STATUS-3: "413 (Content Too Large)" naming the limit; a limit on the whole batch
         # has no byte_offset (spec 5.3).
-        judge_refusal(ctx, judge, ex.response, 413, "max_batch_bytes", at=None)
+        judge_refusal(ctx, judge, ex.response, 413, "max_batch_bytes", at=None, chunked=chunked)
+    if not judged:
+        judge.not_applicable("no batch declaring a size past 32 bits was answered")

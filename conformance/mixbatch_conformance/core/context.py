@@ -421,6 +421,16 @@ class Context:
         ex = judge.record(self._one(judge, request, as_written=as_written))
         return self._answer(judge, ex)
 
+    def send_within(self, judge: Judge, request: bytes, wait: float) -> Exchange:
+        """Send one request on a connection of its own and wait `wait` seconds at most for its
+        answer: for a request the target may rightly take long over, whose missing answer is
+        the caller's to read (the exchange then holds no response and says why)."""
+        if self.settings.http2:
+            ex = h2.pipeline(self.host, self.port, [request], wait, self.h2_tls)[0]
+        else:
+            ex = pipeline(self.host, self.port, [request], wait, self.tls)[0]
+        return self._judged(judge, [ex])[0]
+
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
         return self._judged(judge, self._pipeline(requests, self.timeout_for(judge)))
 

@@ -35,6 +35,7 @@ report can save them), TimeoutError from the socket when the target is silent.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import select
 import socket
@@ -592,6 +593,23 @@ def exchange_after_continue(
     return Exchange(sent, resp), came
 
 
+def _send_unless_answered(sock: socket.socket, data: bytes, timeout: float) -> bool:
+    """Write `data`, as far as the peer reads it, until an answer begins to arrive; True when
+    it did before the last octet went out. A peer that neither reads nor answers for `timeout`
+    seconds raises TimeoutError."""
+    view = memoryview(data)
+    while view:
+        if _readable(sock, 0):
+            return True
+        readable, writable, _ = select.select([sock], [sock], [], timeout)
+        if readable:
+            return True
+        if not writable:
+            raise TimeoutError(f"the peer read nothing for {timeout:g} s")
+        view = view[sock.send(view) :]
+    return False
+
+
 def exchange_until_answered(
     host: str,
     port: int,
@@ -605,7 +623,8 @@ def exchange_until_answered(
     send its content one piece of `pieces` at a time until an answer begins to arrive (or the
     pieces run out), and read that answer: a client streaming content the server may refuse
     part way, as RFC 9112 §9.6 has a server close after "a final response" to content it will
-    not read.
+    not read. A write the server refuses (it closed, or reset the connection) ends the sending,
+    and the answer it may have written before is read all the same.
 
     Returns the exchange, whose request holds the head and the first piece (content sent to be
     refused may run to many megabytes), and how many octets of content went out before the
@@ -619,13 +638,14 @@ def exchange_until_answered(
         try:
             sock.sendall(head)
             if not _readable(sock, hold):
-                for piece in pieces:
-                    sock.sendall(piece)
-                    if not octets:
-                        sent += piece
-                    octets += len(piece)
-                    if _readable(sock, 0):
-                        break
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    for piece in pieces:
+                        answered = _send_unless_answered(sock, piece, timeout)
+                        if not octets:
+                            sent += piece
+                        octets += len(piece)
+                        if answered:
+                            break
             resp = _read_response(rec, method_of(head), None)
         except (ResponseError, OSError) as exc:
             error = f"{type(exc).__name__}: {exc}"

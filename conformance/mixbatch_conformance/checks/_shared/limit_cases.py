@@ -157,7 +157,7 @@ def refused(
         # MB-INTER-5: "its limits count the content's octets whatever frames them": the
         # refusal the same content framed by Content-Length gets.
         judge.expect("status of the chunked batch", resp.status, {status}, "MB-INTER-5")
-    judge_refusal(ctx, judge, resp, status, name, at, must_name, index)
+    judge_refusal(ctx, judge, resp, status, name, at, must_name, index, chunked=chunked)
 
 
 def judge_refusal(
@@ -169,10 +169,13 @@ def judge_refusal(
     at: int | None = FIRST_SECTION,
     must_name: str | None = None,
     index: int = 0,
+    *,
+    chunked: bool = False,
 ) -> None:
     """`resp` is the refusal with `status` of a batch over the limit `name`, its problem naming
     the limit; `at` is the fault's byte_offset in part `index`, or None for a limit on the whole
-    batch."""
+    batch. For chunked content the problem may also name MB-INTER-5 (spec 9.1: such a batch
+    "is over that limit and answered 413 ([MB-STATUS-3], [MB-INTER-5])")."""
     # MB-STATUS-3: "413 (Content Too Large), or ... 431 (Request Header Fields Too Large) when a
     # part header section exceeds `max_part_header_bytes` or `max_part_fields`"; MB-LIMIT-5
     # states the field-line limit's own: "answer a batch request with a part over it with 431".
@@ -190,7 +193,9 @@ def judge_refusal(
     judge.expect(
         "problem requirement",
         doc.get("requirement"),
-        LIMIT_REQUIREMENTS | ({"MB-LIMIT-5"} if name == "max_part_fields" else set()),
+        LIMIT_REQUIREMENTS
+        | ({"MB-LIMIT-5"} if name == "max_part_fields" else set())
+        | ({"MB-INTER-5"} if chunked else set()),
         "MB-STATUS-4",
     )
     # MB-LIMIT-4 (SHOULD): "name the exceeded limit in a 413 or 431 problem document, in a
