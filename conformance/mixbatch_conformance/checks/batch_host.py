@@ -133,12 +133,16 @@ def batch_host_invalid_refused(ctx: Context, judge: Judge) -> None:
 def valid_literal_hosts(ctx: Context) -> list[str]:
     """Valid Hosts that name the target's port on this machine in a form a Host test may get
     wrong: an IP-literal, an IPvFuture literal (RFC 3986 §3.2.2, "v" in either case), and a
-    reg-name with its first letter percent-encoded."""
+    reg-name with its first letter, its last letter, or a letter in its middle percent-encoded
+    (`pct-encoded` is allowed anywhere in a reg-name, its end included, where a scanner that
+    looks for two more octets after `%` before the end stops short)."""
     literal = ctx.host if ctx.host.startswith("[") else "[::1]"
     out = [f"{literal}:{ctx.port}", f"[V7.mb-host:1]:{ctx.port}"]
     name = host_name(ctx)
     if name is not None:
-        out.append(f"%{ord(name[0]):02X}{name[1:]}:{ctx.port}")
+        middle = len(name) // 2
+        for at in dict.fromkeys((0, len(name) - 1, middle)):
+            out.append(f"{name[:at]}%{ord(name[at]):02X}{name[at + 1 :]}:{ctx.port}")
     return out
 
 
@@ -151,7 +155,7 @@ def _batch_under(ctx: Context, judge: Judge, host: str, subs: list[SubRequest]) 
 @checker(
     "batch-host-valid-literals-as-origin",
     ("MB-PART-5", "MB-SUB-2", "MB-PART-13", "MB-PART-4"),
-    "Under a Host the server serves alone that is an IP-literal ([::1]:port) or a percent-encoded reg-name, a batch whose parts name the echo by a path, a relative reference and an absolute URI with exactly that Host as authority is processed, each part reaching the echo with its resolved target and the Host's authority.",
+    "Under a Host the server serves alone that is an IP-literal ([::1]:port) or a reg-name with its first, middle or last letter percent-encoded, a batch whose parts name the echo by a path, a relative reference and an absolute URI with exactly that Host as authority is processed, each part reaching the echo with its resolved target and the Host's authority.",
     state=State.READ_ONLY,
 )
 def batch_host_valid_literals_as_origin(ctx: Context, judge: Judge) -> None:

@@ -249,6 +249,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=_host_refused_when(r"%[0-9A-Fa-f]{2}"),
     ),
     P(
+        "encoded-host-end-refused",
+        "MB-PART-5 a batch under a Host whose reg-name ends in a percent-encoded octet refused as an invalid Host",
+        ("batch-host-valid-literals-as-origin",),
+        on_response=_host_refused_when(r"%[0-9A-Fa-f]{2}(?::[0-9]*)?$"),
+    ),
+    P(
         "ip-literal-target-other-origin",
         "MB-SUB-2 an absolute target naming the batch's IP-literal Host refused as another origin",
         ("batch-host-valid-literals-as-origin",),
