@@ -75,6 +75,15 @@ def test_parse_http_date_accepts_all_three_forms() -> None:
 
 
 @pytest.mark.parametrize(
+    "value",
+    ["Sun, 06 Nov 1994 08:49:60 GMT", "Sunday, 06-Nov-94 08:49:60 GMT", "Sun Nov  6 08:49:60 1994"],
+)
+def test_parse_http_date_reads_a_leap_second_as_the_next_minute(value: str) -> None:
+    # RFC 9110 §5.6.7: time-of-day "00:00:00 - 23:59:60 (leap second)".
+    assert parse_http_date(value) == parse_http_date("Sun, 06 Nov 1994 08:50:00 GMT")
+
+
+@pytest.mark.parametrize(
     ("value", "year"),
     [
         ("Wednesday, 15-Jan-31 09:30:00 GMT", 2031),

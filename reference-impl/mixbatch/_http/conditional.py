@@ -41,6 +41,8 @@ _HTTP_DATE = re.compile(
     rf"|{_DAY} {_MONTH} (?:[0-9]{{2}}| [0-9]) {_TIME} [0-9]{{4}}"
 )
 
+#: The time of day in an HTTP-date, its second captured.
+_CLOCK = re.compile(r"[0-9]{2}:[0-9]{2}:([0-9]{2})")
 #: The dash before an rfc850-date's two-digit year.
 _RFC850_YEAR = re.compile(r"-[0-9]{2} ")
 #: RFC 9110 §5.6.7's "more than 50 years", in days of the Gregorian calendar's mean year.
@@ -65,6 +67,14 @@ def parse_http_date(value: str, now: float | None = None) -> float | None:
     text = value.strip(" \t")
     if _HTTP_DATE.fullmatch(text) is None:
         return None
+    # RFC 9110 §5.6.7: "time-of-day = hour ":" minute ":" second ; 00:00:00 - 23:59:60 (leap
+    # second)". A datetime holds no second 60, so it is read as 59 and one second added: the
+    # start of the next minute, as POSIX time counts it.
+    clock = _CLOCK.search(text)
+    leap = clock is not None and clock.group(1) == "60"
+    if leap:
+        assert clock is not None
+        text = f"{text[: clock.start(1)]}59{text[clock.end(1) :]}"
     try:
         parsed = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
@@ -84,7 +94,7 @@ def parse_http_date(value: str, now: float | None = None) -> float | None:
                 parsed = parsed.replace(year=parsed.year + 100)
         except ValueError:  # 29 February in a year that has none
             return None
-    return parsed.timestamp()
+    return parsed.timestamp() + (1 if leap else 0)
 
 
 def parse_etags(value: str) -> list[tuple[bool, str]] | None:

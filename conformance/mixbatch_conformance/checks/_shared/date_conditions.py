@@ -20,6 +20,10 @@ RFC 9110 fixes:
 - each of the three forms of a date clearly before `modified`, and of one after it (for
   If-Modified-Since, no later than `now`, since a server may take a date later than its clock
   for no date; for If-Unmodified-Since, a month after `now`);
+- each form of those dates with the second written 60, a leap second the grammar allows
+  ("00:00:00 - 23:59:60 (leap second)"), naming the next minute: If-Unmodified-Since before
+  `modified` (false), If-Modified-Since from `modified` to `now` (false), where a reader that
+  holds the second to 59 ignores the field and answers as without it;
 - rfc850-dates whose two-digit year is read by the 50-year rule on either side of the line,
   ten years or more away from it (5 and 45 years ahead of `now`, read as the future; 55 and 80
   years ahead, read as the past century), each kept only where the two readings of its year
@@ -36,7 +40,7 @@ day with is sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from mixbatch_conformance.core.http_dates import imf_fixdate_seconds
 
@@ -156,6 +160,18 @@ def _window_cases(modified: datetime, now: datetime) -> list[DateCase]:
     return out
 
 
+def _leap_second(when: datetime, now: datetime) -> list[tuple[str, str, datetime]]:
+    """`when`'s minute written with the second 60 in each form (RFC 9110 §5.6.7: "time-of-day
+    = hour ":" minute ":" second ; 00:00:00 - 23:59:60 (leap second)"), with the moment it
+    names, the start of the next minute."""
+    named = when.replace(second=0) + timedelta(minutes=1)
+    out = []
+    for form, value in _forms(when, now):
+        written = value.replace(f"{when:%H:%M:%S}", f"{when:%H:%M}:60")
+        out.append((f"{form} with a leap second", written, named))
+    return out
+
+
 def _invalid(when: datetime) -> list[tuple[str, str]]:
     """Spellings of `when` that are no HTTP-date (RFC 9110 §5.6.7's grammar, case-sensitive)."""
     day, month = _DAYS[when.weekday()], _MONTHS[when.month - 1]
@@ -193,6 +209,13 @@ def date_cases(modified: datetime, now: datetime) -> list[DateCase]:
     for form, value in _forms(after, now):
         out.append(DateCase(IUS, value, f"{form} {value!r}, after Last-Modified", True))
     out.extend(_window_cases(modified, now))
+    # A leap second is a valid second: read as the next minute, the field is not ignored.
+    for form, value, _ in _leap_second(before, now):
+        out.append(DateCase(IUS, value, f"{form} {value!r}, before Last-Modified", False))
+    for form, value, named in _leap_second(between, now):
+        if modified <= named <= now:
+            what = f"{form} {value!r}, not before Last-Modified and not after the server's Date"
+            out.append(DateCase(IMS, value, what, False))
     # Read as dates, these would make If-Modified-Since false (304) and If-Unmodified-Since
     # false (412); ignored, the request is answered as without them.
     for what, value in _invalid(between):

@@ -6,7 +6,7 @@ century's, and §13.1.3/§13.1.4 have it ignore a value that "is not a valid HTT
 plant edits a date field the way a server's date parser would misread it, handing the server
 the IMF-fixdate of the misreading (or dropping the field it failed to read): the two-digit
 year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
-`%y` read it), an asctime-date not read at all, and a lenient parser that takes ISO 8601
+`%y` read it), an asctime-date or a leap second (the second 60) not read at all, and a lenient parser that takes ISO 8601
 dates, numeric or other zones, a lower-case month, a one-digit day or a missing day name for
 dates. All but the last edit standalone requests and parts alike (MB-PROC-9 binds the part to
 RFC 9110's evaluation even when the request alone is answered the same way); the last edits
@@ -80,6 +80,16 @@ def _asctime_unread(method: str, fields: FieldList) -> FieldList:
     ]
 
 
+def _leap_second_unread(method: str, fields: FieldList) -> FieldList:
+    """A date whose second is 60 taken for no date (a reader that holds the second to 00-59),
+    so the field is dropped as if invalid."""
+    return [
+        (n, v)
+        for n, v in fields
+        if n.lower() not in DATE_FIELDS or re.search(r"[0-9]{2}:[0-9]{2}:60\b", v) is None
+    ]
+
+
 def _lenient(value: str) -> str:
     """The IMF-fixdate a lenient date parser reads `value` as, or `value` itself."""
     text = value.strip(" \t")
@@ -133,6 +143,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 an asctime-date in If-Modified-Since or If-Unmodified-Since not read",
         BOTH,
         _asctime_unread,
+    ),
+    _plant(
+        "leap-second-date-unread",
+        "MB-PROC-9 an HTTP-date whose second is 60, a leap second, not read",
+        BOTH,
+        _leap_second_unread,
     ),
     _plant(
         "dates-read-leniently",
