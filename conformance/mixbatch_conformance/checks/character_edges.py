@@ -76,13 +76,19 @@ def http_method_delimiters_refused(ctx: Context, judge: Judge) -> None:
 @checker(
     "quoted-boundary-octets-outside-bchars-refused",
     ("MB-WIRE-4",),
-    'A batch whose quoted boundary holds one visible ASCII character outside bchars (each of !"#$%&*;<>@[\\]^`{|}~, the quote and backslash as quoted-pairs), each in a batch of its own, is answered 400 with a problem document.',
+    'A batch whose quoted boundary holds one visible ASCII character outside bchars (each of !"#$%&*;<>@[\\]^`{|}~, the quote and backslash as quoted-pairs) first, in the middle or last, each in a batch of its own, is answered 400 with a problem document.',
     state=State.READ_ONLY,
 )
 def quoted_boundary_octets_outside_bchars_refused(ctx: Context, judge: Judge) -> None:
     ok = ctx.path(ctx.resource(judge, "ok"))
-    for c in OUTSIDE_BCHARS:
-        boundary = f"mb-edges{c}3f81"
+    # Each character first, in the middle and last: a test that checks the characters between
+    # the first and the last (the last being checked only for a space) lets the ends through.
+    boundaries = [
+        b
+        for c in OUTSIDE_BCHARS
+        for b in (f"{c}mb-edges3f81", f"mb-edges{c}3f81", f"mb-edges3f81{c}")
+    ]
+    for boundary in boundaries:
         # RFC 9110 §5.6.4: a quoted-string holds `"` and `\` as quoted-pairs only.
         written = boundary.replace("\\", "\\\\").replace('"', '\\"')
         ctype = f'multipart/mixed; boundary="{written}"'

@@ -288,6 +288,20 @@ PLANTS: tuple[Mutation, ...] = (
         ),
     ),
     P(
+        "quoted-boundary-last-character-unchecked",
+        "MB-WIRE-4 a quoted boundary's last character outside bchars accepted (checked only for a space)",
+        ("quoted-boundary-octets-outside-bchars-refused",),
+        on_response=accepts(
+            lambda req: (
+                (q := _quoted_boundary(req)) is not None
+                and q[1][-1:] != ""
+                and not q[1][-1].isalnum()
+                and q[1][-1] not in _BCHARS_SPECIALS
+                and all(c.isalnum() or c in _BCHARS_SPECIALS for c in q[1][:-1])
+            )
+        ),
+    ),
+    P(
         "quoted-boundary-characters-unchecked",
         "MB-WIRE-4 a quoted boundary's characters outside bchars accepted",
         ("quoted-boundary-octets-outside-bchars-refused",),
