@@ -832,6 +832,13 @@ GROUPS = (
         ("FAIL",),
         each_catcher=False,
     ),
+    Group(
+        # MB-TEST-7 at the declared delay_max_ms.
+        "declared-delay",
+        ("delay-cap-unchecked",),
+        ("delay-past-declared-largest",),
+        ("FAIL",),
+    ),
     Group("budget-from-arrival", (), ("batch-budget-counts-arrival",)),
     # A batch declaring 4 GiB cannot pass through the relay, which reads requests whole:
     # tests/conformance/test_declared_sizes.py proves the check on a stand-in endpoint.

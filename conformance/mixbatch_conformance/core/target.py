@@ -10,10 +10,11 @@ MB-TEST-3, MB-TEST-4), `etag_resource` sends an ETag, `echo` describes any reque
 left out of batch-versus-alone comparisons, spec 3.2.4), credentials to send, which profiles
 the server claims, whether the suite may change it for good (`disposable`, spec 14.4), and
 whether it is a batching proxy (`proxy`: its origin and its sub-request timeout), and the numbers
-its operator publishes about it: the whole-batch time limit (`batch_timeout_ms`) and the largest
-n its random resource serves (`random_max_n`, MB-TEST-5). A check whose
-profile is not claimed is N/A, never PASS; so is a check that needs a resource, a sandbox fact
-or a proxy fact the target does not declare. `core` is always claimed.
+its operator publishes about it: the whole-batch time limit (`batch_timeout_ms`), the largest
+n its random resource serves (`random_max_n`, MB-TEST-5) and the largest ms its delay resource
+waits (`delay_max_ms`, MB-TEST-7). A check whose profile is not claimed is N/A, never PASS; so
+is a check that needs a resource, a sandbox fact or a proxy fact the target does not declare.
+`core` is always claimed.
 
 The file is JSON, validated against spec/schemas/target.schema.json when that schema exists
 and against the fallback below otherwise (the shapes agree; the spec's file wins).
@@ -35,6 +36,7 @@ from mixbatch_conformance.transport.embedded import EMBEDDED_BATCH_TIMEOUT_MS
 __all__ = [
     "ALL_PROFILES",
     "DEFAULT_VOLATILE",
+    "REFERENCE_DELAY_MAX_MS",
     "ConfigError",
     "Target",
     "load_target",
@@ -55,6 +57,8 @@ def _schema_profiles() -> tuple[str, ...]:
 ALL_PROFILES = _schema_profiles()
 #: The largest n the reference server's random resource serves: 16 MiB.
 REFERENCE_RANDOM_MAX_N = 16 * 1024 * 1024
+#: The largest ms the reference server's delay resource waits: 10 s.
+REFERENCE_DELAY_MAX_MS = 10_000
 DEFAULT_VOLATILE = ("Date", "Server", "Age", "Expires", "Set-Cookie", "Request-Id", "X-Request-Id")
 RESOURCE_NAMES = (
     "ok",
@@ -93,6 +97,7 @@ FALLBACK_SCHEMA: dict[str, Any] = {
         },
         "batch_timeout_ms": {"type": "integer", "minimum": 1},
         "random_max_n": {"type": "integer", "minimum": 0},
+        "delay_max_ms": {"type": "integer", "minimum": 0},
     },
 }
 
@@ -131,6 +136,8 @@ class Target:
     batch_timeout_ms: int | None = None
     #: The largest n the random resource serves (MB-TEST-5; None: not declared).
     random_max_n: int | None = None
+    #: The largest ms the delay resource serves (MB-TEST-7; None: not declared).
+    delay_max_ms: int | None = None
 
     def resource(self, name: str) -> str | None:
         return self.resources.get(name)
@@ -182,6 +189,7 @@ def target_from_dict(data: dict[str, Any]) -> Target:
         else None,
         batch_timeout_ms=data.get("batch_timeout_ms"),
         random_max_n=data.get("random_max_n"),
+        delay_max_ms=data.get("delay_max_ms"),
         disposable=data.get("disposable") is True,
         sandbox_member=dict(member) if isinstance(member, dict) else None,
         sandbox_reads_back=sandbox.get("reads_back") is True,
@@ -225,6 +233,9 @@ def reference_target(base_url: str) -> Target:
             # The reference server's /random/{n} serves up to 16 MiB (its MAX_RANDOM_BYTES)
             # and answers a larger n 413.
             "random_max_n": REFERENCE_RANDOM_MAX_N,
+            # The reference server's /delay/{ms} waits up to 10 s (its MAX_DELAY_MS) and
+            # answers a larger ms 400.
+            "delay_max_ms": REFERENCE_DELAY_MAX_MS,
             "sandbox": {
                 "collection": "/books",
                 "member": {"title": "mixbatch suite", "author": "mixbatch suite", "year": 2000},

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable
 
+from mixbatch_conformance.core.target import REFERENCE_DELAY_MAX_MS
 from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     boundary_of,
@@ -151,6 +152,31 @@ def _listing_for_http10(req: RelayRequest) -> None:
         req.headers.append(("Accept", "application/json"))
 
 
+_DELAY = re.compile(r"^(/delay/)([0-9]+)$")
+
+
+def _uncapped(target: str) -> str:
+    """A delay past the largest taken as one the resource serves: answered (here at once)."""
+    m = _DELAY.match(target)
+    return f"{m.group(1)}0" if m and int(m.group(2)) > REFERENCE_DELAY_MAX_MS else target
+
+
+def _delay_cap_unchecked_alone(req: RelayRequest) -> None:
+    req.target = _uncapped(req.target)
+
+
+def _delay_cap_unchecked_parts(
+    parts: list[tuple[FieldList, bytes]],
+) -> list[tuple[FieldList, bytes]]:
+    out = []
+    for fields, body in parts:
+        cid = field_of(fields, "Content-Id") or ""
+        if cid.startswith("<") and cid.endswith(">"):
+            fields = set_field(fields, "Content-Id", f"<{_uncapped(cid[1:-1])}>")
+        out.append((fields, body))
+    return out
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -257,6 +283,13 @@ PLANTS: tuple[Mutation, ...] = (
             if q.target.startswith("/status/") and r.status != 204
             else None
         ),
+    ),
+    P(
+        "delay-cap-unchecked",
+        "MB-TEST-7 a delay past the declared delay_max_ms served, not refused",
+        ("delay-past-declared-largest",),
+        on_request=_delay_cap_unchecked_alone,
+        on_request_parts=_delay_cap_unchecked_parts,
     ),
     P(
         "delay-resource-answers-early",

@@ -1,0 +1,81 @@
+"""The delay resource at the largest ms its target declares (spec 14.4, MB-TEST-7).
+
+Theory of operation: MB-TEST-7 asks the `delay` resource for 200 "no sooner than *ms*
+milliseconds after it received the request, for every *ms* up to the largest it accepts, and
+with a 4xx status for any larger *ms*". Asked from outside, that largest ms is whatever the
+resource first refuses, and a resource whose bound is off (milliseconds compared as another
+unit, a `<` written for a `<=`) refuses later or sooner than it says without any answer being
+wrong on its face. A target description that declares the largest ms (`delay_max_ms`) fixes the
+edge: the resource then refuses the ms after it with a 4xx at once, and waits out the declared
+ms itself. `delay-past-declared-largest` asks for the ms after the declared one, alone and as a
+part (4xx), and, where the declared ms is at most `WAITED_MS`, for the declared ms too (200, no
+sooner than asked); a longer wait is left out, since the check would stand idle that long.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: The longest declared ms the check waits out.
+WAITED_MS = 3_000
+#: The 4xx statuses MB-TEST-7 asks for any larger ms.
+CLIENT_ERRORS = set(range(400, 500))
+
+
+def _get(ctx: Context, template: str, ms: int) -> SubRequest:
+    return SubRequest("GET", ctx.path(template.replace("{ms}", str(ms))))
+
+
+@checker(
+    "delay-past-declared-largest",
+    ("MB-TEST-7",),
+    "Where the target declares delay_max_ms, the delay resource answers the ms after it with a 4xx, alone and as a part, and (where it is at most 3 s) that ms itself with 200 no sooner than asked.",
+    state=State.READ_ONLY,
+)
+def delay_past_declared_largest(ctx: Context, judge: Judge) -> None:
+    template = ctx.resource(judge, "delay")
+    largest = ctx.target.delay_max_ms
+    if largest is None:
+        judge.not_applicable("the target declares no delay_max_ms, the largest ms it waits")
+    over = _get(ctx, template, largest + 1)
+    resp = ctx.alone(judge, over)
+    # MB-TEST-7: "a server whose description declares it MUST answer ... any larger *ms* with
+    # a 4xx status".
+    judge.expect(
+        f"GET {largest + 1} alone (one over the declared delay_max_ms {largest})",
+        resp.status,
+        CLIENT_ERRORS,
+        "MB-TEST-7",
+        allowed_text="a 4xx status",
+    )
+    env = expect_processed(ctx, judge, ctx.batch(judge, [over]), [over.content_id])
+    # MB-TEST-7 binds the resource whoever asks: a sub-request is answered as the request alone.
+    judge.expect(
+        f"GET {largest + 1} as a part",
+        part_status(env, 0),
+        CLIENT_ERRORS,
+        "MB-TEST-7",
+        allowed_text="a 4xx status",
+    )
+    if largest > WAITED_MS:
+        judge.note(f"delay_max_ms {largest} is longer than the check waits; not asked")
+        return
+    started = time.monotonic()
+    resp = ctx.alone(judge, _get(ctx, template, largest))
+    elapsed_ms = (time.monotonic() - started) * 1000
+    # MB-TEST-7: "every *ms* up to and including it as above": 200 no sooner than asked.
+    judge.expect(f"GET {largest} alone status", resp.status, {200}, "MB-TEST-7")
+    judge.expect_true(
+        f"GET {largest} answered no sooner than asked",
+        elapsed_ms >= largest,
+        f"{elapsed_ms:.0f} ms",
+        f"at least {largest} ms",
+        "MB-TEST-7",
+    )
