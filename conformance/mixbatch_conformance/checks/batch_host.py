@@ -59,7 +59,7 @@ def invalid_hosts(ctx: Context) -> list[str]:
     """INVALID_HOSTS, and Hosts built on the target's own authority that RFC 3986 §3.2.2 also
     refuses: userinfo before it, a character outside reg-name (`^`, `{`, `|`, a backquote), a
     `%` without two hex digits, `[`/`]` outside an IP-literal, an IP-literal holding no
-    address, an IPvFuture whose version is not hex or that holds a character outside
+    address, an IPvFuture whose version is missing or not hex or that holds a character outside
     `unreserved / sub-delims / ":"` after its dot, text after an IP-literal's `]`, an
     IP-literal left open."""
     port = f":{ctx.port}"
@@ -85,6 +85,9 @@ def invalid_hosts(ctx: Context) -> list[str]:
         # passes the Host test of HTTP libraries that refuse `@` themselves) break it; spec
         # 3.2.2: "a batch request without a valid `Host` ... is answered 400".
         f"[vz.x]{port}",
+        # No version at all ("v" then the dot), and an upper-case V likewise: `1*HEXDIG`.
+        f"[v.x]{port}",
+        f"[V.x]{port}",
         f"[v1.%41]{port}",
         f"[::1]x{port}",
         f"[::1{port}",

@@ -237,6 +237,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_host_taken_when(r"[\^{|`]"),
     ),
     P(
+        "ipvfuture-without-version-taken",
+        "MB-PART-5 a batch Host [v.x], an IPvFuture with no version digits, taken as the base authority",
+        ("batch-host-invalid-refused",),
+        on_request=_host_taken_when(r"^\[[vV]\."),
+    ),
+    P(
         "ip-literal-host-refused",
         "MB-PART-5 a batch under a valid IP-literal Host refused as an invalid Host",
         ("batch-host-valid-literals-as-origin",),
