@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import socketserver
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -23,14 +22,13 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check
+from tests.conformance._standins import StandIn, serving
 
 CHECK = next(c for c in all_checks() if c.id == "limit-batch-bytes-declared-past-32-bits")
 LIMIT = 100_000
 
 
-class _Server(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _Server(StandIn):
     bits = 64
 
 
@@ -82,12 +80,8 @@ class _Endpoint(socketserver.StreamRequestHandler):
 
 @pytest.fixture
 def endpoint() -> Iterator[_Server]:
-    srv = _Server(("127.0.0.1", 0), _Endpoint)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(_Server(("127.0.0.1", 0), _Endpoint)) as srv:
+        yield srv
 
 
 def _context(srv: _Server) -> Context:

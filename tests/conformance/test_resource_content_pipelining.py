@@ -11,7 +11,6 @@ next request and answers it 501, as a handler that reads no content for GET does
 from __future__ import annotations
 
 import socketserver
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -21,14 +20,13 @@ from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check
+from tests.conformance._standins import StandIn, serving
 
 CHECK = next(c for c in all_checks() if c.id == "pipelining-behind-resource-requests-with-content")
 KNOWN = {b"GET", b"HEAD", b"OPTIONS"}
 
 
-class _Server(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _Server(StandIn):
     skip_get_content = False
 
 
@@ -66,12 +64,8 @@ class _Resources(socketserver.StreamRequestHandler):
 
 @pytest.fixture
 def resources() -> Iterator[_Server]:
-    srv = _Server(("127.0.0.1", 0), _Resources)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serving(_Server(("127.0.0.1", 0), _Resources)) as srv:
+        yield srv
 
 
 def _context(srv: _Server) -> Context:
