@@ -835,7 +835,7 @@ GROUPS = (
     Group(
         # MB-TEST-7 at the declared delay_max_ms.
         "declared-delay",
-        ("delay-cap-unchecked",),
+        ("delay-cap-unchecked", "delay-largest-refused"),
         ("delay-past-declared-largest",),
         ("FAIL",),
     ),

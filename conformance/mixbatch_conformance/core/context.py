@@ -425,10 +425,17 @@ class Context:
         """Send one request on a connection of its own and wait `wait` seconds at most for its
         answer: for a request the target may rightly take long over, whose missing answer is
         the caller's to read (the exchange then holds no response and says why)."""
-        if self.settings.http2:
-            ex = h2.pipeline(self.host, self.port, [request], wait, self.h2_tls)[0]
-        else:
-            ex = pipeline(self.host, self.port, [request], wait, self.tls)[0]
+        try:
+            if self.settings.http2:
+                ex = h2.pipeline(self.host, self.port, [request], wait, self.h2_tls)[0]
+            else:
+                ex = pipeline(self.host, self.port, [request], wait, self.tls)[0]
+        except TimeoutError as exc:
+            ex = Exchange(request, None, f"TimeoutError: {exc}")
+        if ex.response is None and (ex.error or "").startswith("TimeoutError"):
+            # Silence within `wait` is the caller's to read, not a silent target (Judge.record
+            # ends a check on an exchange that timed out).
+            ex = Exchange(request, None, f"no answer within {wait:g} s", raw=ex.raw)
         return self._judged(judge, [ex])[0]
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:

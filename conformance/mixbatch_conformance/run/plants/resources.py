@@ -161,6 +161,14 @@ def _uncapped(target: str) -> str:
     return f"{m.group(1)}0" if m and int(m.group(2)) > REFERENCE_DELAY_MAX_MS else target
 
 
+def _delay_largest_refused(req: RelayRequest) -> None:
+    """A delay bound written `>=` for `>`: the declared largest ms itself refused (at once:
+    the server behind the relay is asked for one more, which it refuses)."""
+    m = _DELAY.match(req.target)
+    if m and int(m.group(2)) == REFERENCE_DELAY_MAX_MS:
+        req.target = f"{m.group(1)}{REFERENCE_DELAY_MAX_MS + 1}"
+
+
 def _delay_cap_unchecked_alone(req: RelayRequest) -> None:
     req.target = _uncapped(req.target)
 
@@ -290,6 +298,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("delay-past-declared-largest",),
         on_request=_delay_cap_unchecked_alone,
         on_request_parts=_delay_cap_unchecked_parts,
+    ),
+    P(
+        "delay-largest-refused",
+        "MB-TEST-7 the declared delay_max_ms itself refused, as a bound written >= for > refuses it",
+        ("delay-past-declared-largest",),
+        on_request=_delay_largest_refused,
     ),
     P(
         "delay-resource-answers-early",
