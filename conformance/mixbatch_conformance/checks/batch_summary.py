@@ -5,8 +5,8 @@ something a log or monitor will believe, so MB-STATUS-15 binds it and the check 
 it is there: it must be announced with `Trailer: Batch-Summary`, and each count it gives must
 be that of the parts of the same response ("`ok` counts parts that ran with a status below 400
 and no `Batch-Outcome`, `failed` those that ran with 400 or above and no `Batch-Outcome`, and
-`skipped` and `rolled-back` the parts with those outcomes"; core.outcomes.outcome_counts). A
-member the trailer leaves out counts nothing, so it is judged only when the parts hold a part of
+`skipped` and `rolled-back` the parts with those outcomes"; `core.representations.entry_counts`,
+over the answer in any form). A member the trailer leaves out counts nothing, so it is judged only when the parts hold a part of
 its kind; members the spec does not define are left alone ("receivers ignore members they do
 not know"). The counts are taken in every mode the target declares, and in every form
 the target answers in (multipart/mixed and the 207 forms: "a server that sends" binds a trailer
@@ -31,7 +31,7 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import Entry, answers_in_every_form
+from mixbatch_conformance.core.representations import answers_in_every_form, entry_counts
 from mixbatch_conformance.core.validator import list_members
 from mixbatch_conformance.transport.http import Response
 
@@ -114,20 +114,6 @@ MODES: tuple[Mode, ...] = (
 )
 
 
-def _entry_counts(entries: list[Entry]) -> dict[str, int] | None:
-    """The entries of one answer, in any form, counted as spec 5.5 defines the members, or
-    None when the answer aborted ("a response that aborted has no reliable count")."""
-    counts = dict.fromkeys(COUNTED, 0)
-    for entry in entries:
-        if entry.outcome == "aborted":
-            return None
-        if entry.outcome in counts:
-            counts[entry.outcome] += 1
-        elif entry.outcome is None and entry.status is not None:
-            counts["ok" if entry.status < 400 else "failed"] += 1
-    return counts
-
-
 def _announced(resp: Response) -> list[str]:
     return [m.lower() for m in list_members(resp.get_all("Trailer"))]
 
@@ -183,7 +169,7 @@ def batch_summary_trailer(ctx: Context, judge: Judge) -> None:
                 continue
             seen = True
             values, given = summary
-            counted = _entry_counts(entries)
+            counted = entry_counts(entries)
             if given is None or counted is None:
                 continue
             # MB-STATUS-15: "each count it gives MUST be the number of parts of the same

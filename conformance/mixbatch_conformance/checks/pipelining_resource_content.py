@@ -26,7 +26,6 @@ from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.transport.http import Exchange
 
 __all__: list[str] = []
 
@@ -37,11 +36,6 @@ CONTENT = b"hello"
 CHUNKED = b"5;mb=x\r\nhello\r\n0\r\n\r\n"
 #: The methods sent with content they do not use.
 METHODS = ("GET", "HEAD", "OPTIONS")
-
-
-def _closes(ex: Exchange) -> bool:
-    connection = (ex.response.get("Connection") or "") if ex.response else ""
-    return "close" in [t.strip().lower() for t in connection.split(",")]
 
 
 @checker(
@@ -76,7 +70,7 @@ def behind_resource_requests_with_content(ctx: Context, judge: Judge) -> None:
             for framing, leader in framings:
                 what = f"{method} of {role} with content ({framing})"
                 alone = ctx.send_within(judge, leader, ctx.timeout_for(judge))
-                if alone.response is None or _closes(alone):
+                if alone.response is None or not alone.response.persistent:
                     # RFC 9110 §9.3.1: content on a GET "might lead some implementations to
                     # reject the request and close the connection": nothing rides behind it.
                     judge.note(f"{what}: the connection ends with it alone, so none is judged")
@@ -91,7 +85,7 @@ def behind_resource_requests_with_content(ctx: Context, judge: Judge) -> None:
                     # MB-PIPE-1: "in the order it received them": the leading request first,
                     # answered as it is on a connection of its own.
                     judge.expect(f"{what}, {how}", got, {alone.response.status}, "MB-PIPE-1")
-                    if first.response is None or _closes(first):
+                    if first.response is None or not first.response.persistent:
                         judge.note(f"{what}, {how}: the connection ended after it")
                         continue
                     after = second.response.status if second.response else None

@@ -47,6 +47,8 @@ ANSWER_S = 3.0
 #: The octets of the field that pads each of five pipelined GETs, so that their heads (70 KB in
 #: all) straddle 16, 32, 48 and 64 KiB while each stays under the 16 KiB Node's parser takes.
 PAD_OCTETS = 14_000
+#: The field that pads them.
+PAD_FIELD = "X-Mb-Pad"
 #: The field of the one head larger than 16 KiB: sent pipelined only to a server that answers
 #: it 200 alone (Go's net/http takes 32 KiB by default here, Node's parser 16 KiB).
 LARGE_PAD = 55_000
@@ -141,7 +143,7 @@ def _sequences(ctx: Context, judge: Judge) -> list[tuple[str, list[bytes]]]:
     get_ok = ctx.raw_request("GET", ok.target)
 
     def padded(octets: int) -> bytes:
-        return ctx.raw_request("GET", ok.target, [("X-Mb-Pad", "p" * octets)])
+        return ctx.raw_request("GET", ok.target, [(PAD_FIELD, "p" * octets)])
 
     return [
         ("two GETs", [get_ok, get_ok]),
@@ -177,18 +179,19 @@ def pipelining_across_writes(ctx: Context, judge: Judge) -> None:
     # Each distinct request alone first: what it gets pipelined is what it gets then. One of
     # the padded GETs that the server does not answer 200 alone (a head it refuses, perhaps
     # closing the connection at once) leaves its sequence out.
+    padded = f"\r\n{PAD_FIELD}:".encode()
     alone: dict[bytes, Shape | None] = {}
     for _, requests in sequences:
         for request in requests:
             if request in alone:
                 continue
-            if b"X-Mb-Pad:" in request:
+            if padded in request:
                 ex = ctx.send_within(judge, request, ctx.timeout_for(judge))
                 alone[request] = _shape(ex.response)
             else:
                 alone[request] = _shape(ctx.send(judge, request, as_written=True))
     for what, requests in list(sequences):
-        if any(b"X-Mb-Pad:" in r and alone[r] != (200, None) for r in requests):
+        if any(padded in r and alone[r] != (200, None) for r in requests):
             judge.note(f"{what}: not sent, a padded GET is not answered 200 alone")
             sequences.remove((what, requests))
     for what, requests in sequences:

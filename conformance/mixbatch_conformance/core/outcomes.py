@@ -36,7 +36,6 @@ __all__ = [
     "expect_processed",
     "expect_rejected",
     "expect_retry_after",
-    "outcome_counts",
     "part_status",
 ]
 
@@ -175,25 +174,6 @@ def expect_located(
 def part_status(env: Envelope, i: int) -> int | None:
     value = env.parts[i].get("Http-Status-Code") if i < len(env.parts) else None
     return int(value) if value is not None and value.isdigit() else None
-
-
-def outcome_counts(env: Envelope) -> dict[str, int] | None:
-    """The parts of a batch response counted as spec 5.5 defines the `Batch-Summary` members,
-    or None when the response was aborted ("a response that aborted has no reliable count").
-
-    "`ok` counts parts that ran with a status below 400 and no `Batch-Outcome`, `failed` those
-    that ran with 400 or above and no `Batch-Outcome`, and `skipped` and `rolled-back` the
-    parts with those outcomes"; a part with another outcome is in none of them."""
-    counts = dict.fromkeys(("ok", "failed", "skipped", "rolled-back"), 0)
-    for i, part in enumerate(env.parts):
-        outcome = part.get("Batch-Outcome")
-        if outcome == "aborted":
-            return None
-        if outcome in counts:
-            counts[outcome] += 1
-        elif outcome is None and (status := part_status(env, i)) is not None:
-            counts["ok" if status < 400 else "failed"] += 1
-    return counts
 
 
 def expect_processed(

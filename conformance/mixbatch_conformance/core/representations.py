@@ -55,6 +55,7 @@ __all__ = [
     "entries_from_json",
     "entries_from_multipart",
     "entries_from_xml",
+    "entry_counts",
     "entry_requirement",
     "lists_references",
 ]
@@ -134,6 +135,27 @@ def entries_from_multipart(env: Envelope, volatile: Iterable[str] = ()) -> list[
             )
         )
     return out
+
+
+#: The Batch-Summary members spec 5.5 defines, in the order the spec lists them.
+SUMMARY_MEMBERS = ("ok", "failed", "skipped", "rolled-back")
+
+
+def entry_counts(entries: Iterable[Entry]) -> dict[str, int] | None:
+    """The entries of one answer, in any form, counted as spec 5.5 defines the Batch-Summary
+    members ("`ok` counts parts that ran with a status below 400 and no `Batch-Outcome`,
+    `failed` those that ran with 400 or above ..., and `skipped` and `rolled-back` the parts
+    with those outcomes"), or None when the answer aborted ("a response that aborted has no
+    reliable count")."""
+    counts = dict.fromkeys(SUMMARY_MEMBERS, 0)
+    for entry in entries:
+        if entry.outcome == "aborted":
+            return None
+        if entry.outcome in counts:
+            counts[entry.outcome] += 1
+        elif entry.outcome is None and entry.status is not None:
+            counts["ok" if entry.status < 400 else "failed"] += 1
+    return counts
 
 
 _CITED = re.compile(r"(MB-[A-Z]+-[0-9]+): ")

@@ -38,6 +38,7 @@ from mixbatch_conformance.run.plants._edits import (
     set_field,
     without_field,
 )
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
@@ -203,7 +204,7 @@ def _target_refusal_failing(parts: list[Part]) -> list[Part]:
     return out
 
 
-def _reference_named_with_its_value(req: Any, resp: Any) -> None:
+def _reference_named_with_its_value(req: RelayRequest, resp: RelayResponse) -> None:
     """A skipped part's problem naming the whole field value (or Content-Id) its unresolved
     reference stands in, as a server that reports the value it was substituting in does."""
     asked, answered = boundary_of(req), boundary_of(resp)

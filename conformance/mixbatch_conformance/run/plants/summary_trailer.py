@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mixbatch_conformance.core.representations import entries_from_json, entries_from_xml
+from mixbatch_conformance.core.representations import (
+    entries_from_json,
+    entries_from_xml,
+    entry_counts,
+)
 from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import boundary_of, field_of, is_batch, parts_of
 from mixbatch_conformance.transport.relay import TRAILER_PREFIX, RelayRequest, RelayResponse
@@ -90,12 +94,9 @@ def _in_every_form(req: RelayRequest, resp: RelayResponse) -> None:
     entries, problem = (entries_from_json if "json" in media else entries_from_xml)(resp.body)
     if problem is not None:
         return
-    counts = {"ok": 0, "failed": 0, "skipped": 0, "rolled-back": 0}
-    for entry in entries:
-        if entry.outcome in counts:
-            counts[entry.outcome] += 1
-        elif entry.outcome is None and entry.status is not None:
-            counts["failed" if entry.status >= 400 else "ok"] += 1
+    counts = entry_counts(entries)
+    if counts is None:
+        return
     value = ", ".join(f"{k}={n}" for k, n in counts.items())
     resp.headers.append((TRAILER_PREFIX + "Batch-Summary", value))
 
