@@ -6,8 +6,8 @@ it is there: it must be announced with `Trailer: Batch-Summary`, and each count 
 be that of the parts of the same response ("`ok` counts parts that ran with a status below 400
 and no `Batch-Outcome`, `failed` those that ran with 400 or above and no `Batch-Outcome`, and
 `skipped` and `rolled-back` the parts with those outcomes"; `core.representations.entry_counts`,
-over the answer in any form). A member the trailer leaves out counts nothing, so it is judged only when the parts hold a part of
-its kind; members the spec does not define are left alone ("receivers ignore members they do
+over the answer in any form). A member the trailer leaves out counts nothing, so it is judged
+only when the parts hold a part of its kind; members the spec does not define are left alone ("receivers ignore members they do
 not know"). The counts are taken in every mode the target declares, and in every form
 the target answers in (multipart/mixed and the 207 forms: "a server that sends" binds a trailer
 whatever content it closes), since each mode adds a kind of part: the default continue policy, stop (skipped parts), atomic (rolled-back parts that
