@@ -17,8 +17,9 @@ the authority reports, or compares against, an authority the request was not add
 (the absolute URI built from the target's base_url): parts naming the echo by every reference
 form (a relative path, `./`, `../`, a query, a path, an absolute URI of the same origin), and
 one-part batches naming the batch endpoint in each of those forms and as `<>`, first with the
-Host field agreeing with the absolute-form's authority and then with a Host naming another
-authority. Whatever the spec leaves open (which status an echo part gets, what a dot segment
+Host field agreeing with the absolute-form's authority, then with a Host naming another
+authority, and then with the absolute-form's scheme written in upper case (the same URI, RFC
+3986 §3.1). Whatever the spec leaves open (which status an echo part gets, what a dot segment
 climbing above the root resolves to) is learnt from the origin-form sending; what it fixes is
 judged as such: a part naming the endpoint refuses the batch with 400 (MB-SUB-4) in every
 form, and under a Host naming another authority, an absolute part target naming that authority
@@ -81,18 +82,39 @@ class Answer:
     parts: tuple[tuple[int | None, str | None, Echo | None], ...] | None
 
 
-def _absolute(ctx: Context, path: str) -> str:
-    """`path` (origin-form) as an absolute URI on the target's base_url origin."""
-    return f"{ctx.scheme}://{ctx.authority}{path}"
+#: A scheme and host to write an absolute-form request-target with, when not the target's own.
+Spelling = tuple[str, str]
+
+
+def _absolute(ctx: Context, path: str, spelling: Spelling | None = None) -> str:
+    """`path` (origin-form) as an absolute URI on the target's base_url origin, its scheme and
+    host written as `spelling` says (the same URI: RFC 3986 §3.1, §3.2.2 compare both without
+    case)."""
+    if spelling is None:
+        return f"{ctx.scheme}://{ctx.authority}{path}"
+    scheme, host = spelling
+    return f"{scheme}://{host}:{ctx.port}{path}"
+
+
+def _spellings(ctx: Context) -> list[Spelling]:
+    """The target's scheme in upper case (its host as written: the authority an echo reports
+    is then the one the origin-form sending reports)."""
+    return [(ctx.scheme.upper(), ctx.host)]
 
 
 def _send_batch(
-    ctx: Context, judge: Judge, subs: list[SubRequest], *, absolute: bool, host: str | None = None
+    ctx: Context,
+    judge: Judge,
+    subs: list[SubRequest],
+    *,
+    absolute: bool,
+    host: str | None = None,
+    spelling: Spelling | None = None,
 ) -> Response:
-    """The batch `subs` to the endpoint in origin-form or absolute-form, with Host `host`
-    (the target's own authority when None)."""
+    """The batch `subs` to the endpoint in origin-form or absolute-form (its scheme and host
+    written as `spelling` says), with Host `host` (the target's own authority when None)."""
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
-    target = _absolute(ctx, ctx.batch_path) if absolute else ctx.batch_path
+    target = _absolute(ctx, ctx.batch_path, spelling) if absolute else ctx.batch_path
     body = compose_batch(subs, BOUNDARY)
     return ctx.send(judge, ctx.raw_request("POST", target, head, body, authority=host))
 
@@ -119,7 +141,9 @@ def _alone_echo(
     return resp.status, read_echo(resp.body) if resp.status == 200 else None
 
 
-def _absolute_form_taken(ctx: Context, judge: Judge, path: str) -> tuple[bool, str]:
+def _absolute_form_taken(
+    ctx: Context, judge: Judge, path: str, spelling: Spelling | None = None
+) -> tuple[bool, str]:
     """Whether a plain GET of `path` in absolute-form, Host agreeing, is answered as in
     origin-form: the same status, and for an echo the same target and authority; and the
     authority the echo reports for the origin-form GET (the target's own when it reports none).
@@ -127,7 +151,7 @@ def _absolute_form_taken(ctx: Context, judge: Judge, path: str) -> tuple[bool, s
     That authority is the one the absolute-form names, as this server reports it: a gateway
     that gives every request it forwards its origin's authority reports that one for both."""
     o_status, o_echo = _alone_echo(ctx, judge, path)
-    a_status, a_echo = _alone_echo(ctx, judge, _absolute(ctx, path))
+    a_status, a_echo = _alone_echo(ctx, judge, _absolute(ctx, path, spelling))
     same = o_status == a_status and (
         o_echo is None
         or (
@@ -138,7 +162,8 @@ def _absolute_form_taken(ctx: Context, judge: Judge, path: str) -> tuple[bool, s
     if not same:
         judge.note(
             f"GET {path}: {o_status} {o_echo and o_echo.target!r} in origin-form, "
-            f"{a_status} {a_echo and a_echo.target!r} in absolute-form"
+            f"{a_status} {a_echo and a_echo.target!r} in absolute-form "
+            f"{_absolute(ctx, path, spelling)}"
         )
     return same, (o_echo.authority if o_echo and o_echo.authority else ctx.authority)
 
@@ -223,12 +248,20 @@ def _echo_refs(ctx: Context, echo: str) -> list[str]:
 
 
 def _compare(
-    judge: Judge, label: str, subs: list[SubRequest], got: Answer, want: Answer, host: str
+    judge: Judge,
+    label: str,
+    subs: list[SubRequest],
+    got: Answer,
+    want: Answer,
+    host: str,
+    status_requirement: str = "MB-PART-5",
 ) -> None:
-    """`got` (absolute-form) answered as `want` (origin-form, Host the target's own)."""
+    """`got` (absolute-form) answered as `want` (origin-form, Host the target's own); the
+    batch's status judged under `status_requirement`."""
     # MB-PART-5: "resolve the reference inside Content-Id against the batch request's target
-    # URI (RFC 9110 §7.1)", which for the absolute-form is the request-target itself.
-    if not judge.expect(f"{label}: batch status", got.status, {want.status}, "MB-PART-5"):
+    # URI (RFC 9110 §7.1)", which for the absolute-form is the request-target itself; MB-SUB-2
+    # for a batch of absolute targets on that URI's origin.
+    if not judge.expect(f"{label}: batch status", got.status, {want.status}, status_requirement):
         return
     if got.parts is None or want.parts is None:
         return
@@ -269,7 +302,7 @@ def _compare(
 @checker(
     "batch-absolute-form-as-origin-form",
     ("MB-PART-5", "MB-SUB-4", "MB-SUB-2", "MB-PART-13"),
-    "The same batches sent in origin-form and in absolute-form, with the Host agreeing and with a Host naming another authority, are answered alike: parts naming the echo by a relative path, ./, ../, a query, a path or an absolute URI of the absolute-form's origin get the same status, outcome, target and authority; a part naming the batch endpoint in any of those forms or as <> refuses the batch with 400; an absolute target naming the Host's other authority is another origin.",
+    "The same batches sent in origin-form and in absolute-form, with the Host agreeing, with a Host naming another authority and with the scheme in upper case, are answered alike: parts naming the echo by a relative path, ./, ../, a query, a path or an absolute URI of the absolute-form's origin get the same status, outcome, target and authority; a part naming the batch endpoint in any of those forms or as <> refuses the batch with 400; an absolute target naming the Host's other authority is another origin.",
     tier="standard",
     state=State.READ_ONLY,
     direct_only=DIRECT_ONLY,
@@ -312,6 +345,30 @@ def batch_absolute_form_as_origin_form(ctx: Context, judge: Judge) -> None:
     for host in hosts:
         got = _answer(ctx, judge, _send_batch(ctx, judge, subs, absolute=True, host=host))
         _compare(judge, f"absolute-form, Host: {host}", subs, got, want, host)
+    for spelling in _spellings(ctx):
+        # The batch's target URI written with its scheme in upper case is the same URI (RFC
+        # 3986 §3.1: "schemes are case-insensitive"), so its parts resolve and compare as under the
+        # lower-case one; a server that does not take the spelling for a GET alone is left
+        # to RFC 9112 §3.2.2 ("MUST accept the absolute-form").
+        if not _absolute_form_taken(ctx, judge, probe, spelling)[0]:
+            continue
+        label = f"absolute-form {_absolute(ctx, ctx.batch_path, spelling)}"
+        for ref in _endpoint_refs(ctx):
+            sent = _send_batch(
+                ctx, judge, [SubRequest("GET", ref)], absolute=True, spelling=spelling
+            )
+            judge.expect(f"<{ref}> in {label}: batch status", sent.status, {400}, "MB-SUB-4")
+        # Relative references apart from the absolute one: a refusal of the batch is then
+        # blamed on the resolution (MB-PART-5) or on the origin comparison (MB-SUB-2).
+        for requirement, some in (
+            ("MB-PART-5", [s for s in subs if "://" not in s.target]),
+            ("MB-SUB-2", [s for s in subs if "://" in s.target]),
+        ):
+            alike = _answer(ctx, judge, _send_batch(ctx, judge, some, absolute=False))
+            got = _answer(
+                ctx, judge, _send_batch(ctx, judge, some, absolute=True, spelling=spelling)
+            )
+            _compare(judge, label, some, got, alike, ctx.authority, requirement)
     if OTHER in hosts:
         foreign = [SubRequest("GET", f"{ctx.scheme}://{OTHER}{echo}?mb-af=other-host")]
         resp = _send_batch(ctx, judge, foreign, absolute=True, host=OTHER)

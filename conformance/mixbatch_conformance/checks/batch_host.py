@@ -60,8 +60,8 @@ def invalid_hosts(ctx: Context) -> list[str]:
     refuses: userinfo before it, a character outside reg-name (`^`, `{`, `|`, a backquote), a
     `%` without two hex digits, `[`/`]` outside an IP-literal, an IP-literal holding no
     address, an IPvFuture whose version is missing or not hex or that holds a character outside
-    `unreserved / sub-delims / ":"` after its dot, text after an IP-literal's `]`, an
-    IP-literal left open."""
+    `unreserved / sub-delims / ":"` after its dot, text after an IP-literal's `]` (before a
+    port, with none, or the port's digits without their `:`), an IP-literal left open."""
     port = f":{ctx.port}"
     return [
         *INVALID_HOSTS,
@@ -89,7 +89,13 @@ def invalid_hosts(ctx: Context) -> list[str]:
         f"[v.x]{port}",
         f"[V.x]{port}",
         f"[v1.%41]{port}",
+        # RFC 3986 §3.2.2, §3.2.3: after an IP-literal's "]" comes nothing or ":" port, so
+        # neither a character before the port, nor text with no port, nor the port's digits
+        # without their ":" (a reader that steps over one octet after "]" as it steps over
+        # the ":" takes the last two).
         f"[::1]x{port}",
+        "[::1]x",
+        f"[::1]{ctx.port}",
         f"[::1{port}",
     ]
 

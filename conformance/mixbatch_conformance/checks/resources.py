@@ -517,7 +517,7 @@ def _delay_behind_reference(ctx: Context, judge: Judge, template: str) -> None:
 @checker(
     "test-resource-echo-absolute-form",
     ("MB-TEST-2",),
-    "The declared echo resource, sent a request in absolute-form (RFC 9112 §3.2.2), reports the origin-form target (path and query), not the absolute URI.",
+    "The declared echo resource, sent a request in absolute-form (RFC 9112 §3.2.2), its scheme and host as written and in upper or title case, reports the origin-form target (path and query), not the absolute URI.",
     state=State.READ_ONLY,
     direct_only="an intermediary rewrites the request target into origin-form before the origin "
     "sees it",
@@ -532,3 +532,24 @@ def echo_absolute_form(ctx: Context, judge: Judge) -> None:
     # 9112 §3.2.2: "a server MUST accept the absolute-form in requests", and the origin-form
     # of such a request is its path and query.
     _judge_echo(judge, "absolute-form GET", sub, resp.status, resp.media_type, resp.body)
+    for scheme, host in _absolute_form_spellings(ctx):
+        spelled = f"{scheme}://{host}:{ctx.port}{origin_form}"
+        got = ctx.send(judge, ctx.raw_request("GET", spelled, ECHO_FIELDS))
+        if got.status != resp.status:
+            # RFC 3986 §3.1, §3.2.2: scheme and host compare without case, so this is the
+            # same URI; a server or a library in front of it that refuses it breaks RFC 9112
+            # §3.2.2 ("MUST accept the absolute-form"), not MB-TEST-2, which is judged on
+            # what the echo reports once it answers.
+            judge.note(f"GET {spelled}: {got.status}, not {resp.status} as for {absolute}")
+            continue
+        _judge_echo(judge, f"GET {spelled}", sub, got.status, got.media_type, got.body)
+
+
+def _absolute_form_spellings(ctx: Context) -> list[tuple[str, str]]:
+    """The target's scheme and host spelled otherwise in an absolute-form request-target: the
+    scheme in upper and in title case, and the host in upper case where it holds letters."""
+    host = ctx.host
+    out = [(ctx.scheme.upper(), host), (ctx.scheme.title(), host)]
+    if host.upper() != host:
+        out.append((ctx.scheme.upper(), host.upper()))
+    return out

@@ -7,7 +7,9 @@ so that under `POST http://host:port/batch` the base path relative references re
 `<./batch>`, `<x/../batch>`, `<>`) resolves to a path that is no endpoint and runs as an
 ordinary part instead of refusing the batch (MB-SUB-4). And an echo that reports as the
 authority of a request in absolute-form its Host field line, not the request-target's authority
-(MB-TEST-2).
+(MB-TEST-2). And a batch endpoint that takes the origin of a batch in absolute-form from the
+request-target as written, so under `POST HTTP://host:port/batch` an absolute part target on
+`http://host:port` is refused as another origin (MB-SUB-2).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from mixbatch_conformance.run.plants._edits import (
     field_of,
     is_batch,
     parts_of,
+    problem,
     set_field,
 )
 from mixbatch_conformance.run.plants.resolution import CONTENT_ID
@@ -113,6 +116,21 @@ def _authority_from_host_line(req: RelayRequest, resp: RelayResponse) -> None:
         resp.body = json.dumps(doc).encode()
 
 
+#: An absolute part target (a Content-Id naming a scheme and "//").
+_ABSOLUTE_PART = re.compile(rb"(?im)^Content-Id:[ \t]*<[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _scheme_compared_as_written(req: RelayRequest, resp: RelayResponse) -> None:
+    """The batch's origin taken from an absolute-form request-target as written and compared
+    with each absolute part target's without folding case: under `POST HTTP://host:port/...`
+    a part naming `http://host:port/...` is taken for another origin and refused."""
+    if not is_batch(req) or not _ABSOLUTE_FORM.match(req.target):
+        return
+    scheme = req.target.split(":", 1)[0]
+    if scheme != scheme.lower() and _ABSOLUTE_PART.search(req.body):
+        problem(resp, 400, "MB-SUB-2")
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -127,5 +145,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo of a request in absolute-form reporting its Host field line as the authority",
         ("test-resource-echo-absolute-form-authority",),
         on_response=_authority_from_host_line,
+    ),
+    P(
+        "absolute-form-scheme-compared-as-written",
+        "MB-SUB-2 a batch sent to HTTP://host:port/... refusing its part naming http://host:port/... as another origin",
+        ("batch-absolute-form-as-origin-form",),
+        on_response=_scheme_compared_as_written,
     ),
 )

@@ -75,6 +75,16 @@ def _absolute_target_echoed(req: RelayRequest, resp: RelayResponse) -> None:
         resp.body = json.dumps(doc).encode()
 
 
+def _absolute_target_by_lower_scheme(req: RelayRequest, resp: RelayResponse) -> None:
+    """An echo that finds the absolute-form by a lower-case `http://` or `https://` prefix, so
+    a target whose scheme is written in another case is reported as received."""
+    absolute = "://" in req.target and not req.target.startswith(("http://", "https://"))
+    if absolute and "/echo" in req.target and resp.status == 200:
+        doc = json.loads(resp.body)
+        doc["target"] = req.target
+        resp.body = json.dumps(doc).encode()
+
+
 def _delete_as_get(req: RelayRequest) -> None:
     """A sandbox DELETE that reports success and deletes nothing."""
     if req.method == "DELETE" and req.target.startswith("/books/"):
@@ -250,6 +260,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo reporting an absolute-form request's target as the absolute URI",
         ("test-resource-echo-absolute-form",),
         on_response=_absolute_target_echoed,
+    ),
+    P(
+        "echo-absolute-form-found-by-lower-case-scheme",
+        "MB-TEST-2 the echo finding the absolute-form by a lower-case scheme, so HTTP://host/path "
+        "is reported as received",
+        ("test-resource-echo-absolute-form",),
+        on_response=_absolute_target_by_lower_scheme,
     ),
     P(
         "sandbox-delete-kept-member",

@@ -9,7 +9,8 @@ IP-literal, its brackets taken for characters outside the grammar (MB-PART-4). A
 segments climb above the root, or keeps the excess `..` in the target it routes (MB-PART-5). A
 Host test that lets through a `%` without two hex digits or brackets around no IP address, or
 an IPvFuture literal whose version is not hex or that holds a character outside
-`unreserved / sub-delims / ":"` after its dot (MB-PART-5), and one that refuses a valid
+`unreserved / sub-delims / ":"` after its dot, or an IP-literal followed by an octet other than
+`:` that it steps over as it would the `:` (MB-PART-5), and one that refuses a valid
 IP-literal or percent-encoded Host (MB-PART-5), or compares an absolute target naming an
 IP-literal Host as another origin (MB-SUB-2).
 """
@@ -241,6 +242,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-5 a batch Host [v.x], an IPvFuture with no version digits, taken as the base authority",
         ("batch-host-invalid-refused",),
         on_request=_host_taken_when(r"^\[[vV]\."),
+    ),
+    P(
+        "ip-literal-suffix-stepped-over",
+        "MB-PART-5 a batch Host whose IP-literal is followed by one octet other than ':' and "
+        "then digits or nothing ([::1]x, [::1]8080) taken, that octet stepped over as a ':'",
+        ("batch-host-invalid-refused",),
+        on_request=_host_taken_when(r"^\[[0-9A-Fa-f:.]+\][^:][0-9]*$"),
     ),
     P(
         "ip-literal-host-refused",
