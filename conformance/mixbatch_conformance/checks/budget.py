@@ -19,6 +19,10 @@ judges:
     nothing ran   no refused batch's marker is among the sandbox's members afterwards (a
                   collection retrieval, MB-STATUS-7), so its write never happened
     statuses      every other answer is the 200 of a processed batch
+    given back    once all are answered, n batches held at once (each a GET of the delay
+                  resource) are all processed: spec 9.1 says a refused batch "takes no part of
+                  the budget", so a 503 gives its place back (a wave that sees a 503 is sent
+                  again, up to three times, since other clients share the budget)
 
 A server that admits the batches more slowly than `SETTLE_S` would see them one after another;
 the margin to `HOLD_MS` is wide on any server that answers a small batch in a few tens of
@@ -50,7 +54,7 @@ from mixbatch_conformance.checks._shared.budget_load import (
 from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
-from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.judge import Judge, NotApplicable
 from mixbatch_conformance.core.outcomes import expect_rejected, expect_retry_after
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Exchange
@@ -59,6 +63,8 @@ __all__: list[str] = []
 
 #: The largest budget the check fills: it opens at most this many connections plus one.
 MAX_HELD = 32
+#: Waves of a full budget sent after the excess was refused, until one runs whole.
+GIVEN_BACK_WAVES = 3
 BOUNDARY = "mb-budget-7d3f09a1c4e6b258"
 JSON_FIELDS = (("Content-Type", "application/json"),)
 
@@ -76,7 +82,8 @@ def _budget(ctx: Context, judge: Judge) -> int:
     "budget-excess-batch-refused",
     ("MB-LIMIT-6",),
     "A batch beyond the published budget of batches in flight is answered 503 with "
-    "Retry-After, and none of its parts ran.",
+    "Retry-After, and none of its parts ran; afterwards as many batches as the budget, held at "
+    "once, all run.",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
     direct_only=CONCURRENT_LOAD,
@@ -140,7 +147,15 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
             "a JSON object as application/problem+json",
             "MB-STATUS-4",
         )
-    listing = sandbox_listing(ctx, judge, coll) if refused else b""
+    if not refused:
+        return
+    _refusals_give_back_their_place(ctx, judge, budget, delay, len(refused))
+    try:
+        listing = sandbox_listing(ctx, judge, coll)
+    except NotApplicable as exc:
+        # Everything else stands; only whether a refused batch ran cannot be seen.
+        judge.note(f"{exc}: whether a refused batch ran is not judged")
+        return
     for i in refused:
         ran = markers[i].encode() in listing
         # MB-LIMIT-6: the 503 comes "before any part of it runs".
@@ -151,6 +166,40 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
             "no part of a refused batch ran",
             "MB-LIMIT-6",
         )
+
+
+def _refusals_give_back_their_place(
+    ctx: Context, judge: Judge, budget: int, delay: str, refusals: int
+) -> None:
+    """Once every batch of the excess is answered, `budget` batches held at once all run.
+
+    Spec 9.1: "A batch the server has refused, for any fault, is no longer held once its
+    refusal is sent, and takes no part of the budget", its 503 included. The budget is shared
+    with other clients, so a wave that sees a 503 is sent again, up to GIVEN_BACK_WAVES times:
+    a place kept by each refusal is kept for good, and each refusal of a wave keeps one more."""
+    head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    request = ctx.raw_request(
+        "POST", ctx.batch_path, head, compose_batch([SubRequest("GET", delay)], BOUNDARY)
+    )
+    waves: list[list[int]] = []
+    for _ in range(GIVEN_BACK_WAVES):
+        time.sleep(SETTLE_S)
+        with ThreadPoolExecutor(budget, thread_name_prefix="mixbatch-budget") as pool:
+            held = [pool.submit(ctx.send_many, judge, [request]) for _ in range(budget)]
+            answers = [f.result()[0] for f in held]
+        waves.append([ex.response.status if ex.response else 0 for ex in answers])
+        if all(status == 200 for status in waves[-1]):
+            break
+    # MB-LIMIT-6 bounds "the batches it holds in flight"; spec 9.1: a refused batch "takes no
+    # part of the budget", so after the refusals every place of the budget is free again.
+    judge.expect_true(
+        f"{budget} batches held at once after {refusals} refusal(s) of the excess",
+        all(status == 200 for status in waves[-1]),
+        f"statuses {waves}",
+        f"every one processed (200) in one of {GIVEN_BACK_WAVES} waves: a refusal gives back "
+        "its place",
+        "MB-LIMIT-6",
+    )
 
 
 @checker(

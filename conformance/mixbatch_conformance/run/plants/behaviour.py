@@ -19,6 +19,9 @@ relays. Each is a mistake a competent implementer makes:
                                            and sends it on when room frees, so the server holds
                                            more than its budget and refuses nothing
                                            (MB-LIMIT-6)
+    busy-refusal-keeps-its-place           a budget whose 503 keeps the place the refused
+                                           batch took, so it shrinks by one with every refusal
+                                           (MB-LIMIT-6)
     budget-checked-after-parts-ran         a budget counted where the response is written, so
                                            the excess batch is refused after its parts ran
                                            (MB-LIMIT-6)
@@ -120,6 +123,53 @@ class _LateBudget:
 
 
 _LATE = _LateBudget()
+
+
+class _LeakyBudget:
+    """The relay as a server with a budget of `budget` batches in flight (the upstream's
+    published one, read from its capabilities document), refusing the batch beyond it with
+    503 before forwarding it, whose refusal keeps the place it took: each 503 leaves the
+    budget one smaller for good (a slot taken on arrival and given back only when a batch's
+    response is complete, which a refused batch never has)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.budget: int | None = None
+        #: The batches admitted and not yet answered.
+        self.held: set[int] = set()
+        #: The places refusals took and never gave back.
+        self.kept = 0
+
+    def refuse(self, req: RelayRequest) -> bool:
+        if not is_batch(req) or self.budget is None:
+            return False
+        with self.lock:
+            if len(self.held) + self.kept >= self.budget:
+                self.kept += 1
+                return True
+            self.held.add(id(req))
+        return False
+
+    def response(self, req: RelayRequest, resp: RelayResponse) -> None:
+        if req.method == "OPTIONS":
+            self._learn(resp)
+            return
+        with self.lock:
+            self.held.discard(id(req))
+
+    def _learn(self, resp: RelayResponse) -> None:
+        """The upstream's published budget; the places kept so far are the server's for good."""
+        try:
+            doc = json.loads(resp.body)
+        except ValueError:
+            return
+        limits = doc.get("limits") if isinstance(doc, dict) else None
+        budget = limits.get(BUDGET) if isinstance(limits, dict) else None
+        if isinstance(budget, int) and budget > 0:
+            self.budget = budget
+
+
+_LEAKY = _LeakyBudget()
 
 
 class _HoldPerPart:
@@ -228,6 +278,14 @@ PLANTS: tuple[Mutation, ...] = (
         ("atomic-rollback-never-seen",),
         on_request=_HOLD.request,
         on_response=_HOLD.response,
+    ),
+    Mutation(
+        "busy-refusal-keeps-its-place",
+        "MB-LIMIT-6 each 503 of a full budget keeps the place it took, the budget shrinking",
+        ("budget-excess-batch-refused",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        on_response=_LEAKY.response,
+        behaviour=Behaviour(refuse=_LEAKY.refuse),
     ),
     Mutation(
         "budget-checked-after-parts-ran",
