@@ -19,10 +19,11 @@ judges:
     nothing ran   no refused batch's marker is among the sandbox's members afterwards (a
                   collection retrieval, MB-STATUS-7), so its write never happened
     statuses      every other answer is the 200 of a processed batch
-    given back    once all are answered, n batches held at once (each a GET of the delay
-                  resource) are all processed: spec 9.1 says a refused batch "takes no part of
-                  the budget", so a 503 gives its place back (a wave that sees a 503 is sent
-                  again, up to three times, since other clients share the budget)
+    given back    once all are answered, up to three waves of n batches held at once (each
+                  a GET of the delay resource), each after the Retry-After of the one before,
+                  do not admit fewer and fewer, one drop after another: spec 9.1 says a
+                  refused batch "takes no part of the budget", so a 503 gives its place back
+                  (a single short wave is no fault: other clients share the budget)
 
 A server that admits the batches more slowly than `SETTLE_S` would see them one after another;
 the margin to `HOLD_MS` is wide on any server that answers a small batch in a few tens of
@@ -40,6 +41,7 @@ status of a rate limit, or a 500 is not the answer for "too busy").
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -65,6 +67,8 @@ __all__: list[str] = []
 MAX_HELD = 32
 #: Waves of a full budget sent after the excess was refused, until one runs whole.
 GIVEN_BACK_WAVES = 3
+#: The longest Retry-After a wave waits out before the next.
+RETRY_WAIT_CAP_S = 2.0
 BOUNDARY = "mb-budget-7d3f09a1c4e6b258"
 JSON_FIELDS = (("Content-Type", "application/json"),)
 
@@ -82,8 +86,8 @@ def _budget(ctx: Context, judge: Judge) -> int:
     "budget-excess-batch-refused",
     ("MB-LIMIT-6",),
     "A batch beyond the published budget of batches in flight is answered 503 with "
-    "Retry-After, and none of its parts ran; afterwards as many batches as the budget, held at "
-    "once, all run.",
+    "Retry-After, and none of its parts ran; afterwards waves of as many batches as the budget, "
+    "held at once, do not admit fewer and fewer as the refusals pile up.",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
     direct_only=CONCURRENT_LOAD,
@@ -149,7 +153,7 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
         )
     if not refused:
         return
-    _refusals_give_back_their_place(ctx, judge, budget, delay, len(refused))
+    _refusals_give_back_their_place(ctx, judge, budget, delay, statuses)
     try:
         listing = sandbox_listing(ctx, judge, coll)
     except NotApplicable as exc:
@@ -169,37 +173,67 @@ def excess_batch_refused(ctx: Context, judge: Judge) -> None:
 
 
 def _refusals_give_back_their_place(
-    ctx: Context, judge: Judge, budget: int, delay: str, refusals: int
+    ctx: Context, judge: Judge, budget: int, delay: str, first: list[int]
 ) -> None:
-    """Once every batch of the excess is answered, `budget` batches held at once all run.
+    """Once every batch of the excess is answered, waves of `budget` batches held at once do
+    not find the budget shrinking by the places refusals took.
 
     Spec 9.1: "A batch the server has refused, for any fault, is no longer held once its
     refusal is sent, and takes no part of the budget", its 503 included. The budget is shared
-    with other clients, so a wave that sees a 503 is sent again, up to GIVEN_BACK_WAVES times:
-    a place kept by each refusal is kept for good, and each refusal of a wave keeps one more."""
+    with other clients ("a client cannot count on the first `max_batches_in_flight` of its own
+    batches being taken"), and a server may admit fewer than it publishes, so a wave that is
+    not processed whole is no fault by itself. A place a refusal keeps is kept for good, and
+    each refusal of a wave keeps one more: the waves then admit fewer and fewer, one drop after
+    another. That shape, over GIVEN_BACK_WAVES waves after the excess, is what is judged;
+    each wave waits out the Retry-After of the one before (up to RETRY_WAIT_CAP_S)."""
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     request = ctx.raw_request(
         "POST", ctx.batch_path, head, compose_batch([SubRequest("GET", delay)], BOUNDARY)
     )
+    admitted = [sum(status == 200 for status in first)]
+    if admitted[0] <= GIVEN_BACK_WAVES - 1:
+        judge.note(
+            f"{admitted[0]} of {budget + 1} batches ran beside the refused one: too few places "
+            "to see the budget shrink wave by wave"
+        )
+        return
+    wait = SETTLE_S
     waves: list[list[int]] = []
     for _ in range(GIVEN_BACK_WAVES):
-        time.sleep(SETTLE_S)
+        time.sleep(wait)
         with ThreadPoolExecutor(budget, thread_name_prefix="mixbatch-budget") as pool:
             held = [pool.submit(ctx.send_many, judge, [request]) for _ in range(budget)]
             answers = [f.result()[0] for f in held]
         waves.append([ex.response.status if ex.response else 0 for ex in answers])
-        if all(status == 200 for status in waves[-1]):
+        admitted.append(sum(status == 200 for status in waves[-1]))
+        if admitted[-1] == budget:
             break
+        wait = max(SETTLE_S, min(RETRY_WAIT_CAP_S, _retry_after_s(answers)))
+    shrinking = len(admitted) == GIVEN_BACK_WAVES + 1 and all(
+        later < earlier for earlier, later in itertools.pairwise(admitted)
+    )
     # MB-LIMIT-6 bounds "the batches it holds in flight"; spec 9.1: a refused batch "takes no
-    # part of the budget", so after the refusals every place of the budget is free again.
+    # part of the budget", so the refusals leave the places they met as free as before.
     judge.expect_true(
-        f"{budget} batches held at once after {refusals} refusal(s) of the excess",
-        all(status == 200 for status in waves[-1]),
-        f"statuses {waves}",
-        f"every one processed (200) in one of {GIVEN_BACK_WAVES} waves: a refusal gives back "
-        "its place",
+        f"waves of {budget} batches held at once after the excess was refused",
+        not shrinking,
+        f"batches run: {admitted[0]} beside the excess, then {admitted[1:]} (statuses {waves})",
+        "no wave admitting fewer than the one before it, wave after wave (a budget shrinking "
+        "by the places its refusals kept)",
         "MB-LIMIT-6",
     )
+
+
+def _retry_after_s(answers: list[Exchange]) -> float:
+    """The longest Retry-After in delay-seconds among the 503s of `answers` (0 when none)."""
+    seconds = [
+        float(ex.response.get("Retry-After") or "")
+        for ex in answers
+        if ex.response is not None
+        and ex.response.status == 503
+        and (ex.response.get("Retry-After") or "").strip().isdigit()
+    ]
+    return max(seconds, default=0.0)
 
 
 @checker(

@@ -533,7 +533,7 @@ def echo_absolute_form(ctx: Context, judge: Judge) -> None:
     # of such a request is its path and query.
     _judge_echo(judge, "absolute-form GET", sub, resp.status, resp.media_type, resp.body)
     for scheme, host in _absolute_form_spellings(ctx):
-        spelled = f"{scheme}://{host}:{ctx.port}{origin_form}"
+        spelled = f"{scheme}://{host}{ctx.authority[len(ctx.host) :]}{origin_form}"
         got = ctx.send(judge, ctx.raw_request("GET", spelled, ECHO_FIELDS))
         if got.status != resp.status:
             # RFC 3986 §3.1, §3.2.2: scheme and host compare without case, so this is the
