@@ -54,6 +54,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from mixbatch_conformance.checks._shared.absolute_form import NO_ABSOLUTE_FORM_IN_H2, absolute_uri
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import Echo, read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -90,12 +91,7 @@ def _absolute(ctx: Context, path: str, spelling: Spelling | None = None) -> str:
     """`path` (origin-form) as an absolute URI on the target's base_url origin, its scheme and
     host written as `spelling` says (the same URI: RFC 3986 §3.1, §3.2.2 compare both without
     case)."""
-    if spelling is None:
-        return f"{ctx.scheme}://{ctx.authority}{path}"
-    scheme, host = spelling
-    # The authority as the target's own is written (no port when it is the default one), the
-    # host spelled as asked.
-    return f"{scheme}://{host}{ctx.authority[len(ctx.host) :]}{path}"
+    return absolute_uri(ctx, path, *(spelling or ()))
 
 
 def _spellings(ctx: Context) -> list[Spelling]:
@@ -310,6 +306,8 @@ def _compare(
     direct_only=DIRECT_ONLY,
 )
 def batch_absolute_form_as_origin_form(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable(NO_ABSOLUTE_FORM_IN_H2)
     echo_role = ctx.target.resource("echo")
     echo = ctx.path(echo_role) if echo_role else None
     ok_role = ctx.target.resource("ok")
@@ -387,6 +385,8 @@ def batch_absolute_form_as_origin_form(ctx: Context, judge: Judge) -> None:
     direct_only=DIRECT_ONLY,
 )
 def echo_absolute_form_authority(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable(NO_ABSOLUTE_FORM_IN_H2)
     echo = ctx.path(ctx.resource(judge, "echo"))
     taken, addressed = _absolute_form_taken(ctx, judge, echo)
     if not taken:

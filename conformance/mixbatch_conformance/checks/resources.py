@@ -24,6 +24,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from mixbatch_conformance.checks._shared.absolute_form import NO_ABSOLUTE_FORM_IN_H2, absolute_uri
 from mixbatch_conformance.checks._shared.delay_answers import CLOCK_SLACK_MS
 from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -523,6 +524,8 @@ def _delay_behind_reference(ctx: Context, judge: Judge, template: str) -> None:
     "sees it",
 )
 def echo_absolute_form(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable(NO_ABSOLUTE_FORM_IN_H2)
     echo = ctx.path(ctx.resource(judge, "echo"))
     origin_form = f"{echo}?mb-test=absolute-form&q=a%20b"
     sub = SubRequest("GET", origin_form, ECHO_FIELDS)
@@ -533,7 +536,7 @@ def echo_absolute_form(ctx: Context, judge: Judge) -> None:
     # of such a request is its path and query.
     _judge_echo(judge, "absolute-form GET", sub, resp.status, resp.media_type, resp.body)
     for scheme, host in _absolute_form_spellings(ctx):
-        spelled = f"{scheme}://{host}{ctx.authority[len(ctx.host) :]}{origin_form}"
+        spelled = absolute_uri(ctx, origin_form, scheme, host)
         got = ctx.send(judge, ctx.raw_request("GET", spelled, ECHO_FIELDS))
         if got.status != resp.status:
             # RFC 3986 §3.1, §3.2.2: scheme and host compare without case, so this is the
@@ -541,6 +544,11 @@ def echo_absolute_form(ctx: Context, judge: Judge) -> None:
             # §3.2.2 ("MUST accept the absolute-form"), not MB-TEST-2, which is judged on
             # what the echo reports once it answers.
             judge.note(f"GET {spelled}: {got.status}, not {resp.status} as for {absolute}")
+            continue
+        if read_echo(got.body) is None:
+            # A 200 that is no echo description: the request never reached the echo, as it
+            # would not where the spelling is not read as absolute-form (RFC 9112 §3.2.2).
+            judge.note(f"GET {spelled}: {got.status} with no echo description: not judged")
             continue
         _judge_echo(judge, f"GET {spelled}", sub, got.status, got.media_type, got.body)
 
