@@ -10,7 +10,10 @@ the three forms spec 3.2.2 allows (a network-path reference is refused by MB-SUB
 sent), each with a query of its own that holds `/../` and `/./` (text of the query, which no
 step of the resolution touches), and reads from the echo the target each part's resource
 received: the result of `checks._shared.resolution.resolve`, computed by the suite, never what
-the server under test says. It writes nothing.
+the server under test says. Segments that only look like dot segments (`...`, `..mb`, `.mb`,
+`mb..`) are detours too, each followed by the `..` that removes it: a receiver that takes any
+segment starting with `..` for one climbs a level too many. The batch is split to stay within a
+published `max_parts`. It writes nothing.
 
 Dot segments may also climb above the root: RFC 3986 §5.2.4 drops a `..` that has no segment
 left to remove ("/../a" is "/a"), so `</../echo>`, `</mb-a/../../echo>`, the same paths in an
@@ -22,6 +25,7 @@ excess `..` kept, fails the echo's target.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.part_limits import within_max_parts
 from mixbatch_conformance.checks._shared.resolution import resolve
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
@@ -31,8 +35,19 @@ from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
 
-#: Detours put before the echo's last segment, each resolving back to where it started.
-DETOURS = ("mb-a/../", "./", "mb-a/mb-b/../../", "mb-a/./../")
+#: Detours put before the echo's last segment, each resolving back to where it started: dot
+#: segments, and segments that only look like them (`...`, `..mb`, `.mb`, `mb..`: RFC 3986
+#: §5.2.4 removes "." and ".." only), each taken away again by the ".." after it.
+DETOURS = (
+    "mb-a/../",
+    "./",
+    "mb-a/mb-b/../../",
+    "mb-a/./../",
+    ".../../",
+    "..mb/../",
+    ".mb/../",
+    "mb../../",
+)
 #: Query text that looks like dot segments: RFC 3986 §5.2.2 removes them from the path only,
 #: so the query reaches the resource as written.
 QUERY_DOTS = "mb-q=/mb-a/../mb-b/./c/.."
@@ -67,7 +82,7 @@ def _spelled(ctx: Context, echo: str, form: str, detour: str) -> str:
 @checker(
     "dot-segments-removed-in-every-reference-form",
     ("MB-PART-5",),
-    "A reference to the echo resource holding dot segments, some climbing above the root, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the path's dot segments removed (an excess .. dropped) and its query as written.",
+    "A reference to the echo resource holding dot segments (and segments that only look like them, removed by a later ..), some climbing above the root, written as an absolute path, a relative path and an absolute URI on the batch's origin, reaches the resource with the path's dot segments removed (an excess .. dropped) and its query as written.",
     state=State.READ_ONLY,
 )
 def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> None:
@@ -84,12 +99,19 @@ def dot_segments_removed_in_every_reference_form(ctx: Context, judge: Judge) -> 
         subs.append(SubRequest("GET", ref))
         # RFC 3986 §5.2.4 drops the `..` that finds no segment to remove: the echo's own path.
         wanted.append(resolve(ctx.batch_path, ref))
+    for run in within_max_parts(ctx, judge, list(zip(subs, wanted, strict=True))):
+        _judge_run(ctx, judge, run)
+
+
+def _judge_run(ctx: Context, judge: Judge, run: list[tuple[SubRequest, str]]) -> None:
+    """One batch of the references, each judged by the target its echo received."""
+    subs = [sub for sub, _ in run]
     resp = ctx.batch(judge, subs)
     # MB-PART-5: every reference here resolves, dot segments and all, to the echo on the
     # batch's origin (RFC 3986 §5.2.4 drops a `..` above the root), so nothing is refused.
     judge.require("top-level status", resp.status, {200}, "MB-PART-5")
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-PART-5")
-    for i, (sub, target) in enumerate(zip(subs, wanted, strict=True)):
+    for i, (sub, target) in enumerate(run):
         label = f"part {i} <{sub.target}>"
         # MB-PART-5: "MUST use the result as the sub-request's target URI"; the result has no
         # dot segments (RFC 3986 §5.2.2), so the echo answers 200 as it does at its own path.
