@@ -31,14 +31,25 @@ REFERENCES = (("Batch-Mode", "references"),)
 ABSENT_FIELD = "X-Mb-Suite-Absent"
 
 
+#: A part's fields holding references, with fields that hold none before, between and after.
+FIELDS_IN_ORDER = (
+    ("X-Mb-Before", "plain"),
+    ("X-Mb-Tag", "$(0:ETag)"),
+    ("X-Mb-Between", "plain"),
+    ("X-Mb-Around", "tag=$(0:ETag); end"),
+    ("X-Mb-Lower", "$(0:etag)"),
+    ("X-Mb-After", "plain"),
+)
+
+
 def _single(fields: list[str]) -> str | None:
     return fields[0] if len(fields) == 1 else None
 
 
 @checker(
     "references-field-value-substituted",
-    ("MB-PROC-18",),
-    "Under Batch-Mode: references, $(0:ETag) in a header field value reaches the part's resource as part 0's ETag, octet for octet, with the text around it kept, and $(0:etag) names the same field.",
+    ("MB-PROC-18", "MB-PART-8"),
+    "Under Batch-Mode: references, $(0:ETag) in a header field value reaches the part's resource as part 0's ETag, octet for octet, with the text around it kept, and $(0:etag) names the same field; the fields holding references and those between them that hold none reach it in the order the part wrote them.",
     profile="references",
     state=State.READ_ONLY,
 )
@@ -50,11 +61,7 @@ def field_value_substituted(ctx: Context, judge: Judge) -> None:
         SubRequest(
             "GET",
             echo,
-            (
-                ("X-Mb-Tag", "$(0:ETag)"),
-                ("X-Mb-Around", "tag=$(0:ETag); end"),
-                ("X-Mb-Lower", "$(0:etag)"),
-            ),
+            FIELDS_IN_ORDER,
         ),
     ]
     env = expect_processed(
@@ -76,6 +83,11 @@ def field_value_substituted(ctx: Context, judge: Judge) -> None:
     # Spec 7.7: "field-name = token ; RFC 9110 section 5.1", and field names are
     # case-insensitive (RFC 9110 §5.1), so `$(0:etag)` names the field `$(0:ETag)` names.
     judge.expect("X-Mb-Lower received", seen.get_all("X-Mb-Lower"), [[etag]], "MB-PROC-18")
+    # MB-PART-8: the part's other header fields are the sub-request's, "in order", whether or
+    # not a reference in one was replaced; MB-TEST-2 lists them "in the order received".
+    sent = [name.lower() for name, _ in FIELDS_IN_ORDER]
+    got = [name.lower() for name, _ in seen.headers if name.lower() in sent]
+    judge.expect("the part's fields in the order received", got, [sent], "MB-PART-8")
 
 
 @checker(

@@ -8,7 +8,8 @@ server would send on. A server that substitutes only in Content-Id sees its fiel
 by case sees a lower-case name turned into one no response carries; one that keeps `$$(` sees
 `$$$(`, which the reference server turns into `$$(`; one that reads `$$(` as a reference sees
 `$(`; one that drops a lone `$` never sees it; one that substitutes in content sees content
-already substituted. A server that reads a missing field as empty sees no reference at all, and
+already substituted. A server that hands on the fields holding a reference after the others sees them moved last.
+A server that reads a missing field as empty sees no reference at all, and
 the answer of one that reports the reference shortened, or stops the batch at it, is edited.
 """
 
@@ -78,6 +79,21 @@ def _in_fields(
     return _request_parts(edit)
 
 
+def _referring_fields_last(parts: list[Part]) -> list[Part]:
+    """A server that substitutes in the fields holding a reference apart and appends them
+    after the part's other fields, so they reach the resource out of the part's order."""
+    out: list[Part] = []
+    for fields, body in parts:
+        holds = [
+            (n, v)
+            for n, v in fields
+            if n.lower() not in _NOT_REFERENCES and n.lower() != "content-id" and "$(" in v
+        ]
+        rest = [f for f in fields if f not in holds]
+        out.append((rest + holds, body))
+    return out
+
+
 def _content_substituted(parts: list[Part]) -> list[Part]:
     """A server that substitutes references in part content too: each becomes a path."""
     out: list[Part] = []
@@ -126,6 +142,13 @@ PLANTS: tuple[Mutation, ...] = (
         on_request=_in_fields(
             r"\$\(([0-9]+):([a-z][a-z0-9-]*)\)", r"$(\1:X-Mb-Plant-\2)", content_id=False
         ),
+    ),
+    # MB-PART-8: the part's other header fields are the sub-request's, "in order".
+    P(
+        "referring-fields-moved-last",
+        "MB-PART-8 the fields holding a reference handed on after the part's other fields",
+        ("references-field-value-substituted",),
+        on_request=_request_parts(_referring_fields_last),
     ),
     P(
         "location-reference-in-field-left-literal",
