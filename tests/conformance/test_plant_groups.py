@@ -981,6 +981,7 @@ GROUPS = (
             "subrequest-fields-in-every-mode",
             "late-fault-runs-nothing-on-every-path",
             "parts-streamed-on-every-path",
+            "parts-streamed-in-every-form",
             "sub-response-fields-not-at-top-in-every-mode",
             "atomic-with-stop-preference",
             "no-transform-in-every-mode",
@@ -992,6 +993,8 @@ GROUPS = (
             "answer-held-after-bodyless-part",
             "gzip-answer-compressor-unflushed",
             "deflate-answer-compressor-unflushed",
+            "json-form-held-whole",
+            "xml-form-held-whole",
         ),
     ),
     Group(

@@ -28,6 +28,9 @@ after it on the same connection wrong.
     answer-held-for-writes              the answer to a batch with a POST, PUT, PATCH or DELETE
                                         part built whole, its parts run in a transaction that
                                         commits at the end (MB-PROC-4)
+    json-form-held-whole                the answer in the JSON form built whole, so that its
+                                        summary can come first (MB-PROC-4)
+    xml-form-held-whole                 the answer in the XML form built whole (MB-PROC-4)
     answer-held-for-chunked-batch       the answer to a chunked batch written only once it is
                                         complete (MB-PROC-4)
     answer-held-after-bodyless-part     a response part without content left in the buffer
@@ -334,6 +337,16 @@ def _stopping(req: RelayRequest) -> bool:
     return is_batch(req) and _STOP.search(_fields(req, "Prefer")) is not None
 
 
+def _asking_for(form: str) -> Callable[[RelayRequest], bool]:
+    """Whether a request is a batch whose Accept names the 207 form `form`."""
+
+    def asks(req: RelayRequest) -> bool:
+        listed = (req.get("Accept") or "").split(",")
+        return is_batch(req) and form in {m.split(";")[0].strip().lower() for m in listed}
+
+    return asks
+
+
 def _accepting(coding: str) -> Callable[[RelayRequest], str | None]:
     """`coding` for a batch whose Accept-Encoding names it, None for any other request."""
 
@@ -411,6 +424,20 @@ PLANTS: tuple[Mutation, ...] = (
         ("parts-streamed-on-every-path",),
         caught_by=("WARN", "FAIL", "FLAKY"),
         behaviour=Behaviour(hold=_batch_writes),
+    ),
+    Mutation(
+        "json-form-held-whole",
+        "MB-PROC-4 the JSON form's answer built whole, its summary written first",
+        ("parts-streamed-in-every-form",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=_asking_for("application/vnd.mixbatch.multistatus+json")),
+    ),
+    Mutation(
+        "xml-form-held-whole",
+        "MB-PROC-4 the XML form's answer built whole before any of it is written",
+        ("parts-streamed-in-every-form",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=_asking_for("application/xml")),
     ),
     Mutation(
         "answer-held-for-chunked-batch",
