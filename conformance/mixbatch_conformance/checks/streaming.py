@@ -41,14 +41,13 @@ because its client cannot take the chunked coding, breaks the recommendation on 
 from __future__ import annotations
 
 import re
-import socket
-import time
 import zlib
 from collections.abc import Callable
 from typing import NamedTuple
 
 import h11
 
+from mixbatch_conformance.checks._shared.arrivals import arrivals
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -149,54 +148,41 @@ def _timed_read(
     codings: list[str] = []
     inflaters: list[_Inflater] | None = []
     undecoded = False
-    started = time.monotonic()
-    conn = h11.Connection(h11.CLIENT)
     content = bytearray()
     first = last = None
     dash = b""
-    with socket.create_connection((ctx.host, ctx.port), timeout=ctx.timeout) as sock:
-        sock.sendall(request)
-        conn.send(h11.Request(method="POST", target="/", headers=[("Host", "x")]))
-        conn.send(h11.EndOfMessage())
-        while last is None:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                chunk = sock.recv(65536)
-                conn.receive_data(chunk)
-                if not chunk:
-                    break
-                continue
-            if isinstance(event, h11.Response):
-                status = event.status_code
-                for name, value in event.headers:
-                    if name == b"content-encoding":
-                        text = value.decode("latin-1").lower()
-                        codings += [c.strip() for c in text.split(",") if c.strip()]
-                    if name == b"content-type":
-                        try:
-                            media, params = parse_media_type(value.decode("latin-1"))
-                        except ValueError:
-                            params = {}
-                        dash = b"--" + params.get("boundary", "").encode("latin-1")
-                inflaters = _inflaters(codings)
-                undecoded = inflaters is None
-            elif isinstance(event, h11.Data):
-                data = bytes(event.data)
-                try:
-                    for inflater in inflaters or ():
-                        data = inflater.decode(data)
-                except zlib.error:
-                    # Octets that do not decode are read as they are, as the suite's client
-                    # reads a coding it cannot remove.
-                    inflaters, undecoded, data = None, True, bytes(event.data)
-                content += data
-                now = time.monotonic() - started
-                if first is None and dash and complete(bytes(content), dash):
-                    first = now
-                if dash and (b"\r\n" + dash + b"--") in content:
-                    last = now
-            else:
+    for now, arrival in arrivals(ctx, request):
+        if isinstance(arrival, h11.Response):
+            status = arrival.status_code
+            for name, value in arrival.headers:
+                if name == b"content-encoding":
+                    text = value.decode("latin-1").lower()
+                    codings += [c.strip() for c in text.split(",") if c.strip()]
+                if name == b"content-type":
+                    try:
+                        media, params = parse_media_type(value.decode("latin-1"))
+                    except ValueError:
+                        params = {}
+                    dash = b"--" + params.get("boundary", "").encode("latin-1")
+            inflaters = _inflaters(codings)
+            undecoded = inflaters is None
+        elif isinstance(arrival, bytes):
+            data = arrival
+            try:
+                for inflater in inflaters or ():
+                    data = inflater.decode(data)
+            except zlib.error:
+                # Octets that do not decode are read as they are, as the suite's client
+                # reads a coding it cannot remove.
+                inflaters, undecoded, data = None, True, arrival
+            content += data
+            if first is None and dash and complete(bytes(content), dash):
+                first = now
+            if dash and (b"\r\n" + dash + b"--") in content:
+                last = now
                 break
+        else:
+            break
     return Timed(bytes(content), first, last, status, media, tuple(codings), undecoded)
 
 

@@ -26,14 +26,13 @@ check runs direct only, over plain HTTP/1.1, and waits out the slow part (standa
 from __future__ import annotations
 
 import re
-import socket
-import time
 from collections.abc import Callable
 from typing import NamedTuple
 
 import h11
 
 from mixbatch_conformance.checks._shared.accept_cases import JSON, XML, offered_forms
+from mixbatch_conformance.checks._shared.arrivals import arrivals
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -107,33 +106,18 @@ def _timed_read(ctx: Context, request: bytes, complete: Callable[[bytes], bool])
     media = ""
     content = bytearray()
     first = last = None
-    conn = h11.Connection(h11.CLIENT)
-    started = time.monotonic()
-    with socket.create_connection((ctx.host, ctx.port), timeout=ctx.timeout) as sock:
-        sock.sendall(request)
-        conn.send(h11.Request(method="POST", target="/", headers=[("Host", "x")]))
-        conn.send(h11.EndOfMessage())
-        while last is None:
-            event = conn.next_event()
-            if event is h11.NEED_DATA:
-                chunk = sock.recv(65536)
-                conn.receive_data(chunk)
-                if not chunk:
-                    break
-                continue
-            if isinstance(event, h11.Response):
-                status = event.status_code
-                for name, value in event.headers:
-                    if name == b"content-type":
-                        media = value.decode("latin-1").split(";")[0].strip().lower()
-            elif isinstance(event, h11.Data):
-                content += event.data
-                if first is None and complete(bytes(content)):
-                    first = time.monotonic() - started
-            elif isinstance(event, h11.EndOfMessage):
-                last = time.monotonic() - started
-            else:
-                break
+    for at, arrival in arrivals(ctx, request):
+        if isinstance(arrival, h11.Response):
+            status = arrival.status_code
+            for name, value in arrival.headers:
+                if name == b"content-type":
+                    media = value.decode("latin-1").split(";")[0].strip().lower()
+        elif isinstance(arrival, bytes):
+            content += arrival
+            if first is None and complete(bytes(content)):
+                first = at
+        else:
+            last = at
     return Timed(status, media, bytes(content), first, last)
 
 

@@ -77,6 +77,25 @@ def _busy_as_429(req: RelayRequest, resp: RelayResponse) -> None:
         resp.status = 429
 
 
+def _document(resp: RelayResponse) -> dict[str, object]:
+    """A capabilities answer's document (empty when it is no JSON object)."""
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _published_budget(resp: RelayResponse) -> tuple[dict[str, object] | None, int | None]:
+    """A capabilities answer's `limits` object and the budget it publishes (None for either
+    that is not there)."""
+    limits = _document(resp).get("limits")
+    if not isinstance(limits, dict):
+        return None, None
+    budget = limits.get(BUDGET)
+    return limits, budget if isinstance(budget, int) else None
+
+
 class _LateBudget:
     """A budget one smaller than the upstream's, counted by the relay and checked only when the
     answer is written: the batch over it has run by then."""
@@ -108,18 +127,12 @@ class _LateBudget:
     def _publish(self, resp: RelayResponse) -> None:
         """Publish the upstream's budget less one, and start counting afresh."""
         self.held, self.over = 0, set()
-        try:
-            doc = json.loads(resp.body)
-        except ValueError:
-            return
-        limits = doc.get("limits") if isinstance(doc, dict) else None
-        budget = limits.get(BUDGET) if isinstance(limits, dict) else None
-        if not isinstance(budget, int) or budget < 2:
+        limits, budget = _published_budget(resp)
+        if limits is None or budget is None or budget < 2:
             self.limit = None
             return
-        assert isinstance(limits, dict)
         self.limit = limits[BUDGET] = budget - 1
-        resp.body = json.dumps(doc).encode()
+        resp.body = json.dumps({**_document(resp), "limits": limits}).encode()
 
 
 _LATE = _LateBudget()
@@ -159,13 +172,8 @@ class _LeakyBudget:
 
     def _learn(self, resp: RelayResponse) -> None:
         """The upstream's published budget; the places kept so far are the server's for good."""
-        try:
-            doc = json.loads(resp.body)
-        except ValueError:
-            return
-        limits = doc.get("limits") if isinstance(doc, dict) else None
-        budget = limits.get(BUDGET) if isinstance(limits, dict) else None
-        if isinstance(budget, int) and budget > 0:
+        _, budget = _published_budget(resp)
+        if budget is not None and budget > 0:
             self.budget = budget
 
 
