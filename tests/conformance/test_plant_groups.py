@@ -738,10 +738,11 @@ GROUPS = (
     ),
     Group(
         # MB-PROC-20: a reference to a part that "failed (status 400 or above), was skipped or
-        # did not run" cannot be resolved, whatever fields that part's answer carries.
+        # did not run" cannot be resolved, whatever fields that part's answer carries; one
+        # answered below 400 did not fail, so a reference to it is resolved.
         "unusable-references",
         _names(unusable_references.PLANTS),
-        ("references-to-failed-or-skipped-parts",),
+        ("references-to-failed-or-skipped-parts", "references-to-parts-below-400"),
         ("FAIL",),
     ),
     Group(

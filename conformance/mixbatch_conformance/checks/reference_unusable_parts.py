@@ -25,12 +25,13 @@ parts read it, so it is no case of its own. Every part is a GET.
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.alone import readable_echoes
+from mixbatch_conformance.checks._shared.nameable_fields import nameable
 from mixbatch_conformance.checks._shared.unresolved_parts import expect_unresolved_part
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import DROPPED_FIELDS, answers_in_every_form
+from mixbatch_conformance.core.representations import answers_in_every_form
 from mixbatch_conformance.core.validator import Part
 
 REFERENCES = (("Batch-Mode", "references"),)
@@ -40,11 +41,6 @@ NO_SUCH_TAG = '"mb-suite-no-such-tag"'
 REF_FIELD = "X-Mb-Ref"
 #: A response field no test resource sends, for a reference that goes unresolved.
 ABSENT_FIELD = "X-Mb-Suite-Absent"
-#: The fields a failed part's reference names first, when its response part carries them.
-PREFERRED = ("ETag", "Location", "Last-Modified", "Content-Type")
-#: Spec 7.7: the fields MB-RESP-4 drops and the mixbatch part fields are not fields of the
-#: sub-response, so a reference to them is unresolved whatever part it names.
-NOT_NAMEABLE = DROPPED_FIELDS | {"http-status-code", "content-id", "batch-outcome"}
 
 
 def _failing_parts(ctx: Context, judge: Judge) -> list[tuple[str, SubRequest]]:
@@ -67,23 +63,6 @@ def _failing_parts(ctx: Context, judge: Judge) -> list[tuple[str, SubRequest]]:
             target = ctx.path(template.replace("{code}", str(code)))
             out.append((f"the {code} of status", SubRequest("GET", target)))
     return out
-
-
-def _nameable(part: Part) -> str | None:
-    """A field the response part carries on exactly one line, that a reference may name."""
-    counts: dict[str, int] = {}
-    names: dict[str, str] = {}
-    for name, _ in part.fields:
-        low = name.lower()
-        if low in NOT_NAMEABLE:
-            continue
-        counts[low] = counts.get(low, 0) + 1
-        names.setdefault(low, name)
-    single = [low for low, n in counts.items() if n == 1]
-    for want in PREFERRED:
-        if want.lower() in single:
-            return want
-    return names[single[0]] if single else None
 
 
 def _as_part(index: int, fields: tuple[tuple[str, str], ...], body: bytes) -> Part:
@@ -115,7 +94,7 @@ def references_to_failed_or_skipped(ctx: Context, judge: Judge) -> None:
         if status is None or status < 400:
             judge.note(f"{label} was answered {status}, not a failure: left out")
             continue
-        field = _nameable(part)
+        field = nameable(part)
         if field is None:
             judge.note(f"{label} carries no field a reference may name: Content-Type named")
         kept.append(

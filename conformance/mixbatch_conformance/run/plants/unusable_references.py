@@ -8,7 +8,9 @@ already edited) is in the state the planted server wrongly takes for usable and 
 field (`Location` for `$(N)`) on one line, is turned into the part that ran: a 200 whose body
 is the echo's description (MB-TEST-2) of the request part with the reference replaced by that
 value. One plant takes a part that ran with any status for usable (a failed part's `ETag` or
-`Content-Type` read), the other a skipped part (the fields of its problem read).
+`Content-Type` read), another a skipped part (the fields of its problem read). A third goes the
+other way: a part whose field value refers to a part answered 3xx, which did not fail, is
+skipped with the MB-PROC-20 problem, as a server that counts only 2xx as success answers it.
 """
 
 from __future__ import annotations
@@ -110,6 +112,53 @@ def _skipped(part: Part) -> bool:
     return field_of(part[0], "Batch-Outcome") == "skipped"
 
 
+#: A reference anywhere in a part field value (spec 7.7's `reference`).
+_WRITTEN = re.compile(r"\$\((0|[1-9][0-9]*)(?::[!#$%&'*+.^_`|~0-9A-Za-z-]+)?\)")
+
+
+def _unresolved(request: Part, written: str) -> Part:
+    """The MB-PROC-20 answer to `request`, skipped for the reference `written`."""
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": "Unresolved reference",
+            "status": 424,
+            "requirement": "MB-PROC-20",
+            "reference": written,
+        }
+    ).encode()
+    fields = [
+        ("Content-Id", field_of(request[0], "Content-Id") or ""),
+        ("Batch-Outcome", "skipped"),
+        ("Content-Type", "application/problem+json"),
+        ("Content-Length", str(len(body))),
+    ]
+    return fields, body
+
+
+def _3xx_taken_for_failed(req: RelayRequest, resp: RelayResponse) -> None:
+    """A part that refers to one answered 3xx skipped as unresolved: success read as 2xx."""
+    rb, sb = boundary_of(req), boundary_of(resp)
+    if not rb or not sb or not is_batch(req) or not _REFERENCES(req):
+        return
+    requests, answers = parts_of(req.body, rb), parts_of(resp.body, sb)
+    if requests is None or answers is None or len(requests) != len(answers):
+        return
+    statuses = [field_of(f, "Http-Status-Code") or "" for f, _ in answers]
+    out: list[Part] = []
+    for request, answer in zip(requests, answers, strict=True):
+        for name, value in request[0]:
+            if name.lower() in _CONTROL:
+                continue
+            m = _WRITTEN.search(value)
+            named = int(m.group(1)) if m else len(statuses)
+            if m and named < len(statuses) and statuses[named][:1] == "3":
+                answer = _unresolved(request, m.group(0))
+                break
+        out.append(answer)
+    resp.body = write_parts(out, sb)
+
+
 P = Mutation
 
 PLANTS: tuple[Mutation, ...] = (
@@ -126,5 +175,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-20 a reference to a skipped part resolved from its problem's fields",
         ("references-to-failed-or-skipped-parts",),
         on_response=_reads(_skipped),
+    ),
+    # MB-PROC-20 counts as failed only "status 400 or above".
+    P(
+        "redirect-part-taken-for-failed",
+        "MB-PROC-20 a reference to a part answered 3xx taken for unresolved, success read as 2xx",
+        ("references-to-parts-below-400",),
+        on_response=_3xx_taken_for_failed,
     ),
 )
