@@ -41,7 +41,6 @@ status of a rate limit, or a 500 is not the answer for "too busy").
 
 from __future__ import annotations
 
-import itertools
 import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -183,14 +182,15 @@ def _refusals_give_back_their_place(
     with other clients ("a client cannot count on the first `max_batches_in_flight` of its own
     batches being taken"), and a server may admit fewer than it publishes, so a wave that is
     not processed whole is no fault by itself. A place a refusal keeps is kept for good, and
-    each refusal of a wave keeps one more: the waves then admit fewer and fewer, one drop after
-    another. That shape, over GIVEN_BACK_WAVES waves after the excess, is what is judged;
+    each refusal of a wave keeps one more: each wave then admits what the one before admitted
+    less that one's refusals, one drop after another. That shape, over GIVEN_BACK_WAVES waves after the excess, is what is judged;
     each wave waits out the Retry-After of the one before (up to RETRY_WAIT_CAP_S)."""
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     request = ctx.raw_request(
         "POST", ctx.batch_path, head, compose_batch([SubRequest("GET", delay)], BOUNDARY)
     )
     admitted = [sum(status == 200 for status in first)]
+    refused = [sum(status == 503 for status in first)]
     if admitted[0] <= GIVEN_BACK_WAVES - 1:
         judge.note(
             f"{admitted[0]} of {budget + 1} batches ran beside the refused one: too few places "
@@ -206,11 +206,16 @@ def _refusals_give_back_their_place(
             answers = [f.result()[0] for f in held]
         waves.append([ex.response.status if ex.response else 0 for ex in answers])
         admitted.append(sum(status == 200 for status in waves[-1]))
+        refused.append(sum(status == 503 for status in waves[-1]))
         if admitted[-1] == budget:
             break
         wait = max(SETTLE_S, min(RETRY_WAIT_CAP_S, _retry_after_s(answers)))
+    # The leak's own arithmetic: each wave admits what the one before admitted less the
+    # places its refusals kept, and fewer each time. A limit that adapts to load falls too,
+    # but not by exactly the refusals of each wave, three times over.
     shrinking = len(admitted) == GIVEN_BACK_WAVES + 1 and all(
-        later < earlier for earlier, later in itertools.pairwise(admitted)
+        admitted[i] < admitted[i - 1] and admitted[i] == max(0, admitted[i - 1] - refused[i - 1])
+        for i in range(1, len(admitted))
     )
     # MB-LIMIT-6 bounds "the batches it holds in flight"; spec 9.1: a refused batch "takes no
     # part of the budget", so the refusals leave the places they met as free as before.
@@ -218,8 +223,8 @@ def _refusals_give_back_their_place(
         f"waves of {budget} batches held at once after the excess was refused",
         not shrinking,
         f"batches run: {admitted[0]} beside the excess, then {admitted[1:]} (statuses {waves})",
-        "no wave admitting fewer than the one before it, wave after wave (a budget shrinking "
-        "by the places its refusals kept)",
+        "no wave admitting fewer than the one before it by the refusals of that one, wave "
+        "after wave (a budget shrinking by the places its refusals kept)",
         "MB-LIMIT-6",
     )
 

@@ -258,6 +258,9 @@ def _quick_and_slow(
     limit = ctx.target.batch_timeout_ms
     if limit is not None and limit <= DELAY_MS + 500:
         judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    largest = ctx.target.delay_max_ms
+    if largest is not None and largest < DELAY_MS:
+        judge.not_applicable(f"the delay resource declares no wait as long as {DELAY_MS} ms")
     slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
     return SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))), slow
 

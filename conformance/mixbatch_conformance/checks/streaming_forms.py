@@ -17,8 +17,10 @@ answer ends:
            run (its counts are known only then), which holds entry 0 back as holding the part does
            (spec 6.4: member order in the document is free)
 
-An answer that is not the form asked for, or not a 207, is noted and not judged (the
-negotiation checks judge which representation a server chooses). The atomic profile's batches
+An answer that is not the form asked for, or not a 207, or one in a content coding (identity is
+asked for), or one that came whole before the slow part could have waited, is noted and not
+judged (the negotiation checks judge which representation a server chooses). A target whose
+delay resource declares a largest wait below the slow part's is not applicable. The atomic profile's batches
 are the spec's exception and none is sent. An intermediary may buffer a whole response, so the
 check runs direct only, over plain HTTP/1.1, and waits out the slow part (standard tier).
 """
@@ -99,6 +101,8 @@ class Timed(NamedTuple):
     content: bytes
     first: float | None
     last: float | None
+    #: Whether the answer names a content coding other than identity.
+    coded: bool = False
 
 
 def _timed_read(ctx: Context, request: bytes, complete: Callable[[bytes], bool]) -> Timed:
@@ -106,19 +110,22 @@ def _timed_read(ctx: Context, request: bytes, complete: Callable[[bytes], bool])
     media = ""
     content = bytearray()
     first = last = None
+    coded = False
     for at, arrival in arrivals(ctx, request):
         if isinstance(arrival, h11.Response):
             status = arrival.status_code
             for name, value in arrival.headers:
                 if name == b"content-type":
                     media = value.decode("latin-1").split(";")[0].strip().lower()
+                if name == b"content-encoding":
+                    coded = coded or value.strip().lower() not in (b"", b"identity")
         elif isinstance(arrival, bytes):
             content += arrival
             if first is None and complete(bytes(content)):
                 first = at
         else:
             last = at
-    return Timed(status, media, bytes(content), first, last)
+    return Timed(status, media, bytes(content), first, last, coded)
 
 
 @checker(
@@ -138,20 +145,34 @@ def parts_streamed_in_every_form(ctx: Context, judge: Judge) -> None:
     limit = ctx.target.batch_timeout_ms
     if limit is not None and limit <= DELAY_MS + 500:
         judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
+    largest = ctx.target.delay_max_ms
+    if largest is not None and largest < DELAY_MS:
+        judge.not_applicable(f"the delay resource declares no wait as long as {DELAY_MS} ms")
     slow = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS)))
     subs = [SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))), SubRequest("GET", slow)]
     body = compose_batch(subs, BOUNDARY)
     judged = 0
     for form in forms:
-        head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"), ("Accept", form)]
+        # Identity asked for, so that entry 0 is read from the octets as they come.
+        head = [
+            ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
+            ("Accept", form),
+            ("Accept-Encoding", "identity"),
+        ]
         request = ctx.raw_request("POST", ctx.batch_path, head, body)
         complete = xml_entry0_complete if form == XML else json_entry0_complete
         timed = _timed_read(ctx, request, complete)
-        if timed.status != 207 or timed.media != form or timed.last is None:
+        if timed.status != 207 or timed.media != form or timed.last is None or timed.coded:
             judge.note(
                 f"Accept: {form}: answered {timed.status} {timed.media!r}"
-                f"{'' if timed.last is not None else ', not ended'}: not judged"
+                f"{'' if timed.last is not None else ', not ended'}"
+                f"{', in a content coding' if timed.coded else ''}: not judged"
             )
+            continue
+        if timed.last < DELAY_MS / 1000 - MARGIN_S:
+            # The slow part did not wait (a delay the resource refused, or served sooner):
+            # nothing was there to stream ahead of.
+            judge.note(f"Accept: {form}: answered whole in {timed.last:.2f} s: not judged")
             continue
         judged += 1
         first, last = timed.first, timed.last
