@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import h11
 
-from mixbatch_conformance.checks._shared.arrivals import arrivals
+from mixbatch_conformance.checks._shared.arrivals import arrivals, quick_and_slow
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
@@ -251,18 +251,8 @@ def _judge_timed(judge: Judge, timed: Timed, label: str, requirement: str | None
 def _quick_and_slow(
     ctx: Context, judge: Judge, version: str = "HTTP/1.1"
 ) -> tuple[SubRequest, SubRequest]:
-    """A quick part (a GET of `ok`) and a slow one (the delay resource for `DELAY_MS`), or N/A
-    when the timing cannot be read or the slow part would outlast the batch's time limit."""
-    if ctx.tls is not None or ctx.settings.http2:
-        judge.not_applicable(f"the timing is read from a plain {version} connection")
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= DELAY_MS + 500:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    largest = ctx.target.delay_max_ms
-    if largest is not None and largest < DELAY_MS:
-        judge.not_applicable(f"the delay resource declares no wait as long as {DELAY_MS} ms")
-    slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS))))
-    return SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))), slow
+    """A quick part (a GET of `ok`) and a slow one (the delay resource for `DELAY_MS`)."""
+    return quick_and_slow(ctx, judge, DELAY_MS, version)
 
 
 @checker(

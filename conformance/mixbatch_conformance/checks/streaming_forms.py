@@ -34,8 +34,8 @@ from typing import NamedTuple
 import h11
 
 from mixbatch_conformance.checks._shared.accept_cases import JSON, XML, offered_forms
-from mixbatch_conformance.checks._shared.arrivals import arrivals
-from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.checks._shared.arrivals import arrivals, quick_and_slow
+from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 
@@ -140,16 +140,7 @@ def parts_streamed_in_every_form(ctx: Context, judge: Judge) -> None:
     forms = [form for form in offered_forms(ctx) if form in (XML, JSON)]
     if not forms:
         judge.not_applicable("the target offers neither the xml nor the json profile")
-    if ctx.tls is not None or ctx.settings.http2:
-        judge.not_applicable("the timing is read from a plain HTTP/1.1 connection")
-    limit = ctx.target.batch_timeout_ms
-    if limit is not None and limit <= DELAY_MS + 500:
-        judge.not_applicable(f"the slow part would outlast the declared batch_timeout_ms {limit}")
-    largest = ctx.target.delay_max_ms
-    if largest is not None and largest < DELAY_MS:
-        judge.not_applicable(f"the delay resource declares no wait as long as {DELAY_MS} ms")
-    slow = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(DELAY_MS)))
-    subs = [SubRequest("GET", ctx.path(ctx.resource(judge, "ok"))), SubRequest("GET", slow)]
+    subs = list(quick_and_slow(ctx, judge, DELAY_MS))
     body = compose_batch(subs, BOUNDARY)
     judged = 0
     for form in forms:

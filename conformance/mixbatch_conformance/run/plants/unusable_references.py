@@ -79,14 +79,24 @@ def _ran(request: Part, written: str, value: str, authority: str) -> Part:
     return out, body
 
 
+def _paired(req: RelayRequest, resp: RelayResponse) -> tuple[list[Part], list[Part], str] | None:
+    """A references batch's request parts, its answer's parts (as many) and the answer's
+    boundary; None for any other exchange."""
+    rb, sb = boundary_of(req), boundary_of(resp)
+    if not rb or not sb or not is_batch(req) or not _REFERENCES(req):
+        return None
+    requests, answers = parts_of(req.body, rb), parts_of(resp.body, sb)
+    if requests is None or answers is None or len(requests) != len(answers):
+        return None
+    return requests, answers, sb
+
+
 def _reads(usable: Usable) -> Callable[[RelayRequest, RelayResponse], None]:
     def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        rb, sb = boundary_of(req), boundary_of(resp)
-        if not rb or not sb or not is_batch(req) or not _REFERENCES(req):
+        paired = _paired(req, resp)
+        if paired is None:
             return
-        requests, answers = parts_of(req.body, rb), parts_of(resp.body, sb)
-        if requests is None or answers is None or len(requests) != len(answers):
-            return
+        requests, answers, sb = paired
         authority = next((v for n, v in req.headers if n.lower() == "host"), "")
         out: list[Part] = []
         for request, answer in zip(requests, answers, strict=True):
@@ -138,12 +148,10 @@ def _unresolved(request: Part, written: str) -> Part:
 
 def _3xx_taken_for_failed(req: RelayRequest, resp: RelayResponse) -> None:
     """A part that refers to one answered 3xx skipped as unresolved: success read as 2xx."""
-    rb, sb = boundary_of(req), boundary_of(resp)
-    if not rb or not sb or not is_batch(req) or not _REFERENCES(req):
+    paired = _paired(req, resp)
+    if paired is None:
         return
-    requests, answers = parts_of(req.body, rb), parts_of(resp.body, sb)
-    if requests is None or answers is None or len(requests) != len(answers):
-        return
+    requests, answers, sb = paired
     statuses = [field_of(f, "Http-Status-Code") or "" for f, _ in answers]
     out: list[Part] = []
     for request, answer in zip(requests, answers, strict=True):
