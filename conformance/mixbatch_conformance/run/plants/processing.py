@@ -78,6 +78,25 @@ def _prefer_matches(pattern: str) -> Callable[[RelayRequest], bool]:
     return lambda req: is_batch(req) and bool(rx.search(req.get("Prefer") or ""))
 
 
+_ATOMIC = header_has("Batch-Mode", "atomic")
+
+
+def _atomic_run_when_several(req: RelayRequest) -> None:
+    """An atomic batch of several parts run as a plain one (its Batch-Mode dropped), as a
+    server that refuses the mode only where a batch of one part would need no rollback."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and _ATOMIC(req) else None
+    if parts is not None and len(parts) > 1:
+        req.headers = without_field(req.headers, "Batch-Mode")
+
+
+def _atomic_refused(req: RelayRequest, resp: RelayResponse) -> None:
+    """The 501 of MB-PROC-7 for an atomic batch the planted server did not run."""
+    if is_batch(req) and _ATOMIC(req):
+        problem(resp, 501, "MB-PROC-7")
+    map_capabilities(_without_profile("atomic"))(req, resp)
+
+
 def _without_profile(name: str) -> Callable[[dict[str, object]], None]:
     """A capabilities document that does not offer profile `name`."""
 
@@ -409,6 +428,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("atomic-unsupported",),
         on_request=set_request_field("Batch-Mode", None, header_has("Batch-Mode", "atomic")),
         on_response=map_capabilities(_without_profile("atomic")),
+    ),
+    P(
+        "atomic-mode-refused-for-one-part-only",
+        "MB-PROC-7 Batch-Mode: atomic refused for a batch of one part, a batch of several run",
+        ("atomic-unsupported",),
+        on_request=_atomic_run_when_several,
+        on_response=_atomic_refused,
     ),
     # MB-PROC-9: conditionals in parts as alone.
     P(
