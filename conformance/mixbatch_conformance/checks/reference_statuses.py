@@ -46,10 +46,11 @@ def references_to_parts_below_400(ctx: Context, judge: Judge) -> None:
     for code in UNFAILED:
         named = SubRequest("GET", template.replace("{code}", str(code)))
         alone = ctx.batch(judge, [named], headers=REFERENCES)
-        if alone.status != 200 or part_status(ctx.read_batch(judge, alone), 0) != code:
+        learnt = ctx.read_batch(judge, alone) if alone.status == 200 else None
+        if learnt is None or part_status(learnt, 0) != code:
             judge.note(f"the status resource asked for {code} in a batch: not answered {code}")
             continue
-        field = nameable(ctx.read_batch(judge, alone).parts[0])
+        field = nameable(learnt.parts[0])
         if field is None:
             judge.note(f"the {code} of the status resource carries no field a reference may name")
             continue

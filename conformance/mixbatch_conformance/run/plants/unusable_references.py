@@ -122,8 +122,8 @@ def _skipped(part: Part) -> bool:
     return field_of(part[0], "Batch-Outcome") == "skipped"
 
 
-#: A reference anywhere in a part field value (spec 7.7's `reference`).
-_WRITTEN = re.compile(r"\$\((0|[1-9][0-9]*)(?::[!#$%&'*+.^_`|~0-9A-Za-z-]+)?\)")
+#: A reference anywhere in a part field value: `_REFERENCE` without its anchors.
+_WRITTEN = re.compile(_REFERENCE.pattern.removeprefix("^").removesuffix("$"))
 
 
 def _unresolved(request: Part, written: str) -> Part:
@@ -159,8 +159,7 @@ def _3xx_taken_for_failed(req: RelayRequest, resp: RelayResponse) -> None:
             if name.lower() in _CONTROL:
                 continue
             m = _WRITTEN.search(value)
-            named = int(m.group(1)) if m else len(statuses)
-            if m and named < len(statuses) and statuses[named][:1] == "3":
+            if m and int(m.group(1)) < len(statuses) and statuses[int(m.group(1))][:1] == "3":
                 answer = _unresolved(request, m.group(0))
                 break
         out.append(answer)
