@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,16 +22,18 @@ from mixbatch_conformance.cli import (
     EXIT_USAGE,
     main,
 )
+from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge, Verdict
 from mixbatch_conformance.core.registry import Check, State
 from mixbatch_conformance.core.requirements import load_index
-from mixbatch_conformance.core.target import Target
+from mixbatch_conformance.core.target import Target, reference_target
 from mixbatch_conformance.run.discover import SAFE_METHODS, draft_for
 from mixbatch_conformance.run.display import print_summary
 from mixbatch_conformance.run.replay import describe
 from mixbatch_conformance.run.report import _result_doc
 from mixbatch_conformance.run.runner import CheckResult, requirement_verdict
 from mixbatch_conformance.run.selection import SelectionError, plan
+from mixbatch_conformance.transport.embedded import embedded_server
 from mixbatch_conformance.transport.urls import UsageError, parse_target_url
 from tests.conformance import _outside
 
@@ -50,6 +53,33 @@ from tests.conformance import _outside
 def test_target_url_forms_are_read(given: str, base: str, endpoint: str | None) -> None:
     url = parse_target_url(given)
     assert (url.base_url, url.endpoint) == (base, endpoint)
+
+
+def test_an_ipv6_target_is_written_in_brackets_in_every_uri_and_host_field() -> None:
+    ctx = Context(reference_target("http://[::1]:8080"))
+    assert (ctx.host, ctx.authority) == ("[::1]", "[::1]:8080")
+    assert ctx.ref("/ok", "absolute-uri") == "http://[::1]:8080/ok"
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="the machine has no IPv6")
+def test_an_ipv6_target_is_tested_as_an_ipv4_one(capsys: pytest.CaptureFixture[str]) -> None:
+    command = [sys.executable, "-m", "mixbatch", "serve", "--host", "::1", "--port", "0"]
+    try:
+        server = embedded_server(command)
+        url = server.__enter__()
+    except Exception as exc:  # an IPv6 loopback the kernel does not offer
+        pytest.skip(f"no server on [::1]: {exc}")
+    try:
+        assert url.startswith("http://[::1]:")
+        only = ["--only", "MB-SUB-2", "MB-STATUS-1", "MB-WIRE-2"]
+        argv = ["--target", url, "--tier", "smoke", "--no-progress", *only]
+        status = main(argv)
+        out, err = capsys.readouterr()
+        assert status == EXIT_CONFORMANT, (out + err)[-3000:]
+        assert " 0 failed" in out
+        assert " 0 passed" not in out
+    finally:
+        server.__exit__(None, None, None)
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,7 @@ from mixbatch_conformance.transport.http import (
     read_response,
 )
 from mixbatch_conformance.transport.tls import TlsFailure, explain
+from mixbatch_conformance.transport.urls import socket_host
 
 __all__ = ["ALPN", "NOTE", "client_context", "pipeline", "to_fields"]
 
@@ -149,7 +150,7 @@ def _render(stream: _Stream) -> bytes:
 
 def _connect(host: str, port: int, timeout: float, tls: ssl.SSLContext | None) -> socket.socket:
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = socket.create_connection((socket_host(host), port), timeout=timeout)
     except TimeoutError:
         raise
     except OSError as exc:
@@ -157,7 +158,7 @@ def _connect(host: str, port: int, timeout: float, tls: ssl.SSLContext | None) -
     if tls is None:
         return sock
     try:
-        wrapped = tls.wrap_socket(sock, server_hostname=host)
+        wrapped = tls.wrap_socket(sock, server_hostname=socket_host(host))
     except ssl.SSLError as exc:
         sock.close()
         raise TlsFailure(explain(exc, host, port)) from exc

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from mixbatch_conformance.transport.tls import TlsFailure, explain
-from mixbatch_conformance.transport.urls import UsageError, parse_target_url
+from mixbatch_conformance.transport.urls import UsageError, parse_target_url, socket_host
 
 __all__ = [
     "NOT_SENT",
@@ -223,12 +223,13 @@ def _ordinal(n: int) -> str:
 
 
 def split_url(url: str) -> tuple[str, int, str]:
-    """Return host, port and base path of an http or https URL (ValueError when it is not one)."""
+    """Return host, port and base path of an http or https URL (ValueError when it is not one);
+    the host as a URI and a Host field write it, an IPv6 address in brackets."""
     try:
         parsed = parse_target_url(url)
     except UsageError as exc:
         raise ValueError(str(exc)) from None
-    return parsed.host, parsed.port, parsed.endpoint or "/"
+    return parsed.uri_host, parsed.port, parsed.endpoint or "/"
 
 
 def build_request(
@@ -253,7 +254,7 @@ def connect(
 ) -> socket.socket:
     """A TCP connection to host:port, wrapped in TLS when `tls` is given."""
     try:
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = socket.create_connection((socket_host(host), port), timeout=timeout)
     except OSError as exc:
         if isinstance(exc, TimeoutError):
             raise
@@ -261,7 +262,7 @@ def connect(
     if tls is None:
         return sock
     try:
-        return tls.wrap_socket(sock, server_hostname=host)
+        return tls.wrap_socket(sock, server_hostname=socket_host(host))
     except ssl.SSLError as exc:
         sock.close()
         raise TlsFailure(explain(exc, host, port)) from exc

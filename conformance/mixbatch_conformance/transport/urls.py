@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-__all__ = ["DEFAULT_PORTS", "TargetURL", "UsageError", "parse_target_url"]
+__all__ = ["DEFAULT_PORTS", "TargetURL", "UsageError", "parse_target_url", "socket_host"]
 
 #: The port a scheme means when the URL names none (RFC 9110 §4.2.1, §4.2.2).
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -44,14 +44,24 @@ class TargetURL:
         return self.scheme == "https"
 
     @property
+    def uri_host(self) -> str:
+        """The host as a URI writes it: an IPv6 address in brackets (RFC 3986 §3.2.2)."""
+        return f"[{self.host}]" if ":" in self.host else self.host
+
+    @property
     def authority(self) -> str:
         """Host and port as a Host field carries them: the port only when not the default."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        host = self.uri_host
         return host if self.port == DEFAULT_PORTS[self.scheme] else f"{host}:{self.port}"
 
     @property
     def base_url(self) -> str:
         return f"{self.scheme}://{self.authority}"
+
+
+def socket_host(host: str) -> str:
+    """`host` as a socket address takes it: an IP-literal's address without its brackets."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
 def parse_target_url(text: str) -> TargetURL:

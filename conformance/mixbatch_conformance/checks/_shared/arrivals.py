@@ -12,7 +12,6 @@ wait would outlast the batch's declared time limit or the delay resource's decla
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterator
 
@@ -20,6 +19,7 @@ import h11
 
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.transport.http import connect
 
 __all__ = ["Arrival", "arrivals", "quick_and_slow"]
 
@@ -31,7 +31,7 @@ def arrivals(ctx: Context, request: bytes) -> Iterator[tuple[float, Arrival]]:
     """Each event of the answer to `request`, with the seconds since it was sent."""
     conn = h11.Connection(h11.CLIENT)
     started = time.monotonic()
-    with socket.create_connection((ctx.host, ctx.port), timeout=ctx.timeout) as sock:
+    with connect(ctx.host, ctx.port, ctx.timeout) as sock:
         sock.sendall(request)
         # h11 is told of a request so it reads the answer; what went out is `request` itself.
         conn.send(h11.Request(method="POST", target="/", headers=[("Host", "x")]))
