@@ -6,7 +6,7 @@ import java.util.List;
 public final class Capabilities {
     private Capabilities() {}
 
-    public static final List<String> PROFILES = List.of("core", "pipelining", "limits", "error-policy", "json", "conditional");
+    public static final List<String> PROFILES = List.of("core", "pipelining", "limits", "error-policy", "json", "conditional", "collection-get");
     public static final String MULTIPART = "multipart/mixed";
     public static final String JSON_FORM = "application/vnd.mixbatch.multistatus+json";
     public static final String XML_FORM = "application/xml";
