@@ -90,7 +90,7 @@ public final class BatchRunner {
                         : "the batch exceeded its time budget of " + Limits.BATCH_TIMEOUT_MS + " ms");
                 return;
             } catch (RuntimeException e) {
-                resp = HttpResponse.text(500, "application/problem+json", "{\"title\":\"Internal Server Error\",\"status\":500}");
+                resp = HttpResponse.text(500, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Internal Server Error\",\"status\":500}");
             }
             r.status = resp.status;
             for (Fields.Field f : resp.headers.list) {

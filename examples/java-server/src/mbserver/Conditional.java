@@ -39,7 +39,7 @@ public final class Conditional {
     static HttpResponse fail(int status, Fields validators) {
         HttpResponse r = new HttpResponse(status);
         if (status == 304 && validators != null) for (Fields.Field f : validators.list) r.headers.add(f.name, f.value);
-        if (status == 412) { r.headers.add("Content-Type", "application/problem+json"); r.body = Ascii.utf8("{\"title\":\"Precondition Failed\",\"status\":412}"); }
+        if (status == 412) { r.headers.add("Content-Type", "application/problem+json"); r.body = Ascii.utf8("{\"type\":\"about:blank\",\"title\":\"Precondition Failed\",\"status\":412}"); }
         return r;
     }
 

@@ -57,7 +57,7 @@ public final class Resources {
 
     static HttpResponse notAllowed(String allow, String method) {
         if (method.equals("OPTIONS")) { HttpResponse r = new HttpResponse(204); r.headers.add("Allow", allow); return r; }
-        HttpResponse r = HttpResponse.text(405, "application/problem+json", "{\"title\":\"Method Not Allowed\",\"status\":405}");
+        HttpResponse r = HttpResponse.text(405, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Method Not Allowed\",\"status\":405}");
         r.headers.add("Allow", allow);
         return r;
     }
@@ -98,7 +98,7 @@ public final class Resources {
         if (code.length() != 3 || !Ascii.isDigits(code)) return Router.notFound();
         int c = Integer.parseInt(code);
         if (c < 200 || c > 599)
-            return HttpResponse.text(400, "application/problem+json", "{\"title\":\"Bad Request\",\"status\":400,\"detail\":\"status codes 200 to 599 only\"}");
+            return HttpResponse.text(400, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,\"detail\":\"status codes 200 to 599 only\"}");
         HttpResponse r = new HttpResponse(c);
         if (c != 204 && c != 304) { r.headers.add("Content-Type", "text/plain; charset=utf-8"); r.body = Ascii.utf8("status " + c + "\n"); }
         return r;
@@ -113,7 +113,7 @@ public final class Resources {
         if (!Ascii.isDigits(ms) || ms.length() > 12) return Router.notFound();
         long n = Long.parseLong(ms);
         if (n > Limits.DELAY_MAX_MS)
-            return HttpResponse.text(400, "application/problem+json", "{\"title\":\"Bad Request\",\"status\":400,\"detail\":\"delay over " + Limits.DELAY_MAX_MS + " ms\"}");
+            return HttpResponse.text(400, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,\"detail\":\"delay over " + Limits.DELAY_MAX_MS + " ms\"}");
         long until = System.nanoTime() + n * 1_000_000L;
         while (true) {
             long now = System.nanoTime();
@@ -131,7 +131,7 @@ public final class Resources {
         if (!Ascii.isDigits(n) || n.length() > 12) return Router.notFound();
         long v = Long.parseLong(n);
         if (v > Limits.RANDOM_MAX_N)
-            return HttpResponse.text(400, "application/problem+json", "{\"title\":\"Bad Request\",\"status\":400,\"detail\":\"n over " + Limits.RANDOM_MAX_N + "\"}");
+            return HttpResponse.text(400, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,\"detail\":\"n over " + Limits.RANDOM_MAX_N + "\"}");
         HttpResponse r = new HttpResponse(200);
         r.headers.add("Content-Type", "application/octet-stream");
         r.body = new byte[(int) v];
@@ -154,9 +154,9 @@ public final class Resources {
         String m = req.method;
         if (m.equals("POST")) {
             if (req.body.length > Limits.SANDBOX_MAX_MEMBER_BYTES)
-                return HttpResponse.text(413, "application/problem+json", "{\"title\":\"Content Too Large\",\"status\":413}");
+                return HttpResponse.text(413, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413}");
             if (sandbox.size() >= Limits.SANDBOX_MAX_MEMBERS)
-                return HttpResponse.text(507, "application/problem+json", "{\"title\":\"Insufficient Storage\",\"status\":507}");
+                return HttpResponse.text(507, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Insufficient Storage\",\"status\":507}");
             String id;
             do { id = "m" + nextId.getAndIncrement(); } while (sandbox.containsKey(id));
             store(id, req);
@@ -211,9 +211,9 @@ public final class Resources {
             }
             case "PUT": {
                 if (req.body.length > Limits.SANDBOX_MAX_MEMBER_BYTES)
-                    return HttpResponse.text(413, "application/problem+json", "{\"title\":\"Content Too Large\",\"status\":413}");
+                    return HttpResponse.text(413, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413}");
                 if (!exists && sandbox.size() >= Limits.SANDBOX_MAX_MEMBERS)
-                    return HttpResponse.text(507, "application/problem+json", "{\"title\":\"Insufficient Storage\",\"status\":507}");
+                    return HttpResponse.text(507, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Insufficient Storage\",\"status\":507}");
                 store(id, req);
                 Member now = sandbox.get(id);
                 HttpResponse r = new HttpResponse(exists ? 204 : 201);

@@ -79,6 +79,6 @@ public final class Router {
     }
 
     static HttpResponse notFound() {
-        return HttpResponse.text(404, "application/problem+json", "{\"title\":\"Not Found\",\"status\":404}");
+        return HttpResponse.text(404, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404}");
     }
 }
