@@ -23,7 +23,10 @@ parts goes in a batch of its own, so the refusal names the ones the rule was rea
   uses (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names
   near the forbidden ones (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests,
   Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status) and names near the
-  control fields (Http-Method2, Content-Id2). Fields that name another host (`X-Host`,
+  control fields (Http-Method2, Content-Id2), and names of the properties every object of a
+  scripting language inherits (Constructor, __proto__, toString, hasOwnProperty, valueOf),
+  which a forbidden-field table kept as a plain object finds in itself. Fields that name
+  another host (`X-Host`,
   `X-Forwarded-Host` and the others spec 3.2.2 lists after MB-SUB-2) are left out: a server
   may refuse a part carrying one under MB-SUB-2.
 """
@@ -88,6 +91,16 @@ NEAR_FORBIDDEN_FIELDS = (
 NEAR_CONTROL_FIELDS = (
     ("Http-Method2", "DELETE"),
     ("Content-Id2", "<mb-suite-other>"),
+)
+
+#: Valid field names (`_` is a tchar) that are properties every JavaScript object inherits: a
+#: lookup `table[name]` in a plain object finds them whatever the table holds.
+BUILTIN_NAMED_FIELDS = (
+    ("Constructor", "mb-suite"),
+    ("__proto__", "mb-suite"),
+    ("toString", "mb-suite"),
+    ("hasOwnProperty", "mb-suite"),
+    ("valueOf", "mb-suite"),
 )
 
 
@@ -214,12 +227,12 @@ def forbidden_method_neighbours_run(ctx: Context, judge: Judge) -> None:
 @checker(
     "unforbidden-part-fields-reach-resource",
     ("MB-PART-8", "MB-SUB-1"),
-    "Parts carrying response fields (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names near the forbidden part fields (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests, Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status) or near the control fields (Http-Method2, Content-Id2) are processed, each field reaching the echo as the same request alone receives it.",
+    "Parts carrying response fields (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names near the forbidden part fields (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests, Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status) near the control fields (Http-Method2, Content-Id2) or named as properties every object inherits (Constructor, __proto__, toString, hasOwnProperty, valueOf) are processed, each field reaching the echo as the same request alone receives it.",
     state=State.READ_ONLY,
 )
 def unforbidden_part_fields_reach_resource(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
-    fields = (*RESPONSE_FIELDS, *NEAR_FORBIDDEN_FIELDS, *NEAR_CONTROL_FIELDS)
+    fields = (*RESPONSE_FIELDS, *NEAR_FORBIDDEN_FIELDS, *NEAR_CONTROL_FIELDS, *BUILTIN_NAMED_FIELDS)
     items = [
         (f"{name}: {value}", SubRequest("GET", f"{echo}?mb-field={i}", ((name, value),)))
         for i, (name, value) in enumerate(fields)

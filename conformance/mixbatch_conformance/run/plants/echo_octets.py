@@ -6,6 +6,9 @@
                                   part
     echo-content-always-text      the echo writes content that is not UTF-8 in `body`, each
                                   invalid octet replaced by U+FFFD, alone and in a part
+    echo-content-leading-bom-dropped
+                                  the echo drops a byte order mark that begins the content, as
+                                  a text decoder not told to keep it does, alone and in a part
     echo-authority-lower-cased-alone
                                   the echo of a request alone reports its authority
                                   lower-cased (parts keep the batch's as written)
@@ -55,6 +58,12 @@ def _content_as_text(doc: dict[str, Any]) -> None:
     if isinstance(doc.get("body_base64"), str):
         data = base64.b64decode(doc.pop("body_base64"))
         doc["body"] = data.decode("utf-8", "replace")
+
+
+def _leading_bom_dropped(doc: dict[str, Any]) -> None:
+    body = doc.get("body")
+    if isinstance(body, str) and body.startswith("\ufeff"):
+        doc["body"] = body[1:]
 
 
 def _authority_lower(doc: dict[str, Any]) -> None:
@@ -135,6 +144,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-TEST-2 the echo's content that is not UTF-8 written in body, octets replaced",
         _CATCHERS,
         on_response=_everywhere(_content_as_text),
+    ),
+    P(
+        "echo-content-leading-bom-dropped",
+        "MB-TEST-2 the echo's content dropping the byte order mark it begins with",
+        ("echo-body-octets-as-sent",),
+        on_response=_everywhere(_leading_bom_dropped),
     ),
     P(
         "echo-authority-lower-cased-alone",

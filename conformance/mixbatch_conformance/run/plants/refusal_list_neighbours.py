@@ -10,7 +10,8 @@ part fields beside the ones MB-PART-9 forbids or the control fields (MB-PART-8).
   response-part fields (`Batch-Outcome`, `Batch-Summary`, `Preference-Applied`), matches the
   forbidden names by prefix either way (`Http-Status`, `Upgrade-Insecure-Requests`), takes an
   `X-` prefix off before its lookup (`X-Connection`), or reads a name that begins like a control
-  field as that field (`Http-Method2`) refuses the batch instead.
+  field as that field (`Http-Method2`), or keeps its list as a plain object whose inherited
+  properties it finds (`Constructor`, `__proto__`), refuses the batch instead.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ _FORBIDDEN_METHODS = ("CONNECT", "TRACE")
 _FORBIDDEN_FIELDS = tuple(n.lower() for n in FORBIDDEN_REQUEST_FIELDS)
 #: The control fields of a request part, lower-cased.
 _CONTROL_FIELDS = ("http-method", "content-id")
+#: Properties every JavaScript object inherits, lower-cased as a table's lookup would have them.
+_OBJECT_PROPERTIES = ("constructor", "__proto__", "tostring", "hasownproperty", "valueof")
 
 
 def _any_part(test: Callable[[Part], bool]) -> Pred:
@@ -128,5 +131,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=refuses(
             _field_named(lambda n: n.startswith(_CONTROL_FIELDS)), 400, "MB-PART-2"
         ),
+    ),
+    Mutation(
+        "forbidden-fields-kept-as-plain-object",
+        "MB-PART-8 a part field named as an inherited object property (constructor, __proto__, "
+        "tostring) found in a forbidden-field table kept as a plain object, and refused",
+        ("unforbidden-part-fields-reach-resource",),
+        on_response=refuses(_field_named(lambda n: n in _OBJECT_PROPERTIES), 400, "MB-PART-10"),
     ),
 )

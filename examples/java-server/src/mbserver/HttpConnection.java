@@ -145,6 +145,10 @@ public final class HttpConnection implements Runnable {
             Budget.release(req);
             writeFramingError(e, req.version);
             return false;
+        } catch (IOException e) {
+            // The client left, or fell silent, before its content ended: its slot is free again.
+            Budget.release(req);
+            throw e;
         } catch (RuntimeException e) {
             e.printStackTrace();
             Problem p = new Problem(500, null, "internal-error", "Internal server error", String.valueOf(e));

@@ -153,6 +153,10 @@ public final class Resources {
     synchronized HttpResponse sandboxCollection(HttpRequest req) {
         String m = req.method;
         if (m.equals("POST")) {
+            // The POST's target is the collection, which has a current representation (its
+            // listing, untagged): RFC 9110 13.1.1 and 13.1.2 judge If-Match and If-None-Match.
+            HttpResponse c = Conditional.evaluate(req, true, null, -1, null);
+            if (c != null) return c;
             if (req.body.length > Limits.SANDBOX_MAX_MEMBER_BYTES)
                 return HttpResponse.text(413, "application/problem+json", "{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413}");
             if (sandbox.size() >= Limits.SANDBOX_MAX_MEMBERS)
