@@ -10,7 +10,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-/** mbserver: a mixbatch batch server. Usage: java -cp build mbserver.Main [--port N] [--host H] */
+/** mbserver: a mixbatch batch server. Usage: java -cp build mbserver.Main [--port N] [--host H] [--batch-timeout-ms MS] */
 public final class Main {
     static final int MAX_CONNECTIONS = 512;
 
@@ -21,8 +21,9 @@ public final class Main {
             switch (args[i]) {
                 case "--port": port = Integer.parseInt(args[++i]); break;
                 case "--host": host = args[++i]; break;
+                case "--batch-timeout-ms": Limits.BATCH_TIMEOUT_MS = Long.parseLong(args[++i]); break;
                 case "-h": case "--help":
-                    System.out.println("usage: java -cp build mbserver.Main [--port N] [--host H]");
+                    System.out.println("usage: java -cp build mbserver.Main [--port N] [--host H] [--batch-timeout-ms MS]");
                     return;
                 default:
                     System.err.println("unknown argument: " + args[i]);
