@@ -3,10 +3,11 @@
 Each plant is one patch to an independent server that breaks one server requirement the way a
 competent implementer might (plants.json: id, requirement, keyword, description, patch, and
 `server` where it is not "go"). The server is the Go one (examples/go-server) unless the plants
-name the Node one (examples/node-server) or the Rust one (examples/rust-server), or --server
-does; a patch's paths are relative to that server's folder. For each plant
-the runner copies the server into a scratch directory, applies the patch, builds it (Go: `go
-build`; Node: `node --check` of each .js file; Rust: `cargo build --release --offline`), starts
+name the Node one (examples/node-server), the Rust one (examples/rust-server) or the Java one
+(examples/java-server), or --server does; a patch's paths are relative to that server's folder.
+For each plant the runner copies the server into a scratch directory, applies the patch, builds
+it (Go: `go build`; Node: `node --check` of each .js file; Rust: `cargo build --release
+--offline`; Java: `javac --release 17`), starts
 it on a free loopback port (`-addr 127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
 runs the suite at standard tier against it with the server's own target description, its
 base_url replaced. The unpatched copy runs first: every check that is not PASS there (a WARN for
@@ -18,7 +19,7 @@ SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at 
 check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
 plants is run with --index; its patch paths are relative to that index's directory.
 
-Usage: python tests/independent_plants/run_plants.py [--server {go,node,rust}] [--only ID ...]
+Usage: python tests/independent_plants/run_plants.py [--server {go,java,node,rust}] [--only ID ...]
        [--jobs N] [--index FILE] [--results FILE]
 """
 
@@ -45,6 +46,7 @@ SERVERS = {
     "go": REPO / "examples" / "go-server",
     "node": REPO / "examples" / "node-server",
     "rust": REPO / "examples" / "rust-server",
+    "java": REPO / "examples" / "java-server",
 }
 #: The Go server, which go_coverage and go_mutants build.
 SERVER_DIR = SERVERS["go"]
@@ -88,10 +90,12 @@ def find_cargo() -> str | None:
 
 
 def find_tool(server: str) -> str | None:
-    """What builds `server` (go, cargo) or runs it (node): its binary, or None when there is
-    none."""
+    """What builds `server` (go, cargo, javac) or runs it (node): its binary, or None when there
+    is none (for Java, when javac or java is missing)."""
     if server == "go":
         return find_go()
+    if server == "java":
+        return shutil.which("javac") if shutil.which("java") else None
     return find_cargo() if server == "rust" else shutil.which("node")
 
 
@@ -123,6 +127,15 @@ def build(tool: str, patch: Path | None, work: Path, cache: Path, server: str = 
             capture_output=True,
         )
         return [str(work / "target" / "release" / "mbserver"), "--port", "0"]
+    if server == "java":
+        classes = work / "classes"
+        subprocess.run(
+            [tool, "--release", "17", "-d", str(classes), *map(str, sorted(src.rglob("*.java")))],
+            check=True,
+            timeout=BUILD_TIMEOUT_S,
+            capture_output=True,
+        )
+        return ["java", "-cp", str(classes), "mbserver.Main", "--port", "0"]
     binary = work / "mbserver"
     subprocess.run(
         [tool, "build", "-o", str(binary), "."],

@@ -71,7 +71,7 @@ def test_every_patch_applies_to_its_server_as_it_stands(folder: Path, tmp_path: 
     plants = json.loads((folder / "plants.json").read_text())
     server = run_plants.SERVERS[run_plants.server_of(plants, None)]
     copy = tmp_path / "server"
-    shutil.copytree(server, copy, ignore=shutil.ignore_patterns("target"))
+    shutil.copytree(server, copy, ignore=shutil.ignore_patterns("target", "build"))
     stale = []
     for plant in plants:
         done = subprocess.run(
@@ -122,6 +122,7 @@ def test_a_set_names_one_server() -> None:
     with pytest.raises(ValueError, match="--server go"):
         run_plants.server_of([{"id": "a", "server": "node"}], "go")
     assert run_plants.server_of([{"id": "a", "server": "rust"}], None) == "rust"
+    assert run_plants.server_of([{"id": "a", "server": "java"}], None) == "java"
 
 
 def test_recorded_catches_include_the_runs_after_fixes() -> None:
