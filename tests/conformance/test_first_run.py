@@ -297,6 +297,37 @@ def test_a_departure_many_checks_record_is_listed_once() -> None:
     assert "REPEATED in 2" not in text
 
 
+def _failed_with(check_id: str, actual: str) -> CheckResult:
+    check = Check(
+        check_id,
+        ("MB-STATUS-1",),
+        "core",
+        "smoke",
+        "A check.",
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+    judge = Judge("MB-STATUS-1")
+    judge.expect(f"{check_id}: top-level status", int(actual), {200}, "MB-STATUS-1")
+    return CheckResult(check, Verdict.FAIL, "message", judge, 0.0)
+
+
+def test_many_checks_failing_on_a_503_point_at_the_budget_and_where_it_began() -> None:
+    index = load_index()
+    out = io.StringIO()
+    busy = [_failed_with(f"busy-{i}", "503") for i in range(5)]
+    print_summary([_failed_with("first-400", "400"), *busy], index, Console(file=out, width=100))
+    text = out.getvalue()
+    assert "HINT: 5 checks failed on a 503" in text
+    assert "the first check that met it was busy-0" in text
+    assert "--only busy-0 busy-1 busy-2" in text
+    out = io.StringIO()
+    print_summary([_failed_with(f"n-{i}", "400") for i in range(5)], index, Console(file=out))
+    print_summary(busy[:4], index, Console(file=out))
+    assert "HINT" not in out.getvalue()
+
+
 def test_a_reused_report_folder_holds_only_this_runs_cases(
     tmp_path: Path, reference_url: str
 ) -> None:

@@ -37,6 +37,9 @@ NA_REASONS_SHOWN = 6
 FOLD_AT = 3
 #: How many check ids a folded departure, or a requirement's row, names before "and N more".
 CHECKS_NAMED = 8
+#: Failing checks whose broken expectations met a 503 that make the summary suspect one cause:
+#: the target's budget of batches in flight (MB-LIMIT-6) full of batches that ended long ago.
+BUSY_HINT_AT = 5
 
 STYLE = {
     Verdict.PASS: "green",
@@ -165,6 +168,7 @@ def print_summary(
                 f"      ({len(actuals)} different actual values; each check's report has its own)",
             )
         _plain(out, f"      in: {_named([r.check.id for r in holders])}")
+    _hint_busy(out, bad)
     reasons: dict[str, int] = defaultdict(int)
     for r in results:
         if r.verdict is Verdict.NA:
@@ -179,6 +183,33 @@ def print_summary(
     for r in results:
         counts[r.verdict.value] += 1
     out.print("  ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+
+
+def _met_busy(r: CheckResult) -> bool:
+    """Whether `r` failed on a 503: a status expectation answered 503 instead."""
+    return r.verdict is Verdict.FAIL and any(
+        e.actual.strip() == "503" for e in r.failed_expectations
+    )
+
+
+def _hint_busy(out: Console, bad: list[CheckResult]) -> None:
+    """When many checks failed on a 503, say what that usually is and where it began: the suite
+    sends one batch at a time outside the checks that load the budget on purpose, so a server
+    that refuses many of them as busy is most often one whose budget of batches in flight
+    (MB-LIMIT-6) keeps batches that ended (a client that left mid-content, a refused batch)."""
+    busy = [r for r in bad if _met_busy(r)]
+    if len(busy) < BUSY_HINT_AT:
+        return
+    first = busy[0].check.id
+    _plain(
+        out,
+        f"HINT: {len(busy)} checks failed on a 503 although the suite sent their batches one at "
+        "a time. A budget of batches in flight (MB-LIMIT-6) that keeps a batch after it ended "
+        "(its client left before the content ended, or it was refused) fills up and refuses "
+        f"every later batch; the first check that met it was {first}. Rerun the failing checks "
+        f"against a freshly started server (--only {' '.join(r.check.id for r in busy[:3])}) "
+        "to tell.",
+    )
 
 
 def _departure(e: Expectation) -> tuple[str, str, str]:
