@@ -85,9 +85,11 @@ def echo_body_octets_as_sent(ctx: Context, judge: Judge) -> None:
     for (what, content), sub in zip(EDGES, subs, strict=True):
         resp = ctx.alone(judge, sub)
         _judge(judge, f"{what}, alone", content, resp.status, resp.body)
-    for run in within_max_parts(ctx, judge, list(zip(EDGES, subs, strict=True))):
-        resp = ctx.batch(judge, [sub for _, sub in run])
-        ids = [sub.content_id for _, sub in run]
+    numbered = list(enumerate(zip(EDGES, subs, strict=True)))
+    for run in within_max_parts(ctx, judge, numbered):
+        resp = ctx.batch(judge, [sub for _, (_, sub) in run])
+        ids = [sub.content_id for _, (_, sub) in run]
         env = expect_processed(ctx, judge, resp, ids, (), "MB-TEST-2")
-        for i, ((what, content), _) in enumerate(run):
-            _judge(judge, f"part {i} ({what})", content, part_status(env, i), env.parts[i].body)
+        for k, (i, ((what, content), _)) in enumerate(run):
+            label = f"edge {i} ({what}) as part {k}"
+            _judge(judge, label, content, part_status(env, k), env.parts[k].body)

@@ -2,9 +2,9 @@
 value refused) or too narrow (a refused neighbour of a valid value run).
 
 - Media type and boundary (MB-WIRE-2, MB-WIRE-4): a multipart subtype that `mixed` begins with,
-  or the media range `multipart/*`, taken for multipart/mixed; a quoted boundary's length left
-  unchecked, or counted with its quoted-pairs; a parameter whose name holds `boundar` taken for
-  the boundary, or the boundary found as a substring after such a parameter; the whitespace
+  or the media ranges `multipart/*` and `*/*`, taken for multipart/mixed; a quoted boundary's
+  length left unchecked, or counted with its quoted-pairs; a parameter whose name holds
+  `boundar` taken for the boundary, or the boundary found as a substring after such a parameter; the whitespace
   before the next `;` kept in the boundary; a quoted boundary's characters left unchecked; a
   boundary's last character held to letters, digits and the hyphen.
 - Part lengths (MB-WIRE-17, MB-WIRE-20): a Content-Length of a part without its empty line left
@@ -230,6 +230,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-2 the media range multipart/* taken for multipart/mixed",
         ("reject-media-type-multipart-wildcard",),
         on_response=accepts(header_has("Content-Type", r"(?i)^[ \t]*multipart/\*")),
+    ),
+    P(
+        "any-media-range-taken-for-mixed",
+        "MB-WIRE-2 the media range */* taken as admitting multipart/mixed",
+        ("reject-media-type-any-range",),
+        on_response=accepts(header_has("Content-Type", r"^[ \t]*\*/\*")),
     ),
     # MB-WIRE-4: 400 to a boundary "longer than 70 characters, or contains a character outside
     # `bchars`", and "MUST accept ... every boundary that MB-WIRE-3 allows".

@@ -11,7 +11,7 @@ part fields beside the ones MB-PART-9 forbids or the control fields (MB-PART-8).
   forbidden names by prefix either way (`Http-Status`, `Upgrade-Insecure-Requests`), takes an
   `X-` prefix off before its lookup (`X-Connection`), or reads a name that begins like a control
   field as that field (`Http-Method2`), or keeps its list as a plain object whose inherited
-  properties it finds (`Constructor`, `__proto__`), refuses the batch instead.
+  properties it finds (`Constructor`, `toString`), refuses the batch instead.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "forbidden-fields-kept-as-plain-object",
-        "MB-PART-8 a part field named as an inherited object property (constructor, __proto__, "
+        "MB-PART-8 a part field named as an inherited object property (constructor, valueof, "
         "tostring) found in a forbidden-field table kept as a plain object, and refused",
         ("unforbidden-part-fields-reach-resource",),
         on_response=refuses(_field_named(lambda n: n in _OBJECT_PROPERTIES), 400, "MB-PART-10"),
