@@ -405,3 +405,31 @@ def written_fields(req: RelayRequest) -> list[tuple[bytes, bytes, bytes, bytes]]
         if m is not None:
             out.append((m[1], m[2], m[3], m[4]))
     return out
+
+
+def written_chunk_sizes(req: RelayRequest) -> list[bytes]:
+    """The chunk sizes of a chunked `req` as the client wrote them, the last chunk's included,
+    each without its chunk extensions; none when the connection's tap does not hold the
+    request."""
+    tap = req.connection.get(TAP)
+    if not isinstance(tap, bytes):
+        return []
+    line = f"{req.method} {req.target} HTTP/1.1\r\n".encode("latin-1")
+    at = tap.rfind(line)
+    end = tap.find(b"\r\n\r\n", at) if at >= 0 else -1
+    if end < 0:
+        return []
+    at, sizes = end + 4, []
+    while True:
+        eol = tap.find(b"\r\n", at)
+        if eol < 0:
+            return sizes
+        written = tap[at:eol].split(b";", 1)[0].strip(b" \t")
+        try:
+            size = int(written, 16)
+        except ValueError:
+            return sizes
+        sizes.append(written)
+        if size == 0:
+            return sizes
+        at = eol + 2 + size + 2

@@ -13,15 +13,26 @@ field line for the field (MB-STATUS-1: a well-formed batch is answered 200):
     content-type-one-ows-octet-trimmed      a Content-Type reader that drops one octet of
                                             whitespace on each side of the value: with more,
                                             the media type is not multipart/mixed, answered 415
+    chunk-size-lower-case-hex-only          a chunk reader that knows the hex digits a-f only:
+                                            a chunk size written 1A is refused 400 (MB-INTER-5)
+    last-chunk-read-as-zero-only            a chunk reader that finds the last chunk by its
+                                            line being 0: a last chunk written 000 is refused
+                                            400 as content that never ended (MB-INTER-5)
 
 h11, in front of the relay, reads every one of these requests as RFC 9112 does, so each plant
-reads the field lines as the client wrote them from the connection's tap (`Behaviour.read_ahead`).
+reads the field lines, and the chunk sizes, as the client wrote them from the connection's tap
+(`Behaviour.read_ahead`).
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, refuses, written_fields
+from mixbatch_conformance.run.plants._edits import (
+    is_batch,
+    refuses,
+    written_chunk_sizes,
+    written_fields,
+)
 from mixbatch_conformance.transport.relay import Behaviour, RelayRequest
 
 __all__ = ["PLANTS"]
@@ -55,6 +66,17 @@ def _type_ows_over_one(req: RelayRequest) -> bool:
     )
 
 
+def _upper_hex_size(req: RelayRequest) -> bool:
+    return is_batch(req) and any(
+        any(c in b"ABCDEF" for c in size) for size in written_chunk_sizes(req)
+    )
+
+
+def _last_chunk_zeros(req: RelayRequest) -> bool:
+    sizes = written_chunk_sizes(req) if is_batch(req) else []
+    return bool(sizes) and sizes[-1] != b"0"
+
+
 #: The raw head is read from the connection's tap.
 TAPPED = Behaviour(read_ahead=True)
 
@@ -83,6 +105,23 @@ PLANTS: tuple[Mutation, ...] = (
         "several read as part of the media type, answered 415",
         CATCHERS,
         on_response=refuses(_type_ows_over_one, 415, "MB-WIRE-2"),
+        behaviour=TAPPED,
+    ),
+    # MB-INTER-5: "accept batch request content framed by the chunked transfer coding (RFC 9112
+    # §7.1) and answer it as it answers the same content framed by `Content-Length`"; RFC 9112
+    # §7.1: "chunk-size = 1*HEXDIG", "last-chunk = 1*("0") [ chunk-ext ] CRLF".
+    Mutation(
+        "chunk-size-lower-case-hex-only",
+        "MB-INTER-5 a chunk size written in upper-case hex refused 400",
+        ("chunk-size-spellings-answered-as-content-length",),
+        on_response=refuses(_upper_hex_size, 400, "MB-INTER-5"),
+        behaviour=TAPPED,
+    ),
+    Mutation(
+        "last-chunk-read-as-zero-only",
+        "MB-INTER-5 a last chunk written with several zeros refused 400 as content never ended",
+        ("chunk-size-spellings-answered-as-content-length",),
+        on_response=refuses(_last_chunk_zeros, 400, "MB-WIRE-13"),
         behaviour=TAPPED,
     ),
 )
