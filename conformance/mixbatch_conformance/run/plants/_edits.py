@@ -419,7 +419,8 @@ def written_chunk_sizes(req: RelayRequest) -> list[bytes]:
     end = tap.find(b"\r\n\r\n", at) if at >= 0 else -1
     if end < 0:
         return []
-    at, sizes = end + 4, []
+    at = end + 4
+    sizes: list[bytes] = []
     while True:
         eol = tap.find(b"\r\n", at)
         if eol < 0:
