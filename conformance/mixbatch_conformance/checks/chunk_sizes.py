@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mixbatch_conformance.checks._shared.chunking import framing_answer
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context, compose_batch, problem_of
+from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import read_multipart
-from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
@@ -43,8 +42,6 @@ SPELLINGS: tuple[tuple[str, Callable[[int], str], str], ...] = (
     ("a last chunk of three zeros", lambda n: f"{n:x}", "000"),
     ("sizes with leading zeros and a last chunk of zeros", lambda n: f"{n:03X}", "00"),
 )
-#: The problem members compared between the framings of a refused batch.
-MEMBERS = ("requirement", "part_index", "byte_offset")
 
 
 def _chunked(body: bytes, size: Callable[[int], str], last: str) -> bytes:
@@ -54,20 +51,6 @@ def _chunked(body: bytes, size: Callable[[int], str], last: str) -> bytes:
         out += size(len(chunk)).encode("ascii") + b"\r\n" + chunk + b"\r\n"
         at, k = at + len(chunk), k + 1
     return bytes(out) + last.encode("ascii") + b"\r\n\r\n"
-
-
-def _answer(resp: Response) -> tuple[object, ...]:
-    """The status, and the parts of a multipart answer or the members of a problem."""
-    if resp.status < 400 and resp.media_type == "multipart/mixed":
-        boundary = ""
-        for param in (resp.get("Content-Type") or "").split(";")[1:]:
-            name, _, value = param.strip().partition("=")
-            if name.lower() == "boundary":
-                boundary = value.strip('"')
-        env = read_multipart(resp.body, boundary)
-        return (resp.status, [(p.get("Content-Id"), p.get("Http-Status-Code")) for p in env.parts])
-    doc = problem_of(resp) or {}
-    return (resp.status, *(doc.get(m) for m in MEMBERS))
 
 
 @checker(
@@ -90,7 +73,7 @@ def chunk_size_spellings(ctx: Context, judge: Judge) -> None:
     chunked_head = [*head, ("Transfer-Encoding", "chunked")]
     for label, body in (("a batch", whole), ("a batch missing its close delimiter", cut)):
         framed = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-        want = _answer(framed)
+        want = framing_answer(framed)
         judge.note(f"{label} framed by Content-Length: {want!r}")
         for what, size, last in SPELLINGS:
             content = _chunked(body, size, last)
@@ -98,7 +81,7 @@ def chunk_size_spellings(ctx: Context, judge: Judge) -> None:
             # The content ends with its last chunk and the empty trailer section: a server that
             # waits for more has misread the framing, so silence is judged, not a time-out.
             ex = ctx.send_within(judge, request, ctx.timeout)
-            got = _answer(ex.response) if ex.response is not None else ex.error
+            got = framing_answer(ex.response) if ex.response is not None else ex.error
             # MB-INTER-5: "accept batch request content framed by the chunked transfer coding
             # (RFC 9112 §7.1) and answer it as it answers the same content framed by
             # `Content-Length`"; RFC 9112 §7.1: "chunk-size = 1*HEXDIG", "last-chunk =

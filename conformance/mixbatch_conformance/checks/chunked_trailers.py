@@ -17,12 +17,11 @@ problem's `requirement`, `part_index` and `byte_offset`, of the Content-Length a
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.chunking import framing_answer
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context, compose_batch, problem_of
+from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.validator import read_multipart
-from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
@@ -49,8 +48,6 @@ FRAMINGS: tuple[tuple[str, str, str, tuple[str, ...], tuple[tuple[str, str], ...
         (),
     ),
 )
-#: The problem members compared between the framings of a refused batch.
-MEMBERS = ("requirement", "part_index", "byte_offset")
 
 
 def _chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]) -> bytes:
@@ -59,20 +56,6 @@ def _chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]) -> 
     out = b"".join(b"%x%s\r\n%s\r\n" % (len(c), e, c) for c in chunks)
     lines = b"".join(line.encode("latin-1") + b"\r\n" for line in trailer)
     return out + b"0%s\r\n%s\r\n" % (last, lines)
-
-
-def _answer(resp: Response) -> tuple[object, ...]:
-    """The status, and the parts of a multipart answer or the members of a problem."""
-    if resp.status < 400 and resp.media_type == "multipart/mixed":
-        boundary = ""
-        for param in (resp.get("Content-Type") or "").split(";")[1:]:
-            name, _, value = param.strip().partition("=")
-            if name.lower() == "boundary":
-                boundary = value.strip('"')
-        env = read_multipart(resp.body, boundary)
-        return (resp.status, [(p.get("Content-Id"), p.get("Http-Status-Code")) for p in env.parts])
-    doc = problem_of(resp) or {}
-    return (resp.status, *(doc.get(m) for m in MEMBERS))
 
 
 @checker(
@@ -95,7 +78,7 @@ def chunked_batch_trailers_and_extensions(ctx: Context, judge: Judge) -> None:
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     for label, body in (("a batch", whole), ("a batch missing its close delimiter", cut)):
         framed = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-        want = _answer(framed)
+        want = framing_answer(framed)
         judge.note(f"{label} framed by Content-Length: {want!r}")
         for what, ext, last_ext, trailer, announce in FRAMINGS:
             chunked_head = [*head, *announce, ("Transfer-Encoding", "chunked")]
@@ -105,4 +88,6 @@ def chunked_batch_trailers_and_extensions(ctx: Context, judge: Judge) -> None:
             # (RFC 9112 §7.1) and answer it as it answers the same content framed by
             # `Content-Length`"; RFC 9112 §7.1.1: a recipient "MUST ignore unrecognized chunk
             # extensions"; §7.1.2 lets a chunked message end with trailer fields.
-            judge.expect(f"{label} sent chunked with {what}", _answer(resp), [want], "MB-INTER-5")
+            judge.expect(
+                f"{label} sent chunked with {what}", framing_answer(resp), [want], "MB-INTER-5"
+            )

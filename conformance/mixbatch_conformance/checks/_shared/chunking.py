@@ -5,16 +5,24 @@ whatever frames it.
 `CHUNKED_FRAMINGS` are the ways a small content may be chunked that MB-INTER-5 has a server
 accept as it accepts the content framed by Content-Length: plain chunks, chunks carrying chunk
 extensions (RFC 9112 §7.1.1), and a last chunk followed by a trailer section (§7.1.2);
-`small_chunked` writes a content in one of them.
+`small_chunked` writes a content in one of them. `framing_answer` reduces an answer to what
+must not depend on the framing: its status, and the parts of a processed batch or the members of
+a problem that locate a refusal.
 """
 
 from __future__ import annotations
 
+from mixbatch_conformance.core.context import problem_of
+from mixbatch_conformance.core.validator import read_multipart
+from mixbatch_conformance.transport.http import Response
+
 __all__ = [
     "CHUNKED_FRAMINGS",
     "CHUNK_OCTETS",
+    "PROBLEM_MEMBERS",
     "SMALL_CHUNK_OCTETS",
     "chunked_content",
+    "framing_answer",
     "small_chunked",
 ]
 
@@ -47,3 +55,22 @@ def small_chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]
     data = b"".join(b"%x%s\r\n%s\r\n" % (len(c), e, c) for c in chunks)
     lines = b"".join(line.encode("latin-1") + b"\r\n" for line in trailer)
     return data + b"0" + last + b"\r\n" + lines + b"\r\n"
+
+
+#: The problem members that locate a refusal, compared between framings of one content.
+PROBLEM_MEMBERS = ("requirement", "part_index", "byte_offset")
+
+
+def framing_answer(resp: Response) -> tuple[object, ...]:
+    """The status, and the (Content-Id, Http-Status-Code) of each part of a multipart answer or
+    the `PROBLEM_MEMBERS` of a problem."""
+    if resp.status < 400 and resp.media_type == "multipart/mixed":
+        boundary = ""
+        for param in (resp.get("Content-Type") or "").split(";")[1:]:
+            name, _, value = param.strip().partition("=")
+            if name.lower() == "boundary":
+                boundary = value.strip('"')
+        env = read_multipart(resp.body, boundary)
+        return (resp.status, [(p.get("Content-Id"), p.get("Http-Status-Code")) for p in env.parts])
+    doc = problem_of(resp) or {}
+    return (resp.status, *(doc.get(m) for m in PROBLEM_MEMBERS))
