@@ -720,6 +720,18 @@ class Context:
                 "framing as the ABNF requires",
                 finding.sender,
             )
+        if not env.parts:
+            # MB-RESP-1: "exactly one part per request part, in request order"; a processed
+            # batch has a part at least (MB-WIRE-18), and even one a server must stop ends with
+            # its abort part (MB-STATUS-6), so an answer that holds none breaks it whatever else
+            # is wrong with its framing.
+            judge.expect_true(
+                "response parts",
+                False,
+                f"none in {len(resp.body)} octets of content",
+                "one part per request part",
+                "MB-RESP-1",
+            )
         if env.findings:
             judge.require_true(
                 "response is readable",
