@@ -186,6 +186,53 @@ def credentials_every_outer_line_inherited(ctx: Context, judge: Judge) -> None:
         judge.expect(f"part {i} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")
 
 
+#: Octets of a Cookie value past US-ASCII, as obs-text (RFC 9110 §5.5) carries them: each a
+#: character of ISO-8859-1 here, one octet on the wire. A server that reads the batch's head as
+#: text in a charset of its own (UTF-8, ASCII) hands the parts U+FFFD or "?" instead.
+OBS_TEXT_COOKIE = "mb-suite-obs=caf\xe9-\xa0-\xff"
+
+
+@checker(
+    "credentials-inherited-octet-for-octet",
+    ("MB-SUB-5", "MB-TEST-2"),
+    "A batch request whose Cookie holds octets past US-ASCII (obs-text: 0xE9, 0xA0, 0xFF) gives a part without its own Cookie exactly those octets, as the echo reports them; the echo reports them so for the same Cookie sent alone; a batch so refused is not judged.",
+    state=State.READ_ONLY,
+)
+def credentials_inherited_octet_for_octet(ctx: Context, judge: Judge) -> None:
+    if _configured(ctx, "Cookie") is not None:
+        judge.not_applicable("the target needs its own Cookie, which the suite's would replace")
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    cookie = f"{OBS_TEXT_COOKIE}-{secrets.token_hex(4)}"
+    sub = SubRequest("GET", f"{echo}?mb-inherit=obs-text")
+    resp = ctx.batch(judge, [sub], headers=(("Cookie", cookie),))
+    if resp.status != 200:
+        # RFC 9110 §5.5: "a recipient SHOULD treat other allowed octets in field content
+        # (i.e., obs-text) as opaque data"; a stack in front that refuses them is not judged.
+        judge.not_applicable(f"a batch whose Cookie holds obs-text was answered {resp.status}")
+    env = expect_processed(ctx, judge, resp, [sub.content_id])
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-SUB-5")
+    seen = read_echo(env.parts[0].body)
+    if seen is None:
+        judge.not_applicable("the echo resource does not describe the request it received")
+    # MB-SUB-5: "apply the batch request's `Authorization` and `Cookie` fields to each
+    # sub-request whose part carries no field of the same name": the field as received, its
+    # octets (spec 14.4: "Field values map to JSON strings one octet to one character").
+    judge.expect("part 0 inherited Cookie", seen.get_all("Cookie"), [[cookie]], "MB-SUB-5")
+    alone = ctx.alone(judge, SubRequest("GET", f"{echo}?mb-alone=obs-text", (("Cookie", cookie),)))
+    if alone.status != 200:
+        judge.note(f"the same Cookie sent alone to the echo was answered {alone.status}")
+        return
+    mine = read_echo(alone.body)
+    # MB-TEST-2: "`headers`, the request's header fields ... in the order received", each
+    # value one octet to one character.
+    judge.expect(
+        "Cookie alone, as the echo reports it",
+        mine.get_all("Cookie") if mine else None,
+        [[cookie]],
+        "MB-TEST-2",
+    )
+
+
 def _reference_forms(ctx: Context, judge: Judge, echo: str) -> list[str]:
     """The echo resource referenced in every form the suite writes: relative, with a dot
     segment, path-absolute, absolute URI, each with a query, through dot segments, and the

@@ -7,7 +7,8 @@
 - a part's own Cookie stored where the batch's is kept, so the parts after it inherit it, and
   only the first of the batch's Authorization lines inherited, and the batch's credentials
   withheld from parts addressed by an absolute URI, or by a relative, query or dot-segment
-  reference (MB-SUB-5);
+  reference, and the batch's Cookie read as UTF-8 text, its obs-text octets handed on as
+  U+FFFD (MB-SUB-5);
 - an absolute target's host parsed as an IP address, WHATWG style, and compared as one:
   `127.1`, `2130706433` or `[::ffff:127.0.0.1]` taken for `127.0.0.1` (MB-SUB-2);
 - the nesting test run on an absolute target only when its authority is the batch's Host as
@@ -104,6 +105,22 @@ def _first_authorization_only(req: RelayRequest) -> None:
         ],
         b,
     )
+
+
+def _cookie_read_as_utf8(req: RelayRequest) -> None:
+    """The batch request's head read as UTF-8 text: a Cookie's octets past US-ASCII reach the
+    parts as U+FFFD (the request alone keeps them)."""
+    if not is_batch(req):
+        return
+    req.headers = [
+        (
+            n,
+            v.encode("latin-1").decode("utf-8", "replace").encode("utf-8").decode("latin-1")
+            if n.lower() == "cookie"
+            else v,
+        )
+        for n, v in req.headers
+    ]
 
 
 def _credentials_withheld(
@@ -318,5 +335,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-4 an absolute target's path tested as nested before its dot segments are removed",
         ("nested-batch-origin-spellings-refused",),
         on_response=accepts(_nest_dots_kept),
+    ),
+    P(
+        "batch-cookie-read-as-utf8",
+        "MB-SUB-5 the batch's Cookie read as UTF-8, its obs-text octets inherited as U+FFFD",
+        ("credentials-inherited-octet-for-octet",),
+        on_request=_cookie_read_as_utf8,
     ),
 )
