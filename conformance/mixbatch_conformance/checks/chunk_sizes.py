@@ -64,6 +64,8 @@ def _chunked(body: bytes, size: Callable[[int], str], last: str) -> bytes:
     ),
 )
 def chunk_size_spellings(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("HTTP/2 has no chunked coding: the chunk sizes never leave the client")
     ok, nf = ok_and_not_found(ctx, judge)
     whole = compose_batch([ok, nf], BOUNDARY)
     # The same parts without the close delimiter: incomplete (spec 3.1.5), so refused wherever
