@@ -264,7 +264,7 @@ def test_piped_output_does_not_wrap_command_lines() -> None:
     assert "curl -sS " + "-H 'X: [y]' " * 11 in text
 
 
-def _result(check_id: str, requirement: str, verdict: Verdict, judge: Judge) -> CheckResult:
+def _judged_result(check_id: str, requirement: str, verdict: Verdict, judge: Judge) -> CheckResult:
     """A result of a check that did nothing, with `judge`'s expectations."""
     check = Check(
         check_id,
@@ -282,7 +282,7 @@ def _result(check_id: str, requirement: str, verdict: Verdict, judge: Judge) -> 
 def _warned(check_id: str, what: str, actual: str = "absent") -> CheckResult:
     judge = Judge("MB-WIRE-4")
     judge.expect_true(what, False, actual, "Vary: Accept", "MB-MULTI-10")
-    return _result(check_id, "MB-WIRE-4", Verdict.WARN, judge)
+    return _judged_result(check_id, "MB-WIRE-4", Verdict.WARN, judge)
 
 
 def test_a_departure_many_checks_record_is_listed_once() -> None:
@@ -305,7 +305,7 @@ def test_a_departure_many_checks_record_is_listed_once() -> None:
 def _failed_with(check_id: str, actual: str) -> CheckResult:
     judge = Judge("MB-STATUS-1")
     judge.expect(f"{check_id}: top-level status", int(actual), {200}, "MB-STATUS-1")
-    return _result(check_id, "MB-STATUS-1", Verdict.FAIL, judge)
+    return _judged_result(check_id, "MB-STATUS-1", Verdict.FAIL, judge)
 
 
 def test_many_checks_failing_on_a_503_point_at_the_budget_and_where_it_began() -> None:
