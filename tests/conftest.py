@@ -28,6 +28,7 @@ LONG_FILES = (
     "tests/examples/test_go_server.py",  # 162
     "tests/examples/test_rust_server.py",  # 160
     "tests/examples/test_node_server.py",  # 140
+    "tests/examples/test_java_server.py",  # 142
     "tests/conformance/test_reference_server.py",  # 138
     "tests/conformance/test_sandbox_cleanup.py",  # 60
     "tests/proxy/test_conformance.py",  # 112
