@@ -48,6 +48,7 @@ import json
 from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.echo_content import is_utf8
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
@@ -176,14 +177,6 @@ def _essence(ctype: str | None) -> str:
         return (ctype or "").split(";")[0].strip().lower()
 
 
-def _is_utf8(octets: bytes) -> bool:
-    try:
-        octets.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def _chunks(ctx: Context, judge: Judge, chosen: list[Body]) -> list[list[Body]]:
     """`chosen` in runs whose writes and reads fit one batch under the published limits; a body
     too large for any batch or part is left out."""
@@ -289,7 +282,7 @@ def _written_and_read(ctx: Context, judge: Judge, member: str, chunk: list[Body]
                 # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid
                 # UTF-8 ...; otherwise in `body_base64`"; spec 6.4: "The rule depends on the
                 # octets alone": all of them, wherever the one that decides lies.
-                want = "body" if _is_utf8(get.body) else "body_base64"
+                want = "body" if is_utf8(get.body) else "body_base64"
                 judge.expect(f"{label} member", members[2 * k + 1], {want}, "MB-MULTI-7")
             # MB-MULTI-5: "carry the same information in every representation of one batch
             # result: for each part, in order, ... its body"; the readers decode `body`,
@@ -324,8 +317,8 @@ def _sandbox_bodies(ctx: Context, judge: Judge) -> bool:
     if member is None:
         return False
     chosen = bodies()
-    invalid = [b for b in chosen if not _is_utf8(b.octets)]
-    valid = [b for b in chosen if _is_utf8(b.octets)]
+    invalid = [b for b in chosen if not is_utf8(b.octets)]
+    valid = [b for b in chosen if is_utf8(b.octets)]
     try:
         if not _keeps_octets(ctx, judge, member, invalid[EDGES.index(512)]):
             return False

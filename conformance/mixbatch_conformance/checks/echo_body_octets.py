@@ -16,10 +16,10 @@ their strings hold them. Every request is a PUT to the echo; it writes nothing.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.echo_content import expect_echo_content
 from mixbatch_conformance.checks._shared.part_limits import within_max_parts
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
-from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -42,14 +42,6 @@ EDGES: tuple[tuple[str, bytes], ...] = (
 TEXT = (("Content-Type", "text/plain; charset=utf-8"),)
 
 
-def _valid_utf8(content: bytes) -> bool:
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def _judge(judge: Judge, label: str, content: bytes, status: int | None, body: bytes) -> None:
     judge.require(f"{label}: status", status, {200}, "MB-TEST-2")
     seen = read_echo(body)
@@ -63,11 +55,7 @@ def _judge(judge: Judge, label: str, content: bytes, status: int | None, body: b
     assert seen is not None
     # MB-TEST-2: "exactly one of `body`, the content as a string when its octets are valid
     # UTF-8, and `body_base64`, the content in base64 (RFC 4648 §4) otherwise".
-    doc = loads_json_text(body)
-    members = sorted(k for k in ("body", "body_base64") if k in doc)
-    want = ["body"] if _valid_utf8(content) else ["body_base64"]
-    judge.expect(f"{label}: content member", members, [want], "MB-TEST-2")
-    judge.expect(f"{label}: content", seen.body, {content}, "MB-TEST-2")
+    expect_echo_content(judge, f"{label}:", content, body, seen, "MB-TEST-2")
 
 
 @checker(

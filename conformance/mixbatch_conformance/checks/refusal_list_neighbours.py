@@ -27,9 +27,8 @@ parts goes in a batch of its own, so the refusal names the ones the rule was rea
   scripting language inherits (Constructor, toString, hasOwnProperty, valueOf), which a
   forbidden-field table kept as a plain object finds in itself (`__proto__` is left out: HTTP
   fronts such as nginx drop a name holding `_` from a request alone by default). Fields that name
-  another host (`X-Host`,
-  `X-Forwarded-Host` and the others spec 3.2.2 lists after MB-SUB-2) are left out: a server
-  may refuse a part carrying one under MB-SUB-2.
+  another host (`X-Host`, `X-Forwarded-Host` and the others spec 3.2.2 lists after MB-SUB-2) are
+  left out: a server may refuse a part carrying one under MB-SUB-2.
 """
 
 from __future__ import annotations
@@ -227,7 +226,7 @@ def forbidden_method_neighbours_run(ctx: Context, judge: Judge) -> None:
 @checker(
     "unforbidden-part-fields-reach-resource",
     ("MB-PART-8", "MB-SUB-1"),
-    "Parts carrying response fields (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names near the forbidden part fields (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests, Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status) near the control fields (Http-Method2, Content-Id2) or named as properties every object inherits (Constructor, toString, hasOwnProperty, valueOf) are processed, each field reaching the echo as the same request alone receives it.",
+    "Parts carrying response fields (Batch-Outcome, Batch-Summary, Preference-Applied, Location, Retry-After, Vary), names near the forbidden part fields (Http-Status, X-Http-Status-Code, Status, Upgrade-Insecure-Requests, Expect-CT, X-Connection, Trailers, Content-Transfer-Type, Proxy-Status), near the control fields (Http-Method2, Content-Id2) or named as properties every object inherits (Constructor, toString, hasOwnProperty, valueOf) are processed, each field reaching the echo as the same request alone receives it.",
     state=State.READ_ONLY,
 )
 def unforbidden_part_fields_reach_resource(ctx: Context, judge: Judge) -> None:

@@ -26,10 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.checks._shared.absolute_form import NO_ABSOLUTE_FORM_IN_H2, absolute_uri
 from mixbatch_conformance.checks._shared.delay_answers import CLOCK_SLACK_MS
+from mixbatch_conformance.checks._shared.echo_content import expect_echo_content
 from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_http_date
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, read_echo
-from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -291,15 +291,7 @@ def _judge_echo(
     )
     # "exactly one of `body`, the content as a string when its octets are valid UTF-8, and
     # `body_base64`, the content in base64 (RFC 4648 §4) otherwise".
-    doc = loads_json_text(body)
-    members = sorted(k for k in ("body", "body_base64") if k in doc)
-    try:
-        content.decode("utf-8")
-        want = ["body"]
-    except UnicodeDecodeError:
-        want = ["body_base64"]
-    judge.expect(f"{label} content member", members, [want])
-    judge.expect(f"{label} content", seen.body, {content})
+    expect_echo_content(judge, label, content, body, seen)
     return seen
 
 

@@ -13,7 +13,7 @@ a problem that locate a refusal.
 from __future__ import annotations
 
 from mixbatch_conformance.core.context import problem_of
-from mixbatch_conformance.core.validator import read_multipart
+from mixbatch_conformance.core.validator import loose_boundary, read_multipart
 from mixbatch_conformance.transport.http import Response
 
 __all__ = [
@@ -65,12 +65,7 @@ def framing_answer(resp: Response) -> tuple[object, ...]:
     """The status, and the (Content-Id, Http-Status-Code) of each part of a multipart answer or
     the `PROBLEM_MEMBERS` of a problem."""
     if resp.status < 400 and resp.media_type == "multipart/mixed":
-        boundary = ""
-        for param in (resp.get("Content-Type") or "").split(";")[1:]:
-            name, _, value = param.strip().partition("=")
-            if name.lower() == "boundary":
-                boundary = value.strip('"')
-        env = read_multipart(resp.body, boundary)
+        env = read_multipart(resp.body, loose_boundary(resp.get("Content-Type") or ""))
         return (resp.status, [(p.get("Content-Id"), p.get("Http-Status-Code")) for p in env.parts])
     doc = problem_of(resp) or {}
     return (resp.status, *(doc.get(m) for m in PROBLEM_MEMBERS))

@@ -388,17 +388,25 @@ def part_field_read(name: str, read: Callable[[str], str]) -> Callable[[RelayReq
 _FIELD_LINE = re.compile(rb"([^:\r\n]+):([ \t]*)(.*?)([ \t]*)")
 
 
+def _written(req: RelayRequest) -> bytes | None:
+    """`req` as the client wrote it, from the octets after its request line on (its header
+    section, then its content and whatever followed it), or None when the connection's tap does
+    not hold it."""
+    tap = req.connection.get(TAP)
+    if not isinstance(tap, bytes):
+        return None
+    line = f"{req.method} {req.target} HTTP/1.1\r\n".encode("latin-1")
+    at = tap.rfind(line)
+    return tap[at + len(line) :] if at >= 0 else None
+
+
 def written_fields(req: RelayRequest) -> list[tuple[bytes, bytes, bytes, bytes]]:
     """The field lines of `req` as the client wrote them: (name, OWS, value, OWS) each; none
     when the connection's tap does not hold its head."""
-    tap = req.connection.get(TAP)
-    if not isinstance(tap, bytes):
+    written = _written(req)
+    if written is None:
         return []
-    line = f"{req.method} {req.target} HTTP/1.1\r\n".encode("latin-1")
-    at = tap.rfind(line)
-    if at < 0:
-        return []
-    head = tap[at + len(line) :].split(b"\r\n\r\n", 1)[0]
+    head = written.split(b"\r\n\r\n", 1)[0]
     out = []
     for field_line in head.split(b"\r\n"):
         m = _FIELD_LINE.fullmatch(field_line)
@@ -411,26 +419,22 @@ def written_chunk_sizes(req: RelayRequest) -> list[bytes]:
     """The chunk sizes of a chunked `req` as the client wrote them, the last chunk's included,
     each without its chunk extensions; none when the connection's tap does not hold the
     request."""
-    tap = req.connection.get(TAP)
-    if not isinstance(tap, bytes):
-        return []
-    line = f"{req.method} {req.target} HTTP/1.1\r\n".encode("latin-1")
-    at = tap.rfind(line)
-    end = tap.find(b"\r\n\r\n", at) if at >= 0 else -1
-    if end < 0:
+    written = _written(req)
+    end = written.find(b"\r\n\r\n") if written is not None else -1
+    if written is None or end < 0:
         return []
     at = end + 4
     sizes: list[bytes] = []
     while True:
-        eol = tap.find(b"\r\n", at)
+        eol = written.find(b"\r\n", at)
         if eol < 0:
             return sizes
-        written = tap[at:eol].split(b";", 1)[0].strip(b" \t")
+        spelt = written[at:eol].split(b";", 1)[0].strip(b" \t")
         try:
-            size = int(written, 16)
+            size = int(spelt, 16)
         except ValueError:
             return sizes
-        sizes.append(written)
+        sizes.append(spelt)
         if size == 0:
             return sizes
         at = eol + 2 + size + 2

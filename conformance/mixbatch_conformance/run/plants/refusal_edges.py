@@ -4,9 +4,9 @@ value refused) or too narrow (a refused neighbour of a valid value run).
 - Media type and boundary (MB-WIRE-2, MB-WIRE-4): a multipart subtype that `mixed` begins with,
   or the media ranges `multipart/*` and `*/*`, taken for multipart/mixed; a quoted boundary's
   length left unchecked, or counted with its quoted-pairs; a parameter whose name holds
-  `boundar` taken for the boundary, or the boundary found as a substring after such a parameter; the whitespace
-  before the next `;` kept in the boundary; a quoted boundary's characters left unchecked; a
-  boundary's last character held to letters, digits and the hyphen.
+  `boundar` taken for the boundary, or the boundary found as a substring after such a
+  parameter; the whitespace before the next `;` kept in the boundary; a quoted boundary's
+  characters left unchecked; a boundary's last character held to letters, digits and the hyphen.
 - Part lengths (MB-WIRE-17, MB-WIRE-20): a Content-Length of a part without its empty line left
   unchecked, or a zero one refused there; leading whitespace before the digits refused; Unicode
   digits read as digits; a field whose name holds `content-length` counted as one.
