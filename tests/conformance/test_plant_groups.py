@@ -864,6 +864,17 @@ GROUPS = (
         tier="slow",
     ),
     Group(
+        # MB-TEST-7: a server whose description declares `batch_timeout_ms` "MUST let a batch
+        # run that many milliseconds, counted from the moment it began to receive the batch
+        # request, before it stops the batch for its time".
+        "declared-budget",
+        ("batch-stopped-before-declared-budget",),
+        ("batch-abort-after-timeout",),
+        ("FAIL",),
+        # The catcher waits out the server's time budget once, unplanted.
+        tier="slow",
+    ),
+    Group(
         "budget-stand-ins",
         (
             "running-part-answered-500-at-budget",

@@ -73,6 +73,7 @@ from mixbatch_conformance.checks._shared.delay_answers import (
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
+    expect_not_before_budget,
     outlasting_batch,
     wait_out,
 )
@@ -173,7 +174,7 @@ def _is_aborted(part: Part) -> bool:
 
 @checker(
     "batch-abort-after-timeout",
-    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15", "MB-RESP-2"),
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15", "MB-RESP-2", "MB-TEST-7"),
     "A batch that outlasts the server's declared time limit after its response began, its slow part in the middle, first or last, ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200, no part before it written with a failure the budget caused.",
     tier="standard",
     state=State.READ_ONLY,
@@ -222,7 +223,7 @@ def _judge_stopped_batches(
 
 @checker(
     "batch-abort-over-http10",
-    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-TEST-7"),
     "A batch sent over HTTP/1.0 that the server answers as a multipart batch, and that outlasts the declared time limit after its response began, ends with the abort part of spec 5.4 and the close delimiter under a 200, its answer delimited by the connection's close.",
     tier="standard",
     state=State.READ_ONLY,
@@ -337,6 +338,7 @@ def _judge_stopped_batch(
     env = _read_stopped(judge, resp)
     aborted = [p.index for p in env.parts if _is_aborted(p)]
     expect_budget_abort(judge, label, bool(aborted) or not env.complete)
+    expect_not_before_budget(ctx, judge, label, bool(aborted) or not env.complete, elapsed)
     # MB-STATUS-6: "an abort never replaces a response part that was already written, and the
     # abort part, when written, is the last part".
     judge.require(
@@ -425,7 +427,7 @@ def _judge_stopped_batch(
 
 @checker(
     "batch-abort-under-stop",
-    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14"),
+    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-TEST-7"),
     "Under Prefer: batch-on-error=stop a batch that outlasts the declared time limit, the slow part in the middle, first or last, still ends with the abort part of spec 5.4 under a 200, not with skipped parts.",
     profile="error-policy",
     tier="standard",
@@ -442,7 +444,7 @@ def abort_under_stop(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "batch-abort-in-multistatus",
-    ("MB-MULTI-12", "MB-STATUS-14", "MB-STATUS-12"),
+    ("MB-MULTI-12", "MB-STATUS-14", "MB-STATUS-12", "MB-TEST-7"),
     "In the JSON or XML form an aborted batch, its slow part in the middle, first or last, under the stop policy where offered, ends with an abort entry indexed by its part_index whose one header field is Content-Type, no entry before it a failure the budget caused.",
     tier="standard",
     state=State.READ_ONLY,
@@ -497,6 +499,7 @@ def _judge_stopped_form(
     )
     aborted = [e for e in entries if e.outcome == "aborted"]
     expect_budget_abort(judge, label, bool(aborted))
+    expect_not_before_budget(ctx, judge, label, bool(aborted), elapsed)
     # MB-STATUS-6: a server that must stop "MUST ... write a final part with `Batch-Outcome:
     # aborted`", under the stop policy as under any other: entries written `skipped` from the
     # running part on, with no abort report, break it in this form as in multipart/mixed.

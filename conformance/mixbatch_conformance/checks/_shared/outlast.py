@@ -21,8 +21,10 @@ from mixbatch_conformance.core.judge import Judge
 
 __all__ = [
     "ABORT_INDEXES",
+    "EARLY_TOLERANCE_S",
     "FIRST_ABORT_INDEXES",
     "MAX_OUTLAST_WAIT_S",
+    "expect_not_before_budget",
     "outlast_fits",
     "outlasting_batch",
     "wait_out",
@@ -35,6 +37,10 @@ SLACK_S = 5.0
 #: The longest the suite waits on one read of an exchange that outlasts a declared time limit,
 #: unless the run's per-exchange timeout is longer: a limit of up to about 16 s is judged.
 MAX_OUTLAST_WAIT_S = 30.0
+#: Seconds an answer that ended a batch for its time may come before the declared limit, as the
+#: client counts it: a timer that rounds to its tick (JavaScript's fires up to a millisecond
+#: early). The client's clock starts before the request's first octet, the server's no sooner.
+EARLY_TOLERANCE_S = 0.05
 #: The index of the part that outlasts the limit (k in spec 5.4).
 SLOW = 1
 #: MB-STATUS-6: "parts 0 to k-1, then the abort part with `part_index` k" or "parts 0 to k,
@@ -102,3 +108,24 @@ def outlasting_batch(
     if slow_last:
         return [SubRequest("GET", ok), slow]
     return [SubRequest("GET", ok), slow, SubRequest("GET", ok)]
+
+
+def expect_not_before_budget(
+    ctx: Context, judge: Judge, label: str, stopped: bool, elapsed: float
+) -> None:
+    """A batch the server ended for its time (`stopped`: an abort part, or an answer cut short)
+    ended no sooner than its declared limit, counted from before the request was sent
+    (`elapsed` seconds to the answer's end)."""
+    limit_ms = ctx.target.batch_timeout_ms
+    if not stopped or limit_ms is None:
+        return
+    # MB-TEST-7: a server whose description declares `batch_timeout_ms` "MUST let a batch run
+    # that many milliseconds, counted from the moment it began to receive the batch request,
+    # before it stops the batch for its time".
+    judge.expect_true(
+        f"{label}time the batch was stopped at",
+        elapsed + EARLY_TOLERANCE_S >= limit_ms / 1000,
+        f"stopped {elapsed:.2f} s after the request was sent",
+        f"no sooner than the declared batch_timeout_ms ({limit_ms} ms)",
+        "MB-TEST-7",
+    )

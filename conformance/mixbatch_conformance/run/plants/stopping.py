@@ -24,16 +24,25 @@ Each is a mistake a competent implementer makes where two features meet:
     last-part-abort-left-out               no abort part when the part the budget cut off is
                                            the last one, as a server that writes the abort only
                                            while parts are left to run (MB-STATUS-6)
+    batch-stopped-before-declared-budget   a budget kept shorter than the one the target
+                                           declares (milliseconds that overflowed, a unit
+                                           misread): a batch is stopped as soon as a part on
+                                           the delay resource of a second or more begins, the
+                                           abort part naming that part, long before the
+                                           declared budget has passed (MB-TEST-7)
     stopping-part-written-as-problem       the part that stops a batch (stop policy, atomic)
                                            written as a problem document saying so, in place of
                                            its sub-response's fields and content (MB-RESP-4)
 
-Each edits the reference server's answer in the multipart/mixed and the JSON form.
+Each edits the reference server's answer in the multipart/mixed and the JSON form, except
+batch-stopped-before-declared-budget, which stops multipart/mixed batches only: it forwards the
+slow part as a wait of 0 ms and writes the abort part in place of its answer.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -256,6 +265,53 @@ def _last_part_abort_left_out(req: RelayRequest, resp: RelayResponse) -> None:
     map_json(entries)(req, resp)
 
 
+#: A target on the reference server's delay resource and its ms.
+_DELAY = re.compile(r"^<?/delay/(\d+)>?$")
+#: The shortest wait the planted budget lets a part begin: a second.
+_KEPT_MS = 1000
+
+
+def _stop_slow_part(req: RelayRequest) -> None:
+    """Forward the first part waiting `_KEPT_MS` or more as a wait of 0 ms, noting its index."""
+    req.connection.pop("stopped-at", None)
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    for i, (fields, body) in enumerate(parts or []):
+        found = _DELAY.match((field_of(fields, "Content-Id") or "").strip())
+        if found and int(found[1]) >= _KEPT_MS and b and parts:
+            parts[i] = (set_field(fields, "Content-Id", "</delay/0>"), body)
+            req.body = write_parts(parts, b)
+            req.connection["stopped-at"] = i
+            return
+
+
+def _abort_at_slow_part(req: RelayRequest, resp: RelayResponse) -> None:
+    """The parts before the slow one, then the abort part naming it."""
+    index = req.connection.pop("stopped-at", None)
+    b = boundary_of(resp)
+    parts = parts_of(resp.body, b) if b else None
+    if not isinstance(index, int) or not b or not parts or len(parts) <= index:
+        return
+    doc = json.dumps(
+        {
+            "type": "https://mixbatch.dev/problems/batch-aborted",
+            "title": "Batch aborted",
+            "status": 503,
+            "detail": "the batch ran out of its time budget",
+            "part_index": index,
+        }
+    ).encode()
+    abort: Part = (
+        [
+            ("Batch-Outcome", "aborted"),
+            ("Content-Type", "application/problem+json"),
+            ("Content-Length", str(len(doc))),
+        ],
+        doc,
+    )
+    resp.body = write_parts([*parts[:index], abort], b)
+
+
 def _as_problem(fields: list[tuple[str, str]]) -> Part:
     kept = [(n, v) for n, v in fields if n.lower() in ("http-status-code", "content-id")]
     kept = set_field(
@@ -329,6 +385,15 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-6 no abort part when the part the time budget cut off is the last part",
         ("batch-abort-after-timeout", "batch-abort-in-multistatus"),
         on_response=_last_part_abort_left_out,
+    ),
+    Mutation(
+        "batch-stopped-before-declared-budget",
+        "MB-TEST-7 a batch stopped for its time once a part of a second or more begins, before "
+        "the declared batch_timeout_ms has passed",
+        ("batch-abort-after-timeout",),
+        caught_by=("FAIL",),
+        on_request=_stop_slow_part,
+        on_response=_abort_at_slow_part,
     ),
     Mutation(
         "stopping-part-written-as-problem",
