@@ -21,7 +21,12 @@ CHUNK_EXT_RE = re.compile(rb"(?:[ \t]*;[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 KNOWN_METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"}
 
 
+PHRASES = {413: "Content Too Large", 422: "Unprocessable Content", 416: "Range Not Satisfiable"}
+
+
 def reason(status):
+    if status in PHRASES:
+        return PHRASES[status]
     try:
         return http.HTTPStatus(status).phrase
     except ValueError:
