@@ -259,8 +259,8 @@ class BatchEndpoint:
 def _abort_entry(index, writer, status=503, detail=None):
     doc = {"type": "https://mixbatch.dev/problems/batch-aborted", "title": "Batch aborted",
            "status": status,
-           "detail": detail or f"The batch ran out of its time budget; parts from {index} on "
-                               "have no response and an unknown outcome.",
+           "detail": detail or f"The batch ran out of its time budget or the server is stopping; "
+                               f"parts from {index} on have no response and an unknown outcome.",
            "requirement": "MB-STATUS-6", "part_index": index}
     return Entry(index, None, None, None, "aborted",
                  [("Content-Type", "application/problem+json")], dump(doc))
