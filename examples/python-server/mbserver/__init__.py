@@ -1,0 +1,1 @@
+"""mbserver: an independent mixbatch batch server (spec/mixbatch.md, draft-02)."""
