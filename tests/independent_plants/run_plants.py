@@ -3,11 +3,11 @@
 Each plant is one patch to an independent server that breaks one server requirement the way a
 competent implementer might (plants.json: id, requirement, keyword, description, patch, and
 `server` where it is not "go"). The server is the Go one (examples/go-server) unless the plants
-name the Node one (examples/node-server), the Rust one (examples/rust-server) or the Java one
-(examples/java-server), or --server does; a patch's paths are relative to that server's folder.
+name the Node one (examples/node-server), the Rust one (examples/rust-server), the Java one
+(examples/java-server) or the Python one (examples/python-server), or --server does; a patch's paths are relative to that server's folder.
 For each plant the runner copies the server into a scratch directory, applies the patch, builds
 it (Go: `go build`; Node: `node --check` of each .js file; Rust: `cargo build --release
---offline`; Java: `javac --release 17`), starts
+--offline`; Java: `javac --release 17`; Python: byte-compiling each module), starts
 it on a free loopback port (`-addr 127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
 runs the suite at standard tier against it with the server's own target description, its
 base_url replaced. The unpatched copy runs first: every check that is not PASS there (a WARN for
@@ -19,7 +19,7 @@ SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at 
 check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
 plants is run with --index; its patch paths are relative to that index's directory.
 
-Usage: python tests/independent_plants/run_plants.py [--server {go,java,node,rust}] [--only ID ...]
+Usage: python tests/independent_plants/run_plants.py [--server {go,java,node,python,rust}] [--only ID ...]
        [--jobs N] [--index FILE] [--results FILE]
 """
 
@@ -47,6 +47,7 @@ SERVERS = {
     "node": REPO / "examples" / "node-server",
     "rust": REPO / "examples" / "rust-server",
     "java": REPO / "examples" / "java-server",
+    "python": REPO / "examples" / "python-server",
 }
 #: The Go server, which go_coverage and go_mutants build.
 SERVER_DIR = SERVERS["go"]
@@ -96,6 +97,9 @@ def find_tool(server: str) -> str | None:
         return find_go()
     if server == "java":
         return shutil.which("javac") if shutil.which("java") else None
+    if server == "python":
+        # The suite's own interpreter: the server needs Python 3.12 and its standard library.
+        return sys.executable
     return find_cargo() if server == "rust" else shutil.which("node")
 
 
@@ -117,6 +121,17 @@ def build(tool: str, patch: Path | None, work: Path, cache: Path, server: str = 
                 [tool, "--check", str(script)], check=True, timeout=30, capture_output=True
             )
         return [tool, str(src / "server.js"), "--port", "0"]
+    if server == "python":
+        subprocess.run(
+            [tool, "-m", "py_compile", *map(str, sorted(src.rglob("*.py")))],
+            check=True,
+            timeout=BUILD_TIMEOUT_S,
+            capture_output=True,
+        )
+        # `python -m mbserver` from the copy, whatever the runner's working directory.
+        start = f"import runpy, sys; sys.path.insert(0, {str(src)!r}); "
+        start += "runpy.run_module('mbserver', run_name='__main__', alter_sys=True)"
+        return [tool, "-c", start, "--port", "0"]
     if server == "rust":
         subprocess.run(
             [tool, "build", "--release", "--offline", "--quiet"],

@@ -155,6 +155,14 @@ class Sandbox:
         allow = "GET, HEAD, POST, OPTIONS"
         if req.method == "OPTIONS":
             return options(allow)
+        if req.method in ("GET", "HEAD", "POST"):
+            # RFC 9110 13.1: the collection exists, with no validator of its own; a POST's
+            # target is the collection, so If-None-Match: * or a foreign If-Match is 412.
+            c = evaluate(req, None, None)
+            if c == 304:
+                return Response(304, [])
+            if c:
+                return problem(c, "Precondition Failed")
         if req.method in ("GET", "HEAD"):
             body = _json([f"{self.path}/{m}" for m in self.members])
             return Response(200, [("Content-Type", "application/json")], body)

@@ -84,6 +84,9 @@ def parse_reference(s):
             raise ValueError("path after authority must be absolute")
     if not PATH_RE.fullmatch(path):
         raise ValueError("bad path")
+    if scheme is None and auth is None and ":" in path.split("/", 1)[0]:
+        # RFC 3986 4.2: a relative-path reference's first segment (path-noscheme) holds no colon.
+        raise ValueError("colon in the first segment of a relative-path reference")
     if query is not None and not QUERY_RE.fullmatch(query):
         raise ValueError("bad query")
     if frag is not None and not QUERY_RE.fullmatch(frag):
