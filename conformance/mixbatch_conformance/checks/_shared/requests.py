@@ -10,8 +10,11 @@ the listing of the sandbox collection).
 from __future__ import annotations
 
 import json
+import re
+import secrets
 
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.sandbox_marks import MARKER_PREFIX, created_member
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
@@ -79,15 +82,63 @@ def new_member(ctx: Context, judge: Judge) -> tuple[str, bytes]:
     return path, doc
 
 
+#: The most members a listing read member by member fetches.
+MAX_LISTED_MEMBERS = 256
+#: A path (or an absolute URI's path) in a collection's own answer: the members it names.
+_NAMED_PATH = re.compile(rb"""(?:[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s"'<>]*)?(/[^\s"'<>,;()\[\]{}]*)""")
+#: By target and collection: whether the sandbox's own answer to GET was seen to name a member
+#: a POST created.
+_NAMES_ITS_MEMBERS: dict[tuple[str, str], bool] = {}
+
+
 def sandbox_listing(ctx: Context, judge: Judge, coll: str) -> bytes:
-    """The sandbox's members as a collection retrieval shows them (MB-STATUS-7, -11): the only
-    listing the spec defines; without one the effect of a POST cannot be observed (N/A)."""
+    """What the sandbox's members hold, for a check that a write ran or did not.
+
+    A collection retrieval shows them (MB-STATUS-7, -11), the one listing the spec defines.
+    A sandbox that answers GET otherwise (a JSON array of member paths, say) is read member by
+    member: the paths under the collection its answer names, each fetched alone. That reading
+    is used only once it was seen to show a member a POST created alone (which it
+    then deletes); without either, the effect of a POST cannot be observed (N/A).
+    """
     resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
     if resp.status == 204:
         return b""
-    if resp.status != 200 or resp.media_type != "multipart/mixed":
-        judge.not_applicable(
-            f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
-            f"{resp.media_type!r}, so the sandbox's members cannot be listed"
+    if resp.status == 200 and resp.media_type == "multipart/mixed":
+        return resp.body
+    if resp.status == 200 and _names_its_members(ctx, judge, coll):
+        return _members_one_by_one(ctx, judge, coll, resp.body)
+    judge.not_applicable(
+        f"GET {coll} with Accept: multipart/mixed answered {resp.status} "
+        f"{resp.media_type!r}, which names no member a POST creates, so the sandbox's "
+        "members cannot be listed"
+    )
+
+
+def _members_one_by_one(ctx: Context, judge: Judge, coll: str, answer: bytes) -> bytes:
+    """The contents of the members under `coll` that `answer` names, each fetched alone."""
+    prefix = coll.rstrip("/").encode() + b"/"
+    named = dict.fromkeys(
+        m.group(1) for m in _NAMED_PATH.finditer(answer) if m.group(1).startswith(prefix)
+    )
+    held = bytearray()
+    for path in list(named)[:MAX_LISTED_MEMBERS]:
+        got = ctx.alone(judge, SubRequest("GET", path.decode("ascii", "replace")))
+        if got.status == 200:
+            held += got.body + b"\n"
+    return bytes(held)
+
+
+def _names_its_members(ctx: Context, judge: Judge, coll: str) -> bool:
+    """Whether the sandbox's answer to GET names a member a POST created alone (learnt once a
+    target; the member is deleted again)."""
+    key = (ctx.target.base_url, coll)
+    if key not in _NAMES_ITS_MEMBERS:
+        marker = f"{MARKER_PREFIX}{secrets.token_hex(6)}"
+        member = created_member(ctx, judge, coll, marker)
+        listed = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", "multipart/mixed")]))
+        seen = listed.status == 200 and marker.encode() in _members_one_by_one(
+            ctx, judge, coll, listed.body
         )
-    return resp.body
+        ctx.alone(judge, SubRequest("DELETE", member))
+        _NAMES_ITS_MEMBERS[key] = seen
+    return _NAMES_ITS_MEMBERS[key]
