@@ -95,8 +95,9 @@ def sandbox_listing(ctx: Context, judge: Judge, coll: str) -> bytes:
     """What the sandbox's members hold, for a check that a write ran or did not.
 
     A collection retrieval shows them (MB-STATUS-7, -11), the one listing the spec defines.
-    A sandbox that answers GET otherwise (a JSON array of member paths, say) is read member by
-    member: the paths under the collection its answer names, each fetched alone. That reading
+    A sandbox that answers GET otherwise (a JSON array of its members, or of their paths) is
+    read from that answer and member by member: the paths under the collection it names, each
+    fetched alone. That reading
     is used only once it was seen to show a member a POST created alone (which it
     then deletes); without either, the effect of a POST cannot be observed (N/A).
     """
@@ -115,12 +116,13 @@ def sandbox_listing(ctx: Context, judge: Judge, coll: str) -> bytes:
 
 
 def _members_one_by_one(ctx: Context, judge: Judge, coll: str, answer: bytes) -> bytes:
-    """The contents of the members under `coll` that `answer` names, each fetched alone."""
+    """`answer` (a listing may hold its members' contents), then the contents of the members
+    under `coll` that it names, each fetched alone."""
     prefix = coll.rstrip("/").encode() + b"/"
     named = dict.fromkeys(
         m.group(1) for m in _NAMED_PATH.finditer(answer) if m.group(1).startswith(prefix)
     )
-    held = bytearray()
+    held = bytearray(answer + b"\n")
     for path in list(named)[:MAX_LISTED_MEMBERS]:
         got = ctx.alone(judge, SubRequest("GET", path.decode("ascii", "replace")))
         if got.status == 200:
