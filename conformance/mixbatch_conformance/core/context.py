@@ -441,6 +441,22 @@ class Context:
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
         return self._judged(judge, self._pipeline(requests, self.timeout_for(judge)))
 
+    def send_many_within(self, judge: Judge, requests: list[bytes], wait: float) -> list[Exchange]:
+        """`send_many`, each read waiting `wait` seconds at most: for answers whose end the
+        target may fail to mark, whose missing end is the caller's to read (the exchange then
+        holds no response and says why)."""
+        try:
+            sent = self._pipeline(requests, wait)
+        except TimeoutError as exc:
+            sent = [Exchange(r, None, f"TimeoutError: {exc}") for r in requests]
+        quiet = [
+            Exchange(ex.request, None, f"no answer ended within {wait:g} s", raw=ex.raw)
+            if ex.response is None and (ex.error or "").startswith("TimeoutError")
+            else ex
+            for ex in sent
+        ]
+        return self._judged(judge, quiet)
+
     def send_in_turn(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
         """Send `requests` on one HTTP/1.1 connection of their own, each once the answer before
         it was read, every octet after an answer read as the next (`transport.http.in_turn`);
