@@ -9,7 +9,7 @@ value refused) or too narrow (a refused neighbour of a valid value run).
   characters left unchecked; a boundary's last character held to letters, digits and the hyphen.
 - Part lengths (MB-WIRE-17, MB-WIRE-20): a Content-Length of a part without its empty line left
   unchecked, or a zero one refused there; leading whitespace before the digits refused; Unicode
-  digits read as digits; a field whose name holds `content-length` counted as one.
+  digits read as digits, from UTF-8 or one octet to a character; a field whose name holds `content-length` counted as one.
 - Delimiter lines (MB-WIRE-19): a body line holding the dash-boundary less its last character,
   or the boundary after fewer hyphens, taken for a delimiter line; one hyphen after a delimiter
   taken for transport padding.
@@ -363,6 +363,18 @@ PLANTS: tuple[Mutation, ...] = (
             lambda req: any(
                 (t := v.encode("latin-1").decode("utf-8", "replace").strip(" \t")).isdigit()
                 and not t.isascii()
+                for _, v in _field_values("Content-Length")(req)
+            )
+        ),
+    ),
+    P(
+        "content-length-latin1-digits-read",
+        "MB-WIRE-20 a part Content-Length read one octet to a character and taken for digits "
+        "the Unicode way (the superscripts 0xB2, 0xB3, 0xB9)",
+        ("reject-content-length-superscript-octet",),
+        on_response=accepts(
+            lambda req: any(
+                (t := v.strip(" \t")).isdigit() and not t.isascii()
                 for _, v in _field_values("Content-Length")(req)
             )
         ),
