@@ -9,7 +9,8 @@ value refused) or too narrow (a refused neighbour of a valid value run).
   characters left unchecked; a boundary's last character held to letters, digits and the hyphen.
 - Part lengths (MB-WIRE-17, MB-WIRE-20): a Content-Length of a part without its empty line left
   unchecked, or a zero one refused there; leading whitespace before the digits refused; Unicode
-  digits read as digits, from UTF-8 or one octet to a character; a field whose name holds `content-length` counted as one.
+  digits read as digits, from UTF-8 or one octet to a character; a field whose name holds
+  `content-length` counted as one.
 - Delimiter lines (MB-WIRE-19): a body line holding the dash-boundary less its last character,
   or the boundary after fewer hyphens, taken for a delimiter line; one hyphen after a delimiter
   taken for transport padding.
