@@ -921,6 +921,15 @@ GROUPS = (
         unplanted=(Verdict.NA,),
     ),
     Group(
+        # MB-INTER-6 with RFC 1952 §2.2: gzip content is "a series of 'members'". The catcher
+        # is N/A on the reference server and through the relay unplanted, which decode no
+        # coding; the plant decodes gzip, to its first member only.
+        "gzip-members",
+        _names(coding_stacks.MEMBER_PLANTS),
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
+    ),
+    Group(
         # MB-INTER-5 with RFC 9112 §7: "All transfer-coding names are case-insensitive".
         "chunked-name-case",
         _names(coding_stacks.CASE_PLANTS),

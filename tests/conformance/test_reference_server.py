@@ -48,6 +48,7 @@ EXPECTED_NA = {
     "response-delimiter-planted-in-member": "its sandbox takes only application/json members",
     "coded-fault-offsets-decoded": "it decodes no content coding",
     "content-coding-stacks-decoded-in-reverse": "it decodes no content coding",
+    "gzip-content-of-several-members-decoded": "it decodes no content coding",
     "collection-delimiter-planted-in-member": "its sandbox takes only application/json members",
 }
 

@@ -8,7 +8,9 @@ deflate and names them in its 415, and that:
 - removes the codings of a stack in the order `Content-Encoding` lists them, not in reverse
   (RFC 9110 §8.4: they are listed in the order applied), so `gzip, deflate` runs gzip's decoder
   on deflate's output and is answered 400 as content that does not decode;
-- decodes one coding alone and refuses a stack of codings it decodes with 415.
+- decodes one coding alone and refuses a stack of codings it decodes with 415;
+- decodes gzip content as one member, so content written as several gzip members (RFC 1952
+  §2.2) loses all but the first and is answered as a batch cut short.
 
 h11, in front of the relay, reads a transfer coding's name in any case (and hands it on in
 lower case); the relay, reading the field lines as the client wrote them from the connection's
@@ -27,7 +29,7 @@ from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import is_batch, problem, refuses, written_fields
 from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
-__all__ = ["CASE_PLANTS", "PLANTS", "STACK_PLANTS"]
+__all__ = ["CASE_PLANTS", "MEMBER_PLANTS", "PLANTS", "STACK_PLANTS"]
 
 #: The codings the planted server decodes, and how.
 _DECODERS: dict[str, Callable[[bytes], bytes]] = {
@@ -39,6 +41,7 @@ _DECODERS: dict[str, Callable[[bytes], bytes]] = {
 _NAMED = "identity, gzip, deflate"
 STACK_CATCHERS = ("content-coding-stacks-decoded-in-reverse",)
 CASE_CATCHERS = ("chunked-coding-name-any-case",)
+MEMBER_CATCHERS = ("gzip-content-of-several-members-decoded",)
 
 
 def _codings(req: RelayRequest) -> list[str]:
@@ -76,6 +79,17 @@ def _one_coding_only(req: RelayRequest) -> None:
     codings = _codings(req)
     if len(codings) == 1 and codings[0] in _DECODERS:
         _decoded(req, codings)
+
+
+def _first_gzip_member(req: RelayRequest) -> None:
+    """A server that decodes a batch in gzip with a decoder that stops after one member."""
+    if _codings(req) != ["gzip"]:
+        return
+    try:
+        req.body = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(req.body)
+    except zlib.error:
+        return
+    req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
 
 def _undecoded_400(req: RelayRequest, resp: RelayResponse) -> None:
@@ -149,4 +163,15 @@ CASE_PLANTS: tuple[Mutation, ...] = (
         behaviour=TAPPED,
     ),
 )
-PLANTS = STACK_PLANTS + CASE_PLANTS
+MEMBER_PLANTS: tuple[Mutation, ...] = (
+    # MB-INTER-6: a server that decodes a coding answers the batch "as it answers the same
+    # content unencoded"; RFC 1952 §2.2: "A gzip file consists of a series of 'members'".
+    Mutation(
+        "gzip-decoded-to-its-first-member",
+        "MB-INTER-6 a batch in gzip decoded to its first member only",
+        MEMBER_CATCHERS,
+        on_request=_first_gzip_member,
+        on_response=_names_decoded,
+    ),
+)
+PLANTS = STACK_PLANTS + CASE_PLANTS + MEMBER_PLANTS
