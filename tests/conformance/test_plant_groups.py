@@ -1047,6 +1047,7 @@ GROUPS = (
         "refusal-documents",
         _names(refusal_documents.PLANTS),
         (
+            "refusals-of-obs-text-inputs-are-utf8-problems",
             "refusal-documents-valid-in-every-form",
             "limit-parts-one-over",
             "limit-part-fields-one-over",

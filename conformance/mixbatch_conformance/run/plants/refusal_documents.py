@@ -7,7 +7,9 @@ looked up in a table of statuses that lacks 501, so the 501 document's title is 
 (MB-STATUS-4: an RFC 9457 document, whose schema requires `type`, `title` and `status`). A
 limit's 413 or 431 whose `value` is the count the batch reached rather than the limit it
 exceeded (MB-LIMIT-4). An abort part whose document is written by hand apart from the
-refusals, with `status` and `part_index` but no `type` or `title` (MB-STATUS-6).
+refusals, with `status` and `part_index` but no `type` or `title` (MB-STATUS-6). A refusal whose
+document names an input holding octets past US-ASCII written in ISO 8859-1, not UTF-8, as a
+server that reads its head one octet to a character writes it back (MB-STATUS-4, RFC 8259 §8.1).
 """
 
 from __future__ import annotations
@@ -88,7 +90,25 @@ def _abort_document_by_hand(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _refusal_written_latin1(req: RelayRequest, resp: RelayResponse) -> None:
+    """A refusal's problem document holding characters past US-ASCII written in ISO 8859-1."""
+    if resp.status < 400 or "problem+json" not in (resp.get("Content-Type") or ""):
+        return
+    try:
+        text = resp.body.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if not text.isascii():
+        resp.body = text.encode("latin-1", "replace")
+
+
 PLANTS: tuple[Mutation, ...] = (
+    Mutation(
+        "refusal-document-written-latin1",
+        "MB-STATUS-4 a problem document naming an input past US-ASCII written in ISO 8859-1",
+        ("refusals-of-obs-text-inputs-are-utf8-problems",),
+        on_response=_refusal_written_latin1,
+    ),
     Mutation(
         "negotiation-refusal-document-by-hand",
         "MB-STATUS-4 a 406 whose problem document has no type and no title",
