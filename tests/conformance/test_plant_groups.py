@@ -579,6 +579,7 @@ GROUPS = (
         "tag-list-readings",
         _names(tag_list_readings.PLANTS),
         (
+            "conditional-tag-members-with-trailing-text",
             "conditional-tag-lists",
             "conditional-tag-lists-on-writes",
             "collection-conditional-tag-lists",

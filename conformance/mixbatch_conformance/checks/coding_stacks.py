@@ -16,7 +16,8 @@ codings it decodes (`*` naming every one). Of those the suite writes (one name p
 x-gzip is gzip, x-compress compress), each is sent alone, and the ones a batch in which is
 processed are stacked; N/A where fewer than two are. The batch of two GETs, sent unencoded,
 gives the answer to expect. Then it is sent in every order of two and of three distinct
-codings, each coding applied in turn and the list written in that order: once on one field line
+codings, and in each coding applied twice (`gzip, gzip`: a list names every coding applied, the
+same one twice included), each coding applied in turn and the list written in that order: once on one field line
 as usual, and once in another spelling, taken in turn from `SPELLINGS` (no space after the
 comma, split over two field lines, names in upper or mixed case, spaces and tabs around the
 commas). Each must be answered as the unencoded batch: its status, and when that is 200 its
@@ -66,9 +67,12 @@ SPELLINGS: tuple[tuple[str, Callable[[tuple[str, ...]], tuple[str, ...]]], ...] 
 
 
 def _stacks(codings: list[str]) -> Iterator[tuple[str, ...]]:
-    """Every order of two, then of three, distinct codings of `codings`."""
+    """Every order of two, then of three, distinct codings of `codings`; then each coding
+    applied twice (RFC 9110 §8.4 lists every coding applied, the same one twice included)."""
     for count in range(2, min(MOST_STACKED, len(codings)) + 1):
         yield from permutations(codings, count)
+    for coding in codings:
+        yield (coding, coding)
 
 
 def _encoded(body: bytes, order: tuple[str, ...]) -> bytes:
@@ -81,7 +85,7 @@ def _encoded(body: bytes, order: tuple[str, ...]) -> bytes:
 @checker(
     "content-coding-stacks-decoded-in-reverse",
     ("MB-INTER-6",),
-    "A batch in two or three stacked content codings the server decodes alone (from the Accept-Encoding of its 415 for an unknown coding), in every order, listed on one line, over two lines, in upper or mixed case and with spaces and tabs around the commas, is answered as the same batch unencoded.",
+    "A batch in two or three stacked content codings the server decodes alone (from the Accept-Encoding of its 415 for an unknown coding), in every order and each applied twice, listed on one line, over two lines, in upper or mixed case and with spaces and tabs around the commas, is answered as the same batch unencoded.",
     state=State.READ_ONLY,
 )
 def content_coding_stacks_decoded_in_reverse(ctx: Context, judge: Judge) -> None:

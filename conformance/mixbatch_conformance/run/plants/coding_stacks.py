@@ -9,6 +9,7 @@ deflate and names them in its 415, and that:
   (RFC 9110 §8.4: they are listed in the order applied), so `gzip, deflate` runs gzip's decoder
   on deflate's output and is answered 400 as content that does not decode;
 - decodes one coding alone and refuses a stack of codings it decodes with 415;
+- takes a coding listed twice for one listed once, and removes it once;
 - decodes gzip content as one member, so content written as several gzip members (RFC 1952
   §2.2) loses all but the first and is answered as a batch cut short.
 
@@ -92,6 +93,13 @@ def _first_gzip_member(req: RelayRequest) -> None:
     req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
 
+def _listed_twice_once(req: RelayRequest) -> None:
+    """A server that removes the codings listed, in reverse, each named coding once."""
+    codings = _codings(req)
+    if codings and all(c in _DECODERS for c in codings):
+        _decoded(req, list(dict.fromkeys(reversed(codings))))
+
+
 def _undecoded_400(req: RelayRequest, resp: RelayResponse) -> None:
     """A 415 left for codings the server decodes is its decoder failing: 400; any other 415 for
     a coding names the codings decoded."""
@@ -134,6 +142,14 @@ STACK_PLANTS: tuple[Mutation, ...] = (
         "answered 400 as content that does not decode",
         STACK_CATCHERS,
         on_request=_in_listed_order,
+        on_response=_undecoded_400,
+    ),
+    Mutation(
+        "content-coding-listed-twice-removed-once",
+        "MB-INTER-6 a content coding listed twice removed once, the batch answered 400 as "
+        "content that does not decode",
+        STACK_CATCHERS,
+        on_request=_listed_twice_once,
         on_response=_undecoded_400,
     ),
     Mutation(

@@ -12,7 +12,9 @@ last, which only a batch reader makes:
 - If-None-Match read by its first member only;
 - an empty list element making the field unreadable (If-Match then matches nothing,
   If-None-Match everything but the current tag);
-- of several If-Match or If-None-Match field lines in a part, only the last handed on.
+- of several If-Match or If-None-Match field lines in a part, only the last handed on;
+- each member read by the entity-tag it begins with, so `"<tag>"x`, which is none, names
+  `<tag>`.
 """
 
 from __future__ import annotations
@@ -88,6 +90,20 @@ def _empty_element_unreadable(method: str, fields: FieldList) -> FieldList:
     return out
 
 
+#: A list member that begins with an entity-tag and goes on past it.
+_TAG_AND_MORE = re.compile(r'^(\s*(?:W/)?"[^"]*")[^\s,]+')
+
+
+def _tag_read_by_its_start(method: str, fields: FieldList) -> FieldList:
+    """Each If-Match and If-None-Match member read by the entity-tag it begins with."""
+    out: FieldList = []
+    for n, v in fields:
+        if n.lower() in TAG_FIELDS:
+            v = ",".join(_TAG_AND_MORE.sub(r"\1", m) for m in v.split(","))
+        out.append((n, v))
+    return out
+
+
 def _last_line_kept(parts: list[Part]) -> list[Part]:
     """A part's If-Match and If-None-Match each handed on by its last field line only."""
     out: list[Part] = []
@@ -108,6 +124,7 @@ def _plant(name: str, breaks: str, catchers: tuple[str, ...], edit: FieldsEdit) 
 
 
 READS = ("conditional-tag-lists",)
+TRAILING = ("conditional-tag-members-with-trailing-text",)
 WRITES = ("conditional-tag-lists-on-writes",)
 COLLECTION = ("collection-conditional-tag-lists",)
 PLANTS: tuple[Mutation, ...] = (
@@ -134,6 +151,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 an entity-tag list with an empty element read as no list, alone as in a part",
         READS + WRITES + COLLECTION,
         _empty_element_unreadable,
+    ),
+    _plant(
+        "tag-member-read-by-its-start-everywhere",
+        "MB-PROC-9 an If-None-Match member read by the entity-tag it begins with, alone as in a "
+        "part",
+        TRAILING,
+        _tag_read_by_its_start,
     ),
     Mutation(
         "part-tag-field-last-line-kept",
