@@ -9,6 +9,7 @@ every other published limit and the send bound.
 
 from __future__ import annotations
 
+import re
 import time
 
 from mixbatch_conformance.checks._shared.chunking import chunked_content
@@ -47,6 +48,8 @@ MAX_SEND_BYTES = 64 * 1024 * 1024 + 1
 MAX_PARTS_SENT = 10_000
 #: A value at or under the limit is accepted (spec 9.1): the statuses of a processed batch.
 PROCESSED = {200}
+#: An abort part's field line (spec 5.4), anywhere in a batch answer.
+ABORTED = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
 
 
 def header_section(
@@ -243,6 +246,20 @@ def processed(
             f"the exchange of {len(body)} octets took {took:.1f} s, over the target's batch "
             f"time limit of {budget} ms"
         )
+    if (
+        resp.status == 200
+        and budget is not None
+        and took * 1000 >= budget
+        and ABORTED.search(resp.body) is not None
+    ):
+        # Spec 5.4: a batch that outlasts the declared time limit ends with an abort part; the
+        # parts it answered before say nothing of the limit under test (the abort itself is
+        # judged where batches are made to outlast the limit).
+        judge.note(
+            f"a batch of {len(cids)} parts took {took:.1f} s, over the target's batch time "
+            f"limit of {budget} ms, and was aborted: not judged"
+        )
+        return
     if chunked:
         # MB-INTER-5: "answer it as it answers the same content framed by `Content-Length`;
         # its limits count the content's octets whatever frames them".
