@@ -72,8 +72,15 @@ public final class Conditional {
             if (i < n && s.charAt(i) == '"') {
                 int close = s.indexOf('"', i + 1);
                 if (close < 0) break;
-                out.add(s.substring(st, close + 1));
-                i = close + 1;
+                int after = close + 1;
+                while (after < n && Ascii.isOws(s.charAt(after))) after++;
+                if (after < n && s.charAt(after) != ',') {
+                    // "a"x is no entity-tag (RFC 9110 8.8.3): it matches nothing (spec 7.6).
+                    while (after < n && s.charAt(after) != ',') after++;
+                } else {
+                    out.add(s.substring(st, close + 1));
+                }
+                i = after;
             } else {
                 while (i < n && s.charAt(i) != ',') i++;
             }
