@@ -69,7 +69,7 @@ browser:
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 4 )))
 unit: export PYTHONDONTWRITEBYTECODE :=
 unit: env browser
-	$(PY) -m pytest --collect-only -q >/dev/null
+	@$(PY) -m pytest --collect-only -q > $(VENV)/collect.log || { cat $(VENV)/collect.log; exit 1; }
 	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 
 test: lint typecheck unit

@@ -25,19 +25,12 @@ CHECK = "late-fault-batch-runs-nothing"
 RUNS_EARLY = next(p for p in PLANTS if p.name == "parts-run-until-a-dispatch-fault")
 
 
-def _plain_listing(sandbox: str) -> object:
-    def edit(req: RelayRequest) -> None:
-        if req.method == "GET" and req.target.split("?")[0] == sandbox:
-            req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
-
-    return edit
-
-
 def _with_plain_listing(plant: Mutation | None, sandbox: str) -> Mutation:
-    listing = _plain_listing(sandbox)
+    """`plant` (or nothing planted) behind a relay that drops Accept from a GET of `sandbox`."""
 
     def request(req: RelayRequest) -> None:
-        listing(req)  # type: ignore[operator]
+        if req.method == "GET" and req.target.split("?")[0] == sandbox:
+            req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
         if plant is not None:
             plant.request(req)
 

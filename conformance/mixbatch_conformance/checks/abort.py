@@ -58,12 +58,11 @@ or when the wait would exceed that bound, the checks are N/A. They are in the st
 
 from __future__ import annotations
 
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
+from mixbatch_conformance.checks._shared.budget_abort import ABORTED_LINE, expect_budget_abort
 from mixbatch_conformance.checks._shared.delay_answers import (
     ALONE_SLACK_S,
     delay_waits,
@@ -98,9 +97,6 @@ from mixbatch_conformance.transport.http import (
     connect,
     read_response,
 )
-
-#: An abort part's field line, found in what follows the last part read whole.
-ABORTED_LINE = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
 
 
 def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: int) -> None:

@@ -425,32 +425,24 @@ class Context:
         """Send one request on a connection of its own and wait `wait` seconds at most for its
         answer: for a request the target may rightly take long over, whose missing answer is
         the caller's to read (the exchange then holds no response and says why)."""
-        try:
-            if self.settings.http2:
-                ex = h2.pipeline(self.host, self.port, [request], wait, self.h2_tls)[0]
-            else:
-                ex = pipeline(self.host, self.port, [request], wait, self.tls)[0]
-        except TimeoutError as exc:
-            ex = Exchange(request, None, f"TimeoutError: {exc}")
-        if ex.response is None and (ex.error or "").startswith("TimeoutError"):
-            # Silence within `wait` is the caller's to read, not a silent target (Judge.record
-            # ends a check on an exchange that timed out).
-            ex = Exchange(request, None, f"no answer within {wait:g} s", raw=ex.raw)
-        return self._judged(judge, [ex])[0]
+        return self.send_many_within(judge, [request], wait)[0]
 
     def send_many(self, judge: Judge, requests: list[bytes]) -> list[Exchange]:
         return self._judged(judge, self._pipeline(requests, self.timeout_for(judge)))
 
     def send_many_within(self, judge: Judge, requests: list[bytes], wait: float) -> list[Exchange]:
-        """`send_many`, each read waiting `wait` seconds at most: for answers whose end the
-        target may fail to mark, whose missing end is the caller's to read (the exchange then
-        holds no response and says why)."""
+        """`requests` pipelined on a connection of their own, each read waiting `wait` seconds
+        at most: for answers the target may rightly take long over, or whose end it may fail to
+        mark, whose missing answer is the caller's to read (the exchange then holds no response
+        and says why)."""
         try:
             sent = self._pipeline(requests, wait)
         except TimeoutError as exc:
             sent = [Exchange(r, None, f"TimeoutError: {exc}") for r in requests]
+        # Silence within `wait` is the caller's to read, not a silent target (Judge.record ends
+        # a check on an exchange that timed out).
         quiet = [
-            Exchange(ex.request, None, f"no answer ended within {wait:g} s", raw=ex.raw)
+            Exchange(ex.request, None, f"no answer within {wait:g} s", raw=ex.raw)
             if ex.response is None and (ex.error or "").startswith("TimeoutError")
             else ex
             for ex in sent

@@ -1,8 +1,16 @@
-"""The expectation every check of a batch outlasting its time budget shares: it was aborted."""
+"""What every check of a batch outlasting its time budget shares: it was aborted, and how an
+abort part's field line reads."""
 
 from __future__ import annotations
 
+import re
+
 from mixbatch_conformance.core.judge import Judge
+
+__all__ = ["ABORTED_LINE", "expect_budget_abort"]
+
+#: An abort part's field line (spec 5.4), found anywhere in a batch answer's octets.
+ABORTED_LINE = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
 
 
 def expect_budget_abort(judge: Judge, label: str, stopped: bool) -> None:

@@ -9,9 +9,9 @@ every other published limit and the send bound.
 
 from __future__ import annotations
 
-import re
 import time
 
+from mixbatch_conformance.checks._shared.budget_abort import ABORTED_LINE
 from mixbatch_conformance.checks._shared.chunking import chunked_content
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.json_text import is_json_integer
@@ -48,8 +48,6 @@ MAX_SEND_BYTES = 64 * 1024 * 1024 + 1
 MAX_PARTS_SENT = 10_000
 #: A value at or under the limit is accepted (spec 9.1): the statuses of a processed batch.
 PROCESSED = {200}
-#: An abort part's field line (spec 5.4), anywhere in a batch answer.
-ABORTED = re.compile(rb"(?im)^batch-outcome:[ \t]*aborted[ \t]*\r?$")
 
 
 def header_section(
@@ -250,7 +248,7 @@ def processed(
         resp.status == 200
         and budget is not None
         and took * 1000 >= budget
-        and ABORTED.search(resp.body) is not None
+        and ABORTED_LINE.search(resp.body) is not None
     ):
         # Spec 5.4: a batch that outlasts the declared time limit ends with an abort part; the
         # parts it answered before say nothing of the limit under test (the abort itself is
