@@ -13,6 +13,7 @@ from mixbatch_conformance.core.judge import Judge, Verdict
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check, run_checks
+from mixbatch_conformance.transport.http import Exchange
 
 
 def _check(
@@ -98,6 +99,21 @@ def test_failures_that_repeat_are_deterministic(offline: Context) -> None:
     assert result.verdict is Verdict.FAIL
     assert result.replays is not None
     assert result.replays.classification == "DETERMINISTIC"
+
+
+def test_only_a_result_that_did_not_pass_keeps_its_wire(offline: Context) -> None:
+    """The report writes the exchanges of a check that did not pass; a passing one's, which
+    may be a limit's size, are not held to the end of the run."""
+    def sends(outcome: int) -> object:
+        def probe(ctx: Context, judge: Judge) -> None:
+            judge.record(Exchange(b"GET / HTTP/1.1\r\n\r\n" + bytes(1 << 20), None))
+            judge.expect("x", outcome, {1})
+
+        return probe
+
+    passed, failed = run_checks([_check(sends(1)), _check(sends(2))], offline, replays=0)
+    assert (passed.verdict, failed.verdict) == (Verdict.PASS, Verdict.FAIL)
+    assert (len(passed.judge.exchanges), len(failed.judge.exchanges)) == (0, 1)
 
 
 def test_a_silent_target_is_a_timeout() -> None:

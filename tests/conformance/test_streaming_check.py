@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mixbatch_conformance.checks.streaming import part0_complete
+from mixbatch_conformance.checks.streaming_forms import xml_entry0_complete
 
 DASH = b"--b"
 HEAD = b"--b\r\nContent-Id: </ok>\r\nHttp-Status-Code: 200\r\n"
@@ -25,3 +26,10 @@ def test_an_unusable_content_length_waits_for_the_delimiter() -> None:
     twice = HEAD + b"Content-Length: 4\r\nContent-Length: 4\r\n\r\nbody"
     assert not part0_complete(twice, DASH)
     assert not part0_complete(b"preamble only", DASH)
+
+
+def test_an_xml_entry_closes_under_any_prefix_xml_allows() -> None:
+    for closed in ("</response>", "</D:response >", "</ñ:response>", "</d.1-x:response>"):
+        assert xml_entry0_complete(f"<m>{closed}".encode()), closed
+    for open_ in ("<D:response>", "<D:responsedescription/>", "</a b:response>", "</D:respons>"):
+        assert not xml_entry0_complete(open_.encode()), open_

@@ -107,3 +107,7 @@ def abort_forms_keep_answered(ctx: Context, judge: Judge) -> None:
                 "MB-MULTI-5",
                 allowed_text="the body part 0 carries in multipart/mixed",
             )
+    if not judge.expectations:
+        judge.not_applicable(
+            "no 207 form ended in one abort report; batch-abort-in-multistatus judges that"
+        )

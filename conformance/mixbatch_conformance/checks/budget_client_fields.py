@@ -162,6 +162,11 @@ def budget_not_raised_by_client_fields(ctx: Context, judge: Judge) -> None:
         # ([5.4]) a batch that exceeds its budget": the bound is the server's, and the same
         # batch without the client's field was aborted by it.
         expect_budget_abort(judge, f"{label} ({shown}): ", bool(stopped[label]))
+    if not judge.expectations:
+        judge.not_applicable(
+            "no batch without the client's field was aborted to compare with; "
+            "batch-abort-after-timeout and batch-abort-in-multistatus judge that"
+        )
 
 
 def _send(ctx: Context, judge: Judge, subs: list[SubRequest], fields: Fields) -> Response:

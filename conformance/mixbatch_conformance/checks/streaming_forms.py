@@ -46,8 +46,9 @@ DELAY_MS = 1500
 MARGIN_S = 0.5
 BOUNDARY = "mb-stream-forms-5e2a81c4d09b"
 BUFFERING_INTERMEDIARY = "an intermediary may buffer a whole response before it forwards any of it"
-#: The close of a `DAV:response` element under any prefix.
-_XML_RESPONSE_END = re.compile(rb"</(?:[A-Za-z_][A-Za-z0-9_.-]*:)?response\s*>")
+#: The close of a `DAV:response` element under any prefix: an XML name may hold characters
+#: past US-ASCII (XML 1.0 §2.3), so a prefix is any run of octets that cannot end a name.
+_XML_RESPONSE_END = re.compile(rb"</(?:[^\x00-\x20<>/:='\"]+:)?response\s*>")
 
 
 def xml_entry0_complete(content: bytes) -> bool:

@@ -241,6 +241,10 @@ def run_checks(
             if result.replays.classification == "FLAKY":
                 result.message = f"FLAKY({failures}/{replays + 1}): {result.message}"
                 result.verdict = Verdict.FLAKY
+        if result.verdict in (Verdict.PASS, Verdict.NA):
+            # The report keeps the wire of a check that did not pass (report.write_reports);
+            # a passing check's requests, some of them a limit's size, are not held to the end.
+            result.judge.exchanges.clear()
         # Every check starts from the sandbox as the target had it: what this one created
         # (its replays' too) is deleted before the next one runs.
         if ctx.created:
