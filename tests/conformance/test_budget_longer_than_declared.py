@@ -15,8 +15,8 @@ from dataclasses import replace
 import pytest
 
 from mixbatch_conformance.core.context import Context
-from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.judge import Verdict
+from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check
 from tests.conformance._plants import CHECKS

@@ -104,6 +104,7 @@ def test_failures_that_repeat_are_deterministic(offline: Context) -> None:
 def test_only_a_result_that_did_not_pass_keeps_its_wire(offline: Context) -> None:
     """The report writes the exchanges of a check that did not pass; a passing one's, which
     may be a limit's size, are not held to the end of the run."""
+
     def sends(outcome: int) -> object:
         def probe(ctx: Context, judge: Judge) -> None:
             judge.record(Exchange(b"GET / HTTP/1.1\r\n\r\n" + bytes(1 << 20), None))
