@@ -158,17 +158,39 @@ func parseAccept(values []string) []acceptRange {
 				continue
 			}
 			r := acceptRange{typ: mt.typ, q: 1}
+			weighed := true
 			for _, p := range mt.params {
 				if p[0] == "q" {
-					if q, err := strconv.ParseFloat(p[1], 64); err == nil && q >= 0 && q <= 1 {
-						r.q = q
-					}
+					// Spec 6.1: a weight that is no qvalue (RFC 9110 §12.4.2) makes the member
+					// one that does not follow the grammar; it is skipped like any such member.
+					r.q, weighed = parseQvalue(p[1])
 				}
 			}
-			out = append(out, r)
+			if weighed {
+				out = append(out, r)
+			}
 		}
 	}
 	return out
+}
+
+// parseQvalue reads RFC 9110 §12.4.2's qvalue: "0" [ "." 0*3DIGIT ] or "1" [ "." 0*3("0") ].
+func parseQvalue(s string) (float64, bool) {
+	if s == "" || len(s) > 5 || (s[0] != '0' && s[0] != '1') {
+		return 0, false
+	}
+	if len(s) > 1 {
+		if s[1] != '.' {
+			return 0, false
+		}
+		for i := 2; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' || (s[0] == '1' && s[i] != '0') {
+				return 0, false
+			}
+		}
+	}
+	q, err := strconv.ParseFloat(strings.TrimSuffix(s, "."), 64)
+	return q, err == nil
 }
 
 // quality returns the quality the ranges give media type t: that of the most specific range

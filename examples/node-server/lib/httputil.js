@@ -103,6 +103,9 @@ function splitList(s) {
   return out;
 }
 
+// RFC 9110 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
+const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
+
 // Parses an Accept field into [{type, subtype, q}]. Unparseable elements are ignored.
 function parseAccept(v) {
   const out = [];
@@ -114,14 +117,19 @@ function parseAccept(v) {
     const m = /^([^\/\s]+)\/([^\/\s]+)$/.exec(mt);
     if (!m) continue;
     let q = 1;
+    let weighed = true;
     for (const p of semi.slice(1)) {
       const kv = p.trim().split('=');
       if (kv.length === 2 && kv[0].trim().toLowerCase() === 'q') {
-        const n = parseFloat(kv[1].trim());
-        if (!Number.isNaN(n)) q = Math.max(0, Math.min(1, n));
+        // Spec 6.1: a weight that is no qvalue (RFC 9110 12.4.2) makes the element one that
+        // does not follow the grammar, skipped like any such element; a quoted weight is
+        // read as the value inside the quotes.
+        const text = kv[1].trim().replace(/^"(.*)"$/, '$1');
+        weighed = QVALUE.test(text);
+        if (weighed) q = Number(text.endsWith('.') ? text.slice(0, -1) : text);
       }
     }
-    out.push({ type: m[1], subtype: m[2], q });
+    if (weighed) out.push({ type: m[1], subtype: m[2], q });
   }
   return out;
 }

@@ -17,6 +17,9 @@ Each is a mistake a competent implementer makes:
     accept-weight-by-literal-q           an Accept weight found only as the literal `;q=`, so
                                          `multipart/mixed; q=0.1` and `Q=0.1` keep q=1
                                          (MB-MULTI-1)
+    accept-weight-read-as-a-number       an Accept weight that is no qvalue (`q=1e0`, `q=2`,
+                                         `q=.5`, non-ASCII digits) read by a general-purpose
+                                         number reader and held to 0..1 (MB-MULTI-1)
 """
 
 from __future__ import annotations
@@ -89,6 +92,41 @@ def _weight_by_literal_q(req: RelayRequest) -> None:
     req.headers = [*rest, ("Accept", ", ".join(members))]
 
 
+#: RFC 9110 §12.4.2's qvalue.
+_QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+
+
+def _weight_read_as_a_number(req: RelayRequest) -> None:
+    """Each Accept member's weight that is no qvalue but that `float` reads (its octets read
+    as UTF-8) is written as the qvalue nearest that number, from 0 to 1."""
+    if not is_batch(req):
+        return
+
+    def weigh(param: str) -> str:
+        name, eq, value = param.partition("=")
+        text = value.strip().encode("latin-1").decode("utf-8", "replace")
+        if not eq or name.strip().lower() != "q" or _QVALUE.fullmatch(text):
+            return param
+        try:
+            number = float(text)
+        except ValueError:
+            return param
+        return f"{name}={min(1.0, max(0.0, number)):.3f}" if number == number else param
+
+    req.headers = [
+        (
+            n,
+            ", ".join(
+                ";".join([params[0], *map(weigh, params[1:])])
+                for params in (split_quoted(m, ";", "pair") for m in split_quoted(v, ",", "pair"))
+            ),
+        )
+        if n.lower() == "accept"
+        else (n, v)
+        for n, v in req.headers
+    ]
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "http10-answer-held",
@@ -115,5 +153,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 an Accept weight read only where spelt `;q=`",
         ("accept-weight-spellings",),
         on_request=_weight_by_literal_q,
+    ),
+    Mutation(
+        "accept-weight-read-as-a-number",
+        "MB-MULTI-1 an Accept weight that is no qvalue read as the number it spells",
+        ("accept-weights-that-are-no-qvalue",),
+        on_request=_weight_read_as_a_number,
     ),
 )

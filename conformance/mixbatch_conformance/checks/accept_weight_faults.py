@@ -1,0 +1,91 @@
+"""Accept elements whose weight is no qvalue (spec 6.1, MB-MULTI-1).
+
+Theory of operation: RFC 9110 §12.4.2 writes a weight as `q=` and a qvalue, `0` to `1` with at
+most three decimals. Spec 6.1 makes an element whose weight is anything else one that does not
+follow the grammar: a server may treat the field as absent, read its valid elements alone
+(406 when they admit no form) or refuse the request 400, and "never reads such an element as a
+form", neither with the number a general-purpose reader makes of its weight (`1e0`, `2`, `inf`,
+`0.5000`, `+0.5`, digits outside US-ASCII) nor as a range whose parameter `q` is no weight, at
+the default weight 1.
+
+For each 207 form the target declares, the check sends the form under each such weight beside
+`multipart/mixed;q=0.1`, and alone. Beside it, every reading the spec allows answers
+multipart/mixed (the valid element alone, or no Accept) or 400; a server that reads the weight
+as a number above 0.1, or the element at weight 1, answers the form. Alone, the allowed answers
+are the one to no Accept, 406 and 400. N/A when the target declares no 207 form.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.accept_cases import MULTIPART, offered_forms
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Weights that are no qvalue, each one a general-purpose number reader takes for a number
+#: above the valid element's 0.1. A quoted weight is left out: spec 6.1 lets a server read it
+#: as the value inside the quotes. Header values go out as Latin-1, so the Arabic-Indic digits
+#: are written as their UTF-8 octets.
+NOT_QVALUES = (
+    "1e0",
+    "2",
+    "1.5",
+    "1.0001",
+    "0.5000",
+    ".5",
+    "+0.5",
+    "0.5e0",
+    "1_0",
+    "inf",
+    "\u0660.\u0665".encode().decode("latin-1"),
+)
+#: The valid element the faulty one is weighed against.
+VALID = f"{MULTIPART};q=0.1"
+
+
+def _answer(ctx: Context, judge: Judge, accept: str | None) -> str:
+    """How a one-part batch is answered under `accept` (None: no Accept): 406, 400 or the
+    media type."""
+    ok, _ = ok_and_not_found(ctx, judge)
+    head = () if accept is None else (("Accept", accept),)
+    resp = ctx.batch(judge, [ok], headers=head)
+    return str(resp.status) if resp.status in (400, 406) else resp.media_type or str(resp.status)
+
+
+@checker(
+    "accept-weights-that-are-no-qvalue",
+    ("MB-MULTI-1",),
+    "An Accept element of a 207 form whose weight is no qvalue (q=1e0, q=2, q=1.5, q=0.5000, q=.5, q=+0.5, q=inf, a quoted weight, non-ASCII digits) is never read as that form: beside multipart/mixed;q=0.1 the answer is multipart/mixed or 400, alone it is the answer to no Accept, 406 or 400.",
+    state=State.READ_ONLY,
+)
+def accept_weights_that_are_no_qvalue(ctx: Context, judge: Judge) -> None:
+    forms = offered_forms(ctx)[1:]
+    if not forms:
+        judge.not_applicable("the target declares no 207 form for a faulty weight to reach")
+    absent = _answer(ctx, judge, None)
+    alone = _answer(ctx, judge, VALID)
+    for form in forms:
+        for weight in NOT_QVALUES:
+            faulty = f"{form};q={weight}"
+            shown = faulty.encode("latin-1").decode("utf-8", "replace")
+            # Spec 6.1: "A weight whose value is no `qvalue` ... makes its element such an
+            # element"; "A server may treat such a field as absent, read its valid elements
+            # alone ... or refuse the request 400 as malformed; it never reads such an element
+            # as a form."
+            judge.expect(
+                f"answer for Accept {shown!r}, {VALID!r}",
+                _answer(ctx, judge, f"{faulty}, {VALID}"),
+                {alone, absent, "400"},
+                "MB-MULTI-1",
+                allowed_text=f"{alone!r} (the valid element alone), {absent!r} (no Accept) or 400",
+            )
+            judge.expect(
+                f"answer for Accept {shown!r} alone",
+                _answer(ctx, judge, faulty),
+                {absent, "406", "400"},
+                "MB-MULTI-1",
+                allowed_text=f"{absent!r} (no Accept), 406 or 400",
+            )
