@@ -196,23 +196,32 @@ function problem(status, slug, title, extra) {
   return doc;
 }
 
+// The instant a date names, or null when it names none (spec 7.6): Date.UTC would roll a day
+// its month does not have (31 Feb) into the next month. Second 60 is a leap second, read as
+// the next minute (RFC 9110 5.6.7).
+function utc(y, month, day, h, mi, sec) {
+  const last = new Date(Date.UTC(y, month + 1, 0)).getUTCDate();
+  if (day < 1 || day > last || h > 23 || mi > 59 || sec > 60) return null;
+  return Date.UTC(y, month, day, h, mi, sec);
+}
+
 // HTTP-date helpers (RFC 9110 5.6.7): IMF-fixdate, rfc850 and asctime.
 function parseHttpDate(s) {
   if (typeof s !== 'string') return null;
   s = s.trim();
   let m = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/.exec(s);
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  if (m) return Date.UTC(+m[4], months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
+  if (m) return utc(+m[4], months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
   m = /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/.exec(s);
   if (m) {
     let y = +m[4];
     const now = new Date().getUTCFullYear();
     y += 1900;
     while (y < now - 50) y += 100;
-    return Date.UTC(y, months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
+    return utc(y, months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
   }
   m = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/.exec(s);
-  if (m) return Date.UTC(+m[7], months.indexOf(m[2]), +m[3].trim(), +m[4], +m[5], +m[6]);
+  if (m) return utc(+m[7], months.indexOf(m[2]), +m[3].trim(), +m[4], +m[5], +m[6]);
   return null;
 }
 

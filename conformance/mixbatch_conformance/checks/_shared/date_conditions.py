@@ -31,7 +31,9 @@ RFC 9110 fixes:
 - spellings that a lenient date parser reads as the date after (If-Modified-Since) or before
   (If-Unmodified-Since) `modified`, but that are no HTTP-date: ISO 8601, a numeric or another
   zone, a lower-case month, a two-digit year or a one-digit day in the IMF form, no day name,
-  a list of two dates. The field is then ignored and the request answered as without it.
+  a list of two dates, and (If-Unmodified-Since, in a common year before `modified`'s) a day
+  its month does not have, such as `31 Feb`, which such a parser rolls into the next month
+  (spec 7.6). The field is then ignored and the request answered as without it.
 
 Each date uses its own weekday, and days below 10, so that the space an asctime-date pads its
 day with is sent.
@@ -195,6 +197,32 @@ def _invalid(when: datetime) -> list[tuple[str, str]]:
     return out
 
 
+#: (month, day) pairs naming a day the month does not have, in a common year.
+NO_SUCH_DAYS = ((2, 31), (2, 30), (2, 29), (4, 31), (9, 31), (1, 0))
+
+
+def _no_such_day(modified: datetime) -> list[tuple[str, str]]:
+    """Dates in a common year before `modified`'s, each naming a day its month does not have
+    (spec 7.6: no valid HTTP-date), in every form that can write the day, each with the weekday
+    of the day a lenient reader rolls it to (`31 Feb` to `3 Mar`)."""
+    year = modified.year - 1
+    while year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+        year -= 1
+    out = []
+    for month, day in NO_SUCH_DAYS:
+        rolled = datetime(year, month, 1, 8, 49, 37, tzinfo=UTC) + timedelta(days=day - 1)
+        name, long_name = _DAYS[rolled.weekday()], _LONG_DAYS[rolled.weekday()]
+        mon = _MONTHS[month - 1]
+        what = f"{day:02d} {mon} {year}, a day its month does not have"
+        out += [
+            (what, f"{name}, {day:02d} {mon} {year:04d} 08:49:37 GMT"),
+            (what, f"{long_name}, {day:02d}-{mon}-{year % 100:02d} 08:49:37 GMT"),
+        ]
+        if day:
+            out.append((what, f"{name} {mon} {day:2d} 08:49:37 {year:04d}"))
+    return out
+
+
 def date_cases(modified: datetime, now: datetime) -> list[DateCase]:
     """Date preconditions, each with the truth RFC 9110 gives it against `modified` on a
     server whose clock reads `now` (see the module's docstring)."""
@@ -220,6 +248,6 @@ def date_cases(modified: datetime, now: datetime) -> list[DateCase]:
     # false (412); ignored, the request is answered as without them.
     for what, value in _invalid(between):
         out.append(DateCase(IMS, value, f"{value!r} ({what}: no HTTP-date)", None))
-    for what, value in _invalid(before):
+    for what, value in [*_invalid(before), *_no_such_day(modified)]:
         out.append(DateCase(IUS, value, f"{value!r} ({what}: no HTTP-date)", None))
     return out

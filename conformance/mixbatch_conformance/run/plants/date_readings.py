@@ -8,7 +8,8 @@ the IMF-fixdate of the misreading (or dropping the field it failed to read): the
 year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
 `%y` read it), an asctime-date or a leap second (the second 60) not read at all, and a lenient parser that takes ISO 8601
 dates, numeric or other zones, a lower-case month, a one-digit day or a missing day name for
-dates. All but the last edit standalone requests and parts alike (MB-PROC-9 binds the part to
+dates, and a calendar routine that rolls a day the month does not have (`31 Feb`) into the
+next month. All but the last edit standalone requests and parts alike (MB-PROC-9 binds the part to
 RFC 9110's evaluation even when the request alone is answered the same way); the last edits
 only standalone collection retrievals (MB-STATUS-7).
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation
@@ -108,6 +109,27 @@ def _lenient(value: str) -> str:
     return _imf(when.astimezone(UTC))
 
 
+_IMF_PARTS = re.compile(rf"(?:{'|'.join(_DAYS)}), ([0-9]{{2}}) ({_MONTH}) ([0-9]{{4}}) {_TIME} GMT")
+
+
+def _days_rolled(method: str, fields: FieldList) -> FieldList:
+    """An IMF-fixdate naming a day its month does not have (`31 Feb`) read as the day it
+    would be counted on into the next month (`3 Mar`), as a calendar routine that adds days
+    reads it."""
+    out: FieldList = []
+    for name, value in fields:
+        m = _IMF_PARTS.fullmatch(value.strip(" \t"))
+        if name.lower() in DATE_FIELDS and m is not None:
+            day, month, year, hh, mi, ss = m.groups()
+            first = datetime(int(year), _MONTHS.index(month) + 1, 1, tzinfo=UTC)
+            when = first + timedelta(
+                days=int(day) - 1, hours=int(hh), minutes=int(mi), seconds=int(ss)
+            )
+            value = _imf(when) if when.month != first.month else value
+        out.append((name, value))
+    return out
+
+
 def _lenient_fields(method: str, fields: FieldList) -> FieldList:
     return [(n, _lenient(v) if n.lower() in DATE_FIELDS else v) for n, v in fields]
 
@@ -155,6 +177,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 ISO 8601 dates, other zones and a lower-case month taken for HTTP-dates",
         BOTH,
         _lenient_fields,
+    ),
+    _plant(
+        "date-day-rolled-into-next-month",
+        "MB-PROC-9 an HTTP-date naming a day its month does not have read as the next month's",
+        BOTH,
+        _days_rolled,
     ),
     Mutation(
         "collection-dates-read-leniently",
