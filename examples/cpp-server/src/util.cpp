@@ -210,7 +210,8 @@ std::string random_token(std::size_t n) {
     std::string raw(n, '\0');
     random_bytes(raw.data(), n);
     std::string o(n, 'x');
-    for (std::size_t i = 0; i < n; ++i) o[i] = a[(unsigned char)raw[i] & 63];
+    // alphanumerics only: a boundary that starts with '-' reads badly after the two hyphens
+    for (std::size_t i = 0; i < n; ++i) o[i] = a[(unsigned char)raw[i] % 62];
     return o;
 }
 
