@@ -226,8 +226,10 @@ bool handle_batch_endpoint(Conn& c, Request& req, bool holds_slot, const ServerC
             bool interrupted = false;
             Response resp = route(sr, &deadline, &interrupted);
             if (interrupted) {
-                pr = abort_part(i, 503, "The batch ran out of its time budget while part " + std::to_string(i) +
-                                            " ran; it was not answered.");
+                pr = abort_part(i, 503,
+                                (g_stopping.load() ? "The server is shutting down; part "
+                                                   : "The batch ran out of its time budget while part ") +
+                                    std::to_string(i) + " ran; it was not answered.");
                 aborted = true;
             } else {
                 pr.status = resp.status;
