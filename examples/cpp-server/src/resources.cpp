@@ -347,7 +347,13 @@ Response route(const SubRequest& r, const Clock::time_point* deadline, bool* int
             return resp;
         }
         if (r.method != "GET" && r.method != "HEAD") return refuse_method(r.method, "GET, HEAD, OPTIONS");
-        if (p == kResOk) return plain(200, "ok\n");
+        if (p == kResOk) {
+            // a current representation without validators: If-None-Match: * and If-Match apply
+            int pre = evaluate_preconditions(r.method, r.headers, Validators{true, "", std::nullopt});
+            if (pre == 304) return plain(304, "");
+            if (pre == 412) return problem(412, "Precondition failed");
+            return plain(200, "ok\n");
+        }
         Member m{"etag", "text/plain; charset=utf-8", "etag resource\n", "\"etag-v1\"", g_start};
         return member_get(r, m);
     }
