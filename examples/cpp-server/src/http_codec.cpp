@@ -219,7 +219,9 @@ HeadResult Conn::read_head(Request& req, Problem& err) {
     std::string conn = lower(combined(req.headers, "connection"));
     bool has_close = conn.find("close") != std::string::npos;
     bool has_ka = conn.find("keep-alive") != std::string::npos;
-    req.keep_alive = req.minor == 1 ? !has_close : (has_ka && !has_close);
+    (void)has_ka;
+    // HTTP/1.0: one request per connection (the response is marked Connection: close)
+    req.keep_alive = req.minor == 1 && !has_close;
     // framing (RFC 9112 6)
     bool has_te = count_field(req.headers, "transfer-encoding") > 0;
     bool has_cl = count_field(req.headers, "content-length") > 0;
