@@ -178,8 +178,11 @@ HeadResult Conn::read_head(Request& req, Problem& err) {
         req.target = "*";
         req.path = "*";
     } else if (target[0] == '/') {
+        // origin-form is absolute-path [ "?" query ] (RFC 9112 §3.2.1): "//a/b" is a path of an
+        // empty first segment, not a network-path reference, so it is read after an authority
         UriRef u;
-        if (!parse_uri_reference(target, u) || u.has_fragment || u.has_authority) {
+        if (!parse_uri_reference("http://h" + std::string(target), u) || u.has_fragment ||
+            u.authority != "h") {
             err = bad(400, "Malformed request target");
             return HeadResult::Error;
         }

@@ -171,7 +171,21 @@ Response sandbox(const SubRequest& r, std::string_view rest) {
         if (r.method == "POST") {
             if (r.body.size() > kMaxSandboxMemberBytes) return problem(413, "Member too large");
             if (g_sandbox.size() >= kMaxSandboxMembers) return problem(507, "Sandbox full");
-            // preconditions compare with the listing a GET would select (spec 7.6)
+            // preconditions compare with the listing a GET would select (spec 7.6): the same
+            // request as a GET without its conditional fields gives that listing's tag
+            SubRequest get = r;
+            get.method = "GET";
+            get.body.clear();
+            std::erase_if(get.headers, [](const Field& f) {
+                return iequals(f.name, "if-match") || iequals(f.name, "if-none-match") ||
+                       iequals(f.name, "if-modified-since") || iequals(f.name, "if-unmodified-since");
+            });
+            Response selected = collection(get, kResSandbox, g_sandbox);
+            std::string tag;
+            for (const auto& f : selected.headers)
+                if (iequals(f.name, "etag")) tag = f.value;
+            if (evaluate_preconditions(r.method, r.headers, Validators{true, tag, std::nullopt}))
+                return problem(412, "Precondition failed");
             std::string id;
             do {
                 id = "m" + random_token(10);
