@@ -158,39 +158,17 @@ func parseAccept(values []string) []acceptRange {
 				continue
 			}
 			r := acceptRange{typ: mt.typ, q: 1}
-			weighed := true
 			for _, p := range mt.params {
 				if p[0] == "q" {
-					// Spec 6.1: a weight that is no qvalue (RFC 9110 §12.4.2) makes the member
-					// one that does not follow the grammar; it is skipped like any such member.
-					r.q, weighed = parseQvalue(p[1])
+					if q, err := strconv.ParseFloat(p[1], 64); err == nil && q >= 0 && q <= 1 {
+						r.q = q
+					}
 				}
 			}
-			if weighed {
-				out = append(out, r)
-			}
+			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// parseQvalue reads RFC 9110 §12.4.2's qvalue: "0" [ "." 0*3DIGIT ] or "1" [ "." 0*3("0") ].
-func parseQvalue(s string) (float64, bool) {
-	if s == "" || len(s) > 5 || (s[0] != '0' && s[0] != '1') {
-		return 0, false
-	}
-	if len(s) > 1 {
-		if s[1] != '.' {
-			return 0, false
-		}
-		for i := 2; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' || (s[0] == '1' && s[i] != '0') {
-				return 0, false
-			}
-		}
-	}
-	q, err := strconv.ParseFloat(strings.TrimSuffix(s, "."), 64)
-	return q, err == nil
 }
 
 // quality returns the quality the ranges give media type t: that of the most specific range
@@ -222,7 +200,7 @@ func negotiate(accept []string, offers []string) string {
 	if len(accept) == 0 {
 		return offers[0]
 	}
-	ranges := parseAccept(accept)
+	ranges := parseAccept(weighedOnly(accept))
 	if len(ranges) == 0 {
 		return offers[0]
 	}
@@ -253,4 +231,51 @@ func leadingTypeSubtype(v string) (string, string, bool) {
 		return "", "", false
 	}
 	return v[:j], strings.TrimLeft(v[j:], " \t"), true
+}
+
+// weighedOnly returns the Accept values without their members whose weight is no qvalue:
+// spec 6.1 makes such a member one that does not follow the grammar, skipped like any other.
+func weighedOnly(values []string) []string {
+	var out []string
+	for _, v := range values {
+		var kept []string
+		for _, member := range splitOutsideQuotes(v) {
+			if mt, ok := parseMediaType(trimOWS(member)); ok && !weighsByQvalue(mt.params) {
+				continue
+			}
+			kept = append(kept, member)
+		}
+		out = append(out, strings.Join(kept, ","))
+	}
+	return out
+}
+
+// isQvalue reports whether s is RFC 9110 §12.4.2's qvalue:
+// "0" [ "." 0*3DIGIT ] or "1" [ "." 0*3("0") ].
+func isQvalue(s string) bool {
+	if s == "" || len(s) > 5 || (s[0] != '0' && s[0] != '1') {
+		return false
+	}
+	if len(s) == 1 {
+		return true
+	}
+	if s[1] != '.' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' || (s[0] == '1' && s[i] != '0') {
+			return false
+		}
+	}
+	return true
+}
+
+// weighsByQvalue reports whether every weight among params is a qvalue.
+func weighsByQvalue(params [][2]string) bool {
+	for _, p := range params {
+		if p[0] == "q" && !isQvalue(p[1]) {
+			return false
+		}
+	}
+	return true
 }

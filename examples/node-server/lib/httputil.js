@@ -103,9 +103,6 @@ function splitList(s) {
   return out;
 }
 
-// RFC 9110 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
-const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
-
 // Parses an Accept field into [{type, subtype, q}]. Unparseable elements are ignored.
 function parseAccept(v) {
   const out = [];
@@ -117,19 +114,14 @@ function parseAccept(v) {
     const m = /^([^\/\s]+)\/([^\/\s]+)$/.exec(mt);
     if (!m) continue;
     let q = 1;
-    let weighed = true;
     for (const p of semi.slice(1)) {
       const kv = p.trim().split('=');
       if (kv.length === 2 && kv[0].trim().toLowerCase() === 'q') {
-        // Spec 6.1: a weight that is no qvalue (RFC 9110 12.4.2) makes the element one that
-        // does not follow the grammar, skipped like any such element; a quoted weight is
-        // read as the value inside the quotes.
-        const text = kv[1].trim().replace(/^"(.*)"$/, '$1');
-        weighed = QVALUE.test(text);
-        if (weighed) q = Number(text.endsWith('.') ? text.slice(0, -1) : text);
+        const n = parseFloat(kv[1].trim());
+        if (!Number.isNaN(n)) q = Math.max(0, Math.min(1, n));
       }
     }
-    if (weighed) out.push({ type: m[1], subtype: m[2], q });
+    out.push({ type: m[1], subtype: m[2], q });
   }
   return out;
 }
@@ -142,7 +134,7 @@ function acceptQuality(acceptValue, mediaType) {
   const [t, st] = mediaType.toLowerCase().split('/');
   let best = null;
   let bestSpec = -1;
-  for (const r of parseAccept(acceptValue)) {
+  for (const r of parseAccept(weighedOnly(acceptValue))) {
     let spec = -1;
     if (r.type === t && r.subtype === st) spec = 2;
     else if (r.type === t && r.subtype === '*') spec = 1;
@@ -196,38 +188,54 @@ function problem(status, slug, title, extra) {
   return doc;
 }
 
-// The instant a date names, or null when it names none (spec 7.6): Date.UTC would roll a day
-// its month does not have (31 Feb) into the next month. Second 60 is a leap second, read as
-// the next minute (RFC 9110 5.6.7).
-function utc(y, month, day, h, mi, sec) {
-  const last = new Date(Date.UTC(y, month + 1, 0)).getUTCDate();
-  if (day < 1 || day > last || h > 23 || mi > 59 || sec > 60) return null;
-  return Date.UTC(y, month, day, h, mi, sec);
-}
-
 // HTTP-date helpers (RFC 9110 5.6.7): IMF-fixdate, rfc850 and asctime.
 function parseHttpDate(s) {
   if (typeof s !== 'string') return null;
   s = s.trim();
   let m = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/.exec(s);
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  if (m) return utc(+m[4], months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
+  if (m) return Date.UTC(+m[4], months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
   m = /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/.exec(s);
   if (m) {
     let y = +m[4];
     const now = new Date().getUTCFullYear();
     y += 1900;
     while (y < now - 50) y += 100;
-    return utc(y, months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
+    return Date.UTC(y, months.indexOf(m[3]), +m[2], +m[5], +m[6], +m[7]);
   }
   m = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/.exec(s);
-  if (m) return utc(+m[7], months.indexOf(m[2]), +m[3].trim(), +m[4], +m[5], +m[6]);
+  if (m) return Date.UTC(+m[7], months.indexOf(m[2]), +m[3].trim(), +m[4], +m[5], +m[6]);
   return null;
 }
 
 function httpDate(ms) { return new Date(ms).toUTCString(); }
 
+// RFC 9110 12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
+const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
+
+// The Accept value without its elements whose weight is no qvalue: spec 6.1 makes such an
+// element one that does not follow the grammar, skipped like any other (a quoted weight
+// among them).
+function weighedOnly(v) {
+  return splitList(v).filter((el) => el.split(';').slice(1).every((p) => {
+    const kv = p.trim().split('=');
+    return kv.length !== 2 || kv[0].trim().toLowerCase() !== 'q' || QVALUE.test(kv[1].trim());
+  })).join(',');
+}
+
+// An HTTP-date that names a day its month does not have (31 Feb) is no HTTP-date (spec 7.6):
+// Date.UTC rolls it into the next month, so the day written must be the day read (a leap
+// second, :60, is read as the next minute, so its day is that of the second before).
+function checkedHttpDate(s) {
+  const ms = parseHttpDate(s);
+  if (ms === null) return null;
+  const text = String(s).trim();
+  const m = /^\w+, (\d{2})[ -]|^\w+ \w{3} ([ \d]\d) /.exec(text);
+  const day = new Date(/:60\b/.test(text) ? ms - 1000 : ms).getUTCDate();
+  return m && +(m[1] || m[2]).trim() === day ? ms : null;
+}
+
 module.exports = {
   isToken, asciiLower, readQuoted, parseMediaType, splitList, parseAccept, acceptQuality,
-  batchOnError, problem, parseHttpDate, httpDate,
+  batchOnError, problem, parseHttpDate: checkedHttpDate, httpDate,
 };
