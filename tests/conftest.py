@@ -38,6 +38,7 @@ LONG_FILES = (
     "tests/examples/test_java_server.py",  # 163
     "tests/conformance/test_plant_groups_second.py",  # 246
     "tests/examples/test_python_server.py",  # 180
+    "tests/examples/test_cpp_server.py",  # 140
     "tests/conformance/test_allowed_variants.py",  # 77
     "tests/asgi/test_conformance.py",  # 62
     "tests/conformance/test_sandbox_cleanup.py",  # 53
