@@ -25,6 +25,9 @@ relays. Each is a mistake a competent implementer makes:
     budget-checked-after-parts-ran         a budget counted where the response is written, so
                                            the excess batch is refused after its parts ran
                                            (MB-LIMIT-6)
+    budget-place-kept-when-client-leaves   a budget whose place is given back only where the
+                                           answer was written whole, so each client that
+                                           leaves mid-answer keeps one for good (MB-LIMIT-6)
     atomic-hold-taken-per-part             an atomic batch that holds the store only while
                                            each part runs, so a read between two parts sees a
                                            write the batch later rolls back (MB-PROC-15)
@@ -180,6 +183,43 @@ class _LeakyBudget:
 _LEAKY = _LeakyBudget()
 
 
+class _KeptWhenLeft:
+    """The relay as a server whose budget of batches in flight (the upstream's published one)
+    gives a batch's place back only when its answer was written whole: each batch whose
+    client left before its streamed answer ended keeps its place for good, and once they fill
+    the budget every batch is refused with 503. Learning the budget (from the capabilities
+    document, which every run reads once, asked of the upstream by the plant itself so that
+    the answers stay streamed) starts the count again."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.budget: int | None = None
+        self.kept = 0
+
+    def left(self, req: RelayRequest, written: bytes, how: str) -> None:
+        if is_batch(req):
+            with self.lock:
+                self.kept += 1
+
+    def refuse(self, req: RelayRequest) -> bool:
+        with self.lock:
+            return is_batch(req) and self.budget is not None and self.kept >= self.budget
+
+    def request(self, req: RelayRequest) -> None:
+        if req.method != "OPTIONS" or req.upstream is None:
+            return
+        answer = req.upstream(req.to_bytes())
+        if answer is None:
+            return
+        _, budget = _published_budget(RelayResponse.from_upstream(answer))
+        if budget is not None and budget > 0:
+            with self.lock:
+                self.budget, self.kept = budget, 0
+
+
+_KEPT = _KeptWhenLeft()
+
+
 class _HoldPerPart:
     """An atomic batch that holds the store only while each part runs: a standalone GET that
     arrives while the batch runs sees the batch's PUT (its document) or DELETE (404) of that
@@ -294,6 +334,14 @@ PLANTS: tuple[Mutation, ...] = (
         caught_by=("WARN", "FAIL", "FLAKY"),
         on_response=_LEAKY.response,
         behaviour=Behaviour(refuse=_LEAKY.refuse),
+    ),
+    Mutation(
+        "budget-place-kept-when-client-leaves",
+        "MB-LIMIT-6 a batch whose client left mid-answer keeps its place in the budget for good",
+        ("budget-places-given-back-when-clients-leave",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        on_request=_KEPT.request,
+        behaviour=Behaviour(client_left=_KEPT.left, refuse=_KEPT.refuse),
     ),
     Mutation(
         "budget-checked-after-parts-ran",
