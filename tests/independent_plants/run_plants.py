@@ -4,10 +4,12 @@ Each plant is one patch to an independent server that breaks one server requirem
 competent implementer might (plants.json: id, requirement, keyword, description, patch, and
 `server` where it is not "go"). The server is the Go one (examples/go-server) unless the plants
 name the Node one (examples/node-server), the Rust one (examples/rust-server), the Java one
-(examples/java-server) or the Python one (examples/python-server), or --server does; a patch's paths are relative to that server's folder.
+(examples/java-server), the Python one (examples/python-server) or the C++ one
+(examples/cpp-server), or --server does; a patch's paths are relative to that server's folder.
 For each plant the runner copies the server into a scratch directory, applies the patch, builds
 it (Go: `go build`; Node: `node --check` of each .js file; Rust: `cargo build --release
---offline`; Java: `javac --release 17`; Python: byte-compiling each module), starts
+--offline`; Java: `javac --release 17`; Python: byte-compiling each module; C++: its
+build.sh), starts
 it on a free loopback port (`-addr 127.0.0.1:0`, `--port 0`), reads the URL from its first line (`mbserver listening on URL`) and
 runs the suite at standard tier against it with the server's own target description, its
 base_url replaced. The unpatched copy runs first: every check that is not PASS there (a WARN for
@@ -19,7 +21,7 @@ SHOULD, WARNs (the verdict --strict turns into a failing run); it is *caught at 
 check FAILs. The outcome goes to results.json next to this file (or --results). Another set of
 plants is run with --index; its patch paths are relative to that index's directory.
 
-Usage: python tests/independent_plants/run_plants.py [--server {go,java,node,python,rust}] [--only ID ...]
+Usage: python tests/independent_plants/run_plants.py [--server {cpp,go,java,node,python,rust}] [--only ID ...]
        [--jobs N] [--index FILE] [--results FILE]
 """
 
@@ -48,6 +50,7 @@ SERVERS = {
     "rust": REPO / "examples" / "rust-server",
     "java": REPO / "examples" / "java-server",
     "python": REPO / "examples" / "python-server",
+    "cpp": REPO / "examples" / "cpp-server",
 }
 #: The Go server, which go_coverage and go_mutants build.
 SERVER_DIR = SERVERS["go"]
@@ -91,12 +94,14 @@ def find_cargo() -> str | None:
 
 
 def find_tool(server: str) -> str | None:
-    """What builds `server` (go, cargo, javac) or runs it (node): its binary, or None when there
-    is none (for Java, when javac or java is missing)."""
+    """What builds `server` (go, cargo, javac, g++) or runs it (node): its binary, or None when
+    there is none (for Java, when javac or java is missing)."""
     if server == "go":
         return find_go()
     if server == "java":
         return shutil.which("javac") if shutil.which("java") else None
+    if server == "cpp":
+        return shutil.which("g++")
     if server == "python":
         # The suite's own interpreter: the server needs Python 3.12 and its standard library.
         return sys.executable
@@ -112,7 +117,8 @@ def build(tool: str, patch: Path | None, work: Path, cache: Path, server: str = 
     """Copy `server` to `work`, apply `patch` and build it with `tool` (go, or node, which only
     checks each .js file's syntax); returns the command that starts it on a free port."""
     src = work / "src"
-    shutil.copytree(SERVERS[server], src)
+    # Without a build of the original's own (a stale object file would outlive the patch).
+    shutil.copytree(SERVERS[server], src, ignore=shutil.ignore_patterns("build", "target"))
     if patch is not None:
         subprocess.run(["git", "apply", str(patch)], cwd=src, check=True, timeout=30)
     if server == "node":
@@ -142,6 +148,17 @@ def build(tool: str, patch: Path | None, work: Path, cache: Path, server: str = 
             capture_output=True,
         )
         return [str(work / "target" / "release" / "mbserver"), "--port", "0"]
+    if server == "cpp":
+        # build.sh compiles with g++ (CXX) into the copy's build/ folder.
+        subprocess.run(
+            ["sh", "build.sh"],
+            cwd=src,
+            env=dict(os.environ, CXX=tool),
+            check=True,
+            timeout=BUILD_TIMEOUT_S,
+            capture_output=True,
+        )
+        return [str(src / "build" / "mbserver"), "--port", "0"]
     if server == "java":
         classes = work / "classes"
         subprocess.run(
