@@ -17,8 +17,7 @@ are the one to no Accept, 406 and 400. N/A when the target declares no 207 form.
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._shared.accept_cases import MULTIPART, offered_forms
-from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.accept_cases import MULTIPART, answer_under, offered_forms
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -46,15 +45,6 @@ NOT_QVALUES = (
 VALID = f"{MULTIPART};q=0.1"
 
 
-def _answer(ctx: Context, judge: Judge, accept: str | None) -> str:
-    """How a one-part batch is answered under `accept` (None: no Accept): 406, 400 or the
-    media type."""
-    ok, _ = ok_and_not_found(ctx, judge)
-    head = () if accept is None else (("Accept", accept),)
-    resp = ctx.batch(judge, [ok], headers=head)
-    return str(resp.status) if resp.status in (400, 406) else resp.media_type or str(resp.status)
-
-
 @checker(
     "accept-weights-that-are-no-qvalue",
     ("MB-MULTI-1",),
@@ -65,8 +55,8 @@ def accept_weights_that_are_no_qvalue(ctx: Context, judge: Judge) -> None:
     forms = offered_forms(ctx)[1:]
     if not forms:
         judge.not_applicable("the target declares no 207 form for a faulty weight to reach")
-    absent = _answer(ctx, judge, None)
-    alone = _answer(ctx, judge, VALID)
+    absent = answer_under(ctx, judge, ())
+    alone = answer_under(ctx, judge, (("Accept", VALID),))
     for form in forms:
         for weight in NOT_QVALUES:
             faulty = f"{form};q={weight}"
@@ -77,14 +67,14 @@ def accept_weights_that_are_no_qvalue(ctx: Context, judge: Judge) -> None:
             # as a form."
             judge.expect(
                 f"answer for Accept {shown!r}, {VALID!r}",
-                _answer(ctx, judge, f"{faulty}, {VALID}"),
+                answer_under(ctx, judge, (("Accept", f"{faulty}, {VALID}"),)),
                 {alone, absent, "400"},
                 "MB-MULTI-1",
                 allowed_text=f"{alone!r} (the valid element alone), {absent!r} (no Accept) or 400",
             )
             judge.expect(
                 f"answer for Accept {shown!r} alone",
-                _answer(ctx, judge, faulty),
+                answer_under(ctx, judge, (("Accept", faulty),)),
                 {absent, "406", "400"},
                 "MB-MULTI-1",
                 allowed_text=f"{absent!r} (no Accept), 406 or 400",

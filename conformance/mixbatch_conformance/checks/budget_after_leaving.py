@@ -25,11 +25,12 @@ import struct
 import time
 
 from mixbatch_conformance.checks._shared.budget_load import BUDGET, CONCURRENT_LOAD
+from mixbatch_conformance.checks._shared.random_counts import largest_served
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.transport.http import Exchange, HeadFirst, connect
+from mixbatch_conformance.transport.http import Exchange, connect
 
 __all__: list[str] = []
 
@@ -46,19 +47,6 @@ RELEASE_WINDOW_S = 10.0
 #: The longest pause between two probes, whatever a 503's Retry-After asks.
 RETRY_CAP_S = 2.0
 BOUNDARY = "mb-budget-leaving-5c81e0a93d7f"
-
-
-def _random_count(ctx: Context, judge: Judge, template: str) -> int:
-    """The largest of RANDOM_COUNTS the random resource serves alone (N/A when none)."""
-    for n in RANDOM_COUNTS:
-        request = ctx.raw_request("GET", ctx.path(template.replace("{n}", str(n))))
-        alone = HeadFirst(ctx.host, ctx.port, request, ctx.timeout, ctx.tls)
-        alone.close()
-        # MB-TEST-5: "with 200 and exactly *n* octets of content, for every *n* up to the
-        # largest it accepts".
-        if alone.status == 200:
-            return n
-    judge.not_applicable(f"the random resource serves none of {list(RANDOM_COUNTS)} alone")
 
 
 def _send_and_reset(ctx: Context, judge: Judge, request: bytes) -> None:
@@ -99,7 +87,9 @@ def budget_places_given_back_when_clients_leave(ctx: Context, judge: Judge) -> N
         judge.not_applicable(f"{BUDGET} {budget} is not a published budget from 1 to {MAX_LEFT}")
     random = ctx.resource(judge, "random")
     delay = ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(HOLD_MS)))
-    count = _random_count(ctx, judge, random)
+    count = largest_served(ctx, judge, random, RANDOM_COUNTS)
+    if count is None:
+        judge.not_applicable(f"the random resource serves none of {list(RANDOM_COUNTS)} alone")
     ok, _ = ok_and_not_found(ctx, judge)
     before = ctx.batch(judge, [ok])
     if before.status != 200:

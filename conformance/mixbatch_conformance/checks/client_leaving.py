@@ -82,12 +82,13 @@ from dataclasses import dataclass, field
 import h11
 
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.random_counts import largest_served
 from mixbatch_conformance.checks._shared.sandbox_marks import created_member, marked_member
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import Part, parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import Exchange, HeadFirst, Response, connect
+from mixbatch_conformance.transport.http import Exchange, Response, connect
 
 __all__ = ["complete_parts"]
 
@@ -299,21 +300,10 @@ def _leavings(ctx: Context, judge: Judge) -> tuple[str, ...]:
 
 
 def _random_count(ctx: Context, judge: Judge) -> int | None:
-    """The largest of RANDOM_COUNTS the random resource serves alone, read from the head of
-    its answer (None without the resource, or when it serves none of them)."""
+    """The largest of RANDOM_COUNTS the random resource serves alone (None without the
+    resource, or when it serves none of them)."""
     template = ctx.target.resource("random")
-    if not template:
-        return None
-    for n in RANDOM_COUNTS:
-        request = ctx.raw_request("GET", ctx.path(template.replace("{n}", str(n))))
-        alone = HeadFirst(ctx.host, ctx.port, request, ctx.timeout, ctx.tls)
-        alone.close()
-        # MB-TEST-5: "with 200 and exactly *n* octets of content, for every *n* up to the
-        # largest it accepts, and with a 4xx status for any larger *n*".
-        if alone.status == 200:
-            return n
-        judge.note(f"GET of {n} random octets alone answered {alone.status or alone.error}")
-    return None
+    return largest_served(ctx, judge, template, RANDOM_COUNTS) if template else None
 
 
 def _within_parts(ctx: Context, judge: Judge, count: int) -> None:

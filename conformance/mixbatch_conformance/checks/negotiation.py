@@ -53,6 +53,7 @@ from mixbatch_conformance.checks._shared.accept_cases import (
     JSON,
     MULTIPART,
     XML,
+    answer_under,
     lookalike_cases,
     offered_forms,
     parameter_cases,
@@ -244,13 +245,6 @@ def vary_in_every_form(ctx: Context, judge: Judge) -> None:
 UNPARSED_MEMBERS = ("mb-suite-word", "text/", "/mixed")
 
 
-def _answer(ctx: Context, judge: Judge, head: tuple[tuple[str, str], ...]) -> str:
-    """How a one-part batch with the fields `head` is answered: 406, 400 or the media type."""
-    ok, _ = ok_and_not_found(ctx, judge)
-    resp = ctx.batch(judge, [ok], headers=head)
-    return str(resp.status) if resp.status in (400, 406) else resp.media_type or str(resp.status)
-
-
 @checker(
     "accept-unparsed-member-beside-valid",
     ("MB-MULTI-1",),
@@ -260,9 +254,9 @@ def _answer(ctx: Context, judge: Judge, head: tuple[tuple[str, str], ...]) -> st
 def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
     offered = offered_forms(ctx)
     valid_lists = [[MULTIPART], [f"{MULTIPART};q=0.5", *offered[1:]], [f"{MULTIPART};q=0"]]
-    absent = _answer(ctx, judge, ())
+    absent = answer_under(ctx, judge, ())
     for bad in (*UNPARSED_MEMBERS, ";;;"):
-        got = _answer(ctx, judge, (("Accept", bad),))
+        got = answer_under(ctx, judge, (("Accept", bad),))
         # Spec 6.1: "A server may treat such a field as absent, read its valid elements alone
         # and answer 406 (MB-STATUS-9) when they admit no batch representation, or refuse the
         # request 400 as malformed; it never reads such an element as a form."
@@ -275,10 +269,10 @@ def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
         )
     for bad in UNPARSED_MEMBERS:
         for valid in valid_lists:
-            alone = _answer(ctx, judge, (("Accept", ", ".join(valid)),))
+            alone = answer_under(ctx, judge, (("Accept", ", ".join(valid)),))
             for members in ([bad, *valid], [*valid, bad]):
                 one = ", ".join(members)
-                got = _answer(ctx, judge, (("Accept", one),))
+                got = answer_under(ctx, judge, (("Accept", one),))
                 # MB-MULTI-1: the form is chosen "by the request's `Accept` field (RFC 9110
                 # §12.5.1)", which says nothing of a member that is no media range: a server
                 # may skip it (the valid members choose), disregard the field (as absent: MB-MULTI-1's
@@ -296,7 +290,7 @@ def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
                 # changing the semantics", so the lines are answered as the one line is.
                 judge.expect(
                     f"answer for Accept {one!r} on {len(lines)} lines",
-                    _answer(ctx, judge, lines),
+                    answer_under(ctx, judge, lines),
                     {got},
                     "MB-MULTI-1",
                     allowed_text=f"{got!r}, as on one line",

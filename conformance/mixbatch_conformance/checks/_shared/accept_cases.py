@@ -4,11 +4,20 @@ HTTP/1.0, so that both judge one list."""
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.judge import Judge
 
 MULTIPART = "multipart/mixed"
 XML = "application/xml"
 JSON = "application/vnd.mixbatch.multistatus+json"
+
+
+def answer_under(ctx: Context, judge: Judge, head: tuple[tuple[str, str], ...]) -> str:
+    """How a one-part batch with the fields `head` is answered: 406, 400 or the media type."""
+    ok, _ = ok_and_not_found(ctx, judge)
+    resp = ctx.batch(judge, [ok], headers=head)
+    return str(resp.status) if resp.status in (400, 406) else resp.media_type or str(resp.status)
 
 
 def offered_forms(ctx: Context) -> list[str]:
