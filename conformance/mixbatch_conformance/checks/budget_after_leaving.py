@@ -90,7 +90,7 @@ def _lone_batches(ctx: Context, judge: Judge, ok: SubRequest, since: float) -> l
 @checker(
     "budget-places-given-back-when-clients-leave",
     ("MB-LIMIT-6",),
-    "After as many clients as the published budget of batches in flight each reset its connection while its batch was being answered, a batch sent alone is processed (at once, or after the Retry-After of a 503 within 10 s): the places of batches whose clients left are given back.",
+    "A batch sent alone is processed (at once, or after the Retry-After of a 503 within 10 s), and again after as many clients as the published budget of batches in flight each reset its connection while its batch was being answered: the places of batches whose clients left are given back.",
     tier="standard",
     state=State.READ_ONLY,
     direct_only=CONCURRENT_LOAD,
