@@ -371,6 +371,13 @@ class Relay:
                     conn = h11.Connection(h11.SERVER)
                 else:
                     conn.start_next_cycle()
+        except h11.RemoteProtocolError:
+            # A request the relay cannot read (a chunk-size line it cannot parse, say) is
+            # refused 400 and the connection closed, as the server behind it refuses one
+            # (spec 10.1), never left without an answer.
+            with contextlib.suppress(h11.ProtocolError, ConnectionError):
+                writer.write(_unreadable(conn))
+                await writer.drain()
         except (h11.ProtocolError, ConnectionError, TimeoutError):
             pass
         finally:
@@ -772,3 +779,25 @@ class Relay:
         if resp.body:
             out += conn.send(h11.Data(data=resp.body)) or b""
         return out + (conn.send(h11.EndOfMessage(headers=_wire(trailers))) or b"")
+
+
+#: The problem document of a request the relay cannot read.
+_UNREADABLE = (
+    b'{"type":"https://mixbatch.dev/problems/malformed-request",'
+    b'"title":"The request could not be read","status":400}'
+)
+
+
+def _unreadable(conn: h11.Connection) -> bytes:
+    """The 400 answer to a request h11 could not read, framed by `conn` (h11 lets a server
+    answer once the client's side is in error, until its own answer has begun)."""
+    head = h11.Response(
+        status_code=400,
+        headers=[
+            ("Content-Type", "application/problem+json"),
+            ("Content-Length", str(len(_UNREADABLE))),
+            ("Connection", "close"),
+        ],
+    )
+    data = [conn.send(head), conn.send(h11.Data(data=_UNREADABLE)), conn.send(h11.EndOfMessage())]
+    return b"".join(d or b"" for d in data)
