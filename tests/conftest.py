@@ -20,29 +20,30 @@ settings.load_profile("mixbatch")
 #: next file once two or fewer of its tests are left: a file of one long test (a tier run against
 #: a server) takes its next file at once, and the two run back to back. Which files start first
 #: and which pair up decides where the run ends, so the order is the one
-#: `tools/order_long_files.py` finds by replaying that scheduler over a run's durations (466 s
-#: against 488 s for the order before it, in its simulation). They are collected first, and the
+#: `tools/order_long_files.py` finds by replaying that scheduler over a run's durations (445 s
+#: against 499 s for the order before it, in its simulation). They are collected first, and the
 #: Makefile turns off xdist's own reordering (by count of tests), so they start in this order.
 LONG_FILES = (
-    "tests/conformance/test_plant_groups_fourth.py",  # 253
-    "tests/proxy/test_conformance.py",  # 152
-    "tests/examples/test_node_server.py",  # 176
-    "tests/conformance/test_plant_groups.py",  # 296
-    "tests/examples/test_rust_server.py",  # 191
-    "tests/docs/test_browser.py",  # 85
-    "tests/conformance/test_reference_server.py",  # 199
-    "tests/conformance/test_mutations.py",  # 98
-    "tests/conformance/test_plant_groups_third.py",  # 266
-    "tests/examples/test_go_server.py",  # 189
-    "tests/conformance/test_plant_groups_fifth.py",  # 209
-    "tests/examples/test_java_server.py",  # 163
-    "tests/conformance/test_plant_groups_second.py",  # 246
-    "tests/examples/test_python_server.py",  # 180
-    "tests/examples/test_cpp_server.py",  # 140
-    "tests/conformance/test_allowed_variants.py",  # 77
-    "tests/asgi/test_conformance.py",  # 62
-    "tests/conformance/test_sandbox_cleanup.py",  # 53
-    "tests/conformance/test_plant_rotation.py",  # 50
+    "tests/examples/test_node_server.py",  # 139
+    "tests/examples/test_java_server.py",  # 157
+    "tests/conformance/test_plant_groups_fourth.py",  # 204
+    "tests/conformance/test_plant_groups.py",  # 221
+    "tests/examples/test_go_server.py",  # 165
+    "tests/proxy/test_conformance.py",  # 149
+    "tests/conformance/test_allowed_variants.py",  # 81
+    "tests/examples/test_python_server.py",  # 142
+    "tests/conformance/test_plant_groups_third.py",  # 239
+    "tests/examples/test_rust_server.py",  # 169
+    "tests/conformance/test_plant_groups_second.py",  # 176
+    "tests/conformance/test_plant_groups_fifth.py",  # 253
+    "tests/examples/test_cpp_server.py",  # 204
+    "tests/conformance/test_sandbox_cleanup.py",  # 44
+    "tests/conformance/test_reference_server.py",  # 165
+    "tests/conformance/test_declared_sizes.py",  # 41
+    "tests/docs/test_browser.py",  # 74
+    "tests/conformance/test_plant_rotation.py",  # 47
+    "tests/conformance/test_mutations.py",  # 101
+    "tests/independent_plants/test_independent_plants.py",  # 34
 )
 
 
