@@ -48,7 +48,7 @@ VALID = f"{MULTIPART};q=0.1"
 @checker(
     "accept-weights-that-are-no-qvalue",
     ("MB-MULTI-1",),
-    "An Accept element of a 207 form whose weight is no qvalue (q=1e0, q=2, q=1.5, q=0.5000, q=.5, q=+0.5, q=inf, a quoted weight, non-ASCII digits) is never read as that form: beside multipart/mixed;q=0.1 the answer is multipart/mixed or 400, alone it is the answer to no Accept, 406 or 400.",
+    "An Accept element of a 207 form whose weight is no qvalue (q=1e0, q=2, q=1.5, q=0.5000, q=.5, q=+0.5, q=inf, non-ASCII digits) is never read as that form: beside multipart/mixed;q=0.1 the answer is multipart/mixed or 400, alone it is the answer to no Accept, 406 or 400.",
     state=State.READ_ONLY,
 )
 def accept_weights_that_are_no_qvalue(ctx: Context, judge: Judge) -> None:

@@ -9,8 +9,10 @@ RFC 9110 §7.6.1 says "Connection options are case-insensitive", so `Keep-Alive`
 HTTP/1.0 clients send), `KEEP-ALIVE` and `kEEP-aLIVE` ask for the same thing: each pair is
 answered as the lower-case pair was, both requests in order (MB-PIPE-1), each 200 (MB-TEST-1).
 A server that tells the options apart by their spelling answers the first and closes, and the
-second request, pipelined, is never answered. An intermediary may de-pipeline, so the check
-runs direct only.
+second request, pipelined, is never answered. A spelling not kept is judged only when the
+lower-case pair, sent again right after it, is still kept: a server may stop keeping HTTP/1.0
+connections at any time (under load, say), which says nothing of the spelling. An
+intermediary may de-pipeline, so the check runs direct only.
 """
 
 from __future__ import annotations
@@ -58,13 +60,21 @@ def pipelining_http10_keep_alive_in_any_case(ctx: Context, judge: Judge) -> None
             "the server does not keep such connections, as HTTP/1.0 lets it"
         )
     for option in SPELLINGS:
+        got = pair(option)
+        if got != [200, 200] and pair(LEARNT) != [200, 200]:
+            # The server's choice to keep such connections changed (under load, say): what it
+            # does with this spelling says nothing of the spelling.
+            judge.note(f"Connection: {option} answered {got}; {LEARNT} no longer kept either")
+            continue
         # RFC 9110 §7.6.1: "Connection options are case-insensitive"; MB-PIPE-1: the server
         # "MUST answer pipelined requests on a connection ... in the order it received them",
-        # as it answers the same pipeline with the option in lower case.
+        # as it answers the same pipeline with the option in lower case, sent again after it.
         judge.expect(
             f"statuses of two HTTP/1.0 GETs pipelined with Connection: {option}",
-            pair(option),
+            got,
             [[200, 200]],
             "MB-PIPE-1",
-            allowed_text=f"[200, 200], as with Connection: {LEARNT}",
+            allowed_text=f"[200, 200], as with Connection: {LEARNT} before and after it",
         )
+    if not judge.expectations:
+        judge.not_applicable(f"the server stopped keeping pipelines with Connection: {LEARNT}")
