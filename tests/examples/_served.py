@@ -86,3 +86,21 @@ def assert_standard_tier_passes(
     assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"
     assert errors == [], f"checks could not judge: {errors}"
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+#: Seconds a server's own vector check may take over the spec's request vectors.
+VECTOR_CHECK_TIMEOUT_S = 60
+
+
+def assert_vector_check_passes(argv: list[str], cwd: Path | None = None) -> None:
+    """A server's own check of the spec's request vectors (`argv`, given the examples folder)
+    passes, so a plant or an edit that breaks its envelope parser is seen before the suite
+    runs."""
+    done = subprocess.run(
+        [*argv, str(REPO / "spec" / "examples")],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=VECTOR_CHECK_TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

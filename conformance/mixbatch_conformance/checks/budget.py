@@ -56,7 +56,7 @@ from mixbatch_conformance.checks._shared.requests import sandbox_listing
 from mixbatch_conformance.checks._shared.sandbox_marks import marked_member
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge, NotApplicable
-from mixbatch_conformance.core.outcomes import expect_rejected, expect_retry_after
+from mixbatch_conformance.core.outcomes import expect_rejected, expect_retry_after, retry_after_s
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Exchange
 
@@ -232,11 +232,9 @@ def _refusals_give_back_their_place(
 def _retry_after_s(answers: list[Exchange]) -> float:
     """The longest Retry-After in delay-seconds among the 503s of `answers` (0 when none)."""
     seconds = [
-        float(ex.response.get("Retry-After") or "")
+        retry_after_s(ex.response)
         for ex in answers
-        if ex.response is not None
-        and ex.response.status == 503
-        and (ex.response.get("Retry-After") or "").strip().isdigit()
+        if ex.response is not None and ex.response.status == 503
     ]
     return max(seconds, default=0.0)
 

@@ -32,6 +32,7 @@ from mixbatch_conformance.checks._shared.random_counts import largest_served
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import retry_after_s
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import Exchange, connect
 
@@ -69,11 +70,6 @@ def _send_and_reset(ctx: Context, judge: Judge, request: bytes) -> None:
     judge.record(Exchange(request, None, f"the client reset the connection after {status!r}"))
 
 
-def _retry_after_s(value: str | None) -> float:
-    text = (value or "").strip()
-    return float(text) if text.isascii() and text.isdigit() else 0.0
-
-
 def _lone_batches(ctx: Context, judge: Judge, ok: SubRequest, since: float) -> list[int]:
     """The statuses of a batch of `ok` sent alone, again after each 503's Retry-After (at
     most `RETRY_CAP_S` apart), until one is not 503 or `RELEASE_WINDOW_S` after `since`."""
@@ -81,7 +77,7 @@ def _lone_batches(ctx: Context, judge: Judge, ok: SubRequest, since: float) -> l
     while True:
         resp = ctx.batch(judge, [ok])
         statuses.append(resp.status)
-        pause = max(0.25, min(RETRY_CAP_S, _retry_after_s(resp.get("Retry-After"))))
+        pause = max(0.25, min(RETRY_CAP_S, retry_after_s(resp)))
         if resp.status != 503 or time.monotonic() + pause - since > RELEASE_WINDOW_S:
             return statuses
         time.sleep(pause)

@@ -57,6 +57,13 @@ MALFORMED_ENVELOPE = frozenset(
 DELAY_SECONDS = re.compile(r"[0-9]+")
 
 
+def retry_after_s(resp: Response) -> float:
+    """The seconds `resp`'s Retry-After asks for when it is delay-seconds (0 otherwise, an
+    HTTP-date or no field included)."""
+    retry = (resp.get("Retry-After") or "").strip(" \t")
+    return float(retry) if DELAY_SECONDS.fullmatch(retry) else 0.0
+
+
 def expect_retry_after(judge: Judge, resp: Response, label: str = "Retry-After on the 503") -> None:
     """A 503 for a batch the server is too busy for carries a well-formed Retry-After."""
     retry = (resp.get("Retry-After") or "").strip(" \t")
