@@ -34,7 +34,11 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, read_echo
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.outcomes import (
+    expect_processed,
+    part_status,
+    unjudged_if_policy_refusal,
+)
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
@@ -158,10 +162,7 @@ def echo_field_octets_as_sent(ctx: Context, judge: Judge) -> None:
             _expect_content(judge, label, resp.body, content)
     subs = [*field_subs, *content_subs]
     resp = ctx.batch(judge, subs)
-    if resp.status != 200:
-        judge.not_applicable(
-            f"the batch was answered {resp.status}; part-field-kinds-reach-resource judges that"
-        )
+    unjudged_if_policy_refusal(judge, resp, "the batch of the same requests")
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-TEST-2")
     for i, (name, value) in enumerate(FIELDS):
         label = f"part {i} (GET {field_subs[i].target})"

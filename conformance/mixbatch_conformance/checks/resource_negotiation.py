@@ -24,7 +24,11 @@ from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.outcomes import (
+    expect_processed,
+    part_status,
+    unjudged_if_policy_refusal,
+)
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.validator import parse_media_type
 
@@ -175,8 +179,7 @@ def resources_ignore_negotiation(ctx: Context, judge: Judge) -> None:
             chunk = cases[start : start + room]
             subs = [c.sub for c in chunk]
             resp = ctx.batch(judge, subs)
-            if resp.status != 200:
-                judge.not_applicable(f"the batch of GETs with {shown} was answered {resp.status}")
+            unjudged_if_policy_refusal(judge, resp, f"the batch of GETs with {shown}")
             env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
             for i, case in enumerate(chunk):
                 part = env.parts[i]

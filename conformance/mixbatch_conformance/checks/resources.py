@@ -31,7 +31,11 @@ from mixbatch_conformance.checks._shared.validators import is_entity_tag, is_htt
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import Echo, read_echo
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.outcomes import (
+    expect_processed,
+    part_status,
+    unjudged_if_policy_refusal,
+)
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.urls import DEFAULT_PORTS
 
@@ -196,8 +200,7 @@ def echo_resource(ctx: Context, judge: Judge) -> None:
     # request's)", which is the one the same request alone names (the suite sends both to the
     # target's authority).
     resp = ctx.batch(judge, subs)
-    if resp.status != 200:
-        judge.not_applicable(f"the batch of echo requests was answered {resp.status}")
+    unjudged_if_policy_refusal(judge, resp, "the batch of echo requests")
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-TEST-2")
     for i, (sub, single) in enumerate(zip(subs, alone, strict=True)):
         part = env.parts[i]

@@ -32,11 +32,13 @@ from mixbatch_conformance.transport.http import Response
 __all__ = [
     "DELAY_SECONDS",
     "LOCATION_MEMBERS",
+    "POLICY_REFUSALS",
     "expect_located",
     "expect_processed",
     "expect_rejected",
     "expect_retry_after",
     "part_status",
+    "unjudged_if_policy_refusal",
 ]
 
 
@@ -50,6 +52,21 @@ MALFORMED_ENVELOPE = frozenset(
         *(f"MB-SUB-{n}" for n in (2, 4, 8)),
     }
 )
+
+#: Answers that no fault of the request causes (spec 5.3, under MB-STATUS-4: "503 because the
+#: server is busy or stopping, ... 401, 403 or 429 from the server's own policies"): a batch so
+#: answered says nothing of how its parts are processed.
+POLICY_REFUSALS = frozenset({401, 403, 429, 503})
+
+
+def unjudged_if_policy_refusal(judge: Judge, resp: Response, what: str) -> None:
+    """N/A when `what`, a well-formed batch the suite wrote within the published limits, met a
+    refusal no fault of the request causes. Any other answer is left to the caller's
+    `read_batch`, which holds it to MB-STATUS-1's 200: a batch of parts the server answers
+    alone has no fault for a 4xx to name, so such a refusal is judged, never passed over."""
+    if resp.status in POLICY_REFUSALS:
+        judge.not_applicable(f"{what} was answered {resp.status}, a refusal no fault of it causes")
+
 
 #: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds, delay-seconds = 1*DIGIT
 #: (ASCII digits: RFC 5234's DIGIT is %x30-39); the HTTP-date as a sender writes it, an

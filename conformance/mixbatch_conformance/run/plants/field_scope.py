@@ -16,7 +16,9 @@
   part without one of its own, like Authorization and Cookie (MB-SUB-6);
 - a batch rule applied to a part's own fields: a part carrying a content coding refused 415,
   a part of multipart type refused 400 as a malformed nested batch, a part's Batch-Mode made
-  the batch's (MB-PART-8).
+  the batch's (MB-PART-8);
+- a batch refused 406 whole because a part asks for a charset no resource has, as though the
+  part's negotiation fields were the batch request's (MB-STATUS-1).
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -305,6 +307,14 @@ PLANTS: tuple[Mutation, ...] = (
         ("part-batch-rule-fields-as-alone",),
         on_response=_part_field_refused(
             "Content-Type", re.compile(r"^\s*multipart/", re.I), 400, "MB-WIRE-3"
+        ),
+    ),
+    P(
+        "part-negotiation-refused-whole",
+        "MB-STATUS-1 a batch whose part asks for a charset no resource has refused 406 whole",
+        ("test-resources-ignore-negotiation",),
+        on_response=_part_field_refused(
+            "Accept-Charset", re.compile(r"x-none", re.I), 406, "MB-MULTI-1"
         ),
     ),
     P(
