@@ -67,7 +67,14 @@ def _retrieve(ctx: Context, judge: Judge, coll: str) -> list[Part] | None:
 def _compare(ctx: Context, judge: Judge, label: str, part: Part, path: str) -> None:
     alone: Response = ctx.send(judge, ctx.raw_request("GET", path))
     if alone.status != 200:
-        judge.note(f"{label}: GET {path} alone answered {alone.status}; not compared")
+        # MB-METHOD-6: a part's `Content-Id` is "naming the member, resolvable against the
+        # collection's URI": a reference whose GET alone finds nothing names no member.
+        judge.expect(
+            f"{label}: GET {path}, the member its Content-Id names, alone",
+            alone.status,
+            {200},
+            "MB-METHOD-6",
+        )
         return
     # MB-METHOD-4: "one part per member of the collection"; spec 4.2: the retrieval "carries
     # each member as a part" (the members "are the representation"): the part is the member's
@@ -139,14 +146,21 @@ def _sandbox(ctx: Context, judge: Judge) -> None:
         if path in paths:
             _compare(ctx, judge, f"{coll} part {part.index}, the {paths[path]} member", part, path)
             paths.pop(path)
-    if paths:
-        judge.note(f"members written but not in the retrieval of {base}: {sorted(paths)}")
+    # MB-METHOD-4: "one part per member of the collection": a member written with a 201 and
+    # its Location is a member until deleted, and none of these is deleted before the retrieval.
+    judge.expect_true(
+        f"the members written, in the retrieval of {base}",
+        not paths,
+        f"no part names {sorted(paths)}",
+        "a part for each",
+        "MB-METHOD-4",
+    )
 
 
 @checker(
     "collection-parts-are-members-alone",
     ("MB-METHOD-4", "MB-METHOD-6"),
-    "Each part of a collection retrieval, of the declared collection and of members written to the sandbox as JSON and as text/plain, has the status, media type and content of a GET of that member alone.",
+    "Each part of a collection retrieval, of the declared collection and of members written to the sandbox as JSON and as text/plain, has the status, media type and content of a GET of that member alone; each part's Content-Id names a member a GET alone finds, and each member written has a part.",
     profile="collection-get",
     state=State.WRITES_IN_SANDBOX,
 )

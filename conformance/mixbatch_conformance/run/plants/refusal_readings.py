@@ -12,7 +12,10 @@ the authority a request was addressed to by its host alone, without the port (MB
 a server that ends a part header section at a line that is empty once trimmed, so a line of
 only spaces or tabs is taken as the empty line instead of refused (MB-PART-11). And a server
 that runs an atomic batch to its end past its time budget, writing no abort (MB-SEC-1). And a
-collection retrieval whose parts all carry one media type, whatever each member is (MB-METHOD-4).
+collection retrieval whose parts all carry one media type, whatever each member is, or that
+leaves out the member written last (MB-METHOD-4), or whose parts' Content-Ids resolve each
+member id against the collection's URI as a base without a trailing slash, naming no member
+(MB-METHOD-6).
 """
 
 from __future__ import annotations
@@ -107,6 +110,23 @@ def _parts_typed_as_text(parts: list[Part]) -> list[Part]:
     return [(set_field(fields, "Content-Type", "text/plain"), body) for fields, body in parts]
 
 
+def _newest_member_left_out(parts: list[Part]) -> list[Part]:
+    """A collection retrieval that stops one member short: the member written last (the last
+    in the collection's order) is left out."""
+    return parts[:-1]
+
+
+def _ids_joined_as_references(parts: list[Part]) -> list[Part]:
+    """Each part's Content-Id the member id resolved against the collection's URI as a base:
+    `/books` and `7` give `</7>`, the collection's own segment replaced."""
+    out = []
+    for fields, body in parts:
+        cid = field_of(fields, "Content-Id") or ""
+        m = re.fullmatch(r"\s*<(/[^>]*?)/([^/>]+)>\s*", cid)
+        out.append((set_field(fields, "Content-Id", f"</{m.group(2)}>") if m else fields, body))
+    return out
+
+
 def _is_retrieval(req: RelayRequest) -> bool:
     return req.method == "GET" and "multipart" in (req.get("Accept") or "").lower()
 
@@ -176,5 +196,17 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 every part of a collection retrieval labelled with one media type, not the member's",
         ("collection-parts-are-members-alone",),
         on_response=map_parts(_parts_typed_as_text, _is_retrieval),
+    ),
+    Mutation(
+        "collection-retrieval-newest-member-left-out",
+        "MB-METHOD-4 a collection retrieval one part short, the member written last left out",
+        ("collection-parts-are-members-alone",),
+        on_response=map_parts(_newest_member_left_out, _is_retrieval),
+    ),
+    Mutation(
+        "collection-member-ids-joined-as-references",
+        "MB-METHOD-6 a retrieval part's Content-Id the member id resolved against the collection's URI, naming no member",
+        ("collection-parts-are-members-alone",),
+        on_response=map_parts(_ids_joined_as_references, _is_retrieval),
     ),
 )
