@@ -126,6 +126,18 @@ def test_reports_an_incomplete_body_keeping_whole_parts() -> None:
     assert [p.body for p in env.parts] == [b"x"]
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"--b\r\nA: 1\r\n\r\nx\n--b--\r\n",
+        b"--b\r\nA: 1\r\n\r\nx\n--b\r\nA: 2\r\n\r\ny\n--b--\r\n",
+    ],
+)
+def test_blames_a_bare_lf_before_the_next_delimiter_on_its_line_end(data: bytes) -> None:
+    env = read_multipart(data, "b")
+    assert [(f.sender, f.offset) for f in env.fatal] == [("MB-WIRE-7", data.index(b"\n--b"))]
+
+
 def test_parses_media_type_parameters() -> None:
     assert parse_media_type('Multipart/Mixed; Boundary="a b"; x=1') == (
         "multipart/mixed",

@@ -13,9 +13,9 @@ a server that ends a part header section at a line that is empty once trimmed, s
 only spaces or tabs is taken as the empty line instead of refused (MB-PART-11). And a server
 that runs an atomic batch to its end past its time budget, writing no abort (MB-SEC-1). And a
 collection retrieval whose parts all carry one media type, whatever each member is, or that
-leaves out the member written last (MB-METHOD-4), or whose parts' Content-Ids resolve each
-member id against the collection's URI as a base without a trailing slash, naming no member
-(MB-METHOD-6).
+leaves out the member written last (MB-METHOD-4), whose member bodies end in a bare LF before
+each delimiter (MB-WIRE-7), or whose parts' Content-Ids resolve each member id against the
+collection's URI as a base without a trailing slash, naming no member (MB-METHOD-6).
 """
 
 from __future__ import annotations
@@ -29,10 +29,12 @@ from mixbatch_conformance.run.plants._edits import (
     accepts,
     all_of,
     body_has,
+    boundary_of,
     field_of,
     header_has,
     is_batch,
     map_parts,
+    map_response,
     problem_doc,
     refuses,
     set_field,
@@ -127,6 +129,16 @@ def _ids_joined_as_references(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _delimiters_after_bare_lf(resp: RelayResponse) -> None:
+    """A collection retrieval whose member bodies end in a bare LF, so each delimiter line
+    after the first begins with LF alone."""
+    b = boundary_of(resp)
+    if b:
+        resp.body = resp.body.replace(
+            b"\r\n--" + b.encode("latin-1"), b"\n--" + b.encode("latin-1")
+        )
+
+
 def _is_retrieval(req: RelayRequest) -> bool:
     return req.method == "GET" and "multipart" in (req.get("Accept") or "").lower()
 
@@ -196,6 +208,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 every part of a collection retrieval labelled with one media type, not the member's",
         ("collection-parts-are-members-alone",),
         on_response=map_parts(_parts_typed_as_text, _is_retrieval),
+    ),
+    Mutation(
+        "collection-retrieval-bodies-end-in-lf",
+        "MB-WIRE-7 a collection retrieval whose member bodies end in a bare LF before each delimiter",
+        ("collection-get",),
+        on_response=map_response(_is_retrieval, _delimiters_after_bare_lf),
     ),
     Mutation(
         "collection-retrieval-newest-member-left-out",
