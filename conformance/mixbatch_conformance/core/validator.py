@@ -360,13 +360,15 @@ def read_multipart(data: bytes, boundary: str) -> Envelope:
         fields, body_start = read
         end = data.find(delim, max(body_start - 2, q))
         if end < 0:
-            bare = _bare_lf_dash(data[body_start:], dash)
-            if bare is not None:
+            lf_before = _bare_lf_dash(data[body_start:], dash)
+            if lf_before is not None:
                 # MB-WIRE-7: "A sender MUST end every delimiter line ... with CRLF": a dash-boundary
                 # after a bare LF is the next delimiter line written with an LF alone, which a
                 # strict receiver does not take for a delimiter (MB-WIRE-8).
                 findings.append(
-                    Finding("MB-WIRE-7", "MB-WIRE-8", body_start + bare, "bare LF before delimiter")
+                    Finding(
+                        "MB-WIRE-7", "MB-WIRE-8", body_start + lf_before, "bare LF before delimiter"
+                    )
                 )
                 return done(False)
             findings.append(
