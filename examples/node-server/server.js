@@ -424,8 +424,29 @@ server.on('clientError', (e, socket) => {
   const head = `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n` +
     (status === 501 ? `Allow: ${ENDPOINT_METHODS.join(', ')}\r\n` : '') +
     `Content-Length: ${doc.length}\r\nConnection: close\r\n\r\n`;
-  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), doc]));
+  refuseAfterPending(socket, Buffer.concat([Buffer.from(head, 'latin1'), doc]));
 });
+
+// A request the parser cannot read may arrive while requests pipelined ahead of it are still
+// being answered; their answers go first (MB-PIPE-1, RFC 9112 9.3.2), then the refusal, then
+// the connection closes. Each socket counts the requests it has delivered and not yet answered.
+server.on('request', (req, res) => {
+  const socket = req.socket;
+  socket.mbPending = (socket.mbPending || 0) + 1;
+  res.on('close', () => {
+    socket.mbPending -= 1;
+    if (socket.mbPending === 0 && socket.mbRefusal) {
+      const refusal = socket.mbRefusal;
+      socket.mbRefusal = null;
+      if (socket.writable) socket.end(refusal); else socket.destroy();
+    }
+  });
+});
+
+function refuseAfterPending(socket, refusal) {
+  if (socket.mbPending > 0) socket.mbRefusal = refusal;
+  else socket.end(refusal);
+}
 
 // CONNECT requests are never a batch; answer them without tunnelling.
 server.on('connect', (req, socket) => {

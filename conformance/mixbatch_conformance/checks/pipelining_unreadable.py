@@ -1,0 +1,111 @@
+"""Requests pipelined ahead of one the server cannot read are answered first (spec 11).
+
+Theory of operation: a server's HTTP parser may meet a request it cannot read (a field line
+without a colon, whitespace between a field name and its colon: RFC 9112 §5.1 answers the
+latter 400) while the requests before it on the connection are still being answered. MB-PIPE-1
+binds the order: "A server MUST answer pipelined requests on a connection, batch requests and
+other requests alike, in the order it received them", and RFC 9112 §9.3.2 says the same of
+every HTTP/1.1 server ("it MUST send the corresponding responses in the same order that the
+requests were received"). A server whose parser error writes its 400 and closes the connection
+at once, while a batch ahead of it still runs, loses that batch's answer.
+
+`pipelining-answers-ahead-of-unreadable-request` writes, in one send, a request the server
+answers and behind it a GET it cannot read, for each leader (a one-part batch; a batch whose
+part takes `HOLD_MS` at the delay resource, when the target declares one, so the parser meets
+the unreadable request while the batch runs; a GET of `ok`) and each unreadable spelling. Each
+leader is first sent alone; pipelined it must get the same status, its answer whole, before
+anything else. What the unreadable request gets is not judged here: a 400, or the connection
+closed once the answers ahead of it are written. An intermediary may de-pipeline, so the check
+runs direct only.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.core.validator import read_multipart
+
+__all__: list[str] = []
+
+BOUNDARY = "mb-unreadable-6a0d93c2e71f4b58"
+#: Milliseconds the slow leader's part takes: long enough for a server to have parsed the
+#: request behind it before the batch's answer is written, short for the standard tier.
+HOLD_MS = 400
+#: Seconds to wait for each pipelined answer: the slow leader's time with room to spare.
+WAIT_S = 5.0
+#: Field lines no HTTP/1.1 server reads (RFC 9112 §5: `field-line = field-name ":" OWS
+#: field-value OWS`; §5.1: "No whitespace is allowed between the field name and colon").
+UNREADABLE_LINES = (
+    ("a field line without a colon", b"X-Mb-No-Colon"),
+    ("whitespace before a field line's colon", b"X-Mb-Spaced : 1"),
+)
+
+
+def _unreadable(request: bytes, line: bytes) -> bytes:
+    head, sep, rest = request.partition(b"\r\n\r\n")
+    return head + b"\r\n" + line + sep + rest
+
+
+@checker(
+    "pipelining-answers-ahead-of-unreadable-request",
+    ("MB-PIPE-1",),
+    "A one-part batch, a batch whose part waits at the delay resource, and a GET of ok, each pipelined ahead of a request the server cannot read (a field line without a colon, or with whitespace before its colon), are answered whole, with the status each gets alone, before the unreadable request is refused or the connection closed.",
+    profile="pipelining",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+)
+def answers_ahead_of_unreadable_request(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("HTTP/2 carries no pipeline of field lines to leave unread")
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    mixed = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
+    leaders = [
+        (
+            "a one-part batch",
+            ctx.raw_request("POST", ctx.batch_path, mixed, compose_batch([ok], BOUNDARY)),
+            1,
+        ),
+        ("a GET of ok", ctx.raw_request("GET", ok.target), None),
+    ]
+    delay = ctx.target.resource("delay")
+    if delay:
+        slow = SubRequest("GET", ctx.path(delay.replace("{ms}", str(HOLD_MS))))
+        body = compose_batch([slow], BOUNDARY)
+        leaders.insert(
+            1, ("a batch of a slow part", ctx.raw_request("POST", ctx.batch_path, mixed, body), 1)
+        )
+    follower = ctx.raw_request("GET", ok.target)
+    for what, leader, parts in leaders:
+        alone = ctx.send(judge, leader).status
+        for how, line in UNREADABLE_LINES:
+            label = f"{what} ahead of {how}"
+            first, second = ctx.send_many_within(
+                judge, [leader, _unreadable(follower, line)], WAIT_S
+            )
+            got = first.response
+            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
+            # them": the request ahead is answered, as alone, before the one behind it.
+            if not judge.expect(
+                f"{label}: its answer",
+                got.status if got is not None else f"none ({first.error})",
+                {alone},
+                "MB-PIPE-1",
+            ):
+                continue
+            assert got is not None
+            if parts is not None and got.media_type == "multipart/mixed":
+                _, params = judge.media_type(
+                    f"{label} Content-Type", got.get("Content-Type"), "MB-WIRE-3"
+                )
+                env = read_multipart(got.body, params.get("boundary", ""))
+                judge.expect(
+                    f"{label}: parts in its answer, whole",
+                    (len(env.parts), env.complete),
+                    {(parts, True)},
+                    "MB-PIPE-1",
+                )
+            behind = second.response.status if second.response is not None else second.error
+            judge.note(f"{label}: the unreadable request got {behind}")
