@@ -14,7 +14,7 @@ POST (two GETs of the sandbox collection with that `Accept` alone, whose tags mu
 listing whose octets change from one request to the next has a strong tag that changes with
 them, RFC 9110 §8.8.1, and names no tag a later request can match), since every POST adds a
 member and changes the tags. Where the collection shows fewer than two representations with
-distinct strong tags the check is not applicable. How a POST with each `Accept` is answered
+distinct strong tags the pairs below are not judged. How a POST with each `Accept` is answered
 without a condition is learnt first, in a part of its own: RFC 9110 §13.2.1 has a server "ignore
 all received preconditions if its response to the same request without those conditions ...
 would have been a status code other than a 2xx ... or 412", so an `Accept` whose POST is not
@@ -28,6 +28,12 @@ pair of representations, a POST part with the first one's `Accept` and:
 - `If-None-Match` naming the first one's tag is 412 (RFC 9110 §13.1.2: false when it matches);
 - `If-None-Match` naming the second one's tag creates a member, answered as the POST without
   it.
+
+First, and whatever representations the collection shows, each `Accept` (no `Accept` among
+them, which leaves the choice to the server) is judged on its own: a POST part naming the tag a
+GET with that `Accept` shows just before is answered as without a condition under `If-Match`
+(where the tag is strong: §13.1.1 compares strongly) and 412 under `If-None-Match` (weak or
+strong: §13.1.2 compares weakly). A collection that shows no steady tag is not applicable.
 
 Each POST goes in a batch of its own, in multipart, whose answer's Location names the member
 for the runner to delete (MB-TEST-3).
@@ -48,14 +54,18 @@ __all__: list[str] = []
 ACCEPTS = ("multipart/mixed", "application/json")
 
 
-def _selected(ctx: Context, judge: Judge, coll: str, accept: str) -> tuple[str, str] | None:
-    """(media type, strong ETag) two GETs of `coll` with `accept` answer alike, None when either
-    answers other than 200 with a strong tag or the two differ."""
+def _selected(
+    ctx: Context, judge: Judge, coll: str, accept: str | None, *, weak: bool = False
+) -> tuple[str, str] | None:
+    """(media type, ETag) two GETs of `coll` with `accept` (no Accept when None) answer alike;
+    None when either answers other than 200 with a strong tag (or, with `weak`, any tag) or the
+    two differ."""
     seen = set()
+    fields = [("Accept", accept)] if accept is not None else []
     for _ in range(2):
-        resp = ctx.send(judge, ctx.raw_request("GET", coll, [("Accept", accept)]))
+        resp = ctx.send(judge, ctx.raw_request("GET", coll, fields))
         tag = (resp.get("ETag") or "").strip(" \t")
-        if resp.status != 200 or not tag.startswith('"'):
+        if resp.status != 200 or not tag.startswith('"' if not weak else ('"', 'W/"')):
             return None
         seen.add((resp.media_type, tag))
     return seen.pop() if len(seen) == 1 else None
@@ -72,10 +82,42 @@ def _post_part(
     return part_status(env, 0)
 
 
+def _own_tags(ctx: Context, judge: Judge, coll: str) -> int:
+    """For each Accept (none among them), a POST part naming the tag a GET with that Accept
+    shows just before: If-Match with a strong one leaves it answered as without a condition,
+    If-None-Match with any is 412. Returns the cases judged."""
+    judged = 0
+    for accept in (*ACCEPTS, None):
+        shown = "no Accept" if accept is None else f"Accept: {accept}"
+        head = (("Accept", accept),) if accept is not None else ()
+        plain = _post_part(ctx, judge, coll, head)
+        if plain is None or not 200 <= plain < 300:
+            judge.note(f"a POST part with {shown} answered {plain}: not judged")
+            continue
+        for field, want in (("If-Match", plain), ("If-None-Match", 412)):
+            now = _selected(ctx, judge, coll, accept, weak=field == "If-None-Match")
+            if now is None:
+                judge.note(f"GET {coll} with {shown}: no steady tag for {field}")
+                continue
+            status = _post_part(ctx, judge, coll, (*head, (field, now[1])))
+            # MB-PROC-9 with RFC 9110 §3.2 and §13.1.1/§13.1.2: the tag a GET with the same
+            # fields shows is the selected representation's current one; If-Match naming it
+            # (strongly) is true and leaves the POST as without it, If-None-Match naming it
+            # (weakly) is false: 412.
+            judge.expect(
+                f"POST part with {shown} and {field} naming the tag a GET with it shows, {now[1]}",
+                status,
+                {want},
+                "MB-PROC-9",
+            )
+            judged += 1
+    return judged
+
+
 @checker(
     "conditional-post-compares-selected-representation",
     ("MB-PROC-9",),
-    "A POST part to the sandbox collection compares If-Match and If-None-Match with the tag of the representation its Accept selects (the collection retrieval's aggregate tag under multipart/mixed, the listing's under application/json), learnt from a GET with the same Accept just before: the selected tag in If-Match leaves the POST answered as without a condition and the other's is 412, and the other way round for If-None-Match.",
+    "A POST part to the sandbox collection, with each Accept and with none, compares If-Match and If-None-Match with the tag a GET with the same Accept shows (If-Match naming it answered as without it, If-None-Match 412), and with two representations, with the tag of the representation its Accept selects (the collection retrieval's aggregate tag under multipart/mixed, the listing's under application/json), learnt from a GET with the same Accept just before: the selected tag in If-Match leaves the POST answered as without a condition and the other's is 412, and the other way round for If-None-Match.",
     profile="conditional",
     tier="standard",
     state=State.WRITES_IN_SANDBOX,
@@ -83,14 +125,13 @@ def _post_part(
 def conditional_post_compares_selected(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
     new_member(ctx, judge)
+    judged = _own_tags(ctx, judge, coll)
     shown = {a: _selected(ctx, judge, coll, a) for a in ACCEPTS}
     tagged = [a for a, s in shown.items() if s is not None]
     medias = {s[0] for s in shown.values() if s is not None}
     if len(tagged) < 2 or len(medias) < 2:
-        judge.not_applicable(
-            f"GET {coll} shows fewer than two representations with strong tags: {shown}"
-        )
-    judged = 0
+        judge.note(f"GET {coll} shows fewer than two representations with strong tags: {shown}")
+        tagged = []
     for accept in tagged:
         plain = _post_part(ctx, judge, coll, (("Accept", accept),))
         if plain is None or not 200 <= plain < 300:
@@ -124,4 +165,4 @@ def conditional_post_compares_selected(ctx: Context, judge: Judge) -> None:
                 )
                 judged += 1
     if not judged:
-        judge.not_applicable("the collection's tags never differed when a POST was sent")
+        judge.not_applicable("the collection showed no steady tag when a POST was sent")

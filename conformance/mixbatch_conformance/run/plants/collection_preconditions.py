@@ -6,7 +6,8 @@ collection that never evaluates If-None-Match, or If-Match, because the handler 
 a member has no representation of its own to compare with (MB-PROC-9; the collection, the
 POST's target, exists, so If-None-Match: * and a foreign If-Match are false); a POST whose
 condition is compared with one representation of the collection (its listing, or its
-collection retrieval) whatever the Accept selects (RFC 9110 §3.2); and an empty
+collection retrieval) whatever the Accept selects (RFC 9110 §3.2), or, without an Accept, with
+no representation at all, so a tag the collection shows never matches; and an empty
 collection that compares If-Modified-Since with the zero time, having no member to take a date
 from, so every date reads as "not modified since" and the retrieval is 304 instead of 204, alone
 (MB-STATUS-11) or in a part (MB-PROC-9). The relay's reference server keeps its sandbox at
@@ -27,6 +28,8 @@ __all__ = ["PLANTS"]
 P = Mutation
 #: The reference server's collection that never has a member.
 EMPTY = "/collections/empty"
+#: An entity tag no representation carries.
+NO_TAG = '"mb-plant-no-representation"'
 
 
 def _post_without(
@@ -58,7 +61,20 @@ def _post_compared_with(
     return everywhere(edit)
 
 
+def _post_without_accept_compared_with_nothing(method: str, fields: FieldList) -> FieldList:
+    """A POST without Accept whose handler selects no representation to compare a tag with:
+    modelled by handing it a tag no representation carries."""
+    names = {n.lower() for n, _ in fields}
+    if method != "POST" or "accept" in names:
+        return fields
+    return [
+        (n, NO_TAG if n.lower() in ("if-match", "if-none-match") and v.strip() != "*" else v)
+        for n, v in fields
+    ]
+
+
 _NO_INM_ALONE, _NO_INM_PARTS = _post_without("if-none-match")
+_NOTHING_ALONE, _NOTHING_PARTS = everywhere(_post_without_accept_compared_with_nothing)
 _LISTING_ALONE, _LISTING_PARTS = _post_compared_with("application/json")
 _RETRIEVAL_ALONE, _RETRIEVAL_PARTS = _post_compared_with("multipart/mixed")
 _NO_IM_ALONE, _NO_IM_PARTS = _post_without("if-match")
@@ -131,6 +147,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("conditional-post-compares-selected-representation",),
         on_request=_RETRIEVAL_ALONE,
         on_request_parts=_RETRIEVAL_PARTS,
+    ),
+    P(
+        "collection-post-without-accept-compared-with-nothing",
+        "MB-PROC-9 a POST without Accept compares its condition with no representation",
+        ("conditional-post-compares-selected-representation",),
+        on_request=_NOTHING_ALONE,
+        on_request_parts=_NOTHING_PARTS,
     ),
     # MB-STATUS-11 (spec 5.2): a conditional retrieval is evaluated as RFC 9110 §13.2.2 does;
     # an empty collection has no date, so If-Modified-Since leaves it 204 (§13.1.3).
