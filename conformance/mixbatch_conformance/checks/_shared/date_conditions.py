@@ -199,27 +199,35 @@ def _invalid(when: datetime) -> list[tuple[str, str]]:
 
 #: (month, day) pairs naming a day the month does not have, in a common year.
 NO_SUCH_DAYS = ((2, 31), (2, 30), (2, 29), (4, 31), (9, 31), (1, 0))
+#: A common year divisible by 4: a century not divisible by 400 (RFC 9110 §5.6.7 takes the
+#: Gregorian calendar's years), whose 29 Feb a reader testing `year % 4` alone takes for a day.
+CENTURY_COMMON_YEAR = 1900
 
 
 def _no_such_day(modified: datetime) -> list[tuple[str, str]]:
     """Dates in a common year before `modified`'s, each naming a day its month does not have
     (spec 7.6: no valid HTTP-date), in every form that can write the day, each with the weekday
-    of the day a lenient reader rolls it to (`31 Feb` to `3 Mar`)."""
+    of the day a lenient reader rolls it to (`31 Feb` to `3 Mar`); and 29 Feb of a century that
+    is a common year, in the forms that write its year whole."""
     year = modified.year - 1
     while year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
         year -= 1
     out = []
-    for month, day in NO_SUCH_DAYS:
-        rolled = datetime(year, month, 1, 8, 49, 37, tzinfo=UTC) + timedelta(days=day - 1)
+    for when, month, day in [
+        *((year, m, d) for m, d in NO_SUCH_DAYS),
+        (CENTURY_COMMON_YEAR, 2, 29),
+    ]:
+        rolled = datetime(when, month, 1, 8, 49, 37, tzinfo=UTC) + timedelta(days=day - 1)
         name, long_name = _DAYS[rolled.weekday()], _LONG_DAYS[rolled.weekday()]
         mon = _MONTHS[month - 1]
-        what = f"{day:02d} {mon} {year}, a day its month does not have"
-        out += [
-            (what, f"{name}, {day:02d} {mon} {year:04d} 08:49:37 GMT"),
-            (what, f"{long_name}, {day:02d}-{mon}-{year % 100:02d} 08:49:37 GMT"),
-        ]
+        what = f"{day:02d} {mon} {when}, a day its month does not have"
+        out.append((what, f"{name}, {day:02d} {mon} {when:04d} 08:49:37 GMT"))
+        if when != CENTURY_COMMON_YEAR:
+            # An rfc850-date's two-digit year reads as 2000 for 00 (§5.6.7's 50-year rule), a
+            # leap year, so it writes no impossible day there.
+            out.append((what, f"{long_name}, {day:02d}-{mon}-{when % 100:02d} 08:49:37 GMT"))
         if day:
-            out.append((what, f"{name} {mon} {day:2d} 08:49:37 {year:04d}"))
+            out.append((what, f"{name} {mon} {day:2d} 08:49:37 {when:04d}"))
     return out
 
 

@@ -8,8 +8,8 @@ the IMF-fixdate of the misreading (or dropping the field it failed to read): the
 year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
 `%y` read it), an asctime-date or a leap second (the second 60) not read at all, and a lenient parser that takes ISO 8601
 dates, numeric or other zones, a lower-case month, a one-digit day or a missing day name for
-dates, and a calendar routine that rolls a day the month does not have (`31 Feb`) into the
-next month. All but the last edit standalone requests and parts alike (MB-PROC-9 binds the part to
+dates, a calendar routine that rolls a day the month does not have (`31 Feb`) into the
+next month, and a leap-year rule of `year % 4` alone, which takes 29 Feb 1900 for a day. All but the last edit standalone requests and parts alike (MB-PROC-9 binds the part to
 RFC 9110's evaluation even when the request alone is answered the same way); the last edits
 only standalone collection retrievals (MB-STATUS-7).
 """
@@ -130,6 +130,22 @@ def _days_rolled(method: str, fields: FieldList) -> FieldList:
     return out
 
 
+def _every_fourth_year_leap(method: str, fields: FieldList) -> FieldList:
+    """An IMF-fixdate naming 29 Feb of a century that is a common year (1900) read as the day
+    after 28 Feb, as a calendar whose leap-year rule is `year % 4 == 0` alone reads it."""
+    out: FieldList = []
+    for name, value in fields:
+        m = _IMF_PARTS.fullmatch(value.strip(" \t"))
+        if name.lower() in DATE_FIELDS and m is not None:
+            day, month, year, hh, mi, ss = m.groups()
+            y = int(year)
+            if (day, month) == ("29", "Feb") and y % 4 == 0 and y % 100 == 0 and y % 400:
+                when = datetime(y, 3, 1, int(hh), int(mi), int(ss), tzinfo=UTC)
+                value = _imf(when)
+        out.append((name, value))
+    return out
+
+
 def _lenient_fields(method: str, fields: FieldList) -> FieldList:
     return [(n, _lenient(v) if n.lower() in DATE_FIELDS else v) for n, v in fields]
 
@@ -183,6 +199,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 an HTTP-date naming a day its month does not have read as the next month's",
         BOTH,
         _days_rolled,
+    ),
+    _plant(
+        "date-leap-year-every-fourth",
+        "MB-PROC-9 29 Feb of a century that is a common year taken for a day",
+        BOTH,
+        _every_fourth_year_leap,
     ),
     Mutation(
         "collection-dates-read-leniently",
