@@ -83,10 +83,22 @@ def _unresolved_not_failing(ctx: Context, judge: Judge, ok: str, nf: str) -> Non
     runs on, in every declared form."""
     chain = [SubRequest("GET", nf), SubRequest("GET", "$(0)"), SubRequest("GET", "$(1)")]
     chain.append(SubRequest("GET", ok))
-    for media, _, entries in answers_in_every_form(ctx, judge, chain, REFERENCES):
+    volatile = ctx.target.volatile_headers
+    answers = answers_in_every_form(ctx, judge, chain, REFERENCES)
+    for media, _, entries in answers:
         got = [(e.outcome, e.status) for e in entries]
         want = [(None, 404), ("skipped", None), ("skipped", None), (None, 200)]
         judge.expect(f"{media} a chain of dependants (outcome, status)", got, [want])
+        # MB-MULTI-5: "Every representation of one batch result carries the same statuses,
+        # outcomes, header fields and bodies": a skipped part's problem document and its
+        # Content-Type are in every form as in multipart.
+        for i, (entry, mine) in enumerate(zip(entries, answers[0][2], strict=False)):
+            judge.expect(
+                f"{media} entry {i} as the multipart form's part {i}",
+                entry.comparable(volatile),
+                [mine.comparable(volatile)],
+                "MB-MULTI-5",
+            )
     if not ctx.target.claims("error-policy"):
         return
     stop = (*REFERENCES, ("Prefer", "batch-on-error=stop"))
@@ -99,8 +111,8 @@ def _unresolved_not_failing(ctx: Context, judge: Judge, ok: str, nf: str) -> Non
 
 @checker(
     "references-unresolved-skipped",
-    ("MB-PROC-20",),
-    "A part whose reference names a failed part is skipped with a schema-valid problem of 4xx status naming the reference, a part naming it is skipped in turn, and a later independent part runs, under stop too, in every form.",
+    ("MB-PROC-20", "MB-MULTI-5"),
+    "A part whose reference names a failed part is skipped with a schema-valid problem of 4xx status naming the reference, a part naming it is skipped in turn, and a later independent part runs, under stop too, in every form, each form's entries carrying the multipart form's fields and bodies.",
     profile="references",
     state=State.READ_ONLY,
 )

@@ -12,8 +12,9 @@ index as a number parser does by writing the number that parser reads in its pla
 `Content-Length`, `Http-Status-Code` or `Content-Id` of the response part sees the field name
 turned into `Content-Type`, which the response part does carry. The other plants edit the answer:
 a skipped part turned into a failing one, the whole batch refused, the problem's `status` moved
-out of 4xx or dropped, its `reference` naming the whole value the reference stands in, and hrefs written from the Content-Id where the target ran substituted,
-or left unresolved where the part was skipped.
+out of 4xx or dropped, its `reference` naming the whole value the reference stands in, hrefs written from the Content-Id where the target ran substituted,
+or left unresolved where the part was skipped, and a skipped part's XML entry written without
+its header fields.
 """
 
 from __future__ import annotations
@@ -285,9 +286,30 @@ def _xml_ran_href_as_written(body: bytes) -> bytes:
     return _XML_ENTRY.sub(one, body)
 
 
+def _xml_skipped_fields_dropped(body: bytes) -> bytes:
+    """The XML entry of a skipped part written without its header fields, as a writer that
+    lists fields only for parts that ran does: the problem document loses its Content-Type."""
+
+    def one(m: re.Match[bytes]) -> bytes:
+        entry = m.group(0)
+        if b"<mb:outcome>skipped</mb:outcome>" not in entry:
+            return entry
+        return re.sub(rb"<mb:header\b[^>]*>[^<]*</mb:header>", b"", entry)
+
+    return _XML_ENTRY.sub(one, body)
+
+
 P = Mutation
 
 PLANTS: tuple[Mutation, ...] = (
+    # MB-MULTI-5: every form carries a skipped part's header fields, its problem's
+    # Content-Type among them.
+    P(
+        "xml-skipped-entry-fields-dropped",
+        "MB-MULTI-5 the XML entry of a part skipped for an unresolved reference written without its header fields",
+        ("references-unresolved-skipped",),
+        on_response=map_xml(_xml_skipped_fields_dropped),
+    ),
     # MB-PROC-19: a `$(` that "neither begins a `reference` nor belongs to a `$$(`" is a 400.
     P(
         "malformed-reference-sent-as-text",
