@@ -227,3 +227,50 @@ def missing_field_skipped(ctx: Context, judge: Judge) -> None:
     judge.expect("part 1 problem requirement", doc.get("requirement"), {"MB-PROC-20"})
     judge.expect("part 1 problem reference", doc.get("reference"), {written}, "MB-PROC-20")
     judge.expect("part 2 status", part_status(env, 2), {200}, "MB-PROC-20")
+
+
+@checker(
+    "references-own-credentials-substituted",
+    ("MB-SUB-5", "MB-PROC-18"),
+    "Under Batch-Mode: references, a part whose own Authorization or Cookie holds $(0:ETag) receives that field alone, substituted, and not the batch's: a part's own credentials replace the batch's whether or not they hold a reference.",
+    profile="references",
+    state=State.READ_ONLY,
+)
+def own_credentials_substituted(ctx: Context, judge: Judge) -> None:
+    if ctx.target.credentials:
+        judge.not_applicable(
+            "the target needs credentials of its own, which a part's would replace"
+        )
+    tagged = ctx.path(ctx.resource(judge, "etag_resource"))
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    nonce = secrets.token_hex(6)
+    outer = (
+        ("Authorization", f"Bearer mb-suite-outer-{nonce}"),
+        ("Cookie", f"mb-suite-outer={nonce}"),
+    )
+    own = (("Authorization", "Bearer $(0:ETag)"), ("Cookie", "mb-suite-tag=$(0:ETag)"))
+    subs = [SubRequest("GET", tagged)]
+    subs += [
+        SubRequest("GET", f"{echo}?mb-own={name.lower()}", ((name, value),)) for name, value in own
+    ]
+    env = expect_processed(
+        ctx,
+        judge,
+        ctx.batch(judge, subs, headers=(*REFERENCES, *outer)),
+        [s.content_id for s in subs],
+    )
+    judge.require("part 0 status", part_status(env, 0), {200}, "MB-TEST-1")
+    etag = _single(env.parts[0].get_all("ETag"))
+    if etag is None:
+        judge.setup_error("part 0 (the etag_resource) carries no single ETag to name")
+    for i, (name, value) in enumerate(own, start=1):
+        judge.require(f"part {i} status", part_status(env, i), {200}, "MB-PROC-18")
+        (seen,) = readable_echoes(judge, env.parts[i].body)
+        # MB-SUB-5: "a part's own field replaces the outer one"; MB-PROC-18: its reference is
+        # replaced "before that part runs", so the part's field is its own, substituted.
+        judge.expect(
+            f"part {i} {name} received",
+            seen.get_all(name),
+            [[value.replace("$(0:ETag)", etag)]],
+            "MB-SUB-5",
+        )

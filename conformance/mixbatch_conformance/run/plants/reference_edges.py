@@ -14,7 +14,7 @@ turned into `Content-Type`, which the response part does carry. The other plants
 a skipped part turned into a failing one, the whole batch refused, the problem's `status` moved
 out of 4xx or dropped, its `reference` naming the whole value the reference stands in, hrefs written from the Content-Id where the target ran substituted,
 or left unresolved where the part was skipped, and a skipped part's XML entry written without
-its header fields.
+its header fields; and a part whose own credentials hold a reference given the batch's too.
 """
 
 from __future__ import annotations
@@ -286,6 +286,25 @@ def _xml_ran_href_as_written(body: bytes) -> bytes:
     return _XML_ENTRY.sub(one, body)
 
 
+def _own_credential_with_reference_joined(req: RelayRequest) -> None:
+    """A server that decides whether a part has credentials of its own from the fields holding
+    no reference: a part whose own Authorization or Cookie holds one gets the batch's too."""
+    b = boundary_of(req)
+    if b is None or "references" not in (req.get("Batch-Mode") or "").lower():
+        return
+    parts = parts_of(req.body, b)
+    if parts is None:
+        return
+    out = []
+    for fields, body in parts:
+        for name in ("Authorization", "Cookie"):
+            own, outer = field_of(fields, name), req.get(name)
+            if own is not None and "$(" in own and outer is not None:
+                fields = [*fields, (name, outer)]
+        out.append((fields, body))
+    req.body = write_parts(out, b)
+
+
 def _xml_skipped_fields_dropped(body: bytes) -> bytes:
     """The XML entry of a skipped part written without its header fields, as a writer that
     lists fields only for parts that ran does: the problem document loses its Content-Type."""
@@ -302,6 +321,14 @@ def _xml_skipped_fields_dropped(body: bytes) -> bytes:
 P = Mutation
 
 PLANTS: tuple[Mutation, ...] = (
+    # MB-SUB-5: a part's own Authorization or Cookie replaces the batch's, a reference in it
+    # or not.
+    P(
+        "own-credential-with-reference-joined-by-outer",
+        "MB-SUB-5 a part whose own Authorization or Cookie holds a reference also given the batch's",
+        ("references-own-credentials-substituted",),
+        on_request=_own_credential_with_reference_joined,
+    ),
     # MB-MULTI-5: every form carries a skipped part's header fields, its problem's
     # Content-Type among them.
     P(
