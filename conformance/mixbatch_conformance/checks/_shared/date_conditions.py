@@ -192,6 +192,13 @@ def _invalid(when: datetime) -> list[tuple[str, str]]:
         ("no day name", f"{date} {clock} GMT"),
         ("a list of two dates", f"{imf(when)}, {imf(when)}"),
     ]
+    # rfc850-date ends in the literal GMT too; a reader whose layout takes any zone name there
+    # (Go's RFC850 layout does) reads these.
+    long_day, short = _LONG_DAYS[when.weekday()], f"{when.day:02d}-{month}-{when.year % 100:02d}"
+    out += [
+        ("an rfc850-date in the zone UTC", f"{long_day}, {short} {clock} UTC"),
+        ("an rfc850-date in the zone EST", f"{long_day}, {short} {clock} EST"),
+    ]
     if when.day < 10:
         out.append(("a one-digit day", f"{day}, {when.day} {month} {when.year:04d} {clock} GMT"))
     return out

@@ -6,12 +6,14 @@ century's, and §13.1.3/§13.1.4 have it ignore a value that "is not a valid HTT
 plant edits a date field the way a server's date parser would misread it, handing the server
 the IMF-fixdate of the misreading (or dropping the field it failed to read): the two-digit
 year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
-`%y` read it), an asctime-date or a leap second (the second 60) not read at all, and a lenient parser that takes ISO 8601
-dates, numeric or other zones, a lower-case month, a one-digit day or a missing day name for
-dates, a calendar routine that rolls a day the month does not have (`31 Feb`) into the
-next month, and a leap-year rule of `year % 4` alone, which takes 29 Feb 1900 for a day. All but the last edit standalone requests and parts alike (MB-PROC-9 binds the part to
-RFC 9110's evaluation even when the request alone is answered the same way); the last edits
-only standalone collection retrievals (MB-STATUS-7).
+`%y` read it); an asctime-date or a leap second (the second 60) not read at all; a lenient
+parser that takes ISO 8601 dates, numeric or other zones, a lower-case month, a one-digit day
+or a missing day name for dates; a calendar routine that rolls a day the month does not have
+(`31 Feb`) into the next month; a leap-year rule of `year % 4` alone, which takes 29 Feb 1900
+for a day; and an rfc850-date layout that takes any zone name where RFC 9110 writes GMT. All
+but one edit standalone requests and parts alike (MB-PROC-9 binds the part to RFC 9110's
+evaluation even when the request alone is answered the same way); the lenient reading of
+collection retrievals edits only standalone ones (MB-STATUS-7).
 """
 
 from __future__ import annotations
@@ -70,6 +72,21 @@ def _rfc850_by(century: Callable[[int], int]) -> FieldsEdit:
         return out
 
     return edit
+
+
+RFC850_ANY_ZONE = re.compile(RFC850.pattern.removesuffix(" GMT") + r" [A-Z]{3}")
+
+
+def _rfc850_any_zone(method: str, fields: FieldList) -> FieldList:
+    """An rfc850-date whose zone is any three capitals (a layout with a zone placeholder where
+    RFC 9110 writes the literal GMT) read as the same date in GMT."""
+    out: FieldList = []
+    for name, value in fields:
+        text = value.strip(" \t")
+        if name.lower() in DATE_FIELDS and RFC850_ANY_ZONE.fullmatch(text) and text[-3:] != "GMT":
+            value = text[:-3] + "GMT"
+        out.append((name, value))
+    return out
 
 
 def _asctime_unread(method: str, fields: FieldList) -> FieldList:
@@ -175,6 +192,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 an rfc850-date's two-digit year read by a fixed pivot (69-99 as 19yy)",
         BOTH,
         _rfc850_by(lambda yy: 1900 if yy >= 69 else 2000),
+    ),
+    _plant(
+        "rfc850-date-any-zone",
+        "MB-PROC-9 an rfc850-date in a zone other than the literal GMT taken for a date",
+        BOTH,
+        _rfc850_any_zone,
     ),
     _plant(
         "asctime-date-unread",
