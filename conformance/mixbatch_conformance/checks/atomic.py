@@ -20,6 +20,7 @@ import time
 
 from mixbatch_conformance.checks._shared.budget_abort import expect_budget_abort
 from mixbatch_conformance.checks._shared.collections import created_path
+from mixbatch_conformance.checks._shared.forms_alike import expect_entries_as_multipart
 from mixbatch_conformance.checks._shared.outlast import (
     ABORT_INDEXES,
     FIRST_ABORT_INDEXES,
@@ -239,17 +240,8 @@ def failing_edges(ctx: Context, judge: Judge) -> None:
             )
             if media == forms[0][0]:
                 continue
-            for i, (entry, mine) in enumerate(zip(entries, base, strict=False)):
-                # MB-MULTI-5: "carry the same information in every representation of one
-                # batch result: for each part, in order, its status or outcome, its
-                # `Content-Id` echo, its header fields and its body", a rolled-back or skipped
-                # part as much as one that committed.
-                judge.expect(
-                    f"{media} part {i} around {code} as in multipart/mixed",
-                    entry.comparable(volatile),
-                    [mine.comparable(volatile)],
-                    "MB-MULTI-5",
-                )
+            # MB-MULTI-5: a rolled-back or skipped part as much as one that committed.
+            expect_entries_as_multipart(judge, media, entries, base, volatile, f" around {code}")
 
 
 @checker(
