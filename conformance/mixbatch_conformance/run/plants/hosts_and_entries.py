@@ -54,13 +54,6 @@ def _empty_host_matches(req: RelayRequest) -> None:
         req.body = req.body.replace(b"<http:///", f"<http://{_STAND_IN}/".encode())
 
 
-def _empty_host_served(req: RelayRequest) -> None:
-    """A server that answers a batch under an empty Host as though it named the server's own
-    address: relative targets run, an empty-host target stays refused."""
-    if is_batch(req) and req.get("Host") == "":
-        _set_host(req, _STAND_IN)
-
-
 def _stop_announced_for_atomic(req: RelayRequest, resp: RelayResponse) -> None:
     atomic = re.search(r"(?i)\batomic\b", req.get("Batch-Mode") or "")
     if is_batch(req) and atomic and req.get("Prefer") is None and resp.status in (200, 207):
@@ -157,12 +150,6 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-2 a target with an empty host taken as the batch's own under an empty Host",
         ("batch-host-invalid-refused",),
         on_request=_empty_host_matches,
-    ),
-    P(
-        "empty-host-served-as-own",
-        "MB-PART-5 a batch under an empty Host served, its relative targets resolved as the server's own",
-        ("batch-host-invalid-refused",),
-        on_request=_empty_host_served,
     ),
     P(
         "atomic-announces-stop-unasked",
