@@ -9,11 +9,11 @@ same batch with a Host that is not `uri-host [ ":" port ]`: a space inside, a po
 not digits, and userinfo. Each is answered 400; only the status is judged, since an HTTP library may
 refuse such a request before any mixbatch code runs, in its own words.
 
-An empty Host gives an `http` target URI with an empty host, which RFC 9110 §4.2.1 calls
-invalid; the spec leaves open whether the batch request is refused for it, but fixes what an
-absolute part target with an empty host means (spec 8.3: "an empty host (`http:///x`)
-matches no batch request"). So the batch under an empty Host whose part names
-`http:///<ok path>` is 400 either way: for its Host, or under MB-SUB-2 for its target.
+An empty Host gives no host to build the base URI from, and spec 3.2.2 allows both readings
+RFC 9112 §3.3 gives a server: refuse the batch 400, or resolve against a configured default.
+What an absolute part target with an empty host means is fixed either way (spec 8.3: "an empty
+host (`http:///x`) matches no batch request"), so the batch under an empty Host whose part names
+`http:///<ok path>` is 400: for its Host, or under MB-SUB-2 for its target.
 
 The invalid Hosts also hold userinfo before the target's own authority, each character outside
 reg-name that an HTTP library may let through or refuse itself (`^`, `{`, `|`, `` ` ``), a `%`
