@@ -55,17 +55,25 @@ MALFORMED_ENVELOPE = frozenset(
 
 #: Answers that no fault of the request causes (spec 5.3, under MB-STATUS-4: "503 because the
 #: server is busy or stopping, ... 401, 403 or 429 from the server's own policies"): a batch so
-#: answered says nothing of how its parts are processed.
+#: answered says nothing of how its parts are processed. The 500 the same sentence names ("because
+#: the batch machinery failed") is left out: a batch whose parts the server answers alone that
+#: makes its machinery fail is judged, as `read_batch` judges a 500 everywhere.
 POLICY_REFUSALS = frozenset({401, 403, 429, 503})
 
 
 def unjudged_if_policy_refusal(judge: Judge, resp: Response, what: str) -> None:
-    """N/A when `what`, a well-formed batch the suite wrote within the published limits, met a
-    refusal no fault of the request causes. Any other answer is left to the caller's
-    `read_batch`, which holds it to MB-STATUS-1's 200: a batch of parts the server answers
-    alone has no fault for a 4xx to name, so such a refusal is judged, never passed over."""
+    """N/A when `what`, a well-formed batch the suite wrote, met a refusal no fault of the
+    request causes, or a 413 or 431 naming a limit (spec 9.1: "A server may choose other
+    values"; the limit checks judge whether the limit was the published one). Any other answer
+    is left to the caller's `read_batch`, which holds it to MB-STATUS-1's 200: a batch of parts
+    the server answers alone has no fault for a 4xx to name, so such a refusal is judged, never
+    passed over."""
     if resp.status in POLICY_REFUSALS:
         judge.not_applicable(f"{what} was answered {resp.status}, a refusal no fault of it causes")
+    doc = problem_of(resp) if resp.status in (413, 431) else None
+    limit = doc.get("limit") if doc else None
+    if isinstance(limit, str) and limit:
+        judge.not_applicable(f"{what} was refused {resp.status} over the limit {limit}")
 
 
 #: RFC 9110 section 10.2.3: Retry-After = HTTP-date / delay-seconds, delay-seconds = 1*DIGIT
