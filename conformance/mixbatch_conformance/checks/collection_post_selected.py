@@ -50,18 +50,26 @@ from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
 
+#: The POST's own field a GET learning its selected representation carries too.
+JSON = (("Content-Type", "application/json"),)
 #: The Accept values whose selections are compared: the collection retrieval and a listing.
 ACCEPTS = ("multipart/mixed", "application/json")
 
 
 def _selected(
-    ctx: Context, judge: Judge, coll: str, accept: str | None, *, weak: bool = False
+    ctx: Context,
+    judge: Judge,
+    coll: str,
+    accept: str | None,
+    *,
+    weak: bool = False,
+    also: tuple[tuple[str, str], ...] = (),
 ) -> tuple[str, str] | None:
-    """(media type, ETag) two GETs of `coll` with `accept` (no Accept when None) answer alike;
-    None when either answers other than 200 with a strong tag (or, with `weak`, any tag) or the
-    two differ."""
+    """(media type, ETag) two GETs of `coll` with `accept` (no Accept when None) and the fields
+    `also` answer alike; None when either answers other than 200 with a strong tag (or, with
+    `weak`, any tag) or the two differ."""
     seen = set()
-    fields = [("Accept", accept)] if accept is not None else []
+    fields = [("Accept", accept), *also] if accept is not None else list(also)
     for _ in range(2):
         resp = ctx.send(judge, ctx.raw_request("GET", coll, fields))
         tag = (resp.get("ETag") or "").strip(" \t")
@@ -95,7 +103,10 @@ def _own_tags(ctx: Context, judge: Judge, coll: str) -> int:
             judge.note(f"a POST part with {shown} answered {plain}: not judged")
             continue
         for field, want in (("If-Match", plain), ("If-None-Match", 412)):
-            now = _selected(ctx, judge, coll, accept, weak=field == "If-None-Match")
+            # RFC 9110 §3.2: the representation "selected ... if the same request had used the
+            # method GET and excluded any conditional header fields": the POST's Content-Type
+            # goes with it, since a server may let it decide where Accept leaves the choice.
+            now = _selected(ctx, judge, coll, accept, weak=field == "If-None-Match", also=JSON)
             if now is None:
                 judge.note(f"GET {coll} with {shown}: no steady tag for {field}")
                 continue
