@@ -266,8 +266,9 @@ def own_credentials_substituted(ctx: Context, judge: Judge) -> None:
     for i, (name, value) in enumerate(own, start=1):
         judge.require(f"part {i} status", part_status(env, i), {200}, "MB-PROC-18")
         (seen,) = readable_echoes(judge, env.parts[i].body)
-        # MB-SUB-5: "a part's own field replaces the outer one"; MB-PROC-18: its reference is
-        # replaced "before that part runs", so the part's field is its own, substituted.
+        # MB-SUB-5: "MUST use a part's own `Authorization` or `Cookie` instead of the batch
+        # request's when the part has one"; MB-PROC-18: its reference is replaced "before that
+        # part runs", so the part's field is its own, substituted.
         judge.expect(
             f"part {i} {name} received",
             seen.get_all(name),

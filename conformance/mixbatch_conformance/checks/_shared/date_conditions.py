@@ -206,8 +206,9 @@ def _invalid(when: datetime) -> list[tuple[str, str]]:
 
 #: (month, day) pairs naming a day the month does not have, in a common year.
 NO_SUCH_DAYS = ((2, 31), (2, 30), (2, 29), (4, 31), (9, 31), (1, 0))
-#: A common year divisible by 4: a century not divisible by 400 (RFC 9110 §5.6.7 takes the
-#: Gregorian calendar's years), whose 29 Feb a reader testing `year % 4` alone takes for a day.
+#: A common year divisible by 4: a century not divisible by 400, whose 29 Feb (spec 7.6: a
+#: day its month does not have makes no valid HTTP-date) a reader testing `year % 4` alone
+#: takes for a day.
 CENTURY_COMMON_YEAR = 1900
 
 
