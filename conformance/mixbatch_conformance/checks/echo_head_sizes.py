@@ -22,6 +22,11 @@ order sent and with their values (MB-TEST-2); their names are compared without c
 fields the suite did not send (those the stack adds, credentials, framing fields) are left
 out, as MB-TEST-2 lets an echo "write field names in any case, and ... add fields its HTTP
 stack adds".
+
+A record of the octets a connection read may also stop at a size: `echo-field-order-after-large-
+requests` sends, on one kept connection, a POST to the echo with 256 KiB + 1, 1 MiB + 1 and
+4 MiB + 1 octets of content, each followed by a small GET of the echo, whose fields must be
+reported as sent; a size refused, or a connection closed after it, ends the sizes tried.
 """
 
 from __future__ import annotations
@@ -160,3 +165,44 @@ def echo_field_order_every_head_size(ctx: Context, judge: Judge) -> None:
             _expect_report(judge, label, env.parts[0].body, sub.headers)
     if not judged:
         judge.not_applicable("no request to the echo was answered 200")
+
+
+#: Octets of content sent to the echo ahead of a small GET on the same connection: past the
+#: 256 KiB, 1 MiB and 4 MiB a server may keep of what a connection read.
+AHEAD_SIZES = (256 * 1024 + 1, 1024 * 1024 + 1, 4 * 1024 * 1024 + 1)
+
+
+@checker(
+    "echo-field-order-after-large-requests",
+    ("MB-TEST-2",),
+    "On one kept connection, a GET of the echo after a POST to it with 256 KiB + 1, 1 MiB + 1 or 4 MiB + 1 octets of content (up to the first size refused or not kept) is reported with the fields in the order and with the values sent.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only="an intermediary may write the request's field lines anew",
+)
+def echo_field_order_after_large_requests(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    fields = _fields(0)
+    get = ctx.raw_request("GET", f"{echo}?mb-after=large", list(fields))
+    judged = 0
+    for size in AHEAD_SIZES:
+        content = (b"0123456789abcdef" * (size // 16 + 1))[:size]
+        post = ctx.raw_request(
+            "POST", f"{echo}?mb-ahead={size}", [("Content-Type", "text/plain")], content
+        )
+        first, second = ctx.send_in_turn(judge, [post, get])
+        label = f"GET after {size} octets of content on its connection"
+        # RFC 9110 §15.5.14 lets a server refuse content larger than it is willing to process
+        # (413), and RFC 9112 §9.6 lets it close a connection after any answer: either ends the
+        # sizes tried.
+        if first.response is None or first.response.status != 200 or second.response is None:
+            shown = first.response.status if first.response else first.error
+            judge.note(f"{label}: the POST answered {shown}, the GET {second.error}; stopped")
+            break
+        # MB-TEST-2: the echo answers such a GET 200 and lists "the request's header fields
+        # ... in the order received", whatever came before it on the connection.
+        if judge.expect(f"{label}: status", second.response.status, {200}, "MB-TEST-2"):
+            judged += 1
+            _expect_report(judge, label, second.response.body, fields)
+    if not judged:
+        judge.not_applicable("no GET behind a large request on one connection was answered")
