@@ -211,7 +211,7 @@ def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
 
 @checker(
     "collection-retrieval-in-part",
-    ("MB-SUB-1", "MB-RESP-4", "MB-PROC-9"),
+    ("MB-SUB-1", "MB-RESP-4", "MB-PROC-9", "MB-TEST-8"),
     "Collection retrievals sent as parts (plain, with HEAD, with a matching and a foreign If-None-Match, of the empty collection) are answered in every declared form with the status, aggregate ETag and members the same requests get alone; GET and HEAD parts of an empty collection with an If-Modified-Since of the epoch are 204.",
     profile="collection-get",
     state=State.READ_ONLY,
@@ -257,6 +257,10 @@ def collection_retrieval_in_part(ctx: Context, judge: Judge) -> None:
                 {single.status},
                 "MB-PROC-9" if i in conditional else "MB-SUB-1",
             )
+            if i == 0:
+                # MB-TEST-8: a server "MUST answer a `GET` of that resource with `Accept:
+                # multipart/mixed` as a collection retrieval", a sub-request's too.
+                judge.expect(f"{label}: a collection retrieval", entry.status, {200}, "MB-TEST-8")
             if i in rfc:
                 # MB-PROC-9: the evaluation is "the one RFC 9110 §13 defines", so a part is
                 # held to it even where the same request alone is answered otherwise.

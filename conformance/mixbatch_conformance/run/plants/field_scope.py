@@ -18,7 +18,8 @@
   a part of multipart type refused 400 as a malformed nested batch, a part's Batch-Mode made
   the batch's (MB-PART-8);
 - a batch refused 406 whole because a part asks for a charset no resource has, as though the
-  part's negotiation fields were the batch request's (MB-STATUS-1).
+  part's negotiation fields were the batch request's (MB-STATUS-1), and a batch holding a
+  collection retrieval part refused as a GET with content (MB-TEST-8).
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -214,6 +215,18 @@ def _part_field_refused(
     return edit
 
 
+def _retrieval_part_read_with_content(req: RelayRequest, resp: RelayResponse) -> None:
+    """A server that takes the empty line ending a GET part's header section for content and
+    refuses a collection retrieval sent as a part as a GET with content (MB-METHOD-3)."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    for fields, _ in parts or []:
+        get = (field_of(fields, "Http-Method") or "").strip().upper() == "GET"
+        if get and "multipart" in (field_of(fields, "Accept") or "").lower():
+            problem(resp, 400, "MB-METHOD-3")
+            return
+
+
 def _part_mode_as_batch(req: RelayRequest) -> None:
     b = boundary_of(req)
     parts = parts_of(req.body, b) if b and is_batch(req) and req.get("Batch-Mode") is None else None
@@ -316,6 +329,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=_part_field_refused(
             "Accept-Charset", re.compile(r"x-none", re.I), 406, "MB-MULTI-1"
         ),
+    ),
+    P(
+        "retrieval-part-read-as-get-with-content",
+        "MB-TEST-8 a collection retrieval sent as a part refused as a GET with content",
+        ("collection-retrieval-in-part",),
+        on_response=_retrieval_part_read_with_content,
     ),
     P(
         "part-batch-mode-applied",
