@@ -429,13 +429,16 @@ server.on('clientError', (e, socket) => {
 
 // A request the parser cannot read may arrive while requests pipelined ahead of it are still
 // being answered; their answers go first (MB-PIPE-1, RFC 9112 9.3.2), then the refusal, then
-// the connection closes. Each socket counts the requests it has delivered and not yet answered.
+// the connection closes. Each socket keeps the requests it has delivered and not yet answered.
+// A parser error met inside the content of one of them (malformed chunked framing) is that
+// request's own fault, and is answered at once.
 server.on('request', (req, res) => {
   const socket = req.socket;
-  socket.mbPending = (socket.mbPending || 0) + 1;
+  if (!socket.mbPending) socket.mbPending = new Set();
+  socket.mbPending.add(req);
   res.on('close', () => {
-    socket.mbPending -= 1;
-    if (socket.mbPending === 0 && socket.mbRefusal) {
+    socket.mbPending.delete(req);
+    if (socket.mbPending.size === 0 && socket.mbRefusal) {
       const refusal = socket.mbRefusal;
       socket.mbRefusal = null;
       if (socket.writable) socket.end(refusal); else socket.destroy();
@@ -444,7 +447,8 @@ server.on('request', (req, res) => {
 });
 
 function refuseAfterPending(socket, refusal) {
-  if (socket.mbPending > 0) socket.mbRefusal = refusal;
+  const pending = socket.mbPending ? [...socket.mbPending] : [];
+  if (pending.length > 0 && pending.every((req) => req.complete)) socket.mbRefusal = refusal;
   else socket.end(refusal);
 }
 

@@ -84,6 +84,9 @@ class Mutation(MutationLike):
     on_request: Callable[[RelayRequest], None] | None = None
     on_response_parts: PartsFn | None = None
     on_response: Callable[[RelayRequest, RelayResponse], None] | None = None
+    #: Called when the relay refuses a request it could not read, for a bug that keeps state
+    #: of such refusals.
+    on_unreadable: Callable[[], None] | None = None
     #: How the relay moves messages while this bug is planted (streams answers by default).
     behaviour: Behaviour = STREAMING
 
@@ -99,6 +102,10 @@ class Mutation(MutationLike):
             parts = _parts(req.body, b)
             if parts is not None:
                 req.body = write_parts(self.on_request_parts(parts), b)
+
+    def unreadable(self) -> None:
+        if self.on_unreadable is not None:
+            self.on_unreadable()
 
     def response(self, req: RelayRequest, resp: RelayResponse) -> None:
         b = _boundary(resp)

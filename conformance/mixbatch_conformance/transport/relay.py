@@ -283,6 +283,9 @@ class MutationLike:
     def response(self, req: RelayRequest, resp: RelayResponse) -> None:
         """Change the response before it is sent back."""
 
+    def unreadable(self) -> None:
+        """Told that the relay refused a request it could not read (its own 400)."""
+
 
 def _wire(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     """Fields as octets: the relay reads them as latin-1, so obs-text an answer carries (RFC
@@ -375,6 +378,8 @@ class Relay:
             # A request the relay cannot read (a chunk-size line it cannot parse, say) is
             # refused 400 and the connection closed, as the server behind it refuses one
             # (spec 10.1), never left without an answer.
+            if mutation is not None:
+                mutation.unreadable()
             with contextlib.suppress(h11.ProtocolError, ConnectionError):
                 writer.write(_unreadable(conn))
                 await writer.drain()

@@ -1,6 +1,7 @@
 """Planted violations that carry over a batch, or over requests, what belongs to one part or
 one request: a per-part limit counted over the whole batch, and a refused batch that keeps
-its place in the budget of batches in flight.
+its place in the budget of batches in flight (a refusal its HTTP reader gives, to chunked
+content whose framing it cannot read, among them: the relay tells the plant of each).
 
 The per-part limits here are the reference server's defaults (spec 9.1's table), which the
 self-test's target publishes; each plant refuses a batch whose parts add up past the limit
@@ -100,6 +101,13 @@ class _SlotKeptByRefusals:
         elif resp.status >= 400 and (self.keeping is None or resp.status in self.keeping):
             self.kept += 1
 
+    def unreadable(self) -> None:
+        """A request whose framing could not be read, refused 400, keeps its slot too."""
+        self.kept += 1
+
+
+#: A server whose only refusals that keep their slot are those its HTTP reader gives.
+_FRAMING_REFUSALS = _SlotKeptByRefusals(frozenset())
 
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
@@ -146,6 +154,14 @@ PLANTS: tuple[Mutation, ...] = (
         ("refusals-hold-no-batch-budget",),
         caught_by=("WARN", "FAIL"),
         on_response=_SlotKeptByRefusals(frozenset({501})),
+    ),
+    P(
+        "inflight-slot-kept-by-framing-refusals",
+        "MB-LIMIT-6 a 400 for chunked content whose framing cannot be read keeps its slot",
+        ("refusals-hold-no-batch-budget",),
+        caught_by=("WARN", "FAIL"),
+        on_unreadable=_FRAMING_REFUSALS.unreadable,
+        on_response=_FRAMING_REFUSALS,
     ),
     P(
         "inflight-slot-kept-by-header-refusals",
