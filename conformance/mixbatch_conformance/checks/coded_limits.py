@@ -32,6 +32,10 @@ them. The checks here send the same cases in each content coding the server deco
   `max_part_header_bytes`, and content ending without its close delimiter: the `byte_offset`
   is the section's first octet, and the content's decoded length, counted in decoded octets.
 
+- `coded-batch-part-bodies-decoded`: in each coding the 415 names, a batch whose parts send a
+  text body and every octet value to the echo: the echo receives each body as it was written
+  before the batch was coded (MB-PART-8), not cut from the coded octets.
+
 The coded content is written as it is made, from repeated blocks, so no case holds its decoded
 octets; the decoded size is bounded by `MAX_DECODED` (a case over it is N/A). Every batch only
 reads `ok` or writes to `echo`, which keeps nothing, so a server that runs one changes nothing.
@@ -42,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.checks._shared.content_codings import (
     ENCODERS,
     UNKNOWN_CODING,
@@ -62,9 +67,9 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     sent,
 )
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context, compose_batch
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_located, expect_rejected
+from mixbatch_conformance.core.outcomes import expect_located, expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
@@ -406,3 +411,48 @@ def coded_fault_offsets_decoded(ctx: Context, judge: Judge) -> None:
             # part"; "Offsets count octets of the content as the multipart parser sees it, that
             # is, after any content coding has been removed".
             expect_located(judge, resp, 1, len(unclosed))
+
+
+#: Part contents sent to the echo in a content-coded batch: text, and every octet value.
+CODED_PART_BODIES = (
+    ("text/plain", b"a part body under the batch's content coding\r\n"),
+    ("application/octet-stream", bytes(range(256))),
+)
+
+
+@checker(
+    "coded-batch-part-bodies-decoded",
+    ("MB-PART-8", "MB-INTER-6"),
+    "In each content coding the server's 415 names as decoded, a batch whose parts POST a text body and PUT every octet value to the echo is processed, and the echo receives each part body as written before the batch was coded.",
+    state=State.READ_ONLY,
+)
+def coded_batch_part_bodies_decoded(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    subs = [
+        SubRequest(method, f"{echo}?mb-coded-body={i}", (("Content-Type", ctype),), content)
+        for i, (method, (ctype, content)) in enumerate(
+            zip(("POST", "PUT"), CODED_PART_BODIES, strict=True)
+        )
+    ]
+    body = compose_batch(subs, BOUNDARY)
+    refusal = sent(ctx, judge, body, False, UNKNOWN_CODING)
+    if refusal.status != 415:
+        judge.not_applicable(f"a batch in {UNKNOWN_CODING} answered {refusal.status}, not 415")
+    listed = [c for c in dict.fromkeys(accepted_codings(refusal)) if c in ENCODERS]
+    if not listed:
+        judge.not_applicable("the server's 415 names no coding the suite writes")
+    for coding in listed:
+        resp = sent(ctx, judge, ENCODERS[coding](body), False, coding)
+        env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-INTER-6")
+        for i, (sub, seen) in enumerate(
+            zip(subs, readable_echoes(judge, *(p.body for p in env.parts)), strict=True)
+        ):
+            # MB-PART-8: "the part body is its content", the decoded batch's octets between
+            # the part's empty line and the next delimiter (spec 10.1: the coding is removed
+            # before the multipart parser reads the content).
+            judge.expect(
+                f"{coding}: part {i} ({sub.method}) body as the echo received it",
+                seen.body,
+                {sub.body},
+                "MB-PART-8",
+            )
