@@ -11,7 +11,10 @@ import socketserver
 import threading
 from collections.abc import Iterator
 
-__all__ = ["StandIn", "serving"]
+from mixbatch_conformance.core.context import Context
+from mixbatch_conformance.core.target import Target
+
+__all__ = ["StandIn", "serving", "standin_context"]
 
 
 class StandIn(socketserver.ThreadingTCPServer):
@@ -30,3 +33,18 @@ def serving[S: socketserver.BaseServer](server: S) -> Iterator[S]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def standin_context(server: socketserver.BaseServer, *profiles: str) -> Context:
+    """A suite context for `server` on loopback: its batch endpoint at /batch, `ok`, `not_found`
+    and `echo` at /ok, /missing and /echo, the core profile and `profiles`."""
+    port = server.server_address[1]
+    return Context(
+        Target(
+            f"http://127.0.0.1:{port}",
+            batch_endpoint="/batch",
+            resources={"ok": "/ok", "not_found": "/missing", "echo": "/echo"},
+            profiles=frozenset({"core", *profiles}),
+            timeout=5.0,
+        )
+    )

@@ -20,9 +20,8 @@ import pytest
 from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
-from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check
-from tests.conformance._standins import StandIn, serving
+from tests.conformance._standins import StandIn, serving, standin_context
 
 CHECK = next(c for c in all_checks() if c.id == "echo-field-order-after-large-requests")
 #: The octets of a connection a forgetful echo keeps a record of.
@@ -73,15 +72,7 @@ def standin() -> Iterator[_Server]:
 
 
 def _context(srv: _Server) -> Context:
-    port = srv.server_address[1]
-    return Context(
-        Target(
-            f"http://127.0.0.1:{port}",
-            resources={"ok": "/ok", "not_found": "/missing", "echo": "/echo"},
-            profiles=frozenset({"core"}),
-            timeout=5.0,
-        )
-    )
+    return standin_context(srv)
 
 
 def test_an_echo_that_keeps_every_request_in_order_passes(standin: _Server) -> None:

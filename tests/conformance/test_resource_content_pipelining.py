@@ -18,9 +18,8 @@ import pytest
 from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
-from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check
-from tests.conformance._standins import StandIn, serving
+from tests.conformance._standins import StandIn, serving, standin_context
 
 CHECK = next(c for c in all_checks() if c.id == "pipelining-behind-resource-requests-with-content")
 KNOWN = {b"GET", b"HEAD", b"OPTIONS"}
@@ -69,15 +68,7 @@ def resources() -> Iterator[_Server]:
 
 
 def _context(srv: _Server) -> Context:
-    port = srv.server_address[1]
-    return Context(
-        Target(
-            f"http://127.0.0.1:{port}",
-            resources={"ok": "/ok", "not_found": "/missing", "echo": "/echo"},
-            profiles=frozenset({"core", "pipelining"}),
-            timeout=5.0,
-        )
-    )
+    return standin_context(srv, "pipelining")
 
 
 def test_a_server_reading_the_content_passes(resources: _Server) -> None:

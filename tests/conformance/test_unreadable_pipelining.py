@@ -21,9 +21,8 @@ import pytest
 from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Verdict
-from mixbatch_conformance.core.target import Target
 from mixbatch_conformance.run.runner import run_check
-from tests.conformance._standins import StandIn, serving
+from tests.conformance._standins import StandIn, serving, standin_context
 
 CHECK = next(c for c in all_checks() if c.id == "pipelining-answers-ahead-of-unreadable-request")
 BATCH_ANSWER = b"--a\r\nContent-Id: <p0>\r\nHttp-Status-Code: 200\r\nContent-Length: 3\r\n\r\nok\n\r\n--a--\r\n"
@@ -93,16 +92,7 @@ def standin() -> Iterator[_Server]:
 
 
 def _context(srv: _Server) -> Context:
-    port = srv.server_address[1]
-    return Context(
-        Target(
-            f"http://127.0.0.1:{port}",
-            batch_endpoint="/batch",
-            resources={"ok": "/ok", "not_found": "/missing"},
-            profiles=frozenset({"core", "pipelining"}),
-            timeout=5.0,
-        )
-    )
+    return standin_context(srv, "pipelining")
 
 
 def test_a_server_answering_in_order_passes(standin: _Server) -> None:
