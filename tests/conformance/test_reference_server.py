@@ -47,6 +47,7 @@ EXPECTED_NA = {
     "conditional-fields-on-absent-members": "its sandbox refuses a PUT to an absent member (404)",
     "response-delimiter-planted-in-member": "its sandbox takes only application/json members",
     "coded-fault-offsets-decoded": "it decodes no content coding",
+    "coded-batch-part-bodies-decoded": "it decodes no content coding",
     "content-coding-stacks-decoded-in-reverse": "it decodes no content coding",
     "gzip-content-of-several-members-decoded": "it decodes no content coding",
     "collection-delimiter-planted-in-member": "its sandbox takes only application/json members",

@@ -37,7 +37,9 @@ FAULT_MEMBERS = (
 )
 
 
-def _comparable(entry: Entry, volatile: Iterable[str]) -> tuple[object, ...]:
+def _comparable(
+    entry: Entry, volatile: Iterable[str], members: Sequence[str]
+) -> tuple[object, ...]:
     status, outcome, fields, body = entry.comparable(volatile)
     ctype = next((v for n, v in entry.fields if n.lower() == "content-type"), "")
     try:
@@ -46,7 +48,7 @@ def _comparable(entry: Entry, volatile: Iterable[str]) -> tuple[object, ...]:
     except ValueError:
         doc = None
     if isinstance(doc, dict):
-        kept = {k: doc[k] for k in FAULT_MEMBERS if k in doc}
+        kept = {k: doc[k] for k in members if k in doc}
         body = json.dumps(kept, sort_keys=True).encode()
     return (status, outcome, fields, body)
 
@@ -58,14 +60,16 @@ def expect_entries_as_multipart(
     multipart: Sequence[Entry],
     volatile: Iterable[str],
     where: str = "",
+    members: Sequence[str] = FAULT_MEMBERS,
 ) -> None:
     """Each of `media`'s `entries` carries what the multipart form's part at its place does;
-    `where` names the batch in the expectation ("around 404")."""
+    `where` names the batch in the expectation ("around 404"), and a problem document is
+    compared by its `members`."""
     volatile = tuple(volatile)
     for i, (entry, mine) in enumerate(zip(entries, multipart, strict=False)):
         judge.expect(
             f"{media} part {i}{where} as in multipart/mixed",
-            _comparable(entry, volatile),
-            [_comparable(mine, volatile)],
+            _comparable(entry, volatile, members),
+            [_comparable(mine, volatile, members)],
             "MB-MULTI-5",
         )

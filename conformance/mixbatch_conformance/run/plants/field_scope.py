@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from mixbatch_conformance.run.mutations import Mutation
+from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     boundary_of,
     field_of,
@@ -217,14 +217,22 @@ def _part_field_refused(
 
 def _retrieval_part_read_with_content(req: RelayRequest, resp: RelayResponse) -> None:
     """A server that takes the empty line ending a GET part's header section for content and
-    refuses a collection retrieval sent as a part as a GET with content (MB-METHOD-3)."""
-    b = boundary_of(req)
-    parts = parts_of(req.body, b) if b and is_batch(req) else None
-    for fields, _ in parts or []:
+    answers a collection retrieval sent as a part 400, as a GET with content (MB-METHOD-3)."""
+    b, answered = boundary_of(req), boundary_of(resp)
+    asked = parts_of(req.body, b) if b and is_batch(req) else None
+    parts = parts_of(resp.body, answered) if answered and asked else None
+    if not asked or parts is None or len(parts) != len(asked):
+        return
+    out = []
+    for (fields, _), (got, body) in zip(asked, parts, strict=True):
         get = (field_of(fields, "Http-Method") or "").strip().upper() == "GET"
         if get and "multipart" in (field_of(fields, "Accept") or "").lower():
-            problem(resp, 400, "MB-METHOD-3")
-            return
+            status = {"http-status-code": "400", "content-length": "0"}
+            got = [(n, status.get(n.lower(), v)) for n, v in got]
+            got = [(n, v) for n, v in got if n.lower() not in ("etag", "vary", "last-modified")]
+            body = b""
+        out.append((got, body))
+    resp.body = write_parts(out, answered)
 
 
 def _part_mode_as_batch(req: RelayRequest) -> None:
