@@ -221,7 +221,7 @@ def _retrieval_part_read_with_content(req: RelayRequest, resp: RelayResponse) ->
     b, answered = boundary_of(req), boundary_of(resp)
     asked = parts_of(req.body, b) if b and is_batch(req) else None
     parts = parts_of(resp.body, answered) if answered and asked else None
-    if not asked or parts is None or len(parts) != len(asked):
+    if not asked or parts is None or answered is None or len(parts) != len(asked):
         return
     out = []
     for (fields, _), (got, body) in zip(asked, parts, strict=True):
