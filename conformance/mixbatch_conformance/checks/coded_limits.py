@@ -131,11 +131,9 @@ def _writable(coding: str, decoded: int) -> bool:
     return coding in ENCODERS and decoded <= WHOLE_DECODED
 
 
-def _decoded_codings(ctx: Context, judge: Judge) -> list[str]:
-    """The codings the server's 415 names as decoded that the suite writes and in which a small
-    valid batch is processed; N/A when there are none."""
-    subs = list(ok_and_not_found(ctx, judge))
-    body = compose_batch(subs, BOUNDARY)
+def _named_codings(ctx: Context, judge: Judge, body: bytes) -> list[str]:
+    """The codings the suite writes that the 415 for `body` in an unknown coding names as
+    decoded (MB-INTER-6); N/A without such a 415 or such a coding."""
     refusal = sent(ctx, judge, body, False, UNKNOWN_CODING)
     if refusal.status != 415:
         judge.not_applicable(f"a batch in {UNKNOWN_CODING} answered {refusal.status}, not 415")
@@ -144,6 +142,15 @@ def _decoded_codings(ctx: Context, judge: Judge) -> list[str]:
     tried = [c for c in listed if c in ENCODERS]
     if not tried:
         judge.not_applicable(f"the server's 415 names no coding the suite writes ({listed})")
+    return tried
+
+
+def _decoded_codings(ctx: Context, judge: Judge) -> list[str]:
+    """The codings the server's 415 names as decoded that the suite writes and in which a small
+    valid batch is processed; N/A when there are none."""
+    subs = list(ok_and_not_found(ctx, judge))
+    body = compose_batch(subs, BOUNDARY)
+    tried = _named_codings(ctx, judge, body)
     decoded = []
     for coding in tried:
         resp = sent(ctx, judge, ENCODERS[coding](body), False, coding)
@@ -413,10 +420,11 @@ def coded_fault_offsets_decoded(ctx: Context, judge: Judge) -> None:
             expect_located(judge, resp, 1, len(unclosed))
 
 
-#: Part contents sent to the echo in a content-coded batch: text, and every octet value.
+#: (method, media type, content) of the parts sent to the echo in a content-coded batch: text,
+#: and every octet value.
 CODED_PART_BODIES = (
-    ("text/plain", b"a part body under the batch's content coding\r\n"),
-    ("application/octet-stream", bytes(range(256))),
+    ("POST", "text/plain", b"a part body under the batch's content coding\r\n"),
+    ("PUT", "application/octet-stream", bytes(range(256))),
 )
 
 
@@ -430,18 +438,10 @@ def coded_batch_part_bodies_decoded(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     subs = [
         SubRequest(method, f"{echo}?mb-coded-body={i}", (("Content-Type", ctype),), content)
-        for i, (method, (ctype, content)) in enumerate(
-            zip(("POST", "PUT"), CODED_PART_BODIES, strict=True)
-        )
+        for i, (method, ctype, content) in enumerate(CODED_PART_BODIES)
     ]
     body = compose_batch(subs, BOUNDARY)
-    refusal = sent(ctx, judge, body, False, UNKNOWN_CODING)
-    if refusal.status != 415:
-        judge.not_applicable(f"a batch in {UNKNOWN_CODING} answered {refusal.status}, not 415")
-    listed = [c for c in dict.fromkeys(accepted_codings(refusal)) if c in ENCODERS]
-    if not listed:
-        judge.not_applicable("the server's 415 names no coding the suite writes")
-    for coding in listed:
+    for coding in _named_codings(ctx, judge, body):
         resp = sent(ctx, judge, ENCODERS[coding](body), False, coding)
         env = expect_processed(ctx, judge, resp, [s.content_id for s in subs], (), "MB-INTER-6")
         for i, (sub, seen) in enumerate(
