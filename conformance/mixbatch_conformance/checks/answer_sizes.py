@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import secrets
 
+from mixbatch_conformance.checks._shared.octet_patterns import pattern
 from mixbatch_conformance.checks._shared.sandbox_marks import (
     MARKER_PREFIX,
     created_member,
@@ -72,11 +73,6 @@ FRAMING_ROOM = 16_384
 #: the body in base64" in the XML form; MB-MULTI-7 `body` "when the body octets are valid UTF-8
 #: ... otherwise in `body_base64`" in the JSON form.
 BODY_REQUIREMENT = {"multipart/mixed": "MB-RESP-4", XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-7"}
-
-
-def _pattern(n: int) -> bytes:
-    """n octets that never repeat a short period, so a lost or doubled chunk shows."""
-    return bytes((i * 7 + i // 251) % 256 for i in range(n))
 
 
 def _random_target(ctx: Context, template: str, n: int) -> str:
@@ -168,7 +164,7 @@ def response_part_lengths_across_sizes(ctx: Context, judge: Judge) -> None:
                 "PUT",
                 ctx.path(echo),
                 (("Content-Type", "application/octet-stream"),),
-                _pattern(n),
+                pattern(n),
             )
             for n in echoed
         ]

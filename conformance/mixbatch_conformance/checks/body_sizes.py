@@ -17,6 +17,7 @@ form writes them as multipart content (MB-RESP-4), base64 (MB-MULTI-6) or a JSON
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.octet_patterns import pattern
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
@@ -31,11 +32,6 @@ SIZES = (0, 1, 10, 1000, 10_000, 65_535, 65_536, 65_537, 100_000, 262_144)
 #: Counts asked of the random resource beyond SIZES: both sides of 1 MiB, where a recorder or a
 #: write buffer is commonly capped, 2,000,000 and just over 4 MiB.
 LARGE_RANDOM = (1_048_575, 1_048_576, 1_048_577, 2_000_000, 4_194_305)
-
-
-def _pattern(n: int) -> bytes:
-    """n octets that never repeat a short period, so a lost or doubled chunk shows."""
-    return bytes((i * 7 + i // 251) % 256 for i in range(n))
 
 
 def _blame_echo(ctx: Context, judge: Judge, sub: SubRequest, seen: bytes) -> None:
@@ -90,7 +86,7 @@ def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
     if echo:
         subs += [
             SubRequest(
-                "PUT", ctx.path(echo), (("Content-Type", "application/octet-stream"),), _pattern(n)
+                "PUT", ctx.path(echo), (("Content-Type", "application/octet-stream"),), pattern(n)
             )
             for n in sizes
         ]

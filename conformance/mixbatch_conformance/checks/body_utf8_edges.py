@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.checks._shared.echo_content import is_utf8
+from mixbatch_conformance.checks._shared.octet_patterns import filler
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
@@ -106,12 +107,6 @@ class Body:
     octets: bytes
 
 
-def _filler(n: int, start: int = 0) -> bytes:
-    """n octets of printable ASCII that repeat no short period, so a lost or doubled chunk
-    shows; `start` is where they begin in their body."""
-    return bytes(0x21 + ((i * 7 + i // 89) % 94) for i in range(start, start + n))
-
-
 def _text(n: int) -> bytes:
     """n octets of valid UTF-8 holding characters of every length."""
     cycle = "ab\u00e9\u20ac\U0001f600 c\u0800\U0010ffff\n".encode()
@@ -122,9 +117,9 @@ def _invalid_bodies() -> list[Body]:
     out: list[Body] = []
     for kind, seq in NOT_UTF8:
         for at in EDGES:
-            octets = _filler(at) + seq + _text(TAIL)
+            octets = filler(at) + seq + _text(TAIL)
             out.append(Body(f"{kind} at octet {at} of {len(octets)}", octets))
-        octets = _filler(BEFORE_LAST) + seq
+        octets = filler(BEFORE_LAST) + seq
         out.append(Body(f"{kind} ending {len(octets)} octets", octets))
     return out
 
@@ -136,8 +131,8 @@ def _crossing(length: int, inside: int, edges: tuple[int, ...]) -> Body:
     out = bytearray()
     for n, edge in enumerate(edges):
         at = edge - inside
-        out += _filler(at - len(out), len(out)) + chars[n % len(chars)]
-    out += _filler(VALID_TAIL, len(out)) + chars[-1]
+        out += filler(at - len(out), len(out)) + chars[n % len(chars)]
+    out += filler(VALID_TAIL, len(out)) + chars[-1]
     name = (
         f"valid UTF-8, {length}-octet characters across octets {', '.join(map(str, edges))}, "
         f"{inside} octets of each before it"

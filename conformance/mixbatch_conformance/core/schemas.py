@@ -27,12 +27,18 @@ def load_schema(name: str) -> dict[str, Any] | None:
     return loaded
 
 
+@functools.cache
+def _validator(name: str) -> jsonschema.Draft202012Validator | None:
+    """One validator a schema, built once: a run validates thousands of documents."""
+    schema = load_schema(name)
+    return None if schema is None else jsonschema.Draft202012Validator(schema)
+
+
 def validate_against(name: str, document: object) -> str | None:
     """None when `document` is valid against schema `name`, else the first error in words."""
-    schema = load_schema(name)
-    if schema is None:
+    validator = _validator(name)
+    if validator is None:
         return f"schema {name} is missing from spec/schemas"
-    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     if not errors:
         return None

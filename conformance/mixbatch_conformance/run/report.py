@@ -360,14 +360,14 @@ def _html(
         )
     cov_rows = []
     plants = planted_coverage(index)
+    # Each check's broken requirements once, not once a requirement row.
+    broken = {i: r.broken_requirements for i, r in by_id.items()}
     for req in index.requirements:
         if not ({"server", "proxy"} & set(req.roles)):
             continue
         declared = doc["coverage"].get(req.id, [])
         # A check that broke this requirement through a shared judgement is listed too.
-        ids = declared + [
-            i for i, r in by_id.items() if req.id in r.broken_requirements and i not in declared
-        ]
+        ids = declared + [i for i, reqs in broken.items() if req.id in reqs and i not in declared]
         cells = " ".join(
             # Coloured by how the check graded this requirement, not by its overall verdict.
             f"<a href='#{e(i)}' style='color:{COLOURS.get(requirement_verdict(by_id[i], req.id, index).value, '#8250df')}'>{e(i)}</a>"
