@@ -28,7 +28,10 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.alone import readable_echoes
-from mixbatch_conformance.checks._shared.unresolved_parts import expect_unresolved_part
+from mixbatch_conformance.checks._shared.unresolved_parts import (
+    ABSENT_FIELD,
+    expect_unresolved_part,
+)
 from mixbatch_conformance.core.context import Context, SubRequest, problem_of
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -340,7 +343,7 @@ def part_fields_only(ctx: Context, judge: Judge) -> None:
 @checker(
     "references-href-by-form",
     ("MB-MULTI-6", "MB-MULTI-4"),
-    "In the XML and JSON forms of a references batch, a part that ran carries as href the target it ran with, after substitution, a skipped part its Content-Id resolved as written, and both their Content-Id as written.",
+    "In the XML and JSON forms of a references batch, a part that ran carries as href the target it ran with, after substitution, a skipped part its Content-Id resolved as written (whether its own reference or one of its fields' failed to resolve), and both their Content-Id as written.",
     profile="references",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -354,6 +357,9 @@ def href_by_form(ctx: Context, judge: Judge) -> None:
         SubRequest("GET", "$(0)"),
         SubRequest("GET", nf),
         SubRequest("GET", "$(2)/lines"),
+        # A Content-Id reference that resolves beside a field reference that does not: the
+        # part is skipped, so nothing was substituted in its target either.
+        SubRequest("GET", "$(0)", (("X-Mb-Ref", f"$(0:{ABSENT_FIELD})"),)),
     ]
     for media, _, entries in answers_in_every_form(ctx, judge, subs, REFERENCES):
         created = [v for n, v in entries[0].fields if n.lower() == "location"]
@@ -381,3 +387,6 @@ def href_by_form(ctx: Context, judge: Judge) -> None:
         judge.expect(
             f"{media} entry 3 content-id", entries[3].content_id, {"$(2)/lines"}, requirement
         )
+        judge.expect(f"{media} entry 4 outcome", entries[4].outcome, {"skipped"}, "MB-PROC-20")
+        judge.expect(f"{media} entry 4 href", entries[4].href, {ctx.resolve("$(0)")}, requirement)
+        judge.expect(f"{media} entry 4 content-id", entries[4].content_id, {"$(0)"}, requirement)

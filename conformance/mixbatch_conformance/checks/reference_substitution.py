@@ -19,6 +19,7 @@ import secrets
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.checks._shared.alone import readable_echoes
+from mixbatch_conformance.checks._shared.unresolved_parts import ABSENT_FIELD
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
@@ -26,9 +27,6 @@ from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 
 REFERENCES = (("Batch-Mode", "references"),)
-#: A response field no test resource sends (MB-TEST-1 names none such), for a reference that
-#: cannot be resolved; the check confirms part 0 did not carry it.
-ABSENT_FIELD = "X-Mb-Suite-Absent"
 
 
 #: A part's fields holding references, with fields that hold none before, between and after.

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.alone import readable_echoes
 from mixbatch_conformance.checks._shared.nameable_fields import nameable
-from mixbatch_conformance.checks._shared.unresolved_parts import expect_unresolved_part
+from mixbatch_conformance.checks._shared.unresolved_parts import (
+    ABSENT_FIELD,
+    expect_unresolved_part,
+)
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -39,8 +42,6 @@ REFERENCES = (("Batch-Mode", "references"),)
 NO_SUCH_TAG = '"mb-suite-no-such-tag"'
 #: The field a later part carries its reference in.
 REF_FIELD = "X-Mb-Ref"
-#: A response field no test resource sends, for a reference that goes unresolved.
-ABSENT_FIELD = "X-Mb-Suite-Absent"
 
 
 def _failing_parts(ctx: Context, judge: Judge) -> list[tuple[str, SubRequest]]:

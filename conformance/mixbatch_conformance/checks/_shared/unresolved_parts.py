@@ -17,7 +17,11 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.schemas import problem_error
 from mixbatch_conformance.core.validator import Part, parse_media_type
 
-__all__ = ["expect_unresolved_part"]
+__all__ = ["ABSENT_FIELD", "expect_unresolved_part"]
+
+#: A field name no resource of the test profile answers with (MB-TEST-1 to MB-TEST-8 name their
+#: fields), so ``$(N:ABSENT_FIELD)`` cannot be resolved (MB-PROC-20).
+ABSENT_FIELD = "X-Mb-Suite-Absent"
 
 
 def _problem(part: Part) -> dict[str, Any] | None:

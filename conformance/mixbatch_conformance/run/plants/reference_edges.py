@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
@@ -286,6 +287,28 @@ def _xml_ran_href_as_written(body: bytes) -> bytes:
     return _XML_ENTRY.sub(one, body)
 
 
+def _xml_skipped_href_substituted(body: bytes) -> bytes:
+    """The XML entry of a part skipped for a field reference: href its Content-Id reference
+    substituted with the Location of the part it names, as though the part had run."""
+    entries = _XML_ENTRY.findall(body)
+    locations: dict[bytes, bytes] = {}
+    for entry in entries:
+        index = re.search(rb"<mb:index>(\d+)</mb:index>", entry)
+        location = re.search(rb'<mb:header name="Location">([^<]*)</mb:header>', entry)
+        if index is not None and location is not None:
+            locations[index.group(1)] = location.group(1)
+
+    def one(m: re.Match[bytes]) -> bytes:
+        entry = m.group(0)
+        cid = re.search(rb"<mb:content-id>\$\((\d+)\)</mb:content-id>", entry)
+        if cid is None or b"skipped" not in entry or cid.group(1) not in locations:
+            return entry
+        href = urlsplit(locations[cid.group(1)].decode("latin-1")).path.encode("latin-1")
+        return re.sub(rb"<D:href>[^<]*</D:href>", b"<D:href>" + href + b"</D:href>", entry)
+
+    return _XML_ENTRY.sub(one, body)
+
+
 def _own_credential_with_reference_joined(req: RelayRequest) -> None:
     """A server that decides whether a part has credentials of its own from the fields holding
     no reference: a part whose own Authorization or Cookie holds one gets the batch's too."""
@@ -447,6 +470,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-4 a skipped part's href its Content-Id unresolved",
         ("references-href-by-form",),
         on_response=map_json(_json_skipped_href_unresolved, _REFERENCES),
+    ),
+    P(
+        "xml-skipped-reference-href-substituted",
+        "MB-MULTI-6 a part skipped for a field reference given its substituted target as href",
+        ("references-href-by-form",),
+        on_response=map_xml(_xml_skipped_href_substituted, _REFERENCES),
     ),
     P(
         "xml-ran-reference-href-as-written",
