@@ -85,8 +85,8 @@ class Mutation(MutationLike):
     on_response_parts: PartsFn | None = None
     on_response: Callable[[RelayRequest, RelayResponse], None] | None = None
     #: Called when the relay refuses a request it could not read, for a bug that keeps state
-    #: of such refusals.
-    on_unreadable: Callable[[], None] | None = None
+    #: of such refusals or gives them another status than 400 (the status, or None).
+    on_unreadable: Callable[[], int | None] | None = None
     #: How the relay moves messages while this bug is planted (streams answers by default).
     behaviour: Behaviour = STREAMING
 
@@ -103,9 +103,8 @@ class Mutation(MutationLike):
             if parts is not None:
                 req.body = write_parts(self.on_request_parts(parts), b)
 
-    def unreadable(self) -> None:
-        if self.on_unreadable is not None:
-            self.on_unreadable()
+    def unreadable(self) -> int | None:
+        return self.on_unreadable() if self.on_unreadable is not None else None
 
     def response(self, req: RelayRequest, resp: RelayResponse) -> None:
         b = _boundary(resp)

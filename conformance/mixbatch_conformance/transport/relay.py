@@ -89,6 +89,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import threading
 import zlib
 from collections.abc import Callable
@@ -283,8 +284,10 @@ class MutationLike:
     def response(self, req: RelayRequest, resp: RelayResponse) -> None:
         """Change the response before it is sent back."""
 
-    def unreadable(self) -> None:
-        """Told that the relay refused a request it could not read (its own 400)."""
+    def unreadable(self) -> int | None:
+        """Told that the relay refuses a request it could not read: the status of that
+        refusal when it is not the relay's own 400, else None."""
+        return None
 
 
 def _wire(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
@@ -378,10 +381,9 @@ class Relay:
             # A request the relay cannot read (a chunk-size line it cannot parse, say) is
             # refused 400 and the connection closed, as the server behind it refuses one
             # (spec 10.1), never left without an answer.
-            if mutation is not None:
-                mutation.unreadable()
+            status = mutation.unreadable() if mutation is not None else None
             with contextlib.suppress(h11.ProtocolError, ConnectionError):
-                writer.write(_unreadable(conn))
+                writer.write(_unreadable(conn, status or 400))
                 await writer.drain()
         except (h11.ProtocolError, ConnectionError, TimeoutError):
             pass
@@ -787,22 +789,25 @@ class Relay:
 
 
 #: The problem document of a request the relay cannot read.
-_UNREADABLE = (
-    b'{"type":"https://mixbatch.dev/problems/malformed-request",'
-    b'"title":"The request could not be read","status":400}'
-)
-
-
-def _unreadable(conn: h11.Connection) -> bytes:
-    """The 400 answer to a request h11 could not read, framed by `conn` (h11 lets a server
-    answer once the client's side is in error, until its own answer has begun)."""
+def _unreadable(conn: h11.Connection, status: int) -> bytes:
+    """The answer to a request h11 could not read, framed by `conn` (h11 lets a server answer
+    once the client's side is in error, until its own answer has begun): 400 unless a planted
+    bug names another status."""
+    problem = json.dumps(
+        {
+            "type": "https://mixbatch.dev/problems/malformed-request",
+            "title": "The request could not be read",
+            "status": status,
+        },
+        separators=(",", ":"),
+    ).encode()
     head = h11.Response(
-        status_code=400,
+        status_code=status,
         headers=[
             ("Content-Type", "application/problem+json"),
-            ("Content-Length", str(len(_UNREADABLE))),
+            ("Content-Length", str(len(problem))),
             ("Connection", "close"),
         ],
     )
-    data = [conn.send(head), conn.send(h11.Data(data=_UNREADABLE)), conn.send(h11.EndOfMessage())]
+    data = [conn.send(head), conn.send(h11.Data(data=problem)), conn.send(h11.EndOfMessage())]
     return b"".join(d or b"" for d in data)

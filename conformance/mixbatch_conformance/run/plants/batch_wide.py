@@ -164,6 +164,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=_FRAMING_REFUSALS,
     ),
     P(
+        "chunk-fault-refused-as-limit",
+        "MB-STATUS-2 a batch whose chunked framing is broken refused 413, as though over a limit",
+        ("broken-chunked-framing-refused-400",),
+        on_unreadable=lambda: 413,
+    ),
+    P(
         "inflight-slot-kept-by-header-refusals",
         "MB-LIMIT-6 a 431 keeps its slot",
         ("refusals-hold-no-batch-budget",),
