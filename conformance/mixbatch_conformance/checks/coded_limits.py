@@ -18,8 +18,9 @@ them. The checks here send the same cases in each content coding the server deco
   A server whose 415 names no coding the suite writes, or that does not answer 415, is N/A.
 - `coded-batch-bytes-counted-decoded`: content decoding to exactly `max_batch_bytes` octets (one
   GET, the rest padding lines in the preamble and the epilogue, which MB-WIRE-9 has a receiver
-  ignore) is processed; content decoding to one octet more is refused 413 naming
-  `max_batch_bytes`, before any part runs. The coded content of the second is at most a few
+  ignore) is processed; content decoding to one octet more, and to `FAR_OVER` more (past a
+  decoder capped at the limit plus one), is refused 413 naming `max_batch_bytes`, before any
+  part runs. The coded content of the second is at most a few
   hundred kilobytes: a server that holds the limit against the octets received runs it, and one that
   decodes it whole before counting has decoded past its limit (spec 9.1 lets it refuse by the
   coded length too, which none of these reaches).
@@ -80,6 +81,10 @@ MAX_DECODED = 256 * 1024 * 1024
 WHOLE_DECODED = 1024 * 1024
 #: The decoded octets written at a time.
 BLOCK = 1024 * 1024
+#: Octets over max_batch_bytes of the far-over case: a decoder capped at the limit plus one
+#: octet stops at the cap on this content, where content one octet over never reaches it, so
+#: the cap's own error path (often apart from the count's) is taken.
+FAR_OVER = 1024 * 1024
 #: One padding line: text that is not a delimiter line, ended by CRLF.
 LINE = b"preamble and epilogue text a receiver ignores, counted after decoding\r\n"
 #: The preamble of the offset cases: far more octets decoded than coded.
@@ -184,7 +189,7 @@ def _ok_section(ctx: Context, judge: Judge) -> tuple[str, bytes]:
 @checker(
     "coded-batch-bytes-counted-decoded",
     ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4", "MB-INTER-6"),
-    "In each content coding the server's 415 names as decoded, batch content that decodes to exactly the published max_batch_bytes octets (one GET, the rest preamble and epilogue) is processed, and a small coded body that decodes to one octet more is answered 413 naming max_batch_bytes.",
+    "In each content coding the server's 415 names as decoded, batch content that decodes to exactly the published max_batch_bytes octets (one GET, the rest preamble and epilogue) is processed, and small coded bodies that decode to one octet more, and to 1 MiB more, are answered 413 naming max_batch_bytes.",
     state=State.READ_ONLY,
     tier="standard",
 )
@@ -201,7 +206,9 @@ def coded_batch_bytes_counted_decoded(ctx: Context, judge: Judge) -> None:
         if not _writable(coding, limit + 1):
             judge.note(f"{coding}: the suite writes no content of {limit + 1} octets in it")
             continue
-        for over in (0, 1):
+        for over in (0, 1, FAR_OVER):
+            if over == FAR_OVER and limit + over > MAX_DECODED:
+                continue
             room = limit + over - len(bare)
             front = room // 2
             pieces = [

@@ -18,10 +18,15 @@ Each plant adds one bug to that server:
                                         read to the limit and run (MB-STATUS-3)
     coded-offsets-counted-coded         a problem's byte_offset counts the coded octets the
                                         decoder had read when it reached the fault (MB-STATUS-4)
+    coded-cap-overflow-refused-malformed
+                                        content decoding past the decoder's cap is refused 400
+                                        as a malformed coding, not 413 (MB-STATUS-3)
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 import zlib
 from collections.abc import Callable
@@ -148,6 +153,33 @@ def _offsets_coded(req: RelayRequest, resp: RelayResponse) -> None:
 
 #: The planted server's decoder: one octet past max_batch_bytes, which the reference refuses.
 _DECODE = _decoder(REFERENCE_MAX_BATCH_BYTES + 1)
+#: Where the relay marks a batch whose decoding its decoder's cap stopped.
+_CAPPED = "coded-limits:capped"
+
+
+def _cap_marked(req: RelayRequest) -> None:
+    """The planted decoder, marking a batch whose decoded content runs past its cap."""
+    req.connection.pop(_CAPPED, None)
+    coding = _coding(req)
+    if coding is not None:
+        d = zlib.decompressobj(_WBITS[coding])
+        with contextlib.suppress(zlib.error):
+            d.decompress(req.body, REFERENCE_MAX_BATCH_BYTES + 1)
+            if d.unconsumed_tail:
+                req.connection[_CAPPED] = True
+    _DECODE(req)
+
+
+def _capped_as_malformed(req: RelayRequest, resp: RelayResponse) -> None:
+    """A decoder that stops at its cap taken for one that failed: the batch is refused 400 as
+    malformed coded content, where the count of the content one octet over the limit is 413."""
+    _names_decoded(req, resp)
+    if req.connection.get(_CAPPED):
+        doc = {"type": "about:blank", "title": "malformed content coding", "status": 400}
+        resp.status = 400
+        resp.headers = [("Content-Type", "application/problem+json")]
+        resp.body = json.dumps(doc).encode()
+
 
 PLANTS: tuple[Mutation, ...] = (
     # Spec 9.1: `max_batch_bytes` counts "the octets of the batch request's content after any
@@ -158,6 +190,14 @@ PLANTS: tuple[Mutation, ...] = (
         ("coded-batch-bytes-counted-decoded",),
         on_request=_decoder(REFERENCE_MAX_BATCH_BYTES),
         on_response=_names_decoded,
+    ),
+    # MB-STATUS-3: "answer a batch request that exceeds one of its limits with 413".
+    Mutation(
+        "coded-cap-overflow-refused-malformed",
+        "MB-STATUS-3 content decoding far past max_batch_bytes refused 400 as malformed coding",
+        ("coded-batch-bytes-counted-decoded",),
+        on_request=_cap_marked,
+        on_response=_capped_as_malformed,
     ),
     # MB-LIMIT-5: "answer a batch request with a part over it with 431".
     Mutation(
