@@ -46,10 +46,9 @@ from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
+    BODY_REQUIREMENT,
     ENTRY_COUNT_REQUIREMENT,
-    JSON_FORM,
     MULTISTATUS_FORMS,
-    XML_FORM,
     Entry,
     answers_in_every_form,
     broken_by,
@@ -67,12 +66,6 @@ RANDOM_SIZES = (0, 1, 65_535, 65_536, 65_537, 1_048_575, 1_048_576, 1_048_577)
 ECHO_SIZES = (0, 1, 65_536, 1_048_576)
 #: Room left in max_batch_bytes for the delimiters and header sections of the echo batch.
 FRAMING_ROOM = 16_384
-
-#: The requirement whose sentence makes each form carry a part's body octets: MB-RESP-4 "its
-#: content as the part body" in multipart/mixed; MB-MULTI-6 "one `mb:body` element ... holding
-#: the body in base64" in the XML form; MB-MULTI-7 `body` "when the body octets are valid UTF-8
-#: ... otherwise in `body_base64`" in the JSON form.
-BODY_REQUIREMENT = {"multipart/mixed": "MB-RESP-4", XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-7"}
 
 
 def _random_target(ctx: Context, template: str, n: int) -> str:

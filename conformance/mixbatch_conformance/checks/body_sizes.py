@@ -23,7 +23,10 @@ from mixbatch_conformance.core.echo import read_echo
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM, answers_in_every_form
+from mixbatch_conformance.core.representations import (
+    BODY_REQUIREMENT,
+    answers_in_every_form,
+)
 
 __all__: list[str] = []
 
@@ -131,10 +134,6 @@ def bodies_across_sizes(ctx: Context, judge: Judge) -> None:
 #: treat apart, and the base64 padding cycle several times over), then either side of 32, 64,
 #: 128 and 64 KiB.
 FORM_SIZES = (*range(1, 18), 31, 32, 33, 63, 64, 65, 127, 128, 129, 65_535, 65_536, 65_537)
-
-
-#: The requirement whose sentence makes each form carry a part's body octets.
-BODY_REQUIREMENT = {"multipart/mixed": "MB-RESP-4", XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-7"}
 
 
 @checker(

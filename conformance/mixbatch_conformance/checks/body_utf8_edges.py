@@ -54,7 +54,11 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
-from mixbatch_conformance.core.representations import JSON_FORM, XML_FORM, answers_in_every_form
+from mixbatch_conformance.core.representations import (
+    BODY_REQUIREMENT,
+    JSON_FORM,
+    answers_in_every_form,
+)
 from mixbatch_conformance.core.validator import parse_media_type
 from mixbatch_conformance.transport.http import Response
 
@@ -92,8 +96,6 @@ VALID_TAIL = 600
 #: Random body counts either side of the same edges (65,536 and its neighbours are asked by
 #: `random-bodies-every-form`).
 RANDOM_COUNTS = (511, 512, 513, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8192, 8193)
-#: The requirement whose sentence makes each form carry a part's body octets.
-BODY_REQUIREMENT = {"multipart/mixed": "MB-RESP-4", XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-7"}
 OCTETS = "application/octet-stream"
 #: Octets a part adds to its content in a batch: framing, Content-Id and Content-Type.
 PART_OVERHEAD = 300

@@ -19,7 +19,10 @@ each HTTP/1.0 answer that is a batch answer must be the form asked for (MB-MULTI
 by the same strict readers as any other (the XML reader refuses a `DAV:status` that is not
 `HTTP/1.1 NNN ...`, under MB-MULTI-6), and carry for each part the status, outcome and
 Content-Id echo the same batch gets over HTTP/1.1: the parts' requests are the same whatever
-the version of the envelope that carried them (MB-SUB-1).
+the version of the envelope that carried them (MB-SUB-1). The continue batch also asks the
+`random` resource, where the target names one, for 256 octets: a server that answers HTTP/1.0
+whole may gather the answer as text, which changes octets past 0x7F, and the part must carry
+as many octets as over HTTP/1.1 (MB-RESP-4, MB-MULTI-6, MB-MULTI-7).
 
 `http10-accept-chooses-as-over-http11` sends each Accept value the HTTP/1.1 negotiation checks
 send (none, an empty one, `*/*`, `multipart/*`, each form alone, the quality and weight lists of
@@ -44,6 +47,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import (
+    BODY_REQUIREMENT,
     ENTRY_COUNT_REQUIREMENT,
     FORM_REQUIREMENT,
     MULTISTATUS_FORMS,
@@ -57,6 +61,9 @@ __all__: list[str] = []
 
 BOUNDARY = "mb-suite-version-5e0c"
 MULTIPART = "multipart/mixed"
+#: Octets asked of the random resource: a body of random octets this long holds octets past
+#: 0x7F, which a writer that turns the answer into text and back may change.
+RANDOM_OCTETS = 256
 #: The media types a batch result comes in (spec 6.1's table).
 BATCH_MEDIA = frozenset({MULTIPART, *(accept for _, accept, _, _ in MULTISTATUS_FORMS)})
 
@@ -67,14 +74,26 @@ def _modes(
     """(name, parts, header fields) of each error policy and mode the target implements,
     each batch with a failing part so that every kind of entry is written."""
     ok, nf = ok_and_not_found(ctx, judge)
+    first = [ok, nf, ok]
+    random = _random_part(ctx)
     out: list[tuple[str, list[SubRequest], tuple[tuple[str, str], ...]]] = [
-        ("continue", [ok, nf, ok], ())
+        ("continue", first if random is None else [*first, random], ())
     ]
     if ctx.target.claims("error-policy"):
         out.append(("stop", [ok, nf, ok], (("Prefer", "batch-on-error=stop"),)))
     if ctx.target.claims("atomic"):
         out.append(("atomic", [ok, nf, ok], (("Batch-Mode", "atomic"),)))
     return out
+
+
+def _random_part(ctx: Context) -> SubRequest | None:
+    """A GET of RANDOM_OCTETS octets of the random resource (fewer when the target serves no
+    more), whose body holds octets past 0x7F; None when the target names no random resource."""
+    template = ctx.target.resource("random")
+    if not template:
+        return None
+    n = min(RANDOM_OCTETS, ctx.target.random_max_n or RANDOM_OCTETS)
+    return SubRequest("GET", ctx.path(template.replace("{n}", str(n))))
 
 
 def _send(
@@ -115,11 +134,12 @@ def _entries(
 @checker(
     "http10-batch-in-every-form",
     ("MB-MULTI-6", "MB-MULTI-4", "MB-RESP-2", "MB-MULTI-1", "MB-SUB-1"),
-    "A batch sent over HTTP/1.0 (continue, stop, atomic, each with a failing part) that the server answers as a batch is answered in the form asked for, its XML DAV:status lines written HTTP/1.1 NNN, its JSON statuses integers and its multipart parts three-digit Http-Status-Code fields, each part with the status, outcome and Content-Id echo the same batch gets over HTTP/1.1.",
+    "A batch sent over HTTP/1.0 (continue, with a random part of 256 octets, stop, atomic, each with a failing part) that the server answers as a batch is answered in the form asked for, its XML DAV:status lines written HTTP/1.1 NNN, its JSON statuses integers and its multipart parts three-digit Http-Status-Code fields, each part with the status, outcome, Content-Id echo and number of body octets the same batch gets over HTTP/1.1.",
     state=State.READ_ONLY,
 )
 def http10_batch_in_every_form(ctx: Context, judge: Judge) -> None:
     forms = [MULTIPART] + [a for p, a, _, _ in MULTISTATUS_FORMS if ctx.target.claims(p)]
+    random = _random_part(ctx)
     judged = 0
     for mode, subs, head in _modes(ctx, judge):
         for accept in forms:
@@ -146,6 +166,16 @@ def http10_batch_in_every_form(ctx: Context, judge: Judge) -> None:
                 # and outcome are those of the same batch over HTTP/1.1.
                 judge.expect(f"{label}: part {i} status", got.status, {want.status}, "MB-SUB-1")
                 judge.expect(f"{label}: part {i} outcome", got.outcome, {want.outcome}, "MB-SUB-1")
+                if random is not None and subs[i] == random and got.status == 200:
+                    # The random part's octets differ from one request to the next (spec
+                    # 14.4), so they are judged by their number: MB-TEST-5 "exactly *n*
+                    # octets", which each form carries by its own sentence.
+                    judge.expect(
+                        f"{label}: part {i} (random) body octets",
+                        len(got.body),
+                        {len(want.body)},
+                        BODY_REQUIREMENT[accept],
+                    )
                 if accept != MULTIPART:
                     # MB-MULTI-6 / MB-MULTI-4: the Content-Id echo, as over HTTP/1.1 (the
                     # multipart reader holds each part's echo to its request part already).

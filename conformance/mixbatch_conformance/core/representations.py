@@ -41,6 +41,7 @@ from mixbatch_conformance.core.validator import Envelope
 from mixbatch_conformance.transport.http import Response
 
 __all__ = [
+    "BODY_REQUIREMENT",
     "DROPPED_FIELDS",
     "ENTRY_COUNT_REQUIREMENT",
     "FORM_REQUIREMENT",
@@ -383,6 +384,12 @@ ENTRY_COUNT_REQUIREMENT = {XML_FORM: "MB-MULTI-3", JSON_FORM: "MB-MULTI-4"}
 #: `index`, `content_id`, `status` ("The sub-response status") and `outcome` ("The
 #: Batch-Outcome: null when the sub-request ran normally").
 FORM_REQUIREMENT = {XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-4"}
+
+#: The requirement whose sentence makes each form carry a part's body octets: MB-RESP-4 "its
+#: content as the part body" in multipart/mixed; MB-MULTI-6 "one `mb:body` element ... holding
+#: the body in base64" in the XML form; MB-MULTI-7 `body` "when the body octets are valid UTF-8
+#: ... otherwise in `body_base64`" in the JSON form.
+BODY_REQUIREMENT = {"multipart/mixed": "MB-RESP-4", XML_FORM: "MB-MULTI-6", JSON_FORM: "MB-MULTI-7"}
 
 
 def entry_requirement(media: str, decided_right: bool, fallback: str) -> str:

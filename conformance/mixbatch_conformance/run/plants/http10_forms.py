@@ -1,4 +1,4 @@
-"""A planted violation of negotiation by the request's HTTP version (spec 6.1).
+"""Planted violations of what a server writes by the request's HTTP version (spec 6.1, 4.4).
 
 An HTTP/1.0 client takes no chunked coding, so a server that streams multipart/mixed can end
 such an answer only by closing the connection. A competent implementer gives that client the
@@ -6,13 +6,17 @@ JSON form instead, one document with a Content-Length, whenever its Accept admit
 form (no Accept included): a batch over HTTP/1.0 without Accept is then answered 207 JSON
 where MB-MULTI-1 fixes multipart/mixed, and `*/*` or a tie the same. The plant shows the
 reference server such a request with Accept naming the JSON form alone.
+
+A server that answers HTTP/1.0 whole, with a Content-Length, may gather the streamed answer
+as text (each chunk decoded as Latin-1) and turn it back into octets in UTF-8: every octet past
+0x7F in a part body becomes two, and the part's Content-Length no longer counts its body.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import is_batch, split_quoted
-from mixbatch_conformance.transport.relay import RelayRequest
+from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS", "quality"]
 
@@ -68,6 +72,13 @@ def _json_for_http10(req: RelayRequest) -> None:
     req.headers.append(("Accept", JSON))
 
 
+def _http10_answer_recoded(req: RelayRequest, resp: RelayResponse) -> None:
+    """An HTTP/1.0 batch's multipart answer gathered as Latin-1 text and written as UTF-8."""
+    media = (resp.get("Content-Type") or "").lower()
+    if is_batch(req) and req.version == "1.0" and media.startswith(MULTIPART):
+        resp.body = resp.body.decode("latin-1").encode("utf-8")
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "http10-batch-answered-in-json-form",
@@ -75,5 +86,12 @@ PLANTS: tuple[Mutation, ...] = (
         "answered in the JSON form",
         ("http10-accept-chooses-as-over-http11",),
         on_request=_json_for_http10,
+    ),
+    Mutation(
+        "http10-answer-recoded-as-utf8",
+        "MB-WIRE-16 an HTTP/1.0 batch's part bodies re-encoded, octets past 0x7F doubled, so "
+        "a part's Content-Length no longer counts its body",
+        ("http10-batch-in-every-form",),
+        on_response=_http10_answer_recoded,
     ),
 )
