@@ -1,17 +1,18 @@
-"""Chunked batch content whose framing is broken is refused 400 (spec 10.1, MB-STATUS-2).
+"""Chunked batch content whose framing is broken is refused 400 (spec 10.1, MB-INTER-5).
 
 Theory of operation: RFC 9112 §7.1 writes `chunk = chunk-size [ chunk-ext ] CRLF chunk-data
-CRLF` with `chunk-size = 1*HEXDIG`. Spec 10.1 has content whose chunked framing is broken (a
-chunk-size that is not `1*HEXDIG`, or chunk data not followed by CRLF) be a malformed envelope
-"answered 400 (MB-STATUS-2), never a status the table of 5.1 gives another fault". A reader that
-parses the size with a library's integer parser takes a sign or a `0x` prefix for part of the
-number; one that counts the chunk data and skips two octets takes any two for its CRLF; one
-that turns every failure of its body reader into the limit refusal answers 413. The check sends
-one valid batch [GET ok] chunked, which must be processed, then each broken framing of the same
-batch on a connection of its own: each answer must be 400. A server may close such a connection
-without answering (spec 10.1: "Whether a server answers before it closes the connection is its
-own"), which is noted, not judged. An intermediary answers such framing itself, or passes on
-what it could read of it, so the check runs direct only.
+CRLF` with `chunk-size = 1*HEXDIG`. MB-INTER-5 has a server "not answer content whose chunked
+framing is broken with any status but 400", and spec 10.1 names that framing: "a chunk-size
+that is not `1*HEXDIG` ..., or chunk data followed by octets other than CRLF where its
+chunk-size says it ends". A reader that parses the size with a library's integer parser takes a
+sign or a `0x` prefix for part of the number; one that counts the chunk data and skips two
+octets takes any two for its CRLF; one that turns every failure of its body reader into the
+limit refusal answers 413. The check sends one valid batch [GET ok] chunked, which must be
+processed, then each broken framing of the same batch on a connection of its own: each answer
+must be 400. A server may close such a connection without answering (spec 10.1: "Whether it
+answers before it closes the connection is its own"), which is noted, not judged, and nothing
+is pipelined behind (spec 10.1 leaves reading on to the server). An intermediary answers such
+framing itself, or passes on what it could read of it, so the check runs direct only.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def _framings(batch: bytes) -> list[tuple[str, bytes]]:
 
 @checker(
     "broken-chunked-framing-refused-400",
-    ("MB-STATUS-2", "MB-INTER-5"),
-    "A batch whose chunked framing is broken (a chunk-size not hex, with a 0x prefix or a + sign, or empty; chunk data longer than its size or not followed by CRLF) is answered 400 when it is answered, never 413 or another fault's status, where the same batch chunked right is processed.",
+    ("MB-INTER-5",),
+    "A batch whose chunked framing is broken (a chunk-size not hex, with a 0x prefix or a + sign, or empty; chunk data longer than its size, or followed by other octets than CRLF) is answered 400 when it is answered, never 413 or another fault's status, where the same batch chunked right is processed.",
     state=State.READ_ONLY,
     direct_only="an intermediary answers broken framing itself, or forwards what it could read",
 )
@@ -76,8 +77,8 @@ def broken_chunked_framing_refused_400(ctx: Context, judge: Judge) -> None:
             judge.note(f"{what}: the connection ended without an answer ({ex.error}); not judged")
             continue
         judged += 1
-        # Spec 10.1: broken chunked framing "is malformed, and a server that answers it answers
-        # 400 (MB-STATUS-2), never a status the table of 5.1 gives another fault".
-        judge.expect(f"status of the batch with {what}", ex.response.status, {400}, "MB-STATUS-2")
+        # MB-INTER-5: "It MUST NOT answer content whose chunked framing is broken with any
+        # status but 400 (Bad Request)".
+        judge.expect(f"status of the batch with {what}", ex.response.status, {400}, "MB-INTER-5")
     if not judged:
         judge.not_applicable("the target answered no batch whose chunked framing is broken")

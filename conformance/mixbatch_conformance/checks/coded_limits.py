@@ -207,7 +207,10 @@ def coded_batch_bytes_counted_decoded(ctx: Context, judge: Judge) -> None:
             judge.note(f"{coding}: the suite writes no content of {limit + 1} octets in it")
             continue
         for over in (0, 1, FAR_OVER):
-            if over == FAR_OVER and limit + over > MAX_DECODED:
+            if over == FAR_OVER and (
+                limit + over > MAX_DECODED or not _writable(coding, limit + over)
+            ):
+                judge.note(f"{coding}: {limit + over} octets decoded is more than it sends")
                 continue
             room = limit + over - len(bare)
             front = room // 2

@@ -165,7 +165,7 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     P(
         "chunk-fault-refused-as-limit",
-        "MB-STATUS-2 a batch whose chunked framing is broken refused 413, as though over a limit",
+        "MB-INTER-5 a batch whose chunked framing is broken refused 413, as though over a limit",
         ("broken-chunked-framing-refused-400",),
         on_unreadable=lambda: 413,
     ),
