@@ -1,8 +1,8 @@
 """Chunked batch content whose framing is broken is refused 400 (spec 10.1, MB-INTER-5).
 
 Theory of operation: RFC 9112 §7.1 writes `chunk = chunk-size [ chunk-ext ] CRLF chunk-data
-CRLF` with `chunk-size = 1*HEXDIG`. MB-INTER-5 has a server "not answer content whose chunked
-framing is broken with any status but 400", and spec 10.1 names that framing: "a chunk-size
+CRLF` with `chunk-size = 1*HEXDIG`. MB-INTER-5 has a server answer "content whose chunked framing
+is broken ... with 400 (Bad Request), when it answers it", and spec 10.1 names that framing: "a chunk-size
 that is not `1*HEXDIG` ..., or chunk data followed by octets other than CRLF where its
 chunk-size says it ends". A reader that parses the size with a library's integer parser takes a
 sign or a `0x` prefix for part of the number; one that counts the chunk data and skips two
@@ -77,8 +77,8 @@ def broken_chunked_framing_refused_400(ctx: Context, judge: Judge) -> None:
             judge.note(f"{what}: the connection ended without an answer ({ex.error}); not judged")
             continue
         judged += 1
-        # MB-INTER-5: "It MUST NOT answer content whose chunked framing is broken with any
-        # status but 400 (Bad Request)".
+        # MB-INTER-5: "Content whose chunked framing is broken it MUST answer with 400 (Bad
+        # Request), when it answers it".
         judge.expect(f"status of the batch with {what}", ex.response.status, {400}, "MB-INTER-5")
     if not judged:
         judge.not_applicable("the target answered no batch whose chunked framing is broken")
