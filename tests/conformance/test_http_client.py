@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from mixbatch_conformance.transport import http
 from mixbatch_conformance.transport.http import (
     NOT_SENT,
     HeadFirst,
@@ -56,6 +57,38 @@ def test_reads_to_close_without_framing() -> None:
 def test_rejects_a_truncated_content_length_body() -> None:
     with pytest.raises(ResponseError, match="closed at 2"):
         read_response(io.BytesIO(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhe"), "GET")
+
+
+@pytest.mark.parametrize(
+    ("what", "raw"),
+    [
+        ("a Content-Length past the cap", b"HTTP/1.1 200 OK\r\nContent-Length: 4096\r\n\r\n"),
+        (
+            "chunks that add up past the cap",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + b"100\r\n"
+            + b"x" * 256
+            + b"\r\n"
+            + b"100\r\n"
+            + b"x" * 256
+            + b"\r\n0\r\n\r\n",
+        ),
+        ("a head past the cap", b"HTTP/1.1 200 OK\r\n" + b"X-F: 1234567890\r\n" * 40 + b"\r\n"),
+        ("content to the close past the cap", b"HTTP/1.1 200 OK\r\n\r\n" + b"y" * 600),
+    ],
+)
+def test_refuses_a_response_past_the_octets_it_reads(
+    monkeypatch: pytest.MonkeyPatch, what: str, raw: bytes
+) -> None:
+    monkeypatch.setattr(http, "MAX_RESPONSE_OCTETS", 512)
+    with pytest.raises(ResponseError, match="runs past 512 octets"):
+        read_response(io.BytesIO(raw), "GET")
+
+
+def test_reads_a_response_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"z" * 100
+    monkeypatch.setattr(http, "MAX_RESPONSE_OCTETS", len(raw))
+    assert read_response(io.BytesIO(raw), "GET").body == b"z" * 100
 
 
 def test_rejects_a_non_http_status_line() -> None:

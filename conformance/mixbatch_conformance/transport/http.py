@@ -71,6 +71,13 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 20.0
 MAX_HEAD = 1 << 20
+#: The most octets the suite reads of one response: about three times the largest answer a
+#: check asks for (an echo of a batch of max_batch_bytes, up to 64 MiB of content, described in
+#: base64). A response that grows past it (a server repeating earlier parts' fields in every
+#: later part, say) is refused as broken rather than read until memory runs out.
+MAX_RESPONSE_OCTETS = 256 * 1024 * 1024
+#: Octets read at a time of a response framed by the connection's close.
+READ_PIECE = 1 << 20
 
 #: RFC 9110 §5.6.3: OWS = *( SP / HTAB ).
 OWS = " \t"
@@ -272,26 +279,39 @@ def connect(
 
 
 class _Recorder:
-    """Wraps a binary reader and keeps a copy of every octet read."""
+    """Wraps a binary reader and keeps a copy of every octet read, MAX_RESPONSE_OCTETS at
+    most: a response that would take more is a ResponseError before it is read."""
 
     def __init__(self, reader: Source) -> None:
         self.reader = reader
         self.seen = bytearray()
+        self.limit = MAX_RESPONSE_OCTETS
+
+    def _room(self, n: int) -> None:
+        if len(self.seen) + n > self.limit:
+            raise ResponseError(
+                f"the response runs past {self.limit} octets ({len(self.seen)} read, "
+                f"{n} more framed), more than any answer the suite asks for; not read further"
+            )
 
     def readline(self) -> bytes:
         line = self.reader.readline(MAX_HEAD)
+        self._room(len(line))
         self.seen += line
         return line
 
     def read(self, n: int) -> bytes:
+        self._room(n)
         data = self.reader.read(n)
         self.seen += data
         return data
 
     def read_all(self) -> bytes:
-        data = self.reader.read()
-        self.seen += data
-        return data
+        start = len(self.seen)
+        while piece := self.reader.read(READ_PIECE):
+            self._room(len(piece))
+            self.seen += piece
+        return bytes(self.seen[start:])
 
 
 #: A response head as read: version, status, reason phrase, header fields, and how the head
