@@ -376,7 +376,7 @@ class Relay:
                 if mutation is not None and mutation.behaviour.reader_per_request:
                     conn = h11.Connection(h11.SERVER)
                 else:
-                    conn.start_next_cycle()
+                    conn = _next_cycle(conn)
         except h11.RemoteProtocolError:
             # A request the relay cannot read (a chunk-size line it cannot parse, say) is
             # refused 400 and the connection closed, as the server behind it refuses one
@@ -402,8 +402,8 @@ class Relay:
             # h11 reads one request per cycle and pauses at the next; a fresh connection
             # object per request takes the octets the last one did not use.
             conn = h11.Connection(h11.SERVER)
-            if leftover:
-                conn.receive_data(leftover)
+            if leftover.lstrip(b"\r\n"):
+                conn.receive_data(leftover.lstrip(b"\r\n"))
             req = await self._read_request(conn, reader, writer, state)
             if req is None:
                 break
@@ -448,6 +448,11 @@ class Relay:
                 event = conn.next_event()
                 if event is h11.NEED_DATA:
                     data = await reader.read(READ_SIZE)
+                    if data and conn.their_state is h11.IDLE and not conn.trailing_data[0]:
+                        # Empty lines before a request line are no request (RFC 9112 §2.2).
+                        data = data.lstrip(b"\r\n")
+                        if not data:
+                            continue
                     conn.receive_data(data)
                     if tap:
                         _tap(state, data)
@@ -789,6 +794,21 @@ class Relay:
 
 
 #: The problem document of a request the relay cannot read.
+def _next_cycle(conn: h11.Connection) -> h11.Connection:
+    """`conn` ready for its next request, the empty lines a client wrote after the last one's
+    content left out (RFC 9112 §2.2: a server "SHOULD ignore at least one empty line (CRLF)
+    received prior to the request-line"), which h11 would read as a request line."""
+    pending, closed = conn.trailing_data
+    conn.start_next_cycle()
+    if pending[:1] not in (b"\r", b"\n"):
+        return conn
+    fresh = h11.Connection(h11.SERVER)
+    fresh.receive_data(pending.lstrip(b"\r\n"))
+    if closed:
+        fresh.receive_data(b"")
+    return fresh
+
+
 def _unreadable(conn: h11.Connection, status: int) -> bytes:
     """The answer to a request h11 could not read, framed by `conn` (h11 lets a server answer
     once the client's side is in error, until its own answer has begun): 400 unless a planted

@@ -296,7 +296,7 @@ class HttpConnection(asyncio.Protocol):
                     break
                 if not await self._respond(event):
                     break
-                self._h11.start_next_cycle()
+                self._next_cycle()
         except (_Closed, asyncio.CancelledError):
             pass
         except ResponseCut as exc:
@@ -342,9 +342,30 @@ class HttpConnection(asyncio.Protocol):
             self._reading_paused = False
             self._transport.resume_reading()
 
+    def _next_cycle(self) -> None:
+        """Ready the connection for its next request. Empty lines the client wrote after the
+        last request's content are left out (RFC 9112 §2.2: a server "SHOULD ignore at least
+        one empty line (CRLF) received prior to the request-line"; spec 11, MB-PIPE-1): h11
+        takes them for a request line, so a fresh machine gets what follows them."""
+        pending, closed = self._h11.trailing_data
+        self._h11.start_next_cycle()
+        if pending[:1] in (b"\r", b"\n"):
+            self._h11 = h11.Connection(
+                h11.SERVER, max_incomplete_event_size=self._config.max_request_header_bytes
+            )
+            self._h11.receive_data(pending.lstrip(b"\r\n"))
+            if closed:
+                self._h11.receive_data(b"")
+                self._eof_fed = True
+
     def _feed(self) -> None:
         data = bytes(self._inbuf)
         self._inbuf.clear()
+        if self._h11.their_state is h11.IDLE and not self._h11.trailing_data[0]:
+            # Empty lines before a request line are ignored, as in _next_cycle.
+            data = data.lstrip(b"\r\n")
+            if not data:
+                return
         scan = self._head_scan
         if scan is not None and len(scan) <= self._config.max_request_header_bytes:
             scan += data[: self._config.max_request_header_bytes + 4 - len(scan)]
