@@ -10,7 +10,7 @@ request the client sent goes unanswered. The check sends a one-part batch and a 
 alone, each on a connection of its own, to learn their statuses; then, in one write on one
 connection, the batch, a CRLF and the GET: both must be answered with the statuses alone, in
 order. A CRLF after a request without content is not sent: spec 11 leaves that case to RFC 9112's
-SHOULD, as stacks in wide use refuse it. An intermediary may de-pipeline the requests, and drop
+recommendation, as stacks in wide use refuse it. An intermediary may de-pipeline the requests, and drop
 or keep the CRLF, so the check runs direct only.
 """
 
