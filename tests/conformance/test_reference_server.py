@@ -51,6 +51,7 @@ EXPECTED_NA = {
     "content-coding-stacks-decoded-in-reverse": "it decodes no content coding",
     "gzip-content-of-several-members-decoded": "it decodes no content coding",
     "collection-delimiter-planted-in-member": "its sandbox takes only application/json members",
+    "sandbox-member-without-media-type-in-every-form": "its sandbox takes only application/json members",
 }
 
 

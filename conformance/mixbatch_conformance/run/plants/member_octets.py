@@ -31,6 +31,9 @@ that a store or a writer of messages makes:
                                             as CRLF, in every form of the batch's answer
     json-form-text-decoded-by-charset       a text body put in the JSON form's `body` decoded
                                             by its charset parameter, not taken as octets
+    untyped-member-type-null-in-json        content written alone with no media type stored as
+                                            octets, and its missing media type written null in
+                                            the JSON form's header list
 """
 
 from __future__ import annotations
@@ -333,7 +336,46 @@ def _plant(
     )
 
 
+#: The media type the untyped-member plant stores content written without one as.
+_OCTETS = "application/octet-stream"
+_UNTYPED = OctetStore()
+
+
+def _untyped_stored(req: RelayRequest) -> None:
+    """A write alone to a member with content and no Content-Type, stored as octets."""
+    untyped = not req.get("Content-Type") and req.body
+    if untyped and not is_batch(req) and req.method in ("POST", "PUT") and _in_sandbox(req.target):
+        req.headers.append(("Content-Type", _OCTETS))
+    _UNTYPED.request(req)
+
+
+def _untyped_type_null(req: RelayRequest, resp: RelayResponse) -> None:
+    """The JSON form writes a stored octet member's media type as null, as a store that kept
+    "no media type" as None and put it where a field value goes."""
+    _UNTYPED.response(req, resp)
+    ctype = (resp.get("Content-Type") or "").lower()
+    if not (is_batch(req) and resp.status == 207 and "json" in ctype):
+        return
+    doc = json.loads(resp.body)
+    for entry in doc.get("responses", []) if isinstance(doc, dict) else []:
+        headers = entry.get("headers") if isinstance(entry, dict) else None
+        for field in headers if isinstance(headers, list) else []:
+            if isinstance(field, list) and len(field) == 2 and field[1] == _OCTETS:
+                field[1] = None
+    resp.body = json.dumps(doc).encode()
+
+
 PLANTS: tuple[Mutation, ...] = (
+    # MB-MULTI-4: the JSON form is a document multistatus.schema.json admits (a field value
+    # is a string).
+    Mutation(
+        "untyped-member-type-null-in-json",
+        "MB-MULTI-4 a member written without a media type read back in the JSON form with its "
+        "Content-Type null",
+        ("sandbox-member-without-media-type-in-every-form",),
+        on_request=_untyped_stored,
+        on_response=_untyped_type_null,
+    ),
     _plant(
         "text-members-stored-as-utf8",
         "MB-TEST-4 text written in ISO-8859-1 or windows-1252 stored re-encoded as UTF-8",
