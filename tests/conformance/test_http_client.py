@@ -14,6 +14,7 @@ from mixbatch_conformance.transport.http import (
     NOT_SENT,
     HeadFirst,
     ResponseError,
+    ResponseTooLarge,
     build_request,
     exchange_after_continue,
     in_turn,
@@ -81,7 +82,7 @@ def test_refuses_a_response_past_the_octets_it_reads(
     monkeypatch: pytest.MonkeyPatch, what: str, raw: bytes
 ) -> None:
     monkeypatch.setattr(http, "MAX_RESPONSE_OCTETS", 512)
-    with pytest.raises(ResponseError, match="runs past 512 octets"):
+    with pytest.raises(ResponseTooLarge, match="runs past 512 octets"):
         read_response(io.BytesIO(raw), "GET")
 
 

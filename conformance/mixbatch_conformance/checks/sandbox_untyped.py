@@ -55,7 +55,10 @@ def sandbox_member_without_media_type_in_every_form(ctx: Context, judge: Judge) 
             judge.not_applicable(f"a PUT of content without Content-Type answered {replaced}")
         answers = answers_in_every_form(ctx, judge, [SubRequest("GET", loc)])
         multipart = answers[0][2]
-        judge.require("the GET part's status", multipart[0].status, {200}, "MB-TEST-3")
+        if multipart[0].status != 200:
+            # MB-TEST-3 judges "only what a sandbox that stored it answers": a read of such
+            # content that is not 200 leaves no body to carry.
+            judge.not_applicable(f"a GET of the member in a batch answered {multipart[0].status}")
         for media, _, entries in answers[1:]:
             # MB-MULTI-5: every representation carries "for each part ... its header fields
             # and its body"; answers_in_every_form has read each 207 form with its strict

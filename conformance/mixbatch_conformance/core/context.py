@@ -569,6 +569,10 @@ class Context:
         return path in declared
 
     def _answer(self, judge: Judge, ex: Exchange) -> Response:
+        if ex.too_large:
+            # No answer to a request the suite sends is that large: what it holds is not read,
+            # so the check is not judged on it, and the run goes on.
+            judge.setup_error(f"the answer is larger than the suite reads: {ex.error}")
         if ex.response is None:
             if ex.raw:
                 self._not_http(judge, ex)

@@ -54,6 +54,7 @@ __all__ = [
     "HeadFirst",
     "Response",
     "ResponseError",
+    "ResponseTooLarge",
     "Source",
     "TargetUnreachable",
     "build_request",
@@ -71,11 +72,12 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 20.0
 MAX_HEAD = 1 << 20
-#: The most octets the suite reads of one response: about three times the largest answer a
-#: check asks for (an echo of a batch of max_batch_bytes, up to 64 MiB of content, described in
-#: base64). A response that grows past it (a server repeating earlier parts' fields in every
-#: later part, say) is refused as broken rather than read until memory runs out.
-MAX_RESPONSE_OCTETS = 256 * 1024 * 1024
+#: The most octets the suite reads of one response: past the largest answer a check asks for
+#: (an echo describing a batch of up to 64 MiB of content, whose JSON may escape each octet in
+#: six). A response that grows past it (a server repeating earlier parts' fields in every later
+#: part, say) is not read further, and the check that asked is not judged on it
+#: (`ResponseTooLarge`), rather than read until memory runs out.
+MAX_RESPONSE_OCTETS = 512 * 1024 * 1024
 #: Octets read at a time of a response framed by the connection's close.
 READ_PIECE = 1 << 20
 
@@ -143,6 +145,10 @@ class ResponseError(Exception):
         self.received = received
 
 
+class ResponseTooLarge(ResponseError):
+    """The response runs past MAX_RESPONSE_OCTETS: the suite reads no further."""
+
+
 class Source(Protocol):
     """What responses are read from: a buffered binary reader (a socket's file, BytesIO)."""
 
@@ -202,6 +208,11 @@ class Exchange:
     #: 0 when the request went on a connection of its own; n >= 1 when it was the n-th request
     #: on a connection kept for the next (transport.connections).
     kept: int = 0
+
+    @property
+    def too_large(self) -> bool:
+        """The response ran past MAX_RESPONSE_OCTETS and was not read further."""
+        return self.response is None and (self.error or "").startswith("ResponseTooLarge")
 
     @property
     def unanswered(self) -> bool:
@@ -289,7 +300,7 @@ class _Recorder:
 
     def _room(self, n: int) -> None:
         if len(self.seen) + n > self.limit:
-            raise ResponseError(
+            raise ResponseTooLarge(
                 f"the response runs past {self.limit} octets ({len(self.seen)} read, "
                 f"{n} more framed), more than any answer the suite asks for; not read further"
             )
@@ -394,6 +405,10 @@ def read_response(reader: Source, request_method: str) -> Response:
     rec = _Recorder(reader)
     try:
         return _read_response(rec, request_method)
+    except ResponseTooLarge as exc:
+        # The head and the start of what followed: the report keeps these, not the rest.
+        exc.received = bytes(rec.seen[:MAX_HEAD])
+        raise
     except ResponseError as exc:
         exc.received = bytes(rec.seen)
         raise

@@ -180,6 +180,9 @@ class Behaviour:
     #: Read each request with a reader of its own, made anew after each answer: octets of
     #: the next requests that came in the same read as the end of one are lost with its reader.
     reader_per_request: bool = False
+    #: Take an empty line before a request line for a request line (refused 400, as h11 reads
+    #: it) instead of leaving it out as RFC 9112 §2.2 recommends.
+    reads_empty_lines: bool = False
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -375,6 +378,8 @@ class Relay:
                     break
                 if mutation is not None and mutation.behaviour.reader_per_request:
                     conn = h11.Connection(h11.SERVER)
+                elif mutation is not None and mutation.behaviour.reads_empty_lines:
+                    conn.start_next_cycle()
                 else:
                     conn = _next_cycle(conn)
         except h11.RemoteProtocolError:
@@ -442,13 +447,15 @@ class Relay:
         interim = self.mutation is not None and self.mutation.behaviour.interim_continue
         refuse = self.mutation.behaviour.refuse if self.mutation else None
         run_early = self.mutation.behaviour.run_early if self.mutation else None
+        empty_lines_out = not (self.mutation and self.mutation.behaviour.reads_empty_lines)
         early: asyncio.Future[Response | None] | None = None
         try:
             while True:
                 event = conn.next_event()
                 if event is h11.NEED_DATA:
                     data = await reader.read(READ_SIZE)
-                    if data and conn.their_state is h11.IDLE and not conn.trailing_data[0]:
+                    idle = conn.their_state is h11.IDLE and not conn.trailing_data[0]
+                    if data and empty_lines_out and idle:
                         # Empty lines before a request line are no request (RFC 9112 §2.2).
                         data = data.lstrip(b"\r\n")
                         if not data:

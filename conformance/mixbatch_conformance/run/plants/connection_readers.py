@@ -1,14 +1,18 @@
-"""Planted faults of servers that read each request on a connection with a reader of its own.
+"""Planted faults of servers in how they read the requests on one connection.
 
 A connection is one stream of octets; a server that buffers its reads must keep the buffer for
-the connection, since a read may hold the end of one request and the start of the next. The
-plant models one that makes a buffered reader anew for each request:
+the connection, since a read may hold the end of one request and the start of the next, and it
+reads a request line where one begins. The plants model one that makes a buffered reader anew
+for each request, and one that reads an empty line as a request line:
 
     pipelined-octets-lost-with-reader  the reader of each request is made after the answer
                                        before it, so octets of the requests pipelined behind
                                        one that came in the same read as its end are lost
                                        with the old reader: requests written in one write
                                        with the one before are never answered (MB-PIPE-1)
+    empty-line-read-as-request-line    the CRLF a client writes after a POST's content is
+                                       taken for a malformed request line and refused 400,
+                                       the request behind it left unanswered (MB-PIPE-4)
 """
 
 from __future__ import annotations
@@ -24,5 +28,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 requests that came in one read with the one before lost",
         ("pipelining-across-writes",),
         behaviour=Behaviour(reader_per_request=True),
+    ),
+    Mutation(
+        "empty-line-read-as-request-line",
+        "MB-PIPE-4 an empty line after a POST's content read as a request line and refused 400",
+        ("pipelined-request-after-empty-line",),
+        caught_by=("WARN", "FAIL"),
+        behaviour=Behaviour(reads_empty_lines=True),
     ),
 )
