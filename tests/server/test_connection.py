@@ -95,6 +95,22 @@ def test_pipelined_requests_including_a_batch_are_answered_in_order(server: Runn
     assert json.loads(third.body)["id"] == 3
 
 
+def test_empty_lines_after_a_batch_are_no_request(server: RunningServer) -> None:
+    """RFC 9112 §2.2, spec MB-PIPE-4: the CRLF a client writes after a POST's content, in the
+    same write as the next request or alone after it, is skipped, not read as a request line."""
+    content_type, batch = build_batch([("GET", "books/2")])
+    post = request_bytes("POST", "/batch", [("Content-Type", content_type)], batch)
+    with server.connect() as sock:
+        sock.sendall(post + b"\r\n\r\n" + request_bytes("GET", "/books/3"))
+        first, second = read_pipelined(sock, ["POST", "GET"])
+        sock.sendall(post + b"\r\n")
+        time.sleep(0.05)
+        sock.sendall(b"\n" + request_bytes("GET", "/books/3"))
+        third, fourth = read_pipelined(sock, ["POST", "GET"])
+    assert (first.status, second.status, third.status, fourth.status) == (200, 200, 200, 200)
+    assert json.loads(fourth.body)["id"] == 3
+
+
 def test_many_pipelined_requests_survive_read_back_pressure(make_server: Any) -> None:
     running: RunningServer = make_server(ServerConfig(port=0, read_buffer_high_water=512))
     count = 300

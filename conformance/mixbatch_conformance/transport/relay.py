@@ -810,7 +810,10 @@ def _next_cycle(conn: h11.Connection) -> h11.Connection:
     if pending[:1] not in (b"\r", b"\n"):
         return conn
     fresh = h11.Connection(h11.SERVER)
-    fresh.receive_data(pending.lstrip(b"\r\n"))
+    rest = pending.lstrip(b"\r\n")
+    if rest:
+        # receive_data(b"") would tell h11 the client has closed.
+        fresh.receive_data(rest)
     if closed:
         fresh.receive_data(b"")
     return fresh

@@ -345,7 +345,7 @@ class HttpConnection(asyncio.Protocol):
     def _next_cycle(self) -> None:
         """Ready the connection for its next request. Empty lines the client wrote after the
         last request's content are left out (RFC 9112 §2.2: a server "SHOULD ignore at least
-        one empty line (CRLF) received prior to the request-line"; spec 11, MB-PIPE-1): h11
+        one empty line (CRLF) received prior to the request-line"; spec 11, MB-PIPE-4): h11
         takes them for a request line, so a fresh machine gets what follows them."""
         pending, closed = self._h11.trailing_data
         self._h11.start_next_cycle()
@@ -353,7 +353,10 @@ class HttpConnection(asyncio.Protocol):
             self._h11 = h11.Connection(
                 h11.SERVER, max_incomplete_event_size=self._config.max_request_header_bytes
             )
-            self._h11.receive_data(pending.lstrip(b"\r\n"))
+            rest = pending.lstrip(b"\r\n")
+            if rest:
+                # receive_data(b"") would tell h11 the client has closed.
+                self._h11.receive_data(rest)
             if closed:
                 self._h11.receive_data(b"")
                 self._eof_fed = True
@@ -365,6 +368,7 @@ class HttpConnection(asyncio.Protocol):
             # Empty lines before a request line are ignored, as in _next_cycle.
             data = data.lstrip(b"\r\n")
             if not data:
+                self._resume_reading()
                 return
         scan = self._head_scan
         if scan is not None and len(scan) <= self._config.max_request_header_bytes:
