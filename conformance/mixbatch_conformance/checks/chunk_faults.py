@@ -1,10 +1,10 @@
 """Chunked batch content whose framing is broken is refused 400 (spec 10.1, MB-INTER-5).
 
 Theory of operation: RFC 9112 §7.1 writes `chunk = chunk-size [ chunk-ext ] CRLF chunk-data
-CRLF` with `chunk-size = 1*HEXDIG`. MB-INTER-5 has a server answer "content whose chunked framing
-is broken ... with 400 (Bad Request), when it answers it", and spec 10.1 names that framing: "a chunk-size
-that is not `1*HEXDIG` ..., or chunk data followed by octets other than CRLF where its
-chunk-size says it ends". A reader that parses the size with a library's integer parser takes a
+CRLF` with `chunk-size = 1*HEXDIG`. MB-INTER-5 has a server answer "content whose chunked
+framing is broken ... with 400 (Bad Request), when it answers it", and spec 10.1 names that
+framing: "a chunk-size that is not `1*HEXDIG` ..., or chunk data followed by octets other than
+CRLF where its chunk-size says it ends". A reader that parses the size with a library's integer parser takes a
 sign or a `0x` prefix for part of the number; one that counts the chunk data and skips two
 octets takes any two for its CRLF; one that turns every failure of its body reader into the
 limit refusal answers 413. The check sends one valid batch [GET ok] chunked, which must be
@@ -12,7 +12,8 @@ processed, then each broken framing of the same batch on a connection of its own
 must be 400. A server may close such a connection without answering (spec 10.1: "Whether it
 answers before it closes the connection is its own"), which is noted, not judged, and nothing
 is pipelined behind (spec 10.1 leaves reading on to the server). An intermediary answers such
-framing itself, or passes on what it could read of it, so the check runs direct only.
+framing itself, or passes on what it could read of it, so the check runs direct only, and
+over HTTP/1.1: HTTP/2 has no chunked coding.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def _framings(batch: bytes) -> list[tuple[str, bytes]]:
     direct_only="an intermediary answers broken framing itself, or forwards what it could read",
 )
 def broken_chunked_framing_refused_400(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("HTTP/2 has no chunked coding: no chunk framing reaches the server")
     ok = ctx.path(ctx.resource(judge, "ok"))
     batch = f"--{BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n--{BOUNDARY}--\r\n"
     octets = batch.encode()
