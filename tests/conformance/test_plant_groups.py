@@ -1124,13 +1124,13 @@ GROUPS = (
         ("FAIL",),
     ),
     Group(
-        # MB-MULTI-4: the JSON form is a document the schema admits, each field value a string;
-        # the reference server's sandbox refuses untyped content, so unplanted the check is N/A.
+        # MB-MULTI-4: the JSON form is a document the schema admits, each field value a string.
+        # The reference server's sandbox refuses untyped content, so the catcher is N/A on it
+        # and through the relay unplanted; the plant stores such content in the relay.
         "untyped-members",
         (UNTYPED_MEMBER,),
-        ("sandbox-member-without-media-type-in-every-form",),
-        ("FAIL",),
-        unplanted=(Verdict.PASS, Verdict.NA),
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
     ),
     Group(
         # MB-MULTI-7: "in `body`, as a JSON string, when the body octets are valid UTF-8 ...;
@@ -1395,6 +1395,7 @@ GROUPS = (
         unplanted=(Verdict.NA,),
         # Their catchers decode max_batch_bytes (64 MiB) or max_part_bytes (16 MiB) per case.
         slow_plants=(
+            "coded-cap-overflow-refused-malformed",
             "coded-batch-held-to-coded-octets",
             "coded-part-fields-unheld",
             "coded-part-bytes-unheld",
