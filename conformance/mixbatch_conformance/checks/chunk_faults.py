@@ -18,6 +18,7 @@ over HTTP/1.1: HTTP/2 has no chunked coding.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.chunking import LAST_CHUNK, broken_chunked
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
@@ -26,24 +27,6 @@ from mixbatch_conformance.core.registry import State, checker
 __all__: list[str] = []
 
 BOUNDARY = "mb-chunk-faults-61c2"
-LAST_CHUNK = b"0\r\n\r\n"
-
-
-def _framings(batch: bytes) -> list[tuple[str, bytes]]:
-    """(what is broken, the chunked content) for each broken framing of `batch`, which is sent
-    as one data chunk and the last chunk."""
-    n = len(batch)
-    return [
-        ("a chunk-size that is not hex", b"zz\r\n" + batch + b"\r\n" + LAST_CHUNK),
-        ("a chunk-size with a 0x prefix", b"0x%x\r\n" % n + batch + b"\r\n" + LAST_CHUNK),
-        ("a chunk-size with a + sign", b"+%x\r\n" % n + batch + b"\r\n" + LAST_CHUNK),
-        ("an empty chunk-size line", b"\r\n" + batch + b"\r\n" + LAST_CHUNK),
-        (
-            "chunk data four octets longer than its chunk-size",
-            b"%x\r\n" % (n - 4) + batch + b"\r\n" + LAST_CHUNK,
-        ),
-        ("chunk data followed by XX, not CRLF", b"%x\r\n" % n + batch + b"XX" + LAST_CHUNK),
-    ]
 
 
 @checker(
@@ -74,7 +57,7 @@ def broken_chunked_framing_refused_400(ctx: Context, judge: Judge) -> None:
     judge.require("the batch chunked right: status", valid.status, {200}, "MB-INTER-5")
     expect_processed(ctx, judge, valid, [f"<{ok}>"], (), "MB-INTER-5")
     judged = 0
-    for what, content in _framings(octets):
+    for what, content in broken_chunked(octets):
         ex = ctx.send_within(judge, request(content), ctx.timeout_for(judge))
         if ex.response is None:
             judge.note(f"{what}: the connection ended without an answer ({ex.error}); not judged")

@@ -18,6 +18,7 @@ limit is unpublished or too large to exceed cheaply are left out.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.chunking import broken_chunked
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
@@ -34,6 +35,9 @@ MAX_BUDGET = 256
 #: The most octets one refused batch may take (413 and 431 kinds).
 MAX_REFUSAL_BYTES = 1024 * 1024
 
+#: The broken chunked framings (`broken_chunked`) whose refusals are repeated.
+NOT_HEX = "a chunk-size that is not hex"
+NO_CRLF = "chunk data followed by XX, not CRLF"
 #: A request the check sends: method, header fields and content.
 Request = tuple[str, list[tuple[str, str]], bytes]
 
@@ -70,12 +74,10 @@ def _kinds(ctx: Context, ok: str) -> list[tuple[str, Request]]:
     # Chunked content whose framing is broken (RFC 9112 §7.1: chunk-size = 1*HEXDIG, and chunk
     # data is followed by CRLF): a refusal the HTTP reader gives, often apart from the batch's.
     chunked = [*mixed, ("Transfer-Encoding", "chunked")]
+    broken = dict(broken_chunked(valid))
     kinds += [
-        ("400 for a chunk-size that is not hex", ("POST", chunked, b"zz\r\n" + valid)),
-        (
-            "400 for chunk data not followed by CRLF",
-            ("POST", chunked, b"%x\r\n" % len(valid) + valid + b"XX0\r\n\r\n"),
-        ),
+        ("400 for a chunk-size that is not hex", ("POST", chunked, broken[NOT_HEX])),
+        ("400 for chunk data not followed by CRLF", ("POST", chunked, broken[NO_CRLF])),
     ]
     part = f"--{BOUNDARY}\r\nHttp-Method: GET\r\nContent-Id: <{ok}>\r\n\r\n\r\n".encode()
     parts = ctx.limit("max_parts")

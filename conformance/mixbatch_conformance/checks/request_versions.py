@@ -70,13 +70,13 @@ BATCH_MEDIA = frozenset({MULTIPART, *(accept for _, accept, _, _ in MULTISTATUS_
 
 
 def _modes(
-    ctx: Context, judge: Judge
+    ctx: Context, judge: Judge, random: tuple[SubRequest, int] | None
 ) -> list[tuple[str, list[SubRequest], tuple[tuple[str, str], ...]]]:
     """(name, parts, header fields) of each error policy and mode the target implements,
-    each batch with a failing part so that every kind of entry is written."""
+    each batch with a failing part so that every kind of entry is written; the continue batch
+    ends with the `random` part where max_parts leaves room."""
     ok, nf = ok_and_not_found(ctx, judge)
     first = [ok, nf, ok]
-    random = _random_part(ctx)
     if random is not None and len(first) < (ctx.limit("max_parts") or len(first) + 1):
         first = [*first, random[0]]
     out: list[tuple[str, list[SubRequest], tuple[tuple[str, str], ...]]] = [("continue", first, ())]
@@ -144,7 +144,7 @@ def http10_batch_in_every_form(ctx: Context, judge: Judge) -> None:
     forms = [MULTIPART] + [a for p, a, _, _ in MULTISTATUS_FORMS if ctx.target.claims(p)]
     random = _random_part(ctx)
     judged = 0
-    for mode, subs, head in _modes(ctx, judge):
+    for mode, subs, head in _modes(ctx, judge, random):
         for accept in forms:
             asked = (*head, ("Accept", accept))
             base_label = f"{mode} batch, Accept: {accept}, over HTTP/1.1"

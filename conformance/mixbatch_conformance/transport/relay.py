@@ -407,8 +407,9 @@ class Relay:
             # h11 reads one request per cycle and pauses at the next; a fresh connection
             # object per request takes the octets the last one did not use.
             conn = h11.Connection(h11.SERVER)
-            if leftover.lstrip(b"\r\n"):
-                conn.receive_data(leftover.lstrip(b"\r\n"))
+            # Empty lines before a request line are no request (RFC 9112 §2.2).
+            if rest := leftover.lstrip(b"\r\n"):
+                conn.receive_data(rest)
             req = await self._read_request(conn, reader, writer, state)
             if req is None:
                 break

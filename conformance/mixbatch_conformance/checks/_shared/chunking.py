@@ -5,7 +5,9 @@ whatever frames it.
 `CHUNKED_FRAMINGS` are the ways a small content may be chunked that MB-INTER-5 has a server
 accept as it accepts the content framed by Content-Length: plain chunks, chunks carrying chunk
 extensions (RFC 9112 §7.1.1), and a last chunk followed by a trailer section (§7.1.2);
-`small_chunked` writes a content in one of them. `framing_answer` reduces an answer to what
+`small_chunked` writes a content in one of them; `broken_chunked` writes it in each framing
+that breaks RFC 9112 §7.1's grammar, which MB-INTER-5 has a server answer 400 when it answers.
+`framing_answer` reduces an answer to what
 must not depend on the framing: its status, and the parts of a processed batch or the members of
 a problem that locate a refusal.
 """
@@ -19,8 +21,10 @@ from mixbatch_conformance.transport.http import Response
 __all__ = [
     "CHUNKED_FRAMINGS",
     "CHUNK_OCTETS",
+    "LAST_CHUNK",
     "PROBLEM_MEMBERS",
     "SMALL_CHUNK_OCTETS",
+    "broken_chunked",
     "chunked_content",
     "framing_answer",
     "small_chunked",
@@ -58,6 +62,28 @@ def small_chunked(body: bytes, ext: str, last_ext: str, trailer: tuple[str, ...]
 
 
 #: The problem members that locate a refusal, compared between framings of one content.
+#: The last chunk and the empty line that ends the chunked content (no trailer section).
+LAST_CHUNK = b"0\r\n\r\n"
+
+
+def broken_chunked(body: bytes) -> list[tuple[str, bytes]]:
+    """(what is broken, the chunked content) for each broken framing of `body`, sent as one data
+    chunk and the last chunk: a chunk-size that is not `1*HEXDIG` (RFC 9112 §7.1), or chunk data
+    followed by other octets than CRLF."""
+    n = len(body)
+    return [
+        ("a chunk-size that is not hex", b"zz\r\n" + body + b"\r\n" + LAST_CHUNK),
+        ("a chunk-size with a 0x prefix", b"0x%x\r\n" % n + body + b"\r\n" + LAST_CHUNK),
+        ("a chunk-size with a + sign", b"+%x\r\n" % n + body + b"\r\n" + LAST_CHUNK),
+        ("an empty chunk-size line", b"\r\n" + body + b"\r\n" + LAST_CHUNK),
+        (
+            "chunk data four octets longer than its chunk-size",
+            b"%x\r\n" % (n - 4) + body + b"\r\n" + LAST_CHUNK,
+        ),
+        ("chunk data followed by XX, not CRLF", b"%x\r\n" % n + body + b"XX" + LAST_CHUNK),
+    ]
+
+
 PROBLEM_MEMBERS = ("requirement", "part_index", "byte_offset")
 
 
