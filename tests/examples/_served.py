@@ -83,9 +83,30 @@ def assert_standard_tier_passes(
         for r in results
         if r["verdict"] in {"SETUP-ERROR", "HARNESS-ERROR", "TIMEOUT"}
     )
-    assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"
-    assert errors == [], f"checks could not judge: {errors}"
+    told = _told(results, tmp_path / "report")
+    assert failed == [], f"checks failed: {failed}\n{told}\n{result.stdout[-2000:]}"
+    assert errors == [], f"checks could not judge: {errors}\n{told}"
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+#: Octets of each unjudged or failed check's message kept in an assertion's text.
+TOLD_OCTETS = 3000
+
+
+def _told(results: list[dict[str, Any]], report: Path) -> str:
+    """What the report says of each check that did not pass or judge: its message, its failed
+    expectations and its case's notes (a traceback for a HARNESS-ERROR), so that a failure in
+    CI, where the report is gone with the run, can be read from the log alone."""
+    bad = {"FAIL", "FLAKY", "SETUP-ERROR", "HARNESS-ERROR", "TIMEOUT"}
+    out = []
+    for r in results:
+        if r["verdict"] not in bad:
+            continue
+        case = report / "cases" / r["check_id"] / "case.json"
+        notes = json.loads(case.read_text()).get("notes", []) if case.is_file() else []
+        told = "\n".join([str(r.get("message")), r.get("actual_outcome", ""), *map(str, notes)])
+        out.append(f"--- {r['check_id']} ({r['verdict']})\n{told[-TOLD_OCTETS:]}")
+    return "\n".join(out)
 
 
 #: Seconds a server's own vector check may take over the spec's request vectors.
