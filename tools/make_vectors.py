@@ -377,6 +377,8 @@ def valid_framing() -> None:
     body = "before\r--cr-body-Kw8Dn3Rf\r\nafter"
     emit("body-bare-cr-before-boundary", "A bare CR followed by the dash-boundary inside a body is content: no line starts after a lone CR, so it is not a delimiter line.", ["MB-WIRE-8", "MB-PART-8"], Wire("cr-body-Kw8Dn3Rf").request("PUT", "notes/1", [("Content-Type", "text/plain")], body).close())
     emit("content-length-exact", "Parts whose Content-Length equals the octets before the next delimiter are accepted.", ["MB-WIRE-15", "MB-WIRE-16", "MB-WIRE-17"], Wire("cl-exact-Fw2Sx8Ny").request("POST", "e/", [("Content-Type", "text/xml")], THESIS_ENTITY, length=True).request("PUT", "notes/1", [("Content-Type", "text/plain")], "ends with CRLF\r\n", length=True).close())
+    zeros = [("Content-Type", "text/plain"), ("Content-Length", "000000000000000011")]
+    emit("content-length-leading-zeros", "A part whose Content-Length is an 18-digit numeral with leading zeros declares its body's 11 octets and is accepted.", ["MB-WIRE-22", "MB-WIRE-16", "MB-WIRE-17"], Wire("cl-zeros-Qm4Tz7Hb").request("PUT", "notes/1", zeros, "eleven octs").close())
 
 
 # --- Valid requests: part headers and targets ---------------------------------------------------

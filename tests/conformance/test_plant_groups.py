@@ -466,6 +466,7 @@ from mixbatch_conformance.run.plants import (
     ows_and_head_sizes,
     parameter_readings,
     part_content_fields,
+    part_length_numerals,
     part_security,
     plain_reference_syntax,
     policy_value_readings,
@@ -1227,6 +1228,15 @@ GROUPS = (
         (EMPTY_LINE_READ,),
         ("pipelined-request-after-empty-line",),
         ("WARN",),
+    ),
+    Group(
+        # MB-WIRE-22: "read a part's `Content-Length` numeral of up to 18 digits as the decimal
+        # number it is, leading zeros included, and answer a longer numeral it does not read so
+        # with 400, never with a connection closed without an answer".
+        "part-length-numerals",
+        _names(part_length_numerals.PLANTS),
+        ("part-length-numerals-read-as-numbers",),
+        ("FAIL",),
     ),
     Group(
         "busy-connections",

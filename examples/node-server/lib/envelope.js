@@ -212,7 +212,9 @@ function parseEnvelope(buf, boundary, limits) {
         return { error: err(400, 'MB-WIRE-20', index, cls[0].offset, 'Invalid Content-Length',
           `The Content-Length of part ${index} is not 1*DIGIT (${JSON.stringify(v)}).`) };
       }
-      const declared = v.length > 15 ? Infinity : parseInt(v, 10);
+      // MB-WIRE-22: leading zeros are digits of the numeral, not of the number.
+      const digits = v.replace(/^0+(?=[0-9])/, '');
+      const declared = digits.length > 15 ? Infinity : parseInt(digits, 10);
       if (declared !== body.length) {
         return { error: err(400, 'MB-WIRE-17', index, cls[0].offset, 'Content-Length mismatch',
           `Part ${index} declares Content-Length ${v} but its body has ${body.length} octets before the next delimiter.`) };

@@ -4,6 +4,7 @@ PartRequest, or raises the problem the first fault calls for."""
 
 from .mediatype import is_token
 from .problems import envelope as env_problem
+from . import limits as L
 from . import targets
 
 FORBIDDEN = {
@@ -85,6 +86,12 @@ class PartValidator:
                     if not value.isascii() or not value.isdigit():
                         raise env_problem("MB-WIRE-20", "Invalid Content-Length",
                                           "A part's Content-Length is not 1*DIGIT.", idx, off)
+                    if len(value) > L.MAX_CONTENT_LENGTH_DIGITS:
+                        # MB-WIRE-22: up to 18 digits are read as the number they are; a
+                        # longer numeral is refused, never left to int()'s digit bound.
+                        raise env_problem("MB-WIRE-22", "Content-Length numeral too long",
+                                          "A part's Content-Length has more digits than "
+                                          "this server reads.", idx, off)
                     cl_line, cl_value = off, int(value)
                 fields.append((name, value))
         if method is None:

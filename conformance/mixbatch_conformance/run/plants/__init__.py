@@ -100,6 +100,7 @@ from mixbatch_conformance.run.plants import (
     parameter_readings,
     part_content_fields,
     part_grammar,
+    part_length_numerals,
     part_security,
     parts,
     plain_reference_syntax,
@@ -173,6 +174,7 @@ PLANTS: tuple[Mutation, ...] = (
     + framing.PLANTS
     + boundaries_and_empty_lines.PLANTS
     + lengths.PLANTS
+    + part_length_numerals.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
     + problems.PLANTS
