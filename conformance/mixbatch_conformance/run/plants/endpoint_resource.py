@@ -36,6 +36,10 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
                                     the same, only in a batch under Batch-Mode: references,
                                     whose parts wait for the answers they refer to before
                                     they are handed to their resource (MB-TEST-7)
+    delay-stopped-within-answer-margin
+                                    a delayed part that would end within 500 ms of the batch's
+                                    time budget stopped at the budget with the abort part, the
+                                    margin kept for writing the answer (MB-TEST-7)
     chunked-trailer-refused         a chunked batch ending in a trailer section refused 400, as
                                     by a chunk reader that expects the empty line right after
                                     the last chunk (MB-INTER-5)
@@ -61,6 +65,7 @@ from mixbatch_conformance.run.plants._edits import (
     parts_of,
     problem,
 )
+from mixbatch_conformance.transport.embedded import EMBEDDED_BATCH_TIMEOUT_MS
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -121,6 +126,42 @@ def _delay_zero(req: RelayRequest, resp: RelayResponse) -> None:
 _DELAY_ID = re.compile(
     r"<(?P<before>(?:[a-z][a-z0-9+.-]*://[^/>]*)?)/delay/(?P<ms>[0-9]+)(?P<after>[?#][^>]*)?>", re.I
 )
+
+
+#: The reference server's whole-batch time budget as the embedded target declares it, and the
+#: margin a planted server keeps before it for writing its answer.
+BUDGET_MS = EMBEDDED_BATCH_TIMEOUT_MS
+ANSWER_MARGIN_MS = 500
+ABORTED_BODY = (
+    b'{"type": "about:blank", "title": "Batch aborted", "status": 503,'
+    b' "requirement": "MB-STATUS-6", "part_index": 0}'
+)
+
+
+def _stopped_within_margin(req: RelayRequest, resp: RelayResponse) -> None:
+    """The first delayed part that would end within ANSWER_MARGIN_MS of the budget, the delays
+    before it counted, answered by the abort part, and nothing after it."""
+    rb, sb = boundary_of(req), boundary_of(resp)
+    asked = parts_of(req.body, rb) if rb and is_batch(req) else None
+    got = parts_of(resp.body, sb) if sb else None
+    if asked is None or got is None or sb is None or len(asked) != len(got):
+        return
+    passed = 0
+    for index, (fields, _) in enumerate(asked):
+        cid = next((v for n, v in fields if n.lower() == "content-id"), "")
+        found = _DELAY_ID.fullmatch(cid.strip())
+        if not found:
+            continue
+        passed += int(found["ms"])
+        if BUDGET_MS - ANSWER_MARGIN_MS < passed <= BUDGET_MS:
+            doc = ABORTED_BODY.replace(b'"part_index": 0', f'"part_index": {index}'.encode())
+            abort = [
+                ("Batch-Outcome", "aborted"),
+                ("Content-Type", "application/problem+json"),
+                ("Content-Length", str(len(doc))),
+            ]
+            resp.body = write_parts([*got[:index], (abort, doc)], sb)
+            return
 
 
 #: Where a delay plant keeps, per connection, the Content-Id each rewritten part was sent with.
@@ -264,6 +305,13 @@ def _options_content_405(req: RelayRequest, resp: RelayResponse) -> None:
 
 PLANTS: tuple[Mutation, ...] = (
     Mutation("trace-answered-501", "MB-METHOD-2", ("method-not-allowed",), on_response=_trace_501),
+    Mutation(
+        "delay-stopped-within-answer-margin",
+        "MB-TEST-7 a delayed part ending within 500 ms of the budget stopped for its time",
+        ("delay-ending-inside-budget-answered",),
+        caught_by=("FAIL",),
+        on_response=_stopped_within_margin,
+    ),
     Mutation(
         "framework-405-in-plain-text",
         "MB-STATUS-4",

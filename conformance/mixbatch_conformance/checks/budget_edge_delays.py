@@ -1,0 +1,78 @@
+"""A delayed part that ends shortly before the declared time budget is answered, not aborted
+(spec 14.4, MB-TEST-7).
+
+Theory of operation: MB-TEST-7 has a server that declares `batch_timeout_ms` "let a batch run
+that many milliseconds, counted from the moment it began to receive the batch request, before
+it stops the batch for its time: a delayed part of a batch that ends within the declared budget
+is answered as above, whatever budget the server keeps inside". A server that keeps a margin for
+writing its answer, or that shares the budget among its parts, stops such a batch early; the
+abort checks send parts that outlast the budget by half of it, and the other delay checks stay
+far inside it, so neither meets the edge. The check sends a batch of one part, the delay
+resource for the budget less `MARGIN_MS`, which must be answered 200. The margin covers what
+the server spends between receiving the request and starting the part; a server slowed for a
+moment may still cross the budget, so a batch whose part was stopped is sent again, up to
+`ATTEMPTS` times, and only a part stopped every time fails. N/A without a declared budget, with
+a `delay_max_ms` below the delay, or with a budget too short to leave a delay past the margin.
+"""
+
+from __future__ import annotations
+
+from mixbatch_conformance.checks._shared.outlast import wait_out
+from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
+from mixbatch_conformance.core.registry import State, checker
+
+__all__: list[str] = []
+
+#: Milliseconds before the declared budget at which the delayed part ends: room for the server
+#: to read the batch and start the part, far less than a margin a server keeps for itself.
+MARGIN_MS = 300
+#: The shortest delay worth sending: a budget that leaves less is not near its edge.
+MIN_DELAY_MS = 500
+#: Batches sent before a part stopped every time is judged stopped.
+ATTEMPTS = 3
+#: Seconds the suite waits for an answer past the budget.
+SLACK_S = 3.0
+
+
+@checker(
+    "delay-ending-inside-budget-answered",
+    ("MB-TEST-7",),
+    "A batch whose one part is the delay resource for the declared batch_timeout_ms less 300 ms is answered 200 with that part's 200, not stopped for its time: the whole declared budget is the batch's.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def delay_ending_inside_budget_answered(ctx: Context, judge: Judge) -> None:
+    limit_ms = ctx.target.batch_timeout_ms
+    if limit_ms is None:
+        judge.not_applicable("the target declares no whole-batch time limit (batch_timeout_ms)")
+    delay_ms = limit_ms - MARGIN_MS
+    if delay_ms < MIN_DELAY_MS:
+        judge.not_applicable(f"batch_timeout_ms {limit_ms} leaves no delay near its edge")
+    largest = ctx.target.delay_max_ms
+    if largest is not None and delay_ms > largest:
+        judge.not_applicable(f"the delay of {delay_ms} ms is past the declared delay_max_ms")
+    wait_out(ctx, judge, limit_ms / 1000 + SLACK_S, f"a batch of {limit_ms} ms")
+    template = ctx.resource(judge, "delay")
+    slow = SubRequest("GET", ctx.path(template.replace("{ms}", str(delay_ms))))
+    for attempt in range(1, ATTEMPTS + 1):
+        trial = Judge("MB-TEST-7")
+        trial.wait_s = judge.wait_s
+        resp = ctx.batch(trial, [slow])
+        for ex in trial.exchanges:
+            judge.record(ex)
+        env = expect_processed(ctx, trial, resp, [slow.content_id])
+        status = part_status(env, 0) if env.parts else None
+        judge.note(f"attempt {attempt}: {resp.status}, the part {status}")
+        if status == 200 or attempt == ATTEMPTS:
+            break
+    env = expect_processed(ctx, judge, resp, [slow.content_id])
+    # MB-TEST-7: "a delayed part of a batch that ends within the declared budget is answered
+    # as above" (200, "no sooner than *ms* milliseconds after it received the request").
+    judge.expect(
+        f"a {delay_ms} ms delay in a batch of {limit_ms} ms: part status",
+        part_status(env, 0) if env.parts else None,
+        {200},
+        "MB-TEST-7",
+    )
