@@ -549,6 +549,8 @@ XML_ABORT_NAMES_PART = "xml-abort-entry-names-a-part"
 UNTYPED_MEMBER = "untyped-member-type-null-in-json"
 #: An empty line after a POST's content read as a request line.
 EMPTY_LINE_READ = "empty-line-read-as-request-line"
+#: The empty lines before request lines bounded over a connection's life.
+EMPTY_LINES_BOUNDED = "empty-lines-bounded-per-connection"
 #: A delayed part ending within a margin before the budget stopped for its time.
 DELAY_MARGIN = "delay-stopped-within-answer-margin"
 #: A GET with Content-Length: 0 to the batch endpoint refused as one with content.
@@ -1230,7 +1232,11 @@ GROUPS = (
     ),
     Group(
         "connection-readers",
-        tuple(n for n in _names(connection_readers.PLANTS) if n != EMPTY_LINE_READ),
+        tuple(
+            n
+            for n in _names(connection_readers.PLANTS)
+            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED)
+        ),
         ("pipelining-across-writes",),
         ("FAIL",),
     ),
@@ -1238,7 +1244,7 @@ GROUPS = (
         # MB-PIPE-4: "SHOULD ignore an empty line (CRLF) received after the content of a
         # `POST` request": a WARN, a FAIL under --strict.
         "empty-lines",
-        (EMPTY_LINE_READ,),
+        (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED),
         ("pipelined-request-after-empty-line",),
         ("WARN",),
     ),

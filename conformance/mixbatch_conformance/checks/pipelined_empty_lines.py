@@ -11,7 +11,10 @@ a connection of its own, to learn their statuses; then, in one write on one conn
 a CRLF and the GET: both must be answered with the statuses alone, in order. MB-PIPE-4 is a
 SHOULD, so a server that answers otherwise gets a WARN (a FAIL under --strict). HTTP/2 has no
 such line, and an intermediary may de-pipeline the requests and drop or keep it, so the check
-runs over HTTP/1.1 and direct only.
+runs over HTTP/1.1 and direct only. Then, on another connection, twelve batches each followed by a
+CRLF and then the GET, each sent once the answer before it was read (the CRLF and the next
+request in separate writes): each must be answered as alone, since the rule holds for every
+request of a connection, not only its first few.
 """
 
 from __future__ import annotations
@@ -27,12 +30,16 @@ __all__: list[str] = []
 BOUNDARY = "mb-empty-lines-3b8e"
 #: What a client writes after a request's content: the empty line RFC 9112 §2.2 names.
 EMPTY_LINE = b"\r\n"
+#: Batches sent in turn on one connection, each followed by an empty line: more than a reader
+#: that bounds the empty lines it skips (RFC 9112 §2.2 has it skip "at least one") would let
+#: through if it counted them over the connection's life.
+ROUNDS = 12
 
 
 @checker(
     "pipelined-request-after-empty-line",
     ("MB-PIPE-4",),
-    "A batch, a CRLF and a GET of ok written in one go on one connection are answered with the statuses the two requests get alone, in order: the empty line after the batch's content is ignored.",
+    "A batch, a CRLF and a GET of ok written in one go on one connection are answered with the statuses the two requests get alone, in order, and so are twelve batches each followed by a CRLF and then the GET, sent in turn on one connection: the empty line after a batch's content is ignored every time.",
     profile="pipelining",
     state=State.READ_ONLY,
     direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
@@ -54,5 +61,16 @@ def pipelined_request_after_empty_line(ctx: Context, judge: Judge) -> None:
         "a batch, a CRLF and a GET on one connection: statuses",
         statuses,
         [[alone[batch], alone[get]]],
+        "MB-PIPE-4",
+    )
+    turns = ctx.send_in_turn(judge, [batch + EMPTY_LINE] * ROUNDS + [get])
+    statuses = [ex.response.status if ex.response is not None else None for ex in turns]
+    # MB-PIPE-4 holds for every request of the connection: a reader that bounds the empty
+    # lines it skips counts those before one request line, not the connection's.
+    judge.expect(
+        f"{ROUNDS} batches each followed by a CRLF, then a GET, in turn on one connection: "
+        "statuses",
+        statuses,
+        [[alone[batch]] * ROUNDS + [alone[get]]],
         "MB-PIPE-4",
     )

@@ -183,6 +183,10 @@ class Behaviour:
     #: Take an empty line before a request line for a request line (refused 400, as h11 reads
     #: it) instead of leaving it out as RFC 9112 §2.2 recommends.
     reads_empty_lines: bool = False
+    #: Leave out this many empty lines before request lines over a connection's whole life,
+    #: and take the next one for a request line (refused 400), as a reader that bounds the
+    #: empty lines it skips but counts them per connection, not per request.
+    empty_line_budget: int | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -380,6 +384,8 @@ class Relay:
                     conn = h11.Connection(h11.SERVER)
                 elif mutation is not None and mutation.behaviour.reads_empty_lines:
                     conn.start_next_cycle()
+                elif mutation is not None and mutation.behaviour.empty_line_budget is not None:
+                    conn = _next_cycle_within(conn, state, mutation.behaviour.empty_line_budget)
                 else:
                     conn = _next_cycle(conn)
         except h11.RemoteProtocolError:
@@ -458,7 +464,7 @@ class Relay:
                     idle = conn.their_state is h11.IDLE and not conn.trailing_data[0]
                     if data and empty_lines_out and idle:
                         # Empty lines before a request line are no request (RFC 9112 §2.2).
-                        data = data.lstrip(b"\r\n")
+                        data = _without_empty_lines(data, state, self.mutation)
                         if not data:
                             continue
                     conn.receive_data(data)
@@ -818,6 +824,49 @@ def _next_cycle(conn: h11.Connection) -> h11.Connection:
     if closed:
         fresh.receive_data(b"")
     return fresh
+
+
+#: Where a connection's state keeps the empty lines left out so far.
+_EMPTY_LINES = "empty-lines-left-out"
+
+
+def _empty_lines(data: bytes) -> int:
+    """The empty lines `data` begins with."""
+    rest = data.lstrip(b"\r\n")
+    return data[: len(data) - len(rest)].count(b"\n")
+
+
+def _within_budget(state: dict[str, object], lines: int, budget: int | None) -> bool:
+    """Whether `lines` more empty lines may be left out under a planted `budget` (None: no
+    bound), counted into the connection's `state`."""
+    if budget is None:
+        return True
+    used = int(str(state.get(_EMPTY_LINES, 0))) + lines
+    state[_EMPTY_LINES] = used
+    return used <= budget
+
+
+def _without_empty_lines(
+    data: bytes, state: dict[str, object], mutation: MutationLike | None
+) -> bytes:
+    """`data` with the empty lines it begins with left out, unless a planted budget of them
+    for the connection is spent."""
+    budget = mutation.behaviour.empty_line_budget if mutation is not None else None
+    if not _within_budget(state, _empty_lines(data), budget):
+        return data
+    return data.lstrip(b"\r\n")
+
+
+def _next_cycle_within(
+    conn: h11.Connection, state: dict[str, object], budget: int
+) -> h11.Connection:
+    """`_next_cycle` for a server that leaves out `budget` empty lines over a connection's
+    life: once they are spent, the next is left for h11, which reads it as a request line."""
+    lines = _empty_lines(conn.trailing_data[0])
+    if _within_budget(state, lines, budget):
+        return _next_cycle(conn)
+    conn.start_next_cycle()
+    return conn
 
 
 def _unreadable(conn: h11.Connection, status: int) -> bytes:

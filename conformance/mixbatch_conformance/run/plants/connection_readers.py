@@ -13,6 +13,10 @@ for each request, and one that reads an empty line as a request line:
     empty-line-read-as-request-line    the CRLF a client writes after a POST's content is
                                        taken for a malformed request line and refused 400,
                                        the request behind it left unanswered (MB-PIPE-4)
+    empty-lines-bounded-per-connection four empty lines left out over a connection's whole
+                                       life, the fifth taken for a request line: a client
+                                       that writes a CRLF after each POST has its fifth
+                                       batch's empty line refused 400 (MB-PIPE-4)
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.transport.relay import Behaviour
 
 __all__ = ["PLANTS"]
+
+#: The empty lines a planted reader leaves out over one connection's life.
+EMPTY_LINE_BUDGET = 4
 
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
@@ -35,5 +42,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("pipelined-request-after-empty-line",),
         caught_by=("WARN", "FAIL"),
         behaviour=Behaviour(reads_empty_lines=True),
+    ),
+    Mutation(
+        "empty-lines-bounded-per-connection",
+        "MB-PIPE-4 the empty lines left out before request lines bounded per connection",
+        ("pipelined-request-after-empty-line",),
+        caught_by=("WARN", "FAIL"),
+        behaviour=Behaviour(empty_line_budget=EMPTY_LINE_BUDGET),
     ),
 )
