@@ -549,6 +549,8 @@ XML_ABORT_NAMES_PART = "xml-abort-entry-names-a-part"
 UNTYPED_MEMBER = "untyped-member-type-null-in-json"
 #: An empty line after a POST's content read as a request line.
 EMPTY_LINE_READ = "empty-line-read-as-request-line"
+#: The CRLF after a chunk's data looked for in what one read brought.
+CHUNK_END_PEEKED = "chunk-end-peeked-in-read"
 #: The empty lines before request lines bounded over a connection's life.
 EMPTY_LINES_BOUNDED = "empty-lines-bounded-per-connection"
 #: A delayed part ending within a margin before the budget stopped for its time.
@@ -1235,7 +1237,7 @@ GROUPS = (
         tuple(
             n
             for n in _names(connection_readers.PLANTS)
-            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED)
+            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, CHUNK_END_PEEKED)
         ),
         ("pipelining-across-writes",),
         ("FAIL",),
@@ -1247,6 +1249,14 @@ GROUPS = (
         (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED),
         ("pipelined-request-after-empty-line",),
         ("WARN",),
+    ),
+    Group(
+        # MB-INTER-5: a chunked batch is accepted as the same content framed by Content-Length,
+        # whatever reads carry its chunks.
+        "chunk-reads",
+        (CHUNK_END_PEEKED,),
+        ("chunked-content-split-anywhere-accepted",),
+        ("FAIL",),
     ),
     Group(
         # MB-WIRE-22: "read a part's `Content-Length` numeral of up to 18 digits as the decimal

@@ -76,6 +76,7 @@ from mixbatch_conformance.checks._shared.outlast import (
     outlasting_batch,
     wait_out,
 )
+from mixbatch_conformance.checks._shared.trickle import trickled
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, json_object
 from mixbatch_conformance.core.judge import Judge
@@ -89,14 +90,7 @@ from mixbatch_conformance.core.representations import (
 )
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import Envelope, Part, parse_media_type, read_multipart
-from mixbatch_conformance.transport.http import (
-    Exchange,
-    Response,
-    ResponseError,
-    TargetUnreachable,
-    connect,
-    read_response,
-)
+from mixbatch_conformance.transport.http import Response
 
 
 def _expect_abort_problem(judge: Judge, doc: dict[str, Any] | None, position: int) -> None:
@@ -613,32 +607,6 @@ def _pieces(body: bytes, count: int) -> list[bytes]:
     return [body[i : i + size] for i in range(0, len(body), size)]
 
 
-def _trickled(
-    ctx: Context, judge: Judge, head: bytes, pieces: list[bytes], gap: float
-) -> tuple[Exchange, float]:
-    """Send `head` with the first piece, then each piece `gap` seconds after the one before;
-    the exchange and the seconds from the first octet sent to the end of the answer."""
-    request = head + b"".join(pieces)
-    start = time.monotonic()
-    try:
-        sock = connect(ctx.host, ctx.port, ctx.timeout_for(judge), ctx.tls)
-    except (OSError, TargetUnreachable) as exc:
-        return Exchange(request, None, f"{type(exc).__name__}: {exc}"), 0.0
-    try:
-        sock.sendall(head + pieces[0])
-        for piece in pieces[1:]:
-            time.sleep(gap)
-            sock.sendall(piece)
-        resp = read_response(sock.makefile("rb"), "POST")
-    except (ResponseError, OSError) as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        raw = getattr(exc, "received", b"")
-        return Exchange(request, None, error, raw=raw), time.monotonic() - start
-    finally:
-        sock.close()
-    return Exchange(request, resp), time.monotonic() - start
-
-
 @checker(
     "batch-budget-counts-arrival",
     ("MB-SEC-1", "MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-RESP-2"),
@@ -681,8 +649,8 @@ def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
     chunks[-1] += b"0\r\n\r\n"
     with ThreadPoolExecutor(2, thread_name_prefix="mixbatch-trickle") as pool:
         sent = [
-            ("content-length: ", pool.submit(_trickled, ctx, judge, by_length, pieces, gap)),
-            ("chunked: ", pool.submit(_trickled, ctx, judge, chunked, chunks, gap)),
+            ("content-length: ", pool.submit(trickled, ctx, judge, by_length, pieces, gap)),
+            ("chunked: ", pool.submit(trickled, ctx, judge, chunked, chunks, gap)),
         ]
         answers = [(label, future.result()) for label, future in sent]
     for label, (ex, elapsed) in answers:

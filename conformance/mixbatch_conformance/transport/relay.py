@@ -187,6 +187,9 @@ class Behaviour:
     #: and take the next one for a request line (refused 400), as a reader that bounds the
     #: empty lines it skips but counts them per connection, not per request.
     empty_line_budget: int | None = None
+    #: Read the CRLF after each chunk's data from what a read brought, not from the
+    #: connection: chunked content whose read ends right after a chunk's data is refused 400.
+    peeks_chunk_ends: bool = False
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -455,6 +458,8 @@ class Relay:
         refuse = self.mutation.behaviour.refuse if self.mutation else None
         run_early = self.mutation.behaviour.run_early if self.mutation else None
         empty_lines_out = not (self.mutation and self.mutation.behaviour.reads_empty_lines)
+        peeks = self.mutation is not None and self.mutation.behaviour.peeks_chunk_ends
+        state.pop(_READ_SO_FAR, None)
         early: asyncio.Future[Response | None] | None = None
         try:
             while True:
@@ -470,6 +475,8 @@ class Relay:
                     conn.receive_data(data)
                     if tap:
                         _tap(state, data)
+                    if peeks and _read_ends_after_chunk_data(state, data):
+                        raise h11.RemoteProtocolError("no CRLF after a chunk's data", 400)
                     if not data and head is None:
                         return None
                     continue
@@ -824,6 +831,40 @@ def _next_cycle(conn: h11.Connection) -> h11.Connection:
     if closed:
         fresh.receive_data(b"")
     return fresh
+
+
+#: Where a connection's state keeps the octets of the request being read, for a plant that
+#: looks at where its reads end.
+_READ_SO_FAR = "read-so-far"
+
+
+def _read_ends_after_chunk_data(state: dict[str, object], data: bytes) -> bool:
+    """Whether the request read so far, `data` added, is chunked and ends right after a chunk's
+    data, the CRLF that follows it still to come."""
+    kept = state.get(_READ_SO_FAR, b"")
+    so_far = (kept if isinstance(kept, bytes) else b"") + data
+    state[_READ_SO_FAR] = so_far
+    head, sep, content = so_far.partition(b"\r\n\r\n")
+    if not sep or b"transfer-encoding: chunked" not in head.lower():
+        return False
+    at = 0
+    while True:
+        line_end = content.find(b"\r\n", at)
+        if line_end < 0:
+            return False
+        size_text = content[at:line_end].split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            return False
+        if size == 0:
+            return False
+        data_end = line_end + 2 + size
+        if data_end == len(content):
+            return True
+        if data_end + 2 > len(content):
+            return False
+        at = data_end + 2
 
 
 #: Where a connection's state keeps the empty lines left out so far.

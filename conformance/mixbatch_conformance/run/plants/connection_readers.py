@@ -17,6 +17,10 @@ for each request, and one that reads an empty line as a request line:
                                        life, the fifth taken for a request line: a client
                                        that writes a CRLF after each POST has its fifth
                                        batch's empty line refused 400 (MB-PIPE-4)
+    chunk-end-peeked-in-read           the CRLF after a chunk's data looked for in what the
+                                       read brought, not read from the connection: chunked
+                                       content whose read ends right after a chunk's data is
+                                       refused 400 (MB-INTER-5)
 """
 
 from __future__ import annotations
@@ -49,5 +53,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("pipelined-request-after-empty-line",),
         caught_by=("WARN", "FAIL"),
         behaviour=Behaviour(empty_line_budget=EMPTY_LINE_BUDGET),
+    ),
+    Mutation(
+        "chunk-end-peeked-in-read",
+        "MB-INTER-5 chunked content whose read ends after a chunk's data refused 400",
+        ("chunked-content-split-anywhere-accepted",),
+        caught_by=("FAIL",),
+        behaviour=Behaviour(peeks_chunk_ends=True),
     ),
 )
