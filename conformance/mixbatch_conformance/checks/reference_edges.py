@@ -8,8 +8,8 @@ spaced, a delimiter, non-ASCII), while a name of every special `tchar` is a refe
 nothing, its part skipped under MB-PROC-20. So must a `$(` whose index is written as a number
 parser may read it but `part-index` does not (leading zeros, a sign, whitespace, `0x`, `1_0`,
 `0.0`, a fullwidth digit), placed after eleven parts so that whatever number a lenient reader
-takes it for names an earlier part and the batch would run, and an index past 2^64, which a
-wrapping integer reads as part 0 or part 10; `$(0:ETag)` and `$(10:ETag)` there are
+takes it for names an earlier part and the batch would run, and an index of 2^16, 2^32 or 2^64
+(or ten more), which an integer of that width wraps to part 0 or part 10; `$(0:ETag)` and `$(10:ETag)` there are
 substituted, so the refusals are of the spelling alone. A target refused only once substituted is made from a
 sandbox member's `Location`: `</$(0)>` becomes `//` followed by that path, a network-path
 reference naming another authority, so the part is skipped under MB-PROC-20 (and, in an atomic
@@ -121,9 +121,9 @@ MALFORMED_INDICES = (
     "0.0",
     "\xef\xbc\x91",
 )
-#: Well-formed indices past 2^64 naming no part, which an integer wrapping at 2^64 reads as
+#: Well-formed indices naming no part, which an integer wrapping at 2^16, 2^32 or 2^64 reads as
 #: part 0 and part 10.
-OVERFLOWING_INDICES = (str(2**64), str(2**64 + 10))
+OVERFLOWING_INDICES = tuple(str(2**bits + k) for bits in (16, 32, 64) for k in (0, 10))
 #: Parts before the one holding the reference: every numeric reading of the spellings above
 #: names one of them.
 EARLIER_PARTS = 11
@@ -195,7 +195,7 @@ def field_name_spellings(ctx: Context, judge: Judge) -> None:
 @checker(
     "references-index-spellings",
     ("MB-PROC-19", "MB-PROC-18"),
-    "A references batch whose later part writes an index with leading zeros, a sign, whitespace, 0x, a digit separator, a decimal point, a fullwidth digit or past 2^64, in a field value with or without a field name or in a Content-Id, is answered 400 naming MB-PROC-19, while $(0:ETag) and $(10:ETag) after eleven parts are substituted.",
+    "A references batch whose later part writes an index with leading zeros, a sign, whitespace, 0x, a digit separator, a decimal point, a fullwidth digit or of 2^16, 2^32 or 2^64 (or ten more), in a field value with or without a field name or in a Content-Id, is answered 400 naming MB-PROC-19, while $(0:ETag) and $(10:ETag) after eleven parts are substituted.",
     profile="references",
     state=State.READ_ONLY,
 )

@@ -88,9 +88,19 @@ def _by_leading_digits(index: str) -> int | None:
     return int(m.group(2)) if m else None
 
 
-def _wrapped(index: str) -> int | None:
-    """The index of `part-index` digits read into an unsigned 64-bit integer that wraps."""
-    return int(index) % 2**64 if re.fullmatch(r"0|[1-9][0-9]*", index) else None
+def _wrapped_at(bits: int, parsed: int | None = None) -> Any:
+    """The index of `part-index` digits read into an unsigned integer of `bits` that wraps; with
+    `parsed`, read first into one of `parsed` bits, which refuses a larger index, and then cut
+    to `bits` (a 32-bit parse cast to 16 bits)."""
+
+    def read(index: str) -> int | None:
+        if not re.fullmatch(r"0|[1-9][0-9]*", index):
+            return None
+        if parsed is not None and int(index) >= 2**parsed:
+            return None
+        return int(index) % 2**bits
+
+    return read
 
 
 def _index_read_with(read: Any) -> Any:
@@ -386,7 +396,13 @@ PLANTS: tuple[Mutation, ...] = (
         "reference-index-wrapped-at-2-64",
         "MB-PROC-19 a reference index past 2^64 wrapped to a part that exists",
         ("references-index-spellings",),
-        on_request_parts=_index_read_with(_wrapped),
+        on_request_parts=_index_read_with(_wrapped_at(64)),
+    ),
+    P(
+        "reference-index-cut-to-16-bits",
+        "MB-PROC-19 a reference index read as 32 bits and cut to 16, so 2^16 names part 0",
+        ("references-index-spellings",),
+        on_request_parts=_index_read_with(_wrapped_at(16, parsed=32)),
     ),
     # Spec 7.7: "field-name = token", so `$(0:)` and a spaced name begin no reference
     # (MB-PROC-19), and every tchar may stand in a name that resolves or names nothing
