@@ -553,8 +553,8 @@ EMPTY_LINE_READ = "empty-line-read-as-request-line"
 CHUNK_END_PEEKED = "chunk-end-peeked-in-read"
 #: The empty lines before request lines bounded over a connection's life.
 EMPTY_LINES_BOUNDED = "empty-lines-bounded-per-connection"
-#: A delayed part ending within a margin before the budget stopped for its time.
-DELAY_MARGIN = "delay-stopped-within-answer-margin"
+#: A batch ending near its budget stopped or refused for its time.
+BUDGET_EDGES = ("delay-stopped-within-answer-margin", "slow-content-refused-408")
 #: A GET with Content-Length: 0 to the batch endpoint refused as one with content.
 EMPTY_LENGTH_GET = "get-with-empty-length-answered-400"
 
@@ -1033,7 +1033,9 @@ GROUPS = (
     Group(
         "endpoint-and-resource-edges",
         tuple(
-            n for n in _names(endpoint_resource.PLANTS) if n not in (EMPTY_LENGTH_GET, DELAY_MARGIN)
+            n
+            for n in _names(endpoint_resource.PLANTS)
+            if n not in (EMPTY_LENGTH_GET, *BUDGET_EDGES)
         ),
         (
             "method-not-allowed",
@@ -1050,9 +1052,10 @@ GROUPS = (
     ),
     Group(
         # MB-TEST-7: "a delayed part of a batch that ends within the declared budget is
-        # answered as above": its catcher waits most of the budget, up to three times.
-        "delay-margins",
-        (DELAY_MARGIN,),
+        # answered as above", and the budget counts reception: its catcher waits most of the
+        # budget, up to three times.
+        "budget-edges",
+        BUDGET_EDGES,
         ("delay-ending-inside-budget-answered",),
         ("FAIL",),
         tier="slow",

@@ -1,5 +1,5 @@
-"""A delayed part that ends shortly before the declared time budget is answered, not aborted
-(spec 14.4, MB-TEST-7).
+"""A batch that ends shortly before the declared time budget is answered, not aborted or
+refused for its time (spec 14.4, MB-TEST-7).
 
 Theory of operation: MB-TEST-7 has a server that declares `batch_timeout_ms` "let a batch run
 that many milliseconds, counted from the moment it began to receive the batch request, before
@@ -11,14 +11,20 @@ far inside it, so neither meets the edge. The check sends a batch of one part, t
 resource for the budget less `MARGIN_MS`, which must be answered 200. The margin covers what
 the server spends between receiving the request and starting the part; a server slowed for a
 moment may still cross the budget, so a batch whose part was stopped is sent again, up to
-`ATTEMPTS` times, and only a part stopped every time fails. N/A without a declared budget, with
-a `delay_max_ms` below the delay, or with a budget too short to leave a delay past the margin.
+`ATTEMPTS` times, and only a part stopped every time fails. Then a batch of one quick part
+whose content arrives in `PIECES` pieces spread over `ARRIVAL_SHARE` of the budget: the budget
+counts reception too, and this batch ends well inside it, so it must be answered 200 with the
+part's 200, not refused (408, say) by a guard on slow senders tighter than the budget it
+declares. That case goes on an HTTP/1.1 connection of its own (N/A over HTTP/2). N/A without a
+declared budget, with a `delay_max_ms` below the delay, or with a budget too short to leave a
+delay past the margin.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.outlast import wait_out
-from mixbatch_conformance.core.context import Context, SubRequest
+from mixbatch_conformance.checks._shared.trickle import trickled
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
@@ -34,12 +40,16 @@ MIN_DELAY_MS = 500
 ATTEMPTS = 3
 #: Seconds the suite waits for an answer past the budget.
 SLACK_S = 3.0
+#: The share of the budget over which the slow batch's content arrives, and its pieces.
+ARRIVAL_SHARE = 0.6
+PIECES = 4
+BOUNDARY = "mb-budget-edge-2e7b"
 
 
 @checker(
     "delay-ending-inside-budget-answered",
     ("MB-TEST-7",),
-    "A batch whose one part is the delay resource for the declared batch_timeout_ms less 300 ms is answered 200 with that part's 200, not stopped for its time: the whole declared budget is the batch's.",
+    "A batch whose one part is the delay resource for the declared batch_timeout_ms less 300 ms, and a batch of one quick part whose content arrives over 60 % of the budget, are each answered 200 with the part's 200, not stopped or refused for their time: the whole declared budget is the batch's.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -76,3 +86,34 @@ def delay_ending_inside_budget_answered(ctx: Context, judge: Judge) -> None:
         {200},
         "MB-TEST-7",
     )
+    _judge_slow_arrival(ctx, judge, limit_ms)
+
+
+def _judge_slow_arrival(ctx: Context, judge: Judge, limit_ms: int) -> None:
+    """A one-part batch whose content arrives over ARRIVAL_SHARE of the budget is processed."""
+    if ctx.settings.http2:
+        judge.note("the slow batch is written on an HTTP/1.1 connection: not sent over HTTP/2")
+        return
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    content = compose_batch([ok], BOUNDARY)
+    mixed = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
+    length = ("Content-Length", str(len(content)))
+    head = ctx.raw_request("POST", ctx.batch_path, [mixed, length], None)
+    step = -(-len(content) // PIECES)
+    pieces = [content[i : i + step] for i in range(0, len(content), step)]
+    gap = limit_ms * ARRIVAL_SHARE / 1000 / (len(pieces) - 1)
+    for attempt in range(1, ATTEMPTS + 1):
+        ex, elapsed = trickled(ctx, judge, head, pieces, gap)
+        judge.record(ex)
+        resp = ex.response
+        status = resp.status if resp is not None else None
+        judge.note(f"slow arrival, attempt {attempt}: {status} after {elapsed:.2f} s")
+        if status == 200 or attempt == ATTEMPTS:
+            break
+    what = f"a batch whose content arrives over {limit_ms * ARRIVAL_SHARE:.0f} ms of {limit_ms}"
+    # MB-TEST-7: "MUST let a batch run that many milliseconds, counted from the moment it began
+    # to receive the batch request, before it stops the batch for its time".
+    judge.require(f"{what}: status", status, {200}, "MB-TEST-7")
+    assert resp is not None
+    env = expect_processed(ctx, judge, resp, [ok.content_id])
+    judge.expect(f"{what}: part status", part_status(env, 0), {200}, "MB-TEST-7")

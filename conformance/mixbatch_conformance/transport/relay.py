@@ -91,6 +91,7 @@ import asyncio
 import contextlib
 import json
 import threading
+import time
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -228,6 +229,8 @@ class RelayRequest:
     #: The upstream's answer to the request a `run_early` behaviour sent while this one was
     #: still arriving (None: the request is forwarded once whole, as usual).
     early: asyncio.Future[Response | None] | None = field(default=None, repr=False, compare=False)
+    #: Seconds from the request's head to the end of its content, as the relay received them.
+    arrival_s: float = 0.0
 
     def get(self, name: str) -> str | None:
         for n, v in self.headers:
@@ -448,6 +451,7 @@ class Relay:
         state: dict[str, object],
     ) -> RelayRequest | None:
         head: h11.Request | None = None
+        head_at = 0.0
         body = bytearray()
         chunks: list[int] = []
         chunk_start = 0
@@ -484,6 +488,7 @@ class Relay:
                     return None
                 if isinstance(event, h11.Request):
                     head = event
+                    head_at = time.monotonic()
                     if interim and conn.they_are_waiting_for_100_continue:
                         reason = b"Continue"
                         continued = h11.InformationalResponse(
@@ -526,6 +531,7 @@ class Relay:
                     )
                     req.upstream = self._upstream_exchange
                     req.early = early
+                    req.arrival_s = time.monotonic() - head_at
                     if refuse is not None and not req.busy:
                         req.busy = refuse(req)
                     return req

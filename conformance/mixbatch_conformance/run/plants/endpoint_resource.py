@@ -40,6 +40,9 @@ the edges of the test resources (spec 4.1, 9.2, 10.1, 14.4).
                                     a delayed part that would end within 500 ms of the batch's
                                     time budget stopped at the budget with the abort part, the
                                     margin kept for writing the answer (MB-TEST-7)
+    slow-content-refused-408        a batch whose content took more than a second to arrive
+                                    answered 408, a guard on slow senders tighter than the
+                                    budget the target declares (MB-TEST-7)
     chunked-trailer-refused         a chunked batch ending in a trailer section refused 400, as
                                     by a chunk reader that expects the empty line right after
                                     the last chunk (MB-INTER-5)
@@ -162,6 +165,16 @@ def _stopped_within_margin(req: RelayRequest, resp: RelayResponse) -> None:
             ]
             resp.body = write_parts([*got[:index], (abort, doc)], sb)
             return
+
+
+#: Seconds a planted guard on slow senders gives a batch's content to arrive.
+CONTENT_DEADLINE_S = 1.0
+
+
+def _slow_content_408(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and req.arrival_s > CONTENT_DEADLINE_S:
+        problem(resp, 408, "MB-TEST-7")
+        resp.close = True
 
 
 #: Where a delay plant keeps, per connection, the Content-Id each rewritten part was sent with.
@@ -311,6 +324,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("delay-ending-inside-budget-answered",),
         caught_by=("FAIL",),
         on_response=_stopped_within_margin,
+    ),
+    Mutation(
+        "slow-content-refused-408",
+        "MB-TEST-7 a batch whose content arrives over more than a second refused 408",
+        ("delay-ending-inside-budget-answered",),
+        caught_by=("FAIL",),
+        on_response=_slow_content_408,
     ),
     Mutation(
         "framework-405-in-plain-text",
