@@ -12,7 +12,8 @@ the last chunk, each request written in two pieces with `PAUSE_S` between them, 
 place in the chunked framing: inside a chunk-size, before its CRLF, between its CR and LF, after
 it, inside the data, after the data (the CRLF to come), between that CR and LF, after it, inside
 the last chunk, before the empty line that ends the content, and between its CR and LF. Each
-must be answered as the Content-Length batch (status, and each part's Content-Id and status).
+must be answered as the Content-Length batch (status, and each part's Content-Id and status);
+a refusal by the server's own policies (503, 429) is noted, not judged.
 The pieces go out on a connection of their own over HTTP/1.1, direct only: an intermediary may
 read the whole request before it forwards it.
 """
@@ -23,6 +24,7 @@ from mixbatch_conformance.checks._shared.chunking import framing_answer
 from mixbatch_conformance.checks._shared.trickle import trickled
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.outcomes import POLICY_REFUSALS, unjudged_if_policy_refusal
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
@@ -75,6 +77,7 @@ def chunked_content_split_anywhere_accepted(ctx: Context, judge: Judge) -> None:
     content = compose_batch([ok, ok], BOUNDARY)
     mixed = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
     plain = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, [mixed], content))
+    unjudged_if_policy_refusal(judge, plain, "the batch framed by Content-Length")
     judge.require("the batch framed by Content-Length: status", plain.status, {200}, "MB-STATUS-1")
     want = framing_answer(plain)
     head = ctx.raw_request("POST", ctx.batch_path, [mixed, ("Transfer-Encoding", "chunked")], None)
@@ -82,6 +85,9 @@ def chunked_content_split_anywhere_accepted(ctx: Context, judge: Judge) -> None:
     for where, at in places:
         ex, _ = trickled(ctx, judge, head, [framed[:at], framed[at:]], PAUSE_S)
         judge.record(ex)
+        if ex.response is not None and ex.response.status in POLICY_REFUSALS:
+            judge.note(f"split {where}: {ex.response.status}, a refusal no fault of it causes")
+            continue
         got = framing_answer(ex.response) if ex.response is not None else ex.error
         # MB-INTER-5: a server accepts a batch "framed by Transfer-Encoding: chunked" as the
         # same content framed by Content-Length, whatever reads carry its chunks.

@@ -7,10 +7,11 @@ a fixed-width integer, a double, or through a conversion with a bound on its dig
 `int` refuses more than 4,300) takes a long numeral for a mismatch or fails on it. The check
 POSTs a 16-octet text to the echo in a batch of one part, first with `Content-Length: 16`, which
 must be processed (else the check cannot judge: SETUP-ERROR). Then the same part with the length
-written in 2, 10 and 18 digits: MB-WIRE-22 has each read as 16, so each batch is processed and
+written in 3, 10 and 18 digits: MB-WIRE-22 has each read as 16, so each batch is processed and
 the echo receives the 16 octets. Then in 19 digits and in 4,400 (fewer when the published
-`max_part_header_bytes` leaves less room; none when it leaves no room past 18): MB-WIRE-22 lets
-a server read such a numeral the same way or answer 400, never close the connection without an
+`max_part_header_bytes` leaves less room; none when it leaves no room past 18; a 431 not
+judged where no such limit is published): MB-WIRE-22 lets a server read such a numeral the same
+way or answer 400, never close the connection without an
 answer, which the suite's reader counts as a broken expectation of the check's requirement.
 """
 
@@ -28,16 +29,16 @@ __all__: list[str] = []
 BOUNDARY = "mb-length-numerals-6c1f"
 #: The part's body: 16 octets of text, sent to the echo.
 BODY = b"mixbatch numeral"
-#: Digits MB-WIRE-22 has every receiver read as the number: "up to 18 digits".
-READ_DIGITS = (2, 10, 18)
+#: Digits MB-WIRE-22 has every receiver read as the number: "up to 18 digits, leading zeros
+#: counted among them" (16 written in 3 digits is 016).
+READ_DIGITS = (3, 10, 18)
 #: The most digits MB-WIRE-22 has read; longer numerals may be refused with 400.
 MAX_READ_DIGITS = 18
 #: Longer numerals: one digit past the bound, and past the 4,300 digits CPython's `int`
 #: converts.
 LONG_DIGITS = (19, 4_400)
-#: Octets a part's header section holds besides the numeral: its other lines and line breaks,
-#: with room to spare for the echo's path.
-SECTION_SLACK = 256
+#: Octets left in a part's header section under max_part_header_bytes, past its own lines.
+SECTION_SPARE = 64
 
 
 def _numeral(digits: int) -> str:
@@ -45,11 +46,16 @@ def _numeral(digits: int) -> str:
     return str(len(BODY)).rjust(digits, "0")
 
 
-def _send(ctx: Context, judge: Judge, echo: str, length: str) -> Response:
-    section = (
+def _section(echo: str, length: str) -> str:
+    """The part's header section, the empty line ending it included."""
+    return (
         f"Http-Method: POST\r\nContent-Id: <{echo}>\r\nContent-Type: text/plain\r\n"
         f"Content-Length: {length}\r\n\r\n"
     )
+
+
+def _send(ctx: Context, judge: Judge, echo: str, length: str) -> Response:
+    section = _section(echo, length)
     content = f"--{BOUNDARY}\r\n{section}".encode() + BODY + f"\r\n--{BOUNDARY}--\r\n".encode()
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, content))
@@ -74,17 +80,19 @@ def _judge_read(ctx: Context, judge: Judge, echo: str, what: str, resp: Response
     )
 
 
-def _long_digits(ctx: Context) -> list[int]:
+def _long_digits(ctx: Context, echo: str) -> list[int]:
     """LONG_DIGITS, each cut to what the published max_part_header_bytes leaves room for."""
     limit = ctx.limit("max_part_header_bytes")
-    room = LONG_DIGITS[-1] if limit is None else limit - SECTION_SLACK
+    room = LONG_DIGITS[-1]
+    if limit is not None:
+        room = limit - len(_section(echo, "")) - SECTION_SPARE
     return sorted({min(n, room) for n in LONG_DIGITS if min(n, room) > MAX_READ_DIGITS})
 
 
 @checker(
     "part-length-numerals-read-as-numbers",
     ("MB-WIRE-22", "MB-STATUS-4"),
-    "A part whose Content-Length equals its 16-octet body written in 2, 10 or 18 digits, leading zeros included, is processed and the echo receives the 16 octets; written in 19 or 4,400 digits it is processed so or refused with 400 and a problem document, never left without an answer.",
+    "A part whose Content-Length equals its 16-octet body written in 3, 10 or 18 digits, leading zeros included, is processed and the echo receives the 16 octets; written in 19 or 4,400 digits it is processed so or refused with 400 and a problem document, never left without an answer.",
     state=State.READ_ONLY,
 )
 def part_length_numerals_read_as_numbers(ctx: Context, judge: Judge) -> None:
@@ -97,13 +105,18 @@ def part_length_numerals_read_as_numbers(ctx: Context, judge: Judge) -> None:
         resp = _send(ctx, judge, echo, _numeral(digits))
         judge.note(f"{what}: {resp.status}")
         _judge_read(ctx, judge, echo, what, resp)
-    for digits in _long_digits(ctx):
+    unpublished = ctx.limit("max_part_header_bytes") is None
+    for digits in _long_digits(ctx, echo):
         what = f"Content-Length in {digits} digits"
         resp = _send(ctx, judge, echo, _numeral(digits))
         judge.note(f"{what}: {resp.status}")
         if resp.status == 400:
-            # MB-WIRE-22: "answer a longer numeral it does not read so with 400"; MB-STATUS-4
-            # gives the refusal its problem document.
+            # MB-WIRE-22: "reject a longer numeral it does not read so; a server answers such a
+            # batch request with 400"; MB-STATUS-4 gives the refusal its problem document.
             expect_rejected(judge, resp, {400}, "MB-WIRE-22")
+        elif resp.status == 431 and unpublished:
+            # A limit on part header sections the target does not publish may be below this
+            # section (MB-LIMIT-1 judges publishing, not this check).
+            judge.note(f"{what}: refused 431 under a max_part_header_bytes not published")
         else:
             _judge_read(ctx, judge, echo, what, resp)

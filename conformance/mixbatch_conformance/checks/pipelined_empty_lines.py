@@ -14,7 +14,9 @@ such line, and an intermediary may de-pipeline the requests and drop or keep it,
 runs over HTTP/1.1 and direct only. Then, on another connection, twelve batches each followed by a
 CRLF and then the GET, each sent once the answer before it was read (the CRLF and the next
 request in separate writes): each must be answered as alone, since the rule holds for every
-request of a connection, not only its first few.
+request of a connection, not only its first few. A server may end the connection after an
+answer it marks `Connection: close` (RFC 9112 §9.6); the requests left unanswered then are not
+judged.
 """
 
 from __future__ import annotations
@@ -65,12 +67,20 @@ def pipelined_request_after_empty_line(ctx: Context, judge: Judge) -> None:
     )
     turns = ctx.send_in_turn(judge, [batch + EMPTY_LINE] * ROUNDS + [get])
     statuses = [ex.response.status if ex.response is not None else None for ex in turns]
+    # RFC 9112 §9.6: a server may end a persistent connection after any answer it marks with
+    # `Connection: close`; the requests it then leaves unanswered are not judged.
+    for i, ex in enumerate(turns):
+        closing = (ex.response.get("Connection") or "") if ex.response is not None else ""
+        if "close" in closing.lower() and ex.response is not None and ex.response.status < 400:
+            judge.note(f"the connection was closed after answer {i}, marked Connection: close")
+            statuses = statuses[: i + 1]
+            break
     # MB-PIPE-4 holds for every request of the connection: a reader that bounds the empty
     # lines it skips counts those before one request line, not the connection's.
     judge.expect(
         f"{ROUNDS} batches each followed by a CRLF, then a GET, in turn on one connection: "
         "statuses",
         statuses,
-        [[alone[batch]] * ROUNDS + [alone[get]]],
+        [([alone[batch]] * ROUNDS + [alone[get]])[: len(statuses)]],
         "MB-PIPE-4",
     )

@@ -19,7 +19,8 @@ the GET of the member cannot start before the slow part has finished.
 Each content puts the delimiter in one place and one form: a close delimiter and an ordinary
 delimiter at the very start of the body, the delimiter with transport padding there, an
 ordinary delimiter after a CRLF in the middle, a close delimiter at the end, one with padding
-and a CRLF after it, the dash-boundary after a bare LF, and the dash-boundary followed by more
+and a CRLF after it, the dash-boundary after a bare LF, the dash-boundary alone ending the body
+after a bare LF and after a CRLF, and the dash-boundary followed by more
 text on its line (MB-WIRE-19 makes any line that begins with it a delimiter line). Further
 contents mention the dash-boundary where it is no delimiter (mid-line, after a CR alone, one
 octet into the body, followed by more bchars, as a close delimiter mid-line, several times on
@@ -107,6 +108,10 @@ FORMS: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
         lambda d: b"before\r\n" + d + b"-- \t\r\n",
     ),
     ("the dash-boundary after a bare LF", lambda d: b"before\n" + d + b"\r\nafter"),
+    # A dash-boundary that ends the body meets the CRLF and dash-boundary the writer puts after
+    # it: two delimiter lines, the part ending early.
+    ("the dash-boundary ending the body, after a bare LF", lambda d: b"before\n" + d),
+    ("the dash-boundary ending the body, after a CRLF", lambda d: b"before\r\n" + d),
     (
         "the dash-boundary and more text on its line",
         lambda d: b"before\r\n" + d + b"planted\r\nafter",

@@ -12,6 +12,8 @@ dash-boundary in a body that misses some of the places it can stand:
     delimiter-check-absent-unsized    no check, and the parts carry no Content-Length (a
                                       SHOULD, MB-WIRE-15), so no length tells where a body
                                       really ends: only the parts and the epilogue show it
+    delimiter-check-misses-body-end   the loop over the places it can stand is bounded one
+                                      short, so a dash-boundary that ends the body passes
     delimiter-check-first-occurrence  only the first occurrence of the dash-boundary is looked
                                       at (one search, no loop), so a mention mid-line or after
                                       a CR alone hides a delimiter line after it
@@ -213,6 +215,15 @@ def _whole_lines(body: bytes, dash: bytes) -> bool:
     return re.search(line, body) is not None
 
 
+def _with_room_after(body: bytes, dash: bytes) -> bool:
+    """Found at a line's start only where some octet follows it: a loop bounded one short, so
+    a dash-boundary that ends the body is not seen."""
+    return any(
+        _at_line_start(body, at) and at + len(dash) < len(body)
+        for at in (m.start() for m in re.finditer(re.escape(dash), body))
+    )
+
+
 def _at_line_start(body: bytes, at: int) -> bool:
     return at == 0 or (at > 0 and body[at - 1] == 0x0A)
 
@@ -248,6 +259,12 @@ PLANTS: tuple[Mutation, ...] = tuple(
         ("delimiter-check-crlf-only", "not after a bare LF", _after_crlf, True),
         ("delimiter-check-whole-lines-only", "whole delimiter lines only", _whole_lines, True),
         ("delimiter-check-absent-unsized", "no check, parts unsized", _never, False),
+        (
+            "delimiter-check-misses-body-end",
+            "a dash-boundary that ends the body not seen",
+            _with_room_after,
+            True,
+        ),
         (
             "delimiter-check-first-occurrence",
             "the first occurrence of the dash-boundary looked at alone",
