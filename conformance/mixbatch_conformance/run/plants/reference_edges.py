@@ -96,9 +96,9 @@ def _wrapped_at(bits: int, parsed: int | None = None) -> Any:
     def read(index: str) -> int | None:
         if not re.fullmatch(r"0|[1-9][0-9]*", index):
             return None
-        if parsed is not None and int(index) >= 2**parsed:
+        if parsed is not None and int(index) >= 1 << parsed:
             return None
-        return int(index) % 2**bits
+        return int(index) % (1 << bits)
 
     return read
 
