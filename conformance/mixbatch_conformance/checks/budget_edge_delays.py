@@ -7,21 +7,24 @@ it stops the batch for its time: a delayed part of a batch that ends within the 
 is answered as above, whatever budget the server keeps inside". A server that keeps a margin for
 writing its answer, or that shares the budget among its parts, stops such a batch early; the
 abort checks send parts that outlast the budget by half of it, and the other delay checks stay
-far inside it, so neither meets the edge. The check sends a batch of one part, the delay
-resource for the budget less `MARGIN_MS`, which must be answered 200. MB-TEST-7 bounds how
-soon the delay resource answers, not how late, and lets it refuse a count past the largest it
-accepts, so once a batch's part was stopped the same delay is asked for alone: unless it is
-answered 200 at least half the margin before the budget, the check is N/A. The margin covers what the server spends between
-receiving the request and starting the part; a server slowed for a moment may still cross the
-budget, so a batch whose part was stopped is sent again, up to `ATTEMPTS` times, and only a part
-stopped every time fails. A batch refused by the server's own policies (503, 429) is N/A. Then a batch of one quick part
-whose content arrives in `PIECES` pieces spread over `ARRIVAL_SHARE` of the budget (at most
-`ARRIVAL_MAX_S`), direct only: the budget
-counts reception too, and this batch ends well inside it, so it must be answered 200 with the
-part's 200, not refused (408, say) by a guard on slow senders tighter than the budget it
-declares. That case goes on an HTTP/1.1 connection of its own (N/A over HTTP/2). N/A without a
-declared budget, with a `delay_max_ms` below the delay, or with a budget too short to leave a
-delay past the margin.
+far inside it, so neither meets the edge.
+
+The check sends a batch of one part, the delay resource for the budget less `MARGIN_MS`, which
+must be answered 200. The margin covers what the server spends between receiving the request
+and starting the part; a server slowed for a moment may still cross the budget, so a batch
+whose part was stopped is sent again, up to `ATTEMPTS` times, and only a part stopped every
+time fails. MB-TEST-7 bounds how soon the delay resource answers, not how late, and lets it
+refuse a count past the largest it accepts, so once a part was stopped the same delay is asked
+for alone: unless it is answered 200 at least half the margin before the budget, the check is
+N/A. A batch refused by the server's own policies (503, 429) is N/A too.
+
+Then a batch of one quick part whose content arrives in `PIECES` pieces spread over
+`ARRIVAL_SHARE` of the budget (`ARRIVAL_MAX_S` at most): the budget counts reception too, and
+this batch ends well inside it, so it must be answered 200 with the part's 200, not refused
+(408, say) by a guard on slow senders tighter than the budget the target declares. That batch
+is written direct, on an HTTP/1.1 connection of its own: through an intermediary or over HTTP/2
+it is not sent. The check is N/A without a declared budget, with a `delay_max_ms` below the
+delay, or with a budget too short to leave a delay past the margin.
 """
 
 from __future__ import annotations
