@@ -70,6 +70,14 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       it, so the octets of requests pipelined behind one that arrived in the
                       same read as its end are lost, and those requests are never answered, as
                       a server that makes a buffered reader for each request does
+    reads_empty_lines   an empty line before a request line is read as a request line and
+                      refused 400, instead of left out (RFC 9112 §2.2, MB-PIPE-4)
+    empty_line_budget   that many empty lines before request lines are left out over a
+                      connection's whole life, and the next is read as a request line, as a
+                      reader that counts them per connection, not per request (MB-PIPE-4)
+    peeks_chunk_ends    the CRLF after a chunk's data is looked for in what the read brought,
+                      so chunked content whose read ends right after a chunk's data is refused
+                      400, as a chunk reader that peeks at its buffer does (MB-INTER-5)
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
