@@ -1267,7 +1267,10 @@ GROUPS = (
         # with 400, never with a connection closed without an answer".
         "part-length-numerals",
         _names(part_length_numerals.PLANTS),
-        ("part-length-numerals-read-as-numbers",),
+        (
+            "part-length-numerals-read-as-numbers",
+            "reject-content-length-wrapped-at-32-bits-to-body-length",
+        ),
         ("FAIL",),
     ),
     Group(

@@ -1,4 +1,4 @@
-"""Planted readings of a part's `Content-Length` numeral that break on its length (MB-WIRE-22).
+"""Planted readings of a part's `Content-Length` numeral that break on its length (MB-WIRE-22, MB-WIRE-17).
 
 A numeral of `1*DIGIT` has no bound on its digits, and leading zeros count among them. A server
 that bounds the numerals it converts takes a long spelling of a small number for something
@@ -11,6 +11,9 @@ else:
     part-length-long-numeral-unanswered          a numeral of more than 4,300 digits (CPython's
                                                  `int` bound) failing the conversion, the
                                                  connection closed without an answer
+    part-length-read-as-32-bits                  a numeral read into 32 bits that wrap, so a
+                                                 part declaring 2^32 + 3 octets before a body
+                                                 of 3 is taken as framed right and runs
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import re
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.run.plants._edits import accepts, is_batch, problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -39,6 +42,25 @@ def _longest_part_numeral(req: RelayRequest) -> int:
 def _past_double_mismatched(req: RelayRequest, resp: RelayResponse) -> None:
     if _longest_part_numeral(req) > DOUBLE_DIGITS:
         problem(resp, 400, "MB-WIRE-17")
+
+
+#: A part's Content-Length line, the rest of its header section, and its body up to the next
+#: delimiter line (read without the strict reader, which refuses the mismatch first).
+_DECLARED_AND_BODY = re.compile(
+    rb"(?im)^Content-Length:[ \t]*([0-9]+)[ \t]*\r\n(?:[^\r\n]+\r\n)*\r\n(.*?)\r\n--", re.S
+)
+
+
+def _wraps_to_body_at_32_bits(req: RelayRequest) -> bool:
+    """Whether a part of the batch declares a length of 2^32 or more that, read into 32 bits,
+    is its body's."""
+    if not is_batch(req):
+        return False
+    for m in _DECLARED_AND_BODY.finditer(req.body):
+        value = int(m.group(1))
+        if value >= 1 << 32 and value % (1 << 32) == len(m.group(2)):
+            return True
+    return False
 
 
 def _silent(_: bytes) -> bytes:
@@ -65,5 +87,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("part-length-numerals-read-as-numbers",),
         caught_by=("FAIL",),
         on_response=_long_numeral_unanswered,
+    ),
+    Mutation(
+        "part-length-read-as-32-bits",
+        "MB-WIRE-17 a part's Content-Length read into 32 bits that wrap to its body's length",
+        ("reject-content-length-wrapped-at-32-bits-to-body-length",),
+        caught_by=("FAIL",),
+        on_response=accepts(_wraps_to_body_at_32_bits),
     ),
 )
