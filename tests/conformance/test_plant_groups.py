@@ -485,6 +485,7 @@ from mixbatch_conformance.run.plants import (
     request_variants,
     resolution,
     resource_edges,
+    safe_groups,
     sandbox_creation_names,
     sandbox_inputs,
     sandbox_member_ids,
@@ -1252,6 +1253,14 @@ GROUPS = (
         (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED),
         ("pipelined-request-after-empty-line",),
         ("WARN",),
+    ),
+    Group(
+        # MB-RESP-1: "exactly one response part for each request part, in request order",
+        # however many consecutive safe parts a server runs at once (MB-PROC-3).
+        "safe-groups",
+        _names(safe_groups.PLANTS),
+        ("consecutive-safe-parts-all-answered",),
+        ("FAIL",),
     ),
     Group(
         # MB-INTER-5: a chunked batch is accepted as the same content framed by Content-Length,

@@ -23,7 +23,7 @@ import time
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
-from mixbatch_conformance.core.outcomes import expect_processed
+from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.transport.http import (
     Exchange,
@@ -57,7 +57,7 @@ def _exchange(sock: socket.socket, reader: Source, request: bytes) -> Exchange:
 
 @checker(
     "batch-budget-starts-with-its-request",
-    ("MB-SEC-1",),
+    ("MB-SEC-1", "MB-TEST-7"),
     "On a persistent connection left idle longer than the declared batch_timeout_ms after an answer, the batch sent next is processed: its time budget counts from its own request, not from the end of the answer before it.",
     tier="standard",
     state=State.READ_ONLY,
@@ -95,4 +95,12 @@ def batch_budget_starts_with_its_request(ctx: Context, judge: Judge) -> None:
     judge.require(
         "status of the batch sent after the idle time", after.response.status, {200}, "MB-SEC-1"
     )
-    expect_processed(ctx, judge, after.response, [ok.content_id], [{200}], "MB-SEC-1")
+    env = expect_processed(ctx, judge, after.response, [ok.content_id], [{200}], "MB-SEC-1")
+    # MB-TEST-7: a server that declares batch_timeout_ms "MUST let a batch run that many
+    # milliseconds, counted from the moment it began to receive the batch request".
+    judge.expect(
+        "the part of the batch sent after the idle time, counted from its own request",
+        part_status(env, 0) if env.parts else None,
+        {200},
+        "MB-TEST-7",
+    )

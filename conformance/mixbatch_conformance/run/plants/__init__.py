@@ -126,6 +126,7 @@ from mixbatch_conformance.run.plants import (
     resources,
     responses,
     retrievals,
+    safe_groups,
     sandbox_creation_names,
     sandbox_inputs,
     sandbox_member_ids,
@@ -175,6 +176,7 @@ PLANTS: tuple[Mutation, ...] = (
     + boundaries_and_empty_lines.PLANTS
     + lengths.PLANTS
     + part_length_numerals.PLANTS
+    + safe_groups.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
     + problems.PLANTS
