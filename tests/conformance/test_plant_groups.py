@@ -550,8 +550,10 @@ XML_ABORT_NAMES_PART = "xml-abort-entry-names-a-part"
 UNTYPED_MEMBER = "untyped-member-type-null-in-json"
 #: An empty line after a POST's content read as a request line.
 EMPTY_LINE_READ = "empty-line-read-as-request-line"
-#: The CRLF after a chunk's data looked for in what one read brought.
+#: The CRLF after a chunk's data looked for in what one read brought, and chunked content
+#: kept from one request to the next.
 CHUNK_END_PEEKED = "chunk-end-peeked-in-read"
+CHUNKED_KEPT = "chunked-content-kept-per-connection"
 #: The empty lines before request lines bounded over a connection's life.
 EMPTY_LINES_BOUNDED = "empty-lines-bounded-per-connection"
 #: A batch ending near its budget stopped or refused for its time.
@@ -1241,7 +1243,7 @@ GROUPS = (
         tuple(
             n
             for n in _names(connection_readers.PLANTS)
-            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, CHUNK_END_PEEKED)
+            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, CHUNK_END_PEEKED, CHUNKED_KEPT)
         ),
         ("pipelining-across-writes",),
         ("FAIL",),
@@ -1266,7 +1268,7 @@ GROUPS = (
         # MB-INTER-5: a chunked batch is accepted as the same content framed by Content-Length,
         # whatever reads carry its chunks.
         "chunk-reads",
-        (CHUNK_END_PEEKED,),
+        (CHUNK_END_PEEKED, CHUNKED_KEPT),
         ("chunked-content-split-anywhere-accepted",),
         ("FAIL",),
     ),

@@ -13,7 +13,9 @@ place in the chunked framing: inside a chunk-size, before its CRLF, between its 
 it, inside the data, after the data (the CRLF to come), between that CR and LF, after it, inside
 the last chunk, before the empty line that ends the content, and between its CR and LF. Each
 must be answered as the Content-Length batch (status, and each part's Content-Id and status);
-a refusal by the server's own policies (503, 429) is noted, not judged.
+a refusal by the server's own policies (503, 429) is noted, not judged. Then the chunked batch
+is sent whole three times in turn on one connection: each must be answered the same, so a
+reader that keeps chunked content from one request to the next shows.
 The pieces go out on a connection of their own over HTTP/1.1, direct only: an intermediary may
 read the whole request before it forwards it.
 """
@@ -33,6 +35,8 @@ BOUNDARY = "mb-chunk-splits-8d2a"
 #: Seconds between the two pieces of each request: long enough for the server to read and act
 #: on the first piece alone.
 PAUSE_S = 0.15
+#: Chunked batches then sent whole, one after another on one connection.
+IN_TURN = 3
 
 
 def _chunked(content: bytes) -> tuple[bytes, list[tuple[str, int]]]:
@@ -64,7 +68,7 @@ def _chunked(content: bytes) -> tuple[bytes, list[tuple[str, int]]]:
 @checker(
     "chunked-content-split-anywhere-accepted",
     ("MB-INTER-5",),
-    "A chunked batch written in two pieces split inside a chunk-size, before or inside its CRLF, inside the data, before or inside the CRLF after the data, inside the last chunk or before the empty line ending it is answered as the same content framed by Content-Length.",
+    "A chunked batch written in two pieces split inside a chunk-size, before or inside its CRLF, inside the data, before or inside the CRLF after the data, inside the last chunk or before the empty line ending it, and the same batch sent whole three times in turn on one connection, are each answered as the same content framed by Content-Length.",
     tier="standard",
     state=State.READ_ONLY,
     direct_only="an intermediary may read the whole request before it forwards it, so the "
@@ -92,3 +96,12 @@ def chunked_content_split_anywhere_accepted(ctx: Context, judge: Judge) -> None:
         # MB-INTER-5: a server accepts a batch "framed by Transfer-Encoding: chunked" as the
         # same content framed by Content-Length, whatever reads carry its chunks.
         judge.expect(f"chunked, split {where}", got, [want], "MB-INTER-5")
+    whole = head + framed
+    for i, ex in enumerate(ctx.send_in_turn(judge, [whole] * IN_TURN)):
+        if ex.response is not None and ex.response.status in POLICY_REFUSALS:
+            judge.note(f"chunked batch {i} in turn: {ex.response.status}, not judged")
+            continue
+        got = framing_answer(ex.response) if ex.response is not None else ex.error
+        # MB-INTER-5: each chunked batch on a kept connection is answered as its own content,
+        # nothing of the one before it carried over.
+        judge.expect(f"chunked batch {i} of {IN_TURN} on one connection", got, [want], "MB-INTER-5")

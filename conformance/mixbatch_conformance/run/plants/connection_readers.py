@@ -21,17 +21,36 @@ for each request, and one that reads an empty line as a request line:
                                        read brought, not read from the connection: chunked
                                        content whose read ends right after a chunk's data is
                                        refused 400 (MB-INTER-5)
+    chunked-content-kept-per-connection
+                                       the buffer a chunked request's content is gathered in
+                                       is the connection's and never emptied: each chunked
+                                       batch after the first reads the ones before it first,
+                                       and is refused (MB-INTER-5)
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.transport.relay import Behaviour
+from mixbatch_conformance.run.plants._edits import is_batch
+from mixbatch_conformance.transport.relay import Behaviour, RelayRequest
 
 __all__ = ["PLANTS"]
 
 #: The empty lines a planted reader leaves out over one connection's life.
 EMPTY_LINE_BUDGET = 4
+
+#: Where a connection keeps the chunked content it gathered.
+_GATHERED = "chunked-content-gathered"
+
+
+def _chunked_content_kept(req: RelayRequest) -> None:
+    if not (is_batch(req) and req.chunks):
+        return
+    kept = req.connection.get(_GATHERED, b"")
+    gathered = (kept if isinstance(kept, bytes) else b"") + req.body
+    req.connection[_GATHERED] = gathered
+    req.body = gathered
+
 
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
@@ -60,5 +79,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("chunked-content-split-anywhere-accepted",),
         caught_by=("FAIL",),
         behaviour=Behaviour(peeks_chunk_ends=True),
+    ),
+    Mutation(
+        "chunked-content-kept-per-connection",
+        "MB-INTER-5 chunked content gathered per connection, never emptied between requests",
+        ("chunked-content-split-anywhere-accepted",),
+        caught_by=("FAIL",),
+        on_request=_chunked_content_kept,
     ),
 )
