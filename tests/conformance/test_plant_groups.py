@@ -411,6 +411,7 @@ from mixbatch_conformance.run.plants import (
     batch_response_fields,
     boundaries_and_empty_lines,
     boundary_neighbours,
+    boundary_pools,
     budget_kinds,
     budget_scope,
     busy_connections,
@@ -1254,6 +1255,13 @@ GROUPS = (
         "empty-lines",
         (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED),
         ("pipelined-request-after-empty-line",),
+        ("WARN",),
+    ),
+    Group(
+        # MB-WIRE-5: a boundary "fresh for each message", a SHOULD: a WARN.
+        "boundary-pools",
+        _names(boundary_pools.PLANTS),
+        ("response-boundaries-fresh-over-many",),
         ("WARN",),
     ),
     Group(

@@ -136,3 +136,36 @@ def boundary_choice(ctx: Context, judge: Judge) -> None:
         f"more than {NARROW_ALPHABET} distinct characters over {SAMPLES} boundaries (SHOULD)",
         "MB-WIRE-5",
     )
+
+
+#: Batch responses whose boundaries must all differ: past a pool of random octets sized for a
+#: hundred or so boundaries, or a cache of them, that a server draws from without refilling.
+MANY = 300
+
+
+@checker(
+    "response-boundaries-fresh-over-many",
+    ("MB-WIRE-5",),
+    "Three hundred batch responses in a row carry three hundred different boundaries: each is fresh, not drawn again from a pool of earlier ones.",
+    tier="standard",
+    state=State.READ_ONLY,
+)
+def boundaries_fresh_over_many(ctx: Context, judge: Judge) -> None:
+    ok = SubRequest("GET", ctx.path(ctx.resource(judge, "ok")))
+    seen: dict[str, int] = {}
+    repeats: list[str] = []
+    for i in range(MANY):
+        resp = ctx.batch(judge, [ok])
+        judge.require("status", resp.status, {200}, "MB-STATUS-1")
+        boundary = loose_boundary(resp.get("Content-Type") or "")
+        if boundary in seen and len(repeats) < 3:
+            repeats.append(f"response {i} repeats response {seen[boundary]}'s {boundary!r}")
+        seen.setdefault(boundary, i)
+    # MB-WIRE-5: a boundary "fresh for each message".
+    judge.expect_true(
+        f"boundaries of {MANY} batch responses",
+        not repeats,
+        "; ".join(repeats) or f"{len(seen)} different",
+        f"{MANY} different boundaries (SHOULD)",
+        "MB-WIRE-5",
+    )

@@ -32,6 +32,7 @@ from mixbatch_conformance.run.plants import (
     behaviour,
     boundaries_and_empty_lines,
     boundary_neighbours,
+    boundary_pools,
     budget_kinds,
     budget_phases,
     budget_scope,
@@ -177,6 +178,7 @@ PLANTS: tuple[Mutation, ...] = (
     + lengths.PLANTS
     + part_length_numerals.PLANTS
     + safe_groups.PLANTS
+    + boundary_pools.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
     + problems.PLANTS
