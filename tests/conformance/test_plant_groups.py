@@ -1258,6 +1258,14 @@ GROUPS = (
         ("WARN",),
     ),
     Group(
+        # MB-STATUS-3: 431 when "a part header section exceeds max_part_header_bytes", however
+        # far: a section past 2^16 octets that a 16-bit count wraps.
+        "section-wraps",
+        ("header-bytes-counted-in-16-bits",),
+        ("limit-part-header-bytes-past-2-16",),
+        ("FAIL",),
+    ),
+    Group(
         # MB-WIRE-5: a boundary "fresh for each message", a SHOULD: a WARN.
         "boundary-pools",
         _names(boundary_pools.PLANTS),

@@ -108,6 +108,19 @@ def _header_bytes(
         _processed(ctx, judge, body, [f"<{ok}>"])
 
 
+#: A header section's octets that a 16-bit counter wraps to 1: past every limit that fits in
+#: 16 bits, yet read as one octet by a server that counts in them.
+WRAPPED_SECTION_OCTETS = (1 << 16) + 1
+
+
+def _header_bytes_wrapped(ctx: Context, judge: Judge) -> None:
+    """A part header section of WRAPPED_SECTION_OCTETS octets, over a smaller published limit."""
+    limit = _limit(ctx, judge, "max_part_header_bytes")
+    if limit >= WRAPPED_SECTION_OCTETS:
+        judge.not_applicable(f"max_part_header_bytes {limit} is not below 2^16 + 1")
+    _header_bytes(WRAPPED_SECTION_OCTETS - limit, ctx, judge)
+
+
 def _fields(
     over: int,
     ctx: Context,
@@ -280,6 +293,12 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
         ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
         "A part header section one octet over the published max_part_header_bytes is answered 431.",
         partial(_header_bytes, 1),
+    ),
+    (
+        "limit-part-header-bytes-past-2-16",
+        ("MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-4"),
+        "A part header section of 2^16 + 1 octets, over the published max_part_header_bytes, is answered 431, as a counter of 16 bits would not.",
+        _header_bytes_wrapped,
     ),
     # The same limits with the filler lines under one name: field lines are counted, not
     # distinct field names, and their octets as sent, not as a folded field.

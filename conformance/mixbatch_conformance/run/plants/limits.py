@@ -9,6 +9,7 @@ document), and a problem that names the limit otherwise than the document spells
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
@@ -82,6 +83,21 @@ def _problem_limit(value: str) -> Callable[[RelayResponse], None]:
     return edit
 
 
+#: The reference server's max_part_header_bytes, and a part header section as a regular
+#: expression (its field lines, up to the empty line).
+REFERENCE_SECTION_LIMIT = 8192
+_SECTION = re.compile(rb"(?m)^--[^\r\n]*\r\n((?:[^\r\n]+\r\n)+)\r\n")
+
+
+def _section_wraps_under_limit(req: RelayRequest) -> bool:
+    """A part header section past 2^16 octets that a 16-bit count takes for one within the
+    limit."""
+    return is_batch(req) and any(
+        len(m.group(1)) >= 1 << 16 and len(m.group(1)) % (1 << 16) <= REFERENCE_SECTION_LIMIT
+        for m in _SECTION.finditer(req.body)
+    )
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     # MB-LIMIT-1: publish the limits enforced.
@@ -114,6 +130,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-1 header octets off by one",
         ("limit-part-header-bytes-at-limit",),
         on_response=refuses(body_has(rb"X-Fill: f{8000}"), 431, "MB-STATUS-3"),
+    ),
+    P(
+        "header-bytes-counted-in-16-bits",
+        "MB-STATUS-3 a part header section's octets counted in 16 bits that wrap",
+        ("limit-part-header-bytes-past-2-16",),
+        on_response=accepts(_section_wraps_under_limit),
     ),
     P(
         "part-bytes-enforced-one-below",
