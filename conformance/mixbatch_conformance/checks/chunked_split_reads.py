@@ -15,7 +15,8 @@ the last chunk, before the empty line that ends the content, and between its CR 
 must be answered as the Content-Length batch (status, and each part's Content-Id and status);
 a refusal by the server's own policies (503, 429) is noted, not judged. Then the chunked batch
 is sent whole three times in turn on one connection: each must be answered the same, so a
-reader that keeps chunked content from one request to the next shows.
+reader that keeps chunked content from one request to the next shows (a server may end the
+connection after an answer it marks so: the batches left are not sent, nor judged).
 The pieces go out on a connection of their own over HTTP/1.1, direct only: an intermediary may
 read the whole request before it forwards it.
 """
@@ -28,6 +29,7 @@ from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import POLICY_REFUSALS, unjudged_if_policy_refusal
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import NOT_SENT
 
 __all__: list[str] = []
 
@@ -101,6 +103,10 @@ def chunked_content_split_anywhere_accepted(ctx: Context, judge: Judge) -> None:
         if ex.response is not None and ex.response.status in POLICY_REFUSALS:
             judge.note(f"chunked batch {i} in turn: {ex.response.status}, not judged")
             continue
+        if ex.response is None and ex.error == NOT_SENT:
+            # RFC 9112 §9.6: a server may end a connection after any answer it marks so.
+            judge.note(f"chunked batch {i} in turn: not sent, the connection ended before it")
+            break
         got = framing_answer(ex.response) if ex.response is not None else ex.error
         # MB-INTER-5: each chunked batch on a kept connection is answered as its own content,
         # nothing of the one before it carried over.
