@@ -76,7 +76,7 @@ from mixbatch_conformance.checks._shared.outlast import (
     outlasting_batch,
     wait_out,
 )
-from mixbatch_conformance.checks._shared.trickle import trickled
+from mixbatch_conformance.checks._shared.trickle import split_evenly, trickled
 from mixbatch_conformance.checks._shared.versions import with_version
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, json_object
 from mixbatch_conformance.core.judge import Judge
@@ -602,11 +602,6 @@ TRICKLE_SLACK_S = 5.0
 TRICKLE_BOUNDARY = "mb-trickle-4f1a9c03e7b25d68"
 
 
-def _pieces(body: bytes, count: int) -> list[bytes]:
-    size = -(-len(body) // count)
-    return [body[i : i + size] for i in range(0, len(body), size)]
-
-
 @checker(
     "batch-budget-counts-arrival",
     ("MB-SEC-1", "MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-RESP-2"),
@@ -636,7 +631,7 @@ def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
     slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(delay_ms))))
     subs = [slow]
     body = compose_batch(subs, TRICKLE_BOUNDARY)
-    pieces = _pieces(body, PIECES)
+    pieces = split_evenly(body, PIECES)
     gap = arrival_s / (len(pieces) - 1)
     mixed = ("Content-Type", f"multipart/mixed; boundary={TRICKLE_BOUNDARY}")
     by_length = ctx.raw_request(

@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 
 from mixbatch_conformance.checks._shared.outlast import wait_out
-from mixbatch_conformance.checks._shared.trickle import trickled
+from mixbatch_conformance.checks._shared.trickle import split_evenly, trickled
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge, StopCheck
 from mixbatch_conformance.core.outcomes import (
@@ -147,8 +147,7 @@ def _judge_slow_arrival(ctx: Context, judge: Judge, limit_ms: int) -> None:
     mixed = ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")
     length = ("Content-Length", str(len(content)))
     head = ctx.raw_request("POST", ctx.batch_path, [mixed, length], None)
-    step = -(-len(content) // PIECES)
-    pieces = [content[i : i + step] for i in range(0, len(content), step)]
+    pieces = split_evenly(content, PIECES)
     arrival_s = min(limit_ms * ARRIVAL_SHARE / 1000, ARRIVAL_MAX_S)
     gap = arrival_s / (len(pieces) - 1)
     for attempt in range(1, ATTEMPTS + 1):

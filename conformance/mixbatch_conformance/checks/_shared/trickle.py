@@ -16,7 +16,13 @@ from mixbatch_conformance.transport.http import (
     read_response,
 )
 
-__all__ = ["trickled"]
+__all__ = ["split_evenly", "trickled"]
+
+
+def split_evenly(body: bytes, count: int) -> list[bytes]:
+    """`body` in `count` pieces of equal size (the last one shorter), fewer for a short body."""
+    size = -(-len(body) // count)
+    return [body[i : i + size] for i in range(0, len(body), size)]
 
 
 def trickled(
