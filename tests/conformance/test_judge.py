@@ -11,8 +11,9 @@ from mixbatch_conformance.checks import all_checks
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge, Verdict
 from mixbatch_conformance.core.registry import BOTH_ROLES, Check, State
+from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import Target
-from mixbatch_conformance.run.runner import run_check, run_checks
+from mixbatch_conformance.run.runner import RunOutcome, run_check, run_checks
 from mixbatch_conformance.transport.http import Exchange
 
 
@@ -179,3 +180,64 @@ def test_a_request_answered_by_a_closed_connection_is_a_fail(
     assert result.verdict is verdict, result.message
     if verdict is Verdict.FAIL:
         assert {e.requirement for e in result.judge.failed} == {"MB-WIRE-21"}
+
+
+def _stalls(ctx: Context, judge: Judge) -> None:
+    judge.record(
+        Exchange(
+            b"POST /batch HTTP/1.1\r\n\r\n",
+            None,
+            "TimeoutError: timed out",
+            raw=b"HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n",
+        )
+    )
+
+
+def test_a_stalled_answer_says_how_far_it_came(offline: Context) -> None:
+    result = run_check(_check(_stalls), offline)
+    assert result.verdict is Verdict.TIMEOUT
+    assert "stalled after its head ('HTTP/1.1 200 OK') and 5 octets" in result.message
+
+
+def _row_then_a_failure(rows: int) -> list[Check]:
+    return [_check(_stalls)] * (3 * rows) + [_check(lambda ctx, judge: judge.expect("x", 1, {2}))]
+
+
+def test_a_row_of_timeouts_from_a_target_that_still_answers_does_not_stop_the_run(
+    offline: Context,
+) -> None:
+    outcome = RunOutcome()
+    asked: list[bool] = []
+    results = run_checks(
+        _row_then_a_failure(2),
+        offline,
+        replays=0,
+        outcome=outcome,
+        answering=lambda: asked.append(True) or True,
+    )
+    assert [r.verdict for r in results] == [Verdict.TIMEOUT] * 6 + [Verdict.FAIL]
+    assert (outcome.aborted, outcome.rows_outlived, len(asked)) == (None, 2, 2)
+
+
+def test_a_row_of_timeouts_from_a_target_that_no_longer_answers_stops_the_run(
+    offline: Context,
+) -> None:
+    outcome = RunOutcome()
+    results = run_checks(
+        _row_then_a_failure(1), offline, replays=0, outcome=outcome, answering=lambda: False
+    )
+    assert results[-1].verdict is Verdict.NA
+    assert outcome.aborted is not None
+    assert "a one-part batch got no answer either" in outcome.aborted
+
+
+def test_timeouts_past_the_allowance_stop_the_run_even_from_a_target_that_answers() -> None:
+    settings = RunSettings(max_timeouts_while_answering=6)
+    ctx = Context(Target(base_url="http://127.0.0.1:9", profiles=frozenset({"core"})), settings)
+    outcome = RunOutcome()
+    results = run_checks(
+        _row_then_a_failure(2), ctx, replays=0, outcome=outcome, answering=lambda: True
+    )
+    assert results[-1].verdict is Verdict.NA
+    assert (outcome.rows_outlived, outcome.aborted is not None) == (1, True)
+    assert "6 checks timed out though the target still answers" in (outcome.aborted or "")

@@ -95,7 +95,7 @@ class Judge:
     def record(self, ex: Exchange) -> Exchange:
         self.exchanges.append(ex)
         if ex.error is not None and ex.error.startswith("TimeoutError"):
-            raise TimeoutError(ex.error)
+            raise TimeoutError(ex.error + _stalled_after(ex.raw))
         return ex
 
     def note(self, text: str) -> None:
@@ -187,3 +187,13 @@ def _show(value: object) -> str:
 def _show_set(values: Collection[object]) -> str:
     items = sorted((_show(v) for v in values), key=lambda s: (len(s), s))
     return "one of {" + ", ".join(items) + "}"
+
+
+def _stalled_after(raw: bytes) -> str:
+    """What an answer that timed out had sent: its head and how much content, when its head
+    came (a server that stalls part way, not a silent one), else nothing."""
+    head, sep, rest = raw.partition(b"\r\n\r\n")
+    if not sep:
+        return ""
+    status = head.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+    return f"; the answer stalled after its head ({status!r}) and {len(rest)} octets after it"

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from mixbatch_conformance.core.variants import VARIANTS
 
-__all__ = ["DEFAULT_TIMEOUT_S", "MAX_CONSECUTIVE_TIMEOUTS", "TIERS", "RunSettings"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "MAX_CONSECUTIVE_TIMEOUTS",
+    "MAX_TIMEOUTS_WHILE_ANSWERING",
+    "TIERS",
+    "RunSettings",
+]
 
 #: The tiers, shallowest first; a tier runs its own checks and every shallower tier's.
 TIERS = ("smoke", "standard", "deep")
@@ -27,6 +33,10 @@ DEFAULT_TIMEOUT_S = 10.0
 #: Checks in a row that time out before the run stops as "the target stopped answering":
 #: one can be a slow handler, three in a row is a server that no longer answers.
 MAX_CONSECUTIVE_TIMEOUTS = 3
+#: TIMEOUT verdicts a run takes in all from a target that still answers a one-part batch after
+#: each such row: a server that stalls only on some batches (many safe parts, say) is still
+#: judged by the checks after them, and a run against it costs minutes, not hours.
+MAX_TIMEOUTS_WHILE_ANSWERING = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,8 @@ class RunSettings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     #: After this many TIMEOUT verdicts in a row the remaining checks are not run.
     max_consecutive_timeouts: int = MAX_CONSECUTIVE_TIMEOUTS
+    #: TIMEOUT verdicts in all after which the run stops even if the target still answers.
+    max_timeouts_while_answering: int = MAX_TIMEOUTS_WHILE_ANSWERING
     #: Run only checks that change nothing on the target (--read-only).
     read_only: bool = False
     #: https targets: skip certificate verification (--insecure).

@@ -15,8 +15,13 @@ check's request rides a connection another check used.
 
 A check that needs the sandbox is N/A when the target declares none, so the suite writes only
 where the operator said it may. A target that stops answering ends the run: after
-`max_consecutive_timeouts` TIMEOUT verdicts in a row the remaining checks are not run (N/A,
-"not run: ..."), and `run_checks` says so in `RunOutcome.aborted`.
+`max_consecutive_timeouts` TIMEOUT verdicts in a row the runner asks `answering` (the suite
+passes one that sends the preflight's one-part batch) whether the target still answers at all.
+If it does, the row was batches the target stalls on, not a dead target, and the run goes on
+(so the checks that blame such stalls on a requirement get to run) until
+`max_timeouts_while_answering` TIMEOUT verdicts in all; otherwise, or without `answering`, the
+remaining checks are not run (N/A, "not run: ..."), and `run_checks` says so in
+`RunOutcome.aborted`.
 
 A check that verifies several requirements fails on some of them; `requirement_verdict`
 grades each requirement by its own broken expectations and its own keyword, so a SHOULD is
@@ -192,6 +197,8 @@ class RunOutcome:
 
     #: Why the run stopped early (None when every check ran).
     aborted: str | None = None
+    #: How many rows of timeouts the target outlived by answering a one-part batch.
+    rows_outlived: int = 0
 
 
 def run_checks(
@@ -202,14 +209,19 @@ def run_checks(
     on_start: Callable[[Check], None] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
     outcome: RunOutcome | None = None,
+    answering: Callable[[], bool] | None = None,
 ) -> list[CheckResult]:
     """Run `checks` in order; replay each failure `replays` times (default: the run
-    settings') to classify it. After `max_consecutive_timeouts` TIMEOUT verdicts in a row the
-    remaining checks are reported N/A as not run, and `outcome.aborted` says why."""
+    settings') to classify it. After `max_consecutive_timeouts` TIMEOUT verdicts in a row,
+    unless `answering()` says the target still answers (and fewer than
+    `max_timeouts_while_answering` checks timed out in all), the remaining checks are
+    reported N/A as not run, and `outcome.aborted` says why."""
     replays = ctx.settings.replays if replays is None else replays
+    outcome = outcome if outcome is not None else RunOutcome()
     index = load_index()
     results: list[CheckResult] = []
     silent = 0
+    timeouts = 0
     aborted: str | None = None
     for check in checks:
         if aborted is not None:
@@ -223,13 +235,15 @@ def run_checks(
         if on_start:
             on_start(check)
         result = run_check(check, ctx, index)
-        silent = silent + 1 if result.verdict is Verdict.TIMEOUT else 0
+        stalled = result.verdict is Verdict.TIMEOUT
+        silent = silent + 1 if stalled else 0
+        timeouts += stalled
         if silent >= ctx.settings.max_consecutive_timeouts:
-            aborted = (
-                f"the target stopped answering ({silent} checks in a row timed out after "
-                f"{ctx.timeout:g} s; last: {check.id})"
-            )
-            if outcome is not None:
+            aborted = _why_stop(ctx, check, silent, timeouts, answering)
+            if aborted is None:
+                silent = 0
+                outcome.rows_outlived += 1
+            else:
                 outcome.aborted = aborted
         if result.verdict in (Verdict.FAIL, Verdict.WARN) and replays > 0:
             failures = 1
@@ -253,6 +267,29 @@ def run_checks(
         if on_result:
             on_result(result)
     return results
+
+
+def _why_stop(
+    ctx: Context,
+    check: Check,
+    silent: int,
+    timeouts: int,
+    answering: Callable[[], bool] | None,
+) -> str | None:
+    """Why the run stops after a row of `silent` timeouts ending at `check`, or None when the
+    target still answers a one-part batch and the run's timeout allowance is not spent."""
+    row = f"{silent} checks in a row timed out after {ctx.timeout:g} s; last: {check.id}"
+    if answering is None:
+        return f"the target stopped answering ({row})"
+    if not answering():
+        return f"the target stopped answering ({row}; a one-part batch got no answer either)"
+    cap = ctx.settings.max_timeouts_while_answering
+    if timeouts >= cap:
+        return (
+            f"{timeouts} checks timed out though the target still answers a one-part batch "
+            f"({row}); the run stops at {cap}"
+        )
+    return None
 
 
 #: The verdict a broken expectation gives its own requirement, by that requirement's keyword.

@@ -113,7 +113,12 @@ def run_suite(
     try:
         with Progress(len(chosen), enabled=progress) as bar:
             results = run_checks(
-                chosen, ctx, on_start=bar.start, on_result=bar.result, outcome=outcome
+                chosen,
+                ctx,
+                on_start=bar.start,
+                on_result=bar.result,
+                outcome=outcome,
+                answering=lambda: preflight(target, settings).ok,
             )
         if first.goes_on:
             # The preflight's FAIL is reported beside the checks it did not stop.
@@ -159,6 +164,13 @@ def run_suite(
         print(
             "request variants the target does not answer as the request written (not sent): "
             + ", ".join(info.variants_not_taken),
+            file=sys.stderr,
+        )
+    if outcome.rows_outlived:
+        print(
+            f"mixbatch conformance: {outcome.rows_outlived} times "
+            f"{settings.max_consecutive_timeouts} checks in a row timed out while the target "
+            "still answered a one-part batch; the run went on",
             file=sys.stderr,
         )
     if outcome.aborted:
