@@ -10,6 +10,7 @@ from dataclasses import replace
 from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.core.settings import RunSettings
 from mixbatch_conformance.core.target import reference_target, target_from_dict
+from mixbatch_conformance.run.runner import CheckResult
 from mixbatch_conformance.run.suite import run_suite
 
 from ._harness import RunningProxy
@@ -31,6 +32,21 @@ ORIGIN_TARGET = {
 }
 
 
+#: Octets of one check's account a failure message keeps (its end, where the cause is).
+TOLD_OCTETS = 4000
+
+
+def _told(result: CheckResult) -> str:
+    """A check that did not pass, as CI's log needs it: its message, every broken expectation
+    and its notes (which case, what came back), since the run's report is gone with it."""
+    lines = [
+        f"{e.what}: expected {e.allowed}, got {e.actual} ({e.requirement})"
+        for e in result.failed_expectations
+    ]
+    told = "\n".join([result.message, *lines, *result.judge.notes])
+    return f"{result.check.id} ({result.verdict.value}): {told[-TOLD_OCTETS:]}"
+
+
 def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> list[str]:
     if target_dict is None:
         target = reference_target(url)
@@ -46,7 +62,7 @@ def _failures(url: str, target_dict: dict[str, object] | None, tier: str) -> lis
     )
     code, results = run_suite(target, settings, progress=False, quiet=True)
     bad = [
-        f"{r.check.id}: {r.message}"
+        _told(r)
         for r in results
         if r.verdict in (Verdict.FAIL, Verdict.HARNESS_ERROR, Verdict.SETUP_ERROR)
     ]
