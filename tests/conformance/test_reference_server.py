@@ -92,6 +92,7 @@ STANDARD_PROPERTIES_BUDGET_S = 300
 #: The standard tier's checks that are N/A on the reference server, with the reason.
 EXPECTED_STANDARD_NA = {
     "coded-batch-bytes-counted-decoded": "it decodes no content coding",
+    "coded-batch-decoding-bounded": "it decodes no content coding",
     "coded-part-limits-counted-decoded": "it decodes no content coding",
     "pipelining-http10-keep-alive-in-any-case": "it closes an HTTP/1.0 connection after the answer",
 }

@@ -24,6 +24,11 @@ them. The checks here send the same cases in each content coding the server deco
   hundred kilobytes: a server that holds the limit against the octets received runs it, and one that
   decodes it whole before counting has decoded past its limit (spec 9.1 lets it refuse by the
   coded length too, which none of these reaches).
+- `coded-batch-decoding-bounded`: in gzip, x-gzip and deflate, content decoding to 4 GiB and
+  1 MiB (`PAST_ANY_BUFFER`, some six megabytes coded, written by `_shared.repeated_codings`
+  without making the decoded octets): spec 9.1 has a server stop decoding once it passes the
+  limit, so it too is refused 413, where a server that decodes without bound runs past a 2 GiB
+  array or a decoded length counted in 32 bits.
 - `coded-part-limits-counted-decoded`: a part body of exactly `max_part_bytes` octets, a part
   header section of exactly `max_part_header_bytes` octets, one of exactly `max_part_fields`
   field lines and a batch of exactly `max_parts` parts, each processed, and each one unit over,
@@ -67,6 +72,10 @@ from mixbatch_conformance.checks._shared.limit_cases import (
     refused,
     sent,
 )
+from mixbatch_conformance.checks._shared.repeated_codings import (
+    REPEATABLE_CODINGS,
+    repeated_coded,
+)
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -85,6 +94,11 @@ BLOCK = 1024 * 1024
 #: octet stops at the cap on this content, where content one octet over never reaches it, so
 #: the cap's own error path (often apart from the count's) is taken.
 FAR_OVER = 1024 * 1024
+#: Octets the far-past case decodes to: past 2^32 (a decoded length counted in 32 bits wraps
+#: to a megabyte) and past the 2^31 octets of a Java array, a few megabytes coded.
+PAST_ANY_BUFFER = 2**32 + 2**20
+#: The far-past case's padding: long preamble lines, 1 MiB at a time, about 1,400 octets coded.
+LONG_LINES = (b"x" * 4094 + b"\r\n") * 256
 #: One padding line: text that is not a delimiter line, ended by CRLF.
 LINE = b"preamble and epilogue text a receiver ignores, counted after decoding\r\n"
 #: The preamble of the offset cases: far more octets decoded than coded.
@@ -233,6 +247,33 @@ def coded_batch_bytes_counted_decoded(ctx: Context, judge: Judge) -> None:
             else:
                 # Spec 9.1: "A value at the limit is within it".
                 processed(ctx, judge, coded, [f"<{ok}>"], coding=coding)
+
+
+@checker(
+    "coded-batch-decoding-bounded",
+    ("MB-STATUS-3", "MB-LIMIT-1"),
+    "In gzip, x-gzip and deflate, where the server's 415 names them as decoded, a batch of a few megabytes coded that decodes to 4 GiB and 1 MiB is answered 413 naming max_batch_bytes, as any content over the limit is.",
+    state=State.READ_ONLY,
+    tier="standard",
+)
+def coded_batch_decoding_bounded(ctx: Context, judge: Judge) -> None:
+    limit = published_limit(ctx, judge, "max_batch_bytes")
+    if limit >= PAST_ANY_BUFFER:
+        judge.not_applicable(f"max_batch_bytes {limit} is past the {PAST_ANY_BUFFER} decoded")
+    _ok, section = _ok_section(ctx, judge)
+    dash = b"--" + BOUNDARY.encode()
+    bare = dash + b"\r\n" + part(section) + b"\r\n" + dash + b"--"
+    codings = [c for c in _decoded_codings(ctx, judge) if c in REPEATABLE_CODINGS]
+    if not codings:
+        judge.not_applicable("the server decodes none of gzip, x-gzip and deflate")
+    for coding in codings:
+        times = (PAST_ANY_BUFFER - len(bare) - 2) // len(LONG_LINES)
+        coded = repeated_coded(coding, b"", LONG_LINES, times, bare + b"\r\n")
+        decoded = len(LONG_LINES) * times + len(bare) + 2
+        judge.note(f"{coding}: {len(coded)} octets decoding to {decoded}")
+        # Spec 9.1: "a server stops decoding once the decoded octets pass `max_batch_bytes`
+        # rather than decode without bound"; MB-STATUS-3: a batch over a limit is answered 413.
+        refused(ctx, judge, coded, 413, "max_batch_bytes", at=None, coding=coding)
 
 
 # -- the part limits ---------------------------------------------------------------------------

@@ -21,6 +21,9 @@ Each plant adds one bug to that server:
     coded-cap-overflow-refused-malformed
                                         content decoding past the decoder's cap is refused 400
                                         as a malformed coding, not 413 (MB-STATUS-3)
+    coded-decoded-whole-dies-past-2-gib content is decoded whole before it is counted, into an
+                                        array that ends at 2 GiB: content decoding past that
+                                        closes the connection without an answer (MB-STATUS-3)
 """
 
 from __future__ import annotations
@@ -181,6 +184,44 @@ def _capped_as_malformed(req: RelayRequest, resp: RelayResponse) -> None:
         resp.body = json.dumps(doc).encode()
 
 
+#: The most octets the whole-decoding planted server holds: a Java array's reach.
+ARRAY_REACH = 2**31 - 1
+#: Where the relay marks a batch whose whole decoding ran past ARRAY_REACH.
+_PAST_REACH = "coded-limits:past-reach"
+#: Decoded octets the relay counts at a time (never holding more).
+_COUNT_STEP = 16 * 1024 * 1024
+
+
+def _decodes_past(coding: str, coded: bytes, reach: int) -> bool:
+    """Whether `coded` decodes to more than `reach` octets, counted a step at a time."""
+    d = zlib.decompressobj(_WBITS[coding])
+    try:
+        total = len(d.decompress(coded, _COUNT_STEP))
+        while d.unconsumed_tail and total <= reach:
+            total += len(d.decompress(d.unconsumed_tail, _COUNT_STEP))
+    except zlib.error:
+        return False
+    return total > reach
+
+
+def _decoded_whole(req: RelayRequest) -> None:
+    """The planted decoder, marking a batch whose whole decoding runs past ARRAY_REACH."""
+    req.connection.pop(_PAST_REACH, None)
+    coding = _coding(req)
+    if coding is not None and _decodes_past(coding, req.body, ARRAY_REACH):
+        req.connection[_PAST_REACH] = True
+    _DECODE(req)
+
+
+def _dies_past_reach(req: RelayRequest, resp: RelayResponse) -> None:
+    """A batch whose decoding ran past the array's reach ends the connection unanswered, as an
+    OutOfMemoryError no handler catches does."""
+    _names_decoded(req, resp)
+    if req.connection.get(_PAST_REACH):
+        resp.close_unmarked = True
+        resp.wire = lambda _octets: b""
+
+
 PLANTS: tuple[Mutation, ...] = (
     # Spec 9.1: `max_batch_bytes` counts "the octets of the batch request's content after any
     # content coding is removed"; MB-STATUS-3: a batch over a limit is answered 413.
@@ -198,6 +239,15 @@ PLANTS: tuple[Mutation, ...] = (
         ("coded-batch-bytes-counted-decoded",),
         on_request=_cap_marked,
         on_response=_capped_as_malformed,
+    ),
+    # Spec 9.1: "a server stops decoding once the decoded octets pass `max_batch_bytes` rather
+    # than decode without bound"; MB-STATUS-3: a batch over a limit is answered 413.
+    Mutation(
+        "coded-decoded-whole-dies-past-2-gib",
+        "MB-STATUS-3 content decoding past 2 GiB decoded whole first: no answer at all",
+        ("coded-batch-decoding-bounded",),
+        on_request=_decoded_whole,
+        on_response=_dies_past_reach,
     ),
     # MB-LIMIT-5: "answer a batch request with a part over it with 431".
     Mutation(
