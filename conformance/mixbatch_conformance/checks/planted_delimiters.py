@@ -26,7 +26,9 @@ contents mention the dash-boundary where it is no delimiter (mid-line, after a C
 octet into the body, followed by more bchars, as a close delimiter mid-line, several times on
 a line) before a line that begins with it, or after one: a sender that looks at the first
 occurrence alone, or the last, takes the whole body for clear, and the delimiter line ends its
-answer early. One batch is sent per content, so that a server that fails by aborting the batch
+answer early. Two last contents put a delimiter line after 63 KiB and after 1,000 KiB of text,
+past a scan bounded to a buffer's worth of octets, each within a sandbox that keeps members of
+64 KiB, or one MiB. One batch is sent per content, so that a server that fails by aborting the batch
 is judged on each.
 
 Once the head is sent the boundary cannot change, so the server must fail. What spec 5.4
@@ -93,6 +95,15 @@ MEDIA_TYPES = ("text/plain", "application/octet-stream")
 #: What the sandbox is first asked to keep, to learn whether it keeps content at all.
 PROBE = b"mb-suite text\r\n--mb-suite-line\r\n"
 
+#: Text lines of a body that puts its delimiter far in: 1 KiB each, the last one's CRLF the
+#: delimiter's.
+LONG_LINE = b"x" * 1022 + b"\r\n"
+#: Lines before the far delimiters: 63 KiB and 1,000 KiB, each past a scan bounded to a
+#: buffer's worth of octets (up to 32 KiB, up to 512 KiB), each in a member a sandbox that
+#: keeps 64 KiB, or one MiB, keeps.
+FAR_LINES = 63
+FARTHER_LINES = 1000
+
 #: (where the delimiter stands, the member content around the dash-boundary `d`).
 FORMS: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
     ("a close delimiter at the body's start", lambda d: d + b"--"),
@@ -151,6 +162,16 @@ FORMS: tuple[tuple[str, Callable[[bytes], bytes]], ...] = (
     (
         "a delimiter after a CRLF, then mentions mid-line and after a CR alone",
         lambda d: b"before\r\n" + d + b"\r\nx" + d + b"\r" + d,
+    ),
+    # MB-WIRE-6 binds "any part's ... body" whatever its size: a scan that stops after a
+    # buffer's worth of octets lets a delimiter further on through.
+    (
+        "a delimiter after a CRLF 63 KiB into the body",
+        lambda d: LONG_LINE * FAR_LINES + d + b"\r\nafter",
+    ),
+    (
+        "a delimiter after a CRLF 1,000 KiB into the body",
+        lambda d: LONG_LINE * FARTHER_LINES + d + b"\r\nafter",
     ),
 )
 

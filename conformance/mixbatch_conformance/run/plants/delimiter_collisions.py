@@ -19,6 +19,8 @@ dash-boundary in a body that misses some of the places it can stand:
                                       a CR alone hides a delimiter line after it
     delimiter-check-last-occurrence   only the last occurrence is looked at (a search from the
                                       end), so a mention after a delimiter line hides it
+    delimiter-check-first-64-kib      the scan stops after the first 64 KiB of a body, so a
+                                      delimiter line further on passes
 
 The collection retrieval (spec 4.2) is written by the same kind of writer, under a boundary
 that depends on the collection's state alone, so a member can be written with the delimiter of
@@ -228,6 +230,17 @@ def _at_line_start(body: bytes, at: int) -> bool:
     return at == 0 or (at > 0 and body[at - 1] == 0x0A)
 
 
+#: How far into a body the bounded scan looks.
+SCAN_BOUND = 64 * 1024
+
+
+def _first_64_kib(body: bytes, dash: bytes) -> bool:
+    """Found at a line's start within the first SCAN_BOUND octets only."""
+    return any(
+        _at_line_start(body, m.start()) for m in re.finditer(re.escape(dash), body[:SCAN_BOUND])
+    )
+
+
 def _first_occurrence(body: bytes, dash: bytes) -> bool:
     return _at_line_start(body, body.find(dash))
 
@@ -275,6 +288,12 @@ PLANTS: tuple[Mutation, ...] = tuple(
             "delimiter-check-last-occurrence",
             "the last occurrence of the dash-boundary looked at alone",
             _last_occurrence,
+            True,
+        ),
+        (
+            "delimiter-check-first-64-kib",
+            "the scan bounded to a body's first 64 KiB",
+            _first_64_kib,
             True,
         ),
     )
