@@ -451,6 +451,7 @@ from mixbatch_conformance.run.plants import (
     hosts_and_entries,
     http10_forms,
     list_and_tag_readings,
+    lookalike_bodies,
     lookalike_readings,
     member_octets,
     mime_readings,
@@ -1263,6 +1264,14 @@ GROUPS = (
         "section-wraps",
         ("header-bytes-counted-in-16-bits",),
         ("limit-part-header-bytes-past-2-16",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PART-8: "the part body is its content", whatever it looks like and however many
+        # reads carry it.
+        "lookalike-bodies",
+        _names(lookalike_bodies.PLANTS),
+        ("framing-lookalike-bodies-arrive-whole",),
         ("FAIL",),
     ),
     Group(

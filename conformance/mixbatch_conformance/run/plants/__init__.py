@@ -83,6 +83,7 @@ from mixbatch_conformance.run.plants import (
     lengths,
     limits,
     list_and_tag_readings,
+    lookalike_bodies,
     lookalike_readings,
     member_octets,
     mime_readings,
@@ -259,6 +260,7 @@ PLANTS: tuple[Mutation, ...] = (
     + outcome_shapes.PLANTS
     + parameter_readings.PLANTS
     + lookalike_readings.PLANTS
+    + lookalike_bodies.PLANTS
     + origin_ports.PLANTS
     + document_fields.PLANTS
     + refusal_connections.PLANTS
