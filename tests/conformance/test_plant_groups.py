@@ -400,6 +400,7 @@ from mixbatch_conformance.core.judge import Verdict
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants import (
     PLANTS,
+    abort_stalls,
     absent_conditionals,
     absolute_form,
     advertised_and_counted,
@@ -1265,6 +1266,15 @@ GROUPS = (
         ("header-bytes-counted-in-16-bits",),
         ("limit-part-header-bytes-past-2-16",),
         ("FAIL",),
+    ),
+    Group(
+        # MB-STATUS-6: a batch stopped after its answer began ends with the abort part and the
+        # close delimiter, or a closed connection (spec 5.4), never an answer left open.
+        "abort-stalls",
+        _names(abort_stalls.PLANTS),
+        ("batch-abort-after-timeout",),
+        ("FAIL",),
+        tier="slow",
     ),
     Group(
         # MB-PART-8: "the part body is its content", whatever it looks like and however many

@@ -557,6 +557,7 @@ def budget_spans_every_part(ctx: Context, judge: Judge) -> None:
         judge,
         delay_ms / 1000 * SLOW_PARTS + TOTAL_SLACK_S,
         f"{SLOW_PARTS} waits of {delay_ms} ms",
+        aborted=True,
     )
     slow = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(delay_ms))))
     echo = ctx.path(ctx.resource(judge, "echo"))
@@ -623,6 +624,7 @@ def budget_counts_arrival(ctx: Context, judge: Judge) -> None:
         judge,
         limit_ms * (1 + OVERSHOOT_SHARE) / 1000 + TRICKLE_SLACK_S,
         f"a trickled batch outlasting {limit_ms} ms",
+        aborted=True,
     )
     arrival_s = limit_ms * ARRIVAL_SHARE / 1000
     # MB-TEST-7: the delay resource answers "no sooner than *ms* milliseconds after it received

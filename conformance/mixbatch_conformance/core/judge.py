@@ -91,11 +91,26 @@ class Judge:
     #: per-exchange timeout: a check that outlasts a time limit the target declares sets it
     #: (`Context.timeout_for`); 0 leaves the run's timeout.
     wait_s: float = 0.0
+    #: The requirement an answer breaks whose head came and whose end did not within the wait,
+    #: where the check knows it must have ended by then (one that outlasts a declared time
+    #: budget: spec 5.4 has the server end it with an abort part, or close the connection);
+    #: None leaves such an answer a TIMEOUT.
+    stalled_answer_breaks: str | None = None
 
     def record(self, ex: Exchange) -> Exchange:
         self.exchanges.append(ex)
         if ex.error is not None and ex.error.startswith("TimeoutError"):
-            raise TimeoutError(ex.error + _stalled_after(ex.raw))
+            stalled = _stalled_after(ex.raw)
+            if stalled and self.stalled_answer_breaks is not None:
+                self.expect_true(
+                    "the end of an answer that began",
+                    False,
+                    f"no end within the wait{stalled}",
+                    "the answer ended, by its close delimiter or a closed connection (spec 5.4)",
+                    self.stalled_answer_breaks,
+                )
+                raise StopCheck
+            raise TimeoutError(ex.error + stalled)
         return ex
 
     def note(self, text: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from mixbatch_conformance.core.requirements import RequirementIndex, load_index
 from mixbatch_conformance.run.mutations import MUTATIONS, Mutation
 from mixbatch_conformance.run.plants import (
+    abort_stalls,
     absent_conditionals,
     absolute_form,
     advertised_and_counted,
@@ -179,6 +180,7 @@ PLANTS: tuple[Mutation, ...] = (
     + lengths.PLANTS
     + part_length_numerals.PLANTS
     + safe_groups.PLANTS
+    + abort_stalls.PLANTS
     + boundary_pools.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
