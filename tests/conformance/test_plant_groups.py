@@ -497,6 +497,7 @@ from mixbatch_conformance.run.plants import (
     sender_grammar,
     singleton_lists,
     status_by_parts,
+    stored_controls,
     summary_counts,
     tag_list_readings,
     targets_and_hosts,
@@ -1275,6 +1276,14 @@ GROUPS = (
         ("batch-abort-after-timeout",),
         ("FAIL",),
         tier="slow",
+    ),
+    Group(
+        # MB-SEC-3: no NUL in a part field, whatever a resource stored; the reference server
+        # refuses NUL alone, so the catcher is N/A on it and through the relay unplanted.
+        "stored-controls",
+        _names(stored_controls.PLANTS),
+        verdicts=("FAIL",),
+        unplanted=(Verdict.NA,),
     ),
     Group(
         # MB-PART-8: "the part body is its content", whatever it looks like and however many

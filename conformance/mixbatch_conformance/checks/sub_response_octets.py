@@ -101,3 +101,40 @@ def sub_response_obs_text_fields(ctx: Context, judge: Judge) -> None:
         judge.not_applicable(
             "the sandbox answers none of the media types written with a field holding obs-text"
         )
+
+
+#: Media types holding NUL, the one octet MB-SEC-3 forbids in a part field that a request line's
+#: field value can carry at all (CR and LF would end the line): in a parameter and in the type.
+NUL_TYPES = ("application/json; mb-note=a\x00b", "application/json\x00")
+
+
+@checker(
+    "stored-nul-kept-out-of-part-fields",
+    ("MB-SEC-3",),
+    "A sandbox member written alone under a media type holding NUL, where the server takes it, is read back by GET and HEAD parts whose header fields hold no NUL: the server fails the part (a 5xx) or writes other fields, never the value as stored.",
+    state=State.WRITES_IN_SANDBOX,
+    tier="standard",
+)
+def stored_nul_kept_out_of_part_fields(ctx: Context, judge: Judge) -> None:
+    path, doc = new_member(ctx, judge)
+    judged = 0
+    try:
+        for media in NUL_TYPES:
+            # Written alone: a part header holding NUL is refused as a malformed part
+            # (MB-PART-11), but RFC 9110 §5.5 leaves a receiver free to take such a field value
+            # in a request head ("MAY retain" it or replace it), and a sandbox may keep it.
+            put = ctx.alone(judge, SubRequest("PUT", path, (("Content-Type", media),), doc))
+            if not 200 <= put.status < 300:
+                judge.note(f"PUT {path} alone under {media!r} answered {put.status}; not judged")
+                continue
+            judged += 1
+            reads = [SubRequest("GET", path), SubRequest("HEAD", path)]
+            # MB-SEC-3: "A sender MUST NOT write a part header field whose name is not a token
+            # or whose value contains CR, LF or NUL; it fails locally instead." The strict
+            # reader of the answer holds every part's field lines to that.
+            expect_processed(ctx, judge, ctx.batch(judge, reads), [s.content_id for s in reads])
+    finally:
+        # MB-TEST-3: "A suite deletes every member it creates before it finishes".
+        ctx.alone(judge, SubRequest("DELETE", path))
+    if not judged:
+        judge.not_applicable("the server takes no media type holding NUL in a PUT alone")

@@ -199,6 +199,9 @@ class Behaviour:
     #: Read the CRLF after each chunk's data from what a read brought, not from the
     #: connection: chunked content whose read ends right after a chunk's data is refused 400.
     peeks_chunk_ends: bool = False
+    #: Rewrites each read of the client's octets before the relay's HTTP reader sees them
+    #: (the same number of octets): for a plant that models a server taking octets h11 refuses.
+    client_octets: Callable[[bytes], bytes] | None = None
 
 
 #: The relay's own way: answers streamed, pipelined answers in order, busy refusals passed on.
@@ -471,6 +474,7 @@ class Relay:
         run_early = self.mutation.behaviour.run_early if self.mutation else None
         empty_lines_out = not (self.mutation and self.mutation.behaviour.reads_empty_lines)
         peeks = self.mutation is not None and self.mutation.behaviour.peeks_chunk_ends
+        rewrite = self.mutation.behaviour.client_octets if self.mutation else None
         state.pop(_READ_SO_FAR, None)
         early: asyncio.Future[Response | None] | None = None
         try:
@@ -478,6 +482,8 @@ class Relay:
                 event = conn.next_event()
                 if event is h11.NEED_DATA:
                     data = await reader.read(READ_SIZE)
+                    if rewrite is not None:
+                        data = rewrite(data)
                     idle = conn.their_state is h11.IDLE and not conn.trailing_data[0]
                     if data and empty_lines_out and idle:
                         # Empty lines before a request line are no request (RFC 9112 §2.2).

@@ -141,6 +141,7 @@ from mixbatch_conformance.run.plants import (
     singleton_lists,
     status_by_parts,
     stopping,
+    stored_controls,
     summary_counts,
     summary_trailer,
     tag_list_readings,
@@ -181,6 +182,7 @@ PLANTS: tuple[Mutation, ...] = (
     + part_length_numerals.PLANTS
     + safe_groups.PLANTS
     + abort_stalls.PLANTS
+    + stored_controls.PLANTS
     + boundary_pools.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
