@@ -8,7 +8,8 @@ from "ok is 2xx" or "failed is 4xx", so these batches hold a 304 (a GET of `ok` 
 resource that has a current representation, and a false If-None-Match on a GET is answered
 304), a 204, a 302 and a 307 from the status resource (MB-TEST-6: "with that status, with no
 content for 204 and 304"), a 1xx the status resource refuses ("any other code (a 1xx ...) with
-400 or 404", a failure either way) and a 503. Each batch's counts are fixed by the spec alone,
+400 or 404", a failure either way) and a 503; the plain batch also holds a 399 and a 400, the
+two codes either side of the line the spec draws. Each batch's counts are fixed by the spec alone,
 in the trailer's spelling: the plain policy runs every part; stop ends at the first part that
 fails (spec 7.4: "A part **fails** when its status is 400 or above", MB-PROC-6), the rest
 skipped; an atomic batch with no failing part commits every part, and one with a failing part
@@ -65,11 +66,12 @@ def counted_batches(ctx: Context, judge: Judge) -> list[CountedBatch]:
 
     return [
         CountedBatch(
-            "plain: 304, 204, 302, 307, 1xx, 503, 200",
+            # 399 and 400 stand either side of the line spec 5.5 draws ("below 400").
+            "plain: 304, 204, 302, 307, 399, 1xx, 400, 503, 200",
             (),
             (),
-            [*ran, code(100), code(503), SubRequest("GET", ok)],
-            counts(ok=n + 4, failed=2),
+            [*ran, code(399), code(100), code(400), code(503), SubRequest("GET", ok)],
+            counts(ok=n + 5, failed=3),
         ),
         CountedBatch(
             "stop at a 1xx: 304, 204, 302, 307, 1xx, 503, 200",

@@ -6,7 +6,7 @@ those that ran with 400 or above". A server that wrote its rule from the statuse
 (200 and 404) counts those right and the rest wrong. Each plant counts the answer as such a
 server does: `ok` for 2xx alone and `failed` for every other part that ran (a 304, a 302
 failed); `failed` for 4xx alone and `ok` for the rest (a 503 ok); parts answered without
-content (204, 304) left out. The trailer plants write the field the relay puts in the trailer
+content (204, 304) left out; the test turned round (`failed` above 400), so a 400 counts ok. The trailer plants write the field the relay puts in the trailer
 section (`TRAILER_PREFIX`), announced; the JSON plants rewrite the document's `summary`.
 """
 
@@ -43,6 +43,10 @@ def _bodyless_uncounted(status: int) -> str | None:
     if status in (204, 304):
         return None
     return "failed" if status >= 400 else "ok"
+
+
+def _failed_above_400(status: int) -> str | None:
+    return "failed" if status > 400 else "ok"
 
 
 def _count(outcomes: list[tuple[str | None, int]], rule: Rule) -> dict[str, int]:
@@ -109,6 +113,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-15 a trailer leaving 204 and 304 parts out of ok",
         _TRAILER,
         on_response=_trailer(_bodyless_uncounted),
+    ),
+    P(
+        "summary-trailer-400-counted-ok",
+        "MB-STATUS-15 a trailer counting a 400 part ok, failed only above 400",
+        _TRAILER,
+        on_response=_trailer(_failed_above_400),
     ),
     P(
         "json-summary-ok-only-2xx",
