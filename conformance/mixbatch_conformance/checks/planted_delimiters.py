@@ -277,6 +277,11 @@ def _judge_answer(
     if status.isdigit() and 500 <= int(status) <= 599:
         judge.note(f"{label}: the member's part failed with {status}")
         return True
+    if part.body != member and member.startswith(part.body) and dash not in part.body:
+        # A start of the member and no delimiter: a read that met the write part way, which
+        # says nothing of the writer's check.
+        judge.note(f"{label}: the member's part holds its first {len(part.body)} octets only")
+        return False
     # MB-WIRE-6: written whole, the member's part carries exactly its octets (MB-RESP-4).
     judge.expect_true(
         f"{label}: the member's part",

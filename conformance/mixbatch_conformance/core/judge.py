@@ -15,8 +15,9 @@ check does not apply (e.g. the target publishes no limits).
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -92,10 +93,19 @@ class Judge:
     #: (`Context.timeout_for`); 0 leaves the run's timeout.
     wait_s: float = 0.0
     #: The requirement an answer breaks whose head came and whose end did not within the wait,
-    #: where the check knows it must have ended by then (one that outlasts a declared time
-    #: budget: spec 5.4 has the server end it with an abort part, or close the connection);
-    #: None leaves such an answer a TIMEOUT.
+    #: while a check holds `stalls_break` around an exchange it knows must have ended by then;
+    #: None (elsewhere) leaves such an answer a TIMEOUT.
     stalled_answer_breaks: str | None = None
+
+    @contextlib.contextmanager
+    def stalls_break(self, requirement: str) -> Iterator[None]:
+        """Within the block, an answer whose head came and whose end did not within the wait
+        is a broken expectation of `requirement` (the check stops), not a TIMEOUT."""
+        self.stalled_answer_breaks = requirement
+        try:
+            yield
+        finally:
+            self.stalled_answer_breaks = None
 
     def record(self, ex: Exchange) -> Exchange:
         self.exchanges.append(ex)
@@ -204,6 +214,10 @@ def _show_set(values: Collection[object]) -> str:
     return "one of {" + ", ".join(items) + "}"
 
 
+#: How a TIMEOUT's account begins its second half when the answer's head had come.
+STALLED_AFTER_HEAD = "the answer stalled after its head"
+
+
 def _stalled_after(raw: bytes) -> str:
     """What an answer that timed out had sent: its head and how much content, when its head
     came (a server that stalls part way, not a silent one), else nothing."""
@@ -211,4 +225,4 @@ def _stalled_after(raw: bytes) -> str:
     if not sep:
         return ""
     status = head.split(b"\r\n", 1)[0].decode("latin-1", "replace")
-    return f"; the answer stalled after its head ({status!r}) and {len(rest)} octets after it"
+    return f"; {STALLED_AFTER_HEAD} ({status!r}) and {len(rest)} octets after it"

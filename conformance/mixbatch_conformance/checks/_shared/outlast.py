@@ -55,14 +55,9 @@ def _bound_s(ctx: Context) -> float:
     return max(ctx.timeout, MAX_OUTLAST_WAIT_S)
 
 
-def wait_out(
-    ctx: Context, judge: Judge, wait_s: float, what: str, *, aborted: bool = False
-) -> None:
+def wait_out(ctx: Context, judge: Judge, wait_s: float, what: str) -> None:
     """Let each read of `judge`'s exchanges wait `wait_s` seconds, or N/A when that is beyond
-    the longest wait the suite gives an exchange outlasting a declared limit. With `aborted`
-    (a batch the budget must stop), an answer whose head came and whose end did not in that
-    wait breaks MB-STATUS-6: spec 5.4 has the server write the abort part and the close
-    delimiter, or, when it cannot, close the connection."""
+    the longest wait the suite gives an exchange outlasting a declared limit."""
     bound = _bound_s(ctx)
     if wait_s > bound:
         judge.not_applicable(
@@ -70,8 +65,6 @@ def wait_out(
             "exchange that outlasts a declared time limit"
         )
     judge.wait_s = max(judge.wait_s, wait_s)
-    if aborted:
-        judge.stalled_answer_breaks = "MB-STATUS-6"
 
 
 def _delay_ms(limit_ms: int) -> int:
@@ -108,9 +101,7 @@ def outlasting_batch(
     delay_ms = _delay_ms(limit_ms)
     # A server may finish the slow part before it stops (spec 5.4: "parts 0 to k"), so a read
     # may wait its whole delay.
-    wait_out(
-        ctx, judge, delay_ms / 1000 + SLACK_S, f"a batch outlasting {limit_ms} ms", aborted=True
-    )
+    wait_out(ctx, judge, delay_ms / 1000 + SLACK_S, f"a batch outlasting {limit_ms} ms")
     slow = SubRequest("GET", ctx.path(template.replace("{ms}", str(delay_ms))))
     if slow_first:
         return [slow, SubRequest("GET", ok)]
