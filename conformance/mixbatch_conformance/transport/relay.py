@@ -199,6 +199,10 @@ class Behaviour:
     #: Read the CRLF after each chunk's data from what a read brought, not from the
     #: connection: chunked content whose read ends right after a chunk's data is refused 400.
     peeks_chunk_ends: bool = False
+    #: Answer a request whose Content-Length declares more than this many octets 413 (a limit
+    #: problem naming max_batch_bytes) as soon as its head is read, unforwarded, and end the
+    #: connection without Connection: close (None: read every request whole).
+    declared_refusal_unmarked: int | None = None
     #: Rewrites each read of the client's octets before the relay's HTTP reader sees them
     #: (the same number of octets): for a plant that models a server taking octets h11 refuses.
     client_octets: Callable[[bytes], bytes] | None = None
@@ -503,6 +507,13 @@ class Relay:
                 if isinstance(event, h11.Request):
                     head = event
                     head_at = time.monotonic()
+                    over = (
+                        self.mutation.behaviour.declared_refusal_unmarked if self.mutation else None
+                    )
+                    if over is not None and _declared_length(event) > over:
+                        writer.write(_declared_refusal(over))
+                        await writer.drain()
+                        return None
                     if interim and conn.they_are_waiting_for_100_continue:
                         reason = b"Continue"
                         continued = h11.InformationalResponse(
@@ -928,6 +939,36 @@ def _next_cycle_within(
         return _next_cycle(conn)
     conn.start_next_cycle()
     return conn
+
+
+def _declared_length(head: h11.Request) -> int:
+    """The Content-Length a request head declares (0 without one)."""
+    value = b""
+    for name, v in head.headers:
+        if name == b"content-length":
+            value = v
+    return int(value) if value and value.isdigit() else 0
+
+
+def _declared_refusal(limit: int) -> bytes:
+    """A 413 for a batch declaring more than `limit` octets, framed by hand and not marked
+    Connection: close."""
+    problem = json.dumps(
+        {
+            "type": "https://mixbatch.dev/problems/limit-exceeded",
+            "title": "Batch over a limit",
+            "status": 413,
+            "requirement": "MB-STATUS-3",
+            "limit": "max_batch_bytes",
+            "value": limit,
+        },
+        separators=(",", ":"),
+    ).encode()
+    head = (
+        "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/problem+json\r\n"
+        f"Content-Length: {len(problem)}\r\n\r\n"
+    )
+    return head.encode("ascii") + problem
 
 
 def _unreadable(conn: h11.Connection, status: int) -> bytes:

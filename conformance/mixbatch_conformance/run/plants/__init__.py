@@ -55,6 +55,7 @@ from mixbatch_conformance.run.plants import (
     continue_policy,
     created_validators,
     date_readings,
+    declared_refusals,
     delimiter_collisions,
     discovery_requests,
     document_fields,
@@ -183,6 +184,7 @@ PLANTS: tuple[Mutation, ...] = (
     + safe_groups.PLANTS
     + abort_stalls.PLANTS
     + stored_controls.PLANTS
+    + declared_refusals.PLANTS
     + boundary_pools.PLANTS
     + octet_units.PLANTS
     + part_grammar.PLANTS
