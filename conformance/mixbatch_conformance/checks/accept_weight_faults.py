@@ -12,7 +12,13 @@ For each 207 form the target declares, the check sends the form under each such 
 `multipart/mixed;q=0.1`, and alone. Beside it, every reading the spec allows answers
 multipart/mixed (the valid element alone, or no Accept) or 400; a server that reads the weight
 as a number above 0.1, or the element at weight 1, answers the form. Alone, the allowed answers
-are the one to no Accept, 406 and 400. N/A when the target declares no 207 form.
+are the one to no Accept, 406 and 400.
+
+The fault is also put on `multipart/mixed` itself, beside `*/*;q=0.5`. Read alone, the wildcard
+gives every form 0.5, and MB-MULTI-1 chooses multipart/mixed at a weight as high as any other;
+treated as absent, the field chooses it too; so every reading answers multipart/mixed or 400. A
+server that reads the faulty weight as 0 refuses multipart/mixed and answers another form (or
+406, when it offers none). This half runs on every target, and the first only where a 207 form is declared.
 """
 
 from __future__ import annotations
@@ -43,19 +49,35 @@ NOT_QVALUES = (
 )
 #: The valid element the faulty one is weighed against.
 VALID = f"{MULTIPART};q=0.1"
+#: The valid element a faulty weight on multipart/mixed stands beside: every form at 0.5.
+WILDCARD = "*/*;q=0.5"
 
 
 @checker(
     "accept-weights-that-are-no-qvalue",
     ("MB-MULTI-1",),
-    "An Accept element of a 207 form whose weight is no qvalue (q=1e0, q=2, q=1.5, q=0.5000, q=.5, q=+0.5, q=inf, non-ASCII digits) is never read as that form: beside multipart/mixed;q=0.1 the answer is multipart/mixed or 400, alone it is the answer to no Accept, 406 or 400.",
+    "An Accept element of a 207 form whose weight is no qvalue (q=1e0, q=2, q=1.5, q=0.5000, q=.5, q=+0.5, q=inf, non-ASCII digits) is never read as that form: beside multipart/mixed;q=0.1 the answer is multipart/mixed or 400, alone it is the answer to no Accept, 406 or 400; multipart/mixed under such a weight beside */*;q=0.5 is answered multipart/mixed or 400.",
     state=State.READ_ONLY,
 )
 def accept_weights_that_are_no_qvalue(ctx: Context, judge: Judge) -> None:
     forms = offered_forms(ctx)[1:]
-    if not forms:
-        judge.not_applicable("the target declares no 207 form for a faulty weight to reach")
     absent = answer_under(ctx, judge, ())
+    wildcard = answer_under(ctx, judge, (("Accept", WILDCARD),))
+    for weight in NOT_QVALUES:
+        faulty = f"{MULTIPART};q={weight}"
+        shown = faulty.encode("latin-1").decode("utf-8", "replace")
+        # Spec 6.1: such an element is left out, the field treated as absent, or the request
+        # refused 400; MB-MULTI-1: "MUST choose `multipart/mixed` when `Accept` is absent ...
+        # or gives `multipart/mixed` a quality value at least as high as any other".
+        judge.expect(
+            f"answer for Accept {WILDCARD!r}, {shown!r}",
+            answer_under(ctx, judge, (("Accept", f"{WILDCARD}, {faulty}"),)),
+            {MULTIPART, "400"},
+            "MB-MULTI-1",
+            allowed_text=f"{MULTIPART} (the wildcard alone, or no Accept) or 400",
+        )
+    judge.expect("answer for no Accept", absent, {MULTIPART}, "MB-MULTI-1")
+    judge.expect(f"answer for Accept {WILDCARD!r}", wildcard, {MULTIPART}, "MB-MULTI-1")
     alone = answer_under(ctx, judge, (("Accept", VALID),))
     for form in forms:
         for weight in NOT_QVALUES:

@@ -241,8 +241,10 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                     data = decode_base64(text)
                 except ValueError as exc:
                     return [], f"MB-MULTI-6: mb:body {text[:40]!r} is {exc}"
-        problem = _status_presence(len(out), status, outcome) or _elements_present(
-            len(out), outcome, seen
+        problem = (
+            _status_presence(len(out), status, outcome)
+            or _elements_present(len(out), outcome, seen)
+            or _abort_names_no_target(len(out), outcome, seen, href)
         )
         if problem is not None:
             return [], problem
@@ -281,6 +283,27 @@ def _elements_present(i: int, outcome: str | None, seen: list[tuple[str, str]]) 
             return (
                 f"MB-MULTI-6: response {i} ({kind}) has {count} {prefix}:{name} elements, not one"
             )
+    return None
+
+
+def _abort_names_no_target(
+    i: int, outcome: str | None, seen: list[tuple[str, str]], href: str | None
+) -> str | None:
+    """Why abort report `i` names a target, or None.
+
+    Spec 6.3, of the XML form (MB-MULTI-6): "It names no part's target: it has no
+    `mb:content-id`, and either no `DAV:href` or an empty one (`<D:href/>` ...). A client reads
+    neither, and a check accepts both." XML white space alone is an empty href's text.
+    """
+    if outcome != "aborted":
+        return None
+    if (MB_NS, "content-id") in seen:
+        return f"MB-MULTI-6: response {i} (aborted) has an mb:content-id; the abort report has none"
+    if seen.count((DAV_NS, "href")) > 1 or (href or "").strip(XML_SPACE):
+        return (
+            f"MB-MULTI-6: response {i} (aborted) names the target {href!r} in DAV:href; the "
+            "abort report has no DAV:href or an empty one"
+        )
     return None
 
 

@@ -15,8 +15,8 @@ report and the connection after a refusal (spec 3.1.1, 3.2.2, 4.1, 5.3, 6.1, 6.3
 - An Accept range carrying a parameter other than the weight read as admitting nothing; an
   Accept of empty list elements only refused 406; an Accept member that is no media range read
   as asking for the JSON form (MB-MULTI-1, spec 6.1).
-- The XML abort report carrying a DAV:href and an mb:content-id of a part (MB-MULTI-6, spec
-  6.3).
+- The XML abort report carrying a DAV:href and an mb:content-id of a part, or the batch
+  endpoint for its DAV:href (MB-MULTI-6, spec 6.3).
 - A 400 given before the content was read whole closing the connection at 64 KiB of content, or
   after small chunked content (MB-PIPE-1, spec 11).
 """
@@ -189,6 +189,17 @@ def _xml_abort_names_part(body: bytes) -> bytes:
     )
 
 
+def _xml_abort_names_endpoint(body: bytes) -> bytes:
+    """The XML abort report with the batch endpoint for its DAV:href, as a writer does that fills
+    every response's href with the request target when the result has none."""
+    return re.sub(
+        rb"(<D:response>)(?:<D:href\s*/>|<D:href>\s*</D:href>)?(<mb:index>\d+</mb:index>"
+        rb"<mb:outcome>aborted</mb:outcome>)",
+        rb"\1<D:href>/batch</D:href>\2",
+        body,
+    )
+
+
 def _early_400_closes_at_discard_length(req: RelayRequest, resp: RelayResponse) -> None:
     if resp.status == 400 and len(req.body) >= DISCARDED_OCTETS:
         resp.close = True
@@ -276,6 +287,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-6 the XML abort report carries a DAV:href and an mb:content-id",
         ("batch-abort-in-every-form",),
         on_response=map_xml(_xml_abort_names_part),
+    ),
+    P(
+        "xml-abort-entry-names-endpoint",
+        "MB-MULTI-6 the XML abort report's DAV:href names the batch endpoint",
+        ("batch-abort-in-every-form",),
+        on_response=map_xml(_xml_abort_names_endpoint),
     ),
     P(
         "early-400-closes-at-64-kib",

@@ -20,11 +20,15 @@ Each is a mistake a competent implementer makes:
     accept-weight-read-as-a-number       an Accept weight that is no qvalue (`q=1e0`, `q=2`,
                                          `q=.5`, non-ASCII digits) read by a general-purpose
                                          number reader and held to 0..1 (MB-MULTI-1)
+    accept-weight-unread-as-zero         an Accept weight that is no qvalue read as 0, so the
+                                         range refuses its form instead of being left out
+                                         (MB-MULTI-1)
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
@@ -96,6 +100,22 @@ def _weight_by_literal_q(req: RelayRequest) -> None:
 _QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
 
 
+def _reweigh(req: RelayRequest, weigh: Callable[[str], str]) -> None:
+    """Each parameter after an Accept member's range, rewritten by `weigh`."""
+    req.headers = [
+        (
+            n,
+            ", ".join(
+                ";".join([params[0], *map(weigh, params[1:])])
+                for params in (split_quoted(m, ";", "pair") for m in split_quoted(v, ",", "pair"))
+            ),
+        )
+        if n.lower() == "accept"
+        else (n, v)
+        for n, v in req.headers
+    ]
+
+
 def _weight_read_as_a_number(req: RelayRequest) -> None:
     """Each Accept member's weight that is no qvalue but that `float` reads (its octets read
     as UTF-8) is written as the qvalue nearest that number, from 0 to 1."""
@@ -113,18 +133,22 @@ def _weight_read_as_a_number(req: RelayRequest) -> None:
             return param
         return f"{name}={min(1.0, max(0.0, number)):.3f}" if number == number else param
 
-    req.headers = [
-        (
-            n,
-            ", ".join(
-                ";".join([params[0], *map(weigh, params[1:])])
-                for params in (split_quoted(m, ";", "pair") for m in split_quoted(v, ",", "pair"))
-            ),
-        )
-        if n.lower() == "accept"
-        else (n, v)
-        for n, v in req.headers
-    ]
+    _reweigh(req, weigh)
+
+
+def _weight_unread_as_zero(req: RelayRequest) -> None:
+    """Each Accept member's weight that is no qvalue is written `q=0`, as a reader does that
+    falls back to 0 where its number parse fails."""
+    if not is_batch(req):
+        return
+
+    def weigh(param: str) -> str:
+        name, eq, value = param.partition("=")
+        if not eq or name.strip().lower() != "q" or _QVALUE.fullmatch(value.strip()):
+            return param
+        return f"{name}=0"
+
+    _reweigh(req, weigh)
 
 
 PLANTS: tuple[Mutation, ...] = (
@@ -159,5 +183,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 an Accept weight that is no qvalue read as the number it spells",
         ("accept-weights-that-are-no-qvalue",),
         on_request=_weight_read_as_a_number,
+    ),
+    Mutation(
+        "accept-weight-unread-as-zero",
+        "MB-MULTI-1 an Accept weight that is no qvalue read as 0",
+        ("accept-weights-that-are-no-qvalue",),
+        on_request=_weight_unread_as_zero,
     ),
 )
