@@ -28,7 +28,10 @@ them. The checks here send the same cases in each content coding the server deco
   1 MiB (`PAST_ANY_BUFFER`, some six megabytes coded, written by `_shared.repeated_codings`
   without making the decoded octets): spec 9.1 has a server stop decoding once it passes the
   limit, so it too is refused 413, where a server that decodes without bound runs past a 2 GiB
-  array or a decoded length counted in 32 bits.
+  array or a decoded length counted in 32 bits. The same content decoding to 1 MiB past the
+  limit goes first: a server that bounds its decoding does the same work on both, so when that
+  one is answered and the far one gets no answer within the wait, the far one's decoding ran on
+  past the limit (MB-STATUS-3), not a TIMEOUT.
 - `coded-part-limits-counted-decoded`: a part body of exactly `max_part_bytes` octets, a part
   header section of exactly `max_part_header_bytes` octets, one of exactly `max_part_fields`
   field lines and a batch of exactly `max_parts` parts, each processed, and each one unit over,
@@ -49,6 +52,7 @@ reads `ok` or writes to `echo`, which keeps nothing, so a server that runs one c
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -78,7 +82,7 @@ from mixbatch_conformance.checks._shared.repeated_codings import (
 )
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
-from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.judge import Judge, StopCheck
 from mixbatch_conformance.core.outcomes import expect_located, expect_processed, expect_rejected
 from mixbatch_conformance.core.registry import State, checker
 
@@ -269,13 +273,37 @@ def coded_batch_decoding_bounded(ctx: Context, judge: Judge) -> None:
     if not codings:
         judge.not_applicable("the server decodes none of gzip, x-gzip and deflate")
     for coding in codings:
+        # The same content, decoding to FAR_OVER past the limit: a server that stops decoding
+        # at its limit does the same work on both, so this answer's coming shows how the server
+        # answers when it bounds its decoding.
+        near = -(-(limit + FAR_OVER - len(bare) - 2) // len(LONG_LINES))
+        probe = repeated_coded(coding, b"", LONG_LINES, near, bare + b"\r\n")
+        near_decoded = len(LONG_LINES) * near + len(bare) + 2
+        began = time.monotonic()
+        answered = sent(ctx, judge, probe, False, coding).status
+        judge.note(
+            f"{coding}: content decoding to {near_decoded} answered {answered} in "
+            f"{time.monotonic() - began:.1f} s"
+        )
         times = (PAST_ANY_BUFFER - len(bare) - 2) // len(LONG_LINES)
         coded = repeated_coded(coding, b"", LONG_LINES, times, bare + b"\r\n")
         decoded = len(LONG_LINES) * times + len(bare) + 2
         judge.note(f"{coding}: {len(coded)} octets decoding to {decoded}")
         # Spec 9.1: "a server stops decoding once the decoded octets pass `max_batch_bytes`
         # rather than decode without bound"; MB-STATUS-3: a batch over a limit is answered 413.
-        refused(ctx, judge, coded, 413, "max_batch_bytes", at=None, coding=coding)
+        try:
+            refused(ctx, judge, coded, 413, "max_batch_bytes", at=None, coding=coding)
+        except TimeoutError as exc:
+            # Decoding stopped at the limit takes no longer than it did for the content above,
+            # which was answered; an answer that never came is decoding run on past the limit.
+            judge.expect(
+                f"{coding}: an answer to content decoding to {decoded}, as content decoding "
+                f"to {near_decoded} was answered",
+                f"no answer ({exc})",
+                {"413"},
+                "MB-STATUS-3",
+            )
+            raise StopCheck(f"{coding}: no answer") from None
 
 
 # -- the part limits ---------------------------------------------------------------------------
