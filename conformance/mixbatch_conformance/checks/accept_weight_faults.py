@@ -63,41 +63,48 @@ def accept_weights_that_are_no_qvalue(ctx: Context, judge: Judge) -> None:
     forms = offered_forms(ctx)[1:]
     absent = answer_under(ctx, judge, ())
     wildcard = answer_under(ctx, judge, (("Accept", WILDCARD),))
+    judge.expect("answer for no Accept", absent, {MULTIPART}, "MB-MULTI-1")
+    judge.expect(f"answer for Accept {WILDCARD!r}", wildcard, {MULTIPART}, "MB-MULTI-1")
     for weight in NOT_QVALUES:
-        faulty = f"{MULTIPART};q={weight}"
-        shown = faulty.encode("latin-1").decode("utf-8", "replace")
         # Spec 6.1: such an element is left out, the field treated as absent, or the request
         # refused 400; MB-MULTI-1: "MUST choose `multipart/mixed` when `Accept` is absent ...
         # or gives `multipart/mixed` a quality value at least as high as any other".
-        judge.expect(
-            f"answer for Accept {WILDCARD!r}, {shown!r}",
-            answer_under(ctx, judge, (("Accept", f"{WILDCARD}, {faulty}"),)),
+        _expect_answer(
+            ctx,
+            judge,
+            f"{WILDCARD}, {MULTIPART};q={weight}",
             {MULTIPART, "400"},
-            "MB-MULTI-1",
-            allowed_text=f"{MULTIPART} (the wildcard alone, or no Accept) or 400",
+            f"{MULTIPART} (the wildcard alone, or no Accept) or 400",
         )
-    judge.expect("answer for no Accept", absent, {MULTIPART}, "MB-MULTI-1")
-    judge.expect(f"answer for Accept {WILDCARD!r}", wildcard, {MULTIPART}, "MB-MULTI-1")
     alone = answer_under(ctx, judge, (("Accept", VALID),))
     for form in forms:
         for weight in NOT_QVALUES:
             faulty = f"{form};q={weight}"
-            shown = faulty.encode("latin-1").decode("utf-8", "replace")
             # Spec 6.1: "A weight whose value is no `qvalue` ... makes its element such an
             # element"; "A server may treat such a field as absent, read its valid elements
             # alone ... or refuse the request 400 as malformed; it never reads such an element
             # as a form."
-            judge.expect(
-                f"answer for Accept {shown!r}, {VALID!r}",
-                answer_under(ctx, judge, (("Accept", f"{faulty}, {VALID}"),)),
+            _expect_answer(
+                ctx,
+                judge,
+                f"{faulty}, {VALID}",
                 {alone, absent, "400"},
-                "MB-MULTI-1",
-                allowed_text=f"{alone!r} (the valid element alone), {absent!r} (no Accept) or 400",
+                f"{alone!r} (the valid element alone), {absent!r} (no Accept) or 400",
             )
-            judge.expect(
-                f"answer for Accept {shown!r} alone",
-                answer_under(ctx, judge, (("Accept", faulty),)),
-                {absent, "406", "400"},
-                "MB-MULTI-1",
-                allowed_text=f"{absent!r} (no Accept), 406 or 400",
+            _expect_answer(
+                ctx, judge, faulty, {absent, "406", "400"}, f"{absent!r} (no Accept), 406 or 400"
             )
+
+
+def _expect_answer(
+    ctx: Context, judge: Judge, accept: str, allowed: set[str], allowed_text: str
+) -> None:
+    """Expect the answer to a one-part batch under `Accept: accept` to be one of `allowed`."""
+    shown = accept.encode("latin-1").decode("utf-8", "replace")
+    judge.expect(
+        f"answer for Accept {shown!r}",
+        answer_under(ctx, judge, (("Accept", accept),)),
+        allowed,
+        "MB-MULTI-1",
+        allowed_text=allowed_text,
+    )
