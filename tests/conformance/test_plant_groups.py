@@ -489,6 +489,7 @@ from mixbatch_conformance.run.plants import (
     request_variants,
     resolution,
     resource_edges,
+    rollback_scope,
     safe_groups,
     sandbox_creation_names,
     sandbox_inputs,
@@ -994,6 +995,14 @@ GROUPS = (
         ),
         ("FAIL",),
         tier="slow",
+    ),
+    Group(
+        # MB-PROC-15: "No other request observes ... any effect of an atomic batch that does
+        # not commit", a resource the batch never named included.
+        "rollback-scope",
+        _names(rollback_scope.PLANTS),
+        ("atomic-failure-undoes-writes",),
+        ("FAIL",),
     ),
     Group(
         "fault-placement",

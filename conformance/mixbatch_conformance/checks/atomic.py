@@ -244,14 +244,26 @@ def failing_edges(ctx: Context, judge: Judge) -> None:
             expect_entries_as_multipart(judge, media, entries, base, volatile, f" around {code}")
 
 
+#: The declared resources an atomic batch that fails must leave as they were, with the sandbox.
+STANDING_ROLES = ("ok", "etag_resource", "not_found", "collection", "empty_collection")
+
+
+def _standing(ctx: Context, judge: Judge) -> dict[str, int]:
+    """The status a GET of each declared standing resource, and of the sandbox, gets alone."""
+    paths = [ctx.path(p) for p in map(ctx.target.resource, STANDING_ROLES) if p]
+    paths.append(_sandbox(ctx, judge))
+    return {path: ctx.alone(judge, SubRequest("GET", path)).status for path in paths}
+
+
 @checker(
     "atomic-failure-undoes-writes",
-    ("MB-PROC-8",),
-    "After an atomic batch fails, the member its first part created is not there.",
+    ("MB-PROC-8", "MB-PROC-15"),
+    "After an atomic batch fails, the member its first part created is not there, and every declared resource, the sandbox collection included, answers a GET as it did before the batch.",
     profile="atomic",
     state=State.WRITES_IN_SANDBOX,
 )
 def failure_undoes_writes(ctx: Context, judge: Judge) -> None:
+    before = _standing(ctx, judge)
     subs, resp = _failing_batch(ctx, judge, f"mb-suite-atomic-{secrets.token_hex(6)}")
     assert resp is not None
     env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
@@ -261,6 +273,15 @@ def failure_undoes_writes(ctx: Context, judge: Judge) -> None:
     after = ctx.alone(judge, SubRequest("GET", created))
     # MB-PROC-8: "MUST undo the effects of every part that ran, the failing part included".
     judge.expect(f"GET {created} after the failed batch", after.status, {404, 410})
+    # MB-PROC-15: no request observes "any effect of an atomic batch that does not commit";
+    # the rollback restores what the batch touched and nothing else changes.
+    for path, status in _standing(ctx, judge).items():
+        judge.expect(
+            f"GET {path} after the failed batch, answered {before[path]} before it",
+            status,
+            {before[path]},
+            "MB-PROC-15",
+        )
 
 
 @checker(

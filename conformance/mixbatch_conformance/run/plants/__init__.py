@@ -130,6 +130,7 @@ from mixbatch_conformance.run.plants import (
     resources,
     responses,
     retrievals,
+    rollback_scope,
     safe_groups,
     sandbox_creation_names,
     sandbox_inputs,
@@ -258,6 +259,7 @@ PLANTS: tuple[Mutation, ...] = (
     + precondition_order.PLANTS
     + advertised_and_counted.PLANTS
     + order_and_isolation.PLANTS
+    + rollback_scope.PLANTS
     + fault_placement.PLANTS
     + mode_writers.PLANTS
     + mode_paths.PLANTS
