@@ -552,6 +552,7 @@ class Group:
 SPACED_SUMMARY = "summary-trailer-spaced-equals"
 #: The XML abort report naming a part: its catcher waits out a time budget.
 XML_ABORT_NAMES_PART = "xml-abort-entry-names-a-part"
+#: The XML abort report naming the batch endpoint in its DAV:href; the same catcher.
 XML_ABORT_NAMES_ENDPOINT = "xml-abort-entry-names-endpoint"
 XML_ABORT_PLANTS = (XML_ABORT_NAMES_PART, XML_ABORT_NAMES_ENDPOINT)
 #: A member written without a media type, its type written null in the JSON form.

@@ -18,7 +18,8 @@ The fault is also put on `multipart/mixed` itself, beside `*/*;q=0.5`. Read alon
 gives every form 0.5, and MB-MULTI-1 chooses multipart/mixed at a weight as high as any other;
 treated as absent, the field chooses it too; so every reading answers multipart/mixed or 400. A
 server that reads the faulty weight as 0 refuses multipart/mixed and answers another form (or
-406, when it offers none). This half runs on every target, and the first only where a 207 form is declared.
+406, when it offers none). This half runs on every target, and the first only where a 207
+form is declared.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Planted violation of what a rollback may touch (spec 7.4, MB-PROC-15): an atomic batch that
+"""Planted violation of what a rollback may touch (spec 7.5, MB-PROC-15): an atomic batch that
 does not commit leaves no effect, on the resources it wrote and on every other.
 
     rollback-drops-read-only-collection  the rollback puts back a snapshot of the writable
