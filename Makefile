@@ -72,7 +72,11 @@ unit: env browser
 	@$(PY) -m pytest --collect-only -q > $(VENV)/collect.log || { cat $(VENV)/collect.log; exit 1; }
 	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 
-test: lint typecheck unit
+# The three run side by side (make -j): lint and the type check need one core for about a
+# minute, which the first minute of the tests (one collection, then workers starting servers
+# and waiting on them) leaves free. -O line keeps each printed line whole.
+test:
+	@$(MAKE) --no-print-directory -j3 -O line lint typecheck unit
 
 # mkdocs build --strict without -q: -q would hide the warnings that strict mode counts.
 docs-build: env

@@ -74,7 +74,7 @@ exit status:
   0  conformant: no MUST failed (WARN and INFO do not count)
   1  non-conformant: a check failed a MUST (FAIL or FLAKY), or the target answered with
      octets that are not HTTP
-  2  usage error: a bad option, URL, target file or --only selection
+  2  usage error: a bad option, URL, target file, or --only or --skip selection
   3  could not test: unreachable, TLS failure, no batch endpoint, timeouts, harness errors
 """
 
@@ -124,6 +124,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="run only these: check ids or prefixes, requirement IDs (MB-WIRE-3), ID prefixes "
         "(MB-WIRE) or spec sections (section:3.1 or §3.1)",
+    )
+    p.add_argument(
+        "--skip",
+        nargs="+",
+        metavar="ID",
+        help="leave these out: the same words as --only (a check the run cannot afford, one "
+        "judged elsewhere)",
     )
     p.add_argument(
         "--read-only",
@@ -344,7 +351,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
     _check_tls(args)
     url = _url(args.target)
-    checks, _ = plan(args.tier, args.only, writes=not args.read_only)
+    checks, _ = plan(args.tier, args.only, writes=not args.read_only, skip=args.skip)
     if args.list:
         _print_list(checks)
         return EXIT_CONFORMANT
@@ -384,6 +391,7 @@ def _suite(target: Target, settings: RunSettings, args: argparse.Namespace) -> t
         replace(target, timeout=settings.timeout_s),
         settings,
         only=args.only,
+        skip=args.skip,
         deep_budget_s=args.budget,
         progress=not args.no_progress and sys.stderr.isatty(),
         quiet=args.quiet,

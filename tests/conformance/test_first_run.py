@@ -117,6 +117,25 @@ def test_only_selecting_nothing_is_a_usage_error(capsys: pytest.CaptureFixture[s
     assert "selects no check" in capsys.readouterr().err
 
 
+def test_skip_leaves_out_what_its_words_select(capsys: pytest.CaptureFixture[str]) -> None:
+    every, _ = plan("standard", None)
+    kept, _ = plan("standard", None, skip=["limit-batch-bytes", "MB-PIPE-1"])
+    left_out = {c.id for c in every} - {c.id for c in kept}
+    assert "limit-batch-bytes-at-limit" in left_out
+    assert all(
+        c.id.startswith("limit-batch-bytes") or "MB-PIPE-1" in c.requirements
+        for c in every
+        if c.id in left_out
+    )
+    assert not any(
+        c.id.startswith("limit-batch-bytes") or "MB-PIPE-1" in c.requirements for c in kept
+    )
+    with pytest.raises(SelectionError, match="--skip nonexistent-check"):
+        plan("smoke", None, skip=["nonexistent-check"])
+    assert main(["--skip", "nonexistent-check", "--list"]) == EXIT_USAGE
+    assert "selects no check" in capsys.readouterr().err
+
+
 def test_read_only_leaves_out_the_checks_that_write() -> None:
     every, _ = plan("standard", None)
     kept, skipped = plan("standard", None, writes=False)

@@ -1,11 +1,16 @@
 """Fixtures for the docs tests: the repository's tools on sys.path, and one strict site build.
 
-The site is built once per session into a temporary folder (never into site/, which a
+The site is built once per run into a temporary folder (never into site/, which a
 developer's `mkdocs serve` may be using) and shared by the build test and the browser test.
+Under pytest-xdist those two files run on different workers; the first worker to need the
+site builds it beside every worker's own temporary folder, holding a lock, and the others
+wait for it and read the same build, so make test pays for one build, not one per worker.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -54,5 +59,22 @@ def build_site(destination: Path) -> BuiltSite:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> BuiltSite:
-    return build_site(tmp_path_factory.mktemp("site") / "site")
+def built_site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> BuiltSite:
+    if worker_id == "master":
+        return build_site(tmp_path_factory.mktemp("site") / "site")
+    # Every worker's basetemp shares this run's parent folder (pytest-xdist's own advice).
+    shared = tmp_path_factory.getbasetemp().parent
+    record = shared / "site-build.json"
+    with open(shared / "site-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if record.is_file():
+            done = json.loads(record.read_text(encoding="utf-8"))
+            return BuiltSite(Path(done["directory"]), done["returncode"], done["log"])
+        site = build_site(shared / "site")
+        record.write_text(
+            json.dumps(
+                {"directory": str(site.directory), "returncode": site.returncode, "log": site.log}
+            ),
+            encoding="utf-8",
+        )
+        return site

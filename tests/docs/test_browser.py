@@ -47,6 +47,10 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = ROOT / "reports" / "screenshots"
 TIMEOUT_MS = 20_000
+#: Opening a page waits longer than any other step: the results pages hold the whole check
+#: matrix (over a megabyte of HTML), and make test shares 2 cores among 8 workers, so chromium
+#: can need well over 20 s to reach the load event there.
+NAVIGATION_TIMEOUT_MS = 90_000
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -112,6 +116,7 @@ def browser_page(site_url: str) -> Iterator[tuple[Any, list[str]]]:
             context.route("**/*", route)
             page = context.new_page()
             page.set_default_timeout(TIMEOUT_MS)
+            page.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
             yield page, outside
             context.close()
         finally:

@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples._served import BATCH_TIMEOUT_MS, REPO, served, standard_tier
+from tests.examples._served import (
+    BATCH_TIMEOUT_MS,
+    REPO,
+    SIZE_LIMIT_CHECKS,
+    served,
+    standard_tier,
+)
 
 SERVER_DIR = REPO / "examples" / "go-server"
 FALLBACK_GO = Path("/usr/local/go/bin/go")
@@ -76,6 +82,20 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_standard_tier_has_no_failure(server_url: str, tmp_path: Path) -> None:
     results, result = standard_tier(
         SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S
+    )
+    failed = sorted(r["check_id"] for r in results if r["verdict"] in {"FAIL", "FLAKY"})
+    assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+@pytest.mark.deep
+@pytest.mark.timeout(SUITE_TIMEOUT_S + 30)
+def test_size_limit_checks_pass(server_url: str, tmp_path: Path, mixbatch_tier: str) -> None:
+    """The checks make test leaves out of the run above (SIZE_LIMIT_CHECKS) pass too."""
+    if mixbatch_tier != "deep":
+        pytest.skip("the size-limit checks run here with --mixbatch-tier deep (make deep)")
+    results, result = standard_tier(
+        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S, only=SIZE_LIMIT_CHECKS
     )
     failed = sorted(r["check_id"] for r in results if r["verdict"] in {"FAIL", "FLAKY"})
     assert failed == [], f"checks failed: {failed}\n{result.stdout[-2000:]}"

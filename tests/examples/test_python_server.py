@@ -44,6 +44,17 @@ def test_standard_tier_has_no_failure(server_url: str, tmp_path: Path) -> None:
     assert_standard_tier_passes(SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S)
 
 
+@pytest.mark.deep
+@pytest.mark.timeout(SUITE_TIMEOUT_S + 30)
+def test_size_limit_checks_pass(server_url: str, tmp_path: Path, mixbatch_tier: str) -> None:
+    """The checks make test leaves out of the run above (SIZE_LIMIT_CHECKS) pass too."""
+    if mixbatch_tier != "deep":
+        pytest.skip("the size-limit checks run here with --mixbatch-tier deep (make deep)")
+    assert_standard_tier_passes(
+        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S, sizes=True
+    )
+
+
 @pytest.mark.timeout(60)
 def test_own_vector_check_passes() -> None:
     """The server's own check of the spec's request vectors passes."""

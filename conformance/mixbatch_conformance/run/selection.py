@@ -1,4 +1,5 @@
-"""Which checks a run selects: `--only` by check, requirement, ID prefix or spec section.
+"""Which checks a run selects: `--only` by check, requirement, ID prefix or spec section,
+and `--skip` by the same words.
 
 Theory of operation: each `--only` word is read as one of four kinds, tried in this order:
 - a check id or an id prefix (`created-location`, `reject-`), as `--list` prints them;
@@ -7,8 +8,9 @@ Theory of operation: each `--only` word is read as one of four kinds, tried in t
 - a spec section (`§3.1`, `section:3.1`, `3.1`): every check verifying a requirement of that
   section or of one below it (3.1 takes in 3.1.2).
 A word that selects nothing is a usage error (`SelectionError`) naming the word, so a typo
-never runs zero checks and reports success. `--read-only` then keeps only the checks that
-change nothing on the target, and the run says how many it left out.
+never runs zero checks and reports success. `--skip` leaves out every check its words select
+(a word that selects nothing is the same usage error). `--read-only` then keeps only the checks
+that change nothing on the target, and the run says how many it left out.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ _REQUIREMENT = re.compile(r"MB-[A-Z]+(?:-[0-9]*)?", re.IGNORECASE)
 
 
 class SelectionError(ValueError):
-    """An --only word selects no check (a usage error: exit status 2)."""
+    """An --only or --skip word selects no check (a usage error: exit status 2)."""
 
 
 def matches(check: Check, word: str, index: RequirementIndex) -> bool:
@@ -51,13 +53,15 @@ def matches(check: Check, word: str, index: RequirementIndex) -> bool:
     return False
 
 
-def select_only(checks: Iterable[Check], words: list[str], index: RequirementIndex) -> list[Check]:
+def select_only(
+    checks: Iterable[Check], words: list[str], index: RequirementIndex, option: str = "--only"
+) -> list[Check]:
     """The checks any of `words` selects; SelectionError names the words that select none."""
     pool = list(checks)
     empty = [w for w in words if not any(matches(c, w, index) for c in pool)]
     if empty:
         raise SelectionError(
-            f"--only {' '.join(empty)} selects no check in this tier; use a check id or prefix "
+            f"{option} {' '.join(empty)} selects no check in this tier; use a check id or prefix "
             "(see --list), a requirement ID (MB-WIRE-3), an ID prefix (MB-WIRE) or a spec "
             "section (section:3.1)"
         )
@@ -71,11 +75,16 @@ def read_only(checks: Iterable[Check]) -> tuple[list[Check], int]:
     return kept, len(pool) - len(kept)
 
 
-def plan(tier: str, only: list[str] | None, *, writes: bool = True) -> tuple[list[Check], int]:
+def plan(
+    tier: str, only: list[str] | None, *, writes: bool = True, skip: list[str] | None = None
+) -> tuple[list[Check], int]:
     """The checks a run of `tier` runs, and how many writing checks `writes=False` left out."""
     chosen = select(tier)
     if only:
         chosen = select_only(chosen, only, load_index())
+    if skip:
+        left_out = {c.id for c in select_only(chosen, skip, load_index(), "--skip")}
+        chosen = [c for c in chosen if c.id not in left_out]
     if writes:
         return chosen, 0
     return read_only(chosen)

@@ -83,6 +83,7 @@ def run_suite(
     settings: RunSettings,
     *,
     only: list[str] | None = None,
+    skip: list[str] | None = None,
     deep_budget_s: float | None = None,
     progress: bool = True,
     quiet: bool = False,
@@ -90,13 +91,13 @@ def run_suite(
 ) -> tuple[int, list[CheckResult]]:
     """Run the suite against `target`; write reports; return the exit code and results.
 
-    `checks` (default: the tier's, filtered by `only` and `settings.read_only`, see
+    `checks` (default: the tier's, filtered by `only`, `skip` and `settings.read_only`, see
     run.selection) are run after the preflight. `deep_budget_s`, in the deep tier, is shared
     evenly by the property checks and replaces `settings.property_budget_s`."""
     index = load_index()
     skipped = 0
     if checks is None:
-        checks, skipped = plan(settings.tier, only, writes=not settings.read_only)
+        checks, skipped = plan(settings.tier, only, writes=not settings.read_only, skip=skip)
     chosen = checks
     properties = [c for c in chosen if c.draws_examples]
     if settings.tier == "deep" and properties and deep_budget_s is not None:

@@ -63,6 +63,7 @@ __all__ = [
     "exchange",
     "exchange_after_continue",
     "exchange_until_answered",
+    "first_line",
     "in_turn",
     "method_of",
     "pipeline",
@@ -560,9 +561,19 @@ def drain(sock: socket.socket, reader: Source) -> bytes:
     return bytes(out)
 
 
+def first_line(data: bytes) -> bytes:
+    """The octets of `data` before its first CRLF (all of them when it has none).
+
+    A slice, never a split: a split copies everything after the line too, tens of MiB for the
+    batches the limit checks send, on every request."""
+    end = data.find(b"\r\n")
+    return data if end < 0 else data[:end]
+
+
 def method_of(request: bytes) -> str:
     """The method of a request, as its first octets spell it."""
-    return request.split(b" ", 1)[0].decode("latin-1", "replace")
+    end = request.find(b" ")
+    return (request if end < 0 else request[:end]).decode("latin-1", "replace")
 
 
 def exchange(
