@@ -74,9 +74,9 @@ unit: env browser
 
 # The three run side by side (make -j): lint and the type check need one core for about a
 # minute, which the first minute of the tests (one collection, then workers starting servers
-# and waiting on them) leaves free. -O line keeps each printed line whole.
+# and waiting on them) leaves free. --output-sync=line keeps each printed line whole.
 test:
-	@$(MAKE) --no-print-directory -j3 -O line lint typecheck unit
+	@$(MAKE) --no-print-directory -j3 --output-sync=line lint typecheck unit
 
 # mkdocs build --strict without -q: -q would hide the warnings that strict mode counts.
 docs-build: env
