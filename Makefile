@@ -72,11 +72,19 @@ unit: env browser
 	@$(PY) -m pytest --collect-only -q > $(VENV)/collect.log || { cat $(VENV)/collect.log; exit 1; }
 	$(PY) tools/pytest_strict.py -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 
-# The three run side by side (make -j): lint and the type check need one core for about a
-# minute, which the first minute of the tests (one collection, then workers starting servers
-# and waiting on them) leaves free. --output-sync=line keeps each printed line whole.
-test:
-	@$(MAKE) --no-print-directory -j3 --output-sync=line lint typecheck unit
+# Lint and the type check run beside the tests, at the lowest priority (nice 19): they need
+# one core for about a minute, and take it from the time the tests leave a core idle (they wait
+# on servers), never from the tests, some of which a server must answer within its budget. The
+# tests print as they go; lint's and the type check's output follows theirs, and either
+# failing fails make test.
+test: env browser
+	@static=0; unit=0; \
+	nice -n 19 $(MAKE) --no-print-directory lint typecheck > $(VENV)/static.log 2>&1 & pid=$$!; \
+	$(MAKE) --no-print-directory unit || unit=$$?; \
+	wait $$pid || static=$$?; \
+	cat $(VENV)/static.log; \
+	if [ $$static -ne 0 ]; then echo "make test: lint or the type check failed" >&2; fi; \
+	exit $$(( unit != 0 || static != 0 ))
 
 # mkdocs build --strict without -q: -q would hide the warnings that strict mode counts.
 docs-build: env

@@ -414,6 +414,7 @@ from mixbatch_conformance.run.plants import (
     boundary_neighbours,
     boundary_pools,
     budget_kinds,
+    budget_leftovers,
     budget_scope,
     busy_connections,
     carried_content,
@@ -1004,6 +1005,15 @@ GROUPS = (
         _names(rollback_scope.PLANTS),
         ("atomic-failure-undoes-writes",),
         ("FAIL",),
+    ),
+    Group(
+        # MB-STATUS-1: a batch answered before a batch stopped by its budget is answered
+        # after it too; the catcher waits out the budget once and the stalled batch's wait.
+        "budget-leftovers",
+        _names(budget_leftovers.PLANTS),
+        ("batch-abort-after-timeout",),
+        ("FAIL",),
+        tier="slow",
     ),
     Group(
         "fault-placement",

@@ -48,6 +48,11 @@ HTTP/1.0). Such an answer is delimited by the connection's close, not by chunks,
 names no framing: the abort part and the close delimiter end it as over HTTP/1.1, and a server
 that cannot write them leaves the close delimiter missing, as MB-WIRE-14 lets a client see.
 
+`batch-abort-after-timeout` also sends a one-part batch, a one-part atomic batch (under the
+`atomic` profile) and the `ok` resource alone before its outlasting batches and again after them
+(`_shared/still_answering`): one answered before and not after is left blocked by what the
+stopped batches left behind (MB-STATUS-1, MB-TEST-1), which no later check could blame.
+
 The batches of a check are sent at once, so that each check waits out the budget once (the
 declared limit plus a second or so). A read of such an exchange may wait the slow part's whole
 delay, so the checks raise their reads' wait to it (`_shared/outlast.wait_out`), beyond the
@@ -75,6 +80,10 @@ from mixbatch_conformance.checks._shared.outlast import (
     expect_not_before_budget,
     outlasting_batch,
     wait_out,
+)
+from mixbatch_conformance.checks._shared.still_answering import (
+    answered_before,
+    expect_still_answered,
 )
 from mixbatch_conformance.checks._shared.trickle import split_evenly, trickled
 from mixbatch_conformance.checks._shared.versions import with_version
@@ -164,13 +173,25 @@ def _is_aborted(part: Part) -> bool:
 
 @checker(
     "batch-abort-after-timeout",
-    ("MB-STATUS-6", "MB-STATUS-12", "MB-STATUS-14", "MB-WIRE-15", "MB-RESP-2", "MB-TEST-7"),
-    "A batch that outlasts the server's declared time limit after its response began, its slow part in the middle, first or last, ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200, no part before it written with a failure the budget caused.",
+    (
+        "MB-STATUS-6",
+        "MB-STATUS-12",
+        "MB-STATUS-14",
+        "MB-WIRE-15",
+        "MB-RESP-2",
+        "MB-TEST-7",
+        "MB-STATUS-1",
+        "MB-TEST-1",
+    ),
+    "A batch that outlasts the server's declared time limit after its response began, its slow part in the middle, first or last, ends with an abort part at a part_index spec 5.4 allows, a problem+json body and the close delimiter, under a 200, no part before it written with a failure the budget caused; a batch, an atomic batch and a resource answered before such batches are answered after them too.",
     tier="standard",
     state=State.READ_ONLY,
 )
 def abort_after_timeout(ctx: Context, judge: Judge) -> None:
-    _judge_stopped_batches(ctx, judge, _three_batches(ctx, judge, ""), ())
+    batches = _three_batches(ctx, judge, "")
+    before = answered_before(ctx, judge)
+    _judge_stopped_batches(ctx, judge, batches, ())
+    expect_still_answered(ctx, judge, before)
 
 
 def _three_batches(ctx: Context, judge: Judge, prefix: str) -> list[Stopped]:

@@ -78,6 +78,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     peeks_chunk_ends    the CRLF after a chunk's data is looked for in what the read brought,
                       so chunked content whose read ends right after a chunk's data is refused
                       400, as a chunk reader that peeks at its buffer does (MB-INTER-5)
+    stall             a predicate on each request read whole: the relay never answers a
+                      request it matches, as a server whose handler waits on a hold nobody
+                      gives back (MB-STATUS-1)
 
 A mutation that edits the response needs all of it, so the relay holds the answer whenever
 one does; such answers, and answers without content (HEAD, 1xx, 204, 304), are re-framed with
@@ -142,6 +145,9 @@ READ_SIZE = 65536
 #: How long a queueing relay keeps resending a batch refused as busy, and the pause between
 #: tries: long enough for every batch a check holds to finish, short enough to end a run.
 QUEUE_FOR_S = 10.0
+#: The longest a stalled request (`Behaviour.stall`) is left unanswered: past any wait of the
+#: suite's, after which the relay ends the connection, so that no stall outlives its check.
+STALL_FOR_S = 60.0
 QUEUE_PAUSE_S = 0.05
 #: How a client left before a streamed answer ended (`Behaviour.client_left`): its end of
 #: stream arrived (a half-close, or the FIN of a close), or the connection was lost under a
@@ -203,6 +209,10 @@ class Behaviour:
     #: problem naming max_batch_bytes) as soon as its head is read, unforwarded, and end the
     #: connection without Connection: close (None: read every request whole).
     declared_refusal_unmarked: int | None = None
+    #: A predicate on each request read whole: a request it matches is never answered (the
+    #: relay writes nothing and ends the connection once the client leaves, or after
+    #: `STALL_FOR_S`), as a server whose handler waits on a hold nobody gives back.
+    stall: Callable[[RelayRequest], bool] | None = None
     #: Rewrites each read of the client's octets before the relay's HTTP reader sees them
     #: (the same number of octets): for a plant that models a server taking octets h11 refuses.
     client_octets: Callable[[bytes], bytes] | None = None
@@ -614,6 +624,10 @@ class Relay:
     ) -> bool:
         """Write the answer to `req`; whether the connection ends after it unmarked. `reader`
         is the client connection's, watched for its end while a `client_left` answer streams."""
+        stall = mutation.behaviour.stall if mutation is not None else None
+        if stall is not None and stall(req):
+            await _until_client_leaves(reader)
+            return True
         if req.busy:
             fields = [("Content-Type", "application/problem+json"), ("Retry-After", "1")]
             body = (
@@ -993,3 +1007,14 @@ def _unreadable(conn: h11.Connection, status: int) -> bytes:
     )
     data = [conn.send(head), conn.send(h11.Data(data=problem)), conn.send(h11.EndOfMessage())]
     return b"".join(d or b"" for d in data)
+
+
+async def _until_client_leaves(reader: asyncio.StreamReader | None) -> None:
+    """Wait, answering nothing, until the client ends its connection (at most `STALL_FOR_S`)."""
+    try:
+        async with asyncio.timeout(STALL_FOR_S):
+            while reader is None or await reader.read(65536):
+                if reader is None:
+                    await asyncio.sleep(STALL_FOR_S)
+    except TimeoutError:
+        pass

@@ -35,6 +35,7 @@ from mixbatch_conformance.run.plants import (
     boundary_neighbours,
     boundary_pools,
     budget_kinds,
+    budget_leftovers,
     budget_phases,
     budget_scope,
     busy_connections,
@@ -260,6 +261,7 @@ PLANTS: tuple[Mutation, ...] = (
     + advertised_and_counted.PLANTS
     + order_and_isolation.PLANTS
     + rollback_scope.PLANTS
+    + budget_leftovers.PLANTS
     + fault_placement.PLANTS
     + mode_writers.PLANTS
     + mode_paths.PLANTS
