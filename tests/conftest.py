@@ -24,8 +24,6 @@ settings.load_profile("mixbatch")
 #: against 499 s for the order before it, in its simulation). They are collected first, and the
 #: Makefile turns off xdist's own reordering (by count of tests), so they start in this order.
 LONG_FILES = (
-    "tests/examples/test_node_server.py",  # 139
-    "tests/examples/test_java_server.py",  # 157
     "tests/conformance/test_plant_groups_fourth.py",  # 204
     "tests/conformance/test_plant_groups.py",  # 221
     "tests/examples/test_go_server.py",  # 165
@@ -36,7 +34,6 @@ LONG_FILES = (
     "tests/examples/test_rust_server.py",  # 169
     "tests/conformance/test_plant_groups_second.py",  # 176
     "tests/conformance/test_plant_groups_fifth.py",  # 253
-    "tests/examples/test_cpp_server.py",  # 204
     "tests/conformance/test_sandbox_cleanup.py",  # 44
     "tests/conformance/test_reference_server.py",  # 165
     "tests/conformance/test_declared_sizes.py",  # 41

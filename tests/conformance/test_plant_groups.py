@@ -2092,7 +2092,9 @@ GROUPS = (
 
 #: The plants run in this many files, each taking every n-th plant: pytest-xdist keeps a file on
 #: one worker (--dist loadfile), so one file of every plant would hold one worker for most of the
-#: run while the others finish.
+#: run while the others finish. Taking every n-th spreads each group's cost (some groups' plants
+#: wait out budgets or delays) over the files; a group of more than n plants still has several
+#: in one file, whose catchers run unplanted once there (tests/conformance/_plants.py).
 PLANT_FILES = 5
 
 

@@ -15,9 +15,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples._served import BATCH_TIMEOUT_MS, REPO, assert_standard_tier_passes, served
+from tests.examples._served import (
+    BATCH_TIMEOUT_MS,
+    REPO,
+    assert_standard_tier_passes,
+    deep_only,
+    served,
+)
 
 SERVER_DIR = REPO / "examples" / "node-server"
+#: This server's tests run in the deep tier only (make deep): see DEEP_ONLY_SERVERS_REASON.
+pytestmark = pytest.mark.deep
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _deep_tier_only(mixbatch_tier: str) -> None:
+    deep_only(mixbatch_tier)
+
+
 #: The standard tier against this server takes about two and a half minutes on 2 cores, most of
 #: it waiting out its time budget.
 SUITE_TIMEOUT_S = 300
@@ -38,15 +53,6 @@ def server_url() -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.timeout(SUITE_TIMEOUT_S + 30)
 def test_standard_tier_has_no_failure(server_url: str, tmp_path: Path) -> None:
-    assert_standard_tier_passes(SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S)
-
-
-@pytest.mark.deep
-@pytest.mark.timeout(SUITE_TIMEOUT_S + 30)
-def test_size_limit_checks_pass(server_url: str, tmp_path: Path, mixbatch_tier: str) -> None:
-    """The checks make test leaves out of the run above (SIZE_LIMIT_CHECKS) pass too."""
-    if mixbatch_tier != "deep":
-        pytest.skip("the size-limit checks run here with --mixbatch-tier deep (make deep)")
     assert_standard_tier_passes(
-        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S, sizes=True
+        SERVER_DIR / "target.json", server_url, tmp_path, SUITE_TIMEOUT_S, whole=True
     )
