@@ -499,6 +499,7 @@ from mixbatch_conformance.run.plants import (
     sandbox_sequences,
     sender_grammar,
     singleton_lists,
+    standalone_writers,
     status_by_parts,
     stored_controls,
     summary_counts,
@@ -1004,6 +1005,14 @@ GROUPS = (
         "rollback-scope",
         _names(rollback_scope.PLANTS),
         ("atomic-failure-undoes-writes",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-15: a standalone write sent while an atomic batch runs neither meets its
+        # uncommitted write nor is undone by its rollback.
+        "standalone-writers",
+        _names(standalone_writers.PLANTS),
+        ("atomic-rollback-spares-standalone-writes",),
         ("FAIL",),
     ),
     Group(

@@ -142,6 +142,7 @@ from mixbatch_conformance.run.plants import (
     sender_grammar,
     shared_buffers,
     singleton_lists,
+    standalone_writers,
     status_by_parts,
     stopping,
     stored_controls,
@@ -261,6 +262,7 @@ PLANTS: tuple[Mutation, ...] = (
     + advertised_and_counted.PLANTS
     + order_and_isolation.PLANTS
     + rollback_scope.PLANTS
+    + standalone_writers.PLANTS
     + budget_leftovers.PLANTS
     + fault_placement.PLANTS
     + mode_writers.PLANTS
