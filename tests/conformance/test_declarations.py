@@ -113,6 +113,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "atomic-no-partial-state",
         "atomic-rollback-every-write-kind",
         "atomic-rollback-never-seen",
+        "atomic-rollback-spares-standalone-writes",
         "atomic-rollback-unseen-by-every-reader",
         "batch-runs-nothing-before-content-whole",
         "budget-excess-batch-refused",
