@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import threading
+from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import boundary_of, field_of, is_batch, parts_of
@@ -33,7 +34,8 @@ LOST_MARK = "X-Relay-Lost-Write"
 
 
 def _path(target: str) -> str:
-    return target.split("?", 1)[0]
+    """The path a request target or a Content-Id reference names (its query left out)."""
+    return urlsplit(target).path or target
 
 
 class _AtomicWrites:
