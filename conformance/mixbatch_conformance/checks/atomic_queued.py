@@ -115,9 +115,9 @@ def _status(ctx: Context, judge: Judge, path: str) -> Response:
     tier="standard",
 )
 def queued_undo_only_their_own(ctx: Context, judge: Judge) -> None:
-    coll, wait, fail = held_rollback(ctx, judge, HOLD_MS)
-    if ctx.target.timeout < HOLD_MS / 1000 * 2 + 2:
-        judge.not_applicable("two batches queued behind a delayed one do not fit one exchange")
+    coll, wait, fail = held_rollback(
+        ctx, judge, HOLD_MS, holds=2, waiting="two batches queued behind a delayed one"
+    )
     limit = ctx.target.batch_timeout_ms
     if limit is not None and limit <= HOLD_MS * 2:
         judge.not_applicable(f"the queued batches would outlast the batch_timeout_ms {limit}")

@@ -70,9 +70,9 @@ def _rewritten(ctx: Context, got: Response, marker: str, tag: str | None) -> boo
     tier="standard",
 )
 def rollback_spares_standalone_writes(ctx: Context, judge: Judge) -> None:
-    coll, wait, fail = held_rollback(ctx, judge, HOLD_MS)
-    if ctx.target.timeout < HOLD_MS / 1000 * 2 + 2:
-        judge.not_applicable("a write queued behind a delayed batch does not fit one exchange")
+    coll, wait, fail = held_rollback(
+        ctx, judge, HOLD_MS, holds=2, waiting="a write queued behind a delayed batch"
+    )
     run = secrets.token_hex(6)
     p, q = (created_member(ctx, judge, coll, f"mb-suite-old-{run}") for _ in range(2))
     tags: dict[str, str | None] = {}

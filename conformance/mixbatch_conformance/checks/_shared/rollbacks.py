@@ -11,12 +11,24 @@ from mixbatch_conformance.transport.http import Response
 __all__ = ["held_rollback", "member_pair"]
 
 
-def held_rollback(ctx: Context, judge: Judge, delay_ms: int) -> tuple[str, SubRequest, SubRequest]:
+#: Seconds an exchange needs beyond the holds it waits out: sending, running the other parts,
+#: answering.
+EXCHANGE_SLACK_S = 2
+
+
+def held_rollback(
+    ctx: Context, judge: Judge, delay_ms: int, *, holds: int = 1, waiting: str = "the delayed batch"
+) -> tuple[str, SubRequest, SubRequest]:
     """The sandbox collection's path, a GET of the delay resource waiting `delay_ms`
-    milliseconds (the hold), and a GET of the not_found resource (the failing part)."""
+    milliseconds (the hold), and a GET of the not_found resource (the failing part).
+
+    The check is not applicable when `waiting` (the request that waits out `holds` holds) does
+    not fit the suite's time per exchange."""
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
     wait = SubRequest("GET", ctx.path(ctx.resource(judge, "delay").replace("{ms}", str(delay_ms))))
     fail = SubRequest("GET", ctx.path(ctx.resource(judge, "not_found")))
+    if ctx.target.timeout < delay_ms / 1000 * holds + EXCHANGE_SLACK_S:
+        judge.not_applicable(f"{waiting} does not fit the suite's time per exchange")
     return coll, wait, fail
 
 
