@@ -504,6 +504,7 @@ from mixbatch_conformance.run.plants import (
     stored_controls,
     summary_counts,
     tag_list_readings,
+    tag_strengths,
     targets_and_hosts,
     text_windows,
     trailer_fields,
@@ -1013,6 +1014,14 @@ GROUPS = (
         "standalone-writers",
         _names(standalone_writers.PLANTS),
         ("atomic-rollback-spares-standalone-writes",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-9, MB-STATUS-7: If-Match compares strongly, so a weak current tag fails it
+        # in either spelling.
+        "tag-strengths",
+        _names(tag_strengths.PLANTS),
+        ("entity-tag-strength-compared", "collection-tag-strength-compared"),
         ("FAIL",),
     ),
     Group(

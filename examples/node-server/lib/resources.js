@@ -72,8 +72,11 @@ function evaluatePreconditions(req, rep) {
   const safe = req.method === 'GET' || req.method === 'HEAD';
   const im = headerAll(req, 'If-Match');
   const inm = headerAll(req, 'If-None-Match');
-  const ims = header(req, 'If-Modified-Since');
-  const ius = header(req, 'If-Unmodified-Since');
+  // A date field on several lines is one list of dates (RFC 9110 5.3), no HTTP-date: joined,
+  // parseHttpDate refuses it and the field is ignored (13.1.3, 13.1.4).
+  const dateField = (name) => { const v = headerAll(req, name); return v.length ? v.join(', ') : undefined; };
+  const ims = dateField('If-Modified-Since');
+  const ius = dateField('If-Unmodified-Since');
   const cur = rep && rep.etag ? splitEtag(rep.etag) : null;
   if (im.length) {
     const list = parseEtagList(im.join(', '));

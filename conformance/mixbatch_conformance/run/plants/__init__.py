@@ -149,6 +149,7 @@ from mixbatch_conformance.run.plants import (
     summary_counts,
     summary_trailer,
     tag_list_readings,
+    tag_strengths,
     targets,
     targets_and_hosts,
     text_windows,
@@ -298,6 +299,7 @@ PLANTS: tuple[Mutation, ...] = (
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
     + tag_list_readings.PLANTS
+    + tag_strengths.PLANTS
     + refusal_list_neighbours.PLANTS
     + status_by_parts.PLANTS
     + obs_text.PLANTS
