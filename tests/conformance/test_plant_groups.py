@@ -443,6 +443,7 @@ from mixbatch_conformance.run.plants import (
     entry_fields,
     escaped_values,
     exact_values,
+    expect_connections,
     fault_placement,
     field_kinds,
     field_line_octets,
@@ -1014,6 +1015,14 @@ GROUPS = (
         "standalone-writers",
         _names(standalone_writers.PLANTS),
         ("atomic-rollback-spares-standalone-writes",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PIPE-1: behind a request that carries Expect: 100-continue, only a refusal given
+        # before a 100 may end the connection, and marked.
+        "expect-connections",
+        _names(expect_connections.PLANTS),
+        ("pipelining-behind-expect-continue",),
         ("FAIL",),
     ),
     Group(

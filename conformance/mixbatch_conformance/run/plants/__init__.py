@@ -68,6 +68,7 @@ from mixbatch_conformance.run.plants import (
     entry_fields,
     escaped_values,
     exact_values,
+    expect_connections,
     fault_pair_documents,
     fault_placement,
     field_forms,
@@ -278,6 +279,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + early_refusal_connections.PLANTS
+    + expect_connections.PLANTS
     + frame_readings.PLANTS
     + chunked_connections.PLANTS
     + exact_values.PLANTS
