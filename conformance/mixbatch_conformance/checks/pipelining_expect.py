@@ -20,6 +20,7 @@ and end the connection. An intermediary may de-pipeline, so the check runs direc
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.pipelined_pairs import leader_answered_first
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -69,18 +70,10 @@ def pipelining_behind_expect_continue(ctx: Context, judge: Judge) -> None:
     for what, head, content, early in leaders:
         leader = ctx.raw_request("POST", ctx.batch_path, head, content)
         alone = ctx.send(judge, leader).status
-        first, second = ctx.send_many_within(judge, [leader, follower], WAIT_S)
-        got = first.response
-        # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
-        # them": the request ahead is answered first, as it is alone.
-        if not judge.expect(
-            f"{what}, with Expect: 100-continue: its answer",
-            got.status if got is not None else f"none ({first.error})",
-            {alone},
-            "MB-PIPE-1",
-        ):
+        label = f"{what}, with Expect: 100-continue"
+        got, second = leader_answered_first(ctx, judge, label, (leader, follower), alone, WAIT_S)
+        if got is None:
             continue
-        assert got is not None
         behind = second.response
         if behind is None and early and not _continued(got):
             # Spec 11: a refusal given before a 100 "may end the connection, marked

@@ -26,6 +26,7 @@ the check runs direct only.
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.pipelined_pairs import leader_answered_first
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -109,18 +110,11 @@ def answers_ahead_of_unreadable_request(ctx: Context, judge: Judge) -> None:
         alone = ctx.send(judge, leader).status
         for how, follower in followers:
             label = f"{what} ahead of {how}"
-            first, second = ctx.send_many_within(judge, [leader, follower], WAIT_S)
-            got = first.response
-            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
-            # them": the request ahead is answered, as alone, before the one behind it.
-            if not judge.expect(
-                f"{label}: its answer",
-                got.status if got is not None else f"none ({first.error})",
-                {alone},
-                "MB-PIPE-1",
-            ):
+            got, second = leader_answered_first(
+                ctx, judge, label, (leader, follower), alone, WAIT_S
+            )
+            if got is None:
                 continue
-            assert got is not None
             if parts is not None and got.media_type == "multipart/mixed":
                 _, params = judge.media_type(
                     f"{label} Content-Type", got.get("Content-Type"), "MB-WIRE-3"
