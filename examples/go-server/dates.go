@@ -58,7 +58,8 @@ func parseHTTPDate(v string, now time.Time) (time.Time, bool) {
 // readDates hands h the requests to the collections and their members (the resources that
 // evaluate preconditions) with each If-Modified-Since and If-Unmodified-Since line read as an
 // HTTP-date: a valid one rewritten as the IMF-fixdate of its time, which precondition's
-// http.ParseTime reads exactly, and any other value marked so that ParseTime refuses it too,
+// http.ParseTime reads exactly, and any other value (a field on several lines among them, a list
+// of dates) marked so that ParseTime refuses it too,
 // since RFC 9110 §13.1.3 and §13.1.4 have a recipient ignore a field that "is not a valid
 // HTTP-date". Other resources (the mirror) get the request as received.
 func readDates(store *Store, h http.Handler) http.Handler {
@@ -80,6 +81,12 @@ func withDatesRead(r *http.Request, now time.Time) *http.Request {
 		}
 		if out == nil {
 			out = r.Clone(r.Context())
+		}
+		// Field lines of one name are one list (RFC 9110 §5.3): two lines are a list of dates,
+		// no HTTP-date, and ignored whichever line alone would decide.
+		if len(values) > 1 {
+			out.Header[http.CanonicalHeaderKey(name)] = []string{"not an HTTP-date: a list of dates"}
+			continue
 		}
 		read := make([]string, len(values))
 		for i, v := range values {

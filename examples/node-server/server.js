@@ -448,14 +448,22 @@ server.on('request', (req, res) => {
 
 function refuseAfterPending(socket, refusal) {
   const pending = socket.mbPending ? [...socket.mbPending] : [];
-  if (pending.length > 0 && pending.every((req) => req.complete)) socket.mbRefusal = refusal;
+  // A request whose content the parser failed in (malformed chunked framing) is the last one
+  // delivered and the only one not read whole: the refusal is its answer, so it is no longer
+  // owed one of its own, and the refusal waits for the answers owed to the requests ahead.
+  const owed = pending.filter((req) => req.complete);
+  for (const req of pending) {
+    if (!req.complete) { req.mbRefused = true; socket.mbPending.delete(req); }
+  }
+  if (owed.length > 0) socket.mbRefusal = refusal;
   else socket.end(refusal);
 }
 
-// CONNECT requests are never a batch; answer them without tunnelling.
+// CONNECT requests are never a batch; answer them without tunnelling, after the answers owed to
+// the requests pipelined ahead (MB-PIPE-1), and close: what follows a CONNECT is not read.
 server.on('connect', (req, socket) => {
   const doc = Buffer.from(JSON.stringify(problem(405, 'method-not-allowed', 'CONNECT is not supported', { requirement: 'MB-METHOD-2' })), 'utf8');
-  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/problem+json\r\nAllow: ${ENDPOINT_METHODS.join(', ')}\r\nContent-Length: ${doc.length}\r\nConnection: close\r\n\r\n`, 'latin1'), doc]));
+  refuseAfterPending(socket, Buffer.concat([Buffer.from(`HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/problem+json\r\nAllow: ${ENDPOINT_METHODS.join(', ')}\r\nContent-Length: ${doc.length}\r\nConnection: close\r\n\r\n`, 'latin1'), doc]));
 });
 
 // The first line on stdout names the address listened on, in the Go server's words: with

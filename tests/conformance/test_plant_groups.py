@@ -443,6 +443,7 @@ from mixbatch_conformance.run.plants import (
     entry_fields,
     escaped_values,
     exact_values,
+    expect_connections,
     fault_placement,
     field_kinds,
     field_line_octets,
@@ -504,6 +505,7 @@ from mixbatch_conformance.run.plants import (
     stored_controls,
     summary_counts,
     tag_list_readings,
+    tag_strengths,
     targets_and_hosts,
     text_windows,
     trailer_fields,
@@ -1013,6 +1015,22 @@ GROUPS = (
         "standalone-writers",
         _names(standalone_writers.PLANTS),
         ("atomic-rollback-spares-standalone-writes",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PIPE-1: behind a request that carries Expect: 100-continue, only a refusal given
+        # before a 100 may end the connection, and marked.
+        "expect-connections",
+        _names(expect_connections.PLANTS),
+        ("pipelining-behind-expect-continue",),
+        ("FAIL",),
+    ),
+    Group(
+        # MB-PROC-9, MB-STATUS-7: If-Match compares strongly, so a weak current tag fails it
+        # in either spelling.
+        "tag-strengths",
+        _names(tag_strengths.PLANTS),
+        ("entity-tag-strength-compared", "collection-tag-strength-compared"),
         ("FAIL",),
     ),
     Group(

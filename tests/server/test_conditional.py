@@ -52,6 +52,12 @@ def run(method: str, *fields: tuple[str, str]) -> int | None:
         ("PUT", [("If-Unmodified-Since", EARLIER)], 412),
         ("PUT", [("If-Unmodified-Since", SAME)], None),
         ("PUT", [("If-Unmodified-Since", "garbage")], None),
+        # A date field on two lines is a list of dates (RFC 9110 §5.3), no HTTP-date: ignored,
+        # whichever line alone would decide.
+        ("GET", [("If-Modified-Since", SAME), ("If-Modified-Since", EARLIER)], None),
+        ("GET", [("If-Modified-Since", EARLIER), ("If-Modified-Since", SAME)], None),
+        ("PUT", [("If-Unmodified-Since", EARLIER), ("If-Unmodified-Since", SAME)], None),
+        ("PUT", [("If-Unmodified-Since", SAME), ("If-Unmodified-Since", EARLIER)], None),
         # If-None-Match takes precedence over If-Modified-Since (§13.2.2 step 3 before 4).
         ("GET", [("If-None-Match", '"other"'), ("If-Modified-Since", SAME)], None),
         # If-Match takes precedence over If-Unmodified-Since (step 1 before 2).

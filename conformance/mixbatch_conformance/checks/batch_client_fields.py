@@ -38,8 +38,12 @@ Which fields, per the HTTP rules that give each its meaning on a `POST`:
   envelope, and "the origin server MUST NOT use such context information to alter the request
   semantics" (RFC 9110 §8.7).
 - the caching directives, the client and browser fields, the forwarding fields and the
-  connection fields (`Connection: keep-alive`, `Keep-Alive`, `TE: trailers`; not over HTTP/2,
-  which forbids them), and `Date`.
+  connection fields (`Connection: keep-alive`, `Keep-Alive`, `TE: trailers`, and the
+  `Upgrade: h2c` that curl's `--http2` adds to a request over `http:`; not over HTTP/2, which
+  forbids them), and `Date`. RFC 9110 §7.8 lets a server ignore `Upgrade` or switch protocols:
+  a 101 (Switching Protocols) is noted and not judged, since what follows is no longer HTTP/1.1;
+  any other answer is the batch's, whose content followed the head as it does without the
+  field.
 
 `If-Match`, `If-None-Match` and `If-Unmodified-Since` are not sent: on a `POST` they are
 evaluated against the batch endpoint's own state (RFC 9110 §13.2.1), which the spec does not
@@ -117,6 +121,14 @@ CONNECTION_FIELDS: tuple[tuple[str, Fields], ...] = (
     ("Connection: keep-alive", (("Connection", "keep-alive"),)),
     ("Keep-Alive", (("Connection", "keep-alive"), ("Keep-Alive", "timeout=5, max=100"))),
     ("TE: trailers", (("Connection", "TE"), ("TE", "trailers"))),
+    (
+        "Upgrade: h2c",
+        (
+            ("Connection", "Upgrade, HTTP2-Settings"),
+            ("Upgrade", "h2c"),
+            ("HTTP2-Settings", "AAMAAABkAARAAAAAAAIAAAAA"),
+        ),
+    ),
 )
 
 
@@ -175,7 +187,7 @@ class _Batch(BaselineBatch):
 @checker(
     "batch-answered-whatever-client-fields",
     ("MB-STATUS-1", "MB-SUB-6"),
-    "A batch of an echo part, and one whose first part fails, each carrying Expect: 100-continue (content sent at once, after the 100 or a bounded wait, and over HTTP/1.0), Cache-Control, Pragma, User-Agent, Accept-Language, Origin, Referer, forwarding, Sec-Fetch, Priority, Date, Range, If-Modified-Since, Content-Language or a connection field, is answered as without it: the same status, media type, part statuses and outcomes, and each echo part the same request.",
+    "A batch of an echo part, and one whose first part fails, each carrying Expect: 100-continue (content sent at once, after the 100 or a bounded wait, and over HTTP/1.0), Cache-Control, Pragma, User-Agent, Accept-Language, Origin, Referer, forwarding, Sec-Fetch, Priority, Date, Range, If-Modified-Since, Content-Language, a connection field or Upgrade: h2c, is answered as without it: the same status, media type, part statuses and outcomes, and each echo part the same request.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -197,6 +209,9 @@ def batch_answered_whatever_client_fields(ctx: Context, judge: Judge) -> None:
     for label, sent in fields:
         for batch in batches:
             resp = ctx.send(judge, _request(ctx, batch.subs, sent))
+            if resp.status == 101:
+                judge.note(f"{label}, {batch.name}: 101, the server switched protocols")
+                continue
             batch.expect_like(ctx, judge, label, resp)
     _continue_after_wait(ctx, judge, batches)
     _continue_over_http10(ctx, judge, batches)

@@ -64,7 +64,7 @@ def _requests(
     path: str, cases: list[DateCase], extra: tuple[tuple[str, str], ...] = ()
 ) -> list[tuple[SubRequest, DateCase]]:
     return [
-        (SubRequest(method, path, (*extra, (case.field, case.value))), case)
+        (SubRequest(method, path, (*extra, *case.lines)), case)
         for method in METHODS
         for case in cases
     ]
@@ -105,7 +105,7 @@ def _label(sub: SubRequest, case: DateCase) -> str:
 @checker(
     "conditional-date-forms",
     ("MB-PROC-9",),
-    "GET and HEAD parts to the etag resource carrying If-Modified-Since or If-Unmodified-Since with a date before or after its Last-Modified in each HTTP-date form (IMF-fixdate, rfc850-date with its two-digit year read by the 50-year rule on both sides of the line, asctime-date) get 304, 412 or the plain status as RFC 9110 evaluates them, and a value that is no HTTP-date (ISO 8601, a numeric zone, a lower-case month, a list of dates, ...) is ignored; each part as the same request alone.",
+    "GET and HEAD parts to the etag resource carrying If-Modified-Since or If-Unmodified-Since with a date before or after its Last-Modified in each HTTP-date form (IMF-fixdate, rfc850-date with its two-digit year read by the 50-year rule on both sides of the line, asctime-date) get 304, 412 or the plain status as RFC 9110 evaluates them, and a value that is no HTTP-date (ISO 8601, a numeric zone, a lower-case month, a list of dates, ...) is ignored, on one field line or split over two; each part as the same request alone.",
     profile="conditional",
     state=State.READ_ONLY,
 )
@@ -134,7 +134,7 @@ def conditional_date_forms(ctx: Context, judge: Judge) -> None:
 @checker(
     "collection-date-forms",
     ("MB-STATUS-7", "MB-PROC-9"),
-    "GET and HEAD collection retrievals, alone and as parts, carrying If-Modified-Since or If-Unmodified-Since with a date before or after the aggregate Last-Modified in each HTTP-date form (IMF-fixdate, rfc850-date with its two-digit year read by the 50-year rule on both sides of the line, asctime-date) get 304, 412 or 200 as RFC 9110 evaluates them, and a value that is no HTTP-date (ISO 8601, a numeric zone, a lower-case month, a list of dates, ...) is ignored.",
+    "GET and HEAD collection retrievals, alone and as parts, carrying If-Modified-Since or If-Unmodified-Since with a date before or after the aggregate Last-Modified in each HTTP-date form (IMF-fixdate, rfc850-date with its two-digit year read by the 50-year rule on both sides of the line, asctime-date) get 304, 412 or 200 as RFC 9110 evaluates them, and a value that is no HTTP-date (ISO 8601, a numeric zone, a lower-case month, a list of dates on one field line or on two, ...) is ignored.",
     profile="collection-get",
     state=State.READ_ONLY,
 )

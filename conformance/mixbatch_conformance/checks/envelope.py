@@ -166,7 +166,9 @@ def run_case(case: dict[str, Any], ctx: Context, judge: Judge) -> None:
     spelled = case.get("content_type", "multipart/mixed; boundary={b}")
     ctype = [] if spelled is None else [("Content-Type", _fill(spelled, values, {}))]
     headers = [*ctype, *[(n, v) for n, v in case.get("headers", [])]]
-    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, body))
+    # An unframed case sends no Content-Length: its content has length zero (RFC 9112 §6.3).
+    sent = None if case.get("unframed") and not body else body
+    resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, headers, sent))
     expect = case["expect"]
     requirement = case["requirements"][0]
     if "parts" in expect:

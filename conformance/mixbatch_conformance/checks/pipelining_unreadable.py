@@ -10,18 +10,23 @@ requests were received"). A server whose parser error writes its 400 and closes 
 at once, while a batch ahead of it still runs, loses that batch's answer.
 
 `pipelining-answers-ahead-of-unreadable-request` writes, in one send, a request the server
-answers and behind it a GET it cannot read, for each leader (a one-part batch; a batch whose
-part takes `HOLD_MS` at the delay resource, when the target declares one, so the parser meets
-the unreadable request while the batch runs; a GET of `ok`) and each unreadable spelling. Each
-leader is first sent alone; pipelined it must get the same status, its answer whole, before
-anything else. What the unreadable request gets is not judged here: a 400, or the connection
-closed once the answers ahead of it are written. An intermediary may de-pipeline, so the check
-runs direct only.
+answers and behind it one it refuses as soon as it reads it, for each leader (a one-part batch; a
+batch whose part takes `HOLD_MS` at the delay resource, and a GET of the delay resource for as
+long, when the target declares one, so the parser meets the request behind while the one ahead
+still runs; a GET of `ok`) and each follower: a GET holding a field line no HTTP/1.1 server
+reads, a batch whose chunked content has a chunk-size that is not hexadecimal (RFC 9112 §7.1),
+and a `CONNECT` (which an origin server refuses, RFC 9110 §9.3.6). MB-PIPE-1 lets a server close
+the connection after the last two without reading on, but only once the answers ahead of them
+are written. Each leader is first sent alone; pipelined it must get the same status, its answer
+whole, before anything else. What the follower gets is not judged here: a 4xx, or the
+connection closed once the answers ahead of it are written. An intermediary may de-pipeline, so
+the check runs direct only.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.pipelined_pairs import leader_answered_first
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -43,15 +48,35 @@ UNREADABLE_LINES = (
 )
 
 
+#: Chunked content whose first chunk-size is no hexadecimal numeral (RFC 9112 §7.1:
+#: `chunk-size = 1*HEXDIG`): the framing that would find the next request is broken.
+BROKEN_CHUNKS = b"zz\r\nab\r\n0\r\n\r\n"
+
+
 def _unreadable(request: bytes, line: bytes) -> bytes:
     head, sep, rest = request.partition(b"\r\n\r\n")
     return head + b"\r\n" + line + sep + rest
 
 
+def _followers(ctx: Context, ok: str, mixed: list[tuple[str, str]]) -> list[tuple[str, bytes]]:
+    """Each request behind the leader, named: ones the server refuses as soon as it reads them."""
+    get = ctx.raw_request("GET", ok)
+    chunked = [*mixed, ("Transfer-Encoding", "chunked")]
+    tunnel = f"{ctx.host}:{ctx.port}"  # CONNECT names a port always (RFC 9110 §9.3.6)
+    return [
+        *((how, _unreadable(get, line)) for how, line in UNREADABLE_LINES),
+        (
+            "a batch whose chunk-size is not hexadecimal",
+            ctx.raw_request("POST", ctx.batch_path, chunked, BROKEN_CHUNKS),
+        ),
+        ("a CONNECT", f"CONNECT {tunnel} HTTP/1.1\r\nHost: {tunnel}\r\n\r\n".encode("ascii")),
+    ]
+
+
 @checker(
     "pipelining-answers-ahead-of-unreadable-request",
     ("MB-PIPE-1",),
-    "A one-part batch, a batch whose part waits at the delay resource, and a GET of ok, each pipelined ahead of a request the server cannot read (a field line without a colon, or with whitespace before its colon), are answered whole, with the status each gets alone, before the unreadable request is refused or the connection closed.",
+    "A one-part batch, a batch whose part waits at the delay resource, a GET of the delay resource and a GET of ok, each pipelined ahead of a request the server refuses as it reads it (a field line without a colon or with whitespace before its colon, chunked content whose chunk-size is not hexadecimal, a CONNECT), are answered whole, with the status each gets alone, before that request is refused or the connection closed.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,
@@ -77,25 +102,19 @@ def answers_ahead_of_unreadable_request(ctx: Context, judge: Judge) -> None:
         leaders.insert(
             1, ("a batch of a slow part", ctx.raw_request("POST", ctx.batch_path, mixed, body), 1)
         )
-    follower = ctx.raw_request("GET", ok.target)
+        leaders.insert(
+            2, ("a GET of the delay resource", ctx.raw_request("GET", slow.target), None)
+        )
+    followers = _followers(ctx, ok.target, mixed)
     for what, leader, parts in leaders:
         alone = ctx.send(judge, leader).status
-        for how, line in UNREADABLE_LINES:
+        for how, follower in followers:
             label = f"{what} ahead of {how}"
-            first, second = ctx.send_many_within(
-                judge, [leader, _unreadable(follower, line)], WAIT_S
+            got, second = leader_answered_first(
+                ctx, judge, label, (leader, follower), alone, WAIT_S
             )
-            got = first.response
-            # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
-            # them": the request ahead is answered, as alone, before the one behind it.
-            if not judge.expect(
-                f"{label}: its answer",
-                got.status if got is not None else f"none ({first.error})",
-                {alone},
-                "MB-PIPE-1",
-            ):
+            if got is None:
                 continue
-            assert got is not None
             if parts is not None and got.media_type == "multipart/mixed":
                 _, params = judge.media_type(
                     f"{label} Content-Type", got.get("Content-Type"), "MB-WIRE-3"
@@ -108,4 +127,4 @@ def answers_ahead_of_unreadable_request(ctx: Context, judge: Judge) -> None:
                     "MB-PIPE-1",
                 )
             behind = second.response.status if second.response is not None else second.error
-            judge.note(f"{label}: the unreadable request got {behind}")
+            judge.note(f"{label}: the request behind got {behind}")

@@ -27,6 +27,8 @@ from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 
 REFERENCES = (("Batch-Mode", "references"),)
+#: The text around a reference written in a target's query.
+QUERY_BEFORE, QUERY_AFTER = "mb-of=", "&mb-at=1"
 
 
 #: A part's fields holding references, with fields that hold none before, between and after.
@@ -91,7 +93,7 @@ def field_value_substituted(ctx: Context, judge: Judge) -> None:
 @checker(
     "references-location-in-field-value",
     ("MB-PROC-18",),
-    "Under Batch-Mode: references, $(0) in a header field value reaches the part's resource as part 0's Location in origin form, and $(0:Location) as that Location was received.",
+    "Under Batch-Mode: references, $(0) in a header field value and in the query of a Content-Id reaches the part's resource as part 0's Location in origin form, octet for octet (not percent-encoded as a query value), and $(0:Location) as that Location was received.",
     profile="references",
     state=State.WRITES_IN_SANDBOX,
 )
@@ -107,6 +109,7 @@ def location_in_field_value(ctx: Context, judge: Judge) -> None:
     subs = [
         SubRequest("POST", coll, (("Content-Type", "application/json"),), json.dumps(doc).encode()),
         SubRequest("GET", echo, fields),
+        SubRequest("GET", f"{echo}?{QUERY_BEFORE}$(0){QUERY_AFTER}"),
     ]
     env = expect_processed(
         ctx, judge, ctx.batch(judge, subs, headers=REFERENCES), [s.content_id for s in subs]
@@ -129,6 +132,17 @@ def location_in_field_value(ctx: Context, judge: Judge) -> None:
     judge.expect("X-Mb-Where received", where, [[f"at {origin_form}"]], "MB-PROC-18")
     judge.expect(
         "X-Mb-Location received", seen.get_all("X-Mb-Location"), [[location]], "MB-PROC-18"
+    )
+    # The same replacement in a target's query: the reference stands for the origin form as
+    # text, wherever in the Content-Id it is written (spec 7.7), never re-encoded as a query
+    # component would be.
+    judge.require("part 2 status", part_status(env, 2), {200}, "MB-PROC-18")
+    (queried,) = readable_echoes(judge, env.parts[2].body)
+    judge.expect(
+        "the target received for $(0) in a query",
+        queried.target,
+        {f"{echo}?{QUERY_BEFORE}{origin_form}{QUERY_AFTER}"},
+        "MB-PROC-18",
     )
 
 

@@ -10,9 +10,10 @@ Theory of operation: three things the framing check does not read.
 - `response-delimiter-unique`: the response's delimiter occurs exactly once per part and once
   as the close delimiter (MB-WIRE-6: "the delimiter ... occurs in no part's headers or body"),
   for parts whose bodies are full of dashes, CRLFs and boundary-like text.
-- `long-field-values-unfolded`: a sandbox member stored with a long Content-Type (a
-  parameter of words and spaces, 160 octets) is read in a batch; its part's header section
-  holds that value on one line (MB-PART-7: "does not fold any part header field, whatever its
+- `long-field-values-unfolded`: sandbox members stored with long Content-Types (a parameter of
+  words and spaces, 160-odd, 1,000-odd and 4,000-odd octets: past RFC 5322's recommended 78
+  and its limit of 998) are read in a batch; each part's header section holds its value on one
+  line (MB-PART-7: "does not fold any part header field, whatever its
   length"; the strict reader reports an obs-fold line). N/A when the server does not keep the
   value: nothing long comes back to be folded.
 - `no-content-on-204-304`: a 204 or 304 sub-response has no content (RFC 9110 §15.3.5,
@@ -217,14 +218,33 @@ def response_delimiter_unique(ctx: Context, judge: Judge) -> None:
     judge.expect("delimiters in the response", found, {len(subs) + 1})
 
 
-#: A Content-Type of 160-odd octets with spaces, where a writer that folds long lines would.
-LONG_CONTENT_TYPE = 'application/json; mb-note="' + " ".join(["long-field-value"] * 8) + '"'
+#: Content-Types with words and spaces, where a writer that folds long lines would: 160-odd
+#: octets, past RFC 5322's 78-character recommendation, and two past its 998-character limit on
+#: a line (one just past it, one of several KiB), where a writer that keeps to that limit folds.
+LONG_CONTENT_TYPES = tuple(
+    'application/json; mb-note="' + " ".join(["long-field-value"] * words) + '"'
+    for words in (8, 64, 240)
+)
+
+
+def _stored(ctx: Context, judge: Judge, coll: str, member: object, ctype: str) -> str | None:
+    """The path of a member POSTed alone with the Content-Type `ctype`, or None (noted) when
+    the server did not create it."""
+    created = ctx.alone(
+        judge, SubRequest("POST", coll, (("Content-Type", ctype),), json.dumps(member).encode())
+    )
+    location = created.get("Location")
+    if created.status != 201 or not location:
+        judge.note(f"POST {coll} with a Content-Type of {len(ctype)} octets: {created.status}")
+        return None
+    # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the POST's target.
+    return created_path(ctx, coll, location)
 
 
 @checker(
     "long-field-values-unfolded",
     ("MB-PART-7",),
-    "A long field value of a sub-response (a stored member's Content-Type) is written on one line, unfolded.",
+    "Long field values of sub-responses (stored members' Content-Types of 160-odd, 1,000-odd and 4,000-odd octets, past RFC 5322's 78 and 998) are written on one line each, unfolded.",
     state=State.WRITES_IN_SANDBOX,
 )
 def long_field_values_unfolded(ctx: Context, judge: Judge) -> None:
@@ -232,28 +252,23 @@ def long_field_values_unfolded(ctx: Context, judge: Judge) -> None:
     member = ctx.target.sandbox_member
     if member is None:
         judge.not_applicable("the target declares no sandbox.member document to write")
-    created = ctx.alone(
-        judge,
-        SubRequest(
-            "POST", coll, (("Content-Type", LONG_CONTENT_TYPE),), json.dumps(member).encode()
-        ),
-    )
-    location = created.get("Location")
-    if created.status != 201 or not location:
-        judge.not_applicable(f"POST {coll} with a long Content-Type answered {created.status}")
-    # MB-RESP-7 (RFC 9110 §10.2.2): resolved against the POST's target.
-    path = created_path(ctx, coll, location)
-    assert path is not None
-    sub = SubRequest("GET", path)
+    paths = [p for p in (_stored(ctx, judge, coll, member, t) for t in LONG_CONTENT_TYPES) if p]
+    if not paths:
+        judge.not_applicable(f"POST {coll} with a long Content-Type created no member")
+    subs = [SubRequest("GET", path) for path in paths]
     # expect_processed reads the answer strictly: an obs-fold line in a part header section
     # is a finding against MB-PART-7.
-    resp = ctx.batch(judge, [sub])
-    env = expect_processed(ctx, judge, resp, [sub.content_id], [{200}], "MB-PART-7")
-    values = [v for _n, v in env.parts[0].fields]
+    resp = ctx.batch(judge, subs)
+    env = expect_processed(
+        ctx, judge, resp, [s.content_id for s in subs], [{200}] * len(subs), "MB-PART-7"
+    )
+    values = [v for part in env.parts for _n, v in part.fields]
     if not any(len(v) > 78 for v in values):
-        judge.not_applicable("the member came back without a field value long enough to fold")
+        judge.not_applicable("the members came back without a field value long enough to fold")
+    longest = max(len(v) for v in values)
+    judge.note(f"the longest field value of a part: {longest} octets")
     judge.expect_true(
-        "long value on one line",
+        "long values on one line",
         not any(re.search(r"\r\n[ \t]", v) for v in values),
         repr(max(values, key=len)[:80]),
         "one line per field (MB-PART-7)",

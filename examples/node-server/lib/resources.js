@@ -16,8 +16,15 @@ const MAX_DELAY_MS = 20000;
 const MAX_RANDOM = 8 * 1024 * 1024;
 const MAX_SANDBOX_DOC = 1024 * 1024;
 
+// The date preconditions: sent on several lines, such a field is one list of dates (RFC 9110
+// 5.3), no HTTP-date, so it is read as the list and ignored (13.1.3, 13.1.4).
+const DATE_FIELDS = new Set(['if-modified-since', 'if-unmodified-since']);
 function header(req, name) {
   const l = name.toLowerCase();
+  if (DATE_FIELDS.has(l)) {
+    const all = headerAll(req, name);
+    return all.length ? all.join(', ') : undefined;
+  }
   for (const [n, v] of req.headers) if (n.toLowerCase() === l) return v;
   return undefined;
 }

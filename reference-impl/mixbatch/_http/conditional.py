@@ -126,6 +126,8 @@ class Validators:
 
 
 def _combined(headers: Fields, name: str) -> str | None:
+    """The field's value, its field lines joined as one list (RFC 9110 §5.3): a date field
+    sent on two lines is a list of dates, no HTTP-date, and ignored (spec 7.6)."""
     values = headers.get_all(name)
     return ", ".join(values) if values else None
 
@@ -159,7 +161,7 @@ def evaluate(method: str, headers: Fields, current: Validators, now: float) -> i
         if not _if_match(if_match, current):
             return 412
     else:
-        since = headers.get("If-Unmodified-Since")
+        since = _combined(headers, "If-Unmodified-Since")
         date = parse_http_date(since, now) if since is not None else None
         if date is not None and current.last_modified > date:
             return 412
@@ -169,7 +171,7 @@ def evaluate(method: str, headers: Fields, current: Validators, now: float) -> i
         if not _if_none_match(if_none_match, current):
             return 304 if method in _READ_METHODS else 412
     elif method in _READ_METHODS:
-        since = headers.get("If-Modified-Since")
+        since = _combined(headers, "If-Modified-Since")
         date = parse_http_date(since, now) if since is not None else None
         # RFC 9110 §13.1.3: a date later than the server's current time is invalid.
         if date is not None and date <= now and current.last_modified <= date:

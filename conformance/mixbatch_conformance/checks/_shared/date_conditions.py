@@ -31,7 +31,8 @@ RFC 9110 fixes:
 - spellings that a lenient date parser reads as the date after (If-Modified-Since) or before
   (If-Unmodified-Since) `modified`, but that are no HTTP-date: ISO 8601, a numeric or another
   zone, a lower-case month, a two-digit year or a one-digit day in the IMF form, no day name,
-  a list of two dates, and (If-Unmodified-Since, in a common year before `modified`'s) a day
+  a list of two dates (on one field line, and on two in either order: RFC 9110 §5.3 makes the
+  lines one list, so a reader that takes the first or the last line alone is caught), and (If-Unmodified-Since, in a common year before `modified`'s) a day
   its month does not have, such as `31 Feb`, which such a parser rolls into the next month
   (spec 7.6). The field is then ignored and the request answered as without it.
 
@@ -65,12 +66,19 @@ PLAIN_RFC850_YEARS = 40
 @dataclass(frozen=True, slots=True)
 class DateCase:
     """One conditional field: its name, its value, what it is, and the truth RFC 9110 gives its
-    condition (None: no valid HTTP-date, so the field is ignored)."""
+    condition (None: no valid HTTP-date, so the field is ignored). `more` holds values sent
+    on field lines of their own after the first."""
 
     field: str
     value: str
     what: str
     holds: bool | None
+    more: tuple[str, ...] = ()
+
+    @property
+    def lines(self) -> tuple[tuple[str, str], ...]:
+        """The field lines the case is sent as."""
+        return tuple((self.field, v) for v in (self.value, *self.more))
 
 
 def moment(value: str | None) -> datetime | None:
@@ -266,4 +274,11 @@ def date_cases(modified: datetime, now: datetime) -> list[DateCase]:
         out.append(DateCase(IMS, value, f"{value!r} ({what}: no HTTP-date)", None))
     for what, value in [*_invalid(before), *_no_such_day(modified)]:
         out.append(DateCase(IUS, value, f"{value!r} ({what}: no HTTP-date)", None))
+    # One valid date on each of two field lines is a list of two dates (RFC 9110 §5.3), no
+    # HTTP-date: the date whose condition is false on one line, one whose condition holds on the
+    # other, in both orders, so that reading either line alone changes the status.
+    for field, false, true in ((IMS, between, before), (IUS, before, after)):
+        for first, second in ((false, true), (true, false)):
+            what = f"{imf(first)!r} and {imf(second)!r} on two field lines (a list: no HTTP-date)"
+            out.append(DateCase(field, imf(first), what, None, (imf(second),)))
     return out

@@ -68,6 +68,7 @@ from mixbatch_conformance.run.plants import (
     entry_fields,
     escaped_values,
     exact_values,
+    expect_connections,
     fault_pair_documents,
     fault_placement,
     field_forms,
@@ -149,6 +150,7 @@ from mixbatch_conformance.run.plants import (
     summary_counts,
     summary_trailer,
     tag_list_readings,
+    tag_strengths,
     targets,
     targets_and_hosts,
     text_windows,
@@ -277,6 +279,7 @@ PLANTS: tuple[Mutation, ...] = (
     + document_fields.PLANTS
     + refusal_connections.PLANTS
     + early_refusal_connections.PLANTS
+    + expect_connections.PLANTS
     + frame_readings.PLANTS
     + chunked_connections.PLANTS
     + exact_values.PLANTS
@@ -298,6 +301,7 @@ PLANTS: tuple[Mutation, ...] = (
     + singleton_lists.PLANTS
     + http10_forms.PLANTS
     + tag_list_readings.PLANTS
+    + tag_strengths.PLANTS
     + refusal_list_neighbours.PLANTS
     + status_by_parts.PLANTS
     + obs_text.PLANTS

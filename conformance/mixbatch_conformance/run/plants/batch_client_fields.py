@@ -6,6 +6,9 @@
 - a batch carrying `Expect: 100-continue` answered with a 100 (Continue) and then as if it had
   no content, the content never read (MB-STATUS-1);
 - a batch carrying `Pragma: no-cache` refused 400 (MB-STATUS-1);
+- a batch carrying `Upgrade: h2c` handed to a handler that declines the upgrade after the
+  platform stopped reading the connection, so it is answered as if it had no content
+  (MB-STATUS-1);
 - a batch carrying `Range` answered 206 with the octets the range names, as a `GET` would be,
   though RFC 9110 §14.2 defines range handling for `GET` only (MB-STATUS-1);
 - the batch's `Cache-Control` applied to each part without one of its own (MB-SUB-6).
@@ -42,6 +45,11 @@ def _expect_content_unread(req: RelayRequest) -> None:
         req.body = b""
 
 
+def _upgrade_content_lost(req: RelayRequest) -> None:
+    if is_batch(req) and req.get("Upgrade") is not None:
+        req.body = b""
+
+
 def _range_applied(req: RelayRequest, resp: RelayResponse) -> None:
     m = BYTE_RANGE.match(req.get("Range") or "") if is_batch(req) else None
     if m is None or resp.status != 200:
@@ -73,6 +81,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-1 a batch carrying Pragma: no-cache refused 400 instead of processed",
         (CATCHER,),
         on_response=_refused_with("Pragma", 400),
+    ),
+    P(
+        "batch-upgrade-content-lost",
+        "MB-STATUS-1 a batch carrying Upgrade answered as if it had no content",
+        (CATCHER,),
+        on_request=_upgrade_content_lost,
     ),
     P(
         "batch-range-applied",

@@ -8,7 +8,8 @@ the IMF-fixdate of the misreading (or dropping the field it failed to read): the
 year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
 `%y` read it); an asctime-date or a leap second (the second 60) not read at all; a lenient
 parser that takes ISO 8601 dates, numeric or other zones, a lower-case month, a one-digit day
-or a missing day name for dates; a calendar routine that rolls a day the month does not have
+or a missing day name for dates; a reader that takes a date field sent on two lines from its first or its last line
+alone, where RFC 9110 §5.3 makes the lines one list of dates; a calendar routine that rolls a day the month does not have
 (`31 Feb`) into the next month; a leap-year rule of `year % 4` alone, which takes 29 Feb 1900
 for a day; and an rfc850-date layout that takes any zone name where RFC 9110 writes GMT. All
 but one edit standalone requests and parts alike (MB-PROC-9 binds the part to RFC 9110's
@@ -163,6 +164,25 @@ def _every_fourth_year_leap(method: str, fields: FieldList) -> FieldList:
     return out
 
 
+def _one_line_of(pick: int) -> FieldsEdit:
+    """An edit that keeps only line `pick` (0: the first, -1: the last) of a date field sent on
+    several lines, as a reader that asks for one value of a singleton field does."""
+
+    def edit(method: str, fields: FieldList) -> FieldList:
+        kept = {}
+        for name in DATE_FIELDS:
+            lines = [i for i, (n, _) in enumerate(fields) if n.lower() == name]
+            if len(lines) > 1:
+                kept[name] = lines[pick]
+        return [
+            (n, v)
+            for i, (n, v) in enumerate(fields)
+            if n.lower() not in kept or kept[n.lower()] == i
+        ]
+
+    return edit
+
+
 def _lenient_fields(method: str, fields: FieldList) -> FieldList:
     return [(n, _lenient(v) if n.lower() in DATE_FIELDS else v) for n, v in fields]
 
@@ -228,6 +248,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 29 Feb of a century that is a common year taken for a day",
         BOTH,
         _every_fourth_year_leap,
+    ),
+    _plant(
+        "date-field-read-from-first-line",
+        "MB-PROC-9 a date field on two field lines, a list of dates, read from its first line",
+        BOTH,
+        _one_line_of(0),
+    ),
+    _plant(
+        "date-field-read-from-last-line",
+        "MB-PROC-9 a date field on two field lines, a list of dates, read from its last line",
+        BOTH,
+        _one_line_of(-1),
     ),
     Mutation(
         "collection-dates-read-leniently",

@@ -19,6 +19,12 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 __all__ = ["PLANTS"]
 
 
+def _unframed(req: RelayRequest) -> bool:
+    """A POST that came with neither Content-Length nor Transfer-Encoding."""
+    names = {n.lower() for n, _ in req.headers}
+    return req.method == "POST" and not names & {"content-length", "transfer-encoding"}
+
+
 def _epilogue(req: RelayRequest, resp: RelayResponse) -> None:
     if boundary_of(resp) and is_batch(req):
         resp.body += b"\r\nplanted epilogue\r\n"
@@ -261,6 +267,12 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=accepts(
             lambda r: is_batch(r) and r.body.startswith(b"--") and r.body.count(b"--") == 2
         ),
+    ),
+    P(
+        "unframed-batch-length-required",
+        "MB-WIRE-18 a batch without Content-Length or Transfer-Encoding answered 411",
+        ("reject-empty-content-unframed",),
+        on_response=refuses(_unframed, 411, "MB-WIRE-18"),
     ),
     P(
         "empty-content-accepted",

@@ -9,7 +9,9 @@ by case sees a lower-case name turned into one no response carries; one that kee
 `$$$(`, which the reference server turns into `$$(`; one that reads `$$(` as a reference sees
 `$(`; one that drops a lone `$` never sees it; one that substitutes in content sees content
 already substituted. A server that hands on the fields holding a reference after the others sees them moved last.
-A server that reads a missing field as empty sees no reference at all, and
+A server that percent-encodes what replaces a reference in a target's query, as a URI builder
+encodes a query value, is modelled on the echo's account of the target it received. A server
+that reads a missing field as empty sees no reference at all, and
 the answer of one that reports the reference shortened, or stops the batch at it, is edited.
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from urllib.parse import quote
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
@@ -119,6 +122,27 @@ def _reference_shortened(parts: list[Part]) -> list[Part]:
     return out
 
 
+def _query_reference_encoded(parts: list[Part]) -> list[Part]:
+    """Each echo part whose Content-Id holds a reference in its query tells of a target whose
+    query came percent-encoded (`/` as `%2F`), as the resource would have received it."""
+    out: list[Part] = []
+    for fields, body in parts:
+        _, mark, query = (field_of(fields, "Content-Id") or "").partition("?")
+        if mark and "$(" in query:
+            try:
+                doc = json.loads(body)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict) and isinstance(doc.get("target"), str):
+                path, sep, received = doc["target"].partition("?")
+                doc["target"] = path + sep + quote(received, safe="=&")
+                body = json.dumps(doc).encode()
+                if field_of(fields, "Content-Length") is not None:
+                    fields = set_field(fields, "Content-Length", str(len(body)))
+        out.append((fields, body))
+    return out
+
+
 P = Mutation
 
 PLANTS: tuple[Mutation, ...] = (
@@ -149,6 +173,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-8 the fields holding a reference handed on after the part's other fields",
         ("references-field-value-substituted",),
         on_request=_request_parts(_referring_fields_last),
+    ),
+    P(
+        "query-reference-percent-encoded",
+        "MB-PROC-18 the value replacing a reference in a target's query percent-encoded",
+        ("references-location-in-field-value",),
+        on_response=map_parts(_query_reference_encoded, _REFERENCES),
     ),
     P(
         "location-reference-in-field-left-literal",
