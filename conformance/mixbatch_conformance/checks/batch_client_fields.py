@@ -22,7 +22,8 @@ not required to wait for any specific length of time" and a server "MAY omit sen
 when the content is already arriving, so whether a 100 comes is noted, not judged); and on an
 HTTP/1.0 request line, where "A server that receives a 100-continue expectation in an HTTP/1.0
 request MUST ignore that expectation", judged when the server takes the batch over HTTP/1.0
-without the field.
+without the field: no interim answer may come first (RFC 9110 §15.2: "A server MUST NOT send a
+1xx response to an HTTP/1.0 client"), and the batch is answered as without the field.
 
 Which fields, per the HTTP rules that give each its meaning on a `POST`:
 
@@ -264,6 +265,14 @@ def _continue_over_http10(ctx: Context, judge: Judge, batches: list[_Batch]) -> 
         without = _Batch(ctx, judge, f"{batch.name} over HTTP/1.0", batch.subs, plain)
         request = with_version(_request(ctx, batch.subs, (("Expect", "100-continue"),)), "1.0")
         resp = ctx.send(judge, request, as_written=True)
-        if resp.raw.startswith((b"HTTP/1.1 1", b"HTTP/1.0 1")):
-            judge.note(f"{label}, {batch.name}: an interim answer came to the HTTP/1.0 request")
+        interim = resp.raw.startswith((b"HTTP/1.1 1", b"HTTP/1.0 1"))
+        # MB-STATUS-1 with RFC 9110 §15.2: "A server MUST NOT send a 1xx response to an
+        # HTTP/1.0 client", which reads the first status line it gets as the batch's answer.
+        judge.expect_true(
+            f"{label}, {batch.name}: no interim answer before the batch's",
+            not interim,
+            repr(resp.raw[: resp.raw.find(b"\r\n")]) if interim else "none",
+            "no 1xx to an HTTP/1.0 request",
+            "MB-STATUS-1",
+        )
         without.expect_like(ctx, judge, "Expect: 100-continue", resp)

@@ -9,7 +9,11 @@ other than GET or HEAD is answered 412 and "the origin server MUST NOT perform t
 method". MB-PROC-9 holds a part to that evaluation ("exactly as for the standalone request",
 RFC 9110 §13's own, even where the server makes the same mistake alone), so a POST part with
 If-None-Match: * or with an If-Match naming a tag no representation carries is 412 and creates
-no member, and one with If-Match: * creates one (201, MB-TEST-3).
+no member, and one with If-Match: * creates one (201, MB-TEST-3). Where the representation a
+POST without Accept selects (the one a GET of the collection without Accept answers) carries a
+`Last-Modified`, an If-Unmodified-Since of a date long before it is false too (§13.1.4: the
+method is not performed "if the selected representation's last modification date is more
+recent than the date provided"), and one of a date long after it is true.
 
 The check builds its own state: it creates a member of its own first, so the collection holds
 at least one member and a GET of it answers 200 (or 204), which it confirms. Each POST writes
@@ -54,6 +58,11 @@ CASES: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...] = (
     ("If-Match: a foreign tag", (("If-Match", FOREIGN_TAG),), 412),
     ("If-Match: *", (("If-Match", "*"),), 201),
 )
+#: (what, the fields, the status) for a collection whose selected representation has a date.
+DATED_CASES: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...] = (
+    ("If-Unmodified-Since: 2000", (("If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"),), 412),
+    ("If-Unmodified-Since: 2100", (("If-Unmodified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"),), 201),
+)
 
 
 def _field(fields: tuple[tuple[str, str], ...], name: str) -> str | None:
@@ -80,24 +89,28 @@ def _post(
 @checker(
     "conditional-post-to-collection",
     ("MB-PROC-9",),
-    "POST parts to the sandbox collection, holding a member of its own, are 412 and create nothing with If-None-Match: * (whatever the Accept) or an If-Match naming a foreign tag, and create a member (201) with If-Match: *, in every declared form, plain, under batch-on-error=stop and atomic.",
+    "POST parts to the sandbox collection, holding a member of its own, are 412 and create nothing with If-None-Match: * (whatever the Accept), an If-Match naming a foreign tag, or (where its listing has a Last-Modified) an If-Unmodified-Since long before it, and create a member (201) with If-Match: * or an If-Unmodified-Since long after it, in every declared form, plain, under batch-on-error=stop and atomic.",
     profile="conditional",
     state=State.WRITES_IN_SANDBOX,
 )
 def conditional_post_to_collection(ctx: Context, judge: Judge) -> None:
     coll = ctx.path(ctx.resource(judge, "sandbox_collection"))
     new_member(ctx, judge)
-    shown = [
-        ctx.send(judge, ctx.raw_request("GET", coll, list(accept))).status
+    answers = [
+        ctx.send(judge, ctx.raw_request("GET", coll, list(accept)))
         for accept in ((("Accept", "multipart/mixed"),), ())
     ]
+    shown = [a.status for a in answers]
     if not any(s in (200, 204) for s in shown):
         judge.not_applicable(
             f"GET {coll} answered {shown}: the collection shows no current representation"
         )
+    cases = CASES
+    if answers[1].status in (200, 204) and answers[1].get("Last-Modified"):
+        cases += DATED_CASES
     made: list[str] = []
     try:
-        _judge_posts(ctx, judge, coll, made)
+        _judge_posts(ctx, judge, coll, made, cases)
     finally:
         # MB-TEST-3: "A suite deletes every member it creates before it finishes"; the runner
         # deletes what multipart answers created, this what the 207 forms' entries name.
@@ -107,7 +120,13 @@ def conditional_post_to_collection(ctx: Context, judge: Judge) -> None:
                 ctx.alone(judge, SubRequest("DELETE", path))
 
 
-def _judge_posts(ctx: Context, judge: Judge, coll: str, made: list[str]) -> None:
+def _judge_posts(
+    ctx: Context,
+    judge: Judge,
+    coll: str,
+    made: list[str],
+    cases: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...],
+) -> None:
     """Send the conditional POSTs in every mode and form, judge them and the members they
     left; `made` gathers the Location of every entry answered 201."""
     ran: list[str] = []
@@ -116,13 +135,13 @@ def _judge_posts(ctx: Context, judge: Judge, coll: str, made: list[str]) -> None
         batches: list[list[tuple[str, str, int, SubRequest]]] = []
         if mode == "plain":
             batch = []
-            for what, fields, want in CASES:
+            for what, fields, want in cases:
                 marker, sub = _post(ctx, judge, coll, fields)
                 batch.append((what, marker, want, sub))
             batches.append(batch)
         else:
             # A 412 fails the batch under stop and atomic (spec 7.4): one refused POST a batch.
-            for what, fields, want in CASES:
+            for what, fields, want in cases:
                 if want == 412:
                     marker, sub = _post(ctx, judge, coll, fields)
                     batches.append([(what, marker, want, sub)])
@@ -133,9 +152,10 @@ def _judge_posts(ctx: Context, judge: Judge, coll: str, made: list[str]) -> None
                     location = _field(entry.fields, "Location")
                     if entry.status == 201 and location and media != "multipart/mixed":
                         made.append(location)
-                    # MB-PROC-9 (RFC 9110 §13.1.1, §13.1.2): the collection, the POST's target,
-                    # has a current representation, so If-None-Match: * and an If-Match naming
-                    # no current tag are false (412), and If-Match: * is true.
+                    # MB-PROC-9 (RFC 9110 §13.1.1, §13.1.2, §13.1.4): the collection, the POST's
+                    # target, has a current representation, so If-None-Match: * and an If-Match
+                    # naming no current tag are false (412), and If-Match: * is true; a date long
+                    # before its Last-Modified is false, one long after it true.
                     judge.expect(
                         f"{mode}, {media}: POST part with {what}",
                         entry.status,

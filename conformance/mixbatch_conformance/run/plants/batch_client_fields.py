@@ -6,6 +6,8 @@
 - a batch carrying `Expect: 100-continue` answered with a 100 (Continue) and then as if it had
   no content, the content never read (MB-STATUS-1);
 - a batch carrying `Pragma: no-cache` refused 400 (MB-STATUS-1);
+- an HTTP/1.0 batch carrying `Expect: 100-continue` answered with a 100 (Continue) first,
+  which RFC 9110 §15.2 forbids and its client reads as the answer (MB-STATUS-1);
 - a batch carrying `Upgrade: h2c` handed to a handler that declines the upgrade after the
   platform stopped reading the connection, so it is answered as if it had no content
   (MB-STATUS-1);
@@ -45,6 +47,11 @@ def _expect_content_unread(req: RelayRequest) -> None:
         req.body = b""
 
 
+def _continue_to_http10(req: RelayRequest, resp: RelayResponse) -> None:
+    if is_batch(req) and req.version == "1.0" and req.get("Expect") is not None:
+        resp.wire = lambda octets: b"HTTP/1.1 100 Continue\r\n\r\n" + octets
+
+
 def _upgrade_content_lost(req: RelayRequest) -> None:
     if is_batch(req) and req.get("Upgrade") is not None:
         req.body = b""
@@ -81,6 +88,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-1 a batch carrying Pragma: no-cache refused 400 instead of processed",
         (CATCHER,),
         on_response=_refused_with("Pragma", 400),
+    ),
+    P(
+        "batch-http10-expect-answered-100",
+        "MB-STATUS-1 an HTTP/1.0 batch carrying Expect answered 100 before its answer",
+        (CATCHER,),
+        on_response=_continue_to_http10,
     ),
     P(
         "batch-upgrade-content-lost",

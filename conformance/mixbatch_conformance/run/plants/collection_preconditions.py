@@ -2,9 +2,10 @@
 7.6; RFC 9110 §13.1).
 
 Each plant is a mistake a server makes where no member is the target: a POST to the
-collection that never evaluates If-None-Match, or If-Match, because the handler that creates
-a member has no representation of its own to compare with (MB-PROC-9; the collection, the
-POST's target, exists, so If-None-Match: * and a foreign If-Match are false); a POST whose
+collection that never evaluates If-None-Match, If-Match or If-Unmodified-Since, because the
+handler that creates a member has no representation of its own to compare with (MB-PROC-9; the
+collection, the POST's target, exists, so If-None-Match: * and a foreign If-Match are false,
+and so is an If-Unmodified-Since before the date its listing carries); a POST whose
 condition is compared with one representation of the collection (its listing, or its
 collection retrieval) whatever the Accept selects (RFC 9110 §3.2), or, without an Accept, with
 no representation at all, so a tag the collection shows never matches; and an empty
@@ -78,6 +79,7 @@ _NOTHING_ALONE, _NOTHING_PARTS = everywhere(_post_without_accept_compared_with_n
 _LISTING_ALONE, _LISTING_PARTS = _post_compared_with("application/json")
 _RETRIEVAL_ALONE, _RETRIEVAL_PARTS = _post_compared_with("multipart/mixed")
 _NO_IM_ALONE, _NO_IM_PARTS = _post_without("if-match")
+_NO_IUS_ALONE, _NO_IUS_PARTS = _post_without("if-unmodified-since")
 
 
 def _empty_304_for_any_date(req: RelayRequest, resp: RelayResponse) -> None:
@@ -123,6 +125,16 @@ PLANTS: tuple[Mutation, ...] = (
         ("conditional-post-to-collection",),
         on_request=_NO_INM_ALONE,
         on_request_parts=_NO_INM_PARTS,
+    ),
+    # MB-PROC-9 (RFC 9110 §13.1.4): an If-Unmodified-Since before the date of the collection's
+    # selected representation is false; a handler that gives the collection no date never
+    # finds it so.
+    P(
+        "collection-post-ignores-if-unmodified-since",
+        "MB-PROC-9 a past If-Unmodified-Since on a POST to the collection",
+        ("conditional-post-to-collection",),
+        on_request=_NO_IUS_ALONE,
+        on_request_parts=_NO_IUS_PARTS,
     ),
     # MB-PROC-9 (RFC 9110 §13.1.1): an If-Match naming no tag of the collection is false.
     P(
