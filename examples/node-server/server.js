@@ -453,7 +453,7 @@ function refuseAfterPending(socket, refusal) {
   // owed one of its own, and the refusal waits for the answers owed to the requests ahead.
   const owed = pending.filter((req) => req.complete);
   for (const req of pending) {
-    if (!req.complete) { req.mbRefused = true; socket.mbPending.delete(req); }
+    if (!req.complete) socket.mbPending.delete(req);
   }
   if (owed.length > 0) socket.mbRefusal = refusal;
   else socket.end(refusal);

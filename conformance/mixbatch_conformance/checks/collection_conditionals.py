@@ -31,6 +31,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from mixbatch_conformance.checks._shared.tag_alterations import other_strength
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -49,10 +50,6 @@ FOREIGN_TAG = '"mb-suite-no-such-aggregate-tag"'
 
 def _vary_names(values: list[str]) -> list[str]:
     return [v.strip().lower() for v in ",".join(values).split(",")]
-
-
-def _other_strength(etag: str) -> str:
-    return etag[2:] if etag.startswith("W/") else f"W/{etag}"
 
 
 @checker(
@@ -103,7 +100,7 @@ def collection_head_and_empty_conditional(ctx: Context, judge: Judge) -> None:
     path = ctx.path(ctx.resource(judge, "empty_collection"))
     _judge_empty_dates(ctx, judge, path, empty)
     cases = (
-        ("its tag's other strength", _other_strength(etag), 304),
+        ("its tag's other strength", other_strength(etag), 304),
         ("a list ending with its tag", f"{FOREIGN_TAG}, {etag}", 304),
         ("a foreign tag", FOREIGN_TAG, 204),
         ("a foreign weak tag", f"W/{FOREIGN_TAG}", 204),

@@ -46,9 +46,11 @@ __all__: list[str] = []
 
 #: An entity tag no representation of any collection carries.
 FOREIGN_TAG = '"mb-suite-no-such-collection-tag"'
+#: A conditional POST: what it carries, its fields, and its status.
+Case = tuple[str, tuple[tuple[str, str], ...], int]
 #: (what, the fields, the status RFC 9110 §13 gives a POST to an existing collection). Every
 #: representation the collection has is a current one, whichever an Accept would select.
-CASES: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...] = (
+CASES: tuple[Case, ...] = (
     ("If-None-Match: *", (("If-None-Match", "*"),), 412),
     (
         "If-None-Match: * and Accept: multipart/mixed",
@@ -59,7 +61,7 @@ CASES: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...] = (
     ("If-Match: *", (("If-Match", "*"),), 201),
 )
 #: (what, the fields, the status) for a collection whose selected representation has a date.
-DATED_CASES: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...] = (
+DATED_CASES: tuple[Case, ...] = (
     ("If-Unmodified-Since: 2000", (("If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT"),), 412),
     ("If-Unmodified-Since: 2100", (("If-Unmodified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"),), 201),
 )
@@ -125,7 +127,7 @@ def _judge_posts(
     judge: Judge,
     coll: str,
     made: list[str],
-    cases: tuple[tuple[str, tuple[tuple[str, str], ...], int], ...],
+    cases: tuple[Case, ...],
 ) -> None:
     """Send the conditional POSTs in every mode and form, judge them and the members they
     left; `made` gathers the Location of every entry answered 201."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.part_limits import within_max_parts
 from mixbatch_conformance.checks._shared.requests import etag_of
+from mixbatch_conformance.checks._shared.tag_alterations import other_strength
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -30,7 +31,6 @@ from mixbatch_conformance.core.registry import State, checker
 __all__: list[str] = []
 
 RETRIEVAL = ("Accept", "multipart/mixed")
-FIELDS = ("If-Match", "If-None-Match")
 METHODS = ("GET", "HEAD")
 
 #: (method, field, value sent, the status RFC 9110 gives it)
@@ -41,15 +41,11 @@ def _weak(tag: str) -> bool:
     return tag.startswith("W/")
 
 
-def _other_strength(tag: str) -> str:
-    return tag[2:] if _weak(tag) else f"W/{tag}"
-
-
 def _cases(current: str, unconditional: int) -> list[Case]:
     """Each method and field with the current tag in its own strength and in the other."""
     out: list[Case] = []
     for method in METHODS:
-        for sent in (current, _other_strength(current)):
+        for sent in (current, other_strength(current)):
             # RFC 9110 §13.1.1 with §8.8.3.2's strong comparison: a match needs both tags
             # strong; "An origin server that evaluates an If-Match condition MUST NOT perform
             # the requested method if the condition evaluates to false".

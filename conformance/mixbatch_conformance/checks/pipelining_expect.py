@@ -19,6 +19,7 @@ and end the connection. An intermediary may de-pipeline, so the check runs direc
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.connection_options import closes
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.pipelined_pairs import leader_answered_first
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
@@ -38,11 +39,6 @@ WAIT_S = 5.0
 def _continued(resp: Response) -> bool:
     """Whether an interim 100 (Continue) came before the final answer `resp`."""
     return resp.raw.startswith((b"HTTP/1.1 100", b"HTTP/1.0 100"))
-
-
-def _closes(resp: Response) -> bool:
-    tokens = {t.strip().lower() for v in resp.get_all("Connection") for t in v.split(",")}
-    return "close" in tokens
 
 
 @checker(
@@ -80,7 +76,7 @@ def pipelining_behind_expect_continue(ctx: Context, judge: Judge) -> None:
             # `Connection: close`, whatever the content's length".
             judge.expect_true(
                 f"{what}: the refusal that ended the connection says so",
-                _closes(got),
+                closes(", ".join(got.get_all("Connection"))),
                 f"{got.status} without Connection: close, then no answer ({second.error})",
                 "Connection: close on the refusal",
                 "MB-PIPE-1",

@@ -76,6 +76,7 @@ from mixbatch_conformance.checks._shared.chunking import (
     chunked_content,
     small_chunked,
 )
+from mixbatch_conformance.checks._shared.connection_options import closes
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.limit_cases import (
@@ -160,10 +161,6 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     return out
 
 
-def _closes(connection: str | None) -> bool:
-    return "close" in {t.strip().lower() for t in (connection or "").split(",")}
-
-
 @checker(
     "pipelining-behind-limit-refusals",
     ("MB-PIPE-1", "MB-STATUS-3"),
@@ -193,7 +190,7 @@ def pipelining_behind_limit_refusals(ctx: Context, judge: Judge) -> None:
         closed = (
             first.response is not None
             and first.response.status in CLOSING_REFUSALS
-            and _closes(first.response.get("Connection"))
+            and closes(first.response.get("Connection"))
         )
         after = second.response.status if second.response else None
         if closed and after is None:
@@ -564,7 +561,7 @@ def pipelining_behind_early_refusals_of_long_content(ctx: Context, judge: Judge)
                 # close`."
                 judge.expect_true(
                     f"Connection of {what}, the GET behind it unanswered",
-                    _closes(connection),
+                    closes(connection),
                     f"Connection: {connection or '(none)'}; the GET: {second.error}",
                     "Connection: close",
                     "MB-PIPE-1",

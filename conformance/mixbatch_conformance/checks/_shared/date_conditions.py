@@ -32,7 +32,8 @@ RFC 9110 fixes:
   (If-Unmodified-Since) `modified`, but that are no HTTP-date: ISO 8601, a numeric or another
   zone, a lower-case month, a two-digit year or a one-digit day in the IMF form, no day name,
   a list of two dates (on one field line, and on two in either order: RFC 9110 §5.3 makes the
-  lines one list, so a reader that takes the first or the last line alone is caught), and (If-Unmodified-Since, in a common year before `modified`'s) a day
+  lines one list, so a reader that takes the first or the last line alone is caught), and
+  (If-Unmodified-Since, in a common year before `modified`'s) a day
   its month does not have, such as `31 Feb`, which such a parser rolls into the next month
   (spec 7.6). The field is then ignored and the request answered as without it.
 

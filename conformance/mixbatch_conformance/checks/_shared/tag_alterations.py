@@ -16,7 +16,7 @@ change of a tag with no letters) is left out.
 
 from __future__ import annotations
 
-__all__ = ["altered_tags"]
+__all__ = ["altered_tags", "other_strength"]
 
 
 def altered_tags(etag: str) -> list[tuple[str, str, bool]]:
@@ -45,3 +45,9 @@ def altered_tags(etag: str) -> list[tuple[str, str, bool]]:
     # `w/` is no weakness indicator: %s"W/" is case-sensitive.
     out.append(("the tag with w/ in lower case", f'w/"{inner}"', False))
     return out
+
+
+def other_strength(etag: str) -> str:
+    """`etag` in the other strength: `W/` taken off a weak tag, put before a strong one (RFC 9110
+    §8.8.3: `entity-tag = [ weak ] opaque-tag`, the opaque-tag the same)."""
+    return etag[2:] if etag.startswith("W/") else f"W/{etag}"
