@@ -1080,6 +1080,7 @@ GROUPS = (
             "answer-held-under-stop",
             "answer-held-for-writes",
             "answer-held-for-chunked-batch",
+            "answer-held-when-closing",
             "answer-held-after-bodyless-part",
             "gzip-answer-compressor-unflushed",
             "deflate-answer-compressor-unflushed",

@@ -213,8 +213,8 @@ class Behaviour:
     #: relay writes nothing and ends the connection once the client leaves, or after
     #: `STALL_FOR_S`), as a server whose handler waits on a hold nobody gives back.
     stall: Callable[[RelayRequest], bool] | None = None
-    #: Rewrites each read of the client's octets before the relay's HTTP reader sees them
-    #: (the same number of octets): for a plant that models a server taking octets h11 refuses.
+    #: Rewrites each read of the client's octets before the relay's HTTP reader sees them: for
+    #: a plant that models a server taking octets h11 refuses.
     client_octets: Callable[[bytes], bytes] | None = None
 
 
