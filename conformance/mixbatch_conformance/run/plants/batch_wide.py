@@ -119,6 +119,7 @@ def _bare_lf_after_chunk_data_mended(data: bytes) -> bytes:
     reader that takes that CRLF with its line reader (which allows a bare LF) reads it."""
     return _BARE_LF_LAST_CHUNK.sub(rb"\r\n\r\n\1", data)
 
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
