@@ -5,6 +5,8 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              present (step 4 without its "else")
     if-unmodified-since-beside-if-match      If-Unmodified-Since decides though If-Match is
                                              present (step 2 without its "else")
+    true-if-match-ends-evaluation            a true If-Match ends the evaluation: a false
+                                             If-None-Match or If-Modified-Since beside it unread
     invalid-date-as-epoch                    a date field whose value is no HTTP-date read as
                                              the epoch, not ignored
     date-list-read-as-first-date             a date field holding a list of dates read as its
@@ -82,6 +84,14 @@ def _ius_beside_im(method: str, fields: FieldList) -> FieldList:
     """If-Unmodified-Since evaluated beside If-Match: If-Match dropped, so the date decides."""
     if {"if-match", "if-unmodified-since"} <= _names(fields):
         return without_field(fields, "If-Match")
+    return fields
+
+
+def _true_if_match_ends(method: str, fields: FieldList) -> FieldList:
+    """A true If-Match taken to end the evaluation (step 1 read as the last): If-None-Match
+    and If-Modified-Since dropped beside it, so only a false If-Match still decides."""
+    if "if-match" in _names(fields):
+        return without_field(without_field(fields, "If-None-Match"), "If-Modified-Since")
     return fields
 
 
@@ -218,6 +228,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 If-Unmodified-Since evaluated though If-Match is present",
         COMBINATIONS + WRITES,
         _ius_beside_im,
+    ),
+    _plant(
+        "true-if-match-ends-evaluation",
+        "MB-PROC-9 a true If-Match ending the evaluation before If-None-Match is read",
+        COMBINATIONS,
+        _true_if_match_ends,
     ),
     _plant(
         "invalid-date-as-epoch",
