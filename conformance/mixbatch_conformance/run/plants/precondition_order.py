@@ -7,6 +7,8 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              present (step 2 without its "else")
     true-if-match-ends-evaluation            a true If-Match ends the evaluation: a false
                                              If-None-Match or If-Modified-Since beside it unread
+    preconditions-evaluated-on-options       an OPTIONS part's conditional fields evaluated as
+                                             a GET's are, not ignored (RFC 9110 §13.2.1)
     invalid-date-as-epoch                    a date field whose value is no HTTP-date read as
                                              the epoch, not ignored
     date-list-read-as-first-date             a date field holding a list of dates read as its
@@ -93,6 +95,23 @@ def _true_if_match_ends(method: str, fields: FieldList) -> FieldList:
     if "if-match" in _names(fields):
         return without_field(without_field(fields, "If-None-Match"), "If-Modified-Since")
     return fields
+
+
+_CONDITIONAL_FIELDS = frozenset(
+    {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
+)
+
+
+def _options_evaluated(parts: list[Part]) -> list[Part]:
+    """An OPTIONS part with conditional fields run through the precondition routine a GET
+    takes: sent on as a GET of its target, so its fields are evaluated."""
+    out: list[Part] = []
+    for fields, body in parts:
+        method = (field_of(fields, "Http-Method") or "").strip()
+        if method == "OPTIONS" and _names(fields) & _CONDITIONAL_FIELDS:
+            fields = [(n, "GET" if n.lower() == "http-method" else v) for n, v in fields]
+        out.append((fields, body))
+    return out
 
 
 def _star_any_state(method: str, fields: FieldList) -> FieldList:
@@ -234,6 +253,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 a true If-Match ending the evaluation before If-None-Match is read",
         COMBINATIONS,
         _true_if_match_ends,
+    ),
+    Mutation(
+        "preconditions-evaluated-on-options",
+        "MB-PROC-9 conditional fields evaluated on an OPTIONS part",
+        ("conditional-fields-ignored-on-options",),
+        on_request_parts=_options_evaluated,
     ),
     _plant(
         "invalid-date-as-epoch",
