@@ -110,6 +110,8 @@ class _SlotKeptByRefusals:
 #: A server whose only refusals that keep their slot are those its HTTP reader gives.
 _FRAMING_REFUSALS = _SlotKeptByRefusals(frozenset())
 
+#: The planted reader's bound on the chunks of one request, a guard against tiny chunks.
+_MOST_CHUNKS = 4096
 #: A bare LF where chunk data ends and the last chunk begins (a batch's content ends in CRLF).
 _BARE_LF_LAST_CHUNK = re.compile(rb"\r\n\n(0+\r\n)")
 
@@ -185,6 +187,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-5 chunk data ended by a bare LF read as ended by CRLF",
         ("broken-chunked-framing-refused-400",),
         behaviour=Behaviour(client_octets=_bare_lf_after_chunk_data_mended),
+    ),
+    P(
+        "chunk-count-bounded",
+        "MB-INTER-5 chunked content of more than 4,096 chunks refused 400, whatever its octets",
+        ("chunked-batch-answered-as-content-length",),
+        on_response=refuses(lambda r: len(r.chunks) > _MOST_CHUNKS, 400, "MB-INTER-5"),
     ),
     P(
         "inflight-slot-kept-by-header-refusals",
