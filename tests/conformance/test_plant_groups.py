@@ -569,6 +569,8 @@ CHUNK_END_PEEKED = "chunk-end-peeked-in-read"
 CHUNKED_KEPT = "chunked-content-kept-per-connection"
 #: The empty lines before request lines bounded over a connection's life.
 EMPTY_LINES_BOUNDED = "empty-lines-bounded-per-connection"
+#: The empty line a later read brings taken for a request line.
+EMPTY_LINE_LATER = "empty-line-in-later-read-read-as-request-line"
 #: A batch ending near its budget stopped or refused for its time.
 BUDGET_EDGES = ("delay-stopped-within-answer-margin", "slow-content-refused-408")
 #: A GET with Content-Length: 0 to the batch endpoint refused as one with content.
@@ -1298,7 +1300,14 @@ GROUPS = (
         tuple(
             n
             for n in _names(connection_readers.PLANTS)
-            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, CHUNK_END_PEEKED, CHUNKED_KEPT)
+            if n
+            not in (
+                EMPTY_LINE_READ,
+                EMPTY_LINES_BOUNDED,
+                EMPTY_LINE_LATER,
+                CHUNK_END_PEEKED,
+                CHUNKED_KEPT,
+            )
         ),
         ("pipelining-across-writes",),
         ("FAIL",),
@@ -1307,7 +1316,7 @@ GROUPS = (
         # MB-PIPE-4: "SHOULD ignore an empty line (CRLF) received after the content of a
         # `POST` request": a WARN, a FAIL under --strict.
         "empty-lines",
-        (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED),
+        (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, EMPTY_LINE_LATER),
         ("pipelined-request-after-empty-line",),
         ("WARN",),
     ),
