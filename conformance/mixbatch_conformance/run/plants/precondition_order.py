@@ -9,6 +9,8 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              If-None-Match or If-Modified-Since beside it unread
     preconditions-evaluated-on-options       an OPTIONS part's conditional fields evaluated as
                                              a GET's are, not ignored (RFC 9110 §13.2.1)
+    if-range-evaluated-as-precondition       If-Range put through the If-Match routine: a stale
+                                             one answers 412, not the whole representation
     invalid-date-as-epoch                    a date field whose value is no HTTP-date read as
                                              the epoch, not ignored
     date-list-read-as-first-date             a date field holding a list of dates read as its
@@ -112,6 +114,14 @@ def _options_evaluated(parts: list[Part]) -> list[Part]:
             fields = [(n, "GET" if n.lower() == "http-method" else v) for n, v in fields]
         out.append((fields, body))
     return out
+
+
+def _if_range_as_if_match(method: str, fields: FieldList) -> FieldList:
+    """If-Range beside Range put through the If-Match routine: a stale one answers 412 where
+    RFC 9110 §13.1.5 serves the whole representation."""
+    if "range" not in _names(fields):
+        return fields
+    return [("If-Match" if n.lower() == "if-range" else n, v) for n, v in fields]
 
 
 def _star_any_state(method: str, fields: FieldList) -> FieldList:
@@ -259,6 +269,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 conditional fields evaluated on an OPTIONS part",
         ("conditional-fields-ignored-on-options",),
         on_request_parts=_options_evaluated,
+    ),
+    _plant(
+        "if-range-evaluated-as-precondition",
+        "MB-PROC-9 a stale If-Range answered 412 instead of the whole representation",
+        ("conditional-if-range-ignores-range-or-serves-it",),
+        _if_range_as_if_match,
     ),
     _plant(
         "invalid-date-as-epoch",
