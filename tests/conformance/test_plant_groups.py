@@ -470,6 +470,7 @@ from mixbatch_conformance.run.plants import (
     origin_ports,
     outcome_shapes,
     ows_and_head_sizes,
+    padded_length_connections,
     parameter_readings,
     part_content_fields,
     part_length_numerals,
@@ -1494,7 +1495,7 @@ GROUPS = (
     ),
     Group(
         "chunked-connections",
-        _names(chunked_connections.PLANTS),
+        _names(chunked_connections.PLANTS) + _names(padded_length_connections.PLANTS),
         ("pipelining-behind-every-answer",),
         ("FAIL",),
         # Pipelines every kind of batch answer in every form, an abort among them.
