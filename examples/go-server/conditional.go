@@ -24,10 +24,17 @@ func etagList(values []string) []string {
 
 func opaque(tag string) string { return strings.TrimPrefix(tag, "W/") }
 
+// star is whether a list is the field value "*": RFC 9110 writes If-Match and If-None-Match as
+// "*" / #entity-tag, so a "*" among tags is no entity-tag and matches nothing (spec 7.6).
+func star(tags []string) bool { return len(tags) == 1 && tags[0] == "*" }
+
 // matchStrong is the strong comparison of RFC 9110 §8.8.3.2: neither tag may be weak.
 func matchStrong(tags []string, current string) bool {
+	if star(tags) {
+		return true
+	}
 	for _, t := range tags {
-		if t == "*" || (!strings.HasPrefix(t, "W/") && !strings.HasPrefix(current, "W/") && t == current) {
+		if !strings.HasPrefix(t, "W/") && !strings.HasPrefix(current, "W/") && t == current {
 			return true
 		}
 	}
@@ -36,8 +43,11 @@ func matchStrong(tags []string, current string) bool {
 
 // matchWeak is the weak comparison: the opaque tags are equal.
 func matchWeak(tags []string, current string) bool {
+	if star(tags) {
+		return true
+	}
 	for _, t := range tags {
-		if t == "*" || opaque(t) == opaque(current) {
+		if opaque(t) == opaque(current) {
 			return true
 		}
 	}

@@ -236,3 +236,34 @@ def test_an_unknown_outcome_token_passes_through_as_unknown() -> None:
     event = BatchParser("sep", Role.RESPONSE).feed(wire)[0]
     assert event.outcome == "deferred"  # type: ignore[union-attr]
     assert event.outcome_known is False  # type: ignore[union-attr]
+
+
+def _with_length(numeral: str) -> bytes:
+    return (
+        f"--sep\r\nHttp-Method: POST\r\nContent-Id: <a>\r\nContent-Length: {numeral}\r\n\r\n"
+        "0123456789abcdef\r\n--sep--\r\n"
+    ).encode()
+
+
+@pytest.mark.parametrize("accelerated", [False, None])
+def test_a_part_length_in_thousands_of_digits_is_read_as_its_number(
+    accelerated: bool | None,
+) -> None:
+    # MB-WIRE-22: a part's Content-Length is the decimal number its digits write, leading
+    # zeros included; a numeral of 4,400 digits is past what int() converts.
+    parser = BatchParser("sep", accelerated=accelerated)
+    events = parser.feed(_with_length("16".rjust(4_400, "0"))) + parser.feed_eof()
+    assert [type(e).__name__ for e in events] == [
+        "RequestPartStart",
+        "PartData",
+        "PartEnd",
+        "BatchEnd",
+    ]
+
+
+def test_a_part_length_of_thousands_of_digits_is_over_max_part_bytes() -> None:
+    # MB-WIRE-22 with MB-LIMIT-2: the declared length is over the limit, not unreadable.
+    with pytest.raises(LimitExceeded) as info:
+        BatchParser("sep", accelerated=False).feed(_with_length("1" + "0" * 4_400))
+    assert info.value.limit == "max_part_bytes"
+    assert "of 4401 digits" in str(info.value)

@@ -426,6 +426,36 @@ def test_the_html_report_puts_failures_first_and_groups_a_shared_cause(tmp_path:
     assert "<b>3 checks</b> broke" in html
 
 
+def test_artifacts_of_requests_without_a_request_line_first(tmp_path: Path) -> None:
+    """A request a check writes with empty lines before its request line, or with no request
+    line at all, is saved as sent; the curl command reads past the empty lines, and octets with
+    no request line get none."""
+    import datetime as dt
+
+    from mixbatch_conformance.run.report import RunInfo, write_reports
+    from mixbatch_conformance.transport.http import Exchange
+
+    check = Check(
+        "odd-requests",
+        ("MB-PIPE-4",),
+        "core",
+        "smoke",
+        "A check.",
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+    result = _result(check, Verdict.FAIL, {"MB-PIPE-4": False})
+    sent = [b"\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n", b"\x00\x01 not a request"]
+    for request in sent:
+        result.judge.record(Exchange(request, None, "no answer"))
+    info = RunInfo("http://h:1", "/batch", "smoke", 1, ("core",), dt.datetime.now(dt.UTC), 0.1)
+    write_reports(tmp_path, [result], info, load_index(), [])
+    cases = tmp_path / "cases" / "odd-requests"
+    assert [(cases / f"request-{n}.http").read_bytes() for n in range(2)] == sent
+    assert "curl -sS -i -X GET http://h:1/ok" in (cases / "curl.sh").read_text()
+
+
 def test_discover_against_a_silent_server_ends_after_one_timeout(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

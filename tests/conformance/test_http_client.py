@@ -292,3 +292,10 @@ def test_in_turn_sends_nothing_after_an_answer_that_ends_the_connection() -> Non
     assert first.response is not None
     assert first.response.status == 204
     assert (second.response, second.error) == (None, NOT_SENT)
+
+
+def test_refuses_a_content_length_of_thousands_of_digits() -> None:
+    # More digits than int() converts: refused as past the cap, not a crash of the reader.
+    raw = b"HTTP/1.1 200 OK\r\nContent-Length: " + b"9" * 5_000 + b"\r\n\r\nabc"
+    with pytest.raises(ResponseTooLarge, match="Content-Length has 5000 digits"):
+        read_response(io.BytesIO(raw), "GET")

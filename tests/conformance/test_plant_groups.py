@@ -470,6 +470,7 @@ from mixbatch_conformance.run.plants import (
     origin_ports,
     outcome_shapes,
     ows_and_head_sizes,
+    padded_length_connections,
     parameter_readings,
     part_content_fields,
     part_length_numerals,
@@ -569,6 +570,8 @@ CHUNK_END_PEEKED = "chunk-end-peeked-in-read"
 CHUNKED_KEPT = "chunked-content-kept-per-connection"
 #: The empty lines before request lines bounded over a connection's life.
 EMPTY_LINES_BOUNDED = "empty-lines-bounded-per-connection"
+#: The empty line a later read brings taken for a request line.
+EMPTY_LINE_LATER = "empty-line-in-later-read-read-as-request-line"
 #: A batch ending near its budget stopped or refused for its time.
 BUDGET_EDGES = ("delay-stopped-within-answer-margin", "slow-content-refused-408")
 #: A GET with Content-Length: 0 to the batch endpoint refused as one with content.
@@ -1080,6 +1083,7 @@ GROUPS = (
             "answer-held-under-stop",
             "answer-held-for-writes",
             "answer-held-for-chunked-batch",
+            "answer-held-when-closing",
             "answer-held-after-bodyless-part",
             "gzip-answer-compressor-unflushed",
             "deflate-answer-compressor-unflushed",
@@ -1297,7 +1301,14 @@ GROUPS = (
         tuple(
             n
             for n in _names(connection_readers.PLANTS)
-            if n not in (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, CHUNK_END_PEEKED, CHUNKED_KEPT)
+            if n
+            not in (
+                EMPTY_LINE_READ,
+                EMPTY_LINES_BOUNDED,
+                EMPTY_LINE_LATER,
+                CHUNK_END_PEEKED,
+                CHUNKED_KEPT,
+            )
         ),
         ("pipelining-across-writes",),
         ("FAIL",),
@@ -1306,7 +1317,7 @@ GROUPS = (
         # MB-PIPE-4: "SHOULD ignore an empty line (CRLF) received after the content of a
         # `POST` request": a WARN, a FAIL under --strict.
         "empty-lines",
-        (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED),
+        (EMPTY_LINE_READ, EMPTY_LINES_BOUNDED, EMPTY_LINE_LATER),
         ("pipelined-request-after-empty-line",),
         ("WARN",),
     ),
@@ -1484,7 +1495,7 @@ GROUPS = (
     ),
     Group(
         "chunked-connections",
-        _names(chunked_connections.PLANTS),
+        _names(chunked_connections.PLANTS) + _names(padded_length_connections.PLANTS),
         ("pipelining-behind-every-answer",),
         ("FAIL",),
         # Pipelines every kind of batch answer in every form, an abort among them.

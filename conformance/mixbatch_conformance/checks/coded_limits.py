@@ -40,6 +40,9 @@ them. The checks here send the same cases in each content coding the server deco
   coded octets), a second part whose header section is one octet over
   `max_part_header_bytes`, and content ending without its close delimiter: the `byte_offset`
   is the section's first octet, and the content's decoded length, counted in decoded octets.
+  The unclosed content is also sent uncoded: a location member the server gives there it knows
+  for the coded content too (the octets it parses are the same), so leaving it out there breaks
+  MB-STATUS-4.
 
 - `coded-batch-part-bodies-decoded`: in each coding the 415 names, a batch whose parts send a
   text body and every octet value to the echo: the echo receives each body as it was written
@@ -81,9 +84,14 @@ from mixbatch_conformance.checks._shared.repeated_codings import (
     repeated_coded,
 )
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
-from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
+from mixbatch_conformance.core.context import Context, SubRequest, compose_batch, problem_of
 from mixbatch_conformance.core.judge import Judge, StopCheck
-from mixbatch_conformance.core.outcomes import expect_located, expect_processed, expect_rejected
+from mixbatch_conformance.core.outcomes import (
+    LOCATION_MEMBERS,
+    expect_located,
+    expect_processed,
+    expect_rejected,
+)
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
@@ -443,7 +451,7 @@ def coded_part_limits_counted_decoded(ctx: Context, judge: Judge) -> None:
 @checker(
     "coded-fault-offsets-decoded",
     ("MB-STATUS-4", "MB-WIRE-13", "MB-STATUS-3", "MB-INTER-6"),
-    "In each content coding the server's 415 names as decoded, after a 64 KiB preamble a second part header section one octet over max_part_header_bytes is refused 431, and content ending without its close delimiter 400, each problem's byte_offset counting decoded octets.",
+    "In each content coding the server's 415 names as decoded, after a 64 KiB preamble a second part header section one octet over max_part_header_bytes is refused 431, and content ending without its close delimiter 400, each problem's byte_offset counting decoded octets and present wherever the same content uncoded is placed by one.",
     state=State.READ_ONLY,
 )
 def coded_fault_offsets_decoded(ctx: Context, judge: Judge) -> None:
@@ -464,6 +472,14 @@ def coded_fault_offsets_decoded(ctx: Context, judge: Judge) -> None:
             over = None
     first = preamble + dash + b"\r\n" + part(section) + b"\r\n"
     unclosed = first + dash + b"\r\n" + part(section)
+    # What the server places for the same content uncoded is what it knows of such a fault
+    # (MB-STATUS-4: "when the server knows them"); decoding changes nothing of it.
+    known: set[str] = set()
+    if _fits(ctx, judge, "uncoded: no close delimiter", len(unclosed), len(unclosed)):
+        plain = sent(ctx, judge, unclosed, False, None)
+        doc = problem_of(plain) if plain.status == 400 else None
+        known = {m for m in LOCATION_MEMBERS if doc is not None and doc.get(m) is not None}
+        judge.note(f"uncoded, no close delimiter: {plain.status}, placed by {sorted(known)}")
     for coding in codings:
         if over is not None:
             content = first + dash + b"\r\n" + part(over) + b"\r\n" + dash + b"--"
@@ -498,7 +514,16 @@ def coded_fault_offsets_decoded(ctx: Context, judge: Judge) -> None:
             # Spec 5.3: "a missing close delimiter: the length of the content, in the last
             # part"; "Offsets count octets of the content as the multipart parser sees it, that
             # is, after any content coding has been removed".
-            expect_located(judge, resp, 1, len(unclosed))
+            for member in sorted(set(expect_located(judge, resp, 1, len(unclosed))) & known):
+                # MB-STATUS-4: the members are given "when the server knows them", and the
+                # server placed this fault by them in the same content uncoded.
+                judge.expect_true(
+                    f"{coding}: problem {member}",
+                    False,
+                    "absent",
+                    f"present, as for the same content uncoded ({member} counts decoded octets)",
+                    "MB-STATUS-4",
+                )
 
 
 #: (method, media type, content) of the parts sent to the echo in a content-coded batch: text,

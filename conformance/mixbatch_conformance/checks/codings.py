@@ -64,12 +64,14 @@ def _parts(ctx: Context, judge: Judge) -> list[SubRequest]:
     ]
 
 
-def _post(ctx: Context, judge: Judge, body: bytes, chunked: bool) -> Response:
+def _post(
+    ctx: Context, judge: Judge, body: bytes, chunked: bool, size: int = CHUNK_OCTETS
+) -> Response:
     head = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}")]
     if not chunked:
         return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, body))
-    framed, count = chunked_content(body)
-    judge.note(f"the same content sent chunked in {count} chunks of {CHUNK_OCTETS} octets")
+    framed, count = chunked_content(body, size)
+    judge.note(f"the same content sent chunked in {count} chunks of {size} octets")
     head.append(("Transfer-Encoding", "chunked"))
     return ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, framed))
 
@@ -124,7 +126,7 @@ def _expect_alike(
 @checker(
     "chunked-batch-answered-as-content-length",
     ("MB-INTER-5",),
-    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked is answered part for part as the same content framed by Content-Length.",
+    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked, in chunks of 64 KiB and in thousands of one-octet chunks, is answered part for part as the same content framed by Content-Length.",
     state=State.READ_ONLY,
 )
 def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None:
@@ -133,6 +135,11 @@ def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None
     cids = [s.content_id for s in subs]
     framed = expect_processed(ctx, judge, _post(ctx, judge, body, False), cids)
     _expect_alike(ctx, judge, subs, framed, _post(ctx, judge, body, True), "chunked")
+    # Spec 10.1: the limits on chunked content "count the content's octets whatever frames
+    # them", so no count of chunks is one: the same content in chunks of one octet each,
+    # thousands of them, is answered alike.
+    one_each = _post(ctx, judge, body, True, 1)
+    _expect_alike(ctx, judge, subs, framed, one_each, f"in {len(body)} chunks of one octet")
 
 
 #: `Transfer-Encoding` values naming the chunked transfer coding otherwise than in lower case

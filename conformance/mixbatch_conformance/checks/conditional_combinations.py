@@ -5,7 +5,8 @@ for the standalone request", and its note makes the evaluation RFC 9110 §13's o
 of §13.2.2" included, even where the server makes the same mistake alone. That order is:
 If-Match, else If-Unmodified-Since; then If-None-Match, else If-Modified-Since (GET and HEAD
 only). So each case pairs a field that decides with one that RFC 9110 ignores beside it, the
-two disagreeing, so a server that evaluates the ignored field (or evaluates `*` without
+two disagreeing, or a first field that holds with a second that does not (a true If-Match
+ends nothing: the evaluation goes on to step 3 or 4), so a server that evaluates the ignored field (or evaluates `*` without
 looking at whether a representation exists, §13.1.1/§13.1.2) answers differently. Each case
 names the status RFC 9110 gives (a date field whose value is no single HTTP-date is ignored,
 §13.1.3, §13.1.4) for the validators the same server sends alone (a strong tag
@@ -68,6 +69,25 @@ def _cases(path: str, etag: str, modified: str) -> list[tuple[SubRequest, int]]:
             (SubRequest(method, path, (("If-Modified-Since", f"{modified}, {modified}"),)), 200),
             # Step 1 or 2 false ends the evaluation with 412 before If-None-Match is read.
             (SubRequest(method, path, (("If-Match", NO_SUCH), ("If-None-Match", etag))), 412),
+            # Step 1 or 2 true goes on to step 3 or 4 (it ends nothing): the second field's
+            # false condition still gives 304.
+            (SubRequest(method, path, (("If-Match", "*"), ("If-None-Match", etag))), 304),
+            (SubRequest(method, path, (("If-Match", "*"), ("If-Modified-Since", modified))), 304),
+            (
+                SubRequest(
+                    method, path, (("If-Unmodified-Since", modified), ("If-None-Match", etag))
+                ),
+                304,
+            ),
+            (
+                SubRequest(
+                    method,
+                    path,
+                    (("If-Unmodified-Since", modified), ("If-Modified-Since", modified)),
+                ),
+                304,
+            ),
+            (SubRequest(method, path, (("If-Match", "*"), ("If-None-Match", NO_SUCH))), 200),
         ]
         if not etag.startswith("W/"):
             # A strong tag matches If-Match by the strong comparison (§13.1.1).
@@ -77,13 +97,16 @@ def _cases(path: str, etag: str, modified: str) -> list[tuple[SubRequest, int]]:
                     200,
                 )
             )
+            out.append(
+                (SubRequest(method, path, (("If-Match", etag), ("If-None-Match", etag))), 304)
+            )
     return out
 
 
 @checker(
     "conditional-combinations",
     ("MB-PROC-9",),
-    "GET and HEAD parts pairing If-Match with If-Unmodified-Since and If-None-Match with If-Modified-Since, the two disagreeing, give the status RFC 9110 §13.2.2's order gives: the field that takes precedence decides, and * holds for a resource that exists.",
+    "GET and HEAD parts pairing If-Match with If-Unmodified-Since and If-None-Match with If-Modified-Since, the two disagreeing, or a true If-Match or If-Unmodified-Since with a false If-None-Match or If-Modified-Since, give the status RFC 9110 §13.2.2's order gives: the field that takes precedence decides, and * holds for a resource that exists.",
     profile="conditional",
     state=State.READ_ONLY,
 )

@@ -70,6 +70,17 @@ def _parts_at_limit(ctx: Context, judge: Judge) -> None:
     body = _envelope([_part(header_section(ok, fields=2))] * limit)
     _within(ctx, judge, body, limit, 2)
     _processed(ctx, judge, body, [f"<{ok}>"] * limit)
+    # The boundary's text inside a line of a body is no delimiter (RFC 2046 §5.1.1: a delimiter
+    # line begins a line), so it opens no part: the same batch, its last part a POST whose body
+    # quotes the dash-boundary and the close delimiter mid-line, is still at the limit.
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    dash = f"--{BOUNDARY}"
+    head = f"Http-Method: POST\r\nContent-Id: <{echo}>\r\nContent-Type: text/plain\r\n"
+    text = f"a line quoting {dash} and {dash}--, twice: {dash} {dash}--\r\nend"
+    quoting = _part(head.encode(), text.encode())
+    body = _envelope([_part(header_section(ok, fields=2))] * (limit - 1) + [quoting])
+    _within(ctx, judge, body, limit, 3)
+    _processed(ctx, judge, body, [f"<{ok}>"] * (limit - 1) + [f"<{echo}>"])
 
 
 def _header_bytes(
@@ -279,7 +290,7 @@ CASES: tuple[tuple[str, tuple[str, ...], str, Callable[[Context, Judge], None]],
     (
         "limit-parts-at-limit",
         ("MB-LIMIT-1", "MB-RESP-1"),
-        "A batch of exactly the published max_parts parts is processed.",
+        "A batch of exactly the published max_parts parts is processed, and so is one whose last part's body quotes the boundary mid-line.",
         _parts_at_limit,
     ),
     (

@@ -16,7 +16,8 @@ CRLF and then the GET, each sent once the answer before it was read (the CRLF an
 request in separate writes): each must be answered as alone, since the rule holds for every
 request of a connection, not only its first few. A server may end the connection after an
 answer it marks `Connection: close` (RFC 9112 §9.6); the requests left unanswered then are not
-judged.
+judged. Last, a batch and, once it is answered, the CRLF and the GET in one write: the empty
+line arrives in a later read than the content it follows.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
+from mixbatch_conformance.transport.http import Exchange
 
 __all__: list[str] = []
 
@@ -41,7 +43,7 @@ ROUNDS = 12
 @checker(
     "pipelined-request-after-empty-line",
     ("MB-PIPE-4",),
-    "A batch, a CRLF and a GET of ok written in one go on one connection are answered with the statuses the two requests get alone, in order, and so are twelve batches each followed by a CRLF and then the GET, sent in turn on one connection: the empty line after a batch's content is ignored every time.",
+    "A batch, a CRLF and a GET of ok written in one go on one connection are answered with the statuses the two requests get alone, in order, and so are twelve batches each followed by a CRLF and then the GET, sent in turn on one connection, and a batch then, once answered, a CRLF and the GET in one write: the empty line after a batch's content is ignored every time.",
     profile="pipelining",
     state=State.READ_ONLY,
     direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
@@ -65,16 +67,7 @@ def pipelined_request_after_empty_line(ctx: Context, judge: Judge) -> None:
         [[alone[batch], alone[get]]],
         "MB-PIPE-4",
     )
-    turns = ctx.send_in_turn(judge, [batch + EMPTY_LINE] * ROUNDS + [get])
-    statuses = [ex.response.status if ex.response is not None else None for ex in turns]
-    # RFC 9112 §9.6: a server may end a persistent connection after any answer it marks with
-    # `Connection: close`; the requests it then leaves unanswered are not judged.
-    for i, ex in enumerate(turns):
-        closing = (ex.response.get("Connection") or "") if ex.response is not None else ""
-        if "close" in closing.lower() and ex.response is not None and ex.response.status < 400:
-            judge.note(f"the connection was closed after answer {i}, marked Connection: close")
-            statuses = statuses[: i + 1]
-            break
+    statuses = _until_close(judge, ctx.send_in_turn(judge, [batch + EMPTY_LINE] * ROUNDS + [get]))
     # MB-PIPE-4 holds for every request of the connection: a reader that bounds the empty
     # lines it skips counts those before one request line, not the connection's.
     judge.expect(
@@ -84,3 +77,26 @@ def pipelined_request_after_empty_line(ctx: Context, judge: Judge) -> None:
         [([alone[batch]] * ROUNDS + [alone[get]])[: len(statuses)]],
         "MB-PIPE-4",
     )
+    # The empty line may come in a later write than the content it follows, with the request
+    # behind it: a reader that skips only the empty lines it already holds when it starts on
+    # a request line takes this one for the request line.
+    statuses = _until_close(judge, ctx.send_in_turn(judge, [batch, EMPTY_LINE + get]))
+    judge.expect(
+        "a batch, then once it is answered a CRLF and a GET in one write: statuses",
+        statuses,
+        [[alone[batch], alone[get]][: len(statuses)]],
+        "MB-PIPE-4",
+    )
+
+
+def _until_close(judge: Judge, turns: list[Exchange]) -> list[int | None]:
+    """The statuses of `turns` up to an answer marked `Connection: close`: RFC 9112 §9.6 lets
+    a server end a persistent connection after any answer so marked, and the requests it then
+    leaves unanswered are not judged."""
+    statuses = [ex.response.status if ex.response is not None else None for ex in turns]
+    for i, ex in enumerate(turns):
+        closing = (ex.response.get("Connection") or "") if ex.response is not None else ""
+        if "close" in closing.lower() and ex.response is not None and ex.response.status < 400:
+            judge.note(f"the connection was closed after answer {i}, marked Connection: close")
+            return statuses[: i + 1]
+    return statuses

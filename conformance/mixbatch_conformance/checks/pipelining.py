@@ -30,6 +30,7 @@ abort, which takes seconds, is sent only pipelined (its status is judged with th
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 from mixbatch_conformance.checks._shared.chunking import CHUNKED_FRAMINGS, small_chunked
@@ -88,6 +89,10 @@ def pipelining(ctx: Context, judge: Judge) -> None:
         )
         counts.append(len(read_multipart(ex.response.body, params.get("boundary", "")).parts))
     judge.expect("batch part counts in order", counts, [[2, 1]])
+
+
+#: The Content-Length line of a request the suite writes.
+_LENGTH = re.compile(rb"(?im)^(Content-Length:[ \t]*)([0-9]+)")
 
 
 def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
@@ -156,6 +161,10 @@ def _leaders(ctx: Context, judge: Judge) -> list[tuple[str, bytes]]:
     )
     out += [(f"a batch refused for {what}", batch([ok, sub])) for what, sub in refused_parts]
     out.append(("a HEAD of the batch endpoint", ctx.raw_request("HEAD", ctx.batch_path)))
+    # Spec 9.1: a server reads a batch's Content-Length "leading zeros counted among them", so
+    # a batch so framed runs, and the connection goes on as after any batch that ran.
+    padded = _LENGTH.sub(rb"\g<1>000\g<2>", batch([ok]), count=1)
+    out.append(("a batch whose Content-Length has leading zeros", padded))
     # MB-METHOD-2's 405 (or a refusal of content on HEAD or DELETE, RFC 9110 §9.3.2, §9.3.5)
     # comes from the header section alone: "The server then reads and discards the content to
     # find the next request", framed by Content-Length or chunked.
@@ -259,7 +268,7 @@ def _cut_short(resp: Response | None) -> bool:
 @checker(
     "pipelining-behind-every-answer",
     ("MB-PIPE-1",),
-    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a HEAD with content, a DELETE with chunked content, a GET with content, a batch that ran and one refused whose content came chunked, with chunk extensions or with a trailer section), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
+    "A plain GET pipelined behind every kind of batch answer, in every declared form (failed, skipped, rolled-back and HEAD parts, an abort, a batch refused for its headers or for a part section 8 or MB-PART-10 refuses, a HEAD, a PUT, a batch whose Content-Length has leading zeros, a HEAD with content, a DELETE with chunked content, a GET with content, a batch that ran and one refused whose content came chunked, with chunk extensions or with a trailer section), and behind collection retrievals answered 200, 304, 204 and 400, is answered after it.",
     profile="pipelining",
     tier="standard",
     state=State.READ_ONLY,

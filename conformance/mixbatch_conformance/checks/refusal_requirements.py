@@ -15,7 +15,7 @@ MB-WIRE-4 for the missing boundary, spec 3.1.1), two Content-Type lines, equal o
 different boundaries (400 naming MB-WIRE-4, or 415 naming MB-WIRE-2 from a server that combines
 the lines; a server that runs the batch by one of them fails), its content coding (415, whose document
 names MB-INTER-6 or MB-WIRE-2 as spec 5.3 says), its framing (400) and a mode the target does not implement
-(501).
+(501: an unknown one, and atomic or references where the target does not claim it).
 
 `malformed-target-refusal-named-and-located` sends Content-Id values that hold only characters a
 URI allows yet are no URI-reference by RFC 3986's structure (spec 3.2.2: "the RFC 3986 grammar,
@@ -234,16 +234,20 @@ def _envelope_faults(
             501,
         ),
     ]
-    if not ctx.target.claims("atomic"):
-        out.append(
-            (
-                "Batch-Mode: atomic unclaimed",
-                ("MB-PROC-7", "MB-PROC-12", "MB-PROC-17"),
-                (ctype, ("Batch-Mode", "atomic")),
-                whole,
-                501,
+    # Spec 5.1's table: the 501 for "a `Batch-Mode` value not supported" names MB-PROC-7,
+    # MB-PROC-12 or MB-PROC-17, whichever mode it is; the rules of how a mode runs (MB-PROC-18
+    # for references, say) are no rule the request broke.
+    for mode in ("atomic", "references"):
+        if not ctx.target.claims(mode):
+            out.append(
+                (
+                    f"Batch-Mode: {mode} unclaimed",
+                    ("MB-PROC-7", "MB-PROC-12", "MB-PROC-17"),
+                    (ctype, ("Batch-Mode", mode)),
+                    whole,
+                    501,
+                )
             )
-        )
     return out
 
 

@@ -14,9 +14,10 @@ part, so it is in the standard tier.
 `parts-streamed-on-every-path` asks the same of the batch under `Prefer: batch-on-error=stop`
 (where the target offers the error-policy profile), of the batch whose quick part is a POST to
 the echo resource (a write by its method, though the echo keeps no state), of the batch sent
-chunked and of the batch whose quick part is a HEAD of `ok`, whose response part has no
-content: a server that holds its answer on one of those paths (waiting for the outcome as an
-atomic batch must, or for a transaction, or for the end of the request's chunks before it
+with `Connection: close` (an answer the connection's end delimits needs no length either), of
+the batch sent chunked and of the batch whose quick part is a HEAD of `ok`, whose response part
+has no content: a server that holds its answer on one of those paths (waiting for the outcome
+as an atomic batch must, or for a transaction, or for the end of the request's chunks before it
 starts writing, or pushing a part out only when it writes a body) breaks the recommendation
 there alone. The HEAD part is complete once its header section has arrived, whatever framing
 field it carries. The batch is also sent with `Accept-Encoding: gzip`, then `deflate`: a server
@@ -273,7 +274,7 @@ def parts_streamed(ctx: Context, judge: Judge) -> None:
 @checker(
     "parts-streamed-on-every-path",
     ("MB-PROC-4",),
-    "A quick part is written before a slower later part finishes in a batch under batch-on-error=stop, in one whose quick part is a POST, in one sent chunked, in one accepting gzip or deflate (its answer read through the content coding as it arrives), and in one whose quick part is a HEAD, whose response part has no content.",
+    "A quick part is written before a slower later part finishes in a batch under batch-on-error=stop, in one whose quick part is a POST, in one that asks to close the connection, in one sent chunked, in one accepting gzip or deflate (its answer read through the content coding as it arrives), and in one whose quick part is a HEAD, whose response part has no content.",
     tier="standard",
     state=State.READ_ONLY,
     direct_only=BUFFERING_INTERMEDIARY,
@@ -290,6 +291,9 @@ def parts_streamed_on_every_path(ctx: Context, judge: Judge) -> None:
             ("under batch-on-error=stop", [ctype, ("Prefer", "batch-on-error=stop")], plain)
         )
     paths.append(("a POST first", [ctype], compose_batch([post, slow], BOUNDARY)))
+    # A server that holds the answer whole when the connection ends after it (to send it with
+    # a Content-Length) holds its parts on that path alone.
+    paths.append(("asking to close the connection", [ctype, ("Connection", "close")], plain))
     chunked = chunked_content(plain, 64)[0]
     paths.append(("sent chunked", [ctype, ("Transfer-Encoding", "chunked")], chunked))
     for what, head, body in paths:

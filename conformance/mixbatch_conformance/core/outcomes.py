@@ -21,6 +21,7 @@ from mixbatch_conformance.core.context import Context, problem_of
 from mixbatch_conformance.core.http_dates import is_imf_fixdate
 from mixbatch_conformance.core.json_text import is_json_integer
 from mixbatch_conformance.core.judge import Judge
+from mixbatch_conformance.core.numerals import decimal
 from mixbatch_conformance.core.requirements import load_index
 from mixbatch_conformance.core.validator import (
     Envelope,
@@ -205,7 +206,7 @@ def expect_located(
 
 def part_status(env: Envelope, i: int) -> int | None:
     value = env.parts[i].get("Http-Status-Code") if i < len(env.parts) else None
-    return int(value) if value is not None and value.isdigit() else None
+    return decimal(value)
 
 
 def expect_processed(

@@ -35,6 +35,7 @@ from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.json_text import loads_json_text
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.media_types import JSON_FORM, XML_FORM
+from mixbatch_conformance.core.numerals import decimal
 from mixbatch_conformance.core.outcomes import expect_processed
 from mixbatch_conformance.core.schemas import validate_against
 from mixbatch_conformance.core.validator import Envelope
@@ -128,7 +129,7 @@ def entries_from_multipart(env: Envelope, volatile: Iterable[str] = ()) -> list[
         out.append(
             Entry(
                 part.index,
-                int(status) if status and DECIMAL.fullmatch(status) else None,
+                decimal(status),
                 part.get("Batch-Outcome"),
                 cid[1:-1] if cid and cid.startswith("<") and cid.endswith(">") else cid,
                 part.fields,
@@ -219,7 +220,7 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
                 # XML white space (S: SP, HTAB, CR, LF) around it is no part of it. A digit of
                 # another script is no decimal digit of the index.
                 digits = text.strip(XML_SPACE)
-                index = int(digits) if DECIMAL.fullmatch(digits) else None
+                index = decimal(digits)
             elif ns == MB_NS and name == "outcome":
                 # "`mb:outcome` when the part has a `Batch-Outcome`": the field's value, a
                 # case-sensitive token (spec 3.4), XML white space around it aside.
@@ -260,6 +261,7 @@ STATUS_LINE = re.compile(r"HTTP/1\.1 ([0-9]{3}) [^\x00-\x08\x0a-\x1f\x7f]*")
 XML_SPACE = " \t\r\n"
 #: Decimal digits, ASCII only (Python's str.isdigit takes other scripts' digits, and "²").
 DECIMAL = re.compile(r"[0-9]+")
+
 #: The elements MB-MULTI-6 gives every part's DAV:response exactly once: "`DAV:href` with the
 #: resolved target", "`mb:index` with the part index", "`mb:content-id` with the URI
 #: reference", "one `mb:body` element". The abort report answers no part: it has no target

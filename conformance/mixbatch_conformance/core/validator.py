@@ -417,13 +417,16 @@ def read_multipart(data: bytes, boundary: str) -> Envelope:
                 )
             )
         for raw in lengths:
-            if not DIGITS.fullmatch(raw.encode("latin-1")) or int(raw) != len(body):
+            # Compared as digit strings: a numeral of thousands of digits is no int() input.
+            digits = raw.lstrip("0") or "0"
+            if not DIGITS.fullmatch(raw.encode("latin-1")) or digits != str(len(body)):
+                shown = repr(raw) if len(raw) <= 40 else f"{raw[:40]!r}... ({len(raw)} characters)"
                 findings.append(
                     Finding(
                         "MB-WIRE-16",
                         "MB-WIRE-17",
                         body_start,
-                        f"part {index}: Content-Length {raw!r} but {len(body)} octets before "
+                        f"part {index}: Content-Length {shown} but {len(body)} octets before "
                         "the next delimiter",
                     )
                 )

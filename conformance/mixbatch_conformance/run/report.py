@@ -101,17 +101,22 @@ def _save_artifacts(
         head, _, body = ex.request.partition(b"\r\n\r\n")
         body_path = case_dir / f"request-{n}.body"
         body_path.write_bytes(body)
-        lines = head.decode("latin-1").split("\r\n")
-        method, target = lines[0].split(" ")[:2]
-        parts = ["curl", "-sS", "-i", "-X", method, base_url + target]
-        for line in lines[1:]:
-            name = line.split(":", 1)[0].lower()
-            if name not in ("host", "content-length"):
-                parts += ["-H", line]
-        if body:
-            parts += ["--data-binary", f"@{body_path.resolve()}"]
-        curl = shlex.join(parts)
-        curls.append(curl)
+        # Empty lines a check writes before a request line are no part of the request.
+        lines = head.decode("latin-1").lstrip("\r\n").split("\r\n")
+        words = lines[0].split(" ")
+        curl: str | None = None
+        if len(words) >= 2:
+            parts = ["curl", "-sS", "-i", "-X", words[0], base_url + words[1]]
+            for line in lines[1:]:
+                name = line.split(":", 1)[0].lower()
+                if name not in ("host", "content-length"):
+                    parts += ["-H", line]
+            if body:
+                parts += ["--data-binary", f"@{body_path.resolve()}"]
+            curl = shlex.join(parts)
+            curls.append(curl)
+        # Octets with no request line to begin with (a fault a check sends) have no curl
+        # command; the .http file holds them as sent, for the replay.
         last["request"] = str(req_path.relative_to(root))
         last["curl"] = curl
         received = ex.response.raw if ex.response is not None else ex.raw

@@ -485,7 +485,14 @@ def _read_response(
             raise ResponseError(f"bad Content-Length {lengths!r}")
         if len(lengths) > 1 or "," in lengths[0]:
             violations.append(f"Content-Length {lengths!r} is not one 1*DIGIT (RFC 9110 §8.6)")
-        want = int(next(iter(values)))
+        digits = next(iter(values)).lstrip("0") or "0"
+        if len(digits) > len(str(rec.limit)):
+            # Not converted: int() refuses numerals of thousands of digits.
+            raise ResponseTooLarge(
+                f"the response runs past {rec.limit} octets (its Content-Length has "
+                f"{len(digits)} digits), more than any answer the suite asks for; not read further"
+            )
+        want = int(digits)
         body = rec.read(want)
         if len(body) != want:
             raise ResponseError(f"Content-Length {want} but the connection closed at {len(body)}")

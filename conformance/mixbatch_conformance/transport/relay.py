@@ -198,6 +198,10 @@ class Behaviour:
     #: Take an empty line before a request line for a request line (refused 400, as h11 reads
     #: it) instead of leaving it out as RFC 9112 §2.2 recommends.
     reads_empty_lines: bool = False
+    #: Leave out the empty lines before a request line only when they came in the read that
+    #: ended the request before; take one a later read brings for a request line (refused
+    #: 400), as a reader that skips only the empty lines it holds when it starts a request.
+    skips_held_empty_lines_only: bool = False
     #: Leave out this many empty lines before request lines over a connection's whole life,
     #: and take the next one for a request line (refused 400), as a reader that bounds the
     #: empty lines it skips but counts them per connection, not per request.
@@ -213,8 +217,8 @@ class Behaviour:
     #: relay writes nothing and ends the connection once the client leaves, or after
     #: `STALL_FOR_S`), as a server whose handler waits on a hold nobody gives back.
     stall: Callable[[RelayRequest], bool] | None = None
-    #: Rewrites each read of the client's octets before the relay's HTTP reader sees them
-    #: (the same number of octets): for a plant that models a server taking octets h11 refuses.
+    #: Rewrites each read of the client's octets before the relay's HTTP reader sees them: for
+    #: a plant that models a server taking octets h11 refuses.
     client_octets: Callable[[bytes], bytes] | None = None
 
 
@@ -486,7 +490,13 @@ class Relay:
         interim = self.mutation is not None and self.mutation.behaviour.interim_continue
         refuse = self.mutation.behaviour.refuse if self.mutation else None
         run_early = self.mutation.behaviour.run_early if self.mutation else None
-        empty_lines_out = not (self.mutation and self.mutation.behaviour.reads_empty_lines)
+        empty_lines_out = not (
+            self.mutation
+            and (
+                self.mutation.behaviour.reads_empty_lines
+                or self.mutation.behaviour.skips_held_empty_lines_only
+            )
+        )
         peeks = self.mutation is not None and self.mutation.behaviour.peeks_chunk_ends
         rewrite = self.mutation.behaviour.client_octets if self.mutation else None
         state.pop(_READ_SO_FAR, None)

@@ -367,8 +367,11 @@ impl Conn {
                         return Err(BodyError::TooLarge);
                     }
                     self.take(size, &mut sink)?;
-                    let end = self.body_line()?;
-                    if !end.is_empty() {
+                    // Exactly CRLF ends chunk data (RFC 9112 §7.1, spec 10.1): the line reader
+                    // would take a bare LF, which is broken framing here.
+                    let mut end = Vec::with_capacity(2);
+                    self.take(2, &mut Some(&mut end))?;
+                    if end != b"\r\n" {
                         return Err(BodyError::Bad("A chunk is not followed by CRLF.".into()));
                     }
                 }

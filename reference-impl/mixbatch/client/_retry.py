@@ -29,6 +29,8 @@ __all__ = ["MAX_DELAY", "MAX_RETRIES", "RETRYABLE_STATUSES", "RetryPolicy", "ret
 MAX_RETRIES = 2
 #: A caller that batched for speed should not silently wait longer than this.
 MAX_DELAY = 30.0
+#: The most digits of a delay-seconds value read as a number; a longer one waits forever.
+_MAX_DELAY_DIGITS = 18
 #: Statuses that mean "not acted on, come back later" when they carry Retry-After.
 RETRYABLE_STATUSES = frozenset({429, 503})
 
@@ -63,8 +65,11 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(int(value))
+    if value.isascii() and value.isdigit():
+        # delay-seconds (RFC 9110 §10.2.3); a numeral too long for int() is a wait past any
+        # the client would keep.
+        digits = value.lstrip("0") or "0"
+        return float(int(digits)) if len(digits) <= _MAX_DELAY_DIGITS else float("inf")
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

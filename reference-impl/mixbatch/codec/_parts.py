@@ -113,6 +113,10 @@ _RESPONSE_NAMES = FORBIDDEN_RESPONSE_FIELDS | {
 }
 
 
+#: The most digits of a Content-Length a refusal quotes.
+_SHOWN_DIGITS = 20
+
+
 def _content_length(
     raw: Sequence[RawField], at: list[int], index: int, limits: Limits, offset: int, locate: Locate
 ) -> int:
@@ -129,16 +133,19 @@ def _content_length(
             part_index=index,
             offset=locate(_blame(at)),
         )
-    length = int(first)
-    if length > limits.max_part_bytes:
+    # Read by its digits first: a numeral with more digits than the limit is over it (and
+    # int() refuses numerals of thousands of digits); leading zeros count for nothing.
+    digits = first.lstrip("0") or "0"
+    if len(digits) > len(str(limits.max_part_bytes)) or int(digits) > limits.max_part_bytes:
+        shown = digits if len(digits) <= _SHOWN_DIGITS else f"of {len(digits)} digits"
         raise LimitExceeded(
-            f"part Content-Length {length} is over the limit of {limits.max_part_bytes} octets",
+            f"part Content-Length {shown} is over the limit of {limits.max_part_bytes} octets",
             limit="max_part_bytes",
             value=limits.max_part_bytes,
             part_index=index,
             offset=offset,
         )
-    return length
+    return int(digits)
 
 
 def start_part(

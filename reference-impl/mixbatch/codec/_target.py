@@ -112,7 +112,7 @@ def normalize_authority(authority: str, scheme: str) -> str:
         host, port = hostport[: port_match.start()], port_match[1]
     if port:
         # MB-SUB-2: "A port compares as a decimal number, so `:08099` is port 8099".
-        port = str(int(port))
+        port = port.lstrip("0") or "0"
     if port == DEFAULT_PORTS.get(scheme.lower()):
         port = ""
     return f"{userinfo}{at}{host.lower()}{':' + port if port else ''}"

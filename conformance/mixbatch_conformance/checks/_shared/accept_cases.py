@@ -92,6 +92,13 @@ def quality_cases(offered: list[str]) -> list[tuple[str, set[str]]]:
     cases.append((f'{MULTIPART}; mb-suite="\x80\\\xff"; q=0, {XML}, {JSON}', others or {"406"}))
     cases.append(("application/*", others or {"406"}))
     cases.append((f"application/*;q=0.9, {MULTIPART};q=0.5", others or {MULTIPART}))
+    if xml and json_:
+        # A form reached only through a range takes the range's weight (RFC 9110 §12.5.1), and
+        # the JSON form's structured suffix keeps it inside application/*: with the other form
+        # and multipart/mixed named lower, the form the range reaches is the one best.
+        cases.append((f"application/*, {XML};q=0.5, {MULTIPART};q=0.8", {JSON}))
+        cases.append((f"application/*, {JSON};q=0.5, {MULTIPART};q=0.8", {XML}))
+        cases.append((f"*/*;q=0.9, {XML};q=0.5, {MULTIPART};q=0.8", {JSON}))
     if xml:
         cases.append((f"{MULTIPART};q=0.2, {XML};q=0.6", {XML}))
     if json_:

@@ -81,6 +81,9 @@ def broken_chunked(body: bytes) -> list[tuple[str, bytes]]:
             b"%x\r\n" % (n - 4) + body + b"\r\n" + LAST_CHUNK,
         ),
         ("chunk data followed by XX, not CRLF", b"%x\r\n" % n + body + b"XX" + LAST_CHUNK),
+        # A reader that takes the CRLF after chunk data with the line reader it uses for the
+        # header section, which may accept a bare LF there (RFC 9112 §2.2), takes it here too.
+        ("chunk data followed by a bare LF", b"%x\r\n" % n + body + b"\n" + LAST_CHUNK),
     ]
 
 

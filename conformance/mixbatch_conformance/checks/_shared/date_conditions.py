@@ -38,7 +38,8 @@ RFC 9110 fixes:
   (spec 7.6). The field is then ignored and the request answered as without it.
 
 Each date uses its own weekday, and days below 10, so that the space an asctime-date pads its
-day with is sent.
+day with is sent; the asctime-date is also sent with the day in two digits (`Nov 07`), which
+its grammar allows as well.
 """
 
 from __future__ import annotations
@@ -112,10 +113,12 @@ def rfc850(when: datetime) -> str:
     )
 
 
-def asctime(when: datetime) -> str:
+def asctime(when: datetime, two_digits: bool = False) -> str:
+    """`when` as an asctime-date, its day padded with a space, or written in two digits
+    (RFC 9110 §5.6.7: date3 = month SP ( 2DIGIT / ( SP DIGIT ) ))."""
+    day = f"{when.day:02d}" if two_digits else f"{when.day:2d}"
     return (
-        f"{_DAYS[when.weekday()]} {_MONTHS[when.month - 1]} {when.day:2d} {when:%H:%M:%S} "
-        f"{when.year:04d}"
+        f"{_DAYS[when.weekday()]} {_MONTHS[when.month - 1]} {day} {when:%H:%M:%S} {when.year:04d}"
     )
 
 
@@ -140,7 +143,11 @@ def _dates(modified: datetime, now: datetime) -> tuple[datetime, datetime, datet
 
 
 def _forms(when: datetime, now: datetime) -> list[tuple[str, str]]:
-    out = [("IMF-fixdate", imf(when)), ("asctime-date", asctime(when))]
+    out = [
+        ("IMF-fixdate", imf(when)),
+        ("asctime-date", asctime(when)),
+        ("asctime-date with a two-digit day", asctime(when, two_digits=True)),
+    ]
     if abs(when.year - now.year) <= PLAIN_RFC850_YEARS:
         out.insert(1, ("rfc850-date", rfc850(when)))
     return out

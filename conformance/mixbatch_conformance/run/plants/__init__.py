@@ -103,6 +103,7 @@ from mixbatch_conformance.run.plants import (
     origin_ports,
     outcome_shapes,
     ows_and_head_sizes,
+    padded_length_connections,
     parameter_readings,
     part_content_fields,
     part_grammar,
@@ -282,6 +283,7 @@ PLANTS: tuple[Mutation, ...] = (
     + expect_connections.PLANTS
     + frame_readings.PLANTS
     + chunked_connections.PLANTS
+    + padded_length_connections.PLANTS
     + exact_values.PLANTS
     + content_extent.PLANTS
     + coded_limits.PLANTS

@@ -11,11 +11,12 @@ while every part keeps within it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import boundary_of, is_batch, parts_of, refuses
-from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
@@ -109,6 +110,18 @@ class _SlotKeptByRefusals:
 #: A server whose only refusals that keep their slot are those its HTTP reader gives.
 _FRAMING_REFUSALS = _SlotKeptByRefusals(frozenset())
 
+#: The planted reader's bound on the chunks of one request, a guard against tiny chunks.
+_MOST_CHUNKS = 4096
+#: A bare LF where chunk data ends and the last chunk begins (a batch's content ends in CRLF).
+_BARE_LF_LAST_CHUNK = re.compile(rb"\r\n\n(0+\r\n)")
+
+
+def _bare_lf_after_chunk_data_mended(data: bytes) -> bytes:
+    """The client's octets with a bare LF after the last chunk's data read as CRLF, as a chunk
+    reader that takes that CRLF with its line reader (which allows a bare LF) reads it."""
+    return _BARE_LF_LAST_CHUNK.sub(rb"\r\n\r\n\1", data)
+
+
 P = Mutation
 PLANTS: tuple[Mutation, ...] = (
     P(
@@ -168,6 +181,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-5 a batch whose chunked framing is broken refused 413, as though over a limit",
         ("broken-chunked-framing-refused-400",),
         on_unreadable=lambda: 413,
+    ),
+    P(
+        "chunk-data-bare-lf-accepted",
+        "MB-INTER-5 chunk data ended by a bare LF read as ended by CRLF",
+        ("broken-chunked-framing-refused-400",),
+        behaviour=Behaviour(client_octets=_bare_lf_after_chunk_data_mended),
+    ),
+    P(
+        "chunk-count-bounded",
+        "MB-INTER-5 chunked content of more than 4,096 chunks refused 400, whatever its octets",
+        ("chunked-batch-answered-as-content-length",),
+        on_response=refuses(lambda r: len(r.chunks) > _MOST_CHUNKS, 400, "MB-INTER-5"),
     ),
     P(
         "inflight-slot-kept-by-header-refusals",

@@ -18,6 +18,8 @@ Each plant adds one bug to that server:
                                         read to the limit and run (MB-STATUS-3)
     coded-offsets-counted-coded         a problem's byte_offset counts the coded octets the
                                         decoder had read when it reached the fault (MB-STATUS-4)
+    coded-offsets-dropped               a problem's byte_offset left out when the batch came
+                                        in a content coding (MB-STATUS-4)
     coded-cap-overflow-refused-malformed
                                         content decoding past the decoder's cap is refused 400
                                         as a malformed coding, not 413 (MB-STATUS-3)
@@ -154,6 +156,14 @@ def _offsets_coded(req: RelayRequest, resp: RelayResponse) -> None:
     edit_problem(resp, edit)
 
 
+def _offset_dropped_when_coded(req: RelayRequest, resp: RelayResponse) -> None:
+    """The problem of a content-coded batch without its byte_offset, as a server that counts
+    offsets in the octets it received gives up on them when they were coded."""
+    _names_decoded(req, resp)
+    if isinstance(req.connection.get(_CODED), tuple):
+        edit_problem(resp, lambda doc: doc.pop("byte_offset", None))
+
+
 #: The planted server's decoder: one octet past max_batch_bytes, which the reference refuses.
 _DECODE = _decoder(REFERENCE_MAX_BATCH_BYTES + 1)
 #: Where the relay marks a batch whose decoding its decoder's cap stopped.
@@ -273,5 +283,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("coded-fault-offsets-decoded",),
         on_request=_DECODE,
         on_response=_offsets_coded,
+    ),
+    Mutation(
+        "coded-offsets-dropped",
+        "MB-STATUS-4 byte_offset left out of the problem of a content-coded batch",
+        ("coded-fault-offsets-decoded",),
+        on_request=_DECODE,
+        on_response=_offset_dropped_when_coded,
     ),
 )

@@ -13,6 +13,11 @@ for each request, and one that reads an empty line as a request line:
     empty-line-read-as-request-line    the CRLF a client writes after a POST's content is
                                        taken for a malformed request line and refused 400,
                                        the request behind it left unanswered (MB-PIPE-4)
+    empty-line-in-later-read-read-as-request-line
+                                       the empty lines before a request line left out only
+                                       when the read that ended the request before brought
+                                       them: a CRLF that comes in a later read, with the
+                                       request behind it, is refused 400 (MB-PIPE-4)
     empty-lines-bounded-per-connection four empty lines left out over a connection's whole
                                        life, the fifth taken for a request line: a client
                                        that writes a CRLF after each POST has its fifth
@@ -65,6 +70,14 @@ PLANTS: tuple[Mutation, ...] = (
         ("pipelined-request-after-empty-line",),
         caught_by=("WARN", "FAIL"),
         behaviour=Behaviour(reads_empty_lines=True),
+    ),
+    Mutation(
+        "empty-line-in-later-read-read-as-request-line",
+        "MB-PIPE-4 an empty line that a later read brings, with the request behind it, read as "
+        "a request line",
+        ("pipelined-request-after-empty-line",),
+        caught_by=("WARN", "FAIL"),
+        behaviour=Behaviour(skips_held_empty_lines_only=True),
     ),
     Mutation(
         "empty-lines-bounded-per-connection",

@@ -6,7 +6,8 @@ century's, and §13.1.3/§13.1.4 have it ignore a value that "is not a valid HTT
 plant edits a date field the way a server's date parser would misread it, handing the server
 the IMF-fixdate of the misreading (or dropping the field it failed to read): the two-digit
 year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
-`%y` read it); an asctime-date or a leap second (the second 60) not read at all; a lenient
+`%y` read it); an asctime-date, one whose day is written in two digits, or a leap second (the second 60)
+not read at all; a lenient
 parser that takes ISO 8601 dates, numeric or other zones, a lower-case month, a one-digit day
 or a missing day name for dates; a reader that takes a date field sent on two lines from its
 first or its last line alone, where RFC 9110 §5.3 makes the lines one list of dates; a calendar
@@ -96,6 +97,20 @@ def _asctime_unread(method: str, fields: FieldList) -> FieldList:
         (n, v)
         for n, v in fields
         if n.lower() not in DATE_FIELDS or ASCTIME.fullmatch(v.strip(" \t")) is None
+    ]
+
+
+#: An asctime-date whose day is written in two digits, the first a zero (`Nov 06`).
+_ASCTIME_ZERO_DAY = re.compile(r"[A-Z][a-z]{2} [A-Z][a-z]{2} 0[1-9] [0-9:]{8} [0-9]{4}")
+
+
+def _asctime_zero_day_unread(method: str, fields: FieldList) -> FieldList:
+    """An asctime-date whose one-digit day is written with a zero, not a space, is not read
+    as a date (a parser that takes `SP DIGIT` for the only way), so the field is dropped."""
+    return [
+        (n, v)
+        for n, v in fields
+        if n.lower() not in DATE_FIELDS or _ASCTIME_ZERO_DAY.fullmatch(v.strip(" \t")) is None
     ]
 
 
@@ -224,6 +239,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 an asctime-date in If-Modified-Since or If-Unmodified-Since not read",
         BOTH,
         _asctime_unread,
+    ),
+    _plant(
+        "asctime-two-digit-day-unread",
+        "MB-PROC-9 an asctime-date with its day in two digits (Nov 06) not read",
+        BOTH,
+        _asctime_zero_day_unread,
     ),
     _plant(
         "leap-second-date-unread",

@@ -80,6 +80,12 @@ def _suffix_matched(accept: str) -> str | None:
     return re.sub(r"application/json(?=\s*(;|,|$))", json_form, accept) or None
 
 
+def _type_range_skips_suffixed(accept: str) -> str | None:
+    """application/* read as not admitting the JSON form (its structured suffix taken to put it
+    outside the range): the range stands for the XML form alone."""
+    return re.sub(r"(?i)application/\*(?=\s*(;|,|$))", "application/xml", accept) or None
+
+
 def _wildcard_zero_excludes_all(accept: str) -> str | None:
     """A range refused with q=0 taken to refuse every type it covers, however specific a
     range elsewhere in the list gives one of them a quality."""
@@ -232,6 +238,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 application/json admitting the JSON form",
         ("accept-quality-values",),
         on_request=_on_whole_accept(_suffix_matched),
+    ),
+    P(
+        "type-range-skips-suffixed-form",
+        "MB-MULTI-1 application/* not admitting the JSON form",
+        ("accept-quality-values",),
+        on_request=_on_whole_accept(_type_range_skips_suffixed),
     ),
     P(
         "refused-wildcard-outranks-specific",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import accepts, body_has, boundary_of, is_batch, refuses
-from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
+from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
@@ -273,6 +273,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-WIRE-18 a batch without Content-Length or Transfer-Encoding answered 411",
         ("reject-empty-content-unframed",),
         on_response=refuses(_unframed, 411, "MB-WIRE-18"),
+    ),
+    P(
+        "unframed-http10-batch-read-to-close",
+        "MB-WIRE-18 an HTTP/1.0 batch without framing fields read until the client closes",
+        ("unframed-batch-over-http10-answered-400",),
+        behaviour=Behaviour(stall=lambda r: r.version == "1.0" and _unframed(r)),
     ),
     P(
         "empty-content-accepted",

@@ -16,6 +16,7 @@ from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
     accepts,
     body_has,
+    boundary_of,
     is_batch,
     map_capabilities,
     map_response,
@@ -73,6 +74,13 @@ def _count_parts(req: RelayRequest) -> int:
     return req.body.count(b"\r\nContent-Id:") + req.body.startswith(b"Content-Id:")
 
 
+def _dash_boundaries(req: RelayRequest) -> int:
+    """The parts of a batch counted as its dash-boundaries, wherever they stand, less the close
+    delimiter's: a count that takes a body quoting the boundary for parts."""
+    b = boundary_of(req)
+    return req.body.count(b"--" + b.encode("latin-1")) - 1 if b else 0
+
+
 def _problem_limit(value: str) -> Callable[[RelayResponse], None]:
     def edit(resp: RelayResponse) -> None:
         if resp.status in (413, 431) and "problem+json" in (resp.get("Content-Type") or ""):
@@ -118,6 +126,14 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-LIMIT-1 parts off by one",
         ("limit-parts-at-limit",),
         on_response=refuses(lambda r: is_batch(r) and _count_parts(r) >= 10000, 413, "MB-STATUS-3"),
+    ),
+    P(
+        "parts-counted-by-dash-boundary",
+        "MB-LIMIT-1 parts counted by every dash-boundary in the content, mid-line ones too",
+        ("limit-parts-at-limit",),
+        on_response=refuses(
+            lambda r: is_batch(r) and _dash_boundaries(r) > 10000, 413, "MB-STATUS-3"
+        ),
     ),
     P(
         "part-limits-published-swapped",

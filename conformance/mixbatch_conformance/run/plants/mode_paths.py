@@ -333,6 +333,14 @@ def _head_first(req: RelayRequest) -> bool:
     return parts is not None and bool(parts) and field_of(parts[0][0], "Http-Method") == "HEAD"
 
 
+_CLOSE = re.compile(r"(?i)(?:^|,)[ \t]*close[ \t]*(?:,|$)")
+
+
+def _closing(req: RelayRequest) -> bool:
+    """A batch that asks to close the connection after its answer."""
+    return is_batch(req) and _CLOSE.search(_fields(req, "Connection")) is not None
+
+
 def _stopping(req: RelayRequest) -> bool:
     return is_batch(req) and _STOP.search(_fields(req, "Prefer")) is not None
 
@@ -438,6 +446,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("parts-streamed-in-every-form",),
         caught_by=("WARN", "FAIL", "FLAKY"),
         behaviour=Behaviour(hold=_asking_for("application/xml")),
+    ),
+    Mutation(
+        "answer-held-when-closing",
+        "MB-PROC-4 the answer to a batch that asks to close the connection held whole",
+        ("parts-streamed-on-every-path",),
+        caught_by=("WARN", "FAIL", "FLAKY"),
+        behaviour=Behaviour(hold=_closing),
     ),
     Mutation(
         "answer-held-for-chunked-batch",

@@ -5,6 +5,12 @@ a part under the stop policy and in an atomic batch (MB-PROC-6, MB-PROC-8).
                                              present (step 4 without its "else")
     if-unmodified-since-beside-if-match      If-Unmodified-Since decides though If-Match is
                                              present (step 2 without its "else")
+    true-if-match-ends-evaluation            a true If-Match ends the evaluation: a false
+                                             If-None-Match or If-Modified-Since beside it unread
+    preconditions-evaluated-on-options       an OPTIONS part's conditional fields evaluated as
+                                             a GET's are, not ignored (RFC 9110 §13.2.1)
+    if-range-evaluated-as-precondition       If-Range put through the If-Match routine: a stale
+                                             one answers 412, not the whole representation
     invalid-date-as-epoch                    a date field whose value is no HTTP-date read as
                                              the epoch, not ignored
     date-list-read-as-first-date             a date field holding a list of dates read as its
@@ -83,6 +89,39 @@ def _ius_beside_im(method: str, fields: FieldList) -> FieldList:
     if {"if-match", "if-unmodified-since"} <= _names(fields):
         return without_field(fields, "If-Match")
     return fields
+
+
+def _true_if_match_ends(method: str, fields: FieldList) -> FieldList:
+    """A true If-Match taken to end the evaluation (step 1 read as the last): If-None-Match
+    and If-Modified-Since dropped beside it, so only a false If-Match still decides."""
+    if "if-match" in _names(fields):
+        return without_field(without_field(fields, "If-None-Match"), "If-Modified-Since")
+    return fields
+
+
+_CONDITIONAL_FIELDS = frozenset(
+    {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
+)
+
+
+def _options_evaluated(parts: list[Part]) -> list[Part]:
+    """An OPTIONS part with conditional fields run through the precondition routine a GET
+    takes: sent on as a GET of its target, so its fields are evaluated."""
+    out: list[Part] = []
+    for fields, body in parts:
+        method = (field_of(fields, "Http-Method") or "").strip()
+        if method == "OPTIONS" and _names(fields) & _CONDITIONAL_FIELDS:
+            fields = [(n, "GET" if n.lower() == "http-method" else v) for n, v in fields]
+        out.append((fields, body))
+    return out
+
+
+def _if_range_as_if_match(method: str, fields: FieldList) -> FieldList:
+    """If-Range beside Range put through the If-Match routine: a stale one answers 412 where
+    RFC 9110 §13.1.5 serves the whole representation."""
+    if "range" not in _names(fields):
+        return fields
+    return [("If-Match" if n.lower() == "if-range" else n, v) for n, v in fields]
 
 
 def _star_any_state(method: str, fields: FieldList) -> FieldList:
@@ -218,6 +257,24 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 If-Unmodified-Since evaluated though If-Match is present",
         COMBINATIONS + WRITES,
         _ius_beside_im,
+    ),
+    _plant(
+        "true-if-match-ends-evaluation",
+        "MB-PROC-9 a true If-Match ending the evaluation before If-None-Match is read",
+        COMBINATIONS,
+        _true_if_match_ends,
+    ),
+    Mutation(
+        "preconditions-evaluated-on-options",
+        "MB-PROC-9 conditional fields evaluated on an OPTIONS part",
+        ("conditional-fields-ignored-on-options",),
+        on_request_parts=_options_evaluated,
+    ),
+    _plant(
+        "if-range-evaluated-as-precondition",
+        "MB-PROC-9 a stale If-Range answered 412 instead of the whole representation",
+        ("conditional-if-range-ignores-range-or-serves-it",),
+        _if_range_as_if_match,
     ),
     _plant(
         "invalid-date-as-epoch",

@@ -79,6 +79,7 @@ def _prefer_matches(pattern: str) -> Callable[[RelayRequest], bool]:
 
 
 _ATOMIC = header_has("Batch-Mode", "atomic")
+_REFERENCES = header_has("Batch-Mode", "references")
 
 
 def _atomic_run_when_several(req: RelayRequest) -> None:
@@ -95,6 +96,14 @@ def _atomic_refused(req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req) and _ATOMIC(req):
         problem(resp, 501, "MB-PROC-7")
     map_capabilities(_without_profile("atomic"))(req, resp)
+
+
+def _references_refused_as_substitution(req: RelayRequest, resp: RelayResponse) -> None:
+    """The references mode not offered, its 501 naming the rule of how references are
+    substituted (MB-PROC-18) rather than one the request broke."""
+    if is_batch(req) and _REFERENCES(req):
+        problem(resp, 501, "MB-PROC-18")
+    map_capabilities(_without_profile("references"))(req, resp)
 
 
 def _without_profile(name: str) -> Callable[[dict[str, object]], None]:
@@ -420,6 +429,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-6 Prefer field lines",
         ("prefer-several-preferences",),
         on_request=_first_prefer_line,
+    ),
+    # MB-STATUS-4: the 501 for a mode not offered names MB-PROC-7, MB-PROC-12 or MB-PROC-17.
+    P(
+        "references-refusal-names-substitution-rule",
+        "MB-STATUS-4 the 501 for the references mode not offered naming MB-PROC-18",
+        ("envelope-refusal-names-broken-requirement",),
+        on_response=_references_refused_as_substitution,
     ),
     # MB-PROC-7: Batch-Mode: atomic without the atomic profile is 501.
     P(

@@ -15,6 +15,8 @@ last, which only a batch reader makes:
 - of several If-Match or If-None-Match field lines in a part, only the last handed on;
 - each member read by the entity-tag it begins with, so `"<tag>"x`, which is none, names
   `<tag>`.
+- a `*` among the members (`"<other>", *`, on one line or two) taken for the field `*`, which
+  matches any representation.
 """
 
 from __future__ import annotations
@@ -104,6 +106,18 @@ def _tag_read_by_its_start(method: str, fields: FieldList) -> FieldList:
     return out
 
 
+def _star_member_matches_all(method: str, fields: FieldList) -> FieldList:
+    """A `*` among the members of If-Match or If-None-Match, on one line or over several, taken
+    to match any representation: the field handed on as `*` alone."""
+    out: FieldList = []
+    for name in TAG_FIELDS:
+        members = [m.strip(" \t") for n, v in fields if n.lower() == name for m in v.split(",")]
+        if "*" in members and len(members) > 1:
+            fields = [(n, v) for n, v in fields if n.lower() != name]
+            out.append((name.title(), "*"))
+    return [*fields, *out]
+
+
 def _last_line_kept(parts: list[Part]) -> list[Part]:
     """A part's If-Match and If-None-Match each handed on by its last field line only."""
     out: list[Part] = []
@@ -158,6 +172,13 @@ PLANTS: tuple[Mutation, ...] = (
         "part",
         TRAILING,
         _tag_read_by_its_start,
+    ),
+    _plant(
+        "star-member-matches-all-everywhere",
+        "MB-PROC-9 a * among an entity-tag list's members matching any representation, alone as "
+        "in a part",
+        TRAILING,
+        _star_member_matches_all,
     ),
     Mutation(
         "part-tag-field-last-line-kept",

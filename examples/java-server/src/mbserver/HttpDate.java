@@ -32,8 +32,8 @@ public final class HttpDate {
             }
             if (s.matches("[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}")) {
                 if (idx(DAYS, s.substring(0, 3)) < 0) return null;
+                // date3 = month SP ( 2DIGIT / ( SP DIGIT ) ): "Nov  6" and "Nov 06" alike (RFC 9110 5.6.7).
                 int day = Integer.parseInt(s.substring(8, 10).trim());
-                if (s.charAt(8) == '0') return null; // asctime writes a single-digit day with a leading space
                 return build(num(s, 20, 24), month(s.substring(4, 7)), day, num(s, 11, 13), num(s, 14, 16), num(s, 17, 19));
             }
         } catch (DateTimeException | NumberFormatException e) {
