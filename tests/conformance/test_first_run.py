@@ -231,6 +231,20 @@ def test_a_target_that_falls_silent_stops_the_run(
     assert sum(r["message"].startswith("not run:") for r in results["results"]) > 100
 
 
+def _smoke_check(name: str, requirements: tuple[str, ...], text: str, profile: str) -> Check:
+    """A smoke-tier server check that sends nothing, for a report to be written about."""
+    return Check(
+        name,
+        requirements,
+        profile,
+        "smoke",
+        text,
+        lambda ctx, judge: None,
+        state=State.READ_ONLY,
+        roles=("server",),
+    )
+
+
 def _result(check: Check, verdict: Verdict, broken: dict[str, bool]) -> CheckResult:
     judge = Judge(check.requirements[0])
     for rid, ok in broken.items():
@@ -240,16 +254,7 @@ def _result(check: Check, verdict: Verdict, broken: dict[str, bool]) -> CheckRes
 
 def test_a_should_is_graded_by_its_own_expectations() -> None:
     index = load_index()
-    check = Check(
-        "two-keywords",
-        ("MB-WIRE-4", "MB-WIRE-5"),
-        "core",
-        "smoke",
-        "A MUST and a SHOULD.",
-        lambda ctx, judge: None,
-        state=State.READ_ONLY,
-        roles=("server",),
-    )
+    check = _smoke_check("two-keywords", ("MB-WIRE-4", "MB-WIRE-5"), "A MUST and a SHOULD.", "core")
     must_only = _result(check, Verdict.FAIL, {"MB-WIRE-4": False, "MB-WIRE-5": True})
     assert requirement_verdict(must_only, "MB-WIRE-4", index) is Verdict.FAIL
     assert requirement_verdict(must_only, "MB-WIRE-5", index) is Verdict.PASS
@@ -263,16 +268,7 @@ def test_a_should_is_graded_by_its_own_expectations() -> None:
 
 def test_piped_output_does_not_wrap_command_lines() -> None:
     index = load_index()
-    check = Check(
-        "long-replay",
-        ("MB-WIRE-4",),
-        "core",
-        "smoke",
-        "A failing check.",
-        lambda ctx, judge: None,
-        state=State.READ_ONLY,
-        roles=("server",),
-    )
+    check = _smoke_check("long-replay", ("MB-WIRE-4",), "A failing check.", "core")
     result = _result(check, Verdict.FAIL, {"MB-WIRE-4": False})
     replay = "mixbatch conformance replay " + "/very/long/path" * 12 + " --target http://h:1"
     result.artifacts = {"replay": replay, "curl": "curl -sS " + "-H 'X: [y]' " * 12}
@@ -285,16 +281,7 @@ def test_piped_output_does_not_wrap_command_lines() -> None:
 
 def _judged_result(check_id: str, requirement: str, verdict: Verdict, judge: Judge) -> CheckResult:
     """A result of a check that did nothing, with `judge`'s expectations."""
-    check = Check(
-        check_id,
-        (requirement,),
-        "core",
-        "smoke",
-        "A check.",
-        lambda ctx, judge: None,
-        state=State.READ_ONLY,
-        roles=("server",),
-    )
+    check = _smoke_check(check_id, (requirement,), "A check.", "core")
     return CheckResult(check, verdict, "message", judge, 0.0)
 
 
@@ -403,16 +390,7 @@ def test_the_html_report_puts_failures_first_and_groups_a_shared_cause(tmp_path:
     index = load_index()
 
     def check(name: str) -> Check:
-        return Check(
-            name,
-            ("MB-STATUS-1",),
-            "core",
-            "smoke",
-            "A check.",
-            lambda ctx, judge: None,
-            state=State.READ_ONLY,
-            roles=("server",),
-        )
+        return _smoke_check(name, ("MB-STATUS-1",), "A check.", "core")
 
     passing = _result(check("a-passes"), Verdict.PASS, {"MB-STATUS-1": True})
     failing = [
@@ -435,16 +413,7 @@ def test_artifacts_of_requests_without_a_request_line_first(tmp_path: Path) -> N
     from mixbatch_conformance.run.report import RunInfo, write_reports
     from mixbatch_conformance.transport.http import Exchange
 
-    check = Check(
-        "odd-requests",
-        ("MB-PIPE-4",),
-        "core",
-        "smoke",
-        "A check.",
-        lambda ctx, judge: None,
-        state=State.READ_ONLY,
-        roles=("server",),
-    )
+    check = _smoke_check("odd-requests", ("MB-PIPE-4",), "A check.", "core")
     result = _result(check, Verdict.FAIL, {"MB-PIPE-4": False})
     sent = [b"\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n", b"\x00\x01 not a request"]
     for request in sent:
@@ -470,15 +439,8 @@ def test_a_shared_judgement_names_its_requirement_in_the_report() -> None:
     """A check declaring MB-PROC-6 that breaks the Content-Id echo (MB-RESP-3) is reported
     under MB-RESP-3 too, and its JSON result names MB-RESP-3 among the broken requirements."""
     index = load_index()
-    check = Check(
-        "stop-policy",
-        ("MB-PROC-6",),
-        "error-policy",
-        "smoke",
-        "Stop after the first failing part.",
-        lambda ctx, judge: None,
-        state=State.READ_ONLY,
-        roles=("server",),
+    check = _smoke_check(
+        "stop-policy", ("MB-PROC-6",), "Stop after the first failing part.", "error-policy"
     )
     result = _result(check, Verdict.FAIL, {"MB-PROC-6": True, "MB-RESP-3": False})
     assert result.judged_requirements == ("MB-PROC-6", "MB-RESP-3")
