@@ -27,6 +27,8 @@ coding refused, is judged by `registered-codings-decoded-or-refused`, which need
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mixbatch_conformance.checks._shared.alone import role_of
 from mixbatch_conformance.checks._shared.chunking import CHUNK_OCTETS, chunked_content
 from mixbatch_conformance.checks._shared.content_codings import UNKNOWN_CODING
@@ -49,6 +51,9 @@ BOUNDARY = "mb-coding-7d1e04b9a2c85f63"
 FRAMING_LOOKALIKE = b"line one\r\n--\r\n--not-the-boundary\r\n0\r\n\r\n-- last line\r\n"
 #: The large body: more than one chunk, so the batch spans several.
 LARGE_OCTETS = CHUNK_OCTETS + 4099
+#: The large body cut to this many octets for the batch sent in one-octet chunks: over 11,000
+#: chunks in all, few enough for a slow reader to take within any batch budget.
+ONE_OCTET_CONTENT = 11_000
 
 
 def _parts(ctx: Context, judge: Judge) -> list[SubRequest]:
@@ -126,7 +131,7 @@ def _expect_alike(
 @checker(
     "chunked-batch-answered-as-content-length",
     ("MB-INTER-5",),
-    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked, in chunks of 64 KiB and in thousands of one-octet chunks, is answered part for part as the same content framed by Content-Length.",
+    "A valid batch of several parts, one body holding CRLF and dashes and one larger than a chunk, sent chunked in chunks of 64 KiB, and a smaller one of three parts in more than 11,000 one-octet chunks, is answered part for part as the same content framed by Content-Length.",
     state=State.READ_ONLY,
 )
 def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None:
@@ -136,10 +141,14 @@ def chunked_batch_answered_as_content_length(ctx: Context, judge: Judge) -> None
     framed = expect_processed(ctx, judge, _post(ctx, judge, body, False), cids)
     _expect_alike(ctx, judge, subs, framed, _post(ctx, judge, body, True), "chunked")
     # Spec 10.1: the limits on chunked content "count the content's octets whatever frames
-    # them", so no count of chunks is one: the same content in chunks of one octet each,
-    # thousands of them, is answered alike.
-    one_each = _post(ctx, judge, body, True, 1)
-    _expect_alike(ctx, judge, subs, framed, one_each, f"in {len(body)} chunks of one octet")
+    # them", so no count of chunks is one: a smaller batch in chunks of one octet each, more
+    # of them than a reader that bounds its chunks at 4,096 or 10,000 takes, is answered as
+    # the same content framed by Content-Length.
+    few = [subs[0], subs[1], replace(subs[2], body=subs[2].body[:ONE_OCTET_CONTENT])]
+    small = compose_batch(few, BOUNDARY)
+    framed = expect_processed(ctx, judge, _post(ctx, judge, small, False), cids[:3])
+    one_each = _post(ctx, judge, small, True, 1)
+    _expect_alike(ctx, judge, few, framed, one_each, f"in {len(small)} chunks of one octet")
 
 
 #: `Transfer-Encoding` values naming the chunked transfer coding otherwise than in lower case
