@@ -52,7 +52,7 @@ FRAMING_LOOKALIKE = b"line one\r\n--\r\n--not-the-boundary\r\n0\r\n\r\n-- last l
 #: The large body: more than one chunk, so the batch spans several.
 LARGE_OCTETS = CHUNK_OCTETS + 4099
 #: The large body cut to this many octets for the batch sent in one-octet chunks: over 11,000
-#: chunks in all, few enough for a slow reader to take within any batch budget.
+#: chunks in all, few enough for a slow reader to take within a batch budget of seconds.
 ONE_OCTET_CONTENT = 11_000
 
 
