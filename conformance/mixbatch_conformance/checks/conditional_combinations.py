@@ -6,8 +6,9 @@ of §13.2.2" included, even where the server makes the same mistake alone. That 
 If-Match, else If-Unmodified-Since; then If-None-Match, else If-Modified-Since (GET and HEAD
 only). So each case pairs a field that decides with one that RFC 9110 ignores beside it, the
 two disagreeing, or a first field that holds with a second that does not (a true If-Match
-ends nothing: the evaluation goes on to step 3 or 4), so a server that evaluates the ignored field (or evaluates `*` without
-looking at whether a representation exists, §13.1.1/§13.1.2) answers differently. Each case
+ends nothing: the evaluation goes on to step 3 or 4), so a server that evaluates the ignored
+field, stops at a true first one, or evaluates `*` without looking at whether a
+representation exists (§13.1.1/§13.1.2) answers differently. Each case
 names the status RFC 9110 gives (a date field whose value is no single HTTP-date is ignored,
 §13.1.3, §13.1.4) for the validators the same server sends alone (a strong tag
 is needed for an If-Match naming it: with a weak one the case is left out, `*` still holds),

@@ -2,20 +2,20 @@
 
 RFC 9110 §5.6.7 has a recipient accept IMF-fixdate, rfc850-date and asctime-date, read an
 rfc850-date's two-digit year that "appears to be more than 50 years in the future" as the past
-century's, and §13.1.3/§13.1.4 have it ignore a value that "is not a valid HTTP-date". Each
-plant edits a date field the way a server's date parser would misread it, handing the server
-the IMF-fixdate of the misreading (or dropping the field it failed to read): the two-digit
-year counted from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's
-`%y` read it); an asctime-date, one whose day is written in two digits, or a leap second (the second 60)
-not read at all; a lenient
-parser that takes ISO 8601 dates, numeric or other zones, a lower-case month, a one-digit day
-or a missing day name for dates; a reader that takes a date field sent on two lines from its
-first or its last line alone, where RFC 9110 §5.3 makes the lines one list of dates; a calendar
-routine that rolls a day the month does not have (`31 Feb`) into the next month; a leap-year rule of `year % 4` alone, which takes 29 Feb 1900
-for a day; and an rfc850-date layout that takes any zone name where RFC 9110 writes GMT. All
-but one edit standalone requests and parts alike (MB-PROC-9 binds the part to RFC 9110's
-evaluation even when the request alone is answered the same way); the lenient reading of
-collection retrievals edits only standalone ones (MB-STATUS-7).
+century's, and §13.1.3/§13.1.4 have it ignore a value that "is not a valid HTTP-date". Each plant
+edits a date field the way a server's date parser would misread it, handing the server the
+IMF-fixdate of the misreading (or dropping the field it failed to read): the two-digit year counted
+from 1900, or by a fixed pivot (69 and above in the 1900s, as C's and Python's `%y` read it); an
+asctime-date, one whose day is written in two digits, or a leap second (the second 60) not read at
+all; a lenient parser that takes ISO 8601 dates, numeric or other zones, a lower-case month, a
+one-digit day or a missing day name for dates; a reader that takes a date field sent on two lines
+from its first or its last line alone, where RFC 9110 §5.3 makes the lines one list of dates; a
+calendar routine that rolls a day the month does not have (`31 Feb`) into the next month; a
+leap-year rule of `year % 4` alone, which takes 29 Feb 1900 for a day; and an rfc850-date layout
+that takes any zone name where RFC 9110 writes GMT. All but one edit standalone requests and parts
+alike (MB-PROC-9 binds the part to RFC 9110's evaluation even when the request alone is answered
+the same way); the lenient reading of collection retrievals edits only standalone ones
+(MB-STATUS-7).
 """
 
 from __future__ import annotations
