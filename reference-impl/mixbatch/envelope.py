@@ -36,7 +36,9 @@ from mixbatch.codec import (
     PartEnd,
     RequestPartStart,
     Role,
+    numeral_over,
     resolve_part_target,
+    shown_numeral,
 )
 
 __all__ = [
@@ -202,24 +204,14 @@ class Envelope:
 def check_declared_length(content_length: int | str | None, limits: Limits) -> None:
     """Raise 413 when an announced Content-Length is already over ``max_batch_bytes``, so an
     oversized batch is refused before a single octet of it is read (MB-STATUS-3)."""
-    if isinstance(content_length, str):
-        # ASCII digits only (str.isdigit takes "²"); a numeral with more digits than the limit
-        # is over it, and is not converted (int() refuses numerals of thousands of digits).
-        digits = content_length.lstrip("0") or "0"
-        if not (content_length.isascii() and content_length.isdigit()):
-            content_length = None
-        elif len(digits) > len(str(limits.max_batch_bytes)):
-            raise LimitExceeded(
-                f"Content-Length of {len(digits)} digits is over the limit of "
-                f"{limits.max_batch_bytes} octets",
-                limit="max_batch_bytes",
-                value=limits.max_batch_bytes,
-            )
-        else:
-            content_length = int(digits)
-    if content_length is not None and content_length > limits.max_batch_bytes:
+    # ASCII digits only (str.isdigit takes "²"); anything else declares no length here.
+    numeral = content_length if isinstance(content_length, str) else str(content_length)
+    if content_length is None or not (numeral.isascii() and numeral.isdigit()):
+        return
+    if numeral_over(numeral, limits.max_batch_bytes):
         raise LimitExceeded(
-            f"Content-Length {content_length} is over the limit of {limits.max_batch_bytes} octets",
+            f"Content-Length {shown_numeral(numeral)} is over the limit of "
+            f"{limits.max_batch_bytes} octets",
             limit="max_batch_bytes",
             value=limits.max_batch_bytes,
         )

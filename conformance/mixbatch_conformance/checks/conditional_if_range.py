@@ -15,6 +15,7 @@ an If-Range holding its current strong tag (the part must get what the Range alo
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.precondition_values import EPOCH, NO_SUCH_ETAG
 from mixbatch_conformance.checks._shared.requests import etag_of
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -24,8 +25,6 @@ from mixbatch_conformance.core.registry import State, checker
 __all__: list[str] = []
 
 RANGE = ("Range", "bytes=0-3")
-NO_SUCH = '"mb-suite-no-such-etag"'
-EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
 
 
 @checker(
@@ -39,7 +38,7 @@ def conditional_if_range(ctx: Context, judge: Judge) -> None:
     path, etag = etag_of(ctx, judge)
     whole = ctx.alone(judge, SubRequest("GET", path))
     ranged = ctx.alone(judge, SubRequest("GET", path, (RANGE,))).status
-    stale = [("If-Range", NO_SUCH)]
+    stale = [("If-Range", NO_SUCH_ETAG)]
     if whole.get("Last-Modified"):
         stale.append(("If-Range", EPOCH))
     cases = [(SubRequest("GET", path, (RANGE, field)), whole.status, True) for field in stale]

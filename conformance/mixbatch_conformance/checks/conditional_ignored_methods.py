@@ -15,6 +15,7 @@ ignored anyway, §13.2.1's first rule).
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.precondition_values import EPOCH, NO_SUCH_ETAG
 from mixbatch_conformance.checks._shared.requests import etag_of
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -23,16 +24,14 @@ from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
 
-EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
 #: Long after any Last-Modified a resource can carry: a GET with it would be 304.
 LATE = "Fri, 31 Dec 9999 23:59:59 GMT"
-NO_SUCH = '"mb-suite-no-such-etag"'
 
 
 def _fields(etag: str) -> list[tuple[tuple[str, str], ...]]:
     """Conditional fields each of which would fail a GET (412) or match it (304)."""
     return [
-        (("If-Match", NO_SUCH),),
+        (("If-Match", NO_SUCH_ETAG),),
         (("If-Unmodified-Since", EPOCH),),
         (("If-None-Match", "*"),),
         (("If-None-Match", etag),),

@@ -16,6 +16,7 @@ answered 412 or refused 400, never 200. The parts only read.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.precondition_values import NO_SUCH_ETAG
 from mixbatch_conformance.checks._shared.requests import etag_of
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -23,9 +24,6 @@ from mixbatch_conformance.core.outcomes import part_status
 from mixbatch_conformance.core.registry import State, checker
 
 __all__: list[str] = []
-
-#: An entity-tag no representation carries.
-NO_SUCH = '"mb-suite-no-such-etag"'
 
 
 @checker(
@@ -39,14 +37,20 @@ def conditional_tag_members_with_trailing_text(ctx: Context, judge: Judge) -> No
     path, etag = etag_of(ctx, judge)
     cases: list[tuple[tuple[tuple[str, str], ...], set[int]]] = [
         ((("If-None-Match", value),), {200, 400})
-        for value in (f"{etag}x", f"{etag}-stale", f"x{etag}", f"{NO_SUCH}, *", f"*, {NO_SUCH}")
+        for value in (
+            f"{etag}x",
+            f"{etag}-stale",
+            f"x{etag}",
+            f"{NO_SUCH_ETAG}, *",
+            f"*, {NO_SUCH_ETAG}",
+        )
     ]
     # `*` is the whole field or nothing (RFC 9110 §13.1.1: If-Match = "*" / #entity-tag): a
     # `*` among tags is no entity-tag, so an If-Match list of it and a tag that does not match
     # holds nothing, on one line or over two.
     cases += [
-        ((("If-Match", f"{NO_SUCH}, *"),), {412, 400}),
-        ((("If-Match", NO_SUCH), ("If-Match", "*")), {412, 400}),
+        ((("If-Match", f"{NO_SUCH_ETAG}, *"),), {412, 400}),
+        ((("If-Match", NO_SUCH_ETAG), ("If-Match", "*")), {412, 400}),
     ]
     for fields, allowed in cases:
         shown = "; ".join(f"{n}: {v}" for n, v in fields)

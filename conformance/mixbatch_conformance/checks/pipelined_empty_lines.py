@@ -22,6 +22,7 @@ line arrives in a later read than the content it follows.
 
 from __future__ import annotations
 
+from mixbatch_conformance.checks._shared.connection_options import closes
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
 from mixbatch_conformance.core.context import Context, compose_batch
@@ -95,8 +96,11 @@ def _until_close(judge: Judge, turns: list[Exchange]) -> list[int | None]:
     leaves unanswered are not judged."""
     statuses = [ex.response.status if ex.response is not None else None for ex in turns]
     for i, ex in enumerate(turns):
-        closing = (ex.response.get("Connection") or "") if ex.response is not None else ""
-        if "close" in closing.lower() and ex.response is not None and ex.response.status < 400:
+        if (
+            ex.response is not None
+            and ex.response.status < 400
+            and closes(ex.response.get("Connection"))
+        ):
             judge.note(f"the connection was closed after answer {i}, marked Connection: close")
             return statuses[: i + 1]
     return statuses

@@ -259,9 +259,6 @@ def entries_from_xml(body: bytes) -> tuple[list[Entry], str | None]:
 STATUS_LINE = re.compile(r"HTTP/1\.1 ([0-9]{3}) [^\x00-\x08\x0a-\x1f\x7f]*")
 #: XML 1.0 §2.3: S ::= (#x20 | #x9 | #xD | #xA)+.
 XML_SPACE = " \t\r\n"
-#: Decimal digits, ASCII only (Python's str.isdigit takes other scripts' digits, and "²").
-DECIMAL = re.compile(r"[0-9]+")
-
 #: The elements MB-MULTI-6 gives every part's DAV:response exactly once: "`DAV:href` with the
 #: resolved target", "`mb:index` with the part index", "`mb:content-id` with the URI
 #: reference", "one `mb:body` element". The abort report answers no part: it has no target

@@ -33,6 +33,8 @@ from ._limits import (
     MAX_PARTS,
     MIN_RECOMMENDED_BOUNDARY_LENGTH,
     Limits,
+    numeral_over,
+    shown_numeral,
 )
 from ._mediatype import (
     BATCH_MEDIA_TYPE,
@@ -85,10 +87,12 @@ __all__ = [
     "is_uri_reference",
     "is_valid_boundary",
     "make_boundary",
+    "numeral_over",
     "parse_batch_content_type",
     "parse_content_id",
     "parse_media_type",
     "remove_dot_segments",
     "resolve_part_target",
     "resolve_target",
+    "shown_numeral",
 ]

@@ -21,6 +21,8 @@ __all__ = [
     "MAX_PART_HEADER_BYTES",
     "MIN_RECOMMENDED_BOUNDARY_LENGTH",
     "Limits",
+    "numeral_over",
+    "shown_numeral",
 ]
 
 #: The thesis' largest measured batch (ch. 6: 10,000 requests); larger batches should be split.
@@ -72,3 +74,25 @@ class Limits:
             # MB-LIMIT-5: the field-line limit is published with the others.
             "max_part_fields": self.max_part_fields,
         }
+
+
+#: The most digits of a declared length an error message quotes.
+SHOWN_DIGITS = 20
+
+
+def _significant(numeral: str) -> str:
+    return numeral.lstrip("0") or "0"
+
+
+def numeral_over(numeral: str, limit: int) -> bool:
+    """Whether a numeral of ASCII digits declares more than ``limit``. It is read by its digits
+    first: one with more digits than the limit, leading zeros apart, is over it without being
+    converted (``int()`` refuses numerals of thousands of digits)."""
+    digits = _significant(numeral)
+    return len(digits) > len(str(limit)) or int(digits) > limit
+
+
+def shown_numeral(numeral: str) -> str:
+    """A numeral as an error message quotes it: its number, or how many digits it has."""
+    digits = _significant(numeral)
+    return digits if len(digits) <= SHOWN_DIGITS else f"of {len(digits)} digits"

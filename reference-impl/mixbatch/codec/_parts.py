@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from ._errors import LimitExceeded, RemoteProtocolError
 from ._events import OUTCOMES, RequestPartStart, ResponsePartStart
 from ._fields import Fields, is_token
-from ._limits import Limits
+from ._limits import Limits, numeral_over, shown_numeral
 from ._target import is_uri_reference
 
 __all__ = [
@@ -113,10 +113,6 @@ _RESPONSE_NAMES = FORBIDDEN_RESPONSE_FIELDS | {
 }
 
 
-#: The most digits of a Content-Length a refusal quotes.
-_SHOWN_DIGITS = 20
-
-
 def _content_length(
     raw: Sequence[RawField], at: list[int], index: int, limits: Limits, offset: int, locate: Locate
 ) -> int:
@@ -133,19 +129,17 @@ def _content_length(
             part_index=index,
             offset=locate(_blame(at)),
         )
-    # Read by its digits first: a numeral with more digits than the limit is over it (and
-    # int() refuses numerals of thousands of digits); leading zeros count for nothing.
-    digits = first.lstrip("0") or "0"
-    if len(digits) > len(str(limits.max_part_bytes)) or int(digits) > limits.max_part_bytes:
-        shown = digits if len(digits) <= _SHOWN_DIGITS else f"of {len(digits)} digits"
+    if numeral_over(first, limits.max_part_bytes):
         raise LimitExceeded(
-            f"part Content-Length {shown} is over the limit of {limits.max_part_bytes} octets",
+            f"part Content-Length {shown_numeral(first)} is over the limit of "
+            f"{limits.max_part_bytes} octets",
             limit="max_part_bytes",
             value=limits.max_part_bytes,
             part_index=index,
             offset=offset,
         )
-    return int(digits)
+    # MB-WIRE-22: leading zeros are digits of the numeral, not of the number.
+    return int(first.lstrip("0") or "0")
 
 
 def start_part(

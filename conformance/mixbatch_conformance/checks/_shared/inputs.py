@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from mixbatch_conformance.checks._shared.precondition_values import EPOCH, NO_SUCH_ETAG
 from mixbatch_conformance.core.media_types import JSON_FORM, MULTIPART, XML_FORM
 
 __all__ = [
@@ -61,8 +62,6 @@ RANGES = (
     "image/png",
 )
 QUALITIES = (None, "1", "0.9", "0.5", "0.1", "0.001", "0")
-EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
-NO_SUCH_ETAG = '"mb-suite-no-such-etag"'
 #: Octet counts: powers of ten, and one under, at and one over 64 KiB (and 2 x 64 KiB).
 SIZES = (0, 1, 10, 100, 1000, 10_000, 65_535, 65_536, 65_537, 100_000, 131_072)
 

@@ -8,10 +8,14 @@ from mixbatch_conformance.run.mutations import FieldList
 from mixbatch_conformance.run.plants._edits import Part, field_of, is_batch
 from mixbatch_conformance.transport.relay import RelayRequest
 
-__all__ = ["NO_MATCH", "FieldsEdit", "everywhere"]
+__all__ = ["CONDITIONAL_FIELDS", "NO_MATCH", "FieldsEdit", "everywhere"]
 
 #: What the edited server's failed precondition reads as: a tag no resource carries.
 NO_MATCH = '"mb-plant-no-match"'
+#: The conditional request fields of RFC 9110 §13.1 whose evaluation MB-PROC-9 binds.
+CONDITIONAL_FIELDS = frozenset(
+    {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
+)
 
 #: An edit of the fields of a request or of a part, given its method.
 FieldsEdit = Callable[[str, FieldList], FieldList]

@@ -25,14 +25,12 @@ from mixbatch_conformance.run.plants._edits import (
     map_json,
     problem,
 )
+from mixbatch_conformance.run.plants._preconditions import CONDITIONAL_FIELDS
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
 P = Mutation
-CONDITIONAL_FIELDS = frozenset(
-    {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
-)
 WRITES = frozenset({"PUT", "POST", "PATCH", "DELETE"})
 
 

@@ -56,7 +56,12 @@ from mixbatch_conformance.run.plants._edits import (
     parts_of,
     without_field,
 )
-from mixbatch_conformance.run.plants._preconditions import NO_MATCH, FieldsEdit, everywhere
+from mixbatch_conformance.run.plants._preconditions import (
+    CONDITIONAL_FIELDS,
+    NO_MATCH,
+    FieldsEdit,
+    everywhere,
+)
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -99,18 +104,13 @@ def _true_if_match_ends(method: str, fields: FieldList) -> FieldList:
     return fields
 
 
-_CONDITIONAL_FIELDS = frozenset(
-    {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
-)
-
-
 def _options_evaluated(parts: list[Part]) -> list[Part]:
     """An OPTIONS part with conditional fields run through the precondition routine a GET
     takes: sent on as a GET of its target, so its fields are evaluated."""
     out: list[Part] = []
     for fields, body in parts:
         method = (field_of(fields, "Http-Method") or "").strip()
-        if method == "OPTIONS" and _names(fields) & _CONDITIONAL_FIELDS:
+        if method == "OPTIONS" and _names(fields) & CONDITIONAL_FIELDS:
             fields = [(n, "GET" if n.lower() == "http-method" else v) for n, v in fields]
         out.append((fields, body))
     return out

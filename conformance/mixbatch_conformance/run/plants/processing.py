@@ -30,6 +30,7 @@ from mixbatch_conformance.run.plants._edits import (
     target_has,
     without_field,
 )
+from mixbatch_conformance.run.plants._preconditions import CONDITIONAL_FIELDS
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -124,16 +125,13 @@ def _etag_weakened(parts: list[Part]) -> list[Part]:
     ]
 
 
-_CONDITIONALS = {"if-match", "if-none-match", "if-modified-since", "if-unmodified-since"}
-
-
 def _strip_unsafe_conditionals(parts: list[Part]) -> list[Part]:
     """A server that evaluates preconditions for GET and HEAD parts only."""
     return [
         (
             f
             if field_of(f, "Http-Method") in ("GET", "HEAD")
-            else [(n, v) for n, v in f if n.lower() not in _CONDITIONALS],
+            else [(n, v) for n, v in f if n.lower() not in CONDITIONAL_FIELDS],
             b,
         )
         for f, b in parts
