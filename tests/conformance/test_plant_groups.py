@@ -637,6 +637,7 @@ GROUPS = (
             "credentials-inherited",
             "credentials-every-outer-line-inherited",
             "credentials-inherited-every-reference-form",
+            "credentials-inherited-every-scheme",
             "same-origin-address-spellings-refused",
             "nested-batch-origin-spellings-refused",
         ),
@@ -1822,6 +1823,12 @@ GROUPS = (
         _names(no_transform_variants.PLANTS),
         # MB-INTER-4 is a SHOULD: a plant is caught by a WARN (FAIL under --strict).
         ("no-transform-under-request-variants",),
+    ),
+    Group(
+        "scheme-lookalikes",
+        ("colon-before-slash-read-as-scheme",),
+        ("scheme-lookalikes-run",),
+        ("FAIL",),
     ),
     Group(
         "absent-conditionals",
