@@ -454,6 +454,7 @@ from mixbatch_conformance.run.plants import (
     get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
+    if_range_matches,
     list_and_tag_readings,
     lookalike_bodies,
     lookalike_readings,
@@ -1823,6 +1824,12 @@ GROUPS = (
         _names(no_transform_variants.PLANTS),
         # MB-INTER-4 is a SHOULD: a plant is caught by a WARN (FAIL under --strict).
         ("no-transform-under-request-variants",),
+    ),
+    Group(
+        "if-range-matches",
+        _names(if_range_matches.PLANTS),
+        ("conditional-if-range-ignores-range-or-serves-it",),
+        ("FAIL",),
     ),
     Group(
         "scheme-lookalikes",
