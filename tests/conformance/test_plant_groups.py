@@ -614,6 +614,7 @@ GROUPS = (
             "conditional-tag-lists",
             "conditional-tag-lists-on-writes",
             "collection-conditional-tag-lists",
+            "entity-tags-compared-exactly",
         ),
         ("FAIL",),
     ),
