@@ -22,6 +22,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     completion_order  pipelined requests on one client connection are each forwarded at once
                       over their own upstream connection and answered in the order they
                       complete, not the order sent (MB-PIPE-1)
+    side_by_side      the same, but the answers are written in the order sent: requests that
+                      reach the server together and run side by side, a write behind a batch
+                      before the batch's own (MB-PIPE-1)
     queue_when_busy   a batch the upstream refuses as busy (503 with Retry-After) is held and
                       sent again until it is taken, so no client ever sees the refusal: a
                       front end that queues the excess instead of refusing it (MB-LIMIT-6)
@@ -164,6 +167,8 @@ class Behaviour:
     stream: bool = True
     #: Forward pipelined requests at once and answer them in the order they complete.
     completion_order: bool = False
+    #: Forward pipelined requests at once and answer them in the order sent.
+    side_by_side: bool = False
     #: Hold a batch the upstream refused as busy (503 with Retry-After) and send it again.
     queue_when_busy: bool = False
     #: Refuse a POST whose head arrives while this many are being received (None: never).
@@ -403,7 +408,9 @@ class Relay:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         mutation = self.mutation
         try:
-            if mutation is not None and mutation.behaviour.completion_order:
+            if mutation is not None and (
+                mutation.behaviour.completion_order or mutation.behaviour.side_by_side
+            ):
                 await self._serve_unordered(mutation, reader, writer)
                 return
             conn = h11.Connection(h11.SERVER)
@@ -439,8 +446,10 @@ class Relay:
     async def _serve_unordered(
         self, mutation: MutationLike, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        """Every request read is forwarded at once; each answer is written when it is ready."""
+        """Every request read is forwarded at once; each answer is written when it is ready,
+        or, side by side, once the answers to the requests before it are written."""
         pending: set[asyncio.Task[None]] = set()
+        ahead: asyncio.Task[None] | None = None
         lock = asyncio.Lock()
         leftover, closed = b"", False
         state: dict[str, object] = {}
@@ -455,7 +464,10 @@ class Relay:
             if req is None:
                 break
             leftover, closed = conn.trailing_data
-            pending.add(asyncio.create_task(self._answer_when_ready(conn, req, writer, lock)))
+            after = ahead if mutation.behaviour.side_by_side else None
+            task = asyncio.create_task(self._answer_when_ready(conn, req, writer, lock, after))
+            pending.add(task)
+            ahead = task
             closed = closed or conn.their_state is h11.MUST_CLOSE
         if pending:
             await asyncio.wait(pending)
@@ -466,8 +478,11 @@ class Relay:
         req: RelayRequest,
         writer: asyncio.StreamWriter,
         lock: asyncio.Lock,
+        after: asyncio.Task[None] | None = None,
     ) -> None:
         resp = await self._forward(req, self.mutation)
+        if after is not None:
+            await asyncio.wait([after])
         async with lock:
             writer.write(self._frame(conn, req, resp))
             await writer.drain()

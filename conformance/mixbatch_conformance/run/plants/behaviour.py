@@ -9,6 +9,9 @@ relays. Each is a mistake a competent implementer makes:
     pipelined-answers-in-completion-order  a server that hands pipelined requests to a worker
                                            pool and writes each answer when it is ready
                                            (MB-PIPE-1)
+    pipelined-requests-run-side-by-side    the same pool, its answers written in the order
+                                           sent: a request behind a batch runs before the
+                                           batch's writes (MB-PIPE-1)
     busy-without-retry-after               the 503 of a full budget with no Retry-After
                                            (MB-LIMIT-6)
     busy-as-text                           the 503 of a full budget written as text, not a
@@ -292,6 +295,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 completion order",
         ("pipelining-in-order",),
         behaviour=Behaviour(completion_order=True),
+    ),
+    Mutation(
+        "pipelined-requests-run-side-by-side",
+        "MB-PIPE-1 pipelined requests processed side by side, answered in order",
+        ("pipelined-writes-take-effect-in-order",),
+        behaviour=Behaviour(side_by_side=True),
     ),
     Mutation(
         "busy-without-retry-after",
