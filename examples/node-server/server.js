@@ -111,12 +111,16 @@ function decodeContent(buf, codings, max) {
 }
 
 // After an early refusal: discard what the client still sends for a bounded while, then close.
+// The while starts once the refusal is written: answers owed to requests pipelined ahead of
+// this one go out first, however long they take (MB-PIPE-1).
 function drainAndClose(req, res) {
   req.on('data', () => {});
   req.resume();
-  const t = setTimeout(() => { if (req.socket) req.socket.destroy(); }, 2000);
-  t.unref();
-  res.on('finish', () => { if (req.complete && req.socket) req.socket.end(); });
+  res.on('finish', () => {
+    if (req.complete && req.socket) { req.socket.end(); return; }
+    const t = setTimeout(() => { if (req.socket) req.socket.destroy(); }, 2000);
+    t.unref();
+  });
 }
 
 function headerLines(req, name) {

@@ -24,7 +24,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       complete, not the order sent (MB-PIPE-1)
     side_by_side      the same, but the answers are written in the order sent: requests that
                       reach the server together and run side by side, a write behind a batch
-                      before the batch's own (MB-PIPE-1)
+                      before the batch's own (MB-PIPE-1); with `refusal_clock_s`, a request
+                      the relay cannot read is refused that long after it is read, the answers
+                      ahead of it cut if not yet written (MB-PIPE-1)
     queue_when_busy   a batch the upstream refuses as busy (503 with Retry-After) is held and
                       sent again until it is taken, so no client ever sees the refusal: a
                       front end that queues the excess instead of refusing it (MB-LIMIT-6)
@@ -169,6 +171,9 @@ class Behaviour:
     completion_order: bool = False
     #: Forward pipelined requests at once and answer them in the order sent.
     side_by_side: bool = False
+    #: With `side_by_side`: refuse a request the relay cannot read (400, the connection ended)
+    #: this many seconds after reading it, whether or not the answers ahead are written.
+    refusal_clock_s: float | None = None
     #: Hold a batch the upstream refused as busy (503 with Retry-After) and send it again.
     queue_when_busy: bool = False
     #: Refuse a POST whose head arrives while this many are being received (None: never).
@@ -460,7 +465,22 @@ class Relay:
             # Empty lines before a request line are no request (RFC 9112 §2.2).
             if rest := leftover.lstrip(b"\r\n"):
                 conn.receive_data(rest)
-            req = await self._read_request(conn, reader, writer, state)
+            clock = mutation.behaviour.refusal_clock_s
+            try:
+                req = await self._read_request(conn, reader, writer, state)
+            except h11.RemoteProtocolError:
+                if clock is None:
+                    raise
+                # The refusal's clock runs from the moment the request is read, not from the
+                # moment the answers ahead of it are written: those not done by then are lost.
+                if pending:
+                    await asyncio.wait(pending, timeout=clock)
+                for task in pending:
+                    task.cancel()
+                async with lock:
+                    writer.write(_unreadable(conn, 400))
+                    await writer.drain()
+                return
             if req is None:
                 break
             leftover, closed = conn.trailing_data

@@ -12,6 +12,9 @@ relays. Each is a mistake a competent implementer makes:
     pipelined-requests-run-side-by-side    the same pool, its answers written in the order
                                            sent: a request behind a batch runs before the
                                            batch's writes (MB-PIPE-1)
+    refusal-clock-cuts-answers-ahead       a server that ends a connection two seconds after
+                                           it reads a request it must refuse, not after the
+                                           answers ahead of it are written (MB-PIPE-1)
     busy-without-retry-after               the 503 of a full budget with no Retry-After
                                            (MB-LIMIT-6)
     busy-as-text                           the 503 of a full budget written as text, not a
@@ -301,6 +304,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 pipelined requests processed side by side, answered in order",
         ("pipelined-writes-take-effect-in-order",),
         behaviour=Behaviour(side_by_side=True),
+    ),
+    Mutation(
+        "refusal-clock-cuts-answers-ahead",
+        "MB-PIPE-1 a connection ended two seconds after an unreadable request is read",
+        ("pipelining-slow-answers-ahead-of-early-refusals",),
+        behaviour=Behaviour(side_by_side=True, refusal_clock_s=2.0),
     ),
     Mutation(
         "busy-without-retry-after",
