@@ -405,3 +405,38 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
                     "an Accept-Encoding field",
                     "MB-INTER-6",
                 )
+
+
+#: Proactive negotiation fields other than Accept, each in a value that admits no UTF-8 text or
+#: no language a server has.
+OTHER_NEGOTIATION = (
+    ("Accept-Charset", "iso-8859-1"),
+    ("Accept-Charset", "utf-8;q=0, *;q=0.5"),
+    ("Accept-Language", "x-mb-suite"),
+    ("Accept-Language", "*;q=0"),
+)
+
+
+@checker(
+    "accept-alone-chooses-the-form",
+    ("MB-MULTI-1",),
+    "A batch whose Accept prefers one form (each offered form first, the others at q=0.5) carrying Accept-Charset or Accept-Language values that admit no UTF-8 or no language is answered in the form Accept alone chooses, never another form or 406.",
+    state=State.READ_ONLY,
+)
+def accept_alone_chooses_the_form(ctx: Context, judge: Judge) -> None:
+    offered = offered_forms(ctx)
+    for first in offered:
+        rest = [f"{form};q=0.5" for form in offered if form != first]
+        accept = ", ".join([first, *rest])
+        alone = answer_under(ctx, judge, (("Accept", accept),))
+        for field in OTHER_NEGOTIATION:
+            got = answer_under(ctx, judge, (("Accept", accept), field))
+            # Spec 6.1 (MB-MULTI-1): "`Accept` alone chooses among them. The other proactive
+            # negotiation fields ... take no part in the choice and give no 406".
+            judge.expect(
+                f"answer for Accept {accept!r} with {field[0]}: {field[1]}",
+                got,
+                {alone},
+                "MB-MULTI-1",
+                allowed_text=f"{alone!r}, as under Accept alone",
+            )
