@@ -27,6 +27,8 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       before the batch's own (MB-PIPE-1); with `refusal_clock_s`, a request
                       the relay cannot read is refused that long after it is read, the answers
                       ahead of it cut if not yet written (MB-PIPE-1)
+    probe_eats_octet  while a POST is answered, the first octet the client sends is read and
+                      dropped: a request written then loses its first octet (MB-PIPE-1)
     queue_when_busy   a batch the upstream refuses as busy (503 with Retry-After) is held and
                       sent again until it is taken, so no client ever sees the refusal: a
                       front end that queues the excess instead of refusing it (MB-LIMIT-6)
@@ -171,6 +173,9 @@ class Behaviour:
     completion_order: bool = False
     #: Forward pipelined requests at once and answer them in the order sent.
     side_by_side: bool = False
+    #: While answering a POST, take the first octet the client sends after it and drop it, as
+    #: a server that probes whether its client has gone with a read where a peek was meant.
+    probe_eats_octet: bool = False
     #: With `side_by_side`: refuse a request the relay cannot read (400, the connection ended)
     #: this many seconds after reading it, whether or not the answers ahead are written.
     refusal_clock_s: float | None = None
@@ -424,7 +429,14 @@ class Relay:
                 req = await self._read_request(conn, reader, writer, state)
                 if req is None:
                     break
+                eat = None
+                probing = mutation is not None and mutation.behaviour.probe_eats_octet
+                if probing and req.method == "POST" and not conn.trailing_data[0]:
+                    # The probe: a read of one octet where a peek was meant.
+                    eat = asyncio.create_task(reader.read(1))
                 ends = await self._answer(conn, req, writer, self.mutation, reader)
+                if eat is not None and not eat.done():
+                    eat.cancel()
                 if ends or conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     break
                 if mutation is not None and mutation.behaviour.reader_per_request:

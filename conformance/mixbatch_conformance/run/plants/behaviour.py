@@ -15,6 +15,9 @@ relays. Each is a mistake a competent implementer makes:
     refusal-clock-cuts-answers-ahead       a server that ends a connection two seconds after
                                            it reads a request it must refuse, not after the
                                            answers ahead of it are written (MB-PIPE-1)
+    client-probe-eats-an-octet             a server that checks between parts whether its
+                                           client has gone with a read, not a peek, and drops
+                                           what it read (MB-PIPE-1)
     busy-without-retry-after               the 503 of a full budget with no Retry-After
                                            (MB-LIMIT-6)
     busy-as-text                           the 503 of a full budget written as text, not a
@@ -310,6 +313,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 a connection ended two seconds after an unreadable request is read",
         ("pipelining-slow-answers-ahead-of-early-refusals",),
         behaviour=Behaviour(side_by_side=True, refusal_clock_s=2.0),
+    ),
+    Mutation(
+        "client-probe-eats-an-octet",
+        "MB-PIPE-1 an octet of a request written while a batch is answered read and dropped",
+        ("pipelining-requests-written-while-batch-runs",),
+        behaviour=Behaviour(probe_eats_octet=True),
     ),
     Mutation(
         "busy-without-retry-after",
