@@ -78,7 +78,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       same read as its end are lost, and those requests are never answered, as
                       a server that makes a buffered reader for each request does
     reads_empty_lines   an empty line before a request line is read as a request line and
-                      refused 400, instead of left out (RFC 9112 §2.2, MB-PIPE-4)
+                      refused 400, instead of left out (RFC 9112 §2.2, MB-PIPE-4); with
+                      `reads_empty_lines_when`, only after answers whose connection state
+                      the predicate accepts
     empty_line_budget   that many empty lines before request lines are left out over a
                       connection's whole life, and the next is read as a request line, as a
                       reader that counts them per connection, not per request (MB-PIPE-4)
@@ -217,6 +219,10 @@ class Behaviour:
     #: ended the request before; take one a later read brings for a request line (refused
     #: 400), as a reader that skips only the empty lines it holds when it starts a request.
     skips_held_empty_lines_only: bool = False
+    #: A predicate on the connection's state (`RelayRequest.connection`) after each answer:
+    #: when it holds, an empty line the next request line comes behind in the same read is
+    #: taken for a request line, as `reads_empty_lines` takes every one.
+    reads_empty_lines_when: Callable[[dict[str, object]], bool] | None = None
     #: Leave out this many empty lines before request lines over a connection's whole life,
     #: and take the next one for a request line (refused 400), as a reader that bounds the
     #: empty lines it skips but counts them per connection, not per request.
@@ -441,7 +447,13 @@ class Relay:
                     break
                 if mutation is not None and mutation.behaviour.reader_per_request:
                     conn = h11.Connection(h11.SERVER)
-                elif mutation is not None and mutation.behaviour.reads_empty_lines:
+                elif mutation is not None and (
+                    mutation.behaviour.reads_empty_lines
+                    or (
+                        mutation.behaviour.reads_empty_lines_when is not None
+                        and mutation.behaviour.reads_empty_lines_when(state)
+                    )
+                ):
                     conn.start_next_cycle()
                 elif mutation is not None and mutation.behaviour.empty_line_budget is not None:
                     conn = _next_cycle_within(conn, state, mutation.behaviour.empty_line_budget)

@@ -15,6 +15,9 @@ relays. Each is a mistake a competent implementer makes:
     refusal-clock-cuts-answers-ahead       a server that ends a connection two seconds after
                                            it reads a request it must refuse, not after the
                                            answers ahead of it are written (MB-PIPE-1)
+    empty-line-read-after-refused-post     a server that skips the empty line after a POST's
+                                           content only where it read the content for a batch
+                                           that ran, not after a refusal (MB-PIPE-4)
     client-probe-eats-an-octet             a server that checks between parts whether its
                                            client has gone with a read, not a peek, and drops
                                            what it read (MB-PIPE-1)
@@ -288,6 +291,20 @@ def _writes(req: RelayRequest) -> dict[str, bytes | None]:
 
 _HOLD = _HoldPerPart()
 
+#: The connection-state key under which the last answer's refusal of a POST is noted.
+_REFUSED_POST = "mb-plant-refused-post"
+
+
+def _note_refused_post(req: RelayRequest, resp: RelayResponse) -> None:
+    req.connection[_REFUSED_POST] = req.method == "POST" and resp.status >= 400
+
+
+def _after_refused_post(state: dict[str, object]) -> bool:
+    """Whether the answer just written refused a POST: a reader whose skipping of empty lines
+    is set only where it read the content for a batch that ran skips none after it."""
+    return state.get(_REFUSED_POST) is True
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "answer-built-in-memory",
@@ -319,6 +336,14 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 an octet of a request written while a batch is answered read and dropped",
         ("pipelining-requests-written-while-batch-runs",),
         behaviour=Behaviour(probe_eats_octet=True),
+    ),
+    Mutation(
+        "empty-line-read-after-refused-post",
+        "MB-PIPE-4 the empty line after a refused POST's content read as a request line",
+        ("pipelined-request-after-empty-line",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_note_refused_post,
+        behaviour=Behaviour(reads_empty_lines_when=_after_refused_post),
     ),
     Mutation(
         "busy-without-retry-after",
