@@ -87,6 +87,9 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     peeks_chunk_ends    the CRLF after a chunk's data is looked for in what the read brought,
                       so chunked content whose read ends right after a chunk's data is refused
                       400, as a chunk reader that peeks at its buffer does (MB-INTER-5)
+    expectation_refused_over  a request waiting for 100 (Continue) that declares more than
+                      this many octets is answered 417 as soon as its head is read, the size
+                      taken for an expectation the server cannot meet (MB-STATUS-3)
     stall             a predicate on each request read whole: the relay never answers a
                       request it matches, as a server whose handler waits on a hold nobody
                       gives back (MB-STATUS-1)
@@ -234,6 +237,10 @@ class Behaviour:
     #: problem naming max_batch_bytes) as soon as its head is read, unforwarded, and end the
     #: connection without Connection: close (None: read every request whole).
     declared_refusal_unmarked: int | None = None
+    #: Answer a request waiting for 100 (Continue) whose Content-Length declares more than
+    #: this many octets 417 (Expectation Failed) as soon as its head is read, unforwarded, and
+    #: end the connection (None: answer such requests as any other).
+    expectation_refused_over: int | None = None
     #: A predicate on each request read whole: a request it matches is never answered (the
     #: relay writes nothing and ends the connection once the client leaves, or after
     #: `STALL_FOR_S`), as a server whose handler waits on a hold nobody gives back.
@@ -591,6 +598,17 @@ class Relay:
                     )
                     if over is not None and _declared_length(event) > over:
                         writer.write(_declared_refusal(over))
+                        await writer.drain()
+                        return None
+                    expect_over = (
+                        self.mutation.behaviour.expectation_refused_over if self.mutation else None
+                    )
+                    if (
+                        expect_over is not None
+                        and conn.they_are_waiting_for_100_continue
+                        and _declared_length(event) > expect_over
+                    ):
+                        writer.write(_declared_refusal(expect_over, 417))
                         await writer.drain()
                         return None
                     if interim and conn.they_are_waiting_for_100_continue:
@@ -1033,23 +1051,25 @@ def _declared_length(head: h11.Request) -> int:
     return int(value) if value and value.isdigit() else 0
 
 
-def _declared_refusal(limit: int) -> bytes:
-    """A 413 for a batch declaring more than `limit` octets, framed by hand and not marked
-    Connection: close."""
+def _declared_refusal(limit: int, status: int = 413) -> bytes:
+    """A refusal (413, or the `status` given) of a batch declaring more than `limit` octets,
+    framed by hand: a 413 not marked Connection: close, another status marked."""
     problem = json.dumps(
         {
             "type": "https://mixbatch.dev/problems/limit-exceeded",
             "title": "Batch over a limit",
-            "status": 413,
+            "status": status,
             "requirement": "MB-STATUS-3",
             "limit": "max_batch_bytes",
             "value": limit,
         },
         separators=(",", ":"),
     ).encode()
+    reason = {413: "Content Too Large", 417: "Expectation Failed"}.get(status, "Refused")
+    close = "" if status == 413 else "Connection: close\r\n"
     head = (
-        "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/problem+json\r\n"
-        f"Content-Length: {len(problem)}\r\n\r\n"
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/problem+json\r\n"
+        f"Content-Length: {len(problem)}\r\n{close}\r\n"
     )
     return head.encode("ascii") + problem
 
