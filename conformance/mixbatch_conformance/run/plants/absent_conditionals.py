@@ -26,12 +26,12 @@ from __future__ import annotations
 import re
 from functools import partial
 
-from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import (
-    boundary_of,
+    Part,
     field_of,
     is_batch,
-    parts_of,
+    map_answered_parts,
     set_field,
     without_field,
 )
@@ -87,31 +87,26 @@ def _target_of(fields: FieldList) -> str:
     return cid[1:-1] if cid.startswith("<") and cid.endswith(">") else cid
 
 
+def _part_answer(bug: Bug, sent: Part, answered: Part) -> Part:
+    """The answered part as the relay answers its request, or as the server did."""
+    (qf, qb), (af, _) = sent, answered
+    method = (field_of(qf, "Http-Method") or "GET").upper()
+    code = field_of(af, "Http-Status-Code") or ""
+    got = _relay_answer(bug, method, _target_of(qf), qf, qb, int(code) if code.isdigit() else 0)
+    if got is None:
+        return answered
+    status, body = got
+    af = set_field(af, "Http-Status-Code", str(status))
+    af = without_field(without_field(af, "Content-Type"), "Content-Length")
+    if body:
+        af = [*af, ("Content-Type", "application/json")]
+    return [*af, ("Content-Length", str(len(body)))], body
+
+
 def _answer(bug: Bug, req: RelayRequest, resp: RelayResponse) -> None:
     if is_batch(req):
-        rb, sb = boundary_of(req), boundary_of(resp)
-        if not rb or not sb:
-            return
-        sent, answered = parts_of(req.body, rb), parts_of(resp.body, sb)
-        if sent is None or answered is None or len(sent) != len(answered):
-            return
-        out = []
-        for (qf, qb), (af, ab) in zip(sent, answered, strict=True):
-            method = (field_of(qf, "Http-Method") or "GET").upper()
-            code = field_of(af, "Http-Status-Code") or ""
-            got = _relay_answer(
-                bug, method, _target_of(qf), qf, qb, int(code) if code.isdigit() else 0
-            )
-            if got is not None:
-                status, body = got
-                af = set_field(af, "Http-Status-Code", str(status))
-                af = without_field(without_field(af, "Content-Type"), "Content-Length")
-                if body:
-                    af = [*af, ("Content-Type", "application/json")]
-                af = [*af, ("Content-Length", str(len(body)))]
-                ab = body
-            out.append((af, ab))
-        resp.body = write_parts(out, sb)
+        # A plain multipart batch answers its parts in the order they were sent.
+        map_answered_parts(partial(_part_answer, bug))(req, resp)
         return
     got = _relay_answer(bug, req.method, req.target, req.headers, req.body, resp.status)
     if got is None:

@@ -22,13 +22,11 @@ import re
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 
-from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
     Part,
-    boundary_of,
     field_of,
-    is_batch,
-    parts_of,
+    map_answered_parts,
     set_field,
     without_field,
 )
@@ -67,30 +65,22 @@ def _as_if_match(condition: str, answer: Part) -> bool:
 
 
 def _served(matches: Matches) -> Callable[[RelayRequest, RelayResponse], None]:
-    def edit(req: RelayRequest, resp: RelayResponse) -> None:
-        rb, sb = boundary_of(req), boundary_of(resp)
-        if not (rb and sb and is_batch(req)):
-            return
-        sent, answered = parts_of(req.body, rb), parts_of(resp.body, sb)
-        if sent is None or answered is None or len(sent) != len(answered):
-            return
-        out: list[Part] = []
-        for (qf, _), (af, ab) in zip(sent, answered, strict=True):
-            wanted = _RANGE.match(field_of(qf, "Range") or "")
-            condition = (field_of(qf, "If-Range") or "").strip()
-            ok = (field_of(af, "Http-Status-Code") or "").strip() == "200"
-            if wanted and condition and ok and matches(condition, (af, ab)):
-                first, last = int(wanted.group(1)), min(int(wanted.group(2)), len(ab) - 1)
-                if first <= last:
-                    af = set_field(af, "Http-Status-Code", "206")
-                    af = without_field(af, "Content-Length")
-                    af = [*af, ("Content-Range", f"bytes {first}-{last}/{len(ab)}")]
-                    ab = ab[first : last + 1]
-                    af = [*af, ("Content-Length", str(len(ab)))]
-            out.append((af, ab))
-        resp.body = write_parts(out, sb)
+    def serve(sent: Part, answered: Part) -> Part:
+        (qf, _), (af, ab) = sent, answered
+        wanted = _RANGE.match(field_of(qf, "Range") or "")
+        condition = (field_of(qf, "If-Range") or "").strip()
+        ok = (field_of(af, "Http-Status-Code") or "").strip() == "200"
+        if not (wanted and condition and ok and matches(condition, answered)):
+            return answered
+        first, last = int(wanted.group(1)), min(int(wanted.group(2)), len(ab) - 1)
+        if first > last:
+            return answered
+        af = without_field(set_field(af, "Http-Status-Code", "206"), "Content-Length")
+        ranged = ab[first : last + 1]
+        af = [*af, ("Content-Range", f"bytes {first}-{last}/{len(ab)}")]
+        return [*af, ("Content-Length", str(len(ranged)))], ranged
 
-    return edit
+    return map_answered_parts(serve)
 
 
 PLANTS: tuple[Mutation, ...] = (
