@@ -111,12 +111,16 @@ function decodeContent(buf, codings, max) {
 }
 
 // After an early refusal: discard what the client still sends for a bounded while, then close.
+// The while starts once the refusal is written: answers owed to requests pipelined ahead of
+// this one go out first, however long they take (MB-PIPE-1).
 function drainAndClose(req, res) {
   req.on('data', () => {});
   req.resume();
-  const t = setTimeout(() => { if (req.socket) req.socket.destroy(); }, 2000);
-  t.unref();
-  res.on('finish', () => { if (req.complete && req.socket) req.socket.end(); });
+  res.on('finish', () => {
+    if (req.complete && req.socket) { req.socket.end(); return; }
+    const t = setTimeout(() => { if (req.socket) req.socket.destroy(); }, 2000);
+    t.unref();
+  });
 }
 
 function headerLines(req, name) {
@@ -374,6 +378,11 @@ async function handleBatch(req, res, started, target) {
 
 // ---- the server ----
 const server = http.createServer({ keepAlive: true, requestTimeout: 120000 }, async (req, res) => {
+  // Node delivers a pipelined request while the one ahead of it is still being answered.
+  // Requests on one connection are processed one after the other, in the order received:
+  // RFC 9112 9.3.2 allows parallel processing only when every request is safe, and a batch is
+  // a POST (spec 11, MB-PIPE-1).
+  await turnOf(req, res);
   const started = Date.now();
   try {
     const target = requestTarget(req);
@@ -409,6 +418,17 @@ const server = http.createServer({ keepAlive: true, requestTimeout: 120000 }, as
     }
   }
 });
+
+// Waits until every request delivered earlier on the same connection has been answered.
+function turnOf(req, res) {
+  const socket = req.socket;
+  const ahead = socket.mbTurn || Promise.resolve();
+  let done;
+  socket.mbTurn = new Promise((resolve) => { done = resolve; });
+  res.on('finish', done);
+  res.on('close', done);
+  return ahead;
+}
 
 // A tab after a Content-Length or Transfer-Encoding value is OWS, which Node's parser
 // refuses: every connection reaches it through lib/ows.js, which writes those tabs as spaces.

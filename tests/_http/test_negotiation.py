@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mixbatch._http.negotiation import accept_of, accepts_multipart
+from mixbatch._http.negotiation import accept_of, accepts_multipart, choose
 from mixbatch.codec import Fields
 
 
@@ -55,3 +55,25 @@ def test_a_quoted_parameter_value_holds_commas_and_quoted_pairs(
 ) -> None:
     # RFC 9110 §5.6.4, §5.6.6: a comma or `;q=0` inside a quoted-string separates nothing.
     assert accepts_multipart(accept) is admitted
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/xml;charset",
+        "application/xml; =utf-8",
+        "application/xml;charset=",
+        "application/xml;a b=c",
+    ],
+)
+def test_a_range_whose_parameters_do_not_parse_is_never_read_as_a_form(accept: str) -> None:
+    # Spec 6.1: such an element "does not follow RFC 9110 §12.5.1's grammar" and a server
+    # "never reads such an element as a form"; read alone, the field is as if absent.
+    offers = ("multipart/mixed", "application/xml")
+    assert choose(accept, offers) == "multipart/mixed"
+    assert choose(f"{accept}, multipart/mixed;q=0.1", offers) == "multipart/mixed"
+
+
+def test_empty_parameters_and_quoted_values_still_parse() -> None:
+    offers = ("multipart/mixed", "application/xml")
+    assert choose('application/xml;;charset="utf-8";q=0.5', offers) == "application/xml"

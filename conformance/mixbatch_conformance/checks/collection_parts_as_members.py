@@ -62,7 +62,11 @@ def _path_of(ctx: Context, coll: str, ref: str) -> str | None:
 
 
 def _retrieve(ctx: Context, judge: Judge, coll: str) -> list[Part] | None:
-    resp = ctx.send(judge, ctx.raw_request("GET", coll, list(RETRIEVAL)))
+    return _parts_of(judge, ctx.send(judge, ctx.raw_request("GET", coll, list(RETRIEVAL))))
+
+
+def _parts_of(judge: Judge, resp: Response) -> list[Part] | None:
+    """The parts of a collection retrieval answered 200 in multipart/mixed, else None."""
     if resp.status != 200 or resp.media_type != "multipart/mixed":
         return None
     _, params = judge.media_type("retrieval Content-Type", resp.get("Content-Type"), "MB-METHOD-4")
@@ -181,3 +185,73 @@ def _sandbox(ctx: Context, judge: Judge) -> None:
 def collection_parts_are_members_alone(ctx: Context, judge: Judge) -> None:
     _declared(ctx, judge)
     _sandbox(ctx, judge)
+
+
+def _member_paths(ctx: Context, coll: str, parts: list[Part]) -> list[tuple[Part, str]]:
+    out = []
+    for part in parts[:PARTS_COMPARED]:
+        cid = (part.get("Content-Id") or "").strip(" \t")
+        path = _path_of(ctx, coll, cid[1:-1]) if cid.startswith("<") else None
+        if path is not None:
+            out.append((part, path))
+    return out
+
+
+@checker(
+    "collection-parts-ignore-member-conditions",
+    ("MB-METHOD-4",),
+    "A collection retrieval carrying If-None-Match with a member's own tag, or If-Modified-Since at a member's own Last-Modified, that the aggregate validators do not match is answered 200 with every part the member as a GET of it alone answers: the conditions are the retrieval's, not each part's.",
+    profile="collection-get",
+    state=State.READ_ONLY,
+)
+def collection_parts_ignore_member_conditions(ctx: Context, judge: Judge) -> None:
+    coll = ctx.path(ctx.resource(judge, "collection"))
+    whole = ctx.send(judge, ctx.raw_request("GET", coll, list(RETRIEVAL)))
+    parts = _parts_of(judge, whole)
+    if parts is None:
+        judge.not_applicable(f"{coll} gave no readable collection retrieval")
+    members = _member_paths(ctx, coll, parts)
+    if not members:
+        judge.not_applicable(f"no part of {coll}'s retrieval names a member on its origin")
+    aggregate = (whole.get("ETag") or "").strip()
+    modified = (whole.get("Last-Modified") or "").strip()
+    conditions: list[tuple[str, str]] = []
+    for _, path in members:
+        alone = ctx.send(judge, ctx.raw_request("GET", path))
+        tag = (alone.get("ETag") or "").strip()
+        date = (alone.get("Last-Modified") or "").strip()
+        if tag and tag.removeprefix("W/") != aggregate.removeprefix("W/"):
+            conditions.append(("If-None-Match", tag))
+        if date and modified and date != modified:
+            conditions.append(("If-Modified-Since", date))
+        if conditions:
+            break
+    if not conditions:
+        judge.not_applicable("no member has a tag or date of its own that the aggregate lacks")
+    for field in conditions:
+        shown = f"{field[0]}: {field[1]}"
+        resp = ctx.send(judge, ctx.raw_request("GET", coll, [*RETRIEVAL, field]))
+        if field[0] == "If-Modified-Since" and resp.status == 304:
+            # Spec 5.2: "an `If-Modified-Since` the collection has not changed since gives 304":
+            # a collection dated by other means than its newest member may be unchanged since.
+            judge.note(f"GET {coll} with {shown}: 304 for the whole collection")
+            continue
+        # Spec 5.2: "A conditional retrieval is evaluated as RFC 9110 §13.2.2 evaluates any
+        # `GET`, against the aggregate validators": a member's own tag is no aggregate one.
+        if not judge.expect(f"GET {coll} with {shown}: status", resp.status, {200}, "MB-METHOD-4"):
+            continue
+        got = _parts_of(judge, resp)
+        if got is None:
+            judge.expect_true(
+                f"GET {coll} with {shown}",
+                False,
+                "no readable retrieval",
+                "one part per member",
+                "MB-METHOD-4",
+            )
+            continue
+        # MB-METHOD-4: "each part carries what a `GET` of that member alone answers (its
+        # status, its `Content-Type` with its parameters and its content)", whatever the
+        # retrieval's own conditions.
+        for part, path in _member_paths(ctx, coll, got):
+            _compare(ctx, judge, f"{coll} with {shown}, part {part.index}", part, path)

@@ -9,8 +9,8 @@ last modification date" (§13.1.4); If-Modified-Since is ignored on a method oth
 HEAD and without a modification date (§13.1.3); and §13.2.2 orders a pair, If-Match deciding
 before If-Unmodified-Since and If-None-Match before If-Modified-Since. A request that without
 its conditions would not be 2xx (a GET or DELETE of a member that does not exist: 404 or 410)
-keeps that answer, preconditions ignored (§13.2.1), except that a server may also evaluate a
-false If-Match (412); every other field leaves such a request as it was.
+keeps that answer, preconditions ignored (§13.2.1; spec 7.6: "A `GET`, `HEAD` or `DELETE` of a
+member that does not exist is therefore answered 404 (or 410) whatever `If-Match` it carries").
 
 The check learns from a PUT of the declared member document to a fresh member name, with no
 conditional field, whether the sandbox creates members on PUT: MB-TEST-3 lets it refuse (404,
@@ -99,8 +99,9 @@ def _allowed(plain: int, false_if_match: bool) -> frozenset[int]:
         # §13.1.1: "the condition is false if the origin server does not have a current
         # representation" and it "MUST NOT perform the requested method".
         return frozenset({412})
-    # §13.2.1: preconditions are ignored where the request would not be 2xx or 412.
-    return frozenset({plain, 412})
+    # Spec 7.6 on §13.2.1: "A `GET`, `HEAD` or `DELETE` of a member that does not exist is
+    # therefore answered 404 (or 410) whatever `If-Match` it carries".
+    return frozenset({plain})
 
 
 @checker(

@@ -8,8 +8,9 @@ server that serves no ranges ignores both. If-Range is no precondition: a server
 through the routine of If-Match answers a stale one 412, where RFC 9110 has the whole
 representation. The check learns from the `etag_resource` alone its status and content, and the
 status of the same GET with `Range: bytes=0-3`; then it sends parts with that Range under an
-If-Range naming a tag the representation does not carry, and a date before its Last-Modified
-(neither matches: the part must be the GET without Range, its status and content), and under
+If-Range naming a tag the representation does not carry, its current tag marked weak, `*`, a
+list holding its current tag, a date before its Last-Modified and one after it (none matches: the part must be the GET without Range,
+its status and content), and under
 an If-Range holding its current strong tag (the part must get what the Range alone gets).
 """
 
@@ -25,12 +26,14 @@ from mixbatch_conformance.core.registry import State, checker
 __all__: list[str] = []
 
 RANGE = ("Range", "bytes=0-3")
+#: A date after every Last-Modified a server can give.
+FAR_FUTURE = "Fri, 01 Jan 2100 00:00:00 GMT"
 
 
 @checker(
     "conditional-if-range-ignores-range-or-serves-it",
     ("MB-PROC-9",),
-    "A GET part with Range under an If-Range that does not match (another tag, a date before Last-Modified) gets the whole representation with the status of the GET without Range, never 412; under an If-Range holding the current strong tag it gets what the Range alone gets.",
+    "A GET part with Range under an If-Range that does not match (another tag, the current tag marked weak, *, a list holding the current tag, a date before or after Last-Modified) gets the whole representation with the status of the GET without Range, never 412; under an If-Range holding the current strong tag it gets what the Range alone gets.",
     profile="conditional",
     state=State.READ_ONLY,
 )
@@ -40,7 +43,18 @@ def conditional_if_range(ctx: Context, judge: Judge) -> None:
     ranged = ctx.alone(judge, SubRequest("GET", path, (RANGE,))).status
     stale = [("If-Range", NO_SUCH_ETAG)]
     if whole.get("Last-Modified"):
-        stale.append(("If-Range", EPOCH))
+        # §13.1.5: "If the HTTP-date validator provided exactly matches the Last-Modified field
+        # value ..., the condition is true. Otherwise, the condition is false": a date after
+        # Last-Modified matches no more than one before it (it is no If-Unmodified-Since).
+        stale += [("If-Range", EPOCH), ("If-Range", FAR_FUTURE)]
+    if not etag.startswith("W/"):
+        # §13.1.5: an entity-tag validator matches when it "exactly matches the ETag field
+        # value ... using the strong comparison function", which a weak tag never passes
+        # (§8.8.3.2): the current tag marked weak matches nothing.
+        stale.append(("If-Range", f"W/{etag}"))
+        # `If-Range = entity-tag / HTTP-date` (§13.1.5): `*` and a list holding the current
+        # tag are neither, so they are no validator that "matches the current validator".
+        stale += [("If-Range", "*"), ("If-Range", f"{NO_SUCH_ETAG}, {etag}")]
     cases = [(SubRequest("GET", path, (RANGE, field)), whole.status, True) for field in stale]
     if not etag.startswith("W/"):
         # §13.1.5: If-Range matches by the strong comparison only.

@@ -186,6 +186,68 @@ def credentials_every_outer_line_inherited(ctx: Context, judge: Judge) -> None:
         judge.expect(f"part {i} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")
 
 
+#: Authorization values in the schemes clients send (RFC 9110 §11.4: `auth-scheme [ 1*SP (
+#: token68 / #auth-param ) ]`), each one a server might think it knows better than to pass on:
+#: Digest's response is computed over the batch request's method and URI (RFC 7616 §3.4),
+#: Negotiate and NTLM tie a context to the connection, HOBA and signed schemes to one request.
+SCHEMES = (
+    "Basic bWItc3VpdGU6c2NoZW1lcw==",
+    'Digest username="mb-suite", realm="mb", nonce="{nonce}", uri="/", '
+    'response="0123456789abcdef0123456789abcdef", qop=auth, nc=00000001, cnonce="c0ffee"',
+    "Negotiate YIIBmb-suite-{nonce}==",
+    "NTLM TlRMTVNTUAABAAAAB4IIogAAAAAAAAAAAAAAAAAAAAAGAbEdAAAADw==",
+    'HOBA result="mb-suite.{nonce}.sig"',
+    "AWS4-HMAC-SHA256 Credential=MBSUITE/20261202/us-east-1/s3/aws4_request, "
+    "SignedHeaders=host;x-amz-date, Signature={nonce}",
+    'Mutual sid={nonce}, kc1="mb-suite"',
+    "mb-suite-scheme {nonce}",
+    "Bearer mb-suite.{nonce}-_~+/==",
+)
+
+
+@checker(
+    "credentials-inherited-every-scheme",
+    ("MB-SUB-5",),
+    "A batch request's Authorization in each scheme clients send (Basic, Digest, Negotiate, NTLM, HOBA, AWS4-HMAC-SHA256, Mutual, an unregistered scheme, a token68 with every character it allows) reaches a GET part without its own as the same value.",
+    state=State.READ_ONLY,
+)
+def credentials_inherited_every_scheme(ctx: Context, judge: Judge) -> None:
+    if ctx.target.credentials:
+        judge.not_applicable(
+            "the target needs its own credentials, which the suite's would replace"
+        )
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    nonce = secrets.token_hex(6)
+    judged = 0
+    for value in (v.replace("{nonce}", nonce) for v in SCHEMES):
+        scheme = value.split(" ", 1)[0]
+        sub = SubRequest("GET", f"{echo}?mb-scheme={scheme}")
+        resp = ctx.batch(judge, [sub], headers=(("Authorization", value),))
+        if resp.status in (401, 403):
+            # MB-SUB-1 runs the resource's own authentication check: a server that refuses a
+            # credential it cannot verify has nothing to hand on.
+            judge.note(f"a batch with Authorization: {scheme} ... was answered {resp.status}")
+            continue
+        env = expect_processed(ctx, judge, resp, [sub.content_id])
+        status = part_status(env, 0)
+        if status in REFUSED:
+            judge.note(f"a part under Authorization: {scheme} ... was answered {status}")
+            continue
+        judge.require(f"{scheme}: part 0 status", status, {200}, "MB-SUB-5")
+        seen = read_echo(env.parts[0].body)
+        if seen is None:
+            judge.not_applicable("the echo resource does not describe the request it received")
+        # MB-SUB-5: "A server MUST apply the batch request's `Authorization` and `Cookie`
+        # fields to each sub-request whose part carries no field of the same name": whatever
+        # its scheme; whether the credential is good is the resource's check (MB-SUB-1).
+        judge.expect(
+            f"{scheme}: part 0 Authorization", seen.get_all("Authorization"), [[value]], "MB-SUB-5"
+        )
+        judged += 1
+    if not judged:
+        judge.not_applicable("the target refused the batch or its part under every scheme")
+
+
 #: Octets of a Cookie value past US-ASCII, as obs-text (RFC 9110 §5.5) carries them: each a
 #: character of ISO-8859-1 here, one octet on the wire. A server that reads the batch's head as
 #: text in a charset of its own (UTF-8, ASCII) hands the parts U+FFFD or "?" instead.

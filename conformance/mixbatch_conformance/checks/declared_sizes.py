@@ -20,6 +20,13 @@ with no answer by then (the server reads on, or ends the connection without one)
 not judged: spec 9.1 fixes the answer, not when it comes. An intermediary
 may wait for the declared content before it forwards anything, so the check runs direct only.
 It is N/A without a published `max_batch_bytes`, or with one larger than the suite sends.
+
+`limit-batch-bytes-declared-under-expect-continue` sends only the head of a batch declaring one
+octet over `max_batch_bytes`, and 2^32, with `Expect: 100-continue`, and waits `EXPECT_WAIT_S` for
+a final answer. RFC 9110 §10.1.1 lets a server answer such a request "with a final status code"
+instead of the 100; the size is the fault, so that status is MB-STATUS-3's 413 naming
+`max_batch_bytes`, not the 417 of an expectation the server cannot meet. A server that sends the
+100, or no answer, waits for the content: that case is not judged.
 """
 
 from __future__ import annotations
@@ -57,6 +64,8 @@ EXTRA_OCTETS = 1024 * 1024
 #: The octet the preamble sent after the head is made of: no dash-boundary, CR or LF can form
 #: in it (MB-WIRE-9 has a receiver ignore the preamble).
 PREAMBLE_OCTET = b"p"
+#: The expectation a client sends with content it would rather not send in vain.
+EXPECT = ("Expect", "100-continue")
 #: The requirement a refusal of chunked content answers under besides MB-STATUS-3.
 CHUNKED_RULE = "MB-INTER-5"
 
@@ -68,8 +77,8 @@ def _pieces(first: bytes, octets: int) -> Iterator[bytes]:
         yield PREAMBLE_OCTET * min(PIECE_OCTETS, octets - start)
 
 
-def _head(ctx: Context, framing: tuple[str, str]) -> bytes:
-    fields = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"), framing]
+def _head(ctx: Context, *framing: tuple[str, str]) -> bytes:
+    fields = [("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"), *framing]
     return ctx.raw_request("POST", ctx.batch_path, fields, None)
 
 
@@ -121,3 +130,36 @@ def declared_past_32_bits(ctx: Context, judge: Judge) -> None:
         judge_refusal(ctx, judge, ex.response, 413, "max_batch_bytes", at=None, chunked=chunked)
     if not judged:
         judge.not_applicable("no batch declaring a size past 32 bits was answered")
+
+
+#: Seconds the head under Expect: 100-continue is given to draw a final answer.
+EXPECT_WAIT_S = 2.0
+
+
+@checker(
+    "limit-batch-bytes-declared-under-expect-continue",
+    ("MB-STATUS-3",),
+    "The head of a batch declaring one octet over max_batch_bytes, or 2^32, with Expect: 100-continue, when answered before its content, is refused 413 naming max_batch_bytes, never 417.",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only="an intermediary may answer the expectation itself or wait for the content",
+)
+def declared_under_expect_continue(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("the check writes an HTTP/1.1 head and no content")
+    limit = published_limit(ctx, judge, "max_batch_bytes")
+    judged = 0
+    for n in (limit + 1, 2**32):
+        what = f"Content-Length: {n} with Expect: 100-continue"
+        head = _head(ctx, ("Content-Length", str(n)), EXPECT)
+        (ex,) = ctx.send_many_within(judge, [head], EXPECT_WAIT_S)
+        if ex.response is None:
+            judge.note(f"{what}: no final answer without the content ({ex.error}); not judged")
+            continue
+        judged += 1
+        # MB-STATUS-3: "413 (Content Too Large)" for a batch over max_batch_bytes; RFC 9110
+        # §10.1.1 lets the server send that final status instead of the 100.
+        judge.expect(f"status for {what}", ex.response.status, {413}, "MB-STATUS-3")
+        judge_refusal(ctx, judge, ex.response, 413, "max_batch_bytes", at=None, chunked=False)
+    if not judged:
+        judge.not_applicable("no head under Expect: 100-continue drew a final answer by itself")

@@ -36,7 +36,8 @@ it cannot read (alone: as no Accept, multipart/mixed) or refuse the request with
 and weighed against another form: spec 6.1 says they "take no part in the match", so each
 range admits its form with the weight it gives (MB-MULTI-1), and one alone is never 406
 (MB-STATUS-9).
-`accept-unparsed-member-beside-valid` also sends each member that is no media range alone, and
+`accept-unparsed-member-beside-valid` also sends each member that is no media range alone (a
+word, a type or subtype alone, each 207 form with a parameter that does not parse), and
 `;;;`: spec 6.1 lets a server treat such a field as absent, read its valid elements alone
 (none: 406) or refuse it 400, never read it as a form.
 `vary-in-every-form` asks for every form the target claims and expects `Vary: Accept` on each
@@ -245,17 +246,27 @@ def vary_in_every_form(ctx: Context, judge: Judge) -> None:
 UNPARSED_MEMBERS = ("mb-suite-word", "text/", "/mixed")
 
 
+def unparsed_members(offered: list[str]) -> tuple[str, ...]:
+    """Members that are no media range: `UNPARSED_MEMBERS`, and each 207 form `offered` with a
+    parameter that does not parse (RFC 9110 §5.6.6: `parameter = parameter-name "="
+    parameter-value`), a name without "=" or "=" without a name: a reader that keeps the type
+    it read before the fault takes the form at weight 1."""
+    broken = tuple(f"{form}{fault}" for form in offered[1:] for fault in (";charset", "; =utf-8"))
+    return (*UNPARSED_MEMBERS, *broken)
+
+
 @checker(
     "accept-unparsed-member-beside-valid",
     ("MB-MULTI-1",),
-    "An Accept member that is no media range, beside valid ones on one field line or on separate lines, is answered as the valid members alone are, as no Accept is, or 400, the same on either spelling; alone, or as ;;;, as no Accept is, 406 or 400.",
+    "An Accept member that is no media range (a word, a type or subtype alone, a 207 form with a parameter that does not parse), beside valid ones on one field line or on separate lines, is answered as the valid members alone are, as no Accept is, or 400, the same on either spelling; alone, or as ;;;, as no Accept is, 406 or 400.",
     state=State.READ_ONLY,
 )
 def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
     offered = offered_forms(ctx)
     valid_lists = [[MULTIPART], [f"{MULTIPART};q=0.5", *offered[1:]], [f"{MULTIPART};q=0"]]
     absent = answer_under(ctx, judge, ())
-    for bad in (*UNPARSED_MEMBERS, ";;;"):
+    unparsed = unparsed_members(offered)
+    for bad in (*unparsed, ";;;"):
         got = answer_under(ctx, judge, (("Accept", bad),))
         # Spec 6.1: "A server may treat such a field as absent, read its valid elements alone
         # and answer 406 (MB-STATUS-9) when they admit no batch representation, or refuse the
@@ -267,7 +278,7 @@ def accept_unparsed_member_beside_valid(ctx: Context, judge: Judge) -> None:
             "MB-MULTI-1",
             allowed_text=f"{absent!r} (no Accept), 406 or 400",
         )
-    for bad in UNPARSED_MEMBERS:
+    for bad in unparsed:
         for valid in valid_lists:
             alone = answer_under(ctx, judge, (("Accept", ", ".join(valid)),))
             for members in ([bad, *valid], [*valid, bad]):
@@ -394,3 +405,38 @@ def refusals_are_problems_under_every_accept(ctx: Context, judge: Judge) -> None
                     "an Accept-Encoding field",
                     "MB-INTER-6",
                 )
+
+
+#: Proactive negotiation fields other than Accept, each in a value that admits no UTF-8 text or
+#: no language a server has.
+OTHER_NEGOTIATION = (
+    ("Accept-Charset", "iso-8859-1"),
+    ("Accept-Charset", "utf-8;q=0, *;q=0.5"),
+    ("Accept-Language", "x-mb-suite"),
+    ("Accept-Language", "*;q=0"),
+)
+
+
+@checker(
+    "accept-alone-chooses-the-form",
+    ("MB-MULTI-1",),
+    "A batch whose Accept prefers one form (each offered form first, the others at q=0.5) carrying Accept-Charset or Accept-Language values that admit no UTF-8 or no language is answered in the form Accept alone chooses, never another form or 406.",
+    state=State.READ_ONLY,
+)
+def accept_alone_chooses_the_form(ctx: Context, judge: Judge) -> None:
+    offered = offered_forms(ctx)
+    for first in offered:
+        rest = [f"{form};q=0.5" for form in offered if form != first]
+        accept = ", ".join([first, *rest])
+        alone = answer_under(ctx, judge, (("Accept", accept),))
+        for field in OTHER_NEGOTIATION:
+            got = answer_under(ctx, judge, (("Accept", accept), field))
+            # Spec 6.1 (MB-MULTI-1): "`Accept` alone chooses among them. The other proactive
+            # negotiation fields ... take no part in the choice and give no 406".
+            judge.expect(
+                f"answer for Accept {accept!r} with {field[0]}: {field[1]}",
+                got,
+                {alone},
+                "MB-MULTI-1",
+                allowed_text=f"{alone!r}, as under Accept alone",
+            )

@@ -17,7 +17,9 @@ request in separate writes): each must be answered as alone, since the rule hold
 request of a connection, not only its first few. A server may end the connection after an
 answer it marks `Connection: close` (RFC 9112 §9.6); the requests left unanswered then are not
 judged. Last, a batch and, once it is answered, the CRLF and the GET in one write: the empty
-line arrives in a later read than the content it follows.
+line arrives in a later read than the content it follows. And after POSTs the server refuses
+from their header section (text/plain content, an Accept no form meets, an unknown Batch-Mode)
+and a POST to a resource that is no batch endpoint: the rule is the same after any `POST`.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ ROUNDS = 12
 @checker(
     "pipelined-request-after-empty-line",
     ("MB-PIPE-4",),
-    "A batch, a CRLF and a GET of ok written in one go on one connection are answered with the statuses the two requests get alone, in order, and so are twelve batches each followed by a CRLF and then the GET, sent in turn on one connection, and a batch then, once answered, a CRLF and the GET in one write: the empty line after a batch's content is ignored every time.",
+    "A batch, a CRLF and a GET of ok written in one go on one connection are answered with the statuses the two requests get alone, in order, and so are twelve batches each followed by a CRLF and then the GET, sent in turn on one connection, and a batch then, once answered, a CRLF and the GET in one write, and refused POSTs and a POST to ok each followed by a CRLF and the GET: the empty line after a POST's content is ignored every time.",
     profile="pipelining",
     state=State.READ_ONLY,
     direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
@@ -78,6 +80,45 @@ def pipelined_request_after_empty_line(ctx: Context, judge: Judge) -> None:
         [([alone[batch]] * ROUNDS + [alone[get]])[: len(statuses)]],
         "MB-PIPE-4",
     )
+    # After the content of a POST the server refuses from its header section alone, or of a
+    # POST to a resource that is no batch endpoint: MB-PIPE-4 says "a `POST` request", and
+    # spec 11 has such a refusal read and discard the content and answer the request behind.
+    text = [("Content-Type", "text/plain")]
+    refused = [
+        (
+            "a text/plain POST to the batch endpoint",
+            ctx.raw_request("POST", ctx.batch_path, text, b"mb"),
+        ),
+        (
+            "a batch under Accept: text/html",
+            ctx.raw_request(
+                "POST",
+                ctx.batch_path,
+                [*head, ("Accept", "text/html")],
+                compose_batch([ok], BOUNDARY),
+            ),
+        ),
+        (
+            "a batch under an unknown Batch-Mode",
+            ctx.raw_request(
+                "POST",
+                ctx.batch_path,
+                [*head, ("Batch-Mode", "x-mb-unknown")],
+                compose_batch([ok], BOUNDARY),
+            ),
+        ),
+        ("a text/plain POST to ok", ctx.raw_request("POST", ok.target, text, b"mb")),
+    ]
+    for what, post in refused:
+        status = ctx.send(judge, post).status
+        answers = ctx.send_many_within(judge, [post + EMPTY_LINE, get], ctx.timeout_for(judge))
+        got = [ex.response.status if ex.response is not None else None for ex in answers]
+        judge.expect(
+            f"{what} ({status} alone), a CRLF and a GET on one connection: statuses",
+            got,
+            [[status, alone[get]]],
+            "MB-PIPE-4",
+        )
     # The empty line may come in a later write than the content it follows, with the request
     # behind it: a reader that skips only the empty lines it already holds when it starts on
     # a request line takes this one for the request line.

@@ -21,11 +21,18 @@ are written. Each leader is first sent alone; pipelined it must get the same sta
 whole, before anything else. What the follower gets is not judged here: a 4xx, or the
 connection closed once the answers ahead of it are written. An intermediary may de-pipeline, so
 the check runs direct only.
+
+`pipelining-slow-answers-ahead-of-early-refusals` gives the request ahead time: a GET of the delay
+resource for `LONG_MS`, pipelined ahead of a field line without a colon and of a batch whose
+`Content-Length` declares one octet over `max_batch_bytes` (sent with its first kilobyte). Both
+may end the connection once refused, and a server that ends it on a clock started when it
+refused, not when its refusal is written, cuts the answer ahead of it, which MB-PIPE-1 still owes.
 """
 
 from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
+from mixbatch_conformance.checks._shared.limit_cases import BOUNDARY as LIMIT_BOUNDARY
 from mixbatch_conformance.checks._shared.pipelined_pairs import leader_answered_first
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -128,3 +135,57 @@ def answers_ahead_of_unreadable_request(ctx: Context, judge: Judge) -> None:
                 )
             behind = second.response.status if second.response is not None else second.error
             judge.note(f"{label}: the request behind got {behind}")
+
+
+#: Milliseconds the request ahead takes in `pipelining-slow-answers-ahead-of-early-refusals`:
+#: longer than the few seconds a server might allow itself to drain a refused request.
+LONG_MS = 3_000
+#: Content sent after the head of a batch refused by its declared length: preamble text.
+FIRST_CONTENT = b"preamble text a receiver ignores\r\n" * 30
+
+
+@checker(
+    "pipelining-slow-answers-ahead-of-early-refusals",
+    ("MB-PIPE-1",),
+    "A GET of the delay resource that takes three seconds, pipelined ahead of a request with a field line without a colon and ahead of a batch declaring more than max_batch_bytes, is answered whole, with the status it gets alone, before the request behind is refused or the connection closed.",
+    profile="pipelining",
+    tier="standard",
+    state=State.READ_ONLY,
+    direct_only=PIPELINING_NEEDS_ONE_CONNECTION,
+)
+def slow_answers_ahead_of_early_refusals(ctx: Context, judge: Judge) -> None:
+    if ctx.settings.http2:
+        judge.not_applicable("HTTP/2 carries no pipeline of requests on one connection")
+    delay = ctx.target.resource("delay")
+    if not delay:
+        judge.not_applicable("the target declares no delay resource for a slow request ahead")
+    largest = ctx.target.delay_max_ms
+    if largest is not None and largest < LONG_MS:
+        judge.not_applicable(f"the declared delay_max_ms {largest} is under {LONG_MS}")
+    ok = ctx.path(ctx.resource(judge, "ok"))
+    followers = [
+        ("a field line without a colon", _unreadable(ctx.raw_request("GET", ok), b"X-Mb-No-Colon"))
+    ]
+    limit = ctx.limit("max_batch_bytes")
+    if limit is not None:
+        head = [
+            ("Content-Type", f"multipart/mixed; boundary={LIMIT_BOUNDARY}"),
+            ("Content-Length", str(limit + 1)),
+        ]
+        followers.append(
+            (
+                f"a batch declaring {limit + 1} octets",
+                ctx.raw_request("POST", ctx.batch_path, head, b"") + FIRST_CONTENT,
+            )
+        )
+    slow = ctx.raw_request("GET", ctx.path(delay.replace("{ms}", str(LONG_MS))))
+    # MB-TEST-7: the delay resource answers 200 "no sooner than ms milliseconds".
+    wait = LONG_MS / 1000 + WAIT_S
+    for how, follower in followers:
+        label = f"a GET taking {LONG_MS} ms ahead of {how}"
+        # MB-PIPE-1: "answer pipelined requests on a connection ... in the order it received
+        # them"; spec 11 lets the connection end after the refusal, never before the answer
+        # owed to the request ahead of it.
+        _, second = leader_answered_first(ctx, judge, label, (slow, follower), 200, wait)
+        behind = second.response.status if second.response is not None else second.error
+        judge.note(f"{label}: the request behind got {behind}")

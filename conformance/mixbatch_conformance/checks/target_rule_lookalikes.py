@@ -1,5 +1,5 @@
 """Targets that only look like what a refusal rule names run as ordinary sub-requests
-(spec 8.3, MB-SUB-8, 3.2.2).
+(spec 8.3, MB-SUB-8, 3.2.2, MB-PART-4).
 
 Theory of operation: two refusal rules are keyed on a part's target. MB-SUB-8 refuses a batch
 "in which any part's `Content-Id` value is `<*>`": the field value, not the path it resolves to.
@@ -19,7 +19,14 @@ anywhere in it refuses batches whose parts name ordinary resources.
   that hold an absolute URI, a host and port or an `@` as path segments, and a query holding
   an absolute URI.
 
-Neither rule names these targets, so each batch is answered 200. What each part gets is not
+- `scheme-lookalikes-run`: GET parts for relative references with a colon where RFC 3986 §3
+  reads no scheme: in the query or a later segment of a one-segment relative path
+  (`<mb-suite?at=10:30>`, `<mb-suite?:>`, `<mb-suite/x:y>`), after `./` (`<./mb-suite:x>`),
+  percent-encoded in the first segment (`<mb-suite%3Ax>`) and in a path-absolute reference
+  (`</mb-suite:x>`). A reader that takes the text before the first colon for a scheme when no
+  `/` comes before it refuses them (MB-PART-4: "whatever characters of that grammar it holds").
+
+None of these rules names these targets, so each batch is answered 200. What each part gets is not
 fixed by the spec (a router may answer 404, 405 or 301): it is learnt from the same server,
 each request sent alone to its resolved target, and the part must get the same answer (spec
 3.2.4, MB-SUB-1). Each target goes in a batch of its own, so a refusal names the one refused.
@@ -146,4 +153,40 @@ def origin_lookalikes_run(ctx: Context, judge: Judge) -> None:
         ("GET",),
         "MB-SUB-2",
         "the batch's origin, no network-path reference, no fragment",
+    )
+
+
+def scheme_lookalikes() -> list[str]:
+    """Relative references with a colon where RFC 3986 §3 reads no scheme: the scheme ends at
+    the first colon only when no `/`, `?` or `#` comes before it, and a relative path's first
+    segment holds none (§4.2, `segment-nz-nc`)."""
+    return [
+        "mb-suite?at=10:30",
+        "mb-suite?:",
+        "mb-suite?a=b:c/d",
+        "mb-suite/x:y",
+        "./mb-suite:x",
+        "mb-suite%3Ax",
+        "/mb-suite:x",
+    ]
+
+
+@checker(
+    "scheme-lookalikes-run",
+    ("MB-PART-4", "MB-SUB-1"),
+    "GET parts whose relative reference holds a colon where no scheme can be (in the query or a later segment of a one-segment path, after ./, percent-encoded, in a path-absolute reference) run, each answered as the same request alone.",
+    state=State.READ_ONLY,
+)
+def scheme_lookalikes_run(ctx: Context, judge: Judge) -> None:
+    # MB-PART-4: a server MUST "take a `Content-Id` that is such a value as the part's target
+    # whatever characters of that grammar it holds: a batch is refused for what such a target
+    # names ..., never for how a valid reference is written"; each of these is a
+    # relative-ref of RFC 3986 §4.2, its colon in a query, a later segment or after "./".
+    _run_as_alone(
+        ctx,
+        judge,
+        scheme_lookalikes(),
+        ("GET",),
+        "MB-PART-4",
+        "a valid relative reference, no scheme",
     )

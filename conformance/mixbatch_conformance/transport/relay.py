@@ -22,6 +22,13 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
     completion_order  pipelined requests on one client connection are each forwarded at once
                       over their own upstream connection and answered in the order they
                       complete, not the order sent (MB-PIPE-1)
+    side_by_side      the same, but the answers are written in the order sent: requests that
+                      reach the server together and run side by side, a write behind a batch
+                      before the batch's own (MB-PIPE-1); with `refusal_clock_s`, a request
+                      the relay cannot read is refused that long after it is read, the answers
+                      ahead of it cut if not yet written (MB-PIPE-1)
+    probe_eats_octet  while a POST is answered, the first octet the client sends is read and
+                      dropped: a request written then loses its first octet (MB-PIPE-1)
     queue_when_busy   a batch the upstream refuses as busy (503 with Retry-After) is held and
                       sent again until it is taken, so no client ever sees the refusal: a
                       front end that queues the excess instead of refusing it (MB-LIMIT-6)
@@ -71,13 +78,18 @@ Some bugs are not in the bytes but in time and order, so a mutation also carries
                       same read as its end are lost, and those requests are never answered, as
                       a server that makes a buffered reader for each request does
     reads_empty_lines   an empty line before a request line is read as a request line and
-                      refused 400, instead of left out (RFC 9112 §2.2, MB-PIPE-4)
+                      refused 400, instead of left out (RFC 9112 §2.2, MB-PIPE-4); with
+                      `reads_empty_lines_when`, only after answers whose connection state
+                      the predicate accepts
     empty_line_budget   that many empty lines before request lines are left out over a
                       connection's whole life, and the next is read as a request line, as a
                       reader that counts them per connection, not per request (MB-PIPE-4)
     peeks_chunk_ends    the CRLF after a chunk's data is looked for in what the read brought,
                       so chunked content whose read ends right after a chunk's data is refused
                       400, as a chunk reader that peeks at its buffer does (MB-INTER-5)
+    expectation_refused_over  a request waiting for 100 (Continue) that declares more than
+                      this many octets is answered 417 as soon as its head is read, the size
+                      taken for an expectation the server cannot meet (MB-STATUS-3)
     stall             a predicate on each request read whole: the relay never answers a
                       request it matches, as a server whose handler waits on a hold nobody
                       gives back (MB-STATUS-1)
@@ -164,6 +176,14 @@ class Behaviour:
     stream: bool = True
     #: Forward pipelined requests at once and answer them in the order they complete.
     completion_order: bool = False
+    #: Forward pipelined requests at once and answer them in the order sent.
+    side_by_side: bool = False
+    #: While answering a POST, take the first octet the client sends after it and drop it, as
+    #: a server that probes whether its client has gone with a read where a peek was meant.
+    probe_eats_octet: bool = False
+    #: With `side_by_side`: refuse a request the relay cannot read (400, the connection ended)
+    #: this many seconds after reading it, whether or not the answers ahead are written.
+    refusal_clock_s: float | None = None
     #: Hold a batch the upstream refused as busy (503 with Retry-After) and send it again.
     queue_when_busy: bool = False
     #: Refuse a POST whose head arrives while this many are being received (None: never).
@@ -202,6 +222,10 @@ class Behaviour:
     #: ended the request before; take one a later read brings for a request line (refused
     #: 400), as a reader that skips only the empty lines it holds when it starts a request.
     skips_held_empty_lines_only: bool = False
+    #: A predicate on the connection's state (`RelayRequest.connection`) after each answer:
+    #: when it holds, an empty line the next request line comes behind in the same read is
+    #: taken for a request line, as `reads_empty_lines` takes every one.
+    reads_empty_lines_when: Callable[[dict[str, object]], bool] | None = None
     #: Leave out this many empty lines before request lines over a connection's whole life,
     #: and take the next one for a request line (refused 400), as a reader that bounds the
     #: empty lines it skips but counts them per connection, not per request.
@@ -213,6 +237,10 @@ class Behaviour:
     #: problem naming max_batch_bytes) as soon as its head is read, unforwarded, and end the
     #: connection without Connection: close (None: read every request whole).
     declared_refusal_unmarked: int | None = None
+    #: Answer a request waiting for 100 (Continue) whose Content-Length declares more than
+    #: this many octets 417 (Expectation Failed) as soon as its head is read, unforwarded, and
+    #: end the connection (None: answer such requests as any other).
+    expectation_refused_over: int | None = None
     #: A predicate on each request read whole: a request it matches is never answered (the
     #: relay writes nothing and ends the connection once the client leaves, or after
     #: `STALL_FOR_S`), as a server whose handler waits on a hold nobody gives back.
@@ -403,7 +431,9 @@ class Relay:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         mutation = self.mutation
         try:
-            if mutation is not None and mutation.behaviour.completion_order:
+            if mutation is not None and (
+                mutation.behaviour.completion_order or mutation.behaviour.side_by_side
+            ):
                 await self._serve_unordered(mutation, reader, writer)
                 return
             conn = h11.Connection(h11.SERVER)
@@ -412,12 +442,25 @@ class Relay:
                 req = await self._read_request(conn, reader, writer, state)
                 if req is None:
                     break
+                eat = None
+                probing = mutation is not None and mutation.behaviour.probe_eats_octet
+                if probing and req.method == "POST" and not conn.trailing_data[0]:
+                    # The probe: a read of one octet where a peek was meant.
+                    eat = asyncio.create_task(reader.read(1))
                 ends = await self._answer(conn, req, writer, self.mutation, reader)
+                if eat is not None and not eat.done():
+                    eat.cancel()
                 if ends or conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
                     break
                 if mutation is not None and mutation.behaviour.reader_per_request:
                     conn = h11.Connection(h11.SERVER)
-                elif mutation is not None and mutation.behaviour.reads_empty_lines:
+                elif mutation is not None and (
+                    mutation.behaviour.reads_empty_lines
+                    or (
+                        mutation.behaviour.reads_empty_lines_when is not None
+                        and mutation.behaviour.reads_empty_lines_when(state)
+                    )
+                ):
                     conn.start_next_cycle()
                 elif mutation is not None and mutation.behaviour.empty_line_budget is not None:
                     conn = _next_cycle_within(conn, state, mutation.behaviour.empty_line_budget)
@@ -439,8 +482,10 @@ class Relay:
     async def _serve_unordered(
         self, mutation: MutationLike, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        """Every request read is forwarded at once; each answer is written when it is ready."""
+        """Every request read is forwarded at once; each answer is written when it is ready,
+        or, side by side, once the answers to the requests before it are written."""
         pending: set[asyncio.Task[None]] = set()
+        ahead: asyncio.Task[None] | None = None
         lock = asyncio.Lock()
         leftover, closed = b"", False
         state: dict[str, object] = {}
@@ -451,11 +496,29 @@ class Relay:
             # Empty lines before a request line are no request (RFC 9112 §2.2).
             if rest := leftover.lstrip(b"\r\n"):
                 conn.receive_data(rest)
-            req = await self._read_request(conn, reader, writer, state)
+            clock = mutation.behaviour.refusal_clock_s
+            try:
+                req = await self._read_request(conn, reader, writer, state)
+            except h11.RemoteProtocolError:
+                if clock is None:
+                    raise
+                # The refusal's clock runs from the moment the request is read, not from the
+                # moment the answers ahead of it are written: those not done by then are lost.
+                if pending:
+                    await asyncio.wait(pending, timeout=clock)
+                for task in pending:
+                    task.cancel()
+                async with lock:
+                    writer.write(_unreadable(conn, 400))
+                    await writer.drain()
+                return
             if req is None:
                 break
             leftover, closed = conn.trailing_data
-            pending.add(asyncio.create_task(self._answer_when_ready(conn, req, writer, lock)))
+            after = ahead if mutation.behaviour.side_by_side else None
+            task = asyncio.create_task(self._answer_when_ready(conn, req, writer, lock, after))
+            pending.add(task)
+            ahead = task
             closed = closed or conn.their_state is h11.MUST_CLOSE
         if pending:
             await asyncio.wait(pending)
@@ -466,8 +529,11 @@ class Relay:
         req: RelayRequest,
         writer: asyncio.StreamWriter,
         lock: asyncio.Lock,
+        after: asyncio.Task[None] | None = None,
     ) -> None:
         resp = await self._forward(req, self.mutation)
+        if after is not None:
+            await asyncio.wait([after])
         async with lock:
             writer.write(self._frame(conn, req, resp))
             await writer.drain()
@@ -532,6 +598,17 @@ class Relay:
                     )
                     if over is not None and _declared_length(event) > over:
                         writer.write(_declared_refusal(over))
+                        await writer.drain()
+                        return None
+                    expect_over = (
+                        self.mutation.behaviour.expectation_refused_over if self.mutation else None
+                    )
+                    if (
+                        expect_over is not None
+                        and conn.they_are_waiting_for_100_continue
+                        and _declared_length(event) > expect_over
+                    ):
+                        writer.write(_declared_refusal(expect_over, 417))
                         await writer.drain()
                         return None
                     if interim and conn.they_are_waiting_for_100_continue:
@@ -974,23 +1051,25 @@ def _declared_length(head: h11.Request) -> int:
     return int(value) if value and value.isdigit() else 0
 
 
-def _declared_refusal(limit: int) -> bytes:
-    """A 413 for a batch declaring more than `limit` octets, framed by hand and not marked
-    Connection: close."""
+def _declared_refusal(limit: int, status: int = 413) -> bytes:
+    """A refusal (413, or the `status` given) of a batch declaring more than `limit` octets,
+    framed by hand: a 413 not marked Connection: close, another status marked."""
     problem = json.dumps(
         {
             "type": "https://mixbatch.dev/problems/limit-exceeded",
             "title": "Batch over a limit",
-            "status": 413,
+            "status": status,
             "requirement": "MB-STATUS-3",
             "limit": "max_batch_bytes",
             "value": limit,
         },
         separators=(",", ":"),
     ).encode()
+    reason = {413: "Content Too Large", 417: "Expectation Failed"}.get(status, "Refused")
+    close = "" if status == 413 else "Connection: close\r\n"
     head = (
-        "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/problem+json\r\n"
-        f"Content-Length: {len(problem)}\r\n\r\n"
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/problem+json\r\n"
+        f"Content-Length: {len(problem)}\r\n{close}\r\n"
     )
     return head.encode("ascii") + problem
 

@@ -109,6 +109,8 @@ function parseAccept(v) {
   for (const raw of splitList(v)) {
     const el = raw.trim();
     if (!el) continue;
+    // An element whose parameters do not parse is no media range (spec 6.1): never a form.
+    if (parseMediaType(el).error === 'params') continue;
     const semi = el.split(';');
     const mt = semi[0].trim().toLowerCase();
     const m = /^([^\/\s]+)\/([^\/\s]+)$/.exec(mt);

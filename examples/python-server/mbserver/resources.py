@@ -182,6 +182,12 @@ class Sandbox:
             return options(allow)
         cur = self.members.get(mid)
         exists = cur is not None
+        # RFC 9110 13.2.1: preconditions are ignored when the request without them would fail,
+        # so a member that is not there is 404 before any If-Match is evaluated (spec 7.6).
+        if not exists and req.method in ("GET", "HEAD", "DELETE"):
+            return problem(404, "Not Found")
+        if req.method == "PUT" and not MEMBER_ID_RE.fullmatch(mid):
+            return problem(404, "Not Found", "A member id is 1 to 64 of A-Z a-z 0-9 - _.")
         if req.method in ("GET", "HEAD", "PUT", "DELETE"):
             c = evaluate(req, cur[2] if cur else None, cur[3] if cur else None, exists)
             if c == 304:

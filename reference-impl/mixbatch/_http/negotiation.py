@@ -32,6 +32,9 @@ __all__ = [
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;.*)?)$", re.S)
 _QVALUE = re.compile(r"(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)")
+#: One parameter of a media range (RFC 9110 §5.6.6: `parameter-name "=" parameter-value`,
+#: a token or a quoted-string), with the optional whitespace around it.
+_PARAMETER = re.compile(rf'[ \t]*{_TOKEN}=(?:{_TOKEN}|"(?:[^"\\]|\\.)*")[ \t]*', re.S)
 
 MediaRange = tuple[str, str, float]
 
@@ -58,7 +61,12 @@ def parse_accept(value: str) -> list[MediaRange]:
         if kind == "*" and sub != "*":
             continue
         quality = 1.0
-        for param in _outside_quotes(params, ";")[1:]:
+        # Spec 6.1: a member whose parameters do not parse is no media range, and "it never
+        # reads such an element as a form" (an empty parameter is none: RFC 9110 §5.6.6).
+        members = [p for p in _outside_quotes(params, ";")[1:] if p.strip(" \t")]
+        if not all(_PARAMETER.fullmatch(p) for p in members):
+            continue
+        for param in members:
             name, _, raw = param.partition("=")
             if name.strip().lower() == "q":
                 raw = raw.strip()

@@ -76,6 +76,10 @@ def broken_chunked(body: bytes) -> list[tuple[str, bytes]]:
         ("a chunk-size with a 0x prefix", b"0x%x\r\n" % n + body + b"\r\n" + LAST_CHUNK),
         ("a chunk-size with a + sign", b"+%x\r\n" % n + body + b"\r\n" + LAST_CHUNK),
         ("an empty chunk-size line", b"\r\n" + body + b"\r\n" + LAST_CHUNK),
+        # A reader that skips empty lines before a chunk-size, as RFC 9112 §2.2 lets one skip
+        # them before a request line, takes the size after them for the chunk's.
+        ("an empty line before the chunk-size", b"\r\n%x\r\n" % n + body + b"\r\n" + LAST_CHUNK),
+        ("an empty line before the last chunk", b"%x\r\n" % n + body + b"\r\n\r\n" + LAST_CHUNK),
         (
             "chunk data four octets longer than its chunk-size",
             b"%x\r\n" % (n - 4) + body + b"\r\n" + LAST_CHUNK,

@@ -8,10 +8,10 @@ precedence over the evaluation of preconditions." MB-PROC-9 holds a part to that
 ("exactly as for the standalone request", RFC 9110 §13's own, even where the server makes the
 same mistake alone), so a part whose request fails without its conditional fields (405 for a
 method the target does not route, 404 for a target that does not exist, 415 for a media type
-it refuses) gets that same status whatever conditional field it carries. Two readings are left
-open: an If-Match on a target that does not exist may get 412 (RFC 9110 §13.1.1), and so may a
-field that can evaluate false on content in a media type the target refuses, since whether that
-refusal comes "prior to processing the request content" RFC 9110 does not say.
+it refuses) gets that same status whatever conditional field it carries; spec 7.6 says so of an
+If-Match on a member that does not exist. One reading is left open: a field that can evaluate
+false on content in a media type the target refuses may get 412, since whether that refusal
+comes "prior to processing the request content" RFC 9110 does not say.
 
 A comparison with the same request alone sees nothing when the server evaluates the fields
 before its refusal in both places, so each case first learns, alone, the answer to the request
@@ -44,8 +44,6 @@ PAST = "Sun, 06 Nov 1994 08:49:37 GMT"
 MAX_BATCH = 64
 #: The status of content in a media type the target refuses.
 MEDIA_REFUSED = 415
-#: Statuses of a target that does not exist.
-ABSENT = frozenset({404, 410})
 
 
 @dataclass(frozen=True)
@@ -76,12 +74,6 @@ def _allowed(plain: int, field: tuple[str, str]) -> frozenset[int]:
     """What RFC 9110 allows a request carrying `field` whose request without it fails with
     `plain`."""
     name, value = field
-    if name == "If-Match" and plain in ABSENT:
-        # As conditional-fields-on-absent-members reads RFC 9110 §13.1.1 ("the condition is
-        # false if the origin server does not have a current representation" and the server
-        # "MAY indicate that the conditional request failed by responding with a 412"): a
-        # target that does not exist may get 412 for an If-Match.
-        return frozenset({plain, 412})
     can_fail = name in ("If-Match", "If-Unmodified-Since") or (name, value) == (
         "If-None-Match",
         "*",

@@ -4,7 +4,8 @@ RFC 9110 §8.8.3: `entity-tag = [ weak ] opaque-tag`, `weak = %s"W/"` (case-sens
 `opaque-tag = DQUOTE *etagc DQUOTE`, `etagc = %x21 / %x23-7E / obs-text`; §8.8.3.2: two
 entity tags are equivalent when "their opaque-tags match character-by-character". A server
 that compares more loosely (case folded, whitespace trimmed, quotes optional, `w/` read as
-`W/`, one tag taken for another it begins or ends with) matches tags that are not its own.
+`W/`, one tag taken for another it begins or ends with, backslashes read as quoted-pair
+escapes) matches tags that are not its own.
 
 `altered_tags` gives, for a tag a server sent, (what, value, valid) triples: `valid` says the
 value is itself an entity-tag, a different one, which a precondition must treat as not
@@ -38,6 +39,17 @@ def altered_tags(etag: str) -> list[tuple[str, str, bool]]:
         out.append(("the tag without its last character", f'{weak}"{inner[:-1]}"', True))
         out.append(("the tag without its first character", f'{weak}"{inner[1:]}"', True))
     out.append(("the tag with a character added", f'{weak}"{inner}0"', True))
+    if inner:
+        # A backslash is an etagc (%x5C) like any other: RFC 9110 §8.8.3 notes that
+        # "opaque-tag was defined to be a quoted-string ([RFC2616], Section 3.11); thus, some
+        # recipients might perform backslash unescaping", which takes this for the tag.
+        out.append(
+            (
+                "the tag with a backslash before each character",
+                weak + '"' + "".join("\\" + c for c in inner) + '"',
+                True,
+            )
+        )
     out.append(("the tag with a space inside its quotes", f'{weak}" {inner}"', False))
     out.append(("the tag with a space before its closing quote", f'{weak}"{inner} "', False))
     if inner:

@@ -83,6 +83,7 @@ from mixbatch_conformance.run.plants import (
     get_content_and_ranges,
     hosts_and_entries,
     http10_forms,
+    if_range_matches,
     json_form,
     lengths,
     limits,
@@ -241,6 +242,7 @@ PLANTS: tuple[Mutation, ...] = (
     + sandbox_names.PLANTS
     + sandbox_sequences.PLANTS
     + absent_conditionals.PLANTS
+    + if_range_matches.PLANTS
     + no_transform_variants.PLANTS
     + problem_schema.PLANTS
     + list_and_tag_readings.PLANTS

@@ -44,6 +44,7 @@ __all__ = [
     "in_mode_or_form",
     "inherited",
     "is_batch",
+    "map_answered_parts",
     "map_json",
     "map_parts",
     "map_response",
@@ -311,6 +312,23 @@ def map_parts(fn: Callable[[list[Part]], list[Part]], pred: Pred = is_batch) -> 
         parts = parts_of(resp.body, b)
         if parts is not None:
             resp.body = write_parts(fn(parts), b)
+
+    return edit
+
+
+def map_answered_parts(fn: Callable[[Part, Part], Part]) -> RespEdit:
+    """Edit each part of a batch's multipart answer with the request part it answers:
+    `fn(sent, answered)` gives the part written back; a batch whose parts do not pair is left
+    as it is."""
+
+    def edit(req: RelayRequest, resp: RelayResponse) -> None:
+        rb, sb = boundary_of(req), boundary_of(resp)
+        if not (rb and sb and is_batch(req)):
+            return
+        sent, answered = parts_of(req.body, rb), parts_of(resp.body, sb)
+        if sent is None or answered is None or len(sent) != len(answered):
+            return
+        resp.body = write_parts([fn(q, a) for q, a in zip(sent, answered, strict=True)], sb)
 
     return edit
 

@@ -1,7 +1,9 @@
 """Planted violations that carry over a batch, or over requests, what belongs to one part or
 one request: a per-part limit counted over the whole batch, and a refused batch that keeps
 its place in the budget of batches in flight (a refusal its HTTP reader gives, to chunked
-content whose framing it cannot read, among them: the relay tells the plant of each).
+content whose framing it cannot read, among them: the relay tells the plant of each). Chunked
+framing read too leniently (a bare LF after chunk data, an empty line before a chunk-size) or
+too strictly (a bound on the number of chunks) is planted here as well (MB-INTER-5).
 
 The per-part limits here are the reference server's defaults (spec 9.1's table), which the
 self-test's target publishes; each plant refuses a batch whose parts add up past the limit
@@ -116,6 +118,16 @@ _MOST_CHUNKS = 4096
 _BARE_LF_LAST_CHUNK = re.compile(rb"\r\n\n(0+\r\n)")
 
 
+#: An empty line where a chunk-size is due (after the header section or after chunk data).
+_EMPTY_LINE_BEFORE_SIZE = re.compile(rb"\r\n\r\n\r\n([0-9a-fA-F]+\r\n)")
+
+
+def _empty_lines_before_sizes_skipped(data: bytes) -> bytes:
+    """The client's octets with an empty line before a chunk-size left out, as a chunk reader
+    that skips empty lines before a size, as before a request line, reads them."""
+    return _EMPTY_LINE_BEFORE_SIZE.sub(rb"\r\n\r\n\1", data)
+
+
 def _bare_lf_after_chunk_data_mended(data: bytes) -> bytes:
     """The client's octets with a bare LF after the last chunk's data read as CRLF, as a chunk
     reader that takes that CRLF with its line reader (which allows a bare LF) reads it."""
@@ -187,6 +199,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-5 chunk data ended by a bare LF read as ended by CRLF",
         ("broken-chunked-framing-refused-400",),
         behaviour=Behaviour(client_octets=_bare_lf_after_chunk_data_mended),
+    ),
+    P(
+        "empty-lines-before-chunk-size-skipped",
+        "MB-INTER-5 an empty line where a chunk-size is due skipped, not refused",
+        ("broken-chunked-framing-refused-400",),
+        behaviour=Behaviour(client_octets=_empty_lines_before_sizes_skipped),
     ),
     P(
         "chunk-count-bounded",

@@ -9,6 +9,18 @@ relays. Each is a mistake a competent implementer makes:
     pipelined-answers-in-completion-order  a server that hands pipelined requests to a worker
                                            pool and writes each answer when it is ready
                                            (MB-PIPE-1)
+    pipelined-requests-run-side-by-side    the same pool, its answers written in the order
+                                           sent: a request behind a batch runs before the
+                                           batch's writes (MB-PIPE-1)
+    refusal-clock-cuts-answers-ahead       a server that ends a connection two seconds after
+                                           it reads a request it must refuse, not after the
+                                           answers ahead of it are written (MB-PIPE-1)
+    empty-line-read-after-refused-post     a server that skips the empty line after a POST's
+                                           content only where it read the content for a batch
+                                           that ran, not after a refusal (MB-PIPE-4)
+    client-probe-eats-an-octet             a server that checks between parts whether its
+                                           client has gone with a read, not a peek, and drops
+                                           what it read (MB-PIPE-1)
     busy-without-retry-after               the 503 of a full budget with no Retry-After
                                            (MB-LIMIT-6)
     busy-as-text                           the 503 of a full budget written as text, not a
@@ -279,6 +291,20 @@ def _writes(req: RelayRequest) -> dict[str, bytes | None]:
 
 _HOLD = _HoldPerPart()
 
+#: The connection-state key under which the last answer's refusal of a POST is noted.
+_REFUSED_POST = "mb-plant-refused-post"
+
+
+def _note_refused_post(req: RelayRequest, resp: RelayResponse) -> None:
+    req.connection[_REFUSED_POST] = req.method == "POST" and resp.status >= 400
+
+
+def _after_refused_post(state: dict[str, object]) -> bool:
+    """Whether the answer just written refused a POST: a reader whose skipping of empty lines
+    is set only where it read the content for a batch that ran skips none after it."""
+    return state.get(_REFUSED_POST) is True
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "answer-built-in-memory",
@@ -292,6 +318,32 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PIPE-1 completion order",
         ("pipelining-in-order",),
         behaviour=Behaviour(completion_order=True),
+    ),
+    Mutation(
+        "pipelined-requests-run-side-by-side",
+        "MB-PIPE-1 pipelined requests processed side by side, answered in order",
+        ("pipelined-writes-take-effect-in-order",),
+        behaviour=Behaviour(side_by_side=True),
+    ),
+    Mutation(
+        "refusal-clock-cuts-answers-ahead",
+        "MB-PIPE-1 a connection ended two seconds after an unreadable request is read",
+        ("pipelining-slow-answers-ahead-of-early-refusals",),
+        behaviour=Behaviour(side_by_side=True, refusal_clock_s=2.0),
+    ),
+    Mutation(
+        "client-probe-eats-an-octet",
+        "MB-PIPE-1 an octet of a request written while a batch is answered read and dropped",
+        ("pipelining-requests-written-while-batch-runs",),
+        behaviour=Behaviour(probe_eats_octet=True),
+    ),
+    Mutation(
+        "empty-line-read-after-refused-post",
+        "MB-PIPE-4 the empty line after a refused POST's content read as a request line",
+        ("pipelined-request-after-empty-line",),
+        caught_by=("WARN", "FAIL"),
+        on_response=_note_refused_post,
+        behaviour=Behaviour(reads_empty_lines_when=_after_refused_post),
     ),
     Mutation(
         "busy-without-retry-after",

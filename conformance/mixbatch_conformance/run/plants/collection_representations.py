@@ -18,6 +18,9 @@ member without content written as a part that is not what its GET alone answers 
                                           it was and answers for it with no content), whose
                                           retrieval labels that member's part 204 though its GET
                                           alone answers 200
+    retrieval-conditions-per-member       a retrieval's If-None-Match also evaluated against
+                                          each member, a member whose own tag it lists written
+                                          as a 304 part without content
 """
 
 from __future__ import annotations
@@ -190,6 +193,28 @@ def _empty_member_part_204(req: RelayRequest, resp: RelayResponse) -> None:
     resp.body = write_parts(out, b)
 
 
+def _member_conditions_per_part(req: RelayRequest, resp: RelayResponse) -> None:
+    """A retrieval whose If-None-Match lists a member's own tag writes that member as a 304
+    part without content, as if each part were a conditional GET of its member."""
+    parts = _retrieval(req, resp)
+    b = boundary_of(resp)
+    listed = {_opaque(t) for t in (req.get("If-None-Match") or "").split(",") if t.strip()}
+    if parts is None or b is None or not listed:
+        return
+    out: list[Part] = []
+    for fields, body in parts:
+        tag = field_of(fields, "ETag")
+        if tag is not None and _opaque(tag) in listed:
+            fields = [
+                (n, v)
+                for n, v in set_field(fields, "Http-Status-Code", "304")
+                if n.lower() not in ("content-type", "content-length")
+            ]
+            fields, body = [*fields, ("Content-Length", "0")], b""
+        out.append((fields, body))
+    resp.body = write_parts(out, b)
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "collection-content-ids-from-host",
@@ -219,6 +244,12 @@ PLANTS: tuple[Mutation, ...] = (
         caught_by=("FAIL",),
         on_request=_conditional_any_tag,
         on_response=_learn_tags,
+    ),
+    Mutation(
+        "retrieval-conditions-per-member",
+        "MB-METHOD-4 a retrieval's If-None-Match evaluated per part, a listed member's part 304",
+        ("collection-parts-ignore-member-conditions",),
+        on_response=_member_conditions_per_part,
     ),
     Mutation(
         "empty-member-part-204",

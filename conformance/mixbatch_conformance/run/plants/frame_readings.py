@@ -14,7 +14,8 @@ report and the connection after a refusal (spec 3.1.1, 3.2.2, 4.1, 5.3, 6.1, 6.3
   spec 4.1).
 - An Accept range carrying a parameter other than the weight read as admitting nothing; an
   Accept of empty list elements only refused 406; an Accept member that is no media range read
-  as asking for the JSON form (MB-MULTI-1, spec 6.1).
+  as asking for the JSON form, or read by its type when its parameters do not parse; an
+  Accept-Charset without utf-8 narrowing the forms to multipart (MB-MULTI-1, spec 6.1).
 - The XML abort report carrying a DAV:href and an mb:content-id of a part, or the batch
   endpoint for its DAV:href (MB-MULTI-6, spec 6.3).
 - A 400 given before the content was read whole closing the connection at 64 KiB of content, or
@@ -36,6 +37,9 @@ from mixbatch_conformance.run.plants._edits import (
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
+
+#: A parameter with no "=" or no name before it (RFC 9110 §5.6.6).
+_BROKEN_PARAMETER = re.compile(r";[ \t]*(?:[^=; \t]+[ \t]*(?:;|$)|=)")
 
 #: The content length spec 11 has a server discard behind an early refusal, at least.
 DISCARDED_OCTETS = 65_536
@@ -180,6 +184,27 @@ def _unparsed_read_as_json(req: RelayRequest) -> None:
         _set_accept(req, JSON_FORM)
 
 
+def _broken_parameters_dropped(req: RelayRequest) -> None:
+    """An Accept member whose parameters do not parse read by the type before them, as a reader
+    that keeps the type it read when the parameters fail does: `application/xml;charset` is
+    taken for `application/xml`."""
+    lines = _accept_members(req)
+    if not is_batch(req) or not lines:
+        return
+    members = [m.strip() for m in ",".join(lines).split(",")]
+    kept = [m.split(";", 1)[0] if _BROKEN_PARAMETER.search(m) else m for m in members]
+    if kept != members:
+        _set_accept(req, ", ".join(kept))
+
+
+def _charset_narrows_forms(req: RelayRequest) -> None:
+    """A batch whose Accept-Charset names no utf-8 offered the multipart form alone, as a
+    server does that takes the 207 forms for UTF-8 text a client refused."""
+    charset = ",".join(v for n, v in req.headers if n.lower() == "accept-charset").lower()
+    if is_batch(req) and charset and "utf-8" not in charset.replace("utf-8;q=0", ""):
+        _set_accept(req, "multipart/mixed")
+
+
 def _xml_abort_names_part(body: bytes) -> bytes:
     """The XML abort report with a DAV:href and an mb:content-id naming the part it stops at."""
     return re.sub(
@@ -275,6 +300,18 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-1 an Accept of empty list elements only answered 406, not as absent",
         ("accept-default-multipart",),
         on_request=_empty_elements_refused,
+    ),
+    P(
+        "accept-broken-parameters-read-by-type",
+        "MB-MULTI-1 an Accept member whose parameters do not parse read by its type",
+        ("accept-unparsed-member-beside-valid",),
+        on_request=_broken_parameters_dropped,
+    ),
+    P(
+        "accept-charset-narrows-forms",
+        "MB-MULTI-1 an Accept-Charset without utf-8 answered in the multipart form alone",
+        ("accept-alone-chooses-the-form",),
+        on_request=_charset_narrows_forms,
     ),
     P(
         "accept-unparsed-member-read-as-json",

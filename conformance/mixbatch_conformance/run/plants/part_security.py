@@ -8,7 +8,7 @@
   only the first of the batch's Authorization lines inherited, and the batch's credentials
   withheld from parts addressed by an absolute URI, or by a relative, query or dot-segment
   reference, and the batch's Cookie read as UTF-8 text, its obs-text octets handed on as
-  U+FFFD (MB-SUB-5);
+  U+FFFD, and a Digest Authorization kept from the parts (MB-SUB-5);
 - an absolute target's host parsed as an IP address, WHATWG style, and compared as one:
   `127.1`, `2130706433` or `[::ffff:127.0.0.1]` taken for `127.0.0.1` (MB-SUB-2);
 - the nesting test run on an absolute target only when its authority is the batch's Host as
@@ -105,6 +105,17 @@ def _first_authorization_only(req: RelayRequest) -> None:
         ],
         b,
     )
+
+
+def _digest_withheld(req: RelayRequest) -> None:
+    """The batch's Authorization left out of the inherited fields when its scheme is Digest, a
+    response computed over the batch request's own method and URI (RFC 7616 §3.4)."""
+    if is_batch(req):
+        req.headers[:] = [
+            (n, v)
+            for n, v in req.headers
+            if not (n.lower() == "authorization" and v.strip().lower().startswith("digest "))
+        ]
 
 
 def _cookie_read_as_utf8(req: RelayRequest) -> None:
@@ -293,6 +304,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PART-10 a part's forbidden field with an empty value taken as absent, not refused",
         ("forbidden-fields-any-value-refused",),
         on_request_parts=_empty_forbidden_dropped,
+    ),
+    P(
+        "digest-credentials-not-inherited",
+        "MB-SUB-5 the batch's Authorization withheld from the parts when its scheme is Digest",
+        ("credentials-inherited-every-scheme",),
+        on_request=_digest_withheld,
     ),
     P(
         "own-cookie-kept-for-later-parts",

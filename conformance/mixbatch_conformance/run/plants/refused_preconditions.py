@@ -21,13 +21,14 @@ answers them), so a comparison with the same request alone does not see it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
-from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import (
-    boundary_of,
+    Part,
     field_of,
     is_batch,
-    parts_of,
+    map_answered_parts,
     set_field,
     without_field,
 )
@@ -54,6 +55,17 @@ def _before_lookup(fields: FieldList, status: int) -> bool:
     )
 
 
+def _part_412(evaluates: Evaluates, sent: Part, answered: Part) -> Part:
+    """The answered part as a 412 without content where `evaluates` holds for its request."""
+    (qf, _), (af, _) = sent, answered
+    code = field_of(af, "Http-Status-Code") or ""
+    if not (code.isdigit() and evaluates(qf, int(code))):
+        return answered
+    af = set_field(af, "Http-Status-Code", "412")
+    af = without_field(without_field(af, "Content-Type"), "Content-Length")
+    return [*af, ("Content-Length", "0")], b""
+
+
 def _planted(evaluates: Evaluates) -> Callable[[RelayRequest, RelayResponse], None]:
     def answer(req: RelayRequest, resp: RelayResponse) -> None:
         if not is_batch(req):
@@ -62,21 +74,7 @@ def _planted(evaluates: Evaluates) -> Callable[[RelayRequest, RelayResponse], No
                 resp.headers = [(n, v) for n, v in resp.headers if n.lower() in ("date", "server")]
                 resp.body = b""
             return
-        rb, sb = boundary_of(req), boundary_of(resp)
-        if not rb or not sb:
-            return
-        sent, answered = parts_of(req.body, rb), parts_of(resp.body, sb)
-        if sent is None or answered is None or len(sent) != len(answered):
-            return
-        out = []
-        for (qf, _), (af, ab) in zip(sent, answered, strict=True):
-            code = field_of(af, "Http-Status-Code") or ""
-            if code.isdigit() and evaluates(qf, int(code)):
-                af = set_field(af, "Http-Status-Code", "412")
-                af = without_field(without_field(af, "Content-Type"), "Content-Length")
-                af, ab = [*af, ("Content-Length", "0")], b""
-            out.append((af, ab))
-        resp.body = write_parts(out, sb)
+        map_answered_parts(partial(_part_412, evaluates))(req, resp)
 
     return answer
 

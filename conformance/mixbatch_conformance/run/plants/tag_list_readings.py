@@ -16,7 +16,8 @@ last, which only a batch reader makes:
 - each member read by the entity-tag it begins with, so `"<tag>"x`, which is none, names
   `<tag>`.
 - a `*` among the members (`"<other>", *`, on one line or two) taken for the field `*`, which
-  matches any representation.
+  matches any representation;
+- each entity-tag read as a quoted-string, so `"\\e\\t"` names `"et"` (RFC 9110 §8.8.3's note).
 """
 
 from __future__ import annotations
@@ -118,6 +119,11 @@ def _star_member_matches_all(method: str, fields: FieldList) -> FieldList:
     return [*fields, *out]
 
 
+def _backslashes_unescaped(method: str, fields: FieldList) -> FieldList:
+    """If-Match and If-None-Match read with a quoted-string reader, each `\\x` taken for `x`."""
+    return [(n, re.sub(r"\\(.)", r"\1", v) if n.lower() in TAG_FIELDS else v) for n, v in fields]
+
+
 def _last_line_kept(parts: list[Part]) -> list[Part]:
     """A part's If-Match and If-None-Match each handed on by its last field line only."""
     out: list[Part] = []
@@ -179,6 +185,12 @@ PLANTS: tuple[Mutation, ...] = (
         "in a part",
         TRAILING,
         _star_member_matches_all,
+    ),
+    _plant(
+        "entity-tags-read-as-quoted-strings-everywhere",
+        "MB-PROC-9 entity-tags read as quoted-strings, backslashes unescaped, alone as in a part",
+        ("entity-tags-compared-exactly",),
+        _backslashes_unescaped,
     ),
     Mutation(
         "part-tag-field-last-line-kept",

@@ -5,7 +5,8 @@ A target plant resolves a Content-Id reference the wrong way (the endpoint taken
 directory, dot segments kept, the query dropped or taken from the batch URI, case or
 percent-escapes changed), or accepts a target it must refuse: another scheme, authority or
 port, a fragment, a batch endpoint in any spelling, the asterisk. A routing spelling trimmed
-(MB-SUB-1) and a collection member's Content-Id that does not resolve to the member
+(MB-SUB-1), a relative reference refused when a colon comes before its first slash (MB-PART-4),
+and a collection member's Content-Id that does not resolve to the member
 (MB-METHOD-6) are planted here too.
 """
 
@@ -32,6 +33,7 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 __all__ = ["PLANTS"]
 
 _ABSOLUTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^/")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*\Z")
 
 
 def _retarget(rewrite: Callable[[str, str], str | None]) -> Callable[[RelayRequest], None]:
@@ -129,6 +131,19 @@ def _base_query_kept(req: RelayRequest) -> None:
         )(req)
 
 
+def _colon_before_slash(req: RelayRequest) -> bool:
+    """A Content-Id reader that takes a colon before the first `/` for a scheme's end, so a
+    relative reference with a colon in its query (`<name?at=10:30>`) is no URI reference."""
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    for f, _ in parts or []:
+        ref = (field_of(f, "Content-Id") or "").strip().removeprefix("<").removesuffix(">")
+        colon, slash = ref.find(":"), ref.find("/")
+        if colon > 0 and (slash < 0 or colon < slash) and not _SCHEME.match(ref[:colon]):
+            return True
+    return False
+
+
 def _host_differs_in_case(req: RelayRequest) -> bool:
     """An absolute part target whose host is the batch's Host name in other case: a server
     comparing hosts octet for octet takes it for another origin."""
@@ -164,6 +179,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("target-forms-reach-resource",),
         on_request=_retarget(_query_dropped),
         on_response=_restore,
+    ),
+    # MB-PART-4: a valid reference is never refused for how it is written.
+    P(
+        "colon-before-slash-read-as-scheme",
+        "MB-PART-4 a relative reference with a colon before any slash refused as no reference",
+        ("scheme-lookalikes-run",),
+        on_response=refuses(_colon_before_slash, 400, "MB-PART-4"),
     ),
     # MB-PART-6: no comment removal, no case change, no unfolding of Content-Id.
     P(

@@ -200,6 +200,9 @@ public final class Resources {
         boolean exists = mem != null;
         if (!(m.equals("GET") || m.equals("HEAD") || m.equals("PUT") || m.equals("DELETE")))
             return notAllowed("GET, HEAD, PUT, DELETE, OPTIONS", m);
+        // RFC 9110 13.2.1: preconditions are ignored when the request without them would fail,
+        // so a member that is not there is 404 before any If-Match is evaluated (spec 7.6).
+        if (!exists && !m.equals("PUT")) return Router.notFound();
         Fields v = new Fields();
         if (exists) { v.add("ETag", mem.etag).add("Last-Modified", HttpConnection.httpDate(mem.lastModified)); }
         HttpResponse c = Conditional.evaluate(req, exists, exists ? mem.etag : null, exists ? mem.lastModified : -1, v);
