@@ -32,7 +32,7 @@ BOUNDARY = "mb-chunk-faults-61c2"
 @checker(
     "broken-chunked-framing-refused-400",
     ("MB-INTER-5",),
-    "A batch whose chunked framing is broken (a chunk-size not hex, with a 0x prefix or a + sign, or empty; chunk data longer than its size, or followed by other octets than CRLF, a bare LF among them) is answered 400 when it is answered, never 413 or another fault's status, where the same batch chunked right is processed.",
+    "A batch whose chunked framing is broken (a chunk-size not hex, with a 0x prefix or a + sign, or empty; chunk data longer than its size, or followed by other octets than CRLF: a bare LF, X and LF, CR and X) is answered 400 when it is answered, never 413 or another fault's status, where the same batch chunked right is processed.",
     state=State.READ_ONLY,
     direct_only="an intermediary answers broken framing itself, or forwards what it could read",
 )

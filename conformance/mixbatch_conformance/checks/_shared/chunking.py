@@ -88,6 +88,10 @@ def broken_chunked(body: bytes) -> list[tuple[str, bytes]]:
         # A reader that takes the CRLF after chunk data with the line reader it uses for the
         # header section, which may accept a bare LF there (RFC 9112 §2.2), takes it here too.
         ("chunk data followed by a bare LF", b"%x\r\n" % n + body + b"\n" + LAST_CHUNK),
+        # One octet of the two wrong: a reader that refuses only when neither is right takes
+        # these for the CRLF.
+        ("chunk data followed by X and LF", b"%x\r\n" % n + body + b"X\n" + LAST_CHUNK),
+        ("chunk data followed by CR and X", b"%x\r\n" % n + body + b"\rX" + LAST_CHUNK),
     ]
 
 

@@ -2,8 +2,9 @@
 one request: a per-part limit counted over the whole batch, and a refused batch that keeps
 its place in the budget of batches in flight (a refusal its HTTP reader gives, to chunked
 content whose framing it cannot read, among them: the relay tells the plant of each). Chunked
-framing read too leniently (a bare LF after chunk data, an empty line before a chunk-size) or
-too strictly (a bound on the number of chunks) is planted here as well (MB-INTER-5).
+framing read too leniently (a bare LF or one octet of two wrong after chunk data, an empty line
+before a chunk-size) or too strictly (a bound on the number of chunks) is planted here as well
+(MB-INTER-5).
 
 The per-part limits here are the reference server's defaults (spec 9.1's table), which the
 self-test's target publishes; each plant refuses a batch whose parts add up past the limit
@@ -118,6 +119,16 @@ _MOST_CHUNKS = 4096
 _BARE_LF_LAST_CHUNK = re.compile(rb"\r\n\n(0+\r\n)")
 
 
+#: The two octets after the last chunk's data with one of them wrong (X then LF, CR then X).
+_ONE_OCTET_WRONG_LAST_CHUNK = re.compile(rb"\r\n(?:[^\r\n]\n|\r[^\n])(0+\r\n)")
+
+
+def _half_crlf_after_chunk_data_taken(data: bytes) -> bytes:
+    """The client's octets with two octets after the last chunk's data of which only one is
+    CR or LF in its place read as CRLF, as a reader that refuses only when both are wrong."""
+    return _ONE_OCTET_WRONG_LAST_CHUNK.sub(rb"\r\n\r\n\1", data)
+
+
 #: An empty line where a chunk-size is due (after the header section or after chunk data).
 _EMPTY_LINE_BEFORE_SIZE = re.compile(rb"\r\n\r\n\r\n([0-9a-fA-F]+\r\n)")
 
@@ -205,6 +216,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-INTER-5 an empty line where a chunk-size is due skipped, not refused",
         ("broken-chunked-framing-refused-400",),
         behaviour=Behaviour(client_octets=_empty_lines_before_sizes_skipped),
+    ),
+    P(
+        "chunk-data-end-checked-one-octet",
+        "MB-INTER-5 the CRLF after chunk data refused only when both of its octets are wrong",
+        ("broken-chunked-framing-refused-400",),
+        behaviour=Behaviour(client_octets=_half_crlf_after_chunk_data_taken),
     ),
     P(
         "chunk-count-bounded",
