@@ -1,5 +1,5 @@
-"""If-Range on a part decides only whether Range is read, never a 412 (spec 7.6, RFC 9110
-§13.1.5).
+"""If-Range on a part decides only whether Range is read, never a 412, and Range never comes
+before a precondition (spec 7.6, RFC 9110 §13.1.5, §13.2.2).
 
 Theory of operation: MB-PROC-9 has a part's conditional fields evaluated as RFC 9110 §13 does,
 and §13.1.5 gives If-Range its own rule: "If the validator does not match, the server MUST
@@ -9,9 +9,11 @@ through the routine of If-Match answers a stale one 412, where RFC 9110 has the 
 representation. The check learns from the `etag_resource` alone its status and content, and the
 status of the same GET with `Range: bytes=0-3`; then it sends parts with that Range under an
 If-Range naming a tag the representation does not carry, its current tag marked weak, `*`, a
-list holding its current tag, a date before its Last-Modified and one after it (none matches: the part must be the GET without Range,
-its status and content), and under
-an If-Range holding its current strong tag (the part must get what the Range alone gets).
+list holding its current tag, a date before its Last-Modified and one after it (none matches:
+the part must be the GET without Range, its status and content), and under an If-Range holding
+its current strong tag (the part must get what the Range alone gets). Last, §13.2.2 evaluates
+If-None-Match and If-Match before Range: a part with Range under an If-None-Match holding the
+current tag, or an If-Match of another, gets the 304 or 412 the GET without Range gets alone.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ FAR_FUTURE = "Fri, 01 Jan 2100 00:00:00 GMT"
 @checker(
     "conditional-if-range-ignores-range-or-serves-it",
     ("MB-PROC-9",),
-    "A GET part with Range under an If-Range that does not match (another tag, the current tag marked weak, *, a list holding the current tag, a date before or after Last-Modified) gets the whole representation with the status of the GET without Range, never 412; under an If-Range holding the current strong tag it gets what the Range alone gets.",
+    "A GET part with Range under an If-Range that does not match (another tag, the current tag marked weak, *, a list holding the current tag, a date before or after Last-Modified) gets the whole representation with the status of the GET without Range, never 412; under an If-Range holding the current strong tag it gets what the Range alone gets; with Range under an If-None-Match holding the current tag, or an If-Match of another, it gets the 304 or 412 the GET without Range gets.",
     profile="conditional",
     state=State.READ_ONLY,
 )
@@ -59,6 +61,13 @@ def conditional_if_range(ctx: Context, judge: Judge) -> None:
     if not etag.startswith("W/"):
         # §13.1.5: If-Range matches by the strong comparison only.
         cases.append((SubRequest("GET", path, (RANGE, ("If-Range", etag))), ranged, False))
+    # RFC 9110 §13.2.2 evaluates If-None-Match and If-Match before it reads Range ("5. When
+    # the method is GET and both Range and If-Range are present ..."): a precondition that
+    # fails answers 304 or 412 whatever Range asks for, as the same GET without Range gets.
+    for field in (("If-None-Match", etag), ("If-Match", NO_SUCH_ETAG)):
+        unranged = ctx.alone(judge, SubRequest("GET", path, (field,))).status
+        if unranged in (304, 412):
+            cases.append((SubRequest("GET", path, (RANGE, field)), unranged, False))
     subs = [sub for sub, _, _ in cases]
     env = expect_processed(ctx, judge, ctx.batch(judge, subs), [s.content_id for s in subs])
     for i, (sub, want, full) in enumerate(cases):

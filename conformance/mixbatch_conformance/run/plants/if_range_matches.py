@@ -10,8 +10,12 @@
     if-range-read-as-if-match                a part's If-Range read as If-Match is, so `*` and
                                              a list holding the current tag serve the range;
                                              §13.1.5 takes one entity-tag or one date
+    range-served-before-preconditions        a part's Range served before its If-None-Match or
+                                             If-Match is evaluated, so a 304 or 412 becomes a
+                                             206 (RFC 9110 §13.2.2's order)
 
-The reference server serves no ranges, so each plant serves one for it: a GET part that carries
+The reference server serves no ranges, so each plant serves one for it (the last fetching the
+octets from it, since a 304 or 412 carries none): a GET part that carries
 `Range: bytes=N-M` and the If-Range the plant wrongly takes for a match, answered 200 with the
 validator it compares against, is answered 206 with those octets and their Content-Range.
 """
@@ -30,6 +34,7 @@ from mixbatch_conformance.run.plants._edits import (
     set_field,
     without_field,
 )
+from mixbatch_conformance.transport.http import build_request
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -83,6 +88,32 @@ def _served(matches: Matches) -> Callable[[RelayRequest, RelayResponse], None]:
     return map_answered_parts(serve)
 
 
+def _range_before_preconditions(req: RelayRequest, resp: RelayResponse) -> None:
+    """A part with Range whose If-None-Match or If-Match failed (304, 412) served the range all
+    the same, as a handler that answers Range before it evaluates the preconditions."""
+    upstream = req.upstream
+
+    def serve(sent: Part, answered: Part) -> Part:
+        (qf, _), (af, _) = sent, answered
+        wanted = _RANGE.match(field_of(qf, "Range") or "")
+        code = (field_of(af, "Http-Status-Code") or "").strip()
+        target = (field_of(qf, "Content-Id") or "").strip().removeprefix("<").removesuffix(">")
+        if not (wanted and code in ("304", "412") and target.startswith("/") and upstream):
+            return answered
+        got = upstream(build_request("GET", target, req.get("Host") or "relay", [], None))
+        if got is None or got.status != 200:
+            return answered
+        whole = got.body
+        first, last = int(wanted.group(1)), min(int(wanted.group(2)), len(whole) - 1)
+        if first > last:
+            return answered
+        af = without_field(set_field(af, "Http-Status-Code", "206"), "Content-Length")
+        af = [*af, ("Content-Range", f"bytes {first}-{last}/{len(whole)}")]
+        return [*af, ("Content-Length", str(last + 1 - first))], whole[first : last + 1]
+
+    map_answered_parts(serve)(req, resp)
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "if-range-date-read-as-unmodified-since",
@@ -95,6 +126,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 If-Range read by If-Match's grammar, so * and a list holding the tag match",
         ("conditional-if-range-ignores-range-or-serves-it",),
         on_response=_served(_as_if_match),
+    ),
+    Mutation(
+        "range-served-before-preconditions",
+        "MB-PROC-9 Range served before If-None-Match or If-Match is evaluated",
+        ("conditional-if-range-ignores-range-or-serves-it",),
+        on_response=_range_before_preconditions,
     ),
     Mutation(
         "if-range-tag-compared-weakly",
