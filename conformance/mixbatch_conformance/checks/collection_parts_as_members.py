@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from mixbatch_conformance.core.context import Context
@@ -197,10 +198,18 @@ def _member_paths(ctx: Context, coll: str, parts: list[Part]) -> list[tuple[Part
     return out
 
 
+def _earlier(date: str, than: str) -> bool:
+    """Whether HTTP-date `date` names an instant before `than` (False when either is none)."""
+    try:
+        return parsedate_to_datetime(date) < parsedate_to_datetime(than)
+    except (TypeError, ValueError, IndexError):
+        return False
+
+
 @checker(
     "collection-parts-ignore-member-conditions",
-    ("MB-METHOD-4",),
-    "A collection retrieval carrying If-None-Match with a member's own tag, or If-Modified-Since at a member's own Last-Modified, that the aggregate validators do not match is answered 200 with every part the member as a GET of it alone answers: the conditions are the retrieval's, not each part's.",
+    ("MB-METHOD-4", "MB-STATUS-7"),
+    "A collection retrieval carrying If-None-Match with a member's own tag, or If-Modified-Since at a member's Last-Modified earlier than the aggregate one, is answered 200 with every part the member as a GET of it alone answers, and one carrying If-Unmodified-Since at that date 412: the conditions are the retrieval's, judged against the aggregate validators, not each part's.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -215,30 +224,34 @@ def collection_parts_ignore_member_conditions(ctx: Context, judge: Judge) -> Non
         judge.not_applicable(f"no part of {coll}'s retrieval names a member on its origin")
     aggregate = (whole.get("ETag") or "").strip()
     modified = (whole.get("Last-Modified") or "").strip()
-    conditions: list[tuple[str, str]] = []
+    tag_field: tuple[str, str] | None = None
+    date: str | None = None
     for _, path in members:
         alone = ctx.send(judge, ctx.raw_request("GET", path))
         tag = (alone.get("ETag") or "").strip()
-        date = (alone.get("Last-Modified") or "").strip()
-        if tag and tag.removeprefix("W/") != aggregate.removeprefix("W/"):
-            conditions.append(("If-None-Match", tag))
-        if date and modified and date != modified:
-            conditions.append(("If-Modified-Since", date))
-        if conditions:
-            break
-    if not conditions:
-        judge.not_applicable("no member has a tag or date of its own that the aggregate lacks")
-    for field in conditions:
+        own = (alone.get("Last-Modified") or "").strip()
+        if tag_field is None and tag and tag.removeprefix("W/") != aggregate.removeprefix("W/"):
+            tag_field = ("If-None-Match", tag)
+        if date is None and own and _earlier(own, modified):
+            date = own
+    # Spec 5.2: "A conditional retrieval is evaluated as RFC 9110 §13.2.2 evaluates any `GET`,
+    # against the aggregate validators": a member's own tag is no aggregate one, and the
+    # aggregate Last-Modified the 200 carries is later than this member's date, so the
+    # collection has changed since (RFC 9110 §13.1.3) and was not unmodified since (§13.1.4).
+    cases: list[tuple[tuple[str, str], int]] = []
+    if tag_field is not None:
+        cases.append((tag_field, 200))
+    if date is not None:
+        cases += [(("If-Modified-Since", date), 200), (("If-Unmodified-Since", date), 412)]
+    if not cases:
+        judge.not_applicable("no member has a tag or an earlier date of its own")
+    for field, want in cases:
         shown = f"{field[0]}: {field[1]}"
         resp = ctx.send(judge, ctx.raw_request("GET", coll, [*RETRIEVAL, field]))
-        if field[0] == "If-Modified-Since" and resp.status == 304:
-            # Spec 5.2: "an `If-Modified-Since` the collection has not changed since gives 304":
-            # a collection dated by other means than its newest member may be unchanged since.
-            judge.note(f"GET {coll} with {shown}: 304 for the whole collection")
+        cited = "MB-METHOD-4" if field[0] == "If-None-Match" else "MB-STATUS-7"
+        if not judge.expect(f"GET {coll} with {shown}: status", resp.status, {want}, cited):
             continue
-        # Spec 5.2: "A conditional retrieval is evaluated as RFC 9110 §13.2.2 evaluates any
-        # `GET`, against the aggregate validators": a member's own tag is no aggregate one.
-        if not judge.expect(f"GET {coll} with {shown}: status", resp.status, {200}, "MB-METHOD-4"):
+        if want != 200:
             continue
         got = _parts_of(judge, resp)
         if got is None:
