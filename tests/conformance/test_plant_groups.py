@@ -1233,6 +1233,7 @@ GROUPS = (
             "sandbox-collection-unusual-members-as-alone",
             "collection-tag-per-representation",
             "collection-parts-ignore-member-conditions",
+            "collection-tag-strength-compared",
         ),
         ("FAIL",),
     ),

@@ -15,7 +15,8 @@ the other (`W/` added or taken off), in If-Match and in If-None-Match, on GET an
 - `entity-tag-strength-compared`: parts to `etag_resource` (MB-PROC-9);
 - `collection-tag-strength-compared`: collection retrievals alone (MB-STATUS-7, spec 5.2: "a
   failing `If-Match` ... gives 412 (Precondition Failed)"), and as parts where the target
-  offers the conditional profile (MB-PROC-9).
+  offers the conditional profile (MB-PROC-9); each 304 alone carries the ETag the 200 carries
+  and a Vary naming Accept (spec 4.2, MB-METHOD-4), whichever strength the request sent.
 """
 
 from __future__ import annotations
@@ -107,8 +108,8 @@ def entity_tag_strength_compared(ctx: Context, judge: Judge) -> None:
 
 @checker(
     "collection-tag-strength-compared",
-    ("MB-STATUS-7", "MB-PROC-9"),
-    "GET and HEAD collection retrievals, alone and as parts, whose If-Match or If-None-Match holds the aggregate tag in its own strength and in the other (W/ added or taken off): If-None-Match is 304 either way, If-Match is 200 only when both tags are strong, so a weak aggregate tag fails every If-Match with 412.",
+    ("MB-STATUS-7", "MB-PROC-9", "MB-METHOD-4"),
+    "GET and HEAD collection retrievals, alone and as parts, whose If-Match or If-None-Match holds the aggregate tag in its own strength and in the other (W/ added or taken off): If-None-Match is 304 either way, If-Match is 200 only when both tags are strong, so a weak aggregate tag fails every If-Match with 412; each 304 alone carries the 200's aggregate ETag and a Vary naming Accept.",
     profile="collection-get",
     state=State.READ_ONLY,
 )
@@ -125,5 +126,16 @@ def collection_tag_strength_compared(ctx: Context, judge: Judge) -> None:
         # which match.
         judge.expect(f"{method} {coll} with {field}: {sent} ({label})", got.status, {want},
                      "MB-STATUS-7")  # fmt: skip
+        if got.status == 304:
+            # Spec 4.2 (MB-METHOD-4): "A 304 or 204 answer to a collection retrieval carries
+            # the aggregate `ETag` and `Vary: Accept` that the 200 would have carried": the tag
+            # the 200 carries, not the one the request sent.
+            vary = {n.strip().lower() for v in got.get_all("Vary") for n in v.split(",")}
+            judge.expect(
+                f"{method} {coll} with {field}: {sent}: the 304's ETag and Vary names Accept",
+                ((got.get("ETag") or "").strip(), "accept" in vary),
+                {(etag, True)},
+                "MB-METHOD-4",
+            )
     if ctx.target.claims("conditional"):
         _parts(ctx, judge, coll, (RETRIEVAL,), cases, label)

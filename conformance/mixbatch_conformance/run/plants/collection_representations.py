@@ -18,6 +18,9 @@ member without content written as a part that is not what its GET alone answers 
                                           it was and answers for it with no content), whose
                                           retrieval labels that member's part 204 though its GET
                                           alone answers 200
+    not-modified-echoes-request-tag       a retrieval's 304 carrying the tag If-None-Match
+                                          sent (its weak spelling, say), not the aggregate tag
+                                          the 200 carries
     retrieval-conditions-per-member       a retrieval's If-None-Match also evaluated against
                                           each member, a member whose own tag it lists written
                                           as a 304 part without content
@@ -215,6 +218,13 @@ def _member_conditions_per_part(req: RelayRequest, resp: RelayResponse) -> None:
     resp.body = write_parts(out, b)
 
 
+def _not_modified_echoes_request_tag(req: RelayRequest, resp: RelayResponse) -> None:
+    """A retrieval's 304 carrying the tag the request's If-None-Match sent, not its own."""
+    sent = (req.get("If-None-Match") or "").strip()
+    if not is_batch(req) and resp.status == 304 and sent and "," not in sent and sent != "*":
+        resp.set("ETag", sent)
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "collection-content-ids-from-host",
@@ -250,6 +260,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 a retrieval's If-None-Match evaluated per part, a listed member's part 304",
         ("collection-parts-ignore-member-conditions",),
         on_response=_member_conditions_per_part,
+    ),
+    Mutation(
+        "not-modified-echoes-request-tag",
+        "MB-METHOD-4 a retrieval's 304 carrying the If-None-Match tag sent, not its own",
+        ("collection-tag-strength-compared",),
+        on_response=_not_modified_echoes_request_tag,
     ),
     Mutation(
         "empty-member-part-204",
