@@ -5,7 +5,8 @@ or 304 (Not Modified) status code is always terminated by the first empty line a
 fields" (RFC 9112 §6.3). A server that writes the content its handler built after such a head
 puts octets on the connection that its client reads as the start of the next answer; alone, on
 a connection of its own, nothing shows it. Each plant writes that content, with a
-`Content-Length` announcing it, after the head the relay framed:
+`Content-Length` announcing it, after the head the relay framed; the last drops the framing of
+a 205, which §6.3 does not end at its head:
 
     head-answered-with-content         every HEAD answered with the octets of a content
                                        (MB-PIPE-1: the request pipelined behind it is answered
@@ -49,6 +50,19 @@ def _no_content_status_with_content(req: RelayRequest, resp: RelayResponse) -> N
         resp.wire = _with_content
 
 
+def _unframed(data: bytes) -> bytes:
+    """A framed answer with its Content-Length and its content dropped: a head RFC 9112 §6.3
+    reads as delimited by the close of the connection."""
+    head, sep, _ = data.partition(b"\r\n\r\n")
+    lines = [ln for ln in head.split(b"\r\n") if not ln.lower().startswith(b"content-length:")]
+    return b"\r\n".join(lines) + sep
+
+
+def _reset_content_unframed(req: RelayRequest, resp: RelayResponse) -> None:
+    if resp.status == 205 and not is_batch(req):
+        resp.wire = _unframed
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "head-answered-with-content",
@@ -56,6 +70,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("pipelined-answers-without-content", "sandbox-member-answers-without-content"),
         caught_by=("FAIL",),
         on_response=_head_with_content,
+    ),
+    Mutation(
+        "reset-content-unframed",
+        "MB-PIPE-1 a 205 answered without Content-Length on a kept connection",
+        ("reset-content-framed-for-the-next-answer",),
+        caught_by=("FAIL",),
+        on_response=_reset_content_unframed,
     ),
     Mutation(
         "no-content-status-with-content",
