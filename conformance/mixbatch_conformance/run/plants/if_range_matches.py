@@ -7,7 +7,7 @@
     if-range-tag-compared-weakly             a part's If-Range tag compared by the weak
                                              function, so the current tag marked W/ serves the
                                              range; §13.1.5 compares strongly
-    if-range-read-as-if-match                a part's If-Range read as If-Match is, so `*` and
+    if-range-read-by-if-match-grammar        a part's If-Range read as If-Match is, so `*` and
                                              a list holding the current tag serve the range;
                                              §13.1.5 takes one entity-tag or one date
     range-served-before-preconditions        a part's Range served before its If-None-Match or
@@ -122,7 +122,7 @@ PLANTS: tuple[Mutation, ...] = (
         on_response=_served(_date_at_or_after),
     ),
     Mutation(
-        "if-range-read-as-if-match",
+        "if-range-read-by-if-match-grammar",
         "MB-PROC-9 If-Range read by If-Match's grammar, so * and a list holding the tag match",
         ("conditional-if-range-ignores-range-or-serves-it",),
         on_response=_served(_as_if_match),
