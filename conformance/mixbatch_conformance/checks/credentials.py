@@ -135,6 +135,16 @@ def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:
             )
 
 
+def _echo_for_suite_credentials(ctx: Context, judge: Judge, why: str) -> tuple[str, str]:
+    """The echo's path and a fresh nonce for a check that sends credentials of its own.
+
+    Not applicable when the target needs its own credentials, which the suite's would break.
+    """
+    if ctx.target.credentials:
+        judge.not_applicable(f"the target needs its own credentials, {why}")
+    return ctx.path(ctx.resource(judge, "echo")), secrets.token_hex(6)
+
+
 @checker(
     "credentials-every-outer-line-inherited",
     ("MB-SUB-5",),
@@ -142,12 +152,7 @@ def _inherited_once(ctx: Context, judge: Judge, echo: str) -> None:
     state=State.READ_ONLY,
 )
 def credentials_every_outer_line_inherited(ctx: Context, judge: Judge) -> None:
-    if ctx.target.credentials:
-        judge.not_applicable(
-            "the target needs its own credentials, which two suite lines would break"
-        )
-    echo = ctx.path(ctx.resource(judge, "echo"))
-    nonce = secrets.token_hex(6)
+    echo, nonce = _echo_for_suite_credentials(ctx, judge, "which two suite lines would break")
     auths = [f"Bearer mb-suite-first-{nonce}", f"Bearer mb-suite-second-{nonce}"]
     cookies = [f"mb-first={nonce}", f"mb-second={nonce}"]
     own_cookie = f"mb-part={nonce}"
@@ -212,12 +217,7 @@ SCHEMES = (
     state=State.READ_ONLY,
 )
 def credentials_inherited_every_scheme(ctx: Context, judge: Judge) -> None:
-    if ctx.target.credentials:
-        judge.not_applicable(
-            "the target needs its own credentials, which the suite's would replace"
-        )
-    echo = ctx.path(ctx.resource(judge, "echo"))
-    nonce = secrets.token_hex(6)
+    echo, nonce = _echo_for_suite_credentials(ctx, judge, "which the suite's would replace")
     judged = 0
     for value in (v.replace("{nonce}", nonce) for v in SCHEMES):
         scheme = value.split(" ", 1)[0]

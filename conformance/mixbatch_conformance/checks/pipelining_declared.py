@@ -17,7 +17,11 @@ declared content before it forwards anything, so the check runs direct only.
 
 from __future__ import annotations
 
-from mixbatch_conformance.checks._shared.limit_cases import BOUNDARY, published_limit
+from mixbatch_conformance.checks._shared.limit_cases import (
+    BOUNDARY,
+    PREAMBLE_CONTENT,
+    published_limit,
+)
 from mixbatch_conformance.core.context import Context
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.registry import State, checker
@@ -26,8 +30,6 @@ __all__: list[str] = []
 
 #: Seconds the refusal, and then any answer behind it, is waited for.
 WAIT_S = 2.0
-#: The content sent: preamble text, which a receiver ignores (MB-WIRE-9).
-FIRST_CONTENT = b"preamble text a receiver ignores\r\n" * 30
 
 
 @checker(
@@ -47,11 +49,11 @@ def pipelining_behind_declared_length_refusal(ctx: Context, judge: Judge) -> Non
         ("Content-Type", f"multipart/mixed; boundary={BOUNDARY}"),
         ("Content-Length", str(limit + 1)),
     ]
-    batch = ctx.raw_request("POST", ctx.batch_path, head, b"") + FIRST_CONTENT
+    batch = ctx.raw_request("POST", ctx.batch_path, head, b"") + PREAMBLE_CONTENT
     refusal, behind = ctx.send_many_within(judge, [batch, ctx.raw_request("GET", ok)], WAIT_S)
     if refusal.response is None:
         judge.not_applicable(
-            f"no answer within {WAIT_S:g} s to the head and {len(FIRST_CONTENT)} octets: the "
+            f"no answer within {WAIT_S:g} s to the head and {len(PREAMBLE_CONTENT)} octets: the "
             f"server reads the declared content before it answers ({refusal.error})"
         )
     status = refusal.response.status

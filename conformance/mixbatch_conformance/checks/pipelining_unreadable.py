@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.hops import PIPELINING_NEEDS_ONE_CONNECTION
 from mixbatch_conformance.checks._shared.limit_cases import BOUNDARY as LIMIT_BOUNDARY
+from mixbatch_conformance.checks._shared.limit_cases import PREAMBLE_CONTENT
 from mixbatch_conformance.checks._shared.pipelined_pairs import leader_answered_first
 from mixbatch_conformance.core.context import Context, SubRequest, compose_batch
 from mixbatch_conformance.core.judge import Judge
@@ -140,8 +141,6 @@ def answers_ahead_of_unreadable_request(ctx: Context, judge: Judge) -> None:
 #: Milliseconds the request ahead takes in `pipelining-slow-answers-ahead-of-early-refusals`:
 #: longer than the few seconds a server might allow itself to drain a refused request.
 LONG_MS = 3_000
-#: Content sent after the head of a batch refused by its declared length: preamble text.
-FIRST_CONTENT = b"preamble text a receiver ignores\r\n" * 30
 
 
 @checker(
@@ -175,7 +174,7 @@ def slow_answers_ahead_of_early_refusals(ctx: Context, judge: Judge) -> None:
         followers.append(
             (
                 f"a batch declaring {limit + 1} octets",
-                ctx.raw_request("POST", ctx.batch_path, head, b"") + FIRST_CONTENT,
+                ctx.raw_request("POST", ctx.batch_path, head, b"") + PREAMBLE_CONTENT,
             )
         )
     slow = ctx.raw_request("GET", ctx.path(delay.replace("{ms}", str(LONG_MS))))

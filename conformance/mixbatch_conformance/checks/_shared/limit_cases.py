@@ -134,6 +134,9 @@ def within(ctx: Context, judge: Judge, body: bytes, parts: int, fields: int = 3)
 #: Where spec 5.3 places a limit fault: "a limit on the section or the part: the offset of the
 #: section's first octet", in the one part these cases send (after the first delimiter line).
 FIRST_SECTION = len(f"--{BOUNDARY}\r\n")
+#: Content sent after the head of a batch refused by its declared length before its content is
+#: read: preamble text, which a receiver ignores (MB-WIRE-9), so nothing in it is a part.
+PREAMBLE_CONTENT = b"preamble text a receiver ignores\r\n" * 30
 #: The requirements a refusal for any exceeded limit may name (MB-STATUS-4).
 LIMIT_REQUIREMENTS = frozenset({"MB-STATUS-3", "MB-LIMIT-1", "MB-LIMIT-3"})
 

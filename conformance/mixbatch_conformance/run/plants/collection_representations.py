@@ -24,11 +24,15 @@ member without content written as a part that is not what its GET alone answers 
     retrieval-conditions-per-member       a retrieval's If-None-Match also evaluated against
                                           each member, a member whose own tag it lists written
                                           as a 304 part without content
+    retrieval-dates-by-oldest-member      a retrieval's If-Modified-Since judged against the
+                                          oldest member's date, not the aggregate
+                                          Last-Modified it carries: 304 for a date between
 """
 
 from __future__ import annotations
 
 import hashlib
+from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation, write_parts
@@ -225,6 +229,29 @@ def _not_modified_echoes_request_tag(req: RelayRequest, resp: RelayResponse) -> 
         resp.set("ETag", sent)
 
 
+def _stamp(value: str | None) -> float | None:
+    try:
+        return parsedate_to_datetime(value or "").timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def _dates_by_oldest_member(req: RelayRequest, resp: RelayResponse) -> None:
+    """A retrieval whose If-Modified-Since is no earlier than its oldest member's date answered
+    304, as if the collection had not changed since the first member was written."""
+    parts = _retrieval(req, resp)
+    since = _stamp(req.get("If-Modified-Since"))
+    if parts is None or since is None:
+        return
+    dates = [_stamp(field_of(fields, "Last-Modified")) for fields, _ in parts]
+    known = [d for d in dates if d is not None]
+    if not known or since < min(known):
+        return
+    resp.status, resp.body = 304, b""
+    for name in ("Content-Type", "Content-Length"):
+        resp.set(name, None)
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "collection-content-ids-from-host",
@@ -260,6 +287,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-METHOD-4 a retrieval's If-None-Match evaluated per part, a listed member's part 304",
         ("collection-parts-ignore-member-conditions",),
         on_response=_member_conditions_per_part,
+    ),
+    Mutation(
+        "retrieval-dates-by-oldest-member",
+        "MB-STATUS-7 a retrieval's If-Modified-Since judged by its oldest member's date",
+        ("collection-parts-ignore-member-conditions",),
+        on_response=_dates_by_oldest_member,
     ),
     Mutation(
         "not-modified-echoes-request-tag",

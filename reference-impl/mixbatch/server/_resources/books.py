@@ -48,6 +48,8 @@ SEED_BOOKS: tuple[dict[str, Any], ...] = (
     {"title": "The Art of Computer Programming, Vol. 1", "author": "Donald E. Knuth", "year": 1968},
     {"title": "Weaving the Web", "author": "Tim Berners-Lee", "year": 1999},
 )
+#: Seconds between the seed books' Last-Modified dates, the first one seeded being the newest.
+SEED_SPACING_S = 60
 _FIELDS = {"title": str, "author": str, "year": int}
 #: The precondition fields (RFC 9110 §13.1) a POST to the collection is evaluated for.
 _CONDITIONAL = ("If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since")
@@ -103,13 +105,18 @@ class BookStore:
         if conn.execute("SELECT count(*) FROM seeded").fetchone()[0] == 0:
             conn.execute("INSERT INTO seeded VALUES (1)")
             if self._seed:
-                for data in SEED_BOOKS:
-                    self.create_in(conn, dict(data))
+                # Each seed book SEED_SPACING_S older than the one before it, /books/1 dated
+                # now: the members of the collection differ in date as well as in tag, and the
+                # aggregate Last-Modified (MB-METHOD-5) is the latest of several.
+                now = int(self._clock())
+                for age, data in enumerate(SEED_BOOKS):
+                    self.create_in(conn, dict(data), modified=float(now - age * SEED_SPACING_S))
 
-    def _make(self, book_id: int, data: Mapping[str, Any]) -> Book:
+    def _make(self, book_id: int, data: Mapping[str, Any], modified: float | None = None) -> Book:
         record = {"id": book_id, **{k: data.get(k) for k in _FIELDS}}
         body = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        return Book(book_id, record, body, Validators(_etag(body), float(int(self._clock()))))
+        when = float(int(self._clock())) if modified is None else modified
+        return Book(book_id, record, body, Validators(_etag(body), when))
 
     @staticmethod
     def _row(row: tuple[int, bytes, str, float]) -> Book:
@@ -133,12 +140,14 @@ class BookStore:
         )
         return book
 
-    def create_in(self, conn: sqlite3.Connection, data: Mapping[str, Any]) -> Book:
+    def create_in(
+        self, conn: sqlite3.Connection, data: Mapping[str, Any], modified: float | None = None
+    ) -> Book:
         # The row first, for its id; then the representation, which holds the id.
         cursor = conn.execute("INSERT INTO books (body, etag, modified) VALUES (x'', '', 0)")
         book_id = cursor.lastrowid
         assert book_id is not None
-        return self._store(conn, self._make(book_id, data))
+        return self._store(conn, self._make(book_id, data, modified))
 
     def replace_in(self, conn: sqlite3.Connection, book_id: int, data: Mapping[str, Any]) -> Book:
         return self._store(conn, self._make(book_id, data))
