@@ -177,6 +177,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-octets-read-back",
         "sandbox-post-never-takes-a-put-name",
         "sandbox-write-answers",
+        "sandbox-write-sizes-as-alone",
         "sandbox-write-without-content-type",
         "sandbox-writes-any-framing",
         "stored-nul-kept-out-of-part-fields",

@@ -505,6 +505,7 @@ from mixbatch_conformance.run.plants import (
     standalone_writers,
     status_by_parts,
     stored_controls,
+    subrequest_readings,
     summary_counts,
     tag_list_readings,
     tag_strengths,
@@ -1984,6 +1985,14 @@ GROUPS = (
         ("vary-star-for-accept",),
         ("vary-in-every-form", "top-level-fields"),
         ("WARN", "FAIL"),
+    ),
+    Group(
+        # MB-SUB-5, MB-PART-8, MB-PART-13, MB-PART-5, MB-SUB-1: a sub-request's credentials,
+        # method, authority, target and the resource's own checks, broken for some parts only.
+        "subrequest-readings",
+        _names(subrequest_readings.PLANTS),
+        tuple(sorted({c for p in subrequest_readings.PLANTS for c in p.catchers})),
+        ("FAIL",),
     ),
     Group(
         # MB-STATUS-5: the top-level status "without regard to the statuses of its parts",

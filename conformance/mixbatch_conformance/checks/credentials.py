@@ -376,3 +376,58 @@ def credentials_inherited_every_reference_form(ctx: Context, judge: Judge) -> No
                     f"{what} Authorization", seen.get_all("Authorization"), [auth], "MB-SUB-5"
                 )
                 judge.expect(f"{what} Cookie", seen.get_all("Cookie"), [cookie], "MB-SUB-5")
+
+
+#: Each method a part may carry that the echo answers with 200 (MB-TEST-2: "every request to
+#: that resource whose method a sub-request may carry, other than `HEAD`"), with content where
+#: the method usually has it.
+EVERY_METHOD = (
+    ("GET", b""),
+    ("POST", b"mb credential content"),
+    ("PUT", b"mb credential content"),
+    ("PATCH", b"mb credential content"),
+    ("DELETE", b""),
+    ("OPTIONS", b""),
+)
+#: Statuses a resource answers a request it takes for unauthenticated or forbidden with: a
+#: server may take them for a reason to stop handing the batch's credentials on.
+REFUSALS = (401, 403)
+
+
+@checker(
+    "credentials-inherited-every-method-and-after-refusals",
+    ("MB-SUB-5",),
+    "The batch request's Authorization and Cookie reach echo parts of every method the echo answers (GET, POST, PUT, PATCH, DELETE, OPTIONS) that carry neither field, and echo parts after parts the status resource answers 401 and 403.",
+    state=State.READ_ONLY,
+)
+def credentials_inherited_every_method_and_after_refusals(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    nonce = secrets.token_hex(6)
+    auth = _configured(ctx, "Authorization") or f"Bearer mb-suite-method-{nonce}"
+    cookie = _configured(ctx, "Cookie") or f"mb-suite-method={nonce}"
+    judged: list[tuple[int, str]] = []
+    subs: list[SubRequest] = []
+    for method, content in EVERY_METHOD:
+        fields = (("Content-Type", "text/plain"),) if content else ()
+        judged.append((len(subs), method))
+        subs.append(SubRequest(method, f"{echo}?mb-method={method}", fields, content))
+    template = ctx.target.resource("status")
+    if template:
+        for code in REFUSALS:
+            subs.append(SubRequest("GET", ctx.path(template.replace("{code}", str(code)))))
+            judged.append((len(subs), f"GET after a part answered {code}"))
+            subs.append(SubRequest("GET", f"{echo}?mb-after={code}"))
+    resp = ctx.batch(judge, subs, headers=(("Authorization", auth), ("Cookie", cookie)))
+    env = expect_processed(ctx, judge, resp, [s.content_id for s in subs])
+    for i, label in judged:
+        judge.require(f"part {i} ({label}) status", part_status(env, i), {200}, "MB-SUB-5")
+        seen = read_echo(env.parts[i].body)
+        if seen is None:
+            judge.not_applicable("the echo resource does not describe the request it received")
+        # MB-SUB-5: "A server MUST apply the batch request's `Authorization` and `Cookie`
+        # fields to each sub-request whose part carries no field of the same name": whatever
+        # the part's method, and whatever an earlier part was answered.
+        judge.expect(
+            f"part {i} ({label}) Authorization", seen.get_all("Authorization"), [[auth]], "MB-SUB-5"
+        )
+        judge.expect(f"part {i} ({label}) Cookie", seen.get_all("Cookie"), [[cookie]], "MB-SUB-5")

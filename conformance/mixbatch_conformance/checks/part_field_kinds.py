@@ -27,7 +27,8 @@ since RFC 9110 §5.5 makes it no part of the value.
   `Content-Type` with several and quoted parameters; `Content-Encoding` with content in that
   coding; `Content-Range`; the digest fields (`Content-MD5`, `Digest`, `Content-Digest`,
   `Repr-Digest`, `Want-Content-Digest`); MIME's `MIME-Version`, `Content-Disposition` and
-  `Content-Base`; content fields named in upper case, repeated with another field between
+  `Content-Base`; the method-override fields (`X-HTTP-Method-Override`, `X-Method-Override`,
+  `X-HTTP-Method`) on a POST part; content fields named in upper case, repeated with another field between
   their lines, and with empty values. `Expect` is left out: MB-PART-9 forbids it in a part.
 
 Spec 3.2.4 leaves `Content-Length` out of the comparison with the same request alone, and
@@ -150,6 +151,13 @@ DIGEST_FIELDS = (
     ("Repr-Digest", f"sha-256=:{_b64(hashlib.sha256(CONTENT).digest())}:"),
     ("Want-Content-Digest", "sha-256=1"),
 )
+#: Fields some frameworks read as the request's real method on a POST: a part's method is its
+#: Http-Method (MB-PART-8), so they are ordinary fields, the method the same as alone.
+METHOD_OVERRIDES = (
+    ("X-HTTP-Method-Override", "PUT"),
+    ("X-Method-Override", "PUT"),
+    ("X-HTTP-Method", "PUT"),
+)
 TEXT = ("Content-Type", "text/plain")
 AFTER = ("X-Mb-After", "1")
 
@@ -201,6 +209,7 @@ def _framing_kinds(where: str) -> list[tuple[str, SubRequest]]:
             CONTENT,
         ),
         ("POST, digest fields", "POST", (TEXT, *DIGEST_FIELDS), CONTENT),
+        ("POST, method-override fields", "POST", (TEXT, *METHOD_OVERRIDES), CONTENT),
         (
             "POST, MIME header fields",
             "POST",
@@ -267,7 +276,7 @@ def _as_sent(content: bytes, fields: tuple[tuple[str, str], ...]) -> bool:
 @checker(
     "part-field-kinds-reach-resource",
     ("MB-PART-8", "MB-SUB-1"),
-    "Content-Language, Content-Location, Content-Disposition and Content-Description, empty and whitespace-only values, a 4000-octet value, obs-text octets, values edged by octets a Unicode reader takes for whitespace, one name on lines apart, names resembling the control or framing fields, Accept-Charset and Accept-Language reach the echo from GET and PUT parts, and Content-Length (anywhere among the fields, zero, in any case) on POST, PUT, PATCH, DELETE and GET parts, Content-Type with parameters, Content-Encoding, Content-Range, the digest fields and MIME's fields (in upper case, repeated, empty) from parts with content, each as the same request alone receives it.",
+    "Content-Language, Content-Location, Content-Disposition and Content-Description, empty and whitespace-only values, a 4000-octet value, obs-text octets, values edged by octets a Unicode reader takes for whitespace, one name on lines apart, names resembling the control or framing fields, Accept-Charset and Accept-Language reach the echo from GET and PUT parts, and Content-Length (anywhere among the fields, zero, in any case) on POST, PUT, PATCH, DELETE and GET parts, Content-Type with parameters, Content-Encoding, Content-Range, the digest fields, the method-override fields and MIME's fields (in upper case, repeated, empty) from parts with content, each as the same request alone receives it.",
     state=State.READ_ONLY,
 )
 def part_field_kinds_reach_resource(ctx: Context, judge: Judge) -> None:

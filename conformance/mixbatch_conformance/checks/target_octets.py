@@ -229,6 +229,15 @@ def _path_refs(ctx: Context, echo: str) -> list[str]:
         for path in (f"{full}/{escapes}/mb-seg", f"{full}/mb-seg{escapes}")
         for form in ("absolute-path", "relative", "absolute-uri")
     ]
+    # Segments of percent-encoded dots are no dot segments: MB-PART-5 resolves by RFC 3986
+    # §5.2, whose remove_dot_segments (§5.2.4) removes "." and ".." only. Each stands before
+    # the echo's last segment, where taking it for a dot segment would reach the echo.
+    head, _, last = full.rpartition("/")
+    encoded_dots = [
+        ctx.ref(f"{head}/{detour}{last}", form)
+        for detour in ("mb-seg/%2e%2e/", "mb-seg/.%2E/", "mb-seg/%2E./", "%2e/", "mb-seg/%2E%2e/")
+        for form in ("absolute-path", "relative", "absolute-uri")
+    ]
     return [
         f"{full}/%00",
         f"{full}/a%2Fb",
@@ -241,13 +250,14 @@ def _path_refs(ctx: Context, echo: str) -> list[str]:
         ".",
         "./",
         *escaped,
+        *encoded_dots,
     ]
 
 
 @checker(
     "target-path-octets-as-alone",
     ("MB-PART-4", "MB-PART-5", "MB-SUB-1"),
-    "Parts whose paths hold percent-encoded NUL, slash, percent and dots, every sub-delim, colon and at sign, percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) in an inner and in the last segment in every reference form, an absolute URI with an empty path, and the references . and ./ (where they do not resolve to the batch endpoint) are processed, in batches within the published limits, and answered as the same requests alone.",
+    "Parts whose paths hold percent-encoded NUL, slash, percent and dots (also as whole segments before the echo's last), every sub-delim, colon and at sign, percent-encoded octets of every class (every control octet, every octet from 80 to FF, overlong forms, surrogates, cut sequences, encoded gen-delims and sub-delims, percent, lower-case hex) in an inner and in the last segment in every reference form, an absolute URI with an empty path, and the references . and ./ (where they do not resolve to the batch endpoint) are processed, in batches within the published limits, and answered as the same requests alone.",
     state=State.READ_ONLY,
 )
 def target_path_octets_as_alone(ctx: Context, judge: Judge) -> None:

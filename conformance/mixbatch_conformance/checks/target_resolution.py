@@ -16,6 +16,10 @@ nothing remembered from another request and nothing a field of the batch request
   `X-Original-Host`, `X-Host`, `X-Forwarded-Server`, `X-Forwarded-Prefix`, `X-Original-URL`)
   still gives each part the batch request's authority and target: the echo shows what the same
   request alone shows, for a relative target and for an absolute one on the batch's origin.
+- `part-forwarding-fields-keep-authority`: a part carrying such fields of its own (each set of
+  the list above, `X-HTTP-Host-Override`, `X-Forwarded-Scheme` and `X-Rewrite-URL` besides) may
+  be refused with 400 (spec 3.2.2, after MB-SUB-2); when it runs, the echo shows the batch
+  request's authority and the part's own target, as for the part without them.
 - `targets-checked-in-every-batch`: the same absolute target is the batch's own origin in a
   batch addressed to that host and foreign in one addressed to the same machine by another name
   (MB-SUB-2: "a host name is not compared with the address it resolves to"), so the second
@@ -160,6 +164,60 @@ def forwarding_fields_keep_authority(ctx: Context, judge: Judge) -> None:
             # target URI, not a path a forwarding field names.
             path = urlsplit(sub.target)
             judge.expect(f"{label} target", seen.target, {f"{path.path}?{path.query}"}, "MB-PART-5")
+
+
+#: Sets of fields a part may carry that frameworks read as the request's authority or target
+#: (spec 3.2.2, after MB-SUB-2): the batch-level sets and the rest the spec lists.
+PART_FORWARDING = (
+    *FORWARDING,
+    (("X-HTTP-Host-Override", "mb-front.example"), ("X-Forwarded-Scheme", "https")),
+    (("X-Rewrite-URL", "/mb-elsewhere?x=2"),),
+)
+
+
+@checker(
+    "part-forwarding-fields-keep-authority",
+    ("MB-PART-13", "MB-PART-5"),
+    "A part carrying Forwarded with host=, X-Forwarded-Host, X-Forwarded-Proto and -Port, X-Original-Host, X-Host, X-Forwarded-Server, X-Forwarded-Prefix, X-Original-URL, X-HTTP-Host-Override, X-Forwarded-Scheme or X-Rewrite-URL of its own is refused with 400 or runs with the batch request's authority and its own target, as the echo shows.",
+    state=State.READ_ONLY,
+)
+def part_forwarding_fields_keep_authority(ctx: Context, judge: Judge) -> None:
+    echo = ctx.path(ctx.resource(judge, "echo"))
+    plain = SubRequest("GET", f"{echo}?mb-part-forwarded=0")
+    single = read_echo(ctx.alone(judge, plain).body)
+    if single is None or not single.authority:
+        judge.not_applicable("the echo does not say which authority a request was addressed to")
+    judged = 0
+    for n, fields in enumerate(PART_FORWARDING, start=1):
+        shown = ", ".join(f"{name}: {value}" for name, value in fields)
+        sub = SubRequest("GET", f"{echo}?mb-part-forwarded={n}", fields)
+        resp = ctx.batch(judge, [sub])
+        # Spec 3.2.2: "A server or batching proxy may refuse such a part with 400 under this
+        # requirement ... a server that hands it on is not at fault either".
+        if resp.status == 400:
+            judge.note(f"a part carrying [{shown}] was refused with 400")
+            continue
+        env = expect_processed(ctx, judge, resp, [sub.content_id], (), "MB-PART-13")
+        if part_status(env, 0) == 400:
+            judge.note(f"a part carrying [{shown}] was answered 400 in its part")
+            continue
+        judge.require(f"[{shown}] part 0 status", part_status(env, 0), {200}, "MB-PART-13")
+        seen = read_echo(env.parts[0].body)
+        if seen is None:
+            judge.not_applicable("the echo resource does not describe the request it received")
+        # MB-PART-13: "give each sub-request the batch request's authority", whatever a field
+        # of the part names.
+        judge.expect(
+            f"[{shown}] authority",
+            (seen.authority or "").lower(),
+            {single.authority.lower()},
+            "MB-PART-13",
+        )
+        # MB-PART-5: the part's target is its Content-Id resolved, not a path a field names.
+        judge.expect(f"[{shown}] target", seen.target, {sub.target}, "MB-PART-5")
+        judged += 1
+    if not judged:
+        judge.note("every part carrying a forwarding field was refused with 400")
 
 
 def _batch_at(ctx: Context, judge: Judge, authority: str, target: str) -> int:

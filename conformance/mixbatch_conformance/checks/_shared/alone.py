@@ -213,6 +213,11 @@ def expect_same_as_alone(
     if not content:
         return
     role = role_of(ctx, sub.target)
+    if role is None and read_echo(got[2]) is not None and read_echo(alone[2]) is not None:
+        # A target the server routes to its echo though it is not the declared path (a
+        # percent-encoded dot segment the server's own router removes, alone and in the part
+        # alike): both answers describe a request, compared as spec 3.2.4 says.
+        role = "echo"
     if role == "random":
         # MB-TEST-5: "a sub-request and the same request sent alone answer the same status and
         # the same length, not the same octets".

@@ -221,7 +221,17 @@ def judge_refusal(
             "MB-LIMIT-4",
         )
     if at is not None:
-        expect_located(judge, resp, index, at)
+        missing = expect_located(judge, resp, index, at)
+        # Spec 5.3: a server that refuses a batch for a limit on the parts "has counted the
+        # parts as far as the fault, so it knows `part_index`", which MB-STATUS-4 then asks
+        # for ("when the server knows them"); byte_offset stays the server's to know.
+        judge.expect_true(
+            "problem part_index",
+            "part_index" not in missing,
+            "absent or null",
+            f"the integer {index}",
+            "MB-STATUS-4",
+        )
     else:
         # Spec 5.3: byte_offset is "absent or null where the fault is not in the content
         # (the top-level `Content-Type`, a limit on the whole batch, a 503)".

@@ -149,6 +149,7 @@ from mixbatch_conformance.run.plants import (
     status_by_parts,
     stopping,
     stored_controls,
+    subrequest_readings,
     summary_counts,
     summary_trailer,
     tag_list_readings,
@@ -329,6 +330,7 @@ PLANTS: tuple[Mutation, ...] = (
     + registered_codings.PLANTS
     + carried_content.PLANTS
     + ows_and_head_sizes.PLANTS
+    + subrequest_readings.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
