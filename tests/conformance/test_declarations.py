@@ -180,6 +180,7 @@ def test_writing_checks_declare_where_they_write() -> None:
         "sandbox-write-sizes-as-alone",
         "sandbox-write-without-content-type",
         "sandbox-writes-any-framing",
+        "stop-at-failed-write",
         "stored-nul-kept-out-of-part-fields",
         "sub-response-obs-text-fields-as-alone",
         "top-level-fields-without-created-resource",

@@ -444,6 +444,7 @@ from mixbatch_conformance.run.plants import (
     escaped_values,
     exact_values,
     expect_connections,
+    failed_writes,
     fault_placement,
     field_kinds,
     field_line_octets,
@@ -1985,6 +1986,13 @@ GROUPS = (
         ("vary-star-for-accept",),
         ("vary-in-every-form", "top-level-fields"),
         ("WARN", "FAIL"),
+    ),
+    Group(
+        # Spec 7.4: "A part fails when its status is 400 or above", a write's too.
+        "failed-writes",
+        _names(failed_writes.PLANTS),
+        ("stop-at-failed-write",),
+        ("FAIL",),
     ),
     Group(
         # MB-SUB-5, MB-PART-8, MB-PART-13, MB-PART-5, MB-SUB-1: a sub-request's credentials,

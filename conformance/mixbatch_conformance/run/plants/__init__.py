@@ -69,6 +69,7 @@ from mixbatch_conformance.run.plants import (
     escaped_values,
     exact_values,
     expect_connections,
+    failed_writes,
     fault_pair_documents,
     fault_placement,
     field_forms,
@@ -331,6 +332,7 @@ PLANTS: tuple[Mutation, ...] = (
     + carried_content.PLANTS
     + ows_and_head_sizes.PLANTS
     + subrequest_readings.PLANTS
+    + failed_writes.PLANTS
 )
 
 #: A client requirement: the plants are variants of a server, which a client check never meets.
