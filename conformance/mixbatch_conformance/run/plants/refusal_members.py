@@ -6,7 +6,9 @@ whole batch where it is an unknown method answered in its part (MB-STATUS-5). A 
 405, and its 400 for a GET with content, sent as text instead of a problem document naming
 the method rule, or a problem naming the envelope rule (MB-STATUS-4). A URI parser that fails
 on `a:b` and names MB-PART-4 for another scheme, and one that names MB-SUB-2 for every bad
-target (MB-STATUS-4). A limit's 413 or 431 naming a framing rule (MB-STATUS-4). Refusals of a
+target (MB-STATUS-4). A limit's 413 or 431 naming a framing rule, and one for too many parts
+carrying no location, as if a count of parts were a limit on the whole batch (MB-STATUS-4).
+Refusals of a
 fault outside the content placed at part 0, octet 0 by default (MB-STATUS-4). A router that
 takes `/batch/` for the batch endpoint while the nesting test compares the literal path
 (MB-SUB-4).
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import edit_problem, is_batch, problem
+from mixbatch_conformance.run.plants._edits import edit_problem, is_batch, problem, problem_doc
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -81,6 +83,14 @@ def _limit_named_framing(req: RelayRequest, resp: RelayResponse) -> None:
         edit_problem(resp, lambda doc: doc.update(requirement="MB-WIRE-17"))
 
 
+def _too_many_parts_unlocated(req: RelayRequest, resp: RelayResponse) -> None:
+    """A 413 for too many parts with part_index and byte_offset null."""
+    if resp.status == 413:
+        doc = problem_doc(resp)
+        if doc is not None and doc.get("limit") == "max_parts":
+            edit_problem(resp, lambda d: d.update(part_index=None, byte_offset=None))
+
+
 def _located_at_start(req: RelayRequest, resp: RelayResponse) -> None:
     """Every refusal carries part_index 0 and byte_offset 0 unless the parser set them."""
     if resp.status in _UNLOCATED_STATUSES:
@@ -137,6 +147,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-STATUS-4 a 413 or 431 for an exceeded limit naming MB-WIRE-17",
         ("limit-parts-one-over", "limit-part-fields-one-over", "limit-part-header-bytes-one-over"),
         on_response=_limit_named_framing,
+    ),
+    Mutation(
+        "too-many-parts-refusal-unlocated",
+        "MB-STATUS-4 a 413 for too many parts with part_index and byte_offset null",
+        ("limit-parts-one-over",),
+        on_response=_too_many_parts_unlocated,
     ),
     Mutation(
         "unlocated-refusals-at-part-zero",
