@@ -94,7 +94,7 @@ def _applied_stop(resp: Response) -> bool:
 @checker(
     "continue-whatever-other-preferences",
     ("MB-PROC-5",),
-    "Preferences other than batch-on-error (handling, return, respond-async, wait, unknown ones, look-alike names, batch-on-error=stop as another preference's parameter or inside its quoted value), alone or together, leave the continue policy: every part runs with the status it gets alone, after a failing first part, 4xx and 5xx parts and a failing earlier part of the same target, in every declared form.",
+    "Preferences other than batch-on-error (handling, return, respond-async, wait, unknown ones, look-alike names, batch-on-error=stop as another preference's parameter or inside its quoted value), alone or together, leave the continue policy: every part runs with the status it gets alone (ok with its content whole), after a failing first part, 4xx and 5xx parts and a failing earlier part of the same target, in every declared form.",
     state=State.READ_ONLY,
 )
 def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:
@@ -107,6 +107,7 @@ def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:
         batches.append(
             ([_status(ctx, judge, 500), ok, _status(ctx, judge, 400), ok], (500, 200, 400, 200))
         )
+    ok_content = ctx.alone(judge, ok).body
     for lines in OTHER_PREFERENCES:
         prefer = tuple(("Prefer", v) for v in lines)
         for subs, wants in batches:
@@ -120,6 +121,16 @@ def continue_whatever_other_preferences(ctx: Context, judge: Judge) -> None:
                         f"{what}: part {i} outcome", entries[i].outcome, {None}, "MB-PROC-5"
                     )
                     judge.expect(f"{what}: part {i} status", entries[i].status, {want}, "MB-PROC-5")
+                    if subs[i] is ok:
+                        # MB-SUB-6: the batch's Prefer is none of the sub-request's fields,
+                        # so return=minimal and the rest leave its content whole; MB-RESP-4:
+                        # the part carries "the sub-response's ... content".
+                        judge.expect(
+                            f"{what}: part {i} content as alone",
+                            entries[i].body,
+                            {ok_content},
+                            "MB-RESP-4",
+                        )
                 judge.expect_true(
                     f"{what}: Preference-Applied",
                     not _applied_stop(resp),

@@ -15,6 +15,8 @@ resource's own checks (MB-SUB-1), each broken only for some parts.
     sandbox-size-checked-at-the-edge        the sandbox's bound on what it stores checked where
                                             standalone requests arrive, so a part stores what
                                             the resource refuses alone
+    batch-return-minimal-empties-parts      the batch's Prefer: return=minimal applied to its
+                                            parts, each 2xx part's content dropped (MB-RESP-4)
 """
 
 from __future__ import annotations
@@ -145,6 +147,17 @@ def _stored_in_part(sent: Part, answered: Part) -> Part:
     return answered
 
 
+def _minimal_parts(req: RelayRequest, resp: RelayResponse) -> None:
+    if "return=minimal" not in (req.get("Prefer") or "").replace(" ", ""):
+        return
+
+    def empty(sent: Part, answered: Part) -> Part:
+        status = field_of(answered[0], "Http-Status-Code") or ""
+        return _with_body(answered[0], b"") if status.startswith("2") else answered
+
+    map_answered_parts(empty)(req, resp)
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "options-parts-inherit-no-credentials",
@@ -187,5 +200,12 @@ PLANTS: tuple[Mutation, ...] = (
         ("sandbox-write-sizes-as-alone",),
         caught_by=("FAIL",),
         on_response=map_answered_parts(_stored_in_part),
+    ),
+    Mutation(
+        "batch-return-minimal-empties-parts",
+        "MB-RESP-4 the batch's Prefer: return=minimal empties its 2xx parts' content",
+        ("continue-whatever-other-preferences",),
+        caught_by=("FAIL",),
+        on_response=_minimal_parts,
     ),
 )
