@@ -34,6 +34,12 @@ Each is a mistake a competent implementer makes where two features meet:
                                            written as a problem document saying so, in place of
                                            its sub-response's fields and content (MB-RESP-4)
 
+    batch-answer-broken-off-at-599          an exception where the status 599 is classed
+                                           (a status table without it): the batch answer is
+                                           broken off after the part before, no abort part,
+                                           no close delimiter, the connection closed
+                                           (MB-STATUS-6)
+
 Each edits the reference server's answer in the multipart/mixed and the JSON form, except
 batch-stopped-before-declared-budget, which stops multipart/mixed batches only: it forwards the
 slow part as a wait of 0 ms and writes the abort part in place of its answer.
@@ -347,6 +353,19 @@ def _stopping_part_as_problem(req: RelayRequest, resp: RelayResponse) -> None:
     map_json(entries)(req, resp)
 
 
+def _broken_off_at_599(req: RelayRequest, resp: RelayResponse) -> None:
+    """A batch answer holding a part answered 599 cut off where that part begins."""
+    if not is_batch(req) or resp.status != 200:
+        return
+    at = re.search(rb"(?im)^Http-Status-Code:[ \t]*599[ \t]*\r?$", resp.body)
+    if at is None:
+        return
+    cut = len(resp.body) - at.start()
+    # The octets up to the cut go out as framed; the connection then closes, unmarked.
+    resp.wire = lambda octets: octets[: len(octets) - cut - 16]
+    resp.close_unmarked = True
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "abort-before-first-part-answered-503",
@@ -400,5 +419,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-RESP-4 the part that stops a batch written as a stop report",
         ("stopping-part-keeps-its-response",),
         on_response=_stopping_part_as_problem,
+    ),
+    Mutation(
+        "batch-answer-broken-off-at-599",
+        "MB-STATUS-6 a batch answer broken off at a part answered 599, no abort part",
+        ("status-codes-reported-exactly",),
+        caught_by=("FAIL",),
+        on_response=_broken_off_at_599,
     ),
 )
