@@ -324,6 +324,17 @@ def abort_in_every_form(ctx: Context, judge: Judge) -> None:
         entries, problem = reader(resp.body)
         require_readable(judge, f"{accept} readable", problem, "MB-MULTI-12")
         aborted = [e.outcome == "aborted" for e in entries]
+        if not any(aborted) and len(entries) < len(subs):
+            # The server stopped: it answered fewer parts than were sent. MB-MULTI-5: every
+            # representation carries "the abort report when there is one", in these forms a
+            # final entry (spec 6.3: "a final `DAV:response` with `mb:outcome` `aborted`"; 6.4).
+            judge.expect_true(
+                f"{accept} abort report",
+                False,
+                f"{len(entries)} entries for {len(subs)} parts, none of them an abort entry",
+                "a final abort entry after the parts answered",
+                "MB-MULTI-5",
+            )
         # MB-SEC-1: a server "bounds the time ... of one batch and aborts a batch over budget".
         judge.require(
             f"{accept} abort entry",

@@ -3,7 +3,8 @@ of MB-MULTI-5 and MB-MULTI-12).
 
 Each plant edits the XML multistatus document of a 207 answer as octets: responses reversed
 or indexed one off, another namespace, a body not base64, broken into lines or cut at 64 KiB,
-a DAV:status or DAV:href where the form wants none or another, or a header field dropped.
+a DAV:status or DAV:href where the form wants none or another, a header field dropped, or the
+abort report moved into a DAV:responsedescription.
 """
 
 from __future__ import annotations
@@ -113,6 +114,24 @@ def _xml_abort_index(body: bytes) -> bytes:
         body,
         flags=re.S,
     )
+
+
+def _xml_abort_as_description(body: bytes) -> bytes:
+    """The abort report moved out of the responses into a DAV:responsedescription holding its
+    problem document, as a WebDAV reader of a partial answer would put it."""
+    found = re.search(
+        rb"<D:response>(?:(?!</D:response>).)*<mb:outcome>aborted</mb:outcome>"
+        rb"(?:(?!</D:response>).)*</D:response>",
+        body,
+        flags=re.S,
+    )
+    if found is None:
+        return body
+    inner = re.search(rb"<mb:body[^>]*>(.*?)</mb:body>", found[0], flags=re.S)
+    text = inner[1] if inner else b""
+    body = body[: found.start()] + body[found.end() :]
+    description = b"<D:responsedescription>" + text + b"</D:responsedescription>"
+    return body.replace(b"</D:multistatus>", description + b"</D:multistatus>")
 
 
 def _xml_skipped_status(body: bytes) -> bytes:
@@ -283,6 +302,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-MULTI-12 XML index",
         ("batch-abort-in-every-form",),
         on_response=map_xml(_xml_abort_index),
+    ),
+    P(
+        "xml-abort-as-response-description",
+        "MB-MULTI-12 XML abort report",
+        ("batch-abort-in-every-form",),
+        on_response=map_xml(_xml_abort_as_description),
     ),
     P(
         "xml-abort-extra-field",
