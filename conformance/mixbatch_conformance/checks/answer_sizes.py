@@ -53,6 +53,7 @@ from mixbatch_conformance.core.representations import (
     answers_in_every_form,
     broken_by,
     entries_from_multipart,
+    expect_form_chosen,
 )
 from mixbatch_conformance.transport.http import Response
 
@@ -227,6 +228,7 @@ def _read_form(
         fallback = next(req for _, accept, _, req in MULTISTATUS_FORMS if accept == media)
         # MB-STATUS-1: "answer a well-formed batch that it processed with 200 (OK), or with 207
         # for the representations of section 6".
+        expect_form_chosen(judge, media, resp)
         judge.require(f"{media} status", resp.status, {207}, "MB-STATUS-1")
         entries, problem = reader(resp.body)
         judge.require(

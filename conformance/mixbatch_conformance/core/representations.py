@@ -59,6 +59,7 @@ __all__ = [
     "entries_from_xml",
     "entry_counts",
     "entry_requirement",
+    "expect_form_chosen",
     "lists_references",
 ]
 
@@ -439,6 +440,22 @@ def lists_references(headers: Iterable[tuple[str, str]]) -> bool:
     )
 
 
+def expect_form_chosen(judge: Judge, accept: str, resp: Response) -> None:
+    """A batch sent with `Accept` naming the one 207 form `accept` is not answered 200 in
+    multipart/mixed, which that Accept does not admit (MB-MULTI-1)."""
+    if resp.status == 200 and resp.media_type == "multipart/mixed":
+        # MB-MULTI-1: "choose the representation of a batch result by the request's `Accept`
+        # field"; multipart/mixed is the choice only when Accept is absent or empty or rates
+        # it at least as high as any other form offered.
+        judge.expect_true(
+            f"{accept} form chosen",
+            False,
+            "200 multipart/mixed",
+            f"{accept}, the one form Accept names",
+            "MB-MULTI-1",
+        )
+
+
 def answers_in_every_form(
     ctx: Context,
     judge: Judge,
@@ -473,6 +490,7 @@ def answers_in_every_form(
             # statuses of its parts ... the batch is still answered as processed": a 5xx
             # carrying the form's entries is a processed batch answered as a failed one.
             judge.require(f"{accept} status with its entries", resp.status, {207}, "MB-STATUS-5")
+        expect_form_chosen(judge, accept, resp)
         judge.require(f"{accept} status", resp.status, {207}, "MB-STATUS-1")
         require_readable(judge, f"{accept} readable", problem, requirement)
         count = ENTRY_COUNT_REQUIREMENT[accept]

@@ -13,7 +13,10 @@ such bound written wrongly:
   answer over 16 MiB answered 500, though its parts ran;
 - bodies cut at a size: each JSON or XML entry's body cut to 1 MiB, and the multipart answer's
   part bodies cut once they hold 16 MiB together (later parts emptied), each with its
-  Content-Length set to what is left.
+  Content-Length set to what is left;
+- a batch whose parts ask the random resource for 8 MiB or more in all answered in
+  multipart/mixed whatever form Accept names, as a server that streams a large result in the
+  one form it can stream (MB-MULTI-1).
 """
 
 from __future__ import annotations
@@ -118,6 +121,19 @@ def _answer_cut_at(size: int) -> Callable[[list[Part]], list[Part]]:
 
 P = Mutation
 
+#: The octets of random content past which the large-result plant answers in multipart/mixed.
+MIB_8 = 8 * MIB
+_RANDOM_ASKED = re.compile(rb"(?im)^Content-Id:[ \t]*<[^>]*/random/(\d+)[^>]*>")
+
+
+def _large_result_as_multipart(req: RelayRequest) -> None:
+    """Accept left out of a batch whose random parts ask for 8 MiB or more in all."""
+    if not is_batch(req) or req.get("Accept") is None:
+        return
+    if sum(int(n) for n in _RANDOM_ASKED.findall(req.body)) >= MIB_8:
+        req.headers = [(n, v) for n, v in req.headers if n.lower() != "accept"]
+
+
 PLANTS: tuple[Mutation, ...] = (
     # MB-WIRE-15: "A sender SHOULD give each part a `Content-Length` field stating the length
     # of its body": a long body as much as a short one.
@@ -178,5 +194,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-RESP-4 part bodies cut once the answer holds 16 MiB",
         (LARGE_ANSWERS,),
         on_response_parts=_answer_cut_at(MIB_16),
+    ),
+    Mutation(
+        "large-result-answered-in-multipart",
+        "MB-MULTI-1 a result of 8 MiB or more answered in multipart/mixed whatever Accept names",
+        (LARGE_ANSWERS,),
+        caught_by=("FAIL",),
+        on_request=_large_result_as_multipart,
     ),
 )
