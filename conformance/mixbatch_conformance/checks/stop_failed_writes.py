@@ -17,6 +17,7 @@ import json
 import secrets
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.stopping_modes import stopping_modes
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
@@ -24,9 +25,6 @@ from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import entries_from_multipart
 
 __all__: list[str] = []
-
-STOP = ("Prefer", "batch-on-error=stop")
-ATOMIC = ("Batch-Mode", "atomic")
 
 
 @checker(
@@ -36,11 +34,7 @@ ATOMIC = ("Batch-Mode", "atomic")
     state=State.WRITES_IN_SANDBOX,
 )
 def stop_at_failed_write(ctx: Context, judge: Judge) -> None:
-    modes = []
-    if ctx.target.claims("error-policy"):
-        modes.append((STOP, "stop", "MB-PROC-6"))
-    if ctx.target.claims("atomic"):
-        modes.append((ATOMIC, "atomic", "MB-PROC-8"))
+    modes = stopping_modes(ctx)
     if not modes:
         judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
     ok, _ = ok_and_not_found(ctx, judge)

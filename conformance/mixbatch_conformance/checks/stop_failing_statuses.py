@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from mixbatch_conformance.checks._shared.requests import etag_of, ok_and_not_found
 from mixbatch_conformance.checks._shared.status_parts import require_status_code
+from mixbatch_conformance.checks._shared.stopping_modes import STOP, stopping_modes
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed
@@ -47,8 +48,6 @@ __all__: list[str] = []
 RESOURCE_FAILURES = (401, 403, 405, 406, 409, 410, 412, 413, 415, 416, 422, 428, 429, 501, 503)
 #: 2xx and 3xx codes, 304 (Not Modified) among them: none fails a part (below 400).
 NOT_FAILING = (201, 202, 204, 300, 301, 302, 303, 304, 307, 308)
-STOP = ("Prefer", "batch-on-error=stop")
-ATOMIC = ("Batch-Mode", "atomic")
 NO_SUCH = '"mb-suite-no-such-etag"'
 EPOCH = "Thu, 01 Jan 1970 00:00:00 GMT"
 
@@ -99,16 +98,6 @@ def error_policy_stop_resource_statuses(ctx: Context, judge: Judge) -> None:
         )
 
 
-def _modes(ctx: Context) -> list[tuple[tuple[str, str], str, str]]:
-    """(request field, name, the requirement that stops) for each stopping mode offered."""
-    modes = []
-    if ctx.target.claims("error-policy"):
-        modes.append((STOP, "stop", "MB-PROC-6"))
-    if ctx.target.claims("atomic"):
-        modes.append((ATOMIC, "atomic", "MB-PROC-8"))
-    return modes
-
-
 @checker(
     "stop-at-failing-precondition",
     ("MB-PROC-6", "MB-PROC-8", "MB-PROC-9", "MB-MULTI-6", "MB-MULTI-4"),
@@ -117,7 +106,7 @@ def _modes(ctx: Context) -> list[tuple[tuple[str, str], str, str]]:
     state=State.READ_ONLY,
 )
 def stop_at_failing_precondition(ctx: Context, judge: Judge) -> None:
-    modes = _modes(ctx)
+    modes = stopping_modes(ctx)
     if not modes:
         judge.not_applicable("the target claims neither the error-policy nor the atomic profile")
     path, etag = etag_of(ctx, judge)
@@ -188,7 +177,7 @@ UNKNOWN_METHOD = "MB-SUITE-UNKNOWN"
     state=State.READ_ONLY,
 )
 def stop_at_unknown_method_and_head_failure(ctx: Context, judge: Judge) -> None:
-    modes = _modes(ctx)
+    modes = stopping_modes(ctx)
     if not modes:
         judge.not_applicable("the target claims neither the error-policy nor the atomic profile")
     ok, nf = ok_and_not_found(ctx, judge)

@@ -25,14 +25,11 @@ import json
 import re
 from typing import Any
 
-from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
+from mixbatch_conformance.run.mutations import FieldList, Mutation
 from mixbatch_conformance.run.plants._edits import (
     Part,
-    boundary_of,
     field_of,
-    is_batch,
     map_answered_parts,
-    parts_of,
     set_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -81,21 +78,18 @@ def _options_without_credentials(sent: Part, answered: Part) -> Part:
 
 
 def _withheld_after_refusal(req: RelayRequest, resp: RelayResponse) -> None:
-    rb, sb = boundary_of(req), boundary_of(resp)
-    if not (rb and sb and is_batch(req)):
-        return
-    sent, answered = parts_of(req.body, rb), parts_of(resp.body, sb)
-    if sent is None or answered is None or len(sent) != len(answered):
-        return
-    refused, out = False, []
-    for (fields, _), (got, body) in zip(sent, answered, strict=True):
-        if refused and not _own_credentials(fields):
-            edited = _echo_edit(body, _drop_credentials)
-            if edited is not None:
-                got, body = _with_body(got, edited)
-        refused = refused or field_of(got, "Http-Status-Code") == "401"
-        out.append((got, body))
-    resp.body = write_parts(out, sb)
+    refused = False
+
+    def edit(sent: Part, answered: Part) -> Part:
+        nonlocal refused
+        got = answered
+        if refused and not _own_credentials(sent[0]):
+            body = _echo_edit(answered[1], _drop_credentials)
+            got = answered if body is None else _with_body(answered[0], body)
+        refused = refused or field_of(answered[0], "Http-Status-Code") == "401"
+        return got
+
+    map_answered_parts(edit)(req, resp)
 
 
 def _override_methods(parts: list[Part]) -> list[Part]:
