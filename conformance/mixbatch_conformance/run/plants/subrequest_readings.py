@@ -11,7 +11,8 @@ resource's own checks (MB-SUB-1), each broken only for some parts.
     part-forwarded-host-as-authority        a part's own Forwarded host= (or X-Forwarded-Host)
                                             made its sub-request's authority
     encoded-dot-segments-removed            segments of percent-encoded dots decoded and then
-                                            removed as dot segments, in batches only
+                                            removed as dot segments, in batches only, so a part
+                                            reaches what the same request alone does not
     sandbox-size-checked-at-the-edge        the sandbox's bound on what it stores checked where
                                             standalone requests arrive, so a part stores what
                                             the resource refuses alone
@@ -25,11 +26,14 @@ import json
 import re
 from typing import Any
 
-from mixbatch_conformance.run.mutations import FieldList, Mutation
+from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
+    boundary_of,
     field_of,
+    is_batch,
     map_answered_parts,
+    parts_of,
     set_field,
 )
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
@@ -116,7 +120,17 @@ def _authority_from_part(sent: Part, answered: Part) -> Part:
     return answered if body is None else _with_body(answered[0], body)
 
 
-def _decode_dot_segments(parts: list[Part]) -> list[Part]:
+#: The Content-Id each part of a batch was written with, before the encoded-dot plant rewrote
+#: it, by the id of the request it went out in: the answer echoes what the client sent.
+_SENT_IDS: dict[int, list[str | None]] = {}
+
+
+def _decode_dot_segments(req: RelayRequest) -> None:
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b and is_batch(req) else None
+    if b is None or parts is None:
+        return
+    _SENT_IDS[id(req)] = [field_of(fields, "Content-Id") for fields, _ in parts]
     out = []
     for fields, body in parts:
         cid = field_of(fields, "Content-Id")
@@ -126,7 +140,21 @@ def _decode_dot_segments(parts: list[Part]) -> list[Part]:
             )
             fields = set_field(fields, "Content-Id", decoded)
         out.append((fields, body))
-    return out
+    req.body = write_parts(out, b)
+
+
+def _echo_sent_ids(req: RelayRequest, resp: RelayResponse) -> None:
+    sent = _SENT_IDS.pop(id(req), None)
+    b = boundary_of(resp)
+    answered = parts_of(resp.body, b) if b and sent is not None else None
+    if b is None or sent is None or answered is None or len(answered) != len(sent):
+        return
+    out = []
+    for cid, (fields, body) in zip(sent, answered, strict=True):
+        if cid is not None and field_of(fields, "Content-Id") is not None:
+            fields = set_field(fields, "Content-Id", cid)
+        out.append((fields, body))
+    resp.body = write_parts(out, b)
 
 
 def _stored_in_part(sent: Part, answered: Part) -> Part:
@@ -183,10 +211,11 @@ PLANTS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "encoded-dot-segments-removed",
-        "MB-PART-5 segments of percent-encoded dots removed as dot segments in batches",
+        "MB-SUB-1 segments of percent-encoded dots removed as dot segments in batches only",
         ("target-path-octets-as-alone",),
         caught_by=("FAIL",),
-        on_request_parts=_decode_dot_segments,
+        on_request=_decode_dot_segments,
+        on_response=_echo_sent_ids,
     ),
     Mutation(
         "sandbox-size-checked-at-the-edge",
