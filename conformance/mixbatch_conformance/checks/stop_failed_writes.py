@@ -34,9 +34,7 @@ __all__: list[str] = []
     state=State.WRITES_IN_SANDBOX,
 )
 def stop_at_failed_write(ctx: Context, judge: Judge) -> None:
-    modes = stopping_modes(ctx)
-    if not modes:
-        judge.not_applicable("the target offers neither the error-policy nor the atomic profile")
+    modes = stopping_modes(ctx, judge)
     ok, _ = ok_and_not_found(ctx, judge)
     coll = ctx.path(ctx.resource(judge, "sandbox_collection")).rstrip("/")
     member = ctx.target.sandbox_member or {}

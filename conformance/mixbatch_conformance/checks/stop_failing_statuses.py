@@ -106,9 +106,7 @@ def error_policy_stop_resource_statuses(ctx: Context, judge: Judge) -> None:
     state=State.READ_ONLY,
 )
 def stop_at_failing_precondition(ctx: Context, judge: Judge) -> None:
-    modes = stopping_modes(ctx)
-    if not modes:
-        judge.not_applicable("the target claims neither the error-policy nor the atomic profile")
+    modes = stopping_modes(ctx, judge)
     path, etag = etag_of(ctx, judge)
     ok, _ = ok_and_not_found(ctx, judge)
     failing = (
@@ -177,9 +175,7 @@ UNKNOWN_METHOD = "MB-SUITE-UNKNOWN"
     state=State.READ_ONLY,
 )
 def stop_at_unknown_method_and_head_failure(ctx: Context, judge: Judge) -> None:
-    modes = stopping_modes(ctx)
-    if not modes:
-        judge.not_applicable("the target claims neither the error-policy nor the atomic profile")
+    modes = stopping_modes(ctx, judge)
     ok, nf = ok_and_not_found(ctx, judge)
     failing = (SubRequest(UNKNOWN_METHOD, ok.target), SubRequest("HEAD", nf.target))
     for field, name, requirement in modes:
