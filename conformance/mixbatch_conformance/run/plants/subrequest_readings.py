@@ -30,6 +30,7 @@ from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
     Part,
     boundary_of,
+    echo_doc,
     field_of,
     is_batch,
     map_answered_parts,
@@ -50,11 +51,8 @@ SANDBOX_BOUND = 64 * 1024
 
 def _echo_edit(body: bytes, fn: Any) -> bytes | None:
     """The echo description in `body` edited by `fn(doc)`, or None when it is no echo's."""
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("headers"), list):
+    doc = echo_doc(body)
+    if doc is None or not isinstance(doc["headers"], list):
         return None
     fn(doc)
     return json.dumps(doc).encode()
