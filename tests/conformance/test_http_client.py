@@ -13,6 +13,7 @@ from mixbatch_conformance.transport import http
 from mixbatch_conformance.transport.http import (
     NOT_SENT,
     HeadFirst,
+    MessageCutShort,
     ResponseError,
     ResponseTooLarge,
     build_request,
@@ -56,8 +57,48 @@ def test_reads_to_close_without_framing() -> None:
 
 
 def test_rejects_a_truncated_content_length_body() -> None:
-    with pytest.raises(ResponseError, match="closed at 2"):
+    with pytest.raises(MessageCutShort, match="closed at 2"):
         read_response(io.BytesIO(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhe"), "GET")
+
+
+CHUNKED_HEAD = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [b"", b"3\r\nab", b"3\r\nabc", b"3\r\nabc\r", b"3\r\nabc\r\n", b"0\r\nX-T: 1\r\n"],
+    ids=["no-chunk", "inside-chunk", "after-data", "half-crlf", "no-last-chunk", "in-trailer"],
+)
+def test_a_message_closed_inside_its_content_is_cut_short(rest: bytes) -> None:
+    with pytest.raises(MessageCutShort):
+        read_response(io.BytesIO(CHUNKED_HEAD + rest), "POST")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        CHUNKED_HEAD + b"3\r\nabcXY",
+        CHUNKED_HEAD + b"zz\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n",
+        b"",
+    ],
+    ids=["bad-crlf", "bad-size", "head-unended", "nothing"],
+)
+def test_a_broken_message_is_not_called_cut_short(raw: bytes) -> None:
+    with pytest.raises(ResponseError) as caught:
+        read_response(io.BytesIO(raw), "POST")
+    assert not isinstance(caught.value, MessageCutShort)
+
+
+def test_an_exchange_says_when_its_answer_was_cut_short() -> None:
+    try:
+        read_response(io.BytesIO(CHUNKED_HEAD + b"3\r\nab"), "POST")
+    except ResponseError as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    cut = http.Exchange(b"POST / HTTP/1.1\r\n\r\n", None, error)
+    assert cut.cut_short
+    other = http.Exchange(b"POST / HTTP/1.1\r\n\r\n", None, "ResponseError: not a status line")
+    assert not other.cut_short
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,10 @@ targets a member that does not exist and fails.
 
 from __future__ import annotations
 
-import json
 import secrets
 
 from mixbatch_conformance.checks._shared.requests import ok_and_not_found
+from mixbatch_conformance.checks._shared.sandbox_marks import MARKER_PREFIX, marked_document
 from mixbatch_conformance.checks._shared.stopping_modes import stopping_modes
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
@@ -37,14 +37,15 @@ def stop_at_failed_write(ctx: Context, judge: Judge) -> None:
     modes = stopping_modes(ctx, judge)
     ok, _ = ok_and_not_found(ctx, judge)
     coll = ctx.path(ctx.resource(judge, "sandbox_collection")).rstrip("/")
-    member = ctx.target.sandbox_member or {}
+    # A member document marked as the suite's own (b"{}" without one): should the PUT run
+    # after all, what it wrote is the suite's and says so.
+    body = marked_document(ctx, f"{MARKER_PREFIX}{secrets.token_hex(6)}") or b"{}"
     writes = []
     for method in ("DELETE", "PUT"):
         path = f"{coll}/mb-suite-absent-{secrets.token_hex(6)}"
         if method == "DELETE":
             write = SubRequest("DELETE", path)
         else:
-            body = json.dumps(member).encode()
             fields = (("Content-Type", "application/json"), ("If-Match", '"mb-suite-no-such"'))
             write = SubRequest("PUT", path, fields, body)
         alone = ctx.alone(judge, write).status

@@ -601,8 +601,7 @@ class Context:
         resource must answer GET with its status (MB-TEST-1)."""
         method, target = _request_line(ex.request)
         began = re.match(rb"HTTP/1\.[01] 20[07] ", ex.raw) is not None
-        cut = any(sign in (ex.error or "") for sign in BROKEN_OFF)
-        if began and cut and method == "POST" and _path_of(target) == self.batch_path:
+        if began and ex.cut_short and method == "POST" and _path_of(target) == self.batch_path:
             # MB-STATUS-6: "A server that must stop after its batch response has begun MUST
             # finish the part it is writing if it can, then write a final part with
             # `Batch-Outcome: aborted` ... and then the close delimiter": a batch answer whose
@@ -817,11 +816,6 @@ class Context:
             if is_json_integer(value):
                 return int(value)
         return None
-
-
-#: How the transport says a response's message ended early: the connection closed at a chunk
-#: line, inside a chunk or before the Content-Length's octets.
-BROKEN_OFF = ("bad chunk size line b''", "closed inside a chunk", "but the connection closed at")
 
 
 def _request_line(request: bytes) -> tuple[str, str]:

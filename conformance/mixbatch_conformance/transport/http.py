@@ -30,7 +30,8 @@ counts as space (0x85 and 0xA0 are obs-text, part of the value).
 Errors: `TargetUnreachable` when no connection can be made (`TlsFailure`, an OSError, when
 the TLS handshake fails), `ResponseError` when the bytes are not an HTTP/1.1 response (it
 keeps the octets that did arrive in `received`, and so does the Exchange, in `raw`, so that a
-report can save them), TimeoutError from the socket when the target is silent.
+report can save them; `MessageCutShort`, a ResponseError, when the head arrived and the
+connection closed inside the content), TimeoutError from the socket when the target is silent.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ __all__ = [
     "NOT_SENT",
     "Exchange",
     "HeadFirst",
+    "MessageCutShort",
     "Response",
     "ResponseError",
     "ResponseTooLarge",
@@ -150,6 +152,14 @@ class ResponseTooLarge(ResponseError):
     """The response runs past MAX_RESPONSE_OCTETS: the suite reads no further."""
 
 
+class MessageCutShort(ResponseError):
+    """The head arrived whole, then the connection closed before the message's content ended
+    (RFC 9112 §8: "A message that uses a valid Content-Length is incomplete if the size of the
+    message body received ... is less than the value given by Content-Length. A response that
+    has neither chunked transfer coding nor Content-Length is terminated by closure of the
+    connection"; a chunked message is incomplete without its last chunk)."""
+
+
 class Source(Protocol):
     """What responses are read from: a buffered binary reader (a socket's file, BytesIO)."""
 
@@ -214,6 +224,12 @@ class Exchange:
     def too_large(self) -> bool:
         """The response ran past MAX_RESPONSE_OCTETS and was not read further."""
         return self.response is None and (self.error or "").startswith("ResponseTooLarge")
+
+    @property
+    def cut_short(self) -> bool:
+        """The response's head arrived, then the connection closed inside its content
+        (MessageCutShort)."""
+        return self.response is None and (self.error or "").startswith("MessageCutShort")
 
     @property
     def unanswered(self) -> bool:
@@ -368,7 +384,7 @@ def _field_lines(
     while True:
         line = rec.readline()
         if not line:
-            raise ResponseError(closed)
+            raise (MessageCutShort if section == "trailer" else ResponseError)(closed)
         if not line.endswith(b"\r\n"):
             violations.append(
                 f"{section} line {line[:80]!r} ends in a bare LF (RFC 9112 §2.1: CRLF)"
@@ -455,6 +471,8 @@ def _read_response(
         chunks = bytearray()
         while True:
             size_line = rec.readline()
+            if not size_line:
+                raise MessageCutShort("the connection closed before the last chunk")
             m = re.match(rb"([0-9A-Fa-f]+)[ \t]*(;[^\r\n]*)?\r?\n$", size_line)
             if not m:
                 raise ResponseError(f"bad chunk size line {size_line[:40]!r}")
@@ -468,9 +486,12 @@ def _read_response(
                 break
             data = rec.read(size)
             if len(data) != size:
-                raise ResponseError("the connection closed inside a chunk")
+                raise MessageCutShort("the connection closed inside a chunk")
             chunks += data
-            if rec.read(2) != b"\r\n":
+            after = rec.read(2)
+            if len(after) < 2 and b"\r\n".startswith(after):
+                raise MessageCutShort("the connection closed after a chunk's data")
+            if after != b"\r\n":
                 raise ResponseError("a chunk is not followed by CRLF")
         trailers = _field_lines(
             rec, "trailer", violations, "the connection closed inside the trailer section"
@@ -495,7 +516,7 @@ def _read_response(
         want = int(digits)
         body = rec.read(want)
         if len(body) != want:
-            raise ResponseError(f"Content-Length {want} but the connection closed at {len(body)}")
+            raise MessageCutShort(f"Content-Length {want} but the connection closed at {len(body)}")
     else:
         # RFC 9112 §6.3: without framing "the message body length is determined by the number
         # of octets received prior to the server closing the connection".

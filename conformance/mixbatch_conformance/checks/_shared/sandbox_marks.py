@@ -12,24 +12,40 @@ from mixbatch_conformance.checks._shared.collections import created_path
 from mixbatch_conformance.core.context import Context, SubRequest
 from mixbatch_conformance.core.judge import Judge
 
-__all__ = ["MARKER_PREFIX", "created_member", "marked_member", "marked_post", "posted_member"]
+__all__ = [
+    "MARKER_PREFIX",
+    "created_member",
+    "marked_document",
+    "marked_member",
+    "marked_post",
+    "posted_member",
+]
 
 #: How every marker begins: a value no sandbox holds unless one of these writes ran.
 MARKER_PREFIX = "mb-suite-must-not-exist-"
 
 
+def marked_document(ctx: Context, marker: str) -> bytes | None:
+    """The target's `sandbox.member` document with every string member set to `marker`; None
+    without a document holding a string member."""
+    member = ctx.target.sandbox_member
+    if member is None:
+        return None
+    # MB-TEST-3: "a check may change the values of its string members to tell its writes
+    # apart".
+    doc = json.dumps({k: marker if isinstance(v, str) else v for k, v in member.items()})
+    return doc.encode() if marker in doc else None
+
+
 def marked_member(ctx: Context, judge: Judge, marker: str) -> bytes:
     """The target's `sandbox.member` document with every string member set to `marker` (N/A
     without a document holding a string member)."""
-    member = ctx.target.sandbox_member
-    if member is None:
+    if ctx.target.sandbox_member is None:
         judge.not_applicable("the target declares no sandbox.member document to write")
-    # MB-TEST-3: "a check may change the values of its string members to tell its writes
-    # apart".
-    doc = {k: marker if isinstance(v, str) else v for k, v in member.items()}
-    if marker not in json.dumps(doc):
+    doc = marked_document(ctx, marker)
+    if doc is None:
         judge.not_applicable("sandbox.member has no string member to mark a write with")
-    return json.dumps(doc).encode()
+    return doc
 
 
 def marked_post(ctx: Context, judge: Judge, coll: str) -> tuple[str, SubRequest]:
