@@ -103,6 +103,27 @@ function splitList(s) {
   return out;
 }
 
+// Splits one list element at its semicolons, keeping quoted strings whole (RFC 9110 5.6.4:
+// a `;` inside one is text, not a parameter's end).
+function splitParams(el) {
+  const out = [];
+  let cur = '';
+  for (let i = 0; i < el.length; i++) {
+    const c = el[i];
+    if (c === '"') {
+      const start = i;
+      i++;
+      while (i < el.length && el[i] !== '"') { if (el[i] === '\\') i++; i++; }
+      cur += el.slice(start, i + 1);
+      continue;
+    }
+    if (c === ';') { out.push(cur); cur = ''; continue; }
+    cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
 // Parses an Accept field into [{type, subtype, q}]. Unparseable elements are ignored.
 function parseAccept(v) {
   const out = [];
@@ -111,7 +132,7 @@ function parseAccept(v) {
     if (!el) continue;
     // An element whose parameters do not parse is no media range (spec 6.1): never a form.
     if (parseMediaType(el).error === 'params') continue;
-    const semi = el.split(';');
+    const semi = splitParams(el);
     const mt = semi[0].trim().toLowerCase();
     const m = /^([^\/\s]+)\/([^\/\s]+)$/.exec(mt);
     if (!m) continue;
@@ -219,7 +240,7 @@ const QVALUE = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
 // element one that does not follow the grammar, skipped like any other (a quoted weight
 // among them).
 function weighedOnly(v) {
-  return splitList(v).filter((el) => el.split(';').slice(1).every((p) => {
+  return splitList(v).filter((el) => splitParams(el).slice(1).every((p) => {
     const kv = p.trim().split('=');
     return kv.length !== 2 || kv[0].trim().toLowerCase() !== 'q' || QVALUE.test(kv[1].trim());
   })).join(',');

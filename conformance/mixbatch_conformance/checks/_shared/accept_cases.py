@@ -210,6 +210,12 @@ def parameter_cases(offered: list[str]) -> list[tuple[str, str]]:
         (f"{MULTIPART};charset=utf-8", MULTIPART),
     ]
     for form in offered[1:]:
+        # RFC 9110 §5.6.4: a quoted-string is one value, so a `;` and a `q=` inside one are
+        # text: they end no parameter and give the range no weight.
+        cases += [
+            (f'{MULTIPART};mb-suite="a;q=0.5", {form};q=0.8', MULTIPART),
+            (f'{form};mb-suite="b;q=0";q=0.9, {MULTIPART};q=0.8', form),
+        ]
         cases += [
             # "So `application/xml; charset=utf-8` admits the XML form".
             (f"{form}; charset=utf-8", form),
