@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "batch.hpp"
@@ -167,11 +168,13 @@ int main(int argc, char** argv) {
         struct timeval tv {30, 0};
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         if (g_connections.load() >= int(kMaxConnections)) {
-            static const char busy[] =
-                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n"
-                "Connection: close\r\nContent-Length: 88\r\n\r\n"
+            // The length is counted from the body itself, never written by hand.
+            static const std::string body =
                 "{\"type\":\"https://mixbatch.dev/problems/unavailable\",\"title\":\"Too busy\",\"status\":503}";
-            (void)!::send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
+            static const std::string busy =
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n"
+                "Connection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+            (void)!::send(fd, busy.data(), busy.size(), MSG_NOSIGNAL);
             ::close(fd);
             continue;
         }
