@@ -9,6 +9,8 @@ One row of `GROUPS` per family of plants (`run.plants.<module>`):
   Cache-Control applied to the parts (MB-SUB-6);
 - continue after failing statuses: a part answered 401, 403, 409, 429, 503 and the like ends a
   batch under the continue policy (MB-PROC-5);
+- stop whatever parts prefer: a part's own `Prefer: batch-on-error=continue` lifts the batch's
+  stop (MB-PROC-6);
 - conditional evaluations: a part's conditional fields evaluated wrongly alone as in a part
   (MB-PROC-9);
 - date readings: the HTTP-dates of If-Modified-Since and If-Unmodified-Since misread, alone
@@ -591,6 +593,12 @@ GROUPS = (
         "continue-after-failing-statuses",
         ("fatal-looking-status-stops-batch",),
         ("continue-after-every-failing-status", "continue-write-after-every-failing-status"),
+        ("FAIL",),
+    ),
+    Group(
+        "stop-whatever-parts-prefer",
+        ("part-continue-lifts-stop",),
+        ("stop-whatever-parts-prefer",),
         ("FAIL",),
     ),
     Group(

@@ -8,6 +8,10 @@ batch's preference; a fourth takes a part answered with a status that speaks of 
 batch's credentials, a conflict or the server's state (401, 403, 407, 409, 429, 431, 451,
 503, 511) as the end of the batch, under no preference or an explicit continue. Each turns the request into a stop batch before
 the reference server sees it, so later parts after a failing one come back skipped.
+
+The same mistake the other way round breaks the stop policy (MB-PROC-6): a part's own
+`Prefer: batch-on-error=continue` taken as the batch's last word on the policy, so a stop batch
+with such a part runs on after its failing part.
 """
 
 from __future__ import annotations
@@ -64,6 +68,25 @@ def _part_preference_as_batch(req: RelayRequest) -> None:
         _stop(req)
 
 
+def _part_continue_lifts_stop(req: RelayRequest) -> None:
+    """A stop batch holding a part whose Prefer asks for continue runs under continue: the
+    part's preference taken as the later, and so the winning, one."""
+    if not is_batch(req) or not any("stop" in v.lower() for v in _prefers(req)):
+        return
+    b = boundary_of(req)
+    parts = parts_of(req.body, b) if b else None
+    asks = (
+        re.search(r"(?i)batch-on-error\s*=\s*continue", field_of(f, "Prefer") or "")
+        for f, _ in parts or []
+    )
+    if any(asks):
+        req.headers[:] = [
+            (n, v)
+            for n, v in req.headers
+            if not (n.lower() == "prefer" and "batch-on-error" in v.lower())
+        ]
+
+
 #: A part of the status resource answered with a status a server might take as fatal to the
 #: batch rather than to the part.
 _FATAL_LOOKING = re.compile(rb"/status/(401|403|407|409|429|431|451|503|511)\b")
@@ -103,6 +126,12 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-5 a part's Prefer field taken as the batch's preference",
         ("continue-whatever-parts-prefer",),
         on_request=_part_preference_as_batch,
+    ),
+    P(
+        "part-continue-lifts-stop",
+        "MB-PROC-6 a part's Prefer: batch-on-error=continue taken as the batch's policy",
+        ("stop-whatever-parts-prefer",),
+        on_request=_part_continue_lifts_stop,
     ),
     P(
         "fatal-looking-status-stops-batch",
