@@ -9,8 +9,10 @@ before large content, as if MB-PART-9's list of fields a part may not carry boun
 too; refuses `Pragma: no-cache`; answers only the bytes a `Range` names) breaks MB-STATUS-1,
 and one that passes one on to its parts (a `User-Agent`, a `Cache-Control`) breaks MB-SUB-6.
 
-Each field is sent on its own on two batches: one of an `echo` part, and one of the
-`not_found` part, which fails, then an `echo` part. Each must be answered as the same batch
+Each field is sent on its own on two batches: one of an `echo` part carrying validators of its
+own (`If-None-Match`, `If-Modified-Since`: a batch's `Cache-Control: no-cache` or `Pragma` read
+as a reload that drops the parts' conditions shows here), and one of the `not_found` part,
+which fails, then an `echo` part. Each must be answered as the same batch
 without the field: the same status and media type, each part with the same status and
 outcome, and each echo part the same request (compared as spec 3.2.4 compares a sub-request
 with the same request alone, which leaves the framing and connection fields and `Date` out).
@@ -76,6 +78,13 @@ Fields = tuple[tuple[str, str], ...]
 
 #: A date long past, in the IMF-fixdate form (RFC 9110 §5.6.7).
 PAST = "Sat, 01 Jan 2000 00:00:00 GMT"
+
+#: A part's own conditional fields, a tag and a date no representation has: the batch's fields
+#: leave them as they are (MB-SUB-6).
+PART_VALIDATORS = (
+    ("If-None-Match", '"mb-suite-part-tag"'),
+    ("If-Modified-Since", "Sun, 02 Jan 2000 00:00:00 GMT"),
+)
 
 #: (label, fields) sent on the batch, one at a time; each names a value no server makes up.
 CLIENT_FIELDS: tuple[tuple[str, Fields], ...] = (
@@ -188,7 +197,7 @@ class _Batch(BaselineBatch):
 @checker(
     "batch-answered-whatever-client-fields",
     ("MB-STATUS-1", "MB-SUB-6"),
-    "A batch of an echo part, and one whose first part fails, each carrying Expect: 100-continue (content sent at once, after the 100 or a bounded wait, and over HTTP/1.0), Cache-Control, Pragma, User-Agent, Accept-Language, Origin, Referer, forwarding, Sec-Fetch, Priority, Date, Range, If-Modified-Since, Content-Language, a connection field or Upgrade: h2c, is answered as without it: the same status, media type, part statuses and outcomes, and each echo part the same request.",
+    "A batch of an echo part with validators of its own, and one whose first part fails, each carrying Expect: 100-continue (content sent at once, after the 100 or a bounded wait, and over HTTP/1.0), Cache-Control, Pragma, User-Agent, Accept-Language, Origin, Referer, forwarding, Sec-Fetch, Priority, Date, Range, If-Modified-Since, Content-Language, a connection field or Upgrade: h2c, is answered as without it: the same status, media type, part statuses and outcomes, and each echo part the same request.",
     tier="standard",
     state=State.READ_ONLY,
 )
@@ -196,7 +205,10 @@ def batch_answered_whatever_client_fields(ctx: Context, judge: Judge) -> None:
     echo = ctx.path(ctx.resource(judge, "echo"))
     _, nf = ok_and_not_found(ctx, judge)
     shapes = [
-        ("an echo part", [SubRequest("GET", f"{echo}?{ECHO_QUERY}one")]),
+        (
+            "an echo part with validators of its own",
+            [SubRequest("GET", f"{echo}?{ECHO_QUERY}one", PART_VALIDATORS)],
+        ),
         (
             "a failing part then an echo part",
             [nf, SubRequest("GET", f"{echo}?{ECHO_QUERY}after-failure")],

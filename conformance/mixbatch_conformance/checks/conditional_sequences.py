@@ -14,12 +14,23 @@ batch-on-error=stop and as an atomic batch: under stop and atomic the 412 fails 
 (spec 7.4), so the parts after it are skipped. A second batch deletes the member and then PUTs
 it with If-None-Match: *, true once the member is gone, so the PUT gets what a PUT to a member
 that does not exist gets alone (201, or the sandbox's 404 or 405), never 412.
+
+`part-validators-of-their-moment` holds each part to the validators its own sub-response had
+(MB-PROC-10), not those the resource has once the batch is over: [GET, PUT of another document,
+GET, PUT of the first document, GET] of a member, plain and as an atomic batch, in every
+declared form. The first GET carries the tag a GET alone has just before the batch, the last
+the tag a GET alone has just after; a strong tag (RFC 9110 §8.8.1: a strong validator "changes
+value whenever a change occurs to the representation data") differs between two GET parts whose
+contents differ. A server that writes every part's ETag and Last-Modified at the end (a refresh
+at an atomic batch's commit, validators read from the store once the parts have run) gives the
+middle GET the tag of the document the batch ended with.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 
 from mixbatch_conformance.checks._shared.requests import new_member
 from mixbatch_conformance.core.context import Context, SubRequest
@@ -129,3 +140,63 @@ def conditional_parts_after_writes(ctx: Context, judge: Judge) -> None:
     )
     if part_status(env, 1) in (200, 201, 204):
         ctx.alone(judge, SubRequest("DELETE", path))
+
+
+def _tag(fields: Sequence[tuple[str, str]]) -> str | None:
+    return next((v for n, v in fields if n.lower() == "etag"), None)
+
+
+@checker(
+    "part-validators-of-their-moment",
+    ("MB-PROC-10",),
+    "In [GET, PUT of another document, GET, PUT back, GET] of a member, plain and atomic, in every declared form, each GET part carries the ETag of its own moment: the first the tag alone has just before, the last the tag alone has just after, and two GETs of different contents never one strong tag.",
+    profile="conditional",
+    state=State.WRITES_IN_SANDBOX,
+)
+def part_validators_of_their_moment(ctx: Context, judge: Judge) -> None:
+    path, doc = new_member(ctx, judge)
+    other = _document(ctx, secrets.token_hex(4))
+    changed = ctx.alone(judge, SubRequest("PUT", path, (JSON_TYPE,), other))
+    if changed.status not in (200, 204):
+        judge.setup_error(f"PUT {path} alone answered {changed.status}")
+    ctx.alone(judge, SubRequest("PUT", path, (JSON_TYPE,), doc))
+    modes = [((), "plain")]
+    if ctx.target.claims("atomic"):
+        modes.append(((("Batch-Mode", "atomic"),), "atomic"))
+    for fields, name in modes:
+        subs = [
+            SubRequest("GET", path),
+            SubRequest("PUT", path, (JSON_TYPE,), other),
+            SubRequest("GET", path),
+            SubRequest("PUT", path, (JSON_TYPE,), doc),
+            SubRequest("GET", path),
+        ]
+        before = _tag(ctx.alone(judge, SubRequest("GET", path)).headers)
+        forms = answers_in_every_form(ctx, judge, subs, fields)
+        after = _tag(ctx.alone(judge, SubRequest("GET", path)).headers)
+        for k, (media, _, entries) in enumerate(forms):
+            what = f"{name}, {media}"
+            if any(entries[i].status != 200 for i in (0, 2, 4)):
+                judge.note(f"{what}: a GET part was not answered 200; its tags are not judged")
+                continue
+            tags = [_tag(entries[i].fields) for i in (0, 2, 4)]
+            # MB-PROC-10: "pass a sub-response's ETag and Last-Modified fields through to the
+            # response part unchanged": part 0 ran before any write of the batch, part 4 after
+            # its last, each where a GET alone found the member.
+            if k == 0 and before is not None:
+                judge.expect(f"{what}: part 0 ETag", tags[0], {before}, "MB-PROC-10")
+            if k == len(forms) - 1 and after is not None:
+                judge.expect(f"{what}: part 4 ETag", tags[2], {after}, "MB-PROC-10")
+            for a, b in ((0, 2), (2, 4)):
+                ta, tb = tags[a // 2], tags[b // 2]
+                strong = ta is not None and tb is not None and not ta.startswith("W/")
+                if strong and entries[a].body != entries[b].body:
+                    # RFC 9110 §8.8.1: a strong validator "changes value whenever a change
+                    # occurs to the representation data"; the two parts read different data.
+                    judge.expect_true(
+                        f"{what}: parts {a} and {b} ETags",
+                        ta != tb,
+                        f"both {ta} for different contents",
+                        "the tag each sub-response had",
+                        "MB-PROC-10",
+                    )

@@ -7,7 +7,9 @@ such a member "matches no representation", whether the server reads the rest of 
 refuses the field. A reader that takes the longest entity-tag a member begins with (a regular
 expression matched at the start, not over the whole member) compares `"tag"` and answers 304.
 The check learns the `etag_resource`'s current tag and sends GET parts whose If-None-Match is
-that tag followed by a letter, by a word, and preceded by one, or a tag no representation
+that tag followed by a letter, by a word, and preceded by one, its opaque-tag behind a weakness
+indicator written wrong (`W/W/`, `WW/`, `W`, `/`, `W//`; a reader that strips the indicator as a
+set of characters, not as the prefix `W/`, reads each as the tag), or a tag no representation
 carries beside a `*` (which RFC 9110 §13.1.2 admits as the whole field only): each part is
 answered 200 (the condition holds) or refused 400 (the field is malformed), or the batch
 refused 400, never 304. An If-Match of such a tag beside a `*`, on one line or over two, is
@@ -29,18 +31,22 @@ __all__: list[str] = []
 @checker(
     "conditional-tag-members-with-trailing-text",
     ("MB-PROC-9",),
-    "A GET part whose If-None-Match is the current entity-tag followed by a letter or a word, or preceded by a letter, or a tag beside a * member, is answered 200 or refused 400, never 304, and one whose If-Match is a tag beside a * member, on one line or two, 412 or 400, never 200: such a member is no entity-tag and matches no representation.",
+    "A GET part whose If-None-Match is the current entity-tag followed by a letter or a word, or preceded by a letter, or its opaque-tag behind a weakness indicator written wrong (W/W/, WW/, W, /, W//), or a tag beside a * member, is answered 200 or refused 400, never 304, and one whose If-Match is a tag beside a * member, on one line or two, 412 or 400, never 200: such a member is no entity-tag and matches no representation.",
     profile="conditional",
     state=State.READ_ONLY,
 )
 def conditional_tag_members_with_trailing_text(ctx: Context, judge: Judge) -> None:
     path, etag = etag_of(ctx, judge)
+    # RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag, weak = %s"W/": one indicator, the two
+    # characters in that order, or none.
+    opaque = etag[2:] if etag.startswith("W/") else etag
     cases: list[tuple[tuple[tuple[str, str], ...], set[int]]] = [
         ((("If-None-Match", value),), {200, 400})
         for value in (
             f"{etag}x",
             f"{etag}-stale",
             f"x{etag}",
+            *(f"{bad}{opaque}" for bad in ("W/W/", "WW/", "W", "/", "W//")),
             f"{NO_SUCH_ETAG}, *",
             f"*, {NO_SUCH_ETAG}",
         )

@@ -13,7 +13,9 @@
   (MB-STATUS-1);
 - a batch carrying `Range` answered 206 with the octets the range names, as a `GET` would be,
   though RFC 9110 §14.2 defines range handling for `GET` only (MB-STATUS-1);
-- the batch's `Cache-Control` applied to each part without one of its own (MB-SUB-6).
+- the batch's `Cache-Control` applied to each part without one of its own (MB-SUB-6);
+- a batch carrying `Cache-Control: no-cache` or `Pragma: no-cache` taken for a reload, each
+  part's own `If-None-Match` and `If-Modified-Since` dropped (MB-SUB-6).
 
 Each edits what the reference server receives, or answers for it, on batch requests only.
 """
@@ -23,8 +25,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import inherited, is_batch, problem
+from mixbatch_conformance.run.mutations import Mutation, write_parts
+from mixbatch_conformance.run.plants._edits import (
+    boundary_of,
+    inherited,
+    is_batch,
+    parts_of,
+    problem,
+    without_field,
+)
 from mixbatch_conformance.transport.relay import Behaviour, RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -69,6 +78,24 @@ def _range_applied(req: RelayRequest, resp: RelayResponse) -> None:
 
 
 P = Mutation
+#: What a reload drops from each part: the validators a cache would have sent.
+RELOAD_DROPS = ("If-None-Match", "If-Modified-Since")
+
+
+def _reload_drops_part_validators(req: RelayRequest) -> None:
+    """A no-cache batch read as a browser's reload: its parts lose their validators."""
+    asked = f"{req.get('Cache-Control') or ''},{req.get('Pragma') or ''}".lower()
+    b = boundary_of(req)
+    if "no-cache" not in asked or b is None or not is_batch(req):
+        return
+    parts = parts_of(req.body, b)
+    if parts is None:
+        return
+    for name in RELOAD_DROPS:
+        parts = [(without_field(f, name), body) for f, body in parts]
+    req.body = write_parts(parts, b)
+
+
 PLANTS: tuple[Mutation, ...] = (
     P(
         "batch-expect-refused-417",
@@ -112,5 +139,11 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-SUB-6 the batch request's Cache-Control applied to parts",
         (CATCHER, "client-fields-not-inherited"),
         on_request=inherited("Cache-Control"),
+    ),
+    P(
+        "no-cache-batch-drops-part-validators",
+        "MB-SUB-6 a no-cache batch taken for a reload, its parts' validators dropped",
+        (CATCHER,),
+        on_request=_reload_drops_part_validators,
     ),
 )

@@ -17,7 +17,9 @@ last, which only a batch reader makes:
   `<tag>`.
 - a `*` among the members (`"<other>", *`, on one line or two) taken for the field `*`, which
   matches any representation;
-- each entity-tag read as a quoted-string, so `"\\e\\t"` names `"et"` (RFC 9110 §8.8.3's note).
+- each entity-tag read as a quoted-string, so `"\\e\\t"` names `"et"` (RFC 9110 §8.8.3's note);
+- the weakness indicator stripped as a set of characters (a cutset of `W` and `/`), not as the
+  prefix `W/`, so `W/W/"<tag>"`, `/"<tag>"` and `W"<tag>"` name `<tag>`.
 """
 
 from __future__ import annotations
@@ -124,6 +126,22 @@ def _backslashes_unescaped(method: str, fields: FieldList) -> FieldList:
     return [(n, re.sub(r"\\(.)", r"\1", v) if n.lower() in TAG_FIELDS else v) for n, v in fields]
 
 
+#: A member's leading run of `W` and `/` before its opaque-tag.
+_INDICATOR_RUN = re.compile(r'^([ \t]*)[W/]+(?=")')
+
+
+def _indicator_cutset(method: str, fields: FieldList) -> FieldList:
+    """Each If-None-Match member read with every leading `W` and `/` trimmed (a TrimLeft by a
+    cutset), then compared weakly, as §13.1.2 compares: one indicator spelled wrong is no
+    entity-tag, read here as the tag behind it."""
+    out: FieldList = []
+    for n, v in fields:
+        if n.lower() == "if-none-match":
+            v = ",".join(_INDICATOR_RUN.sub(r"\1", m) for m in v.split(","))
+        out.append((n, v))
+    return out
+
+
 def _last_line_kept(parts: list[Part]) -> list[Part]:
     """A part's If-Match and If-None-Match each handed on by its last field line only."""
     out: list[Part] = []
@@ -191,6 +209,13 @@ PLANTS: tuple[Mutation, ...] = (
         "MB-PROC-9 entity-tags read as quoted-strings, backslashes unescaped, alone as in a part",
         ("entity-tags-compared-exactly",),
         _backslashes_unescaped,
+    ),
+    _plant(
+        "weak-indicator-trimmed-as-cutset-everywhere",
+        "MB-PROC-9 the weakness indicator trimmed as a set of W and / characters, alone as in a "
+        "part",
+        TRAILING,
+        _indicator_cutset,
     ),
     Mutation(
         "part-tag-field-last-line-kept",
