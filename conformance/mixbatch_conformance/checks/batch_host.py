@@ -24,7 +24,8 @@ in Host itself, but lets `%` through to the server's own test), so that some rea
 own Host test whichever library it sits on.
 
 `batch-host-valid-literals-as-origin` sends the other side: a Host that is an IP-literal
-(`[::1]:port`) and one whose reg-name is percent-encoded (`%6Cocalhost:port`) are valid
+(`[::1]:port`, and the same address with all eight groups, with `::` for one zero group and
+IPv4-mapped) and one whose reg-name is percent-encoded (`%6Cocalhost:port`) are valid
 (RFC 3986 §3.2.2), and spec 3.2.2 builds the base URI from the Host "as RFC 9110 §7.1 says".
 Whether a server serves a Host at all is its own business, so each is first sent alone (a GET
 of the echo); a Host the server serves alone then addresses a batch whose parts name the echo
@@ -147,6 +148,12 @@ def valid_literal_hosts(ctx: Context) -> list[str]:
     looks for two more octets after `%` before the end stops short)."""
     literal = ctx.host if ctx.host.startswith("[") else "[::1]"
     out = [f"{literal}:{ctx.port}", f"[V7.mb-host:1]:{ctx.port}"]
+    if not ctx.host.startswith("["):
+        # The loopback address in the other forms RFC 3986 §3.2.2's IPv6address admits: all
+        # eight groups, `::` standing for a single zero group (RFC 5952 asks writers not to,
+        # the grammar lets readers take it), and IPv4-mapped with a dotted-quad tail.
+        for spelling in ("[0:0:0:0:0:0:0:1]", "[0:0:0:0:0:0::1]", "[::ffff:127.0.0.1]"):
+            out.append(f"{spelling}:{ctx.port}")
     name = host_name(ctx)
     if name is not None:
         middle = len(name) // 2

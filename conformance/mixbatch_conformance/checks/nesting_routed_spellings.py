@@ -16,7 +16,8 @@ The converse is judged too: spec 8.4 ends "A target that the server would route 
 folds case, drops a path parameter or an extra segment, or decodes a reserved octet before
 comparing refuses a batch whose part names a path the router sends elsewhere.
 `nesting-unrouted-lookalikes-run` sends each lookalike of the endpoint's path (those above,
-plus an extra segment, a suffix, a trailing dot, percent-encoded reserved octets, the path less
+plus an extra segment, a suffix, a trailing dot, percent-encoded reserved octets, the
+endpoint's inner slashes percent-encoded, the path less
 its last character, the path under another segment and a query holding the path) a valid
 batch alone; each not answered as a batch is then named by a GET part and by a POST part
 carrying a batch as its content, which must run (MB-SUB-4) and be answered as the same requests
@@ -103,8 +104,11 @@ def nesting_routed_spellings(ctx: Context, judge: Judge) -> None:
 def lookalikes(batch_path: str) -> list[str]:
     """Paths that look like `batch_path` and that a router may send elsewhere: the spellings
     above, an extra segment, a suffix, a trailing dot, percent-encoded reserved octets (a
-    slash, a semicolon, a question mark) appended, the path less its last character, the path
-    under a segment of its own, and another path whose query holds it."""
+    slash, a semicolon, a question mark) appended, the path's own inner slashes written
+    `%2F` and `%2f` (RFC 3986 §2.2: an encoded reserved octet is data, not a delimiter, so
+    `/api%2Fbatch` is one segment), the path less its last character, the path under a
+    segment of its own, and another path whose query holds it."""
+    inner = batch_path[1:] if batch_path.startswith("/") else batch_path
     out = [
         *spellings(batch_path),
         f"{batch_path}/mb-suite",
@@ -113,6 +117,8 @@ def lookalikes(batch_path: str) -> list[str]:
         f"{batch_path}%2F",
         f"{batch_path}%3Bmb=1",
         f"{batch_path}%3F",
+        f"/{inner.replace('/', '%2F')}",
+        f"/{inner.replace('/', '%2f')}",
         batch_path[:-1] if len(batch_path.rsplit("/", 1)[1]) > 1 else batch_path,
         f"/mb-suite{batch_path}",
         f"/mb-suite?next={batch_path}",
