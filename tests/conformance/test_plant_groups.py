@@ -1582,6 +1582,7 @@ GROUPS = (
         slow_plants=(
             "coded-cap-overflow-refused-malformed",
             "coded-batch-held-to-coded-octets",
+            "coded-gzip-members-bounded-alone",
             "coded-part-fields-unheld",
             "coded-part-bytes-unheld",
         ),
@@ -1593,6 +1594,7 @@ GROUPS = (
             "http10-batch-in-every-form",
             "echo-target-path-octets-as-received",
             "nesting-unrouted-lookalikes-run",
+            "nesting-routed-spellings-refused",
         ),
         ("FAIL",),
     ),

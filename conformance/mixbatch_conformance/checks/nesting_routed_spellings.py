@@ -9,7 +9,11 @@ endpoint only on a server that routes it there, and such a server rejects it too
 whose router forgives a trailing slash, case, a path parameter or a doubled slash, but whose
 nesting test compares the literal path, runs a nested batch. Which spellings a server routes
 to its batch endpoint is learnt from the same server: each is sent a valid batch alone, and
-only those answered as a batch are then named by a part, which must be refused.
+only those answered as a batch are then named by a part, which must be refused. The same
+spellings, and the endpoint's path with unreserved characters percent-encoded (RFC 3986
+§6.2.2.2: the same path; `encoded_spellings` below), each answered as a batch alone, also receive a batch whose part names
+the endpoint's own path: a nesting test that compares the part with the path the batch arrived
+on, not with the endpoint it was routed to, runs the nested batch there.
 
 The converse is judged too: spec 8.4 ends "A target that the server would route elsewhere, to a
 404 or a redirect, is an ordinary sub-request". A nesting test that trims a trailing slash,
@@ -62,7 +66,7 @@ def _batch(ref: str) -> bytes:
 @checker(
     "nesting-routed-spellings-refused",
     ("MB-SUB-4",),
-    "A part whose target is another spelling of the batch endpoint's path (a trailing slash, upper case, a path parameter, a doubled slash) is refused with 400 naming MB-SUB-4 whenever the server answers a batch sent alone to that spelling as a batch.",
+    "A part whose target is another spelling of the batch endpoint's path (a trailing slash, upper case, a path parameter, a doubled slash) is refused with 400 naming MB-SUB-4 whenever the server answers a batch sent alone to that spelling as a batch, and so is a part naming the endpoint's own path in a batch sent to such a spelling or to the path with a letter percent-encoded.",
     state=State.READ_ONLY,
 )
 def nesting_routed_spellings(ctx: Context, judge: Judge) -> None:
@@ -72,12 +76,30 @@ def nesting_routed_spellings(ctx: Context, judge: Judge) -> None:
     # "with 200 (OK)"; a spelling answered the same way is routed to a batch endpoint.
     own = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, _batch(ok)))
     judge.require("the probe batch at the batch endpoint: status", own.status, {200}, "MB-STATUS-1")
-    for spelling in spellings(ctx.batch_path):
+    encoded = [path for _, path in encoded_spellings(ctx.batch_path)]
+    for spelling in [*spellings(ctx.batch_path), *encoded]:
         alone = ctx.send(judge, ctx.raw_request("POST", spelling, head, _batch(ok)))
         routed = alone.status == 200 and alone.media_type == "multipart/mixed"
         judge.note(f"a batch sent alone to {spelling}: {alone.status} {alone.media_type}")
         if not routed:
             continue
+        arrived = ctx.send(judge, ctx.raw_request("POST", spelling, head, _batch(ctx.batch_path)))
+        # MB-SUB-4: the part's target is the batch endpoint whatever path its batch came on.
+        if judge.expect(
+            f"a batch sent to {spelling} with a part naming {ctx.batch_path}: status",
+            arrived.status,
+            {400},
+            "MB-SUB-4",
+        ):
+            doc = problem_of(arrived)
+            judge.expect(
+                f"a batch sent to {spelling} naming {ctx.batch_path}: problem requirement",
+                None if doc is None else doc.get("requirement"),
+                {"MB-SUB-4"},
+                "MB-STATUS-4",
+            )
+        if spelling in encoded:
+            continue  # a part naming it: refused whatever the router does, judged elsewhere
         # A path that starts with `//` is written as an absolute URI: as a reference it would
         # be a network-path reference, refused under MB-SUB-2 for another reason.
         ref = f"{ctx.target.base_url}{spelling}" if spelling.startswith("//") else spelling

@@ -19,7 +19,9 @@ nothing remembered from another request and nothing a field of the batch request
 - `part-forwarding-fields-keep-authority`: a part carrying such fields of its own (each set of
   the list above, `X-HTTP-Host-Override`, `X-Forwarded-Scheme` and `X-Rewrite-URL` besides) may
   be refused with 400 (spec 3.2.2, after MB-SUB-2); when it runs, the echo shows the batch
-  request's authority and the part's own target, as for the part without them.
+  request's authority and the part's own target, as for the part without them, and the fields
+  themselves, each as the echo received it in the same request alone (MB-PART-8: refusing the
+  part or handing the field on are the two answers spec 3.2.2 allows, dropping it neither).
 - `targets-checked-in-every-batch`: the same absolute target is the batch's own origin in a
   batch addressed to that host and foreign in one addressed to the same machine by another name
   (MB-SUB-2: "a host name is not compared with the address it resolves to"), so the second
@@ -177,8 +179,8 @@ PART_FORWARDING = (
 
 @checker(
     "part-forwarding-fields-keep-authority",
-    ("MB-PART-13", "MB-PART-5"),
-    "A part carrying Forwarded with host=, X-Forwarded-Host, X-Forwarded-Proto and -Port, X-Original-Host, X-Host, X-Forwarded-Server, X-Forwarded-Prefix, X-Original-URL, X-HTTP-Host-Override, X-Forwarded-Scheme or X-Rewrite-URL of its own is refused with 400 or runs with the batch request's authority and its own target, as the echo shows.",
+    ("MB-PART-13", "MB-PART-5", "MB-PART-8"),
+    "A part carrying Forwarded with host=, X-Forwarded-Host, X-Forwarded-Proto and -Port, X-Original-Host, X-Host, X-Forwarded-Server, X-Forwarded-Prefix, X-Original-URL, X-HTTP-Host-Override, X-Forwarded-Scheme or X-Rewrite-URL of its own is refused with 400 or runs with the batch request's authority and its own target, and reaches the echo with those fields as the same request alone does.",
     state=State.READ_ONLY,
 )
 def part_forwarding_fields_keep_authority(ctx: Context, judge: Judge) -> None:
@@ -215,6 +217,18 @@ def part_forwarding_fields_keep_authority(ctx: Context, judge: Judge) -> None:
         )
         # MB-PART-5: the part's target is its Content-Id resolved, not a path a field names.
         judge.expect(f"[{shown}] target", seen.target, {sub.target}, "MB-PART-5")
+        alone = ctx.alone(judge, sub)
+        reached = read_echo(alone.body) if alone.status == 200 else None
+        for name, _ in fields if reached is not None else ():
+            if reached.get_all(name):
+                # MB-PART-8: "The part's other header fields are the sub-request's header
+                # fields"; spec 3.2.2 lets a server refuse such a part, or hand the field on.
+                judge.expect(
+                    f"[{shown}] {name} received, as alone",
+                    tuple(seen.get_all(name)),
+                    {tuple(reached.get_all(name))},
+                    "MB-PART-8",
+                )
         judged += 1
     if not judged:
         # Spec 3.2.2 lets a server refuse every such part; then nothing here is judged.

@@ -23,6 +23,10 @@ Each plant adds one bug to that server:
     coded-cap-overflow-refused-malformed
                                         content decoding past the decoder's cap is refused 400
                                         as a malformed coding, not 413 (MB-STATUS-3)
+    coded-gzip-members-bounded-alone    each gzip member held to max_batch_bytes on its own, not
+                                        the content they make together: content of two
+                                        members, each under the limit, that decodes past it is
+                                        processed, the decoder keeping what fits (MB-STATUS-3)
     coded-decoded-whole-dies-past-2-gib content is decoded whole before it is counted, into an
                                         array that ends at 2 GiB: content decoding past that
                                         closes the connection without an answer (MB-STATUS-3)
@@ -89,6 +93,37 @@ def _decoder(
         req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
     return decode
+
+
+def _members_bounded_alone(req: RelayRequest) -> None:
+    """Each gzip member decoded up to the limit on its own; content of members that are each
+    within it but together past it is cut to the limit at its first delimiter line, its
+    preamble given up, and forwarded as what the batch said. Anything else is decoded as the
+    plain planted decoder does."""
+    plain = _decoder(REFERENCE_MAX_BATCH_BYTES + 1)
+    if _coding(req) not in ("gzip", "x-gzip"):
+        plain(req)
+        return
+    rest, out = req.body, bytearray()
+    while rest:
+        d = zlib.decompressobj(31)
+        try:
+            piece = d.decompress(rest, REFERENCE_MAX_BATCH_BYTES + 1)
+        except zlib.error:
+            plain(req)
+            return
+        if len(piece) > REFERENCE_MAX_BATCH_BYTES or not d.eof:
+            plain(req)  # one member past the limit: refused as the plain decoder refuses it
+            return
+        out += piece
+        rest = d.unused_data
+    b = boundary_of(req)
+    if len(out) > REFERENCE_MAX_BATCH_BYTES and b:
+        start = out.find(b"\r\n--" + b.encode("latin-1"))
+        del out[: start + 2 if start >= 0 else 0]
+    req.connection.pop(_CODED, None)
+    req.body = bytes(out)
+    req.headers = [(n, v) for n, v in req.headers if n.lower() != "content-encoding"]
 
 
 def _names_decoded(req: RelayRequest, resp: RelayResponse) -> None:
@@ -249,6 +284,15 @@ PLANTS: tuple[Mutation, ...] = (
         ("coded-batch-bytes-counted-decoded",),
         on_request=_cap_marked,
         on_response=_capped_as_malformed,
+    ),
+    # Spec 9.1: max_batch_bytes counts the content "after any content coding is removed", and a
+    # gzip coding's content is every member (RFC 1952 §2.2).
+    Mutation(
+        "coded-gzip-members-bounded-alone",
+        "MB-STATUS-3 two gzip members, each within max_batch_bytes, decoding past it processed",
+        ("coded-batch-bytes-counted-decoded",),
+        on_request=_members_bounded_alone,
+        on_response=_names_decoded,
     ),
     # Spec 9.1: "a server stops decoding once the decoded octets pass `max_batch_bytes` rather
     # than decode without bound"; MB-STATUS-3: a batch over a limit is answered 413.

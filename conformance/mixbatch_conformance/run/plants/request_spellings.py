@@ -7,6 +7,10 @@ server's own status line is (MB-MULTI-6). A router that decodes percent-encoded 
 characters before routing, whose echo then reports the decoded path (MB-TEST-2). A nesting
 test that trims a trailing slash, or folds case, before comparing a part's path with the batch
 endpoint's, so a part naming a path the router sends elsewhere refuses the batch (MB-SUB-4).
+A router that decodes percent-encoded unreserved characters, so that a batch sent to
+`/%62atch` reaches the batch endpoint, beside a nesting test that compares a part's path with
+the path the batch arrived on: a part naming `/batch` in such a batch runs as an ordinary
+sub-request (MB-SUB-4).
 """
 
 from __future__ import annotations
@@ -64,6 +68,33 @@ def _nested_by(fold: str) -> Callable[[RelayRequest, RelayResponse], None]:
     return edit
 
 
+#: The reference server's batch endpoint, and the path a nested part is run as when the
+#: planted nesting test lets it through (no resource: the part is answered 404).
+_ENDPOINT = "/batch"
+_RUN_AS = "/mb-planted-nested-part"
+
+
+def _arrival_path_nesting(req: RelayRequest) -> None:
+    """A batch sent to an encoded spelling of the endpoint routed there, its parts naming the
+    endpoint's own path let through."""
+    path, sep, query = req.target.partition("?")
+    decoded = _UNRESERVED.sub(lambda m: chr(int(m[1], 16)), path)
+    if not is_batch(req) or path == _ENDPOINT or decoded != _ENDPOINT:
+        return
+    req.target = _ENDPOINT + sep + query
+    req.body = re.sub(
+        rb"(?im)^(Content-Id:[ \t]*<)" + re.escape(_ENDPOINT.encode()) + rb">",
+        rb"\g<1>" + _RUN_AS.encode() + b">",
+        req.body,
+    )
+    req.connection[_RUN_AS] = True
+
+
+def _arrival_ids_restored(req: RelayRequest, resp: RelayResponse) -> None:
+    if req.connection.pop(_RUN_AS, None):
+        resp.body = resp.body.replace(f"<{_RUN_AS}>".encode(), f"<{_ENDPOINT}>".encode())
+
+
 PLANTS: tuple[Mutation, ...] = (
     Mutation(
         "xml-status-line-request-version",
@@ -92,5 +123,13 @@ PLANTS: tuple[Mutation, ...] = (
         "as a nested batch",
         ("nesting-unrouted-lookalikes-run",),
         on_response=_nested_by("case"),
+    ),
+    Mutation(
+        "nesting-test-on-arrival-path",
+        "MB-SUB-4 a batch sent to an encoded spelling of the endpoint runs a part naming the "
+        "endpoint",
+        ("nesting-routed-spellings-refused",),
+        on_request=_arrival_path_nesting,
+        on_response=_arrival_ids_restored,
     ),
 )

@@ -10,6 +10,9 @@ resource's own checks (MB-SUB-1), each broken only for some parts.
                                             batches only
     part-forwarded-host-as-authority        a part's own Forwarded host= (or X-Forwarded-Host)
                                             made its sub-request's authority
+    part-forwarding-fields-dropped          a part's own Forwarded and X-Forwarded-* fields
+                                            dropped before its resource, neither refused nor
+                                            handed on (MB-PART-8)
     encoded-dot-segments-removed            segments of percent-encoded dots decoded and then
                                             removed as dot segments, in batches only, so a part
                                             reaches what the same request alone does not
@@ -118,6 +121,14 @@ def _authority_from_part(sent: Part, answered: Part) -> Part:
     return answered if body is None else _with_body(answered[0], body)
 
 
+def _forwarding_dropped(parts: list[Part]) -> list[Part]:
+    """Each part's Forwarded and X-Forwarded-* fields left out of its sub-request."""
+    return [
+        ([(n, v) for n, v in fields if not re.match(r"(?i)(x-)?forwarded", n)], body)
+        for fields, body in parts
+    ]
+
+
 #: The Content-Id each part of a batch was written with, before the encoded-dot plant rewrote
 #: it, by the id of the request it went out in: the answer echoes what the client sent.
 _SENT_IDS: dict[int, list[str | None]] = {}
@@ -206,6 +217,13 @@ PLANTS: tuple[Mutation, ...] = (
         ("part-forwarding-fields-keep-authority",),
         caught_by=("FAIL",),
         on_response=map_answered_parts(_authority_from_part),
+    ),
+    Mutation(
+        "part-forwarding-fields-dropped",
+        "MB-PART-8 a part's own forwarding fields dropped before its resource",
+        ("part-forwarding-fields-keep-authority",),
+        caught_by=("FAIL",),
+        on_request_parts=_forwarding_dropped,
     ),
     Mutation(
         "encoded-dot-segments-removed",
