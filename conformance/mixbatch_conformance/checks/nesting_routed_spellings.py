@@ -38,6 +38,7 @@ from mixbatch_conformance.core.judge import Judge
 from mixbatch_conformance.core.outcomes import expect_processed, part_status
 from mixbatch_conformance.core.registry import State, checker
 from mixbatch_conformance.core.representations import answers_in_every_form
+from mixbatch_conformance.transport.http import Response
 
 __all__: list[str] = []
 
@@ -56,6 +57,20 @@ def spellings(batch_path: str) -> list[str]:
         f"/{batch_path}",
     ]
     return [s for i, s in enumerate(out) if s != batch_path and s not in out[:i]]
+
+
+def _expect_nested_refused(judge: Judge, label: str, resp: Response) -> None:
+    """MB-SUB-4: "answer 400 to a batch request in which any part's target is a batch
+    endpoint", the problem naming MB-SUB-4 (MB-STATUS-4)."""
+    if not judge.expect(f"{label}: status", resp.status, {400}, "MB-SUB-4"):
+        return
+    doc = problem_of(resp)
+    judge.expect(
+        f"{label}: problem requirement",
+        None if doc is None else doc.get("requirement"),
+        {"MB-SUB-4"},
+        "MB-STATUS-4",
+    )
 
 
 def _batch(ref: str) -> bytes:
@@ -85,41 +100,19 @@ def nesting_routed_spellings(ctx: Context, judge: Judge) -> None:
             continue
         arrived = ctx.send(judge, ctx.raw_request("POST", spelling, head, _batch(ctx.batch_path)))
         # MB-SUB-4: the part's target is the batch endpoint whatever path its batch came on.
-        if judge.expect(
-            f"a batch sent to {spelling} with a part naming {ctx.batch_path}: status",
-            arrived.status,
-            {400},
-            "MB-SUB-4",
-        ):
-            doc = problem_of(arrived)
-            judge.expect(
-                f"a batch sent to {spelling} naming {ctx.batch_path}: problem requirement",
-                None if doc is None else doc.get("requirement"),
-                {"MB-SUB-4"},
-                "MB-STATUS-4",
-            )
+        _expect_nested_refused(
+            judge, f"a batch sent to {spelling} with a part naming {ctx.batch_path}", arrived
+        )
         if spelling in encoded:
             continue  # a part naming it: refused whatever the router does, judged elsewhere
         # A path that starts with `//` is written as an absolute URI: as a reference it would
         # be a network-path reference, refused under MB-SUB-2 for another reason.
         ref = f"{ctx.target.base_url}{spelling}" if spelling.startswith("//") else spelling
         resp = ctx.send(judge, ctx.raw_request("POST", ctx.batch_path, head, _batch(ref)))
-        # MB-SUB-4: "answer 400 to a batch request in which any part's target is a batch
-        # endpoint"; spec 8.4: "`</BATCH>` or `</batch/>` names the batch endpoint only on a
-        # server that routes it there, and such a server rejects it too".
-        if not judge.expect(
-            f"a part naming {spelling}, which the server routes to a batch endpoint: status",
-            resp.status,
-            {400},
-            "MB-SUB-4",
-        ):
-            continue
-        doc = problem_of(resp)
-        judge.expect(
-            f"a part naming {spelling}: problem requirement",
-            None if doc is None else doc.get("requirement"),
-            {"MB-SUB-4"},
-            "MB-STATUS-4",
+        # Spec 8.4: "`</BATCH>` or `</batch/>` names the batch endpoint only on a server that
+        # routes it there, and such a server rejects it too".
+        _expect_nested_refused(
+            judge, f"a part naming {spelling}, which the server routes to a batch endpoint", resp
         )
 
 
@@ -269,12 +262,4 @@ def nesting_encoded_spellings(ctx: Context, judge: Judge) -> None:
         # MB-SUB-4 (spec 8.4): "a target is the batch endpoint whenever its path equals the
         # endpoint's path once percent-encoded unreserved characters are decoded (RFC 3986
         # §6.2.2.2), whatever its query".
-        if not judge.expect(f"<{path}> ({what}): top-level status", resp.status, {400}, "MB-SUB-4"):
-            continue
-        doc = problem_of(resp)
-        judge.expect(
-            f"<{path}> ({what}): problem requirement",
-            None if doc is None else doc.get("requirement"),
-            {"MB-SUB-4"},
-            "MB-STATUS-4",
-        )
+        _expect_nested_refused(judge, f"<{path}> ({what})", resp)
