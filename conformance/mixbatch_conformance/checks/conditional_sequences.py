@@ -160,7 +160,7 @@ def part_validators_of_their_moment(ctx: Context, judge: Judge) -> None:
     if changed.status not in (200, 204):
         judge.setup_error(f"PUT {path} alone answered {changed.status}")
     ctx.alone(judge, SubRequest("PUT", path, (JSON_TYPE,), doc))
-    modes = [((), "plain")]
+    modes: list[tuple[tuple[tuple[str, str], ...], str]] = [((), "plain")]
     if ctx.target.claims("atomic"):
         modes.append(((("Batch-Mode", "atomic"),), "atomic"))
     for fields, name in modes:
