@@ -244,11 +244,9 @@ def coded_batch_bytes_counted_decoded(ctx: Context, judge: Judge) -> None:
                 continue
             room = limit + over - len(bare)
             front = room // 2
-            pieces = [
-                *_padding(front - 2),
-                (b"\r\n" + bare + b"\r\n", 1),
-                *_padding(room - front - 2),
-            ]
+            # The preamble and the part; then the epilogue.
+            lead = [*_padding(front - 2), (b"\r\n" + bare + b"\r\n", 1)]
+            pieces = [*lead, *_padding(room - front - 2)]
             if _length(pieces) != limit + over:
                 judge.setup_error(f"the content written is {_length(pieces)} octets")
             coded = _encoded(coding, pieces)
@@ -267,8 +265,7 @@ def coded_batch_bytes_counted_decoded(ctx: Context, judge: Judge) -> None:
                 # RFC 1952 §2.2: "A gzip file consists of a series of 'members'": the same
                 # content as two members, each under the limit, the two together one octet
                 # over it. The limit counts the content, not a member.
-                split = len(_padding(front - 2)) + 1
-                members = _encoded(coding, pieces[:split]) + _encoded(coding, pieces[split:])
+                members = _encoded(coding, lead) + _encoded(coding, pieces[len(lead) :])
                 judge.note(f"{coding}: the same content as two members, {len(members)} octets")
                 refused(ctx, judge, members, 413, "max_batch_bytes", at=None, coding=coding)
 

@@ -28,6 +28,7 @@ from mixbatch_conformance.run.mutations import FieldList, write_parts
 from mixbatch_conformance.transport.relay import TAP, RelayRequest, RelayResponse
 
 __all__ = [
+    "BATCH_PATH",
     "FAKE_BOUNDARY",
     "SANDBOX_MEMBER",
     "Part",
@@ -67,6 +68,8 @@ Part = tuple[FieldList, bytes]
 Pred = Callable[[RelayRequest], bool]
 RespEdit = Callable[[RelayRequest, RelayResponse], None]
 FAKE_BOUNDARY = "plant-fake-0123456789abcdef"
+#: The reference target's batch endpoint (the relay fronts the reference server).
+BATCH_PATH = "/batch"
 #: The path of a member of the reference server's sandbox collection.
 SANDBOX_MEMBER = re.compile(r"^/books/\d+$")
 

@@ -60,6 +60,7 @@ from urllib.parse import unquote
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
+    BATCH_PATH,
     Part,
     Pred,
     RespEdit,
@@ -80,7 +81,6 @@ __all__ = ["PLANTS"]
 STATUS_PREFIX = "/status/"
 SANDBOX_MEMBER = re.compile(r"^/books/[^/?#]+$")
 COLLECTION = "/books"
-BATCH_PATH = "/batch"
 
 
 # -- the status resource (MB-TEST-6) -----------------------------------------------------------
@@ -400,7 +400,7 @@ PLANTS: tuple[Mutation, ...] = (
         "get-with-zero-padded-length-answered-400",
         "MB-METHOD-3 a GET to the batch endpoint with Content-Length: 00 taken to have content",
         ("batch-endpoint-get-with-content",),
-        on_response=_zero_padded_length_400(lambda req: req.target.split("?")[0] == "/batch"),
+        on_response=_zero_padded_length_400(lambda req: req.target.split("?")[0] == BATCH_PATH),
     ),
     # MB-METHOD-4 answers the retrieval "with one part per member" once it has no content.
     P(

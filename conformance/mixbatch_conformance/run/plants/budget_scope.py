@@ -21,14 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch
+from mixbatch_conformance.run.plants._edits import BATCH_PATH, is_batch
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
 #: The reference server's published max_batches_in_flight.
 BUSY_AT = 8
-BATCH_PATH = "/batch"
 BUSY_BODY = (
     b'{"type": "https://mixbatch.dev/problems/busy", "title": "Too many batches in flight",'
     b' "status": 503, "limit": "max_batches_in_flight"}'

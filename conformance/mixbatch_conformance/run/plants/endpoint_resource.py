@@ -62,6 +62,7 @@ from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import FieldList, Mutation, write_parts
 from mixbatch_conformance.run.plants._edits import (
+    BATCH_PATH,
     boundary_of,
     in_mode_or_form,
     is_batch,
@@ -73,8 +74,7 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
-#: The reference target's batch endpoint and test resources (the relay fronts the reference).
-BATCH_PATH = "/batch"
+#: The reference target's test resources (the relay fronts the reference).
 RANDOM_PREFIX = "/random/"
 DELAY_PREFIX = "/delay/"
 #: The most octets the planted random resource draws.

@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 from mixbatch_conformance.run.mutations import Mutation
 from mixbatch_conformance.run.plants._edits import (
+    BATCH_PATH,
     Part,
     boundary_of,
     field_of,
@@ -42,8 +43,6 @@ from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
 
-#: The reference target's batch endpoint (the relay fronts the reference).
-BATCH_PATH = "/batch"
 _BYTES = re.compile(r"\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*(?:,|$)", re.IGNORECASE)
 
 

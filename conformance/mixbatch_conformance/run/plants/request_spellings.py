@@ -20,7 +20,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from mixbatch_conformance.run.mutations import Mutation
-from mixbatch_conformance.run.plants._edits import is_batch, problem
+from mixbatch_conformance.run.plants._edits import BATCH_PATH, is_batch, problem
 from mixbatch_conformance.transport.relay import RelayRequest, RelayResponse
 
 __all__ = ["PLANTS"]
@@ -68,9 +68,8 @@ def _nested_by(fold: str) -> Callable[[RelayRequest, RelayResponse], None]:
     return edit
 
 
-#: The reference server's batch endpoint, and the path a nested part is run as when the
-#: planted nesting test lets it through (no resource: the part is answered 404).
-_ENDPOINT = "/batch"
+#: The path a nested part is run as when the planted nesting test lets it through (no
+#: resource: the part is answered 404).
 _RUN_AS = "/mb-planted-nested-part"
 
 
@@ -79,11 +78,11 @@ def _arrival_path_nesting(req: RelayRequest) -> None:
     endpoint's own path let through."""
     path, sep, query = req.target.partition("?")
     decoded = _UNRESERVED.sub(lambda m: chr(int(m[1], 16)), path)
-    if not is_batch(req) or path == _ENDPOINT or decoded != _ENDPOINT:
+    if not is_batch(req) or path == BATCH_PATH or decoded != BATCH_PATH:
         return
-    req.target = _ENDPOINT + sep + query
+    req.target = BATCH_PATH + sep + query
     req.body = re.sub(
-        rb"(?im)^(Content-Id:[ \t]*<)" + re.escape(_ENDPOINT.encode()) + rb">",
+        rb"(?im)^(Content-Id:[ \t]*<)" + re.escape(BATCH_PATH.encode()) + rb">",
         rb"\g<1>" + _RUN_AS.encode() + b">",
         req.body,
     )
@@ -92,7 +91,7 @@ def _arrival_path_nesting(req: RelayRequest) -> None:
 
 def _arrival_ids_restored(req: RelayRequest, resp: RelayResponse) -> None:
     if req.connection.pop(_RUN_AS, None):
-        resp.body = resp.body.replace(f"<{_RUN_AS}>".encode(), f"<{_ENDPOINT}>".encode())
+        resp.body = resp.body.replace(f"<{_RUN_AS}>".encode(), f"<{BATCH_PATH}>".encode())
 
 
 PLANTS: tuple[Mutation, ...] = (
